@@ -23,6 +23,11 @@ This module checks (3) by brute force: it enumerates every edge set allowed by t
 averages the value function. It also marginalises the joint posterior edge by edge and
 compares with the per-query softmax, which is what the factorisation of (2) buys.
 
+For contrast, ``prior="exclusive"`` keeps the one-parent rule but forbids two queries from
+sharing a parent (a matching, as in optimal-transport attention). That prior no longer
+factorises over queries, so its edge marginals are *not* a per-query softmax; only
+enumeration (or an approximation such as Sinkhorn iterations) gives them.
+
 All functions work in float64 so the identities hold to ~1e-15.
 """
 
@@ -35,6 +40,7 @@ import torch
 
 __all__ = [
     "MODES",
+    "PRIORS",
     "MAX_ENUM_TOKENS",
     "allowed_parents",
     "enumerate_structures",
@@ -44,10 +50,13 @@ __all__ = [
     "joint_edge_marginals",
     "factorised_edge_marginals",
     "softmax_attention",
+    "sinkhorn_edge_marginals",
 ]
 
 #: Mechanisms, named by the set of parents each query may have.
 MODES = ("cross", "self", "causal")
+#: Priors over edge sets: factorised uniform (eq. 2), or uniform over matchings (no shared parents).
+PRIORS = ("factorised", "exclusive")
 #: Brute force enumerates ``n**m`` structures; above 6 tokens this grows past 6**6 = 46 656.
 MAX_ENUM_TOKENS = 6
 
@@ -136,11 +145,13 @@ def _checked(q, k, v, mode):
     return allowed
 
 
-def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0):
+def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
+                              prior: str = "factorised"):
     """The joint posterior ``p(E | x)`` over every enumerated structure.
 
     ``p(E | x) ∝ p(E) prod_i exp(beta q_i . k_{E_i})`` computed over the whole structure
-    space at once, without using that it factorises.
+    space at once, without using that it factorises. ``prior="exclusive"`` restricts the
+    support to structures in which no two queries share a parent, uniformly.
 
     Parameters
     ----------
@@ -152,18 +163,30 @@ def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "sel
     posterior : tensor (..., S), summing to one over S.
     """
     _check_mode(mode)
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(map(repr, PRIORS))}; got {prior!r}")
     allowed = allowed_parents(q.shape[-2], k.shape[-2], mode).to(q.device)
     structures = enumerate_structures(allowed.cpu()).to(q.device)
     scores = _scores(q, k, beta)  # (..., m, n)
     m = q.shape[-2]
     # ln p(x | E) = sum_i s_{i, E_i}: gather each query's chosen parent, for all S structures.
     per_edge = scores[..., torch.arange(m, device=q.device), structures]  # (..., S, m)
-    log_joint = per_edge.sum(-1) + structure_log_prior(structures, allowed).to(scores)
+    if prior == "factorised":
+        log_prior = structure_log_prior(structures, allowed).to(scores)
+    else:
+        distinct = (structures[:, :, None] != structures[:, None, :]) | torch.eye(m, dtype=torch.bool,
+                                                                                   device=q.device)
+        distinct = distinct.all(-1).all(-1)
+        if not bool(distinct.any()):
+            raise ValueError(f"prior='exclusive' needs an edge set with distinct parents; mode={mode!r} with "
+                             f"{m} queries and {k.shape[-2]} keys has none")
+        log_prior = torch.where(distinct, -math.log(int(distinct.sum())), -math.inf).to(scores)
+    log_joint = per_edge.sum(-1) + log_prior
     return structures, torch.softmax(log_joint, dim=-1)
 
 
 def brute_force_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: str = "self",
-                          beta: float = 1.0) -> torch.Tensor:
+                          beta: float = 1.0, prior: str = "factorised") -> torch.Tensor:
     """Posterior expectation of the value function by enumerating every structure, eq. (3).
 
     ``E[v]_i = sum_E p(E | x) v_{E_i}``, summed over all ``prod_i |A_i|`` edge sets.
@@ -176,21 +199,23 @@ def brute_force_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mod
 
     Returns
     -------
-    tensor (..., m, d_v), equal to :func:`softmax_attention` up to round-off.
+    tensor (..., m, d_v), equal to :func:`softmax_attention` up to round-off for the
+    factorised prior (and different from it for ``prior="exclusive"``).
     """
     _checked(q, k, v, mode)
-    structures, post = joint_structure_posterior(q, k, mode, beta)
+    structures, post = joint_structure_posterior(q, k, mode, beta, prior)
     # v(x, E)_i = v_{E_i}: (..., S, m, d_v)
     values = v[..., structures, :]
     return torch.einsum("...s,...smd->...md", post, values)
 
 
-def joint_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0) -> torch.Tensor:
+def joint_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
+                         prior: str = "factorised") -> torch.Tensor:
     """``p(E_ij = 1 | x)`` by summing the joint posterior over all structures with that edge.
 
     Returns a tensor (..., m, n): the attention matrix as the structures' edge marginals.
     """
-    structures, post = joint_structure_posterior(q, k, mode, beta)
+    structures, post = joint_structure_posterior(q, k, mode, beta, prior)
     n = k.shape[-2]
     adjacency = torch.nn.functional.one_hot(structures, n).to(post)  # (S, m, n)
     return torch.einsum("...s,smn->...mn", post, adjacency)
@@ -217,3 +242,22 @@ def softmax_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: s
     allowed = _checked(q, k, v, mode)
     scores = _scores(q, k, beta).masked_fill(~allowed, -math.inf)
     return torch.softmax(scores, dim=-1) @ v
+
+
+def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0, iters: int = 200) -> torch.Tensor:
+    """Sinkhorn's approximation of the exclusive prior's edge marginals (square case only).
+
+    Alternately normalises the rows and columns of ``exp(beta q k^T)`` (in log space); the
+    limit is the doubly stochastic matrix closest to the factorised posterior in KL divergence,
+    a cheap surrogate for the marginals of the uniform prior over permutations, which
+    :func:`joint_edge_marginals` with ``prior="exclusive"`` gives exactly. Shape (..., n, n).
+    """
+    if q.shape[-2] != k.shape[-2]:
+        raise ValueError(f"sinkhorn_edge_marginals needs as many queries as keys; got {q.shape[-2]} and {k.shape[-2]}")
+    if not isinstance(iters, int) or iters < 1:
+        raise ValueError(f"iters must be a positive integer; got {iters!r}")
+    log_p = _scores(q, k, beta)
+    for _ in range(iters):
+        log_p = log_p - torch.logsumexp(log_p, dim=-1, keepdim=True)
+        log_p = log_p - torch.logsumexp(log_p, dim=-2, keepdim=True)
+    return log_p.exp()

@@ -113,3 +113,28 @@ def test_bad_input_raises_clear_errors():
         S.brute_force_attention(q.long(), k, v, "cross")
     with pytest.raises(ValueError, match="without any possible parent"):
         S.enumerate_structures(torch.zeros(2, 2, dtype=torch.bool))
+
+
+def test_exclusive_prior_does_not_factorise():
+    """Forbidding shared parents couples the queries: the marginals become doubly stochastic and
+    differ from the per-query softmax; Sinkhorn is close to, but not equal to, the exact marginals."""
+    q, k, v = _qkv(5, 5, batch=(4,), seed=21)
+    exact = S.joint_edge_marginals(q, k, "self", 1.5, prior="exclusive")
+    assert (exact.sum(-1) - 1).abs().max().item() < 1e-12
+    assert (exact.sum(-2) - 1).abs().max().item() < 1e-12
+    soft = S.factorised_edge_marginals(q, k, "self", 1.5)
+    assert (exact - soft).abs().max().item() > 0.05
+    brute = S.brute_force_attention(q, k, v, "self", 1.5, prior="exclusive")
+    assert (brute - exact @ v).abs().max().item() < 1e-12  # the value is still linear in the marginals
+    sink = S.sinkhorn_edge_marginals(q, k, 1.5)
+    assert (sink.sum(-2) - 1).abs().max().item() < 1e-10 and (sink.sum(-1) - 1).abs().max().item() < 1e-10
+    assert (sink - exact).abs().max().item() < (soft - exact).abs().max().item()
+    # Fewer queries than keys: rows sum to one, every key has at most one child on average.
+    q, k, _ = _qkv(3, 5, seed=22)
+    exact = S.joint_edge_marginals(q, k, "cross", 1.0, prior="exclusive")
+    assert (exact.sum(-1) - 1).abs().max().item() < 1e-12 and exact.sum(-2).max().item() <= 1 + 1e-12
+    with pytest.raises(ValueError, match="prior must be one of"):
+        S.joint_edge_marginals(q, k, "cross", 1.0, prior="dense")
+    q, k, _ = _qkv(4, 2, seed=23)
+    with pytest.raises(ValueError, match="distinct parents"):
+        S.joint_edge_marginals(q, k, "cross", 1.0, prior="exclusive")
