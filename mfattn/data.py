@@ -4,7 +4,9 @@ Where the data comes from, in order:
 
 1. the ``root`` argument of :func:`load_mnist` / :func:`mnist_dir`;
 2. the ``MFATTN_DATA`` environment variable;
-3. ``<project root>/data/mnist`` (git-ignored), or ``./data/mnist`` outside a checkout.
+3. ``<project root>/data/mnist`` (git-ignored), or ``./data/mnist`` outside a checkout;
+4. failing that, ``<project root>/../shared/data/mnist`` when it holds the files (the
+   development and CI layout, where the read-only ``shared/`` folder sits beside the checkout).
 
 Nothing is downloaded at import or behind the user's back: :func:`download_mnist` (or
 ``load_mnist(..., download=True)``, or ``python -m mfattn.data download [DIR]``) fetches the
@@ -154,14 +156,21 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
 # -- where the data lives ---------------------------------------------------------------------
 
 def mnist_dir(root: str | os.PathLike | None = None) -> tuple[Path, str]:
-    """The data folder and how it was chosen: ``(path, "argument" | "MFATTN_DATA" | "default")``."""
+    """The data folder and how it was chosen: ``(path, "argument" | "MFATTN_DATA" | "default" | "shared")``."""
     if root is not None:
         return Path(root).expanduser().resolve(), "argument"
     env = os.environ.get("MFATTN_DATA")
     if env:
         return Path(env).expanduser().resolve(), "MFATTN_DATA"
-    base = store.project_root() or Path.cwd()
-    return (base / "data" / "mnist").resolve(), "default"
+    default = _default_dir()
+    shared = (default.parents[2] / "shared" / "data" / "mnist").resolve()
+    if _locate(default, FILES["train"]["labels"]) is None and _locate(shared, FILES["train"]["labels"]):
+        return shared, "shared"
+    return default, "default"
+
+
+def _default_dir() -> Path:
+    return ((store.project_root() or Path.cwd()) / "data" / "mnist").resolve()
 
 
 def _locate(folder: Path, name: str) -> Path | None:
@@ -198,7 +207,8 @@ def _read_checked(folder: Path, name: str, source: str, verify: bool) -> np.ndar
     if path is None:
         raise MNISTDataError(
             f"MNIST file {name}(.gz) not found in {folder} (data folder chosen from: {source}; "
-            f"order: root argument, then $MFATTN_DATA, then <project>/data/mnist). "
+            f"order: root argument, then $MFATTN_DATA, then <project>/data/mnist, then "
+            f"<project>/../shared/data/mnist). "
             + _HOW_TO_PROVIDE.format(dir=folder))
     raw = path.read_bytes()
     if verify:
@@ -230,7 +240,9 @@ def download_mnist(root: str | os.PathLike | None = None, *, mirrors: Iterable[s
     discarded (never written) and the next mirror is tried. Files already present with the
     right checksum are kept unless ``force``. Writes are atomic. Returns the folder.
     """
-    folder, _ = mnist_dir(root)
+    folder, source = mnist_dir(root)
+    if source == "shared":  # never write into the read-only shared folder
+        folder = _default_dir()
     fetch = fetch or _fetch
     mirrors = list(mirrors)
     if not mirrors:

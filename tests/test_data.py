@@ -150,3 +150,20 @@ def test_download_with_only_bad_mirrors_reports_every_attempt(tmp_path):
     assert calls == ["http://one.example/train-images-idx3-ubyte.gz",
                      "http://two.example/train-images-idx3-ubyte.gz"]
     assert not any(tmp_path.iterdir())  # nothing half-written or unverified is left behind
+
+
+@needs_mnist
+def test_default_folder_falls_back_to_shared_beside_the_checkout(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "mfattn").mkdir(parents=True)
+    (project / "_toc.yml").write_text("root: intro\n")
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    (tmp_path / "shared" / "data" / "mnist").symlink_to(SHARED)
+    monkeypatch.delenv("MFATTN_DATA", raising=False)
+    monkeypatch.chdir(project)
+    assert mdata.mnist_dir() == (SHARED.resolve(), "shared")
+    assert len(mdata.load_mnist("test", limit=3)) == 3
+    # A folder of the project itself wins once it holds the data.
+    (project / "data" / "mnist").mkdir(parents=True)
+    shutil.copy(SHARED / "train-labels-idx1-ubyte.gz", project / "data" / "mnist")
+    assert mdata.mnist_dir() == ((project / "data" / "mnist").resolve(), "default")
