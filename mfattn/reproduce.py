@@ -1,0 +1,190 @@
+"""Run the book's chapters through papermill, and keep notebooks clean for version control.
+
+``python -m mfattn reproduce --profile quick --device auto [--chapter NAME ...]`` executes
+each chapter notebook with its parameters into ``<output>/reproduce/<profile>/``; the
+notebooks' :class:`~mfattn.chapter.ChapterRun` writes the figures and their manifest.
+A chapter that fails is reported with the cell that failed and its error; its executed
+copy is kept as ``<name>.failed.ipynb`` and nothing written by earlier chapters is touched.
+
+``python -m mfattn refresh-outputs [--chapter NAME ...]`` re-executes notebooks in place
+and keeps only the outputs of cells marked ``# NBVAL_CHECK_OUTPUT`` (the numbers nbval
+compares); ``python -m mfattn strip`` does the stripping alone.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from . import store
+from .profiles import CHAPTERS, DEVICE_NAMES, check_profile, chapter_info
+
+__all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_MARK"]
+
+CHECK_MARK = "NBVAL_CHECK_OUTPUT"
+
+
+@dataclass
+class ChapterOutcome:
+    chapter: str
+    ok: bool
+    seconds: float
+    output: Path
+    error: str = ""
+
+
+def _root() -> Path:
+    root = store.project_root()
+    if root is None:
+        raise FileNotFoundError("run this from inside an mfattn checkout (no _toc.yml found above "
+                                f"{Path.cwd()}); the chapters are notebooks of the checkout")
+    return root
+
+
+def _selected(chapters: Sequence[str] | None):
+    if not chapters:
+        return list(CHAPTERS)
+    return [chapter_info(name) for name in chapters]
+
+
+def _describe_failure(err: BaseException, nb_path: Path) -> str:
+    """Name the failing cell (index and first source line) and the error."""
+    import nbformat
+
+    ename = getattr(err, "ename", type(err).__name__)
+    evalue = getattr(err, "evalue", str(err))
+    where = ""
+    try:
+        nb = nbformat.read(nb_path, as_version=4)
+        for index, cell in enumerate(nb.cells):
+            outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
+            if any(o.get("output_type") == "error" for o in outputs):
+                first = next((line for line in cell.source.splitlines() if line.strip()), "")
+                where = f"cell {index} ({first[:70]!r})"
+                break
+    except Exception:  # the description is best-effort; the error itself is what matters
+        pass
+    return f"{where or 'a cell'} raised {ename}: {str(evalue).strip().splitlines()[-1] if evalue else ''}"
+
+
+def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[str] | None = None,
+              seed: int = 0, out: Path | None = None, progress: bool = True) -> list[ChapterOutcome]:
+    """Execute the chosen chapters with papermill; return one :class:`ChapterOutcome` per chapter."""
+    import papermill as pm
+
+    check_profile(profile)
+    if device not in DEVICE_NAMES:
+        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICE_NAMES))}; got {device!r}")
+    root = _root()
+    selected = _selected(chapters)
+    out = Path(out) if out else store.output_dir() / "reproduce" / profile
+    out.mkdir(parents=True, exist_ok=True)
+    outcomes = []
+    for k, chapter in enumerate(selected, 1):
+        source = root / chapter.notebook
+        if not source.exists():
+            outcomes.append(ChapterOutcome(chapter.name, False, 0.0, source, f"notebook {source} is missing"))
+            print(f"[{k}/{len(selected)}] {chapter.name}: notebook {source} is missing", file=sys.stderr)
+            continue
+        target = out / source.name
+        print(f"[{k}/{len(selected)}] {chapter.name}: {chapter.title} ({profile}, device={device})", file=sys.stderr)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".ipynb", dir=out)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        start = time.perf_counter()
+        try:
+            pm.execute_notebook(str(source), str(tmp), parameters={"profile": profile, "device": device, "seed": seed},
+                                cwd=str(source.parent), kernel_name="python3", progress_bar=progress,
+                                log_output=False, request_save_on_cell_execute=False)
+        except Exception as err:  # papermill wraps cell errors; anything else (no kernel...) is reported too
+            seconds = time.perf_counter() - start
+            failed = out / f"{source.stem}.failed.ipynb"
+            if tmp.exists() and tmp.stat().st_size:
+                os.replace(tmp, failed)
+            message = _describe_failure(err, failed) if failed.exists() else f"{type(err).__name__}: {err}"
+            outcomes.append(ChapterOutcome(chapter.name, False, seconds, failed, message))
+            print(f"    FAILED after {seconds:.0f} s: {message}\n    executed copy: {failed}", file=sys.stderr)
+        else:
+            seconds = time.perf_counter() - start
+            os.replace(tmp, target)
+            outcomes.append(ChapterOutcome(chapter.name, True, seconds, target))
+            print(f"    done in {seconds:.0f} s -> {target}", file=sys.stderr)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    return outcomes
+
+
+def strip_notebook(nb) -> bool:
+    """Keep only the outputs of ``# NBVAL_CHECK_OUTPUT`` cells and drop run metadata. Returns True if changed."""
+    before = repr(nb)
+    for key in ("papermill",):
+        nb.metadata.pop(key, None)
+    for cell in nb.cells:
+        for key in ("papermill", "execution", "ExecuteTime"):
+            cell.metadata.pop(key, None)
+        if cell.cell_type != "code":
+            continue
+        if CHECK_MARK not in cell.source.split("\n", 1)[0]:
+            cell.outputs = []
+            cell.execution_count = None
+        # check cells keep their execution count: nbval treats a reference cell without one as unrun
+    return repr(nb) != before
+
+
+def _write_notebook(nb, path: Path) -> None:
+    import nbformat
+
+    store.atomic_write_text(path, nbformat.writes(nb) + "\n")
+
+
+def strip(chapters: Sequence[str] | None = None, paths: Iterable[Path] = ()) -> list[Path]:
+    """Strip the chosen notebooks in place (all chapters by default); return the changed paths."""
+    import nbformat
+
+    root = _root()
+    targets = [root / c.notebook for c in _selected(chapters)] + [Path(p) for p in paths]
+    changed = []
+    for path in targets:
+        if not path.exists():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        if strip_notebook(nb):
+            _write_notebook(nb, path)
+            changed.append(path)
+    return changed
+
+
+def refresh_outputs(chapters: Sequence[str] | None = None, progress: bool = True) -> list[ChapterOutcome]:
+    """Execute notebooks (quick profile, defaults of their parameters cell) and store their check outputs."""
+    import nbformat
+    import papermill as pm
+
+    root = _root()
+    outcomes = []
+    for chapter in _selected(chapters):
+        source = root / chapter.notebook
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".ipynb", dir=source.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        start = time.perf_counter()
+        try:
+            pm.execute_notebook(str(source), str(tmp), parameters={}, cwd=str(source.parent), kernel_name="python3",
+                                progress_bar=progress, log_output=False, request_save_on_cell_execute=False)
+            nb = nbformat.read(tmp, as_version=4)
+            strip_notebook(nb)
+            _write_notebook(nb, source)
+            outcomes.append(ChapterOutcome(chapter.name, True, time.perf_counter() - start, source))
+        except Exception as err:
+            message = _describe_failure(err, tmp) if tmp.exists() else str(err)
+            outcomes.append(ChapterOutcome(chapter.name, False, time.perf_counter() - start, source, message))
+            print(f"{chapter.name}: FAILED: {message}", file=sys.stderr)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    return outcomes
