@@ -1,0 +1,214 @@
+"""Chapter 1: exact enumeration and mean-field theories of the Ising model."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from mfattn import ising
+
+
+def random_model(n, beta, seed, field_std=0.3):
+    rng = np.random.default_rng(seed)
+    return ising.sk_couplings(n, beta, rng), field_std * rng.standard_normal(n)
+
+
+def brute_force(J, h):
+    """Textbook enumeration with a Python loop over states (the oracle for exact_marginals)."""
+    n = len(h)
+    states = [np.array(s, dtype=float) for s in itertools.product([-1.0, 1.0], repeat=n)]
+    weights = np.array([np.exp(0.5 * s @ J @ s + h @ s) for s in states])
+    z = weights.sum()
+    m = sum(w * s for w, s in zip(weights, states)) / z
+    ss = sum(w * np.outer(s, s) for w, s in zip(weights, states)) / z
+    return m, ss - np.outer(m, m), np.log(z)
+
+
+# ---------------------------------------------------------------------------------------
+# exact enumeration
+# ---------------------------------------------------------------------------------------
+def test_exact_matches_brute_force_n4():
+    J, h = random_model(4, 0.8, seed=1)
+    ex = ising.exact_marginals(J, h)
+    m, C, log_z = brute_force(J, h)
+    np.testing.assert_allclose(ex.m, m, atol=1e-13)
+    np.testing.assert_allclose(ex.C, C, atol=1e-13)
+    assert ex.log_z == pytest.approx(log_z, abs=1e-12)
+
+
+def test_exact_independent_spins_closed_form():
+    h = np.array([0.3, -1.2, 2.0, 0.0, 0.7])
+    ex = ising.exact_marginals(np.zeros((5, 5)), h)
+    np.testing.assert_allclose(ex.m, np.tanh(h), atol=1e-14)
+    np.testing.assert_allclose(ex.C, np.diag(1 - np.tanh(h) ** 2), atol=1e-14)
+    assert ex.log_z == pytest.approx(np.sum(np.log(2 * np.cosh(h))), abs=1e-12)
+
+
+def test_exact_chunking_and_large_fields_are_stable():
+    # Large fields make the log-weights of later chunks dominate: the running log-sum-exp must rescale.
+    J, h = random_model(10, 3.0, seed=2, field_std=20.0)
+    whole = ising.exact_marginals(J, h, chunk=1 << 10)
+    tiny = ising.exact_marginals(J, h, chunk=7)
+    np.testing.assert_allclose(tiny.m, whole.m, atol=1e-12)
+    np.testing.assert_allclose(tiny.C, whole.C, atol=1e-12)
+    assert tiny.log_z == pytest.approx(whole.log_z, rel=1e-13)
+    assert np.isfinite(whole.log_z)
+
+
+def test_torch_inputs_accepted():
+    J, h = random_model(5, 0.5, seed=3)
+    a = ising.exact_marginals(torch.tensor(J), torch.tensor(h))
+    b = ising.exact_marginals(J, h)
+    np.testing.assert_array_equal(a.m, b.m)
+
+
+# ---------------------------------------------------------------------------------------
+# mean-field theories
+# ---------------------------------------------------------------------------------------
+def test_ordering_adaptive_tap_beats_tap_beats_naive_n12():
+    errors = {"naive": [], "tap": [], "adaptive_tap": []}
+    for seed in range(4):
+        J, h = random_model(12, 0.5, seed=10 + seed)
+        ex = ising.exact_marginals(J, h)
+        for name in errors:
+            res = ising.METHODS[name](J, h)
+            assert res.converged and res.chi_positive
+            errors[name].append(np.sqrt(np.mean((res.m - ex.m) ** 2)))
+    mean = {k: np.mean(v) for k, v in errors.items()}
+    assert mean["adaptive_tap"] < mean["tap"] < mean["naive"]
+    # The orders the chapter reports at beta = 0.5 (naive ~ 1e-1, TAP ~ 2e-2, adaptive TAP ~ 4e-3).
+    assert 3e-2 < mean["naive"] < 3e-1
+    assert 3e-3 < mean["tap"] < 5e-2
+    assert mean["adaptive_tap"] < 1e-2
+
+
+@pytest.mark.parametrize("method", ["naive", "tap", "tap_site"])
+def test_linear_response_equals_derivative_of_fixed_point(method):
+    # chi = dm/dh of the approximation's own fixed point (central finite differences).
+    J, h = random_model(6, 0.6, seed=4)
+    solve = ising.METHODS[method]
+    res = solve(J, h, tol=1e-14)
+    eps = 1e-6
+    fd = np.empty((6, 6))
+    for j in range(6):
+        dh = np.zeros(6)
+        dh[j] = eps
+        fd[:, j] = (solve(J, h + dh, tol=1e-14).m - solve(J, h - dh, tol=1e-14).m) / (2 * eps)
+    np.testing.assert_allclose(res.chi, fd, atol=1e-7)
+
+
+def test_adaptive_tap_is_self_consistent():
+    J, h = random_model(10, 0.7, seed=5)
+    res = ising.adaptive_tap(J, h, tol=1e-13)
+    assert res.converged
+    # the defining condition: the diagonal of the linear response equals the local variance
+    np.testing.assert_allclose(np.diag(res.chi), 1 - res.m**2, atol=1e-10)
+    # and the magnetisations solve the cavity equation with those variances
+    np.testing.assert_allclose(res.m, np.tanh(h + J @ res.m - res.V * res.m), atol=1e-12)
+
+
+def test_adaptive_tap_exact_without_couplings():
+    h = np.array([0.4, -0.2, 1.1])
+    res = ising.adaptive_tap(np.zeros((3, 3)), h)
+    np.testing.assert_allclose(res.m, np.tanh(h), atol=1e-12)
+    np.testing.assert_allclose(res.V, 0.0, atol=1e-12)
+
+
+def test_non_convergence_warns_or_raises():
+    J, h = random_model(16, 2.5, seed=6, field_std=0.0)
+    with pytest.warns(ising.MeanFieldWarning, match="did not converge|positive definite"):
+        ising.tap(J, h, damping=1.0, max_iter=50, m0=np.full(16, 0.1))
+    with pytest.raises(RuntimeError, match="TAP"):
+        ising.tap(J, h, damping=1.0, max_iter=50, m0=np.full(16, 0.1), on_fail="raise")
+
+
+def test_sk_couplings_statistics_and_seed():
+    J = ising.sk_couplings(400, 0.7, seed=0)
+    np.testing.assert_array_equal(J, J.T)
+    assert np.all(np.diag(J) == 0)
+    upper = J[np.triu_indices(400, 1)]
+    # variance beta^2/n, to the accuracy of ~80 000 samples (relative std ~ 0.5%)
+    assert np.var(upper) * 400 / 0.7**2 == pytest.approx(1.0, abs=0.03)
+    np.testing.assert_array_equal(J, ising.sk_couplings(400, 0.7, seed=0))
+
+
+# ---------------------------------------------------------------------------------------
+# vector spins with a Gaussian prior
+# ---------------------------------------------------------------------------------------
+def vector_model(n=5, d=3, seed=0, scale=0.25):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n, d, d)) / np.sqrt(n * d)
+    J = scale * (A + A.transpose(1, 0, 3, 2))
+    J[np.arange(n), np.arange(n)] = 0.0
+    X = rng.standard_normal((n, d))
+    S = np.eye(d) + 0.3 * np.ones((d, d))
+    return J, X, S, rng
+
+
+def test_gaussian_vector_tap_equals_closed_form_for_any_cavity_variance():
+    J, X, S, rng = vector_model()
+    closed = ising.gaussian_closed_form(J, X, S)
+    np.testing.assert_allclose(np.linalg.solve(np.linalg.inv(S), X[0] + np.einsum("jab,jb->a", J[0], closed)),
+                               closed[0], atol=1e-12)  # the closed form solves Sigma^-1 m = X + J m
+    for _ in range(3):
+        B = 0.15 * rng.standard_normal((5, 3, 3))
+        V = np.einsum("iab,icb->iac", B, B)
+        res = ising.gaussian_vector_tap(J, X, S, V=V, adapt=False)
+        assert res.converged
+        np.testing.assert_allclose(res.m, closed, atol=1e-10)
+    res = ising.gaussian_vector_tap(J, X, S, adapt=True)
+    np.testing.assert_allclose(res.m, closed, atol=1e-10)
+
+
+def test_gaussian_vector_tap_self_consistent_variances():
+    J, X, S, _ = vector_model(seed=1)
+    res = ising.gaussian_vector_tap(J, X, S, adapt=True)
+    n, d = X.shape
+    A = np.kron(np.eye(n), np.linalg.inv(S)) - J.transpose(0, 2, 1, 3).reshape(n * d, n * d)
+    chi = np.linalg.inv(A).reshape(n, d, n, d)
+    for i in range(n):  # local covariance (Sigma^-1 - V_i)^-1 equals the diagonal block of chi
+        np.testing.assert_allclose(np.linalg.inv(np.linalg.inv(S) - res.V[i]), chi[i, :, i, :], atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------
+def test_bad_input_is_a_clear_error():
+    J, h = random_model(4, 0.5, seed=0)
+    with pytest.raises(ValueError, match="symmetric"):
+        ising.tap(J + np.triu(np.ones((4, 4)), 1), h)
+    with pytest.raises(ValueError, match=r"h must have shape \(4,\)"):
+        ising.naive_mean_field(J, h[:3])
+    with pytest.raises(ValueError, match="square"):
+        ising.exact_marginals(np.zeros((3, 4)), np.zeros(3))
+    with pytest.raises(ValueError, match="zero diagonal"):
+        ising.adaptive_tap(J + np.eye(4), h)
+    with pytest.raises(ValueError, match="NaN"):
+        ising.exact_marginals(J, np.array([0.0, np.nan, 0.0, 0.0]))
+    with pytest.raises(ValueError, match="exceeds the limit of 24"):
+        ising.exact_marginals(np.zeros((25, 25)), np.zeros(25))
+    with pytest.raises(ValueError, match="damping"):
+        ising.tap(J, h, damping=0.0)
+    with pytest.raises(ValueError, match="onsager"):
+        ising.tap(J, h, onsager="plefka")
+    with pytest.raises(ValueError, match="unknown method"):
+        ising.compare_mean_field(4, [0.5], 1, methods=("bethe",))
+    Jv, X, S, _ = vector_model()
+    with pytest.raises(ValueError, match="J_ij = J_ji"):
+        ising.gaussian_closed_form(Jv + 0.01 * np.arange(3)[None, None, :, None] * (1 - np.eye(5))[..., None, None], X, S)
+    with pytest.raises(ValueError, match="positive definite"):
+        ising.gaussian_closed_form(8 * Jv, X, S)
+    with pytest.raises(ValueError, match="X must have shape"):
+        ising.gaussian_vector_tap(Jv, X[:, :2], S)
+
+
+def test_compare_mean_field_shapes_and_breakdown():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ising.MeanFieldWarning)
+        cmp = ising.compare_mean_field(8, [0.3, 2.5], 2, seed=1, max_iter=300)
+    assert cmp.rmse_m.shape == (3, 2, 2)
+    assert cmp.m_approx.shape == (3, 2, 2, 8)
+    assert np.all(cmp.ok()[:, 0])  # everything works at beta = 0.3
+    assert cmp.breakdown_beta()["naive"] == np.inf
