@@ -1,0 +1,192 @@
+"""The book machinery: profiles, devices, atomic storage, figures and their manifest, notebooks."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import nbformat  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import yaml  # noqa: E402
+
+from mfattn import ChapterRun, store  # noqa: E402
+from mfattn.chapter import read_manifest  # noqa: E402
+from mfattn.profiles import CHAPTERS, PROFILES, get_profile, resolve_device  # noqa: E402
+from mfattn.reproduce import CHECK_MARK, strip_notebook  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------------------------
+# profiles and devices
+# ---------------------------------------------------------------------------------------
+def test_every_chapter_has_both_profiles():
+    assert set(PROFILES) == {c.name for c in CHAPTERS}
+    for name, profiles in PROFILES.items():
+        assert set(profiles) == {"quick", "full"}, name
+
+
+def test_unknown_profile_chapter_or_size_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"profile must be one of 'quick', 'full'; got 'fast'"):
+        get_profile("ising", "fast")
+    with pytest.raises(ValueError, match="chapter must be one of"):
+        get_profile("magnets", "quick")
+    with pytest.raises(ValueError, match=r"unknown size\(s\) \['spins'\]"):
+        get_profile("ising", "quick", spins=3)
+    assert get_profile("ising", "quick", n=10)["n"] == 10
+    assert PROFILES["ising"]["quick"]["n"] != 10  # overrides never leak into the table
+
+
+def test_devices():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type in ("cpu", "cuda")
+    with pytest.raises(ValueError, match="device must be one of"):
+        resolve_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device"):
+            resolve_device("cuda")
+
+
+# ---------------------------------------------------------------------------------------
+# atomic storage
+# ---------------------------------------------------------------------------------------
+def test_atomic_write_survives_an_interrupted_write(tmp_path, monkeypatch):
+    target = tmp_path / "result.json"
+    store.atomic_write_json(target, {"value": 1})
+
+    def broken_replace(src, dst):
+        raise KeyboardInterrupt("interrupted between write and rename")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(KeyboardInterrupt):
+        store.atomic_write_json(target, {"value": 2})
+    monkeypatch.undo()
+    assert json.loads(target.read_text()) == {"value": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]  # no temporary file left behind
+
+
+def test_npz_round_trip_and_config_hash(tmp_path):
+    arrays = {"a": np.arange(6.0).reshape(2, 3), "b": np.array([True, False])}
+    store.atomic_save_npz(tmp_path / "x.npz", **arrays)
+    back = store.load_npz(tmp_path / "x.npz")
+    for k, v in arrays.items():
+        np.testing.assert_array_equal(back[k], v)
+    h1 = store.config_hash({"n": 3, "betas": np.array([0.1, 0.2]), "name": "x"})
+    assert h1 != store.config_hash({"n": 4, "betas": [0.1, 0.2], "name": "x"})
+    assert len(h1) == 16 and h1 == store.config_hash({"name": "x", "betas": np.array([0.1, 0.2]), "n": 3})
+
+
+# ---------------------------------------------------------------------------------------
+# figures and manifest
+# ---------------------------------------------------------------------------------------
+def _plot():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [0, 1, 4])
+    return fig
+
+
+def test_figure_manifest_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path))
+    run = ChapterRun("ising", profile="quick", device="cpu", seed=3, instances=2)
+    path = run.figure(_plot(), "fig-test-line", paper_figure="new")
+    entry = read_manifest("quick")["fig-test-line"]
+    required = {"label", "file", "sha256", "paper_figure", "profile", "parameters", "seed", "device",
+                "versions", "git_commit", "wall_time_s"}
+    assert required <= set(entry)
+    assert entry["sha256"] == store.sha256_file(path)
+    assert entry["parameters"]["instances"] == 2 and entry["seed"] == 3 and entry["device"] == "cpu"
+    assert {"torch", "numpy", "python"} <= set(entry["versions"])
+    # the same figure gives the same bytes: hashes in the manifest are meaningful
+    run.figure(_plot(), "fig-test-line-again", paper_figure="new")
+    assert read_manifest("quick")["fig-test-line-again"]["sha256"] == entry["sha256"]
+
+
+def test_figure_label_and_seed_validation(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path))
+    run = ChapterRun("ising", device="cpu")
+    with pytest.raises(ValueError, match="figure label must look like 'fig-"):
+        run.figure(_plot(), "Figure 3", paper_figure="new")
+    with pytest.raises(ValueError, match="paper_figure"):
+        run.figure(_plot(), "fig-ok", paper_figure="")
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        ChapterRun("ising", seed=-1)
+    with pytest.raises(ValueError, match="profile must be one of"):
+        ChapterRun("ising", profile="paper")
+
+
+def test_strip_notebook_keeps_only_check_outputs():
+    nb = nbformat.v4.new_notebook()
+    keep = nbformat.v4.new_code_cell(f"# {CHECK_MARK}\nprint(1)")
+    keep.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    drop = nbformat.v4.new_code_cell("print(2)")
+    drop.outputs = [nbformat.v4.new_output("stream", name="stdout", text="2\n")]
+    drop.execution_count = 7
+    nb.cells = [keep, drop]
+    assert strip_notebook(nb)
+    assert keep.outputs and not drop.outputs and drop.execution_count is None
+    assert not strip_notebook(nb)  # idempotent
+
+
+def test_cli_rejects_unknown_profile():
+    proc = subprocess.run([sys.executable, "-m", "mfattn", "reproduce", "--profile", "huge"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "invalid choice: 'huge'" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# the book: table of contents, notebooks, citation metadata
+# ---------------------------------------------------------------------------------------
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [c["file"] for c in part["chapters"]]
+    return files
+
+
+def _chapter_notebooks():
+    return [ROOT / c.notebook for c in CHAPTERS if (ROOT / c.notebook).exists()]
+
+
+def test_toc_entries_exist():
+    for entry in _toc_files():
+        assert any((ROOT / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")), entry
+
+
+@pytest.mark.parametrize("path", _chapter_notebooks(), ids=lambda p: p.name)
+def test_chapter_notebook_conventions(path):
+    nb = nbformat.read(path, as_version=4)
+    params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1, "exactly one papermill `parameters` cell"
+    for name in ("profile", "device", "seed"):
+        assert re.search(rf"^{name}\s*=", params[0].source, re.M), f"parameters cell lacks `{name}`"
+    assert re.search(r'^profile\s*=\s*"quick"', params[0].source, re.M), "default profile must be quick"
+    # committed stripped: only NBVAL_CHECK_OUTPUT cells carry outputs
+    for cell in nb.cells:
+        if cell.cell_type == "code" and CHECK_MARK not in cell.source.split("\n", 1)[0]:
+            assert not cell.outputs, f"unstripped outputs in cell {cell.source[:40]!r}"
+    # every figure shown is produced, and every produced figure is shown
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    made = set(re.findall(r"""run\.figure\([^)]*?["'](fig-[a-z0-9-]+)["']""", code, re.S))
+    shown = set(re.findall(r"\{glue:figure\}\s+(fig-[a-z0-9-]+)", text)) - {
+        s for s in re.findall(r"\{glue:figure\}\s+(fig-[a-z0-9-]+-full)", text)}
+    assert made, "a chapter reproduces at least one figure"
+    assert made == shown, f"figures made but not shown: {made - shown}; shown but not made: {shown - made}"
+
+
+def test_citation_cff_is_valid():
+    cffconvert = Path(sys.executable).with_name("cffconvert")
+    if not cffconvert.exists():
+        pytest.skip("cffconvert is not installed (it comes with the test extra)")
+    proc = subprocess.run([str(cffconvert), "--validate", "-i", str(ROOT / "CITATION.cff")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
