@@ -1,0 +1,198 @@
+"""Expanding attention: the batched iteration equals a per-sample reference loop, the lazy version
+equals the dense one, the prior's closed forms, the cost measure on the stored run, the sampler's
+distance law, gradients, and clear errors on bad input."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from mfattn import expanding as ex
+
+torch.set_num_threads(1)
+REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"
+
+
+def reference_loop(scores, values, alpha, beta, slope, update, mass=0.95, max_iter=100, tol=0.01):
+    """One sequence at a time, in plain Python floats: the mechanism written out directly."""
+    T = len(scores)
+    h_old, out = 0.0, None
+    for i in range(max_iter):
+        if update == "plugin":
+            q = alpha / (alpha + beta)
+        else:
+            q = 1.0 - math.exp(float(torch.digamma(torch.tensor(beta, dtype=torch.float64))
+                                     - torch.digamma(torch.tensor(alpha + beta, dtype=torch.float64))))
+        h = math.log(1 - mass) / math.log(1 - q)
+        m = max(2, math.ceil(h))
+        sl = math.log(1 - q) if slope == "paper" else -1.0 / h
+        keys = [j for j in range(T) if 1 <= T - 1 - j < min(m, T)]
+        logits = [scores[j] + (T - 1 - j) * sl for j in keys]
+        top = max(logits)
+        w = [math.exp(x - top) for x in logits]
+        z = sum(w)
+        att = {j: wj / z for j, wj in zip(keys, w)}
+        out = (sum(att[j] * values[j] for j in keys), m, i + 1)
+        alpha += 1
+        beta += sum(att[j] * (T - 1 - j) for j in keys)
+        if h > T or h < h_old or h - h_old < tol:
+            break
+        h_old = h
+    return out
+
+
+@pytest.mark.parametrize("slope", ex.SLOPES)
+@pytest.mark.parametrize("update", ex.UPDATES)
+def test_batched_equals_per_sample_reference_loop(slope, update):
+    g = torch.Generator().manual_seed(0)
+    B, T = 24, 40
+    scale = torch.linspace(0.1, 4.0, B, dtype=torch.float64)[:, None]
+    scores = torch.randn(B, T, generator=g, dtype=torch.float64) * scale
+    values = torch.randn(B, T, 1, generator=g, dtype=torch.float64)
+    alpha0 = torch.rand(B, generator=g, dtype=torch.float64) * 0.5 + 0.05
+    beta0 = torch.rand(B, generator=g, dtype=torch.float64) * 2 + 0.5
+    res = ex.expanding_attention(scores, values, alpha0, beta0, slope=slope, update=update)
+    for b in range(B):
+        out, m, k = reference_loop(scores[b].tolist(), values[b, :, 0].tolist(), alpha0[b].item(),
+                                   beta0[b].item(), slope, update)
+        assert res.window[b].item() == m and res.iterations[b].item() == k
+        assert abs(res.output[b, 0].item() - out) < 1e-12
+    assert len(set(res.iterations.tolist())) > 1          # the samples really stop at different times
+    # attention lives inside the window and never on the query itself
+    dist = torch.arange(T - 1, -1, -1)
+    outside = (dist[None, :] >= torch.clamp(res.window, max=T)[:, None]) | (dist[None, :] == 0)
+    assert res.attention[outside].abs().max() == 0
+    assert torch.allclose(res.attention.sum(-1), torch.ones(B, dtype=torch.float64), atol=1e-12)
+
+
+@pytest.mark.parametrize("slope", ex.SLOPES)
+@pytest.mark.parametrize("update", ex.UPDATES)
+def test_lazy_equals_dense_and_scores_only_the_window(slope, update):
+    g = torch.Generator().manual_seed(1)
+    B, T, dk = 8, 300, 6
+    query = torch.randn(B, dk, generator=g, dtype=torch.float64)
+    keys = torch.randn(B, T, dk, generator=g, dtype=torch.float64)
+    values = torch.randn(B, T, 2, generator=g, dtype=torch.float64)
+    scores = (keys @ query[..., None])[..., 0] / math.sqrt(dk)
+    dense = ex.expanding_attention(scores, values, 0.3, 0.7, slope=slope, update=update)
+    lazy, scored = ex.lazy_expanding_attention(query, keys, values, 0.3, 0.7, slope=slope, update=update)
+    assert torch.allclose(lazy.output, dense.output, rtol=0, atol=1e-12)
+    assert torch.equal(lazy.window, dense.window) and torch.equal(lazy.iterations, dense.iterations)
+    assert torch.allclose(lazy.attention, dense.attention, atol=1e-12)
+    # exactly the largest window in the batch is scored, far fewer than T - 1 keys
+    assert scored == int(torch.clamp(dense.window, max=T).max()) - 1
+    assert scored < T - 1
+
+
+def test_horizon_holds_the_prior_mass():
+    q = torch.tensor([0.02, 0.1, 0.5, 0.9], dtype=torch.float64)
+    H = ex.geometric_horizon(q, 0.95)
+    assert torch.allclose(1 - (1 - q) ** H, torch.full_like(q, 0.95), atol=1e-14)
+    # the public code's initial prior α = 0.1, β = 0.9: q = 0.1, a 29-token window
+    assert math.ceil(ex.geometric_horizon(ex.effective_q(torch.tensor(0.1), torch.tensor(0.9))).item()) == 29
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.5, 2.0), (3.0, 7.0), (1.1, 30.0)])
+def test_digamma_update_is_the_beta_expectation_of_log_one_minus_q(alpha, beta):
+    """log(1 - q̃) = E_Beta(α,β)[log(1 - q)], checked by quadrature in q (Beta density)."""
+    x = np.linspace(0, 1, 400001)[1:-1]
+    logpdf = ((alpha - 1) * np.log(x) + (beta - 1) * np.log1p(-x)
+              + math.lgamma(alpha + beta) - math.lgamma(alpha) - math.lgamma(beta))
+    expect = np.trapezoid(np.exp(logpdf) * np.log1p(-x), x)
+    q = ex.effective_q(torch.tensor(alpha, dtype=torch.float64), torch.tensor(beta, dtype=torch.float64),
+                       "digamma")
+    assert abs(math.log1p(-q.item()) - expect) < 2e-3 * abs(expect)
+    # Jensen: the exact update is more cautious than the plug-in (larger q̃, shorter horizon)
+    assert q.item() > alpha / (alpha + beta)
+
+
+def test_detached_fast_path_equals_full_graph_and_has_exact_gradients():
+    g = torch.Generator().manual_seed(2)
+    scores = torch.randn(5, 30, generator=g, dtype=torch.float64).requires_grad_(True)
+    values = torch.randn(5, 30, 1, generator=g, dtype=torch.float64)
+    fast = ex.expanding_attention(scores, values, 0.1, 0.9, detach_prior=True)
+    slow = ex.expanding_attention(scores, values, 0.1, 0.9, detach_prior=False)
+    assert torch.allclose(fast.output, slow.output, atol=1e-14)
+    assert torch.equal(fast.window, slow.window)
+    # one iteration: the prior does not depend on the scores, so the detached gradient is the
+    # whole derivative; check it by finite differences
+    f = lambda s: ex.expanding_attention(s, values, 0.1, 0.9, detach_prior=True, max_iter=1).output  # noqa: E731
+    assert torch.autograd.gradcheck(f, (scores,), eps=1e-6, atol=1e-7)
+    # many iterations: the detached gradient is that of a softmax with the final slope and window
+    # held fixed (the public code's gradient, which ignores the scores' effect on β)
+    (g_fast,) = torch.autograd.grad(fast.output.sum(), scores)
+    dist = torch.arange(29, -1, -1, dtype=torch.float64)
+    inside = (dist >= 1) & (dist[None, :] < torch.clamp(fast.window, max=30)[:, None])
+    logits = (scores + dist * fast.slope_final[:, None]).masked_fill(~inside, float("-inf"))
+    (g_frozen,) = torch.autograd.grad((torch.softmax(logits, -1)[..., None] * values).sum(), scores)
+    assert torch.allclose(g_fast, g_frozen, atol=1e-14)
+
+
+def test_learnable_hyper_prior_gets_finite_difference_gradients():
+    g = torch.Generator().manual_seed(3)
+    scores = torch.randn(4, 30, generator=g, dtype=torch.float64)
+    values = torch.randn(4, 30, 1, generator=g, dtype=torch.float64)
+    a0 = torch.tensor(0.4, dtype=torch.float64, requires_grad=True)
+    b0 = torch.tensor(1.3, dtype=torch.float64)
+    loss = lambda a: ex.expanding_attention(scores, values, a, b0, max_iter=3).output.sum()  # noqa: E731
+    (grad,) = torch.autograd.grad(loss(a0), a0)
+    eps = 1e-6   # small enough that no window edge moves
+    fd = (loss(a0.detach() + eps) - loss(a0.detach() - eps)) / (2 * eps)
+    assert grad.abs() > 0 and abs(grad.item() - fd.item()) < 1e-6 * max(1.0, abs(fd.item()))
+
+
+@pytest.mark.skipif(not (REFERENCE / "expanding_50.json").exists(), reason="shared reference data absent")
+def test_code_measure_reproduces_the_stored_relative_operations():
+    """The public figure's numbers for d = 50 (≈ 0.587/0.652/0.770/0.927) from its stored run."""
+    runs = json.loads((REFERENCE / "expanding_50.json").read_text())
+    got = [ex.relative_operations(r["expanding"]["window"], np.array(r["expanding"]["iterations"]) + 1,
+                                  n=50, d=50, mode="code").mean() for r in runs]
+    np.testing.assert_allclose(got, [0.5866087, 0.6523431, 0.7699589, 0.9270398], rtol=1e-6)
+    paper = [ex.relative_operations(r["expanding"]["window"], np.array(r["expanding"]["iterations"]) + 1,
+                                    n=50, d=50, mode="paper").mean() for r in runs]
+    assert all(p < c for p, c in zip(paper, got))            # the floor of 28 only adds cost
+
+
+def test_sampler_places_x0_at_a_geometric_distance():
+    tasks = [ex.ExpandingTask(d=4, n=50, p=p) for p in (0.5, 0.1)]
+    gen = torch.Generator().manual_seed(4)
+    weights = [ex.make_expanding_weights(4, gen) for _ in tasks]
+    X, y, dist = ex.sample_expanding_batch(tasks, weights, 20000, gen)
+    # x0 is the token whose value reproduces y = W_y x0
+    pos = 49 - dist
+    x0 = torch.gather(X, 2, pos[..., None, None].expand(-1, -1, 1, 4))[:, :, 0]
+    for r in range(2):
+        assert torch.allclose(x0[r] @ weights[r][0][0], y[r], rtol=1e-5, atol=1e-5)
+    # distance = min(G + 1, 49), G ~ Geometric(p) on {1, 2, ...}: P(dist = 2) = p, E[G] = 1/p
+    for r, p in enumerate((0.5, 0.1)):
+        n_samples = dist[r].numel()
+        frac2 = (dist[r] == 2).double().mean().item()
+        assert abs(frac2 - p) < 4 * math.sqrt(p * (1 - p) / n_samples)
+        assert dist[r].min().item() >= 2 and dist[r].max().item() <= 49
+    G = (dist[0] - 1).double()
+    assert abs(G.mean().item() - 2.0) < 4 * math.sqrt(2.0 / G.numel())   # Var G = (1-p)/p² = 2
+
+
+def test_bad_input_raises_clear_errors():
+    s, v = torch.zeros(2, 10), torch.zeros(2, 10, 1)
+    with pytest.raises(ValueError, match="slope"):
+        ex.expanding_attention(s, v, 0.1, 0.9, slope="linear")
+    with pytest.raises(ValueError, match="update"):
+        ex.expanding_attention(s, v, 0.1, 0.9, update="mode")
+    with pytest.raises(ValueError, match="scores must have shape"):
+        ex.expanding_attention(torch.zeros(10), v, 0.1, 0.9)
+    with pytest.raises(ValueError, match="values must have shape"):
+        ex.expanding_attention(s, torch.zeros(2, 9, 1), 0.1, 0.9)
+    with pytest.raises(ValueError, match="positive"):
+        ex.expanding_attention(s, v, 0.0, 0.9)
+    with pytest.raises(ValueError, match="max_iter"):
+        ex.expanding_attention(s, v, 0.1, 0.9, max_iter=0)
+    with pytest.raises(ValueError, match="recency bias"):
+        ex.ExpandingTask(p=0.0)
+    with pytest.raises(ValueError, match="relative-operations mode"):
+        ex.relative_operations([10], [2], 50, 10, mode="flops")
+    with pytest.raises(ValueError, match="model"):
+        ex.train_expanding(models=("sparse",), steps=1, cache=False)
