@@ -185,11 +185,13 @@ class ChapterRun:
         })
 
     def figure(self, fig, label: str, *, paper_figure: str, params: dict[str, Any] | None = None,
-               caption: str | None = None) -> Path:
+               caption: str | None = None) -> None:
         """Save ``fig`` as ``<label>.png``, record it in the manifest and glue it for the book.
 
         ``paper_figure`` names what it reproduces (e.g. ``"Bal 2021, fig. 3"``, or ``"new"``).
         The markdown cell that shows it uses ``{glue:figure} <label>`` with ``:name: <label>``.
+        Returns None (so a notebook cell ending with it displays nothing); the file is
+        ``figures_dir(profile) / f"{label}.png"``.
         """
         import matplotlib.pyplot as plt
 
@@ -226,13 +228,13 @@ class ChapterRun:
             store.atomic_write_json(manifest_path, manifest)
         _glue(label, fig)
         plt.close(fig)
-        return path
 
-    def number(self, name: str, value: Any, fmt: str = "{}") -> str:
-        """Glue a computed value into the prose (``{glue:text}`name```) and return its text."""
-        text = fmt.format(value)
-        _glue(name, text)
-        return text
+    def number(self, name: str, value: Any, fmt: str = "{}") -> None:
+        """Glue ``fmt.format(value)`` into the prose, where ``{glue:text}`name``` shows it.
+
+        Returns None, so a cell ending with it displays nothing.
+        """
+        _glue(name, fmt.format(value))
 
     def stored_figure(self, label: str) -> dict[str, Any] | None:
         """Glue the full-profile figure ``label`` kept in ``data/full/figures`` under ``<label>-full``.

@@ -96,7 +96,8 @@ def _plot():
 def test_figure_manifest_entry(tmp_path, monkeypatch):
     monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path))
     run = ChapterRun("ising", profile="quick", device="cpu", seed=3, instances=2)
-    path = run.figure(_plot(), "fig-test-line", paper_figure="new")
+    run.figure(_plot(), "fig-test-line", paper_figure="new")
+    path = tmp_path / "quick" / "fig-test-line.png"
     entry = read_manifest("quick")["fig-test-line"]
     required = {"label", "file", "sha256", "paper_figure", "profile", "parameters", "seed", "device",
                 "versions", "git_commit", "wall_time_s"}
