@@ -1,0 +1,436 @@
+"""Fixed-point solvers over batched states and deep-equilibrium (DEQ) layers.
+
+A DEQ layer outputs the fixed point ``z* = f(z*; θ)`` of a map ``f`` that closes over its
+parameters ``θ`` and input. Three solvers find ``z*`` for a batch of states ``(B, ...)``:
+
+* ``plain``    damped iteration            ``z_{k+1} = (1-β) z_k + β f(z_k)``
+* ``anderson`` Anderson acceleration (type II, history ``memory``): the next iterate mixes
+  the last ``memory`` iterates with the weights that minimise the linearised residual
+  (Walker & Ni 2011); the ridge of the least-squares problem is scaled to each sample's
+  residual Gram matrix, so tight tolerances stay reachable.
+* ``broyden``  "good" Broyden root finding on ``g(z) = f(z) - z`` with a limited-memory
+  low-rank inverse Jacobian ``H = -I + Σ u_k v_kᵀ``.
+
+Every sample of the batch has its own residual, its own stopping decision and its own
+statistics: a sample's result does not depend on which other samples share its batch.
+Each solver returns ``f(z)`` at the sample's best iterate (the point with the smallest
+relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)``), never the un-mapped iterate.
+A guard stops a sample whose residual becomes NaN/inf or grows ``divergence_factor``
+times above its best; such samples are flagged ``diverged`` and reported.
+
+Gradients (:func:`deq_fixed_point`) follow the implicit function theorem: for a loss ``L``
+with ``g = ∂L/∂z*``,
+
+    dL/dθ = (∂f/∂θ)ᵀ y,      y = J_fᵀ y + g      (J_f = ∂f/∂z at z*),
+
+where the adjoint fixed point ``y`` is found with the same solvers (its own options and
+statistics). The cheaper "phantom" gradient backpropagates through a few damped steps
+``z ← (1-τ) z + τ f(z)`` started from the detached solution (``steps=1, tau=1``: the
+Jacobian-free gradient of Fung et al. 2022).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+import torch
+
+__all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve",
+           "deq_fixed_point"]
+
+SOLVERS = ("plain", "anderson", "broyden")
+ON_FAIL = ("warn", "raise", "ignore")
+
+# Options each method accepts beyond max_iter/tol, with their defaults.
+_COMMON = {"eps": 1e-12, "divergence_factor": 1e6, "on_fail": "warn", "label": "fixed-point"}
+_METHOD_OPTIONS = {
+    "plain": {"damping": 1.0},
+    "anderson": {"memory": 8, "ridge": None, "damping": 1.0},
+    "broyden": {"memory": None, "damping": 1.0},
+}
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """A fixed-point solve stopped before reaching its tolerance (or diverged)."""
+
+
+class SolverDivergedError(RuntimeError):
+    """Raised instead of a warning when ``on_fail="raise"`` and a solve fails."""
+
+
+@dataclass
+class SolverStats:
+    """Per-sample statistics of one batched fixed-point solve.
+
+    Attributes:
+        iterations: (B,) int64, evaluations of ``f`` the sample used before it stopped.
+        residual:   (B,) relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)`` of the returned point.
+        converged:  (B,) bool, residual < tol.
+        trace:      (K, B) relative residual at each evaluation; after a sample stopped its
+                    column repeats its final residual (so ``trace[-1] == residual``).
+        diverged:   (B,) bool, stopped by the NaN/divergence guard, or ended with a residual
+                    above its first one.
+        method, tol, max_iter: the settings used.
+    """
+
+    iterations: torch.Tensor
+    residual: torch.Tensor
+    converged: torch.Tensor
+    trace: torch.Tensor
+    diverged: torch.Tensor = field(default=None)  # type: ignore[assignment]
+    method: str = "anderson"
+    tol: float = 1e-4
+    max_iter: int = 40
+
+    @property
+    def all_converged(self) -> bool:
+        return bool(self.converged.all())
+
+    def summary(self) -> dict[str, float]:
+        """Batch summary as plain floats: mean/max iterations, max residual, fractions."""
+        return {"mean_iterations": float(self.iterations.double().mean()),
+                "max_iterations": int(self.iterations.max()),
+                "max_residual": float(self.residual.max()),
+                "converged_fraction": float(self.converged.double().mean()),
+                "diverged_fraction": float(self.diverged.double().mean())}
+
+
+def _resolve_options(method: str, max_iter: int, tol: float, options: dict[str, Any]) -> dict[str, Any]:
+    if method not in SOLVERS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, SOLVERS))}; got {method!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+    if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    allowed = {**_COMMON, **_METHOD_OPTIONS[method]}
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for method {method!r}; known: {sorted(allowed)}")
+    opts = {**allowed, **options}
+    if opts["on_fail"] not in ON_FAIL:
+        raise ValueError(f"on_fail must be one of {', '.join(map(repr, ON_FAIL))}; got {opts['on_fail']!r}")
+    if not 0 < opts["damping"] <= 2:
+        raise ValueError(f"damping must lie in (0, 2]; got {opts['damping']!r}")
+    if "memory" in _METHOD_OPTIONS[method] and opts["memory"] is not None:
+        if isinstance(opts["memory"], bool) or not isinstance(opts["memory"], int) or opts["memory"] < 1:
+            raise ValueError(f"memory must be an integer >= 1; got {opts['memory']!r}")
+    if opts["ridge"] is not None if "ridge" in opts else False:
+        if not opts["ridge"] >= 0:
+            raise ValueError(f"ridge must be >= 0; got {opts['ridge']!r}")
+    if not opts["divergence_factor"] > 1:
+        raise ValueError(f"divergence_factor must be > 1; got {opts['divergence_factor']!r}")
+    return opts
+
+
+def _bdot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Row-wise dot product of (B, n) tensors -> (B,)."""
+    return (a * b).sum(dim=1)
+
+
+class _Anderson:
+    """Type-II Anderson mixing on differences: x⁺ = x + βg − (ΔX + βΔG) γ,
+    γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample."""
+
+    def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
+        B, n = x.shape
+        self.m = memory
+        self.beta = damping
+        # Relative ridge: a few hundred ulps of the Gram's scale keeps the normal equations
+        # solvable without biasing the extrapolation at tight tolerances.
+        self.ridge = ridge if ridge is not None else (1e-10 if x.dtype == torch.float64 else 1e-5)
+        self.dX = x.new_zeros(B, memory, n)
+        self.dG = x.new_zeros(B, memory, n)
+        self.count = 0
+        self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        plain = x + self.beta * g
+        if self.prev is not None:
+            col = self.count % self.m
+            self.dX[:, col] = x - self.prev[0]
+            self.dG[:, col] = g - self.prev[1]
+            self.count += 1
+        self.prev = (x, g)
+        if self.count == 0:
+            return plain
+        gram = torch.bmm(self.dG, self.dG.transpose(1, 2))                   # (B, m, m)
+        filled = min(self.count, self.m)
+        scale = torch.diagonal(gram, dim1=1, dim2=2).sum(dim=1) / filled        # (B,)
+        lam = (self.ridge * scale).clamp_min(torch.finfo(x.dtype).tiny)
+        eye = torch.eye(self.m, dtype=x.dtype, device=x.device)
+        rhs = torch.bmm(self.dG, g.unsqueeze(2))                                # (B, m, 1)
+        gamma, info = torch.linalg.solve_ex(gram + lam[:, None, None] * eye, rhs)
+        step = torch.bmm((self.dX + self.beta * self.dG).transpose(1, 2), gamma).squeeze(2)
+        mixed = plain - step
+        # A failed or non-finite extrapolation falls back to a damped plain step for that sample.
+        ok = (info == 0) & torch.isfinite(mixed).all(dim=1)
+        return torch.where(ok[:, None], mixed, plain)
+
+
+class _Broyden:
+    """Good Broyden on g(x) = f(x) − x with H ≈ (∂g/∂x)⁻¹ = −I + Σ u_k v_kᵀ (ring buffer)."""
+
+    def __init__(self, x: torch.Tensor, memory: int, damping: float):
+        B, n = x.shape
+        self.m = memory
+        self.beta = damping
+        self.U = x.new_zeros(B, memory, n)
+        self.V = x.new_zeros(B, memory, n)
+        self.count = 0
+        self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
+
+    def _H(self, z: torch.Tensor) -> torch.Tensor:
+        k = min(self.count, self.m)
+        if k == 0:
+            return -z
+        U, V = self.U[:, :k], self.V[:, :k]
+        return -z + torch.bmm(U.transpose(1, 2), torch.bmm(V, z.unsqueeze(2))).squeeze(2)
+
+    def _HT(self, z: torch.Tensor) -> torch.Tensor:
+        k = min(self.count, self.m)
+        if k == 0:
+            return -z
+        U, V = self.U[:, :k], self.V[:, :k]
+        return -z + torch.bmm(V.transpose(1, 2), torch.bmm(U, z.unsqueeze(2))).squeeze(2)
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        if self.prev is not None:
+            s = x - self.prev[0]
+            y = g - self.prev[1]
+            Hy = self._H(y)
+            denom = _bdot(s, Hy)
+            vt = self._HT(s)
+            # Skip the rank-one update where sᵀHy is (numerically) zero.
+            ok = denom.abs() > 1e-12 * (s.norm(dim=1) * Hy.norm(dim=1)).clamp_min(torch.finfo(x.dtype).tiny)
+            safe = torch.where(ok, denom, torch.ones_like(denom))
+            u = torch.where(ok[:, None], (s - Hy) / safe[:, None], torch.zeros_like(s))
+            v = torch.where(ok[:, None], vt, torch.zeros_like(vt))
+            col = self.count % self.m
+            self.U[:, col] = u
+            self.V[:, col] = v
+            self.count += 1
+        self.prev = (x, g)
+        new = x - self.beta * self._H(g)
+        plain = x + self.beta * g
+        return torch.where(torch.isfinite(new).all(dim=1)[:, None], new, plain)
+
+
+class _Plain:
+    def __init__(self, damping: float):
+        self.beta = damping
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        return fx if self.beta == 1.0 else x + self.beta * g
+
+
+def _report(stats: SolverStats, on_fail: str, label: str) -> None:
+    if on_fail == "ignore" or stats.all_converged:
+        return
+    failed = ~stats.converged
+    nfail, B = int(failed.sum()), stats.converged.numel()
+    worst = float(stats.residual[failed].max())
+    msg = (f"{label} solve ({stats.method}) did not converge for {nfail} of {B} sample(s): "
+           f"max relative residual {worst:.3g} > tol {stats.tol:.3g} after {stats.max_iter} iterations")
+    ndiv = int(stats.diverged.sum())
+    if ndiv:
+        msg += (f"; {ndiv} sample(s) diverged (residual NaN/inf or growing): the map is not a "
+                f"contraction there — lower the coupling scale, damp, or use another method")
+    if on_fail == "raise":
+        raise SolverDivergedError(msg)
+    warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+
+
+def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method: str = "anderson",
+          max_iter: int = 40, tol: float = 1e-4, **options: Any) -> tuple[torch.Tensor, SolverStats]:
+    """Solve ``z = f(z)`` for a batch of states ``z0`` of shape (B, ...).
+
+    Args:
+        f: maps a tensor of shape ``z0.shape`` to the same shape; samples should not interact.
+        z0: (B, ...) initial guess.
+        method: ``"plain"``, ``"anderson"`` or ``"broyden"``.
+        max_iter: maximum evaluations of ``f`` (>= 1).
+        tol: a sample stops once ``‖f(z)-z‖ / (‖f(z)‖+eps) < tol`` (norms per sample).
+        options: ``damping`` (β, all methods, default 1), ``memory`` (Anderson history, default 8;
+            Broyden rank, default ``min(max_iter, 64)``), ``ridge`` (Anderson, relative to the mean
+            diagonal of the per-sample residual-difference Gram matrix; default 1e-10 in
+            float64, 1e-5 otherwise), ``eps`` (1e-12), ``divergence_factor`` (1e6: stop a
+            sample whose absolute residual exceeds this multiple of its best),
+            ``on_fail`` (``"warn"``, ``"raise"``, ``"ignore"``), ``label`` (for messages).
+
+    Returns:
+        ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best
+        iterate; ``stats`` is a :class:`SolverStats`. Runs without building a graph of the
+        iterations (``f`` may still call ``torch.autograd.grad`` internally).
+    """
+    opts = _resolve_options(method, max_iter, tol, options)
+    if not isinstance(z0, torch.Tensor):
+        raise TypeError(f"z0 must be a torch.Tensor; got {type(z0).__name__}")
+    if z0.dim() < 1 or z0.shape[0] < 1 or z0.numel() == 0:
+        raise ValueError(f"z0 must have a non-empty batch dimension (B, ...); got shape {tuple(z0.shape)}")
+    if not z0.is_floating_point():
+        raise TypeError(f"z0 must be a floating-point tensor; got dtype {z0.dtype}")
+    shape, B = z0.shape, z0.shape[0]
+    eps, dfac = opts["eps"], opts["divergence_factor"]
+
+    def F(x: torch.Tensor) -> torch.Tensor:
+        out = f(x.view(shape))
+        if not isinstance(out, torch.Tensor) or out.shape != shape:
+            got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
+            raise ValueError(f"f must return a tensor of the state's shape {tuple(shape)}; got {got}")
+        return out.reshape(B, -1)
+
+    with torch.no_grad():
+        x = z0.detach().reshape(B, -1).clone()
+        if method == "plain":
+            stepper: Any = _Plain(opts["damping"])
+        elif method == "anderson":
+            stepper = _Anderson(x, opts["memory"], opts["ridge"], opts["damping"])
+        else:
+            stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
+
+        dev = x.device
+        active = torch.ones(B, dtype=torch.bool, device=dev)
+        converged = torch.zeros(B, dtype=torch.bool, device=dev)
+        guarded = torch.zeros(B, dtype=torch.bool, device=dev)
+        iterations = torch.zeros(B, dtype=torch.long, device=dev)
+        best_rel = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
+        best_abs = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
+        first_abs = torch.full((B,), math.nan, dtype=x.dtype, device=dev)
+        last_abs = torch.full((B,), math.nan, dtype=x.dtype, device=dev)
+        best_f = x.clone()
+        trace = []
+        for k in range(1, max_iter + 1):
+            fx = F(x)
+            g = fx - x
+            abs_r = g.norm(dim=1)
+            rel_r = abs_r / (fx.norm(dim=1) + eps)
+            if k == 1:
+                first_abs = abs_r.clone()
+            bad = active & (~torch.isfinite(rel_r) | (abs_r > dfac * best_abs))
+            live = active & ~bad
+            improve = live & (rel_r < best_rel)
+            best_rel = torch.where(improve, rel_r, best_rel)
+            best_f = torch.where(improve[:, None], fx, best_f)
+            best_abs = torch.where(live, torch.minimum(best_abs, abs_r), best_abs)
+            last_abs = torch.where(active, abs_r, last_abs)
+            iterations = torch.where(active, torch.full_like(iterations, k), iterations)
+            newly = live & (rel_r < tol)
+            converged |= newly
+            guarded |= bad
+            trace.append(torch.where(active, rel_r, best_rel))
+            active = live & ~newly
+            if k == max_iter or not bool(active.any()):
+                break
+            x = torch.where(active[:, None], stepper.step(x, fx, g), x)
+
+        diverged = guarded | (~converged & (last_abs > first_abs))
+        stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged,
+                            trace=torch.stack(trace), diverged=diverged, method=method, tol=float(tol),
+                            max_iter=max_iter)
+    _report(stats, opts["on_fail"], opts["label"])
+    return best_f.view(shape), stats
+
+
+_FORWARD_DEFAULTS = {"method": "anderson", "max_iter": 40, "tol": 1e-4}
+GRAD_MODES = ("implicit", "phantom")
+
+
+def _split(spec: Optional[dict], defaults: dict, name: str) -> dict:
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, dict):
+        raise TypeError(f"{name} must be a dict of solver options; got {type(spec).__name__}")
+    return {**defaults, **spec}
+
+
+def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
+                    params: Optional[Iterable[torch.Tensor]] = None, *,
+                    forward: Optional[dict] = None, backward: Optional[dict] = None,
+                    grad: str = "implicit") -> tuple[torch.Tensor, dict]:
+    """Fixed point ``z* = f(z*)`` with gradients by implicit differentiation.
+
+    Args:
+        f: the layer's map, closing over its input and parameters; shape (B, ...) -> (B, ...).
+        z0: (B, ...) initial guess (no gradient flows into it).
+        params: the tensors ``f`` depends on. Only used to skip building a graph when none of
+            them requires a gradient (``None``: decide from grad mode alone). Gradients reach
+            every tensor ``f`` closes over, listed or not.
+        forward: solver options for the forward solve, passed to :func:`solve`
+            (default ``method="anderson", max_iter=40, tol=1e-4``).
+        backward: for ``grad="implicit"``: solver options for the adjoint fixed point
+            ``y = J_fᵀ y + g`` (defaults: the forward's method/max_iter/tol);
+            for ``grad="phantom"``: ``{"steps": 1, "tau": 1.0}``.
+        grad: ``"implicit"`` (implicit function theorem) or ``"phantom"``.
+
+    Returns:
+        ``(z_star, stats)``: ``z_star`` has the value returned by the forward solve in every
+        grad mode (training and evaluation give identical outputs); ``stats`` is a dict
+        ``{"forward": SolverStats, "backward": SolverStats | None}`` whose ``"backward"``
+        entry is filled in when the backward pass runs (the latest adjoint solve).
+        Works under ``torch.no_grad()`` in any module mode.
+    """
+    if grad not in GRAD_MODES:
+        raise ValueError(f"grad must be one of {', '.join(map(repr, GRAD_MODES))}; got {grad!r}")
+    fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
+    if grad == "implicit":
+        bwd = _split(backward, {k: fwd[k] for k in ("method", "max_iter", "tol")}, "backward")
+        _resolve_options(bwd.get("method"), bwd.get("max_iter"), bwd.get("tol"),
+                         {k: v for k, v in bwd.items() if k not in ("method", "max_iter", "tol")})
+    else:
+        bwd = _split(backward, {"steps": 1, "tau": 1.0}, "backward")
+        unknown = sorted(set(bwd) - {"steps", "tau"})
+        if unknown:
+            raise ValueError(f"unknown phantom-gradient option(s) {unknown}; known: ['steps', 'tau']")
+        if not (isinstance(bwd["steps"], int) and bwd["steps"] >= 1):
+            raise ValueError(f"phantom steps must be an integer >= 1; got {bwd['steps']!r}")
+        if not 0 < bwd["tau"] <= 1:
+            raise ValueError(f"phantom tau must lie in (0, 1]; got {bwd['tau']!r}")
+    fwd.setdefault("label", "forward fixed-point")
+
+    stats: dict[str, Optional[SolverStats]] = {"forward": None, "backward": None}
+    z_star, stats["forward"] = solve(f, z0.detach(), **fwd)
+
+    needs_graph = torch.is_grad_enabled()
+    if needs_graph and params is not None:
+        needs_graph = any(isinstance(p, torch.Tensor) and p.requires_grad for p in params)
+    if not needs_graph:
+        return z_star, stats
+
+    if grad == "phantom":
+        z = z_star.detach()
+        for _ in range(bwd["steps"]):
+            z = (1 - bwd["tau"]) * z + bwd["tau"] * f(z)
+        # Same value as the forward solution; gradient of the unrolled steps.
+        return z_star.detach() + (z - z.detach()), stats
+
+    z_leaf = z_star.detach().requires_grad_()
+    fz = f(z_leaf)
+    if not fz.requires_grad:
+        return z_star, stats
+    adj_opts = {k: v for k, v in bwd.items() if k not in ("method", "max_iter", "tol")}
+    adj_opts.setdefault("label", "backward (adjoint) fixed-point")
+
+    inside = [False]
+
+    def implicit_hook(g: torch.Tensor) -> torch.Tensor:
+        # The vector-Jacobian products below start from fz and would re-enter this hook.
+        if inside[0]:
+            return g
+
+        # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).
+        def adjoint(y: torch.Tensor) -> torch.Tensor:
+            return torch.autograd.grad(fz, z_leaf, y, retain_graph=True)[0] + g
+
+        inside[0] = True
+        try:
+            y, stats["backward"] = solve(adjoint, g.detach().clone(), method=bwd["method"],
+                                         max_iter=bwd["max_iter"], tol=bwd["tol"], **adj_opts)
+        finally:
+            inside[0] = False
+        return y
+
+    fz.register_hook(implicit_hook)
+    return z_star.detach() + (fz - fz.detach()), stats
