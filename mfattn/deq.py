@@ -417,7 +417,7 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
 
     def implicit_hook(g: torch.Tensor) -> torch.Tensor:
         # The vector-Jacobian products below start from fz and would re-enter this hook.
-        if inside[0]:
+        if inside[0] or g is None:
             return g
 
         # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).

@@ -1,0 +1,214 @@
+"""Fixed-point solvers and implicit differentiation (mfattn.deq), against closed forms."""
+
+import warnings
+
+import pytest
+import torch
+
+from mfattn.deq import (SOLVERS, ConvergenceWarning, SolverDivergedError, SolverStats, deq_fixed_point,
+                        solve)
+
+torch.set_num_threads(1)
+F64 = torch.float64
+
+
+def contraction(n: int, rho: float, seed: int, symmetric: bool = True) -> torch.Tensor:
+    """(n, n) matrix with spectral radius exactly ``rho``."""
+    g = torch.Generator().manual_seed(seed)
+    A = torch.randn(n, n, generator=g, dtype=F64)
+    if symmetric:
+        A = 0.5 * (A + A.T)
+    return A * (rho / torch.linalg.eigvals(A).abs().max())
+
+
+def linear_problem(n=12, B=3, rho=0.8, seed=0, symmetric=False):
+    J = contraction(n, rho, seed, symmetric)
+    g = torch.Generator().manual_seed(seed + 1)
+    X = torch.randn(B, n, generator=g, dtype=F64)
+    w = torch.randn(B, n, generator=g, dtype=F64)
+    return J, X, w
+
+
+@pytest.mark.parametrize("method", SOLVERS)
+def test_linear_deq_matches_closed_form_and_its_gradients(method):
+    # z = J z + X:  z* = (I - J)^-1 X;  L = Σ w·z*:  dL/dX = (I - J)^-T w,  dL/dJ = Σ_b λ_b z*_bᵀ.
+    J, X, w = linear_problem()
+    J.requires_grad_()
+    X.requires_grad_()
+    opts = dict(method=method, max_iter=400, tol=1e-13)
+    z, stats = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [J, X], forward=opts,
+                               backward=opts)
+    I = torch.eye(J.shape[0], dtype=F64)
+    with torch.no_grad():
+        z_exact = torch.linalg.solve(I - J, X.T).T
+        lam = torch.linalg.solve((I - J).T, w.T).T
+    gJ, gX = torch.autograd.grad((z * w).sum(), [J, X])
+    assert (z - z_exact).abs().max() < 1e-8
+    assert (gX - lam).abs().max() < 1e-8
+    assert (gJ - lam.T @ z_exact).abs().max() < 1e-8
+    assert stats["forward"].all_converged and stats["backward"].all_converged
+    assert stats["backward"].iterations.shape == (3,)
+
+
+def test_gradcheck_with_respect_to_parameters_of_a_nonlinear_deq():
+    # z = tanh(z Wᵀ + x U ᵀ + b): gradients w.r.t. W, U, b (parameters) and x (input).
+    g = torch.Generator().manual_seed(3)
+    n, B = 5, 2
+    W = (0.5 * contraction(n, 0.9, 4, symmetric=False)).requires_grad_()
+    U = torch.randn(n, n, generator=g, dtype=F64).requires_grad_()
+    b = torch.randn(n, generator=g, dtype=F64).requires_grad_()
+    x = torch.randn(B, n, generator=g, dtype=F64).requires_grad_()
+    opts = dict(method="anderson", max_iter=200, tol=1e-14)
+
+    def layer(W, U, b, x):
+        f = lambda z: torch.tanh(z @ W.T + x @ U.T + b)
+        return deq_fixed_point(f, torch.zeros_like(x), [W, U, b, x], forward=opts, backward=opts)[0]
+
+    assert torch.autograd.gradcheck(layer, (W, U, b, x), eps=1e-6, atol=1e-7, rtol=1e-6)
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+def test_phantom_gradient_is_the_truncated_neumann_series(steps):
+    # For z = Jz + X, backpropagating through k undamped steps from z* gives
+    # dL/dX = Σ_{i<k} (Jᵀ)^i w exactly.
+    J, X, w = linear_problem(rho=0.6)
+    X.requires_grad_()
+    z, stats = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [X],
+                               forward=dict(max_iter=200, tol=1e-12), backward={"steps": steps},
+                               grad="phantom")
+    gX, = torch.autograd.grad((z * w).sum(), [X])
+    expect = sum(w @ torch.linalg.matrix_power(J, i) for i in range(steps))
+    assert (gX - expect).abs().max() < 1e-12
+    assert stats["backward"] is None
+
+
+def test_anderson_needs_far_fewer_iterations_than_plain_near_rho_097():
+    J = contraction(60, 0.97, seed=5)
+    g = torch.Generator().manual_seed(6)
+    X = torch.randn(4, 60, generator=g, dtype=F64)
+    its = {}
+    for method in SOLVERS:
+        z, st = solve(lambda z: z @ J.T + X, torch.zeros_like(X), method=method, max_iter=3000, tol=1e-8)
+        assert st.all_converged, method
+        its[method] = st.iterations.double().mean().item()
+    # Plain iteration needs ~log(tol)/log(ρ) ≈ 600 steps; Anderson(8) about 10x fewer.
+    assert its["plain"] > 400
+    assert its["anderson"] < its["plain"] / 5
+    assert its["broyden"] < its["plain"] / 5
+
+
+def test_anderson_reaches_tight_tolerances():
+    # A fixed absolute ridge (1e-4 in the reference code) stalls here; the relative one does not.
+    J, X, _ = linear_problem(n=40, rho=0.95, seed=7, symmetric=True)
+    # Small states (|z| ~ 1e-3): the residual Gram matrix is ~1e-6 and shrinks with the residual.
+    z, st = solve(lambda z: z @ J.T + 1e-3 * X, torch.zeros_like(X), method="anderson", max_iter=300,
+                  tol=1e-13)
+    exact = torch.linalg.solve(torch.eye(40, dtype=F64) - J, X.T).T * 1e-3
+    assert st.all_converged and st.iterations.max() < 150
+    # error <= ‖z‖·tol/(1-ρ) ≈ 2e-14 (‖z‖ ≈ 1e-2)
+    assert (z - exact).norm(dim=1).max() < 1e-13
+
+
+def test_divergent_map_is_reported_not_silently_returned():
+    J, X, _ = linear_problem(rho=1.3, symmetric=True)
+    with pytest.warns(ConvergenceWarning, match="diverged"):
+        z, st = solve(lambda z: z @ J.T + X, torch.zeros_like(X), method="plain", max_iter=100, tol=1e-6)
+    assert not st.converged.any() and st.diverged.all()
+    with pytest.raises(SolverDivergedError, match="did not converge"):
+        solve(lambda z: z @ J.T + X, torch.zeros_like(X), method="plain", max_iter=100, tol=1e-6,
+              on_fail="raise")
+
+
+def test_nan_in_one_sample_stops_that_sample_only():
+    J, X, _ = linear_problem(B=3, rho=0.5)
+
+    def f(z):
+        out = z @ J.T + X
+        out[1] = out[1] * torch.where(z[1].abs().sum() > 0, torch.nan, 1.0)
+        return out
+
+    with pytest.warns(ConvergenceWarning, match="1 of 3"):
+        z, st = solve(f, torch.zeros_like(X), method="anderson", max_iter=60, tol=1e-10)
+    assert st.converged.tolist() == [True, False, True]
+    assert st.diverged.tolist() == [False, True, False]
+    assert torch.isfinite(z).all()
+
+
+def test_per_sample_results_do_not_depend_on_the_batch():
+    J = contraction(20, 0.9, seed=8, symmetric=True)
+    g = torch.Generator().manual_seed(9)
+    X = torch.randn(5, 20, generator=g, dtype=F64) * torch.logspace(-3, 3, 5, dtype=F64)[:, None]
+    for method in SOLVERS:
+        z, st = solve(lambda z: torch.tanh(z @ J.T) + X, torch.zeros_like(X), method=method, max_iter=200,
+                      tol=1e-10)
+        z1, st1 = solve(lambda z: torch.tanh(z @ J.T) + X[2:3], torch.zeros_like(X[2:3]), method=method,
+                        max_iter=200, tol=1e-10)
+        assert st.iterations[2] == st1.iterations[0], method
+        assert (z[2] - z1[0]).abs().max() < 1e-12, method
+        assert st.trace.shape == (int(st.iterations.max()), 5)
+        assert torch.equal(st.trace[-1], st.residual)
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 3])
+def test_short_budgets_work_and_return_the_mapped_point(max_iter):
+    J, X, _ = linear_problem(rho=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        z, st = solve(lambda z: z @ J.T + X, torch.zeros_like(X), method="anderson", max_iter=max_iter)
+    assert st.iterations.tolist() == [max_iter] * 3
+    if max_iter == 1:
+        assert torch.equal(z, X)   # f(z0) with z0 = 0, not z0 itself
+    # The returned point is f(x) of an iterate whose residual is reported: ‖f(z) - z‖ for z = f(x)
+    # is at most ρ times that iterate's residual.
+    assert (st.residual <= 1.0).all()
+
+
+def test_no_grad_and_backward_statistics():
+    J, X, w = linear_problem()
+    X.requires_grad_()
+    with torch.no_grad():
+        z, stats = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [X])
+    assert not z.requires_grad and stats["backward"] is None
+    z, stats = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [X],
+                               backward=dict(method="broyden", max_iter=50, tol=1e-10))
+    assert stats["backward"] is None
+    (z * w).sum().backward()
+    assert isinstance(stats["backward"], SolverStats) and stats["backward"].method == "broyden"
+    assert stats["backward"].all_converged
+
+
+def test_non_convergence_warns_with_its_residual():
+    J, X, _ = linear_problem(rho=0.97, symmetric=True)
+    with pytest.warns(ConvergenceWarning, match=r"max relative residual [0-9.e-]+ > tol 1e-10"):
+        solve(lambda z: z @ J.T + X, torch.zeros_like(X), method="plain", max_iter=5, tol=1e-10)
+
+
+def test_bad_input_is_named():
+    J, X, _ = linear_problem()
+    f = lambda z: z @ J.T + X
+    with pytest.raises(ValueError, match="method must be one of"):
+        solve(f, X, method="newton")
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['lam'\]"):
+        solve(f, X, method="anderson", lam=1e-4)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['ridge'\] for method 'plain'"):
+        solve(f, X, method="plain", ridge=1e-4)
+    with pytest.raises(ValueError, match="max_iter must be"):
+        solve(f, X, max_iter=0)
+    with pytest.raises(ValueError, match="tol must be"):
+        solve(f, X, tol=-1.0)
+    with pytest.raises(ValueError, match="f must return a tensor of the state's shape"):
+        solve(lambda z: z[:, :3], X)
+    with pytest.raises(ValueError, match="grad must be one of"):
+        deq_fixed_point(f, X, None, grad="unrolled")
+    with pytest.raises(ValueError, match="unknown option"):
+        deq_fixed_point(f, X, None, backward={"memroy": 3})
+
+
+def test_defaults_are_not_shared_between_calls():
+    # The reference code keeps its solver defaults in a class-level dict that every instance
+    # mutates; here each call starts from the same defaults.
+    J, X, _ = linear_problem(rho=0.5)
+    f = lambda z: z @ J.T + X
+    _, s1 = deq_fixed_point(f, torch.zeros_like(X), None, forward={"max_iter": 3, "on_fail": "ignore"})
+    _, s2 = deq_fixed_point(f, torch.zeros_like(X), None)
+    assert s1["forward"].max_iter == 3 and s2["forward"].max_iter == 40
