@@ -81,9 +81,9 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "slot_sigmas": [0.3, 0.6, 1.0, 1.5, 2.5], "slot_sigma": 0.6, "slot_spread": 0.6,
                   "pc_trials": 200, "pc_dim": 8, "pc_parents": 6, "pc_obs_dim": 8, "pc_steps": 40,
                   "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.5, 1.0, 1.9]},
-        "full": {"enum_n": 6, "enum_d": 8, "enum_beta": 0.5, "enum_instances": 64,
+        "full": {"enum_n": 6, "enum_d": 4, "enum_beta": 0.5, "enum_instances": 24,
                  "hop_dim": 32, "hop_counts": [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
-                 "hop_betas": [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], "hop_trials": 1000,
+                 "hop_betas": [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], "hop_trials": 500,
                  "hop_steps": 10,
                  "slot_points": 1000, "slot_clusters": 5, "slot_trials": 500, "slot_iters": 50,
                  "slot_sigmas": [0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.0, 2.5, 3.0], "slot_sigma": 0.6,
@@ -91,13 +91,25 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "pc_trials": 2000, "pc_dim": 16, "pc_parents": 10, "pc_obs_dim": 16, "pc_steps": 100,
                  "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.25, 0.5, 1.0, 1.9]},
     },
-    "designs": {"quick": {}, "full": {}},
+    # Chapter 5: multi-hop toy (d = 3, n = 5, batch 200, Adam 1e-3, weight decay 2) for `seeds`
+    # and `steps` per model and task; `repro_*` the public code's run replayed in its RNG order;
+    # expanding attention (n = 50, batch `exp_batch`, Adam 5e-4, weight decay 2) for every p and d.
+    "designs": {
+        "quick": {"seeds": [0, 1, 2], "steps": 2000, "record_every": 50, "batch_size": 200,
+                  "test_size": 2000, "hops": 2, "rank": 1, "repro_seeds": [0, 1, 2], "repro_steps": 2000,
+                  "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 1000,
+                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 1000},
+        "full": {"seeds": list(range(10)), "steps": 20000, "record_every": 250, "batch_size": 200,
+                 "test_size": 10000, "hops": 2, "rank": 1, "repro_seeds": list(range(10)),
+                 "repro_steps": 20000, "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04],
+                 "exp_steps": 10000, "exp_batch": 1, "exp_seeds": [0, 1, 2], "exp_code_steps": 10000},
+    },
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.
     "dmft": {
         "quick": {"fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000, "transient": 4000,
-                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 30000,
-                  "fig4_transient": 10000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
+                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 40000,
+                  "fig4_transient": 20000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
                   "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
                   "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
