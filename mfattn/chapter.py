@@ -236,19 +236,28 @@ class ChapterRun:
         """
         _glue(name, fmt.format(value))
 
-    def stored_figure(self, label: str) -> dict[str, Any] | None:
-        """Glue the full-profile figure ``label`` kept in ``data/full/figures`` under ``<label>-full``.
+    def stored_figure(self, label: str, title: str | None = None) -> dict[str, Any] | None:
+        """Show the full-profile version of figure ``label`` stored in ``data/full/figures``.
 
-        Returns its manifest entry (how it was made), or None when no full-profile result
-        is stored yet; the notebook then says so instead of showing a figure.
+        Displays the stored PNG with a note on how it was made (device, commit, wall time,
+        parameters are in its manifest entry), or, when none is stored yet, the command that
+        makes it. Returns the manifest entry or None. It displays rather than glues, so a page
+        builds the same whether or not a full-profile result exists.
         """
-        from IPython.display import Image
+        from IPython.display import Image, Markdown, display
 
         entry = read_manifest("full").get(label)
+        command = f"`python -m mfattn reproduce --profile full --device cuda --chapter {self.chapter.name}`"
         if entry is None:
+            display(Markdown(f"*No full-profile result of `{label}` is stored yet; {command} makes it "
+                             f"(it is then kept in `data/full/figures/`).*"))
             return None
         path = figures_dir("full") / entry["file"]
         if not path.exists():
-            raise FileNotFoundError(f"manifest of the full profile names {path}, which is missing")
-        _glue(f"{label}-full", Image(filename=str(path)))
+            raise FileNotFoundError(f"the full-profile manifest names {path}, which is missing")
+        display(Markdown(f"**{title or label} — full profile** (paper scale), stored in `data/full/figures/"
+                         f"{entry['file']}`: computed on `{entry['device']}` in {entry['wall_time_s']:.0f} s of "
+                         f"notebook time at commit `{entry['git_commit'][:12]}`, reproducing "
+                         f"{entry['paper_figure']}. Remake it with {command}."))
+        display(Image(filename=str(path)))
         return entry

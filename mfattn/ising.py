@@ -32,6 +32,7 @@ __all__ = [
     "MeanFieldWarning",
     "sk_couplings",
     "exact_marginals",
+    "exact_marginals_sweep",
     "naive_mean_field",
     "tap",
     "adaptive_tap",
@@ -146,30 +147,50 @@ def exact_marginals(J: Any, h: Any, chunk: int = 1 << 16) -> ExactResult:
     ``chunk * n`` whatever ``n``. Refuses ``n > MAX_EXACT_SPINS``.
     """
     J, h = _check_model(J, h)
-    n = J.shape[0]
+    res = exact_marginals_sweep(J, h, np.ones(1), chunk=chunk)
+    return ExactResult(m=res.m[0], C=res.C[0], log_z=float(res.log_z[0]))
+
+
+def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> ExactResult:
+    r"""Exact marginals of the models :math:`J = \beta G` (fields ``h`` fixed) for a whole grid of ``betas``.
+
+    One pass over the :math:`2^n` states serves every :math:`\beta`: the coupling energy
+    :math:`\tfrac12 S^\top G S` and field energy :math:`h^\top S` of a chunk of states are computed
+    once, and the weights of all temperatures follow by one outer product. Returns an
+    :class:`ExactResult` whose arrays carry a leading beta axis: ``m`` (B, n), ``C`` (B, n, n),
+    ``log_z`` (B,).
+    """
+    G, h = _check_model(G, h)
+    betas = _as_float64(betas, "betas")
+    if betas.ndim != 1 or betas.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-d array; got shape {betas.shape}")
+    n = G.shape[0]
     if n > MAX_EXACT_SPINS:
         raise ValueError(f"exact enumeration needs 2**n states; n = {n} exceeds the limit of {MAX_EXACT_SPINS} "
                          f"spins (use a mean-field approximation for larger systems)")
-    total = 1 << n
-    log_scale = -np.inf
-    z = 0.0
-    s1 = np.zeros(n)
-    s2 = np.zeros((n, n))
+    if not (isinstance(chunk, (int, np.integer)) and chunk >= 1):
+        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
+    B, total = betas.size, 1 << n
+    log_scale = np.full(B, -np.inf)
+    z = np.zeros(B)
+    s1 = np.zeros((B, n))
+    s2 = np.zeros((B, n * n))
     for start in range(0, total, chunk):
         S = _spin_states(start, min(start + chunk, total), n)
-        energy = 0.5 * np.einsum("ki,ij,kj->k", S, J, S) + S @ h  # log-weights, (k,)
-        top = energy.max()
-        if top > log_scale:  # rescale what was accumulated so far to the new reference
-            shrink = np.exp(log_scale - top) if np.isfinite(log_scale) else 0.0
-            z, s1, s2 = z * shrink, s1 * shrink, s2 * shrink
-            log_scale = top
-        w = np.exp(energy - log_scale)
-        z += w.sum()
-        s1 += w @ S
-        s2 += (S * w[:, None]).T @ S
-    m = s1 / z
-    C = s2 / z - np.outer(m, m)
-    return ExactResult(m=m, C=C, log_z=float(log_scale + np.log(z)))
+        coupling = 0.5 * np.einsum("ki,ij,kj->k", S, G, S)
+        log_w = betas[None, :] * coupling[:, None] + (S @ h)[:, None]  # (k, B)
+        top = log_w.max(axis=0)
+        grow = top > log_scale  # rescale what was accumulated so far to the new reference
+        shrink = np.where(grow, np.exp(np.where(np.isfinite(log_scale), log_scale - top, -np.inf)), 1.0)
+        log_scale = np.where(grow, top, log_scale)
+        z, s1, s2 = z * shrink, s1 * shrink[:, None], s2 * shrink[:, None]
+        w = np.exp(log_w - log_scale[None, :])
+        z += w.sum(axis=0)
+        s1 += w.T @ S
+        s2 += w.T @ (S[:, :, None] * S[:, None, :]).reshape(len(S), n * n)
+    m = s1 / z[:, None]
+    C = s2.reshape(B, n, n) / z[:, None, None] - m[:, :, None] * m[:, None, :]
+    return ExactResult(m=m, C=C, log_z=log_scale + np.log(z))
 
 
 # ----------------------------------------------------------------------------------------
@@ -540,19 +561,18 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     disorder = [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(I)]
     from tqdm.auto import tqdm
 
-    for b, i in tqdm([(b, i) for b in range(B) for i in range(I)], disable=not progress, desc="instances"):
+    for i in tqdm(range(I), disable=not progress, desc="SK instances"):
         G, h = disorder[i]
-        J = betas[b] * G
-        exact = exact_marginals(J, h)
-        m_exact[b, i] = exact.m
-        exact_lam[b, i] = np.linalg.eigvalsh(exact.C)[0]
-        for k, name in enumerate(methods):
+        exact = exact_marginals_sweep(G, h, betas)  # one pass over the 2^n states for all betas
+        m_exact[:, i] = exact.m
+        exact_lam[:, i] = np.linalg.eigvalsh(exact.C)[:, 0]
+        for b, k in np.ndindex(B, M):
             try:
-                res = METHODS[name](J, h, damping=damping, max_iter=max_iter, on_fail="ignore")
+                res = METHODS[methods[k]](betas[b] * G, h, damping=damping, max_iter=max_iter, on_fail="ignore")
             except FloatingPointError:
                 continue  # counted as not converged
-            rmse_m[k, b, i] = np.sqrt(np.mean((res.m - exact.m) ** 2))
-            rmse_c[k, b, i] = np.sqrt(np.mean((res.chi - exact.C)[off] ** 2))
+            rmse_m[k, b, i] = np.sqrt(np.mean((res.m - exact.m[b]) ** 2))
+            rmse_c[k, b, i] = np.sqrt(np.mean((res.chi - exact.C[b])[off] ** 2))
             iters[k, b, i], conv[k, b, i], pos[k, b, i] = res.iterations, res.converged, res.chi_positive
             lam[k, b, i] = res.lambda_min
             m_approx[k, b, i] = res.m

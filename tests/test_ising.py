@@ -212,3 +212,16 @@ def test_compare_mean_field_shapes_and_breakdown():
     assert cmp.m_approx.shape == (3, 2, 2, 8)
     assert np.all(cmp.ok()[:, 0])  # everything works at beta = 0.3
     assert cmp.breakdown_beta()["naive"] == np.inf
+
+
+def test_exact_sweep_equals_one_beta_at_a_time():
+    G, h = random_model(9, 1.0, seed=7)
+    betas = np.array([0.0, 0.4, 1.3, 3.0])
+    sweep = ising.exact_marginals_sweep(G, h, betas, chunk=100)
+    for b, beta in enumerate(betas):
+        one = ising.exact_marginals(beta * G, h)
+        np.testing.assert_allclose(sweep.m[b], one.m, atol=1e-12)
+        np.testing.assert_allclose(sweep.C[b], one.C, atol=1e-12)
+        assert sweep.log_z[b] == pytest.approx(one.log_z, abs=1e-11)
+    # beta = 0: independent spins in the fields
+    np.testing.assert_allclose(sweep.m[0], np.tanh(h), atol=1e-13)
