@@ -51,7 +51,8 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {"n": 16, "instances": 8, "betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
                                                       1.2, 1.4, 1.6], "field_std": 0.3,
                   "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3},
-        "full": {"n": 20, "instances": 50, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
+        # full: 2^18 states per instance, one pass for the whole beta grid; ~10 CPU-minutes.
+        "full": {"n": 18, "instances": 40, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
                  "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8},
     },
     # Chapters 2-6: filled in by their issues.
@@ -61,7 +62,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     "deq": {
         "quick": {"solver_dim": 64, "solver_batch": 8, "solver_rhos": [0.5, 0.9, 0.97], "solver_tol": 1e-6,
                   "solver_max_iter": 500, "explicit_sizes": [[2, 2], [4, 2], [4, 4], [8, 4], [8, 8], [16, 8],
-                                                             [16, 16], [32, 16]],
+                                                             [16, 16], [32, 16], [32, 32]],
                   "train_limit": 12000, "test_limit": 2000, "epochs": 1, "steps_per_epoch": 200,
                   "snapshot_every": 10, "eval_every": 25, "seeds": [0], "variant_steps": 100},
         "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
