@@ -132,41 +132,48 @@ def _bdot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 class _Anderson:
     """Type-II Anderson mixing on differences: x⁺ = x + βg − (ΔX + βΔG) γ,
-    γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample."""
+    γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample.
+
+    The Gram matrix ΔGᵀΔG is updated one row/column per iteration, and the small per-sample
+    products use broadcasting (cheaper than batched matmuls of (B, m, n) blocks on CPU).
+    """
 
     def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
         B, n = x.shape
         self.m = memory
         self.beta = damping
-        # Relative ridge: a few hundred ulps of the Gram's scale keeps the normal equations
-        # solvable without biasing the extrapolation at tight tolerances.
+        # Relative ridge: keeps the normal equations solvable without biasing the
+        # extrapolation at tight tolerances (a fixed absolute ridge dominates small residuals).
         self.ridge = ridge if ridge is not None else (1e-10 if x.dtype == torch.float64 else 1e-5)
-        self.dX = x.new_zeros(B, memory, n)
         self.dG = x.new_zeros(B, memory, n)
+        self.dXG = x.new_zeros(B, memory, n)          # ΔX + βΔG, the step's basis
+        self.gram = x.new_zeros(B, memory, memory)
+        self.eye = torch.eye(memory, dtype=x.dtype, device=x.device)
         self.count = 0
         self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
 
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-        plain = x + self.beta * g
+        plain = x + self.beta * g if self.beta != 1.0 else fx
         if self.prev is not None:
             col = self.count % self.m
-            self.dX[:, col] = x - self.prev[0]
-            self.dG[:, col] = g - self.prev[1]
+            dg = g - self.prev[1]
+            self.dG[:, col] = dg
+            self.dXG[:, col] = (x - self.prev[0]) + self.beta * dg
+            row = (self.dG * self.dG[:, col, None, :]).sum(dim=2)               # (B, m)
+            self.gram[:, col, :] = row
+            self.gram[:, :, col] = row
             self.count += 1
         self.prev = (x, g)
         if self.count == 0:
             return plain
-        gram = torch.bmm(self.dG, self.dG.transpose(1, 2))                   # (B, m, m)
         filled = min(self.count, self.m)
-        scale = torch.diagonal(gram, dim1=1, dim2=2).sum(dim=1) / filled        # (B,)
+        scale = torch.diagonal(self.gram, dim1=1, dim2=2).sum(dim=1) / filled   # (B,)
         lam = (self.ridge * scale).clamp_min(torch.finfo(x.dtype).tiny)
-        eye = torch.eye(self.m, dtype=x.dtype, device=x.device)
-        rhs = torch.bmm(self.dG, g.unsqueeze(2))                                # (B, m, 1)
-        gamma, info = torch.linalg.solve_ex(gram + lam[:, None, None] * eye, rhs)
-        step = torch.bmm((self.dX + self.beta * self.dG).transpose(1, 2), gamma).squeeze(2)
-        mixed = plain - step
+        rhs = (self.dG * g[:, None, :]).sum(dim=2, keepdim=True)                # (B, m, 1)
+        gamma, info = torch.linalg.solve_ex(self.gram + lam[:, None, None] * self.eye, rhs)
+        mixed = plain - torch.bmm(gamma.transpose(1, 2), self.dXG).squeeze(1)
         # A failed or non-finite extrapolation falls back to a damped plain step for that sample.
-        ok = (info == 0) & torch.isfinite(mixed).all(dim=1)
+        ok = (info == 0) & torch.isfinite(gamma).all(dim=1).squeeze(1)
         return torch.where(ok[:, None], mixed, plain)
 
 
@@ -182,19 +189,19 @@ class _Broyden:
         self.count = 0
         self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
 
-    def _H(self, z: torch.Tensor) -> torch.Tensor:
+    def _apply(self, A: torch.Tensor, C: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        """−z + Σ_k a_k (c_k · z) over the filled rank-one terms."""
         k = min(self.count, self.m)
         if k == 0:
             return -z
-        U, V = self.U[:, :k], self.V[:, :k]
-        return -z + torch.bmm(U.transpose(1, 2), torch.bmm(V, z.unsqueeze(2))).squeeze(2)
+        A, C = A[:, :k], C[:, :k]
+        return -z + ((C * z[:, None, :]).sum(dim=2, keepdim=True) * A).sum(dim=1)
+
+    def _H(self, z: torch.Tensor) -> torch.Tensor:
+        return self._apply(self.U, self.V, z)
 
     def _HT(self, z: torch.Tensor) -> torch.Tensor:
-        k = min(self.count, self.m)
-        if k == 0:
-            return -z
-        U, V = self.U[:, :k], self.V[:, :k]
-        return -z + torch.bmm(V.transpose(1, 2), torch.bmm(U, z.unsqueeze(2))).squeeze(2)
+        return self._apply(self.V, self.U, z)
 
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         if self.prev is not None:
@@ -206,11 +213,9 @@ class _Broyden:
             # Skip the rank-one update where sᵀHy is (numerically) zero.
             ok = denom.abs() > 1e-12 * (s.norm(dim=1) * Hy.norm(dim=1)).clamp_min(torch.finfo(x.dtype).tiny)
             safe = torch.where(ok, denom, torch.ones_like(denom))
-            u = torch.where(ok[:, None], (s - Hy) / safe[:, None], torch.zeros_like(s))
-            v = torch.where(ok[:, None], vt, torch.zeros_like(vt))
             col = self.count % self.m
-            self.U[:, col] = u
-            self.V[:, col] = v
+            self.U[:, col] = torch.where(ok[:, None], (s - Hy) / safe[:, None], torch.zeros_like(s))
+            self.V[:, col] = torch.where(ok[:, None], vt, torch.zeros_like(vt))
             self.count += 1
         self.prev = (x, g)
         new = x - self.beta * self._H(g)
