@@ -128,15 +128,21 @@ def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
 
 
 def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
-                   steps: int = 5, fraction: float = 0.5, *, seed: int) -> dict[str, torch.Tensor]:
+                   steps: int = 5, fraction: float = 0.5, *, seed: int, device=None,
+                   chunk_elements: int = 2 ** 24) -> dict[str, torch.Tensor]:
     """Retrieval rate of half-erased ±1 patterns for every (beta, pattern count), in one batch.
 
-    For each trial ``t`` and count ``P`` the first ``P`` of ``max(pattern_counts)`` random
-    patterns are stored, one of them (uniformly chosen) is erased on ``fraction`` of its
-    entries and used as the initial state, and (2) runs ``steps`` times. Retrieval succeeds
+    Trial ``t`` draws ``max(pattern_counts)`` random patterns; a memory of size ``P`` stores
+    the first ``P`` of them (so the memories of one trial are nested). For each count, one
+    stored pattern (uniformly chosen) is erased on ``fraction`` of its entries and used as the
+    initial state, and (2) runs ``steps`` times for every beta at once. Retrieval succeeds
     when ``sign(xi)`` equals the pattern in every entry.
 
-    Returns a dict of tensors: ``rate`` (B, C) success fraction, ``overlap`` (B, C) mean of
+    All random draws happen up front on the CPU from ``seed``, so the result does not depend
+    on ``device`` (up to float round-off) or on how the trials are split into chunks of at
+    most ``chunk_elements`` attention scores.
+
+    Returns a dict of CPU tensors: ``rate`` (B, C) success fraction, ``overlap`` (B, C) mean of
     ``x_target . xi / d``, ``energies`` (steps + 1, B, C, T), ``betas`` (B,), ``counts`` (C,).
     """
     counts = torch.as_tensor(list(pattern_counts), dtype=torch.long)
@@ -150,15 +156,24 @@ def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[floa
     gen = torch.Generator().manual_seed(int(seed))
     p_max = int(counts.max())
     C, B, T = counts.numel(), betas_t.numel(), trials
-    patterns = random_patterns(p_max, dim, generator=gen, batch=(C, T))  # (C, T, Pmax, d)
-    active = torch.arange(p_max) < counts[:, None, None]  # (C, 1, Pmax)
-    active = active.expand(C, T, p_max)
+    patterns = random_patterns(p_max, dim, generator=gen, batch=(T,))  # (T, Pmax, d)
     target_idx = (torch.rand(C, T, generator=gen, dtype=torch.float64) * counts[:, None]).long()
-    target = patterns.gather(2, target_idx[..., None, None].expand(C, T, 1, dim)).squeeze(2)  # (C, T, d)
+    target = patterns[torch.arange(T), target_idx]  # (C, T, d)
     start = erase_entries(target, fraction, generator=gen)
-    beta = betas_t[:, None, None]  # (B, 1, 1)
-    xi0 = start.expand(B, C, T, dim)
-    final, energies = retrieve(xi0, patterns, beta, steps, active)
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    active = (torch.arange(p_max) < counts[:, None])[None, :, None, :].to(dev)  # (1, C, 1, Pmax)
+    beta = betas_t[:, None, None].to(dev)  # (B, 1, 1)
+    per_trial = B * C * p_max
+    chunk = max(1, int(chunk_elements) // per_trial)
+    finals, energies = [], []
+    for lo in range(0, T, chunk):
+        sl = slice(lo, min(T, lo + chunk))
+        pats = patterns[sl].to(dev)[None, None]  # (1, 1, t, Pmax, d)
+        xi0 = start[:, sl].to(dev).expand(B, -1, -1, -1)  # (B, C, t, d)
+        final, energy = retrieve(xi0, pats, beta, steps, active)
+        finals.append(final.cpu())
+        energies.append(energy.cpu())
+    final, energies = torch.cat(finals, dim=2), torch.cat(energies, dim=3)
     success = (torch.sign(final) == target).all(-1)  # (B, C, T)
     overlap = (final * target).sum(-1) / dim
     return {"rate": success.to(torch.float64).mean(-1), "overlap": overlap.mean(-1), "energies": energies,

@@ -55,6 +55,13 @@ def test_masked_patterns_equal_a_smaller_memory():
     assert (a - b).abs().max().item() < 1e-14 and (ea - eb).abs().max().item() < 1e-12
 
 
+def test_retrieval_grid_does_not_depend_on_chunking():
+    kw = dict(dim=12, pattern_counts=[3, 20], betas=[0.1, 1.0], trials=30, steps=3, seed=9)
+    a = H.retrieval_grid(**kw)
+    b = H.retrieval_grid(**kw, chunk_elements=50)
+    assert torch.equal(a["energies"], b["energies"]) and torch.equal(a["rate"], b["rate"])
+
+
 def test_erase_half():
     x = H.random_patterns(50, 24, generator=gen(6))
     erased = H.erase_entries(x, 0.5, generator=gen(7))
