@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -47,7 +47,7 @@ __all__ = [
     "MeanFieldModel", "paper_weights", "paper_model", "token_context", "SimulationResult", "simulate",
     "largest_lyapunov", "SweepResult", "sweep", "bin_counts", "classify", "orbit_period",
     "section_band", "poincare_section", "power_spectrum", "autocorrelation", "BACKENDS",
-    "PAPER", "load_context", "CLASS_NAMES",
+    "PAPER", "load_context", "CLASS_NAMES", "bifurcation_diagram", "quantize",
 ]
 
 BACKENDS = ("numpy", "torch")
@@ -839,7 +839,7 @@ def _ragged_unpack(flat, sizes):
 
 
 def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, device, lyapunov,
-                 band_width, max_period, period_tol, tangent_seed):
+                 band_width, max_period, period_tol, tangent_seed, progress=False):
     B = betas.size
     M = model.num_features
     band = [[] for _ in range(B)]
@@ -878,7 +878,7 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
 
     res = simulate(betas, steps, transient, init, gamma=gamma, epsilon=epsilon, model=model, backend=backend,
                    device=device, save=False, lyapunov=lyapunov, tangent_seed=tangent_seed,
-                   block_callback=reduce)
+                   block_callback=reduce, progress=progress)
     levels = np.sort(levels.T, axis=1)
     lv_list = []
     for row in levels:
@@ -960,7 +960,7 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
             if batched_init:
                 ini = {k: np.asarray(v)[sl] for k, v in init.items()}
             data = _sweep_chunk(b[sl], g[sl], e[sl], ini, steps, transient, model, backend, device, lyapunov,
-                                band_width, max_period, period_tol, tangent_seed)
+                                band_width, max_period, period_tol, tangent_seed, progress)
             if path is not None:
                 store.atomic_save_npz(path, **data)
                 data = store.load_npz(path)
@@ -977,3 +977,22 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     ctx = {k[4:]: cat(k) for k in chunks[0] if k.startswith("ctx_")}
     return SweepResult(b, g, e, ragged["band"], ragged["poincare"], ragged["levels"], cat("extent"),
                        cat("period"), lyap, ctx, {k: v for k, v in config.items() if k not in ("model",)})
+
+
+def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,
+                        gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
+                        device=None, lyapunov: bool = True, chunk_size: int = 4001,
+                        out_dir: str | Path | None = None, progress: bool | None = None):
+    """The paper's Fig 3 protocol: run the grid's last β from the token for ``steps`` steps, keep
+    its final context, then run every β of the grid from that context (:func:`sweep`).
+
+    ``context`` replaces the first run by a given context. Returns ``(SweepResult, context)``.
+    """
+    b, g, e = _grid(betas, gamma, epsilon)
+    model = model or paper_model()
+    if context is None:
+        context = simulate(b[-1:], steps, steps - 1, "token", gamma=g[-1], epsilon=e[-1], model=model,
+                           backend=backend, device=device).context_of(0)
+    res = sweep(b, steps, transient, context, gamma=g, epsilon=e, model=model, backend=backend, device=device,
+                lyapunov=lyapunov, chunk_size=chunk_size, out_dir=out_dir, progress=progress)
+    return res, context
