@@ -375,7 +375,7 @@ def standard_forward(W: torch.Tensor, X: torch.Tensor, *, return_attention=False
 
 def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha0, beta0, slope,
                      update, score, learn_prior, models, record_every, progress):
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     reps = [(p, s) for s in seeds for p in ps]
     R = len(reps)

@@ -37,7 +37,7 @@ __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
     "MultihopTask", "TaskWeights", "derive_seed", "make_task_weights", "sample_multihop_batch",
     "hop_operator", "init_params", "forward", "adam_update", "AdamState",
-    "train_multihop", "relative_error",
+    "train_multihop", "relative_error", "collapse_rate", "reference_path",
 ]
 
 TASK_MODES = ("paper", "code")
@@ -316,7 +316,39 @@ def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], s
             p.addcdiv_(m, denom, value=-step_size)
 
 
+# ----------------------------------------------------------------------------- stored results
+def reference_path(name: str) -> "Path":
+    """Path of a stored result of the public code, e.g. ``multiple_training.json``.
+
+    Looked up in ``$MFATTN_ASI_REFERENCE`` or ``<project root>/../shared/data/asi-reference`` (the
+    read-only folder beside the checkout in development and CI). Never copied into the repository.
+    """
+    import os
+    from pathlib import Path
+
+    env = os.environ.get("MFATTN_ASI_REFERENCE")
+    root = store.project_root()
+    folder = Path(env) if env else (root.parent if root else Path.cwd().parent) / "shared" / "data" / "asi-reference"
+    path = folder / name
+    if not path.is_file():
+        raise FileNotFoundError(f"stored reference result {name!r} not found at {path}; set MFATTN_ASI_REFERENCE "
+                                f"to the folder holding the public code's data/ files")
+    return path
+
+
 # ----------------------------------------------------------------------------- training
+def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
+    """Fraction of runs whose query puts more than ``threshold`` of its attention on noise tokens.
+
+    mass: (S, 4) mean attention mass per run over :data:`ROLE_NAMES` (``mass/<model>`` of
+    :func:`train_multihop`). A collapsed head averages noise instead of finding x0, x1.
+    """
+    mass = np.asarray(mass, dtype=float)
+    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES):
+        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}); got {mass.shape}")
+    return float(np.mean(mass[:, 0] > threshold))
+
+
 def relative_error(a, b) -> np.ndarray:
     """|a - b| / |b|, elementwise."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -369,7 +401,7 @@ def _clone(g: torch.Generator) -> torch.Generator:
 
 def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, operator, protocol,
            stream_steps, shuffle, record_every, test_size, code_order, progress):
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     S = len(seeds)
     weights, inits, data_gens, shuffle_gens = _model_streams(

@@ -1,0 +1,105 @@
+"""Lazy windowed (expanding) attention vs full attention for one query over a long context.
+
+For each sequence length n, B sequences of n keys/values in R^d are drawn; the query's parent
+(the key aligned with the query) lies at a distance t ~ 1 + Geometric(p), so a recency prior
+fits. Three ways to compute the query's attention output are timed, single-threaded:
+
+* ``full``: scores q·k_t for all n - 1 keys, softmax, weighted sum (what standard attention does);
+* ``dense expanding``: :func:`mfattn.expanding.expanding_attention` on all n scores (the window
+  is a mask, so every dot product is still computed);
+* ``lazy expanding``: :func:`mfattn.expanding.lazy_expanding_attention`, which computes only the
+  dot products of the tokens that the growing window reaches (the largest window in the batch).
+
+Printed per n: median wall time of each (after a warm-up) and its ratio to ``full``, beside the
+operation counts per query, full n·d, lazy (m·d + k) with m the scored keys and k the iterations.
+Times are process CPU time (the machine may be shared), wall-clock medians beside them.
+
+Run:  python benchmarks/bench_windowed_attention.py [--lengths 256 1024 4096 16384 32768] [--d 64] [--batch 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mfattn import expanding as ex  # noqa: E402
+
+
+def make_batch(n: int, d: int, batch: int, p: float, generator: torch.Generator):
+    keys = torch.randn(batch, n, d, generator=generator)
+    values = torch.randn(batch, n, 1, generator=generator)
+    query = torch.randn(batch, d, generator=generator)
+    u = torch.rand(batch, generator=generator, dtype=torch.float64)
+    dist = torch.clamp(torch.floor(torch.log1p(-u) / math.log1p(-p)) + 2, max=n - 1).long()
+    rows = torch.arange(batch)
+    keys[rows, n - 1 - dist] = query * 1.5          # the parent: a strong score at distance dist
+    return query, keys, values
+
+
+def full_attention(query, keys, values):
+    scores = torch.einsum("btd,bd->bt", keys[:, :-1], query) / math.sqrt(query.shape[1])
+    return torch.einsum("bt,btv->bv", torch.softmax(scores, -1), values[:, :-1])
+
+
+def dense_expanding(query, keys, values):
+    scores = torch.einsum("btd,bd->bt", keys, query) / math.sqrt(query.shape[1])
+    return ex.expanding_attention(scores, values, 0.1, 0.9).output
+
+
+def lazy_expanding(query, keys, values):
+    return ex.lazy_expanding_attention(query, keys, values, 0.1, 0.9)[0].output
+
+
+def timed(fn, args, repeats: int):
+    fn(*args)                                        # warm-up
+    cpu, wall = [], []
+    for _ in range(repeats):
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn(*args)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return statistics.median(cpu), statistics.median(wall)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[256, 1024, 4096, 16384, 32768])
+    parser.add_argument("--d", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--p", type=float, default=0.1, help="recency bias of the parent's distance")
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(0)
+    print(f"d = {args.d}, batch = {args.batch}, parent distance 1 + Geometric({args.p}); "
+          f"median of {args.repeats}, single thread")
+    print(f"{'n':>6} {'full ms':>9} {'dense ms':>9} {'lazy ms':>9} {'lazy/full':>10} {'dense/full':>11} "
+          f"{'ops lazy/full':>14} {'scored':>7} {'iters':>6} {'max |diff|':>11}")
+    for n in args.lengths:
+        q, k, v = make_batch(n, args.d, args.batch, args.p, gen)
+        t_full, w_full = timed(full_attention, (q, k, v), args.repeats)
+        t_dense, w_dense = timed(dense_expanding, (q, k, v), args.repeats)
+        t_lazy, w_lazy = timed(lazy_expanding, (q, k, v), args.repeats)
+        res, scored = ex.lazy_expanding_attention(q, k, v, 0.1, 0.9)
+        iters = res.iterations.double().mean().item()
+        per_query = (torch.clamp(res.window, max=n) * args.d + res.iterations).double().mean().item()
+        ops_ratio = per_query / ((n - 1) * args.d)
+        diff = (res.output - dense_expanding(q, k, v)).abs().max().item()
+        print(f"{n:>6} {1e3 * t_full:>9.3f} {1e3 * t_dense:>9.3f} {1e3 * t_lazy:>9.3f} "
+              f"{t_lazy / t_full:>10.2f} {t_dense / t_full:>11.2f} {ops_ratio:>14.3f} {scored:>7d} "
+              f"{iters:>6.1f} {diff:>11.1e}")
+        print(f"{'':>6} wall: full {1e3 * w_full:.3f} ms, dense {1e3 * w_dense:.3f} ms, lazy {1e3 * w_lazy:.3f} ms "
+              f"(lazy/full {w_lazy / w_full:.2f})")
+
+
+if __name__ == "__main__":
+    main()
