@@ -38,7 +38,10 @@ from torch import nn
 from .deq import SOLVERS, deq_fixed_point, solve
 
 __all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
-           "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost"]
+           "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
+           "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
+           "naive_contraction_rate", "token_spread", "ONSAGER_INPUTS", "onsager_dataset", "onsager_features",
+           "OnsagerNet", "fit_onsager_net", "amortised_mean_field"]
 
 SYMMETRIES = (None, "internal", "site", "both", "energy")
 INTERACTIONS = ("linear", "softmax", "mixer")
@@ -475,3 +478,250 @@ def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repea
                 best = min(best, time.perf_counter() - t0)
         out.append({"N": n, "d": d, "Nd": n * d, "seconds": best / batch})
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# Transformers as one naive mean-field step (chapter 3)
+# ----------------------------------------------------------------------------------------
+def _check_softmax_layer(layer: Any) -> None:
+    if not isinstance(layer, MeanFieldAttention) or layer.interaction != "softmax":
+        raise ValueError("layer must be a MeanFieldAttention with interaction='softmax'")
+
+
+def to_multihead_attention(layer: MeanFieldAttention) -> nn.MultiheadAttention:
+    """``torch.nn.MultiheadAttention`` (batch_first, no biases) with the softmax layer's weights:
+    ``W_Q, W_K, W_V`` as its input projection and ``W_O`` as its output projection.
+
+    Then ``x + mha(x, x, x)[0]`` is one naive mean-field step from ``m = x`` (:func:`naive_trajectory`).
+    Needs ``values=True`` and ``heads·dim_head == dim`` (torch's layout).
+    """
+    _check_softmax_layer(layer)
+    if layer.to_v is None or layer.heads * layer.dim_head != layer.dim:
+        raise ValueError("to_multihead_attention needs values=True and heads*dim_head == dim")
+    d = layer.dim
+    w = layer.to_q.weight
+    mha = nn.MultiheadAttention(d, layer.heads, bias=False, batch_first=True, dtype=w.dtype, device=w.device)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([layer.to_q.weight, layer.to_k.weight, layer.to_v.weight]))
+        mha.out_proj.weight.copy_(layer.to_out.weight)
+    return mha
+
+
+def to_transformer_block(layer: MeanFieldAttention) -> nn.TransformerEncoderLayer:
+    """A post-norm ``torch.nn.TransformerEncoderLayer`` without LayerNorm (norms replaced by
+    identities, dropout 0, GELU) equal to one mean-field step with the correction on ``g``:
+
+        g = x + Attn(x),   block(x) = g + FFN(g)   with   FFN = −f_θ,
+
+    i.e. the transformer's feed-forward sub-block is the negated self-correction net. The
+    block is returned in training mode (torch's inference fast path needs LayerNorms).
+    """
+    _check_softmax_layer(layer)
+    if layer.correction is None or layer.correction_on != "g":
+        raise ValueError("to_transformer_block needs lin_response=True and correction='g'")
+    mha = to_multihead_attention(layer)
+    lin1, lin2 = layer.correction[0], layer.correction[2]
+    w = lin1.weight
+    block = nn.TransformerEncoderLayer(layer.dim, layer.heads, dim_feedforward=lin1.out_features, dropout=0.0,
+                                       activation="gelu", batch_first=True, dtype=w.dtype, device=w.device)
+    block.norm1, block.norm2 = nn.Identity(), nn.Identity()
+    with torch.no_grad():
+        block.self_attn.in_proj_weight.copy_(mha.in_proj_weight)
+        block.self_attn.in_proj_bias.zero_()
+        block.self_attn.out_proj.weight.copy_(mha.out_proj.weight)
+        block.self_attn.out_proj.bias.zero_()
+        block.linear1.weight.copy_(lin1.weight)
+        block.linear1.bias.copy_(lin1.bias)
+        block.linear2.weight.copy_(-lin2.weight)
+        block.linear2.bias.copy_(-lin2.bias)
+    return block.train()
+
+
+def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, residual: bool = True,
+                     lin_response: bool = False, m0: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Iterates of the mean-field update started from ``m_0 = x`` (or ``m0``):
+    ``m_{k+1} = Σ_j J_ij m_j + [x_i if residual] (− f_θ if lin_response)``.
+
+    Step 1 from ``m_0 = x`` without the correction is a transformer attention block with its
+    residual connection; ``residual=False`` drops the source term (the skip connection).
+
+    Returns (steps+1, B, N, d), index k holding ``m_k``.
+    """
+    x = _check_source(x, layer.num_spins, layer.dim)
+    steps = int(steps)
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0; got {steps}")
+    cache = layer.prepare(x)
+    src = x if residual else torch.zeros_like(x)
+    m = x if m0 is None else m0
+    out = [m]
+    with torch.no_grad():
+        for _ in range(steps):
+            m = layer.update(m, src, cache, lin_response=lin_response)
+            out.append(m)
+    return torch.stack(out)
+
+
+def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, residual: bool = True) -> torch.Tensor:
+    """Exact fixed point of the naive softmax-coupled update, by one linear solve:
+    ``m = Σ_h (A^h ⊗ W_O^h W_V^h) m + x``  =>  ``m* = (I − Σ_h A^h ⊗ M^h)⁻¹ x`` per sample.
+
+    Returns (B, N, d) (zeros when ``residual=False``: the only fixed point of a contraction).
+    """
+    _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
+    B, n, d = x.shape
+    with torch.no_grad():
+        A = layer.attention_matrix(x)                                          # (B, h, N, N)
+        maps = layer._head_maps().to(x.dtype)                                  # (h, d, d)
+        T = torch.einsum("bhij,hcd->bicjd", A, maps).reshape(B, n * d, n * d)
+        eye = torch.eye(n * d, dtype=x.dtype, device=x.device)
+        src = x if residual else torch.zeros_like(x)
+        return torch.linalg.solve(eye - T, src.reshape(B, n * d, 1)).reshape(B, n, d)
+
+
+def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tensor:
+    """(B,) spectral radius of the naive update's Jacobian ``Σ_h A^h ⊗ W_O^h W_V^h`` (softmax
+    layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate."""
+    _check_softmax_layer(layer)
+    B, n, d = x.shape
+    with torch.no_grad():
+        A = layer.attention_matrix(x)
+        T = torch.einsum("bhij,hcd->bicjd", A, layer._head_maps().to(x.dtype)).reshape(B, n * d, n * d)
+        return torch.linalg.eigvals(T).abs().max(dim=1).values
+
+
+def token_spread(m: torch.Tensor) -> torch.Tensor:
+    """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
+    two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
+    centred = m - m.mean(dim=-2, keepdim=True)
+    return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)
+
+
+# ----------------------------------------------------------------------------------------
+# Does a feed-forward net amortise the Onsager correction? (binary SK spins, chapter 3)
+# ----------------------------------------------------------------------------------------
+ONSAGER_INPUTS = ("g", "m", "m+s")
+
+
+def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std: float = 0.3,
+                    seed: int = 0) -> dict[str, Any]:
+    """Adaptive-TAP solutions of SK models, the targets an amortised correction should learn.
+
+    For each β and instance: ``J = sk_couplings(n, β)``, ``h ~ N(0, field_std²)``, and adaptive TAP
+    (:func:`mfattn.ising.adaptive_tap`) gives ``m`` and the cavity variances ``V`` with
+    ``m_i = tanh(h_i + Σ_j J_ij m_j − V_i m_i)``; the Onsager correction is ``c_i = V_i m_i``.
+    Instances where adaptive TAP did not converge are dropped (counted in ``dropped``).
+
+    Returns a dict of float64 tensors ``J`` (I, n, n), ``h``, ``m``, ``V``, ``c`` (I, n), ``beta`` (I,)
+    and the int ``dropped``.
+    """
+    import warnings as _w
+
+    import numpy as np
+
+    from .ising import MeanFieldWarning, adaptive_tap, sk_couplings
+
+    rng = np.random.default_rng(seed)
+    Js, hs, ms, Vs, bs, dropped = [], [], [], [], [], 0
+    for beta in betas:
+        for _ in range(instances):
+            J = sk_couplings(n, float(beta), rng)
+            h = field_std * rng.standard_normal(n)
+            with _w.catch_warnings():
+                _w.simplefilter("ignore", MeanFieldWarning)
+                res = adaptive_tap(J, h, on_fail="ignore")
+            if not (res.converged and res.chi_positive):
+                dropped += 1
+                continue
+            Js.append(J), hs.append(h), ms.append(res.m), Vs.append(res.V), bs.append(float(beta))
+    if not Js:
+        raise ValueError("adaptive TAP converged on no instance; lower the betas")
+    t = lambda a: torch.as_tensor(np.stack(a), dtype=torch.float64)
+    m, V = t(ms), t(Vs)
+    return {"J": t(Js), "h": t(hs), "m": m, "V": V, "c": V * m,
+            "beta": torch.as_tensor(bs, dtype=torch.float64), "dropped": dropped}
+
+
+def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: str) -> torch.Tensor:
+    """Per-site inputs of an amortised correction net, (I, n, F):
+    ``"g"``: the naive field ``g_i = h_i + Σ_j J_ij m_j`` (the blog's MNIST variant, f_θ(g));
+    ``"m"``: the site's own magnetisation (the reference code's later variant, f_θ(m));
+    ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``."""
+    _choice("inputs", inputs, ONSAGER_INPUTS)
+    if inputs == "g":
+        return (h + torch.einsum("bij,bj->bi", J, m))[..., None]
+    if inputs == "m":
+        return m[..., None]
+    s = (J ** 2).sum(dim=-1)
+    return torch.stack([m, s], dim=-1)
+
+
+class OnsagerNet(nn.Module):
+    """Site-wise MLP ``F → hidden → hidden → 1`` (tanh) predicting the Onsager correction."""
+
+    def __init__(self, features: int, hidden: int = 32, generator: Optional[torch.Generator] = None):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                                 nn.Linear(hidden, 1))
+        if generator is not None:
+            with torch.no_grad():
+                for mod in self.net:
+                    if isinstance(mod, nn.Linear):
+                        bound = 1.0 / math.sqrt(mod.in_features)
+                        mod.weight.copy_((torch.rand(mod.weight.shape, generator=generator) * 2 - 1) * bound)
+                        mod.bias.copy_((torch.rand(mod.bias.shape, generator=generator) * 2 - 1) * bound)
+        # Input/output standardisation, set from the training data by fit_onsager_net.
+        self.register_buffer("in_shift", torch.zeros(features))
+        self.register_buffer("in_scale", torch.ones(features))
+        self.register_buffer("out_scale", torch.ones(()))
+        self.double()
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        """(..., F) -> (...) predicted corrections."""
+        return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
+
+
+def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, steps: int = 1500,
+                    lr: float = 1e-2, seed: int = 0) -> tuple[OnsagerNet, list[float]]:
+    """Fit an :class:`OnsagerNet` to the adaptive-TAP corrections ``c`` of ``data``
+    (:func:`onsager_dataset`), from features at the adaptive-TAP fixed point; full-batch Adam
+    on the mean squared error. Returns the net and its loss curve."""
+    X = onsager_features(data["J"], data["h"], data["m"], inputs).reshape(-1, 1 if inputs != "m+s" else 2)
+    y = data["c"].reshape(-1)
+    gen = torch.Generator().manual_seed(seed)
+    net = OnsagerNet(X.shape[1], hidden, generator=gen)
+    with torch.no_grad():
+        net.in_shift.copy_(X.mean(dim=0))
+        net.in_scale.copy_(X.std(dim=0).clamp_min(1e-12))
+        net.out_scale.copy_(y.std().clamp_min(1e-12))
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.mean((net(X) - y) ** 2)
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+    return net, losses
+
+
+def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[OnsagerNet], inputs: str = "g", *,
+                         max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
+    """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
+    ``net`` is None), batched over instances: J (I, n, n), h (I, n) -> m (I, n) and the
+    :class:`~mfattn.deq.SolverStats` of the Anderson solve."""
+    _choice("inputs", inputs, ONSAGER_INPUTS)
+
+    def f(m: torch.Tensor) -> torch.Tensor:
+        g = h + torch.einsum("bij,bj->bi", J, m)
+        if net is None:
+            return torch.tanh(g)
+        feats = g[..., None] if inputs == "g" else onsager_features(J, h, m, inputs)
+        return torch.tanh(g - net(feats))
+
+    with torch.no_grad():
+        return solve(f, torch.zeros_like(h), method="anderson", max_iter=max_iter, tol=tol, damping=damping,
+                     on_fail="ignore")

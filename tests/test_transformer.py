@@ -1,0 +1,93 @@
+"""Chapter 3's claims: a transformer block is one naive mean-field step; Onsager amortisation."""
+
+import pytest
+import torch
+
+from mfattn.attention import (MeanFieldAttention, amortised_mean_field, fit_onsager_net, naive_contraction_rate,
+                              naive_trajectory, onsager_dataset, onsager_features, softmax_naive_fixed_point,
+                              to_multihead_attention, to_transformer_block, token_spread)
+
+torch.set_num_threads(1)
+F64 = torch.float64
+
+
+def softmax_layer(heads=1, seed=0, n=7, d=6, **kw):
+    return MeanFieldAttention(n, d, interaction="softmax", heads=heads,
+                              generator=torch.Generator().manual_seed(seed), **kw).double()
+
+
+def source(B=3, n=7, d=6, seed=1):
+    return torch.randn(B, n, d, generator=torch.Generator().manual_seed(seed), dtype=F64)
+
+
+@pytest.mark.parametrize("heads", [1, 2, 3])
+def test_one_naive_step_is_an_attention_block_with_residual(heads):
+    layer, x = softmax_layer(heads, lin_response=False), source()
+    mha = to_multihead_attention(layer)
+    with torch.no_grad():
+        block = x + mha(x, x, x, need_weights=False)[0]
+    step = naive_trajectory(layer, x, 1)[1]
+    assert (step - block).abs().max() < 1e-12
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_one_corrected_step_is_a_transformer_block_without_layernorm(heads):
+    # correction on g:  m1 = g - f(g),  g = x + Attn(x);  block: g + FFN(g) with FFN = -f.
+    layer, x = softmax_layer(heads, seed=2), source(seed=3)
+    block = to_transformer_block(layer)
+    with torch.no_grad():
+        expected = block(x)
+    step = naive_trajectory(layer, x, 1, lin_response=True)[1]
+    assert (step - expected).abs().max() < 1e-12
+
+
+def test_naive_iterates_approach_the_deq_fixed_point_at_the_contraction_rate():
+    layer, x = softmax_layer(seed=4, lin_response=False, tol=1e-13, max_iter=200), source(seed=5)
+    with torch.no_grad():   # rescale W_O so that the Jacobian's spectral radius is 0.8
+        layer.to_out.weight.mul_(0.8 / naive_contraction_rate(layer, x)[0])
+    rho = naive_contraction_rate(layer, x)
+    assert torch.allclose(rho, torch.full_like(rho, 0.8))
+    exact = softmax_naive_fixed_point(layer, x)
+    with torch.no_grad():
+        deq = layer(x)
+    assert (deq - exact).abs().max() < 1e-11
+    traj = naive_trajectory(layer, x, 100)
+    dist = (traj - exact).flatten(2).norm(dim=-1)          # (101, B)
+    # Asymptotic rate per step equals the spectral radius of the update's Jacobian (averaged
+    # over a long window: complex eigenvalues make the distance oscillate).
+    rate = (dist[100] / dist[40]) ** (1 / 60)
+    assert torch.allclose(rate, rho, rtol=0.05)
+    # One step (the transformer block) is far from the fixed point (it need not even be closer
+    # than the input: the Jacobian A ⊗ W_O W_V is not normal, so errors can grow transiently).
+    assert (dist[1] > 1e3 * dist[60]).all()
+
+
+def test_dropping_the_residual_forgets_the_input_and_collapses_the_tokens():
+    layer, x = softmax_layer(seed=6, lin_response=False), source(seed=7)
+    assert (softmax_naive_fixed_point(layer, x, residual=False) == 0).all()
+    no_res = naive_trajectory(layer, x, 30, residual=False)
+    with_res = naive_trajectory(layer, x, 30, residual=True)
+    # Without the source term every token converges to the same vector (rank collapse) ...
+    assert (token_spread(no_res[30]) < 1e-6 * token_spread(x)).all()
+    # ... while the fixed point with the source term keeps the tokens apart.
+    assert (token_spread(with_res[30]) > 0.3 * token_spread(x)).all()
+
+
+def test_adaptive_tap_dataset_and_amortised_correction():
+    train = onsager_dataset(20, [0.3, 0.5], 6, seed=0)
+    test = onsager_dataset(20, [0.4], 6, seed=1)
+    assert train["dropped"] == 0 and train["c"].shape == (12, 20)
+    # The targets satisfy the adaptive-TAP equations m = tanh(h + J m - V m).
+    g = train["h"] + torch.einsum("bij,bj->bi", train["J"], train["m"])
+    assert (train["m"] - torch.tanh(g - train["c"])).abs().max() < 1e-8
+    net, losses = fit_onsager_net(train, "m+s", hidden=16, steps=300, seed=0)
+    r2 = 1 - losses[-1] / train["c"].var().item()
+    assert r2 > 0.95, r2
+    m_amortised, st = amortised_mean_field(test["J"], test["h"], net, "m+s")
+    m_naive, _ = amortised_mean_field(test["J"], test["h"], None)
+    assert st.all_converged
+    err = lambda m: (m - test["m"]).square().mean().sqrt()
+    # In distribution, the learned correction brings naive mean field much closer to adaptive TAP.
+    assert err(m_amortised) < 0.3 * err(m_naive)
+    feats = onsager_features(test["J"], test["h"], test["m"], "g")
+    assert feats.shape == (6, 20, 1)
