@@ -138,3 +138,33 @@ def test_exclusive_prior_does_not_factorise():
     q, k, _ = _qkv(4, 2, seed=23)
     with pytest.raises(ValueError, match="distinct parents"):
         S.joint_edge_marginals(q, k, "cross", 1.0, prior="exclusive")
+
+
+def test_graph_drawing_matches_the_priors():
+    """The candidate edges drawn for cross/self/causal attention are the support of the prior, and
+    every drawn edge set has one parent per query inside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mfattn import graphs_figure
+
+    panels = {p.title.split(" ", 1)[1]: p for p in graphs_figure.mechanism_panels()}
+    for title, mode in (("cross-attention", "cross"), ("self-attention", "self"), ("causal attention", "causal")):
+        panel = panels[title]
+        m = sum(name.startswith("q") for name in panel.nodes)
+        n = sum(name.startswith("k") for name in panel.nodes)
+        drawn = torch.zeros(m, n, dtype=torch.bool)
+        for src, dst in panel.candidates:
+            drawn[int(dst[1:]), int(src[1:])] = True
+        assert torch.equal(drawn, S.allowed_parents(m, n, mode))
+        children = [dst for _, dst in panel.chosen]
+        assert sorted(children) == sorted(set(children)) and len(children) == m
+        assert set(panel.chosen) <= set(panel.candidates)
+    fig = graphs_figure.draw_mechanisms()
+    drawn_axes = [ax for ax in fig.axes if ax.patches]
+    assert len(drawn_axes) == len(panels) == 8
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ncols"):
+        graphs_figure.draw_mechanisms(ncols=0)
