@@ -75,12 +75,12 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # update's contraction rate; SK Onsager-amortisation experiment (onsager_n spins); explicit
     # adaptive-TAP cost sizes (N, d).
     "transformer": {
-        "quick": {"tokens": 16, "dim": 8, "batch": 8, "steps": 30, "value_scales": [0.5, 1.0, 2.0],
+        "quick": {"tokens": 16, "dim": 8, "batch": 8, "steps": 30, "rhos": [0.3, 0.6, 0.9, 1.1],
                   "onsager_n": 32, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 12,
                   "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 6,
                   "field_std": 0.3, "hidden": 16, "fit_steps": 400,
                   "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16]]},
-        "full": {"tokens": 64, "dim": 16, "batch": 32, "steps": 60, "value_scales": [0.5, 1.0, 2.0],
+        "full": {"tokens": 64, "dim": 16, "batch": 32, "steps": 60, "rhos": [0.3, 0.6, 0.9, 1.1],
                  "onsager_n": 64, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 50,
                  "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 20,
                  "field_std": 0.3, "hidden": 32, "fit_steps": 3000,
