@@ -12,8 +12,11 @@ a checkout of its ``deep_implicit_attention`` package under a scratch folder (de
 .scratch/ref/site einops``). It calls ``torch.solve``, which current torch removed; this
 script supplies that one function at run time (``torch.linalg.solve`` with the old argument
 order) and touches nothing else of the reference. Its model class lives in a script that needs
-torchvision, so its mean-field layer, DEQ wrapper and solver are wrapped here around the same
-patch embedding as ours.
+torchvision, so the same model is assembled here from the reference's mean-field layer, DEQ
+wrapper and Anderson solver and the example's embedding (standard torch layers).
+
+Times are process CPU time (the machine may be shared; a single-threaded step's CPU time is
+what it costs), with wall-clock medians printed beside them.
 
 Run:  python benchmarks/bench_mnist_step.py [--steps 40] [--reference .scratch/ref]
 """
@@ -34,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mfattn.data import load_mnist  # noqa: E402
-from mfattn.models import PatchEmbedding, build_model  # noqa: E402
+from mfattn.models import build_model  # noqa: E402
 from mfattn.train import epoch_order  # noqa: E402
 
 
@@ -61,10 +64,16 @@ def reference_model(folder: Path, seed: int, correction: str):
             return f(z)
         return solvers.anderson(counted, x0, **kw)
 
+    from einops.layers.torch import Rearrange
+
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.embed = PatchEmbedding(10, 32)
+            # The reference example's embedding: standard torch layers, einops for the tokens.
+            self.embed = torch.nn.Sequential(
+                torch.nn.Conv2d(1, 32, kernel_size=3), torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2),
+                torch.nn.Conv2d(32, 32, kernel_size=3), torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2),
+                Rearrange("b c h w -> b (h w) c"), torch.nn.Linear(32, 10))
             self.cls_token = torch.nn.Parameter(torch.randn(1, 1, 10))
             layer = DEQMeanFieldAttention(num_spins=17, dim=10, weight_sym_internal=True,
                                           weight_sym_sites=False, lin_response=True)
@@ -88,23 +97,39 @@ def reference_model(folder: Path, seed: int, correction: str):
         return Net(), counts
 
 
+def copy_into_reference(ref, state: dict) -> None:
+    """Give the reference model exactly our weights (both store the raw, unsymmetrised J)."""
+    names = {"cls_token": "cls_token", "embed.features.0": "embed.0", "embed.features.3": "embed.3",
+             "embed.project": "embed.7", "attention.weight": "deq.fun._weight",
+             "attention.correction.0": "deq.fun.correction.net.0",
+             "attention.correction.2": "deq.fun.correction.net.3", "head": "head"}
+    mapped = {}
+    for key, value in state.items():
+        prefix = next(p for p in names if key == p or key.startswith(p + "."))
+        mapped[names[prefix] + key[len(prefix):]] = value
+    ref.load_state_dict(mapped, strict=True)
+
+
 def time_steps(model, x, y, order, steps, warmup, batch, iterations):
-    """Median seconds per Adam step over ``steps`` timed steps (after ``warmup``), and solver iterations."""
+    """Median CPU and wall seconds per Adam step over ``steps`` timed steps (after ``warmup``),
+    mean solver iterations per step, and the last loss."""
     opt = torch.optim.Adam(model.parameters(), lr=5e-4)
     model.train()
-    times, iters = [], []
+    cpu, wall, iters = [], [], []
     for k in range(warmup + steps):
         idx = order[k * batch:(k + 1) * batch]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(x[idx]), y[idx])
         loss.backward()
         opt.step()
-        dt = time.perf_counter() - t0
+        c1, t1 = time.process_time(), time.perf_counter()
+        its = iterations()
         if k >= warmup:
-            times.append(dt)
-            iters.append(iterations())
-    return statistics.median(times), statistics.mean(iters), loss.item()
+            cpu.append(c1 - c0)
+            wall.append(t1 - t0)
+            iters.append(its)
+    return statistics.median(cpu), statistics.median(wall), statistics.mean(iters), loss.item()
 
 
 def main(argv=None) -> int:
@@ -117,6 +142,9 @@ def main(argv=None) -> int:
     parser.add_argument("--correction", choices=("g", "m"), default="g")
     parser.add_argument("--reference", type=Path, default=ROOT / ".scratch" / "ref")
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="start both models from these mfattn weights (a model.pt or checkpoint.pt of "
+                             "mfattn.train), e.g. a trained model, where the solver needs more iterations")
     parser.add_argument("--save", action="store_true",
                         help="store the numbers in data/benchmarks/bench_mnist_step.json (read by chapter 2)")
     args = parser.parse_args(argv)
@@ -137,31 +165,45 @@ def main(argv=None) -> int:
         return float(stats["forward"].iterations.double().mean() + stats["backward"].iterations.double().mean())
 
     ref, counts = reference_model(args.reference, args.seed, args.correction)
+    if args.weights is not None:
+        state = torch.load(args.weights, map_location="cpu", weights_only=False)
+        ours.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
+    copy_into_reference(ref, ours.state_dict())  # identical starting point, identical batches
+    with torch.no_grad():
+        probe = x[:8]
+        ours.eval(), ref.eval()
+        gap = (ours(probe) - ref(probe)).abs().max().item()
+        print(f"  same weights: max |logit difference| on 8 digits = {gap:.1e} (solver tolerance 1e-4)")
 
     def ref_iterations():
         value = counts["iterations"] - last.get("ref", 0)
         last["ref"] = counts["iterations"]
         return float(value)
 
-    t_ref, it_ref, loss_ref = time_steps(ref, x, y, order, args.steps, args.warmup, args.batch, ref_iterations)
-    t_our, it_our, loss_our = time_steps(ours, x, y, order, args.steps, args.warmup, args.batch, our_iterations)
+    c_ref, w_ref, it_ref, loss_ref = time_steps(ref, x, y, order, args.steps, args.warmup, args.batch,
+                                                ref_iterations)
+    c_our, w_our, it_our, loss_our = time_steps(ours, x, y, order, args.steps, args.warmup, args.batch,
+                                                our_iterations)
     print(f"MNIST train step, batch {args.batch}, Anderson 40/40 @ tol 1e-4, correction on {args.correction}, "
-          f"{args.threads} thread(s), torch {torch.__version__}, {args.steps} timed steps")
-    print(f"  reference (mcbal/deep-implicit-attention): {1e3 * t_ref:8.1f} ms/step  "
-          f"fwd+bwd solver iterations/step {it_ref:5.1f}  loss {loss_ref:.3f}")
-    print(f"  mfattn                                   : {1e3 * t_our:8.1f} ms/step  "
-          f"fwd+bwd solver iterations/step {it_our:5.1f}  loss {loss_our:.3f}")
-    print(f"  speed-up (reference / mfattn): {t_ref / t_our:.2f}x")
+          f"{args.threads} thread(s), torch {torch.__version__}, median of {args.steps} steps after "
+          f"{args.warmup} warm-up steps")
+    print(f"  reference (mcbal/deep-implicit-attention): {1e3 * c_ref:7.1f} ms CPU/step ({1e3 * w_ref:7.1f} ms wall)"
+          f"  solver iterations/step (fwd+bwd) {it_ref:5.1f}  last loss {loss_ref:.3f}")
+    print(f"  mfattn                                   : {1e3 * c_our:7.1f} ms CPU/step ({1e3 * w_our:7.1f} ms wall)"
+          f"  solver iterations/step (fwd+bwd) {it_our:5.1f}  last loss {loss_our:.3f}")
+    print(f"  speed-up (reference / mfattn): {c_ref / c_our:.2f}x CPU time, {w_ref / w_our:.2f}x wall time")
     if args.save:
         import platform
 
         from mfattn import store
 
         path = store.atomic_write_json(ROOT / "data" / "benchmarks" / "bench_mnist_step.json", {
-            "reference_ms": 1e3 * t_ref, "mfattn_ms": 1e3 * t_our, "speedup": t_ref / t_our,
+            "reference_ms": 1e3 * c_ref, "mfattn_ms": 1e3 * c_our, "speedup": c_ref / c_our,
+            "reference_wall_ms": 1e3 * w_ref, "mfattn_wall_ms": 1e3 * w_our, "speedup_wall": w_ref / w_our,
             "reference_iterations_per_step": it_ref, "mfattn_iterations_per_step": it_our,
             "batch": args.batch, "steps": args.steps, "warmup": args.warmup, "threads": args.threads,
             "correction": args.correction, "seed": args.seed, "torch": torch.__version__,
+            "weights": str(args.weights) if args.weights else "initialisation (seed)",
             "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
             "python": platform.python_version()})
         print(f"  saved to {path}")
