@@ -212,3 +212,16 @@ def test_defaults_are_not_shared_between_calls():
     _, s1 = deq_fixed_point(f, torch.zeros_like(X), None, forward={"max_iter": 3, "on_fail": "ignore"})
     _, s2 = deq_fixed_point(f, torch.zeros_like(X), None)
     assert s1["forward"].max_iter == 3 and s2["forward"].max_iter == 40
+
+
+def test_fixed_points_agree_with_torchdeq():
+    # Optional cross-check against TorchDEQ (MIT), when it is installed.
+    tdeq = pytest.importorskip("torchdeq.solver")
+    J = contraction(30, 0.95, seed=10)
+    X = torch.randn(4, 30, generator=torch.Generator().manual_seed(11), dtype=F64)
+    f = lambda z: torch.tanh(z @ J.T + X)
+    for ours, theirs in (("plain", "fixed_point_iter"), ("anderson", "anderson"), ("broyden", "broyden")):
+        z_ref, _, _ = tdeq.get_solver(theirs)(f, torch.zeros_like(X), max_iter=500, tol=1e-11, stop_mode="rel")
+        z, st = solve(f, torch.zeros_like(X), method=ours, max_iter=500, tol=1e-11)
+        assert st.all_converged
+        assert (z - z_ref).abs().max() < 1e-8, ours
