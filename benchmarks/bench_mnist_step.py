@@ -18,7 +18,10 @@ wrapper and Anderson solver and the example's embedding (standard torch layers).
 Times are process CPU time (the machine may be shared; a single-threaded step's CPU time is
 what it costs), with wall-clock medians printed beside them.
 
-Run:  python benchmarks/bench_mnist_step.py [--steps 40] [--reference .scratch/ref]
+Both models start from identical weights: our seed's initialisation, or (``--trained``) the
+model trained by chapter 2's quick profile, where the solver needs more iterations per step.
+
+Run:  python benchmarks/bench_mnist_step.py [--steps 40] [--trained] [--save] [--reference .scratch/ref]
 """
 
 from __future__ import annotations
@@ -145,6 +148,10 @@ def main(argv=None) -> int:
     parser.add_argument("--weights", type=Path, default=None,
                         help="start both models from these mfattn weights (a model.pt or checkpoint.pt of "
                              "mfattn.train), e.g. a trained model, where the solver needs more iterations")
+    parser.add_argument("--trained", action="store_true",
+                        help="start from the model of chapter 2's quick profile (trained, or read from its cache)")
+    parser.add_argument("--label", default=None,
+                        help="name of this measurement in the saved file (default: 'initialisation' or the weights' file)")
     parser.add_argument("--save", action="store_true",
                         help="store the numbers in data/benchmarks/bench_mnist_step.json (read by chapter 2)")
     args = parser.parse_args(argv)
@@ -165,6 +172,13 @@ def main(argv=None) -> int:
         return float(stats["forward"].iterations.double().mean() + stats["backward"].iterations.double().mean())
 
     ref, counts = reference_model(args.reference, args.seed, args.correction)
+    if args.trained:
+        from mfattn.profiles import get_profile
+        from mfattn.train import profile_config, train_mnist
+
+        trained = train_mnist(profile_config(get_profile("deq", "quick"), args.seed), data_root=args.data)
+        args.weights = trained.folder / "model.pt"
+        args.label = args.label or f"trained ({trained.summary['steps']} steps, chapter 2 quick profile)"
     if args.weights is not None:
         state = torch.load(args.weights, map_location="cpu", weights_only=False)
         ours.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
@@ -197,7 +211,10 @@ def main(argv=None) -> int:
 
         from mfattn import store
 
-        path = store.atomic_write_json(ROOT / "data" / "benchmarks" / "bench_mnist_step.json", {
+        label = args.label or ("initialisation" if args.weights is None else args.weights.name)
+        path = ROOT / "data" / "benchmarks" / "bench_mnist_step.json"
+        runs = store.read_json(path, default={}) or {}
+        runs[label] = {
             "reference_ms": 1e3 * c_ref, "mfattn_ms": 1e3 * c_our, "speedup": c_ref / c_our,
             "reference_wall_ms": 1e3 * w_ref, "mfattn_wall_ms": 1e3 * w_our, "speedup_wall": w_ref / w_our,
             "reference_iterations_per_step": it_ref, "mfattn_iterations_per_step": it_our,
@@ -205,7 +222,8 @@ def main(argv=None) -> int:
             "correction": args.correction, "seed": args.seed, "torch": torch.__version__,
             "weights": str(args.weights) if args.weights else "initialisation (seed)",
             "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
-            "python": platform.python_version()})
+            "python": platform.python_version()}
+        store.atomic_write_json(path, runs)
         print(f"  saved to {path}")
     return 0
 

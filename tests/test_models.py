@@ -64,6 +64,21 @@ def test_patch_tokens_are_row_major_and_local():
     assert torch.equal(emb(bumped), base)  # the bottom-right corner is outside every token
 
 
+def test_fast_embedding_equals_the_plain_layer_stack():
+    # forward() pools before the ReLU in channels-last layout; values and gradients must be
+    # those of the plain conv -> ReLU -> pool stack (self.features).
+    emb = PatchEmbedding(D, C).double()
+    x = torch.randn(7, 1, 28, 28, dtype=torch.float64)
+    fast = emb(x)
+    plain = emb.project(emb.features(x).flatten(2).transpose(1, 2))
+    assert torch.equal(fast, plain)
+    params = list(emb.parameters())
+    g_fast = torch.autograd.grad(fast.square().sum(), params)
+    g_plain = torch.autograd.grad(plain.square().sum(), params)
+    for a, b in zip(g_fast, g_plain):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+
+
 def test_forward_shapes_and_bad_input():
     model = build_model(0)
     images = torch.randn(3, 1, 28, 28)
