@@ -37,7 +37,7 @@ from .models import ATTENTION_DEFAULTS, build_model
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
-           "main"]
+           "run_progress", "main"]
 
 #: Bump when the meaning of stored results changes, so old caches are not reused.
 RESULT_VERSION = 1
@@ -393,6 +393,28 @@ def settling_curve(norms: np.ndarray) -> np.ndarray:
     return np.linalg.norm((norms - final).reshape(len(norms), -1), axis=1) / np.linalg.norm(final)
 
 
+def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
+                 folder: str | Path | None = None) -> dict[str, Any] | None:
+    """How far the run of ``config`` got: finished or not, epochs and steps done, the test
+    evaluations so far, mean solver iterations over the last 500 steps, CPU/GPU seconds spent.
+    None when the run never wrote a checkpoint."""
+    folder = Path(folder) if folder is not None else run_dir(config, device)
+    if (folder / "result.json").is_file():
+        res = _load_result(folder)
+        h, epochs, finished, wall = res.history, config.epochs, True, res.summary["wall_time_s"]
+        evals = {k: h[k].tolist() for k in _EVAL_KEYS}
+        fwd = h["forward_iterations"]
+    elif (folder / "checkpoint.pt").is_file():
+        state = torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)
+        epochs, finished, wall, evals = state["epoch"], False, state["elapsed"], state["evals"]
+        fwd = np.asarray(state["logs"]["forward_iterations"])
+    else:
+        return None
+    return {"finished": finished, "epochs_done": epochs, "epochs": config.epochs, "steps_done": len(fwd),
+            "evals": evals, "mean_forward_iterations_last_500": float(np.mean(fwd[-500:])) if len(fwd) else None,
+            "seconds": wall, "config": config.to_dict(), "device": torch.device(device).type}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m mfattn.train [--profile full] [--seed S ...] [--variants] [--device cuda]``.
 
@@ -410,11 +432,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
+    parser.add_argument("--progress", metavar="JSON", nargs="?", const="-", default=None,
+                        help="do not train: report how far each seed's run got (to JSON if a path is given)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     sizes = get_profile("deq", args.profile)
     device = resolve_device(args.device)
     seeds = args.seed if args.seed else sizes["seeds"]
+    if args.progress is not None:
+        report = {f"seed {s}": run_progress(profile_config(sizes, s), device) for s in seeds}
+        if args.progress == "-":
+            for name, rep in report.items():
+                if rep is None:
+                    print(f"{name}: not started")
+                    continue
+                acc = rep["evals"]["test_accuracy"]
+                print(f"{name}: {'finished' if rep['finished'] else 'in progress'}, {rep['epochs_done']}/"
+                      f"{rep['epochs']} epochs, {rep['steps_done']} steps, last test accuracy "
+                      f"{acc[-1] if acc else float('nan'):.4f}, {rep['seconds']:.0f} s")
+        else:
+            store.atomic_write_json(args.progress, {"profile": args.profile, "runs": report})
+        return 0
     for seed in seeds:
         res = train_mnist(profile_config(sizes, seed), data_root=args.data, device=device)
         print(f"seed {seed}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)

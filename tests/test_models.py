@@ -10,7 +10,7 @@ import torch
 
 from mfattn.models import MeanFieldMNIST, PatchEmbedding, build_model
 from mfattn.train import (TrainConfig, TrainingInterrupted, confusion_matrix, epoch_order, evaluate,
-                          train_mnist)
+                          run_progress, train_mnist)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
 needs_mnist = pytest.mark.skipif(not (SHARED / "t10k-labels-idx1-ubyte.gz").is_file(),
@@ -147,7 +147,10 @@ def test_resume_after_interruption_is_bit_identical(tmp_path):
         train_mnist(cfg, data_root=SHARED, folder=folder, progress=False, interrupt_after=17,
                     callback=lambda step, log: seen.append(step))
     assert seen[0] == 5  # resumed right after the step-4 checkpoint
+    progress = run_progress(cfg, folder=folder)
+    assert (progress["finished"], progress["epochs_done"], progress["steps_done"]) == (False, 1, 16)
     resumed = train_mnist(cfg, data_root=SHARED, folder=folder, progress=False)
+    assert run_progress(cfg, folder=folder)["finished"] and run_progress(cfg, folder=tmp_path / "none") is None
     a = torch.load(straight.folder / "model.pt", weights_only=True)
     b = torch.load(resumed.folder / "model.pt", weights_only=True)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
