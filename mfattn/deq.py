@@ -134,8 +134,8 @@ class _Anderson:
     """Type-II Anderson mixing on differences: x⁺ = x + βg − (ΔX + βΔG) γ,
     γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample.
 
-    The Gram matrix ΔGᵀΔG is updated one row/column per iteration, and the small per-sample
-    products use broadcasting (cheaper than batched matmuls of (B, m, n) blocks on CPU).
+    The Gram matrix ΔGᵀΔG is updated one row/column per iteration; the per-sample products
+    are written as (1×n)·(n×m) batched matmuls, the fast layout on CPU.
     """
 
     def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
@@ -159,7 +159,7 @@ class _Anderson:
             dg = g - self.prev[1]
             self.dG[:, col] = dg
             self.dXG[:, col] = (x - self.prev[0]) + self.beta * dg
-            row = (self.dG * self.dG[:, col, None, :]).sum(dim=2)               # (B, m)
+            row = torch.bmm(dg[:, None, :], self.dG.transpose(1, 2)).squeeze(1)   # (B, m)
             self.gram[:, col, :] = row
             self.gram[:, :, col] = row
             self.count += 1
@@ -169,7 +169,7 @@ class _Anderson:
         filled = min(self.count, self.m)
         scale = torch.diagonal(self.gram, dim1=1, dim2=2).sum(dim=1) / filled   # (B,)
         lam = (self.ridge * scale).clamp_min(torch.finfo(x.dtype).tiny)
-        rhs = (self.dG * g[:, None, :]).sum(dim=2, keepdim=True)                # (B, m, 1)
+        rhs = torch.bmm(g[:, None, :], self.dG.transpose(1, 2)).transpose(1, 2)  # (B, m, 1)
         gamma, info = torch.linalg.solve_ex(self.gram + lam[:, None, None] * self.eye, rhs)
         mixed = plain - torch.bmm(gamma.transpose(1, 2), self.dXG).squeeze(1)
         # A failed or non-finite extrapolation falls back to a damped plain step for that sample.
@@ -195,7 +195,7 @@ class _Broyden:
         if k == 0:
             return -z
         A, C = A[:, :k], C[:, :k]
-        return -z + ((C * z[:, None, :]).sum(dim=2, keepdim=True) * A).sum(dim=1)
+        return -z + torch.bmm(torch.bmm(z[:, None, :], C.transpose(1, 2)), A).squeeze(1)
 
     def _H(self, z: torch.Tensor) -> torch.Tensor:
         return self._apply(self.U, self.V, z)
@@ -297,44 +297,40 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
 
         dev = x.device
+        # The loop keeps only what the next iteration needs; per-sample statistics are
+        # assembled from the recorded histories afterwards (fewer small ops per iteration).
         active = torch.ones(B, dtype=torch.bool, device=dev)
-        converged = torch.zeros(B, dtype=torch.bool, device=dev)
-        guarded = torch.zeros(B, dtype=torch.bool, device=dev)
-        iterations = torch.zeros(B, dtype=torch.long, device=dev)
         best_rel = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
         best_abs = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
-        first_abs = torch.full((B,), math.nan, dtype=x.dtype, device=dev)
-        last_abs = torch.full((B,), math.nan, dtype=x.dtype, device=dev)
         best_f = x.clone()
-        trace = []
+        rel_hist, abs_hist, act_hist, live_hist = [], [], [], []
         for k in range(1, max_iter + 1):
             fx = F(x)
             g = fx - x
-            abs_r = g.norm(dim=1)
-            rel_r = abs_r / (fx.norm(dim=1) + eps)
-            if k == 1:
-                first_abs = abs_r.clone()
-            bad = active & (~torch.isfinite(rel_r) | (abs_r > dfac * best_abs))
-            live = active & ~bad
+            abs_r = torch.linalg.vector_norm(g, dim=1)
+            rel_r = abs_r / (torch.linalg.vector_norm(fx, dim=1) + eps)
+            # NaN/inf, or a residual far above the best one: this sample stops (guard).
+            live = active & (abs_r <= dfac * best_abs) & torch.isfinite(rel_r)
             improve = live & (rel_r < best_rel)
             best_rel = torch.where(improve, rel_r, best_rel)
             best_f = torch.where(improve[:, None], fx, best_f)
             best_abs = torch.where(live, torch.minimum(best_abs, abs_r), best_abs)
-            last_abs = torch.where(active, abs_r, last_abs)
-            iterations = torch.where(active, torch.full_like(iterations, k), iterations)
-            newly = live & (rel_r < tol)
-            converged |= newly
-            guarded |= bad
-            trace.append(torch.where(active, rel_r, best_rel))
-            active = live & ~newly
+            rel_hist.append(rel_r), abs_hist.append(abs_r), act_hist.append(active), live_hist.append(live)
+            active = live & (rel_r >= tol)
             if k == max_iter or not bool(active.any()):
                 break
             x = torch.where(active[:, None], stepper.step(x, fx, g), x)
 
-        diverged = guarded | (~converged & (last_abs > first_abs))
-        stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged,
-                            trace=torch.stack(trace), diverged=diverged, method=method, tol=float(tol),
-                            max_iter=max_iter)
+        rel_h, abs_h = torch.stack(rel_hist), torch.stack(abs_hist)             # (K, B)
+        act_h, live_h = torch.stack(act_hist), torch.stack(live_hist)
+        iterations = act_h.sum(dim=0)
+        converged = (live_h & (rel_h < tol)).any(dim=0)
+        guarded = (act_h & ~live_h).any(dim=0)
+        last_abs = abs_h.gather(0, (iterations - 1).clamp_min(0)[None]).squeeze(0)
+        diverged = guarded | (~converged & (last_abs > abs_h[0]))
+        trace = torch.where(act_h, rel_h, best_rel.expand_as(rel_h))
+        stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
+                            diverged=diverged, method=method, tol=float(tol), max_iter=max_iter)
     _report(stats, opts["on_fail"], opts["label"])
     return best_f.view(shape), stats
 
