@@ -25,6 +25,7 @@ class GraphPanel:
     candidates : edges (parent, child) allowed by the prior (dashed)
     chosen : one edge set in the prior's support (solid)
     fixed : edges that are always present (solid black), e.g. a known likelihood
+    weights : optional prior weight in (0, 1] per candidate edge, drawn as its opacity
     """
 
     title: str
@@ -33,6 +34,7 @@ class GraphPanel:
     chosen: list[tuple[str, str]] = field(default_factory=list)
     fixed: list[tuple[str, str]] = field(default_factory=list)
     note: str = ""
+    weights: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def _row(prefix: str, symbol: str, count: int, y: float, observed: bool, width: float = 3.0,
@@ -88,8 +90,10 @@ def mechanism_panels() -> list[GraphPanel]:
     nodes = {f"t{i}": (float(xs[i]), 0.0, f"$x_{{{i + 1}}}$", True) for i in range(6)}
     nodes["q"] = (float(xs[-1]), 1.0, "$x_q$", True)
     cand = [(f"t{i}", "q") for i in range(6)]
+    # Opacity ~ geometric prior (1 - p)^distance with p = 1/3: nearby parents are favoured.
+    weights = {(f"t{i}", "q"): (2 / 3) ** (5 - i) for i in range(6)}
     panels.append(GraphPanel("(h) expanding attention", nodes, cand, [("t4", "q")],
-                             note="geometric prior on distance"))
+                             note="geometric prior on distance", weights=weights))
     return panels
 
 
@@ -113,7 +117,8 @@ def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
     chosen = set(panel.chosen)
     for src, dst in panel.candidates:
         if (src, dst) not in chosen:
-            edge(src, dst, color=_CAND, lw=0.7, linestyle=(0, (3, 2)), alpha=0.8)
+            alpha = 0.8 * panel.weights.get((src, dst), 1.0)
+            edge(src, dst, color=_CAND if not panel.weights else "0.35", lw=0.9, linestyle=(0, (3, 2)), alpha=alpha)
     for src, dst in panel.fixed:
         edge(src, dst, color="black", lw=1.2)
     for src, dst in panel.chosen:
