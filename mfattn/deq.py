@@ -166,15 +166,16 @@ class _Anderson:
         self.prev = (x, g)
         if self.count == 0:
             return plain
-        filled = min(self.count, self.m)
-        scale = torch.diagonal(self.gram, dim1=1, dim2=2).sum(dim=1) / filled   # (B,)
-        lam = (self.ridge * scale).clamp_min(torch.finfo(x.dtype).tiny)
+        A = self.gram.clone()
+        diag = torch.diagonal(A, dim1=1, dim2=2)                                 # (B, m) view
+        lam = diag.sum(dim=1, keepdim=True).mul_(self.ridge / min(self.count, self.m))
+        diag.add_(lam.clamp_min_(torch.finfo(x.dtype).tiny))
         rhs = torch.bmm(g[:, None, :], self.dG.transpose(1, 2)).transpose(1, 2)  # (B, m, 1)
-        gamma, info = torch.linalg.solve_ex(self.gram + lam[:, None, None] * self.eye, rhs)
-        mixed = plain - torch.bmm(gamma.transpose(1, 2), self.dXG).squeeze(1)
-        # A failed or non-finite extrapolation falls back to a damped plain step for that sample.
-        ok = (info == 0) & torch.isfinite(gamma).all(dim=1).squeeze(1)
-        return torch.where(ok[:, None], mixed, plain)
+        gamma = torch.linalg.solve_ex(A, rhs)[0].transpose(1, 2)                 # (B, 1, m)
+        mixed = plain - torch.bmm(gamma, self.dXG).squeeze(1)
+        # A failed (singular, non-finite) extrapolation falls back to a damped plain step.
+        ok = torch.isfinite(gamma.sum(dim=2))                                     # (B, 1)
+        return torch.where(ok, mixed, plain)
 
 
 class _Broyden:
