@@ -47,7 +47,7 @@ __all__ = [
     "MeanFieldModel", "paper_weights", "paper_model", "token_context", "SimulationResult", "simulate",
     "largest_lyapunov", "SweepResult", "sweep", "bin_counts", "classify", "orbit_period",
     "section_band", "poincare_section", "power_spectrum", "autocorrelation", "BACKENDS",
-    "PAPER", "load_context", "CLASS_NAMES", "bifurcation_diagram", "quantize",
+    "PAPER", "load_context", "CLASS_NAMES", "bifurcation_diagram", "quantize", "save_diagram",
 ]
 
 BACKENDS = ("numpy", "torch")
@@ -996,3 +996,20 @@ def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *
     res = sweep(b, steps, transient, context, gamma=g, epsilon=e, model=model, backend=backend, device=device,
                 lyapunov=lyapunov, chunk_size=chunk_size, out_dir=out_dir, progress=progress)
     return res, context
+
+
+def save_diagram(path: str | Path, res: SweepResult) -> Path:
+    """Write the small part of a sweep a figure needs, atomically, as a compressed ``.npz``.
+
+    Keys: ``betas, gamma, epsilon`` (B,); ``band`` / ``poincare`` section points (float32, packed,
+    with ``*_sizes`` per β); ``bin_counts, classes, period`` (B,); ``lyapunov`` (B,, NaN if not
+    computed); ``max_y``. Unpack a ragged key with ``np.split(x, np.cumsum(x_sizes)[:-1])``.
+    """
+    band, band_sizes = _ragged_pack(res.band, np.float32)
+    cross, cross_sizes = _ragged_pack(res.poincare, np.float32)
+    counts = res.bin_counts()
+    lyap = res.lyapunov if res.lyapunov is not None else np.full(res.betas.size, np.nan)
+    return store.atomic_save_npz(path, betas=res.betas, gamma=res.gamma, epsilon=res.epsilon, band=band,
+                                 band_sizes=band_sizes, poincare=cross, poincare_sizes=cross_sizes,
+                                 bin_counts=counts, classes=classify(counts), period=res.period,
+                                 lyapunov=lyap, max_y=np.float64(res.max_y))
