@@ -113,26 +113,33 @@ def copy_into_reference(ref, state: dict) -> None:
     ref.load_state_dict(mapped, strict=True)
 
 
-def time_steps(model, x, y, order, steps, warmup, batch, iterations):
-    """Median CPU and wall seconds per Adam step over ``steps`` timed steps (after ``warmup``),
-    mean solver iterations per step, and the last loss."""
-    opt = torch.optim.Adam(model.parameters(), lr=5e-4)
-    model.train()
-    cpu, wall, iters = [], [], []
+def time_steps(models, x, y, order, steps, warmup, batch, iterations):
+    """Train each model of ``models`` on the same batches, alternating which one steps first
+    (so a change in machine load hits both alike). Per model: median CPU and wall seconds per
+    Adam step over ``steps`` timed steps after ``warmup``, mean solver iterations per step,
+    and the last loss."""
+    opts = [torch.optim.Adam(m.parameters(), lr=5e-4) for m in models]
+    cpu, wall, iters, last = ([[] for _ in models] for _ in range(4))
+    for m in models:
+        m.train()
     for k in range(warmup + steps):
         idx = order[k * batch:(k + 1) * batch]
-        t0, c0 = time.perf_counter(), time.process_time()
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x[idx]), y[idx])
-        loss.backward()
-        opt.step()
-        c1, t1 = time.process_time(), time.perf_counter()
-        its = iterations()
-        if k >= warmup:
-            cpu.append(c1 - c0)
-            wall.append(t1 - t0)
-            iters.append(its)
-    return statistics.median(cpu), statistics.median(wall), statistics.mean(iters), loss.item()
+        turn = range(len(models)) if k % 2 == 0 else reversed(range(len(models)))
+        for i in turn:
+            t0, c0 = time.perf_counter(), time.process_time()
+            opts[i].zero_grad(set_to_none=True)
+            loss = F.cross_entropy(models[i](x[idx]), y[idx])
+            loss.backward()
+            opts[i].step()
+            c1, t1 = time.process_time(), time.perf_counter()
+            its = iterations[i]()
+            if k >= warmup:
+                cpu[i].append(c1 - c0)
+                wall[i].append(t1 - t0)
+                iters[i].append(its)
+            last[i] = loss.item()
+    return [(statistics.median(cpu[i]), statistics.median(wall[i]), statistics.mean(iters[i]), last[i])
+            for i in range(len(models))]
 
 
 def main(argv=None) -> int:
@@ -194,10 +201,8 @@ def main(argv=None) -> int:
         last["ref"] = counts["iterations"]
         return float(value)
 
-    c_ref, w_ref, it_ref, loss_ref = time_steps(ref, x, y, order, args.steps, args.warmup, args.batch,
-                                                ref_iterations)
-    c_our, w_our, it_our, loss_our = time_steps(ours, x, y, order, args.steps, args.warmup, args.batch,
-                                                our_iterations)
+    (c_ref, w_ref, it_ref, loss_ref), (c_our, w_our, it_our, loss_our) = time_steps(
+        [ref, ours], x, y, order, args.steps, args.warmup, args.batch, [ref_iterations, our_iterations])
     print(f"MNIST train step, batch {args.batch}, Anderson 40/40 @ tol 1e-4, correction on {args.correction}, "
           f"{args.threads} thread(s), torch {torch.__version__}, median of {args.steps} steps after "
           f"{args.warmup} warm-up steps")
