@@ -158,7 +158,8 @@ def main(argv=None) -> int:
     parser.add_argument("--trained", action="store_true",
                         help="start from the model of chapter 2's quick profile (trained, or read from its cache)")
     parser.add_argument("--label", default=None,
-                        help="name of this measurement in the saved file (default: 'initialisation' or the weights' file)")
+                        help="name of this measurement in the saved file "
+                             "(default: 'initialisation' or the weights' file name)")
     parser.add_argument("--save", action="store_true",
                         help="store the numbers in data/benchmarks/bench_mnist_step.json (read by chapter 2)")
     args = parser.parse_args(argv)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn.models import MeanFieldMNIST, PatchEmbedding, build_model
+from mfattn.models import PatchEmbedding, build_model
 from mfattn.train import (TrainConfig, TrainingInterrupted, confusion_matrix, epoch_order, evaluate,
                           run_progress, train_mnist)
 
