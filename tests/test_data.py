@@ -167,3 +167,11 @@ def test_default_folder_falls_back_to_shared_beside_the_checkout(tmp_path, monke
     (project / "data" / "mnist").mkdir(parents=True)
     shutil.copy(SHARED / "train-labels-idx1-ubyte.gz", project / "data" / "mnist")
     assert mdata.mnist_dir() == ((project / "data" / "mnist").resolve(), "default")
+
+
+@needs_mnist
+def test_command_line_check(capsys):
+    assert mdata.main(["check", str(SHARED)]) == 0
+    out = capsys.readouterr().out
+    assert "train: 60000 images" in out and "test: 10000 images" in out
+    assert mdata.main(["unknown"]) == 2
