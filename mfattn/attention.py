@@ -580,12 +580,20 @@ def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, res
         return torch.linalg.solve(eye - T, src.reshape(B, n * d, 1)).reshape(B, n, d)
 
 
-def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tensor:
+def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen: bool = False) -> torch.Tensor:
     """(B,) spectral radius of the naive update's Jacobian ``Σ_h A^h ⊗ W_O^h W_V^h`` (softmax
-    layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate."""
+    layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate.
+
+    With one head ``ρ(A ⊗ M) = ρ(A) ρ(M) = ρ(M)``, because a softmax matrix is row-stochastic
+    with positive entries (``ρ(A) = 1``); that d×d computation is used unless ``eigen=True``,
+    which diagonalises the (Nd)×(Nd) Jacobian of every sample (any number of heads)."""
     _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
     B, n, d = x.shape
     with torch.no_grad():
+        if layer.heads == 1 and not eigen:
+            rho = torch.linalg.eigvals(layer._head_maps()[0].to(x.dtype)).abs().max()
+            return rho.expand(B).clone()
         A = layer.attention_matrix(x)
         T = torch.einsum("bhij,hcd->bicjd", A, layer._head_maps().to(x.dtype)).reshape(B, n * d, n * d)
         return torch.linalg.eigvals(T).abs().max(dim=1).values

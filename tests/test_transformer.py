@@ -47,6 +47,8 @@ def test_naive_iterates_approach_the_deq_fixed_point_at_the_contraction_rate():
         layer.to_out.weight.mul_(0.8 / naive_contraction_rate(layer, x)[0])
     rho = naive_contraction_rate(layer, x)
     assert torch.allclose(rho, torch.full_like(rho, 0.8))
+    # ρ(A ⊗ M) = ρ(M) for a row-stochastic A: the shortcut agrees with diagonalising (Nd)×(Nd).
+    assert torch.allclose(naive_contraction_rate(layer, x, eigen=True), rho, rtol=1e-10)
     exact = softmax_naive_fixed_point(layer, x)
     with torch.no_grad():
         deq = layer(x)
