@@ -392,7 +392,8 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             # softplus⁻¹ of the initial hyper-prior, one pair per replica
             raw = torch.log(torch.expm1(torch.tensor([[alpha0, beta0]] * R, dtype=torch.float32)))
             params.append(raw.requires_grad_(True))
-        state = AdamState.zeros_like(params)
+        # weight decay regularises the attention weights only, not the hyper-prior
+        states = [AdamState.zeros_like([q]) for q in params]
         gen = torch.Generator().manual_seed(derive_seed(seeds[0], f"exp-data:{d}"))   # same data for all models
         loss = np.zeros((R, steps), dtype=np.float32)
         window = np.zeros((R, steps, batch_size), dtype=np.int32)
@@ -417,7 +418,8 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
                 pred = standard_forward(W, X)
             per_rep = ((pred - y) ** 2).mean(1)
             grads = torch.autograd.grad(per_rep.sum(), params)
-            adam_update(params, grads, state, lr=lr, weight_decay=weight_decay)
+            for j, (q, g_q) in enumerate(zip(params, grads)):
+                adam_update([q], [g_q], states[j], lr=lr, weight_decay=weight_decay if j == 0 else 0.0)
             loss[:, step] = per_rep.detach().numpy()
             dist[:, step] = distance.numpy()
         out[f"loss/{model}"] = loss
@@ -471,6 +473,8 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
               "beta0": beta0, "slope": slope, "update": update, "score": score,
               "learn_prior": learn_prior, "models": tuple(models), "record_every": record_every,
               "torch": torch.__version__.split("+")[0]}
+    if learn_prior:
+        config["prior_weight_decay"] = 0.0   # the hyper-prior is trained without weight decay
     path = store.cache_dir("designs") / f"expanding-{store.config_hash(config)}.npz"
     if cache and path.exists():
         return store.load_npz(path)
