@@ -196,3 +196,12 @@ def test_bad_input_raises_clear_errors():
         ex.relative_operations([10], [2], 50, 10, mode="flops")
     with pytest.raises(ValueError, match="model"):
         ex.train_expanding(models=("sparse",), steps=1, cache=False)
+
+
+def test_lazy_bad_input_and_paper_measure_closed_form():
+    with pytest.raises(ValueError, match="query must be"):
+        ex.lazy_expanding_attention(torch.zeros(2, 3), torch.zeros(2, 10, 4), torch.zeros(2, 10, 1), 0.1, 0.9)
+    # (m d + k)/(n d) and m (d + k)/(n d) with m floored at 28, windows beyond n capped at n
+    w, k = np.array([10, 40, 80]), np.array([2, 3, 4])
+    np.testing.assert_allclose(ex.relative_operations(w, k, 50, 10, "paper"), (np.array([10, 40, 50]) * 10 + k) / 500)
+    np.testing.assert_allclose(ex.relative_operations(w, k, 50, 10, "code"), np.array([28, 40, 50]) * (10 + k) / 500)

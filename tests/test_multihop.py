@@ -180,3 +180,16 @@ def test_bad_input_raises_clear_errors():
         mh.train_multihop(("two_layer",), steps=1, protocol="code", cache=False)
     with pytest.raises(ValueError, match="X must have shape"):
         mh.forward("one_layer", mh.init_params("one_layer", 3, torch.Generator()), torch.zeros(5, 3))
+
+
+def test_collapse_rate_counts_runs_dominated_by_noise():
+    mass = np.array([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.51, 0.29, 0.1, 0.1], [0.5, 0.3, 0.1, 0.1]])
+    assert mh.collapse_rate(mass) == 0.5                      # strictly more than half on noise
+    with pytest.raises(ValueError, match="mass must have shape"):
+        mh.collapse_rate(np.ones((3, 3)))
+
+
+def test_missing_reference_data_gives_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("MFATTN_ASI_REFERENCE", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="MFATTN_ASI_REFERENCE"):
+        mh.reference_path("multiple_training.json")
