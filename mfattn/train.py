@@ -13,8 +13,8 @@ predictions. Guarantees:
   steps. A run that is interrupted (killed, Ctrl-C, a crash) and started again with
   the same configuration continues from its last checkpoint and ends with exactly the
   weights an uninterrupted run would have.
-* **Cached.** Results live in ``cache_dir("deq", "mnist", <hash of the config>)``; a
-  finished run with the same configuration is loaded instead of recomputed.
+* **Cached.** Results live in ``cache_dir("deq", "mnist", <hash of the config and of the
+  code>)``; a finished run with the same configuration and code is loaded instead of recomputed.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from .models import ATTENTION_DEFAULTS, build_model
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
-           "run_progress", "main"]
+           "run_progress", "code_version", "main"]
 
 #: Bump when the meaning of stored results changes, so old caches are not reused.
 RESULT_VERSION = 1
@@ -98,10 +98,27 @@ class TrainConfig:
         return cls(**d)
 
 
+#: The modules whose code determines a training result (solver, layer, model, loop).
+_CODE_MODULES = ("deq.py", "attention.py", "models.py", "train.py")
+
+
+def code_version() -> str:
+    """A digest of the source of :data:`_CODE_MODULES`: a change of solver or layer code (even one
+    that only moves the last bits of a float) gives new cache keys instead of stale results."""
+    import hashlib
+
+    folder = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _CODE_MODULES:
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
-    """The cache folder of ``config`` on ``device``'s type (CPU and CUDA results differ in the last bits)."""
+    """The cache folder of ``config`` on ``device``'s type (CPU and CUDA results differ in the
+    last bits) for the current :func:`code_version`."""
     key = store.config_hash({"config": config.to_dict(), "device": torch.device(device).type,
-                             "version": RESULT_VERSION})
+                             "version": RESULT_VERSION, "code": code_version()})
     return store.cache_dir("deq", "mnist", key)
 
 
@@ -434,13 +451,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
     parser.add_argument("--progress", metavar="JSON", nargs="?", const="-", default=None,
                         help="do not train: report how far each seed's run got (to JSON if a path is given)")
+    parser.add_argument("--folder", default=None,
+                        help="with one --seed: the run's folder (default: the cache folder of the current code)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     sizes = get_profile("deq", args.profile)
     device = resolve_device(args.device)
     seeds = args.seed if args.seed else sizes["seeds"]
     if args.progress is not None:
-        report = {f"seed {s}": run_progress(profile_config(sizes, s), device) for s in seeds}
+        if args.folder is not None and len(seeds) != 1:
+            parser.error("--folder needs exactly one --seed")
+        report = {f"seed {s}": run_progress(profile_config(sizes, s), device, folder=args.folder) for s in seeds}
         if args.progress == "-":
             for name, rep in report.items():
                 if rep is None:

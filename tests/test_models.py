@@ -182,6 +182,11 @@ def test_finished_run_is_loaded_from_cache(tmp_path, monkeypatch):
     np.testing.assert_array_equal(evaluate(model, x, y)["pred"], second.history["test_pred"])
     assert second.confusion().sum() == 100
     assert np.trace(second.confusion()) == round(second.test_accuracy * 100)
+    # Another configuration, or the same one with changed solver/layer code, gets its own folder.
+    import mfattn.train as mt
+    assert mt.run_dir(tiny(epochs=1, train_limit=100, lr=1e-3)) != first.folder
+    monkeypatch.setattr(mt, "code_version", lambda: "changed")
+    assert mt.run_dir(cfg) != first.folder
 
 
 @needs_mnist
