@@ -99,6 +99,15 @@ def config_hash(config: Any, length: int = 16) -> str:
     return hashlib.sha256(blob).hexdigest()[:length]
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path) -> Iterator[Path]:
     path = Path(path)
@@ -108,6 +117,7 @@ def _atomic_target(path: Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; results are ordinary files
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
