@@ -421,6 +421,11 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         # The vector-Jacobian products below start from fz and would re-enter this hook.
         if inside[0] or g is None:
             return g
+        if torch.is_grad_enabled():
+            # backward(create_graph=True): the adjoint solve below builds no graph, so a
+            # second derivative would be silently wrong.
+            raise RuntimeError("deq_fixed_point: higher-order gradients (create_graph=True) through the "
+                               "implicit backward are not supported; use grad='phantom' for those")
 
         # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).
         def adjoint(y: torch.Tensor) -> torch.Tensor:

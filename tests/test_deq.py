@@ -177,6 +177,14 @@ def test_no_grad_and_backward_statistics():
     assert stats["backward"].all_converged
 
 
+def test_higher_order_gradients_are_refused_not_wrong():
+    J, X, w = linear_problem()
+    X.requires_grad_()
+    z, _ = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [X])
+    with pytest.raises(RuntimeError, match="higher-order gradients"):
+        torch.autograd.grad((z * w).sum(), X, create_graph=True)
+
+
 def test_non_convergence_warns_with_its_residual():
     J, X, _ = linear_problem(rho=0.97, symmetric=True)
     with pytest.warns(ConvergenceWarning, match=r"max relative residual [0-9.e-]+ > tol 1e-10"):
