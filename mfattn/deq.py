@@ -69,8 +69,9 @@ class SolverStats:
         iterations: (B,) int64, evaluations of ``f`` the sample used before it stopped.
         residual:   (B,) relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)`` of the returned point.
         converged:  (B,) bool, residual < tol.
-        trace:      (K, B) relative residual at each evaluation; after a sample stopped its
-                    column repeats its final residual (so ``trace[-1] == residual``).
+        trace:      (K, B) relative residual at each evaluation (K: evaluations of the batch);
+                    after a sample stopped, its column repeats ``residual`` (so for converged
+                    samples ``trace[-1] == residual``).
         diverged:   (B,) bool, stopped by the NaN/divergence guard, or ended with a residual
                     above its first one.
         method, tol, max_iter: the settings used.
