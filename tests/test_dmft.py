@@ -145,6 +145,16 @@ def test_sweep_resumes_identically(tmp_path):
     assert np.array_equal(direct.lyapunov, full.lyapunov[5:10])
 
 
+def test_sweep_from_batched_contexts_matches_single_runs():
+    betas = np.linspace(1.2, 1.4, 7)
+    starts = dmft.simulate(betas, steps=2000, transient=1990).context  # one context per β
+    res = dmft.sweep(betas, steps=3000, transient=2000, init=starts, chunk_size=3, progress=False)
+    for i in (0, 4, 6):
+        one = dmft.simulate(betas[i:i + 1], steps=3000, transient=2000, init={k: v[i] for k, v in starts.items()})
+        assert np.array_equal(dmft.poincare_section(one.m_o)[0].astype(np.float32), res.poincare[i])
+        assert np.array_equal(dmft.section_band(one.m_o)[0].astype(np.float32), res.band[i])
+
+
 # -- bad input ------------------------------------------------------------------------------------
 def test_bad_input():
     with pytest.raises(ValueError, match="betas must hold at least one value"):
