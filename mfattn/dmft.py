@@ -42,6 +42,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import store
+from .checks import check_choice as _check_choice, check_int as _check_int
 
 __all__ = [
     "MeanFieldModel", "paper_weights", "paper_model", "token_context", "SimulationResult", "simulate",
@@ -98,10 +99,6 @@ def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99,
                 W[a, int(s * seg):int(s * seg + seg)] = value
     return mats
 
-
-def _check_int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 @dataclass(frozen=True)

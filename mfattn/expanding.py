@@ -34,6 +34,7 @@ import torch
 
 from . import store
 from .multihop import AdamState, adam_update, derive_seed
+from .checks import check_choice as _check_choice, check_int as _check_int
 
 __all__ = [
     "SLOPES", "UPDATES", "OPS_MODES", "geometric_horizon", "effective_q", "prior_slope",
@@ -47,16 +48,6 @@ UPDATES = ("plugin", "digamma")
 OPS_MODES = ("paper", "code")
 
 
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}; got {value!r}")
-    return int(value)
 
 
 # ----------------------------------------------------------------------------- the prior

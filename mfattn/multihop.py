@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from . import store
+from .checks import check_choice as _check_choice, check_int as _check_int
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
@@ -53,16 +54,6 @@ PROTOCOLS = ("paired", "code")
 SHUFFLES = ("sample", "batch", "none")
 
 
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}; got {value!r}")
-    return int(value)
 
 
 def derive_seed(seed: int, tag: str) -> int:
