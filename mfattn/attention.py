@@ -35,29 +35,21 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import nn
 
+from .checks import check_choice, check_int
 from .deq import SOLVERS, deq_fixed_point, solve
 
 __all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
            "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
            "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
-           "naive_contraction_rate", "token_spread", "ONSAGER_INPUTS", "onsager_dataset", "onsager_features",
-           "OnsagerNet", "fit_onsager_net", "amortised_mean_field"]
+           "naive_contraction_rate", "token_spread"]
 
 SYMMETRIES = (None, "internal", "site", "both", "energy")
 INTERACTIONS = ("linear", "softmax", "mixer")
 CORRECTIONS = ("g", "m")
 
 
-def _choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
 def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return value
+    return check_int(name, value, 1)
 
 
 def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch.Tensor:
@@ -73,7 +65,7 @@ def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch
     Returns:
         (N, N, d, d) couplings ``J`` with ``J_ii = 0``.
     """
-    _choice("symmetry", symmetry, SYMMETRIES)
+    check_choice("symmetry", symmetry, SYMMETRIES)
     w = weight
     if symmetry in ("internal", "both"):
         w = 0.5 * (w + w.transpose(2, 3))
@@ -168,20 +160,20 @@ class MeanFieldAttention(nn.Module):
         super().__init__()
         self.num_spins = _positive_int("num_spins", num_spins)
         self.dim = _positive_int("dim", dim)
-        self.interaction = _choice("interaction", interaction, INTERACTIONS)
+        self.interaction = check_choice("interaction", interaction, INTERACTIONS)
         if symmetry == "auto":
             symmetry = "internal" if interaction == "linear" else None
-        _choice("symmetry", symmetry, SYMMETRIES)
+        check_choice("symmetry", symmetry, SYMMETRIES)
         if interaction != "linear" and symmetry is not None:
             raise ValueError(f"symmetry={symmetry!r} needs interaction='linear' (the {interaction!r} "
                              f"interaction has no coupling tensor to symmetrise); use symmetry=None")
         self.symmetry = symmetry
         self.lin_response = bool(lin_response)
-        self.correction_on = _choice("correction", correction, CORRECTIONS)
-        self.solver = _choice("solver", solver, SOLVERS)
-        self.backward_solver = _choice("backward_solver", backward_solver or solver, SOLVERS)
-        self.grad = _choice("grad", grad, ("implicit", "phantom"))
-        self.init = _choice("init", init, ("zeros", "source"))
+        self.correction_on = check_choice("correction", correction, CORRECTIONS)
+        self.solver = check_choice("solver", solver, SOLVERS)
+        self.backward_solver = check_choice("backward_solver", backward_solver or solver, SOLVERS)
+        self.grad = check_choice("grad", grad, ("implicit", "phantom"))
+        self.init = check_choice("init", init, ("zeros", "source"))
         self.max_iter, self.tol = max_iter, tol
         self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
         self.solver_options = dict(solver_options or {})
@@ -370,10 +362,10 @@ class VectorSpinTAP(nn.Module):
         super().__init__()
         n, d = _positive_int("num_spins", num_spins), _positive_int("dim", dim)
         self.num_spins, self.dim = n, d
-        self.symmetry = _choice("symmetry", symmetry, SYMMETRIES)
+        self.symmetry = check_choice("symmetry", symmetry, SYMMETRIES)
         self.lin_response = bool(lin_response)
-        self.solver = _choice("solver", solver, SOLVERS)
-        self.grad = _choice("grad", grad, ("implicit", "phantom"))
+        self.solver = check_choice("solver", solver, SOLVERS)
+        self.grad = check_choice("grad", grad, ("implicit", "phantom"))
         self.max_iter, self.tol = max_iter, tol
         self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
         self.solver_options = dict(solver_options or {})
@@ -604,132 +596,3 @@ def token_spread(m: torch.Tensor) -> torch.Tensor:
     two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
     centred = m - m.mean(dim=-2, keepdim=True)
     return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)
-
-
-# ----------------------------------------------------------------------------------------
-# Does a feed-forward net amortise the Onsager correction? (binary SK spins, chapter 3)
-# ----------------------------------------------------------------------------------------
-ONSAGER_INPUTS = ("g", "m", "m+s")
-
-
-def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std: float = 0.3,
-                    seed: int = 0) -> dict[str, Any]:
-    """Adaptive-TAP solutions of SK models, the targets an amortised correction should learn.
-
-    For each β and instance: ``J = sk_couplings(n, β)``, ``h ~ N(0, field_std²)``, and adaptive TAP
-    (:func:`mfattn.ising.adaptive_tap`) gives ``m`` and the cavity variances ``V`` with
-    ``m_i = tanh(h_i + Σ_j J_ij m_j − V_i m_i)``; the Onsager correction is ``c_i = V_i m_i``.
-    Instances where adaptive TAP did not converge are dropped (counted in ``dropped``).
-
-    Returns a dict of float64 tensors ``J`` (I, n, n), ``h``, ``m``, ``V``, ``c`` (I, n), ``beta`` (I,)
-    and the int ``dropped``.
-    """
-    import warnings as _w
-
-    import numpy as np
-
-    from .ising import MeanFieldWarning, adaptive_tap, sk_couplings
-
-    rng = np.random.default_rng(seed)
-    Js, hs, ms, Vs, bs, dropped = [], [], [], [], [], 0
-    for beta in betas:
-        for _ in range(instances):
-            J = sk_couplings(n, float(beta), rng)
-            h = field_std * rng.standard_normal(n)
-            with _w.catch_warnings():
-                _w.simplefilter("ignore", MeanFieldWarning)
-                res = adaptive_tap(J, h, on_fail="ignore")
-            if not (res.converged and res.chi_positive):
-                dropped += 1
-                continue
-            Js.append(J), hs.append(h), ms.append(res.m), Vs.append(res.V), bs.append(float(beta))
-    if not Js:
-        raise ValueError("adaptive TAP converged on no instance; lower the betas")
-    t = lambda a: torch.as_tensor(np.stack(a), dtype=torch.float64)
-    m, V = t(ms), t(Vs)
-    return {"J": t(Js), "h": t(hs), "m": m, "V": V, "c": V * m,
-            "beta": torch.as_tensor(bs, dtype=torch.float64), "dropped": dropped}
-
-
-def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: str) -> torch.Tensor:
-    """Per-site inputs of an amortised correction net, (I, n, F):
-    ``"g"``: the naive field ``g_i = h_i + Σ_j J_ij m_j`` (the blog's MNIST variant, f_θ(g));
-    ``"m"``: the site's own magnetisation (the reference code's later variant, f_θ(m));
-    ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``."""
-    _choice("inputs", inputs, ONSAGER_INPUTS)
-    if inputs == "g":
-        return (h + torch.einsum("bij,bj->bi", J, m))[..., None]
-    if inputs == "m":
-        return m[..., None]
-    s = (J ** 2).sum(dim=-1)
-    return torch.stack([m, s], dim=-1)
-
-
-class OnsagerNet(nn.Module):
-    """Site-wise MLP ``F → hidden → hidden → 1`` (tanh) predicting the Onsager correction."""
-
-    def __init__(self, features: int, hidden: int = 32, generator: Optional[torch.Generator] = None):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                 nn.Linear(hidden, 1))
-        if generator is not None:
-            with torch.no_grad():
-                for mod in self.net:
-                    if isinstance(mod, nn.Linear):
-                        bound = 1.0 / math.sqrt(mod.in_features)
-                        mod.weight.copy_((torch.rand(mod.weight.shape, generator=generator) * 2 - 1) * bound)
-                        mod.bias.copy_((torch.rand(mod.bias.shape, generator=generator) * 2 - 1) * bound)
-        # Input/output standardisation, set from the training data by fit_onsager_net.
-        self.register_buffer("in_shift", torch.zeros(features))
-        self.register_buffer("in_scale", torch.ones(features))
-        self.register_buffer("out_scale", torch.ones(()))
-        self.double()
-
-    def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """(..., F) -> (...) predicted corrections."""
-        return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
-
-
-def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, steps: int = 1500,
-                    lr: float = 1e-2, seed: int = 0) -> tuple[OnsagerNet, list[float]]:
-    """Fit an :class:`OnsagerNet` to the adaptive-TAP corrections ``c`` of ``data``
-    (:func:`onsager_dataset`), from features at the adaptive-TAP fixed point; full-batch Adam
-    on the mean squared error. Returns the net and its loss curve."""
-    X = onsager_features(data["J"], data["h"], data["m"], inputs).reshape(-1, 1 if inputs != "m+s" else 2)
-    y = data["c"].reshape(-1)
-    gen = torch.Generator().manual_seed(seed)
-    net = OnsagerNet(X.shape[1], hidden, generator=gen)
-    with torch.no_grad():
-        net.in_shift.copy_(X.mean(dim=0))
-        net.in_scale.copy_(X.std(dim=0).clamp_min(1e-12))
-        net.out_scale.copy_(y.std().clamp_min(1e-12))
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
-    losses = []
-    for _ in range(steps):
-        opt.zero_grad()
-        loss = torch.mean((net(X) - y) ** 2)
-        loss.backward()
-        opt.step()
-        sched.step()
-        losses.append(float(loss.detach()))
-    return net, losses
-
-
-def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[OnsagerNet], inputs: str = "g", *,
-                         max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
-    """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
-    ``net`` is None), batched over instances: J (I, n, n), h (I, n) -> m (I, n) and the
-    :class:`~mfattn.deq.SolverStats` of the Anderson solve."""
-    _choice("inputs", inputs, ONSAGER_INPUTS)
-
-    def f(m: torch.Tensor) -> torch.Tensor:
-        g = h + torch.einsum("bij,bj->bi", J, m)
-        if net is None:
-            return torch.tanh(g)
-        feats = g[..., None] if inputs == "g" else onsager_features(J, h, m, inputs)
-        return torch.tanh(g - net(feats))
-
-    with torch.no_grad():
-        return solve(f, torch.zeros_like(h), method="anderson", max_iter=max_iter, tol=tol, damping=damping,
-                     on_fail="ignore")

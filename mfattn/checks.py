@@ -19,5 +19,6 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
 def check_int(name: str, value: Any, minimum: int) -> int:
     """Return ``value`` as an int if it is an integer (not a bool) ``>= minimum``, else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+        expected = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {expected}; got {value!r}")
     return int(value)
