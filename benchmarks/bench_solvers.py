@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from mfattn.deq import SOLVERS, solve
+from mfattn.deq import SOLVERS, linear_contraction, solve
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,13 +43,6 @@ def reference_anderson(folder: Path):
     torch.solve = lambda B, A: result(torch.linalg.solve(A, B), A)  # removed from torch in 1.13
     from deep_implicit_attention.solvers import anderson
     return anderson
-
-
-def couplings(n: int, rho: float, seed: int, dtype: torch.dtype) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    A = torch.randn(n, n, generator=g, dtype=torch.float64)
-    A = 0.5 * (A + A.T)
-    return (A * (rho / torch.linalg.eigvalsh(A).abs().max())).to(dtype)
 
 
 def main() -> None:
@@ -75,7 +68,7 @@ def main() -> None:
           f"{'iters/plain':>12} {'time/plain':>11}")
     for kind in ("linear", "tanh"):
         for rho in (0.5, 0.9, 0.97):
-            J = couplings(args.n, rho, seed=0, dtype=dtype)
+            J = linear_contraction(args.n, rho, generator=torch.Generator().manual_seed(0), dtype=dtype)
             X = torch.randn(args.batch, args.n, generator=torch.Generator().manual_seed(1), dtype=dtype)
             f = (lambda z: z @ J.T + X) if kind == "linear" else (lambda z: torch.tanh(z @ J.T) + X)
             exact = None

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Optional
 import torch
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve",
-           "deq_fixed_point"]
+           "deq_fixed_point", "linear_contraction"]
 
 SOLVERS = ("plain", "anderson", "broyden")
 ON_FAIL = ("warn", "raise", "ignore")
@@ -442,3 +442,19 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
 
     fz.register_hook(implicit_hook)
     return z_star.detach() + (fz - fz.detach()), stats
+
+
+def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generator] = None,
+                       dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """A symmetric (n, n) test map ``W`` with spectral radius exactly ``rho``.
+
+    ``W = rho · Q diag(linspace(-1, 1, n)) Qᵀ`` with ``Q`` a random orthogonal basis (QR of a
+    Gaussian matrix drawn from ``generator``): eigenvalues evenly spread over ``[-rho, rho]``, so
+    plain iteration of ``z ↦ W z + b`` contracts at rate ``rho`` and solvers can be raced on it.
+    """
+    if not (isinstance(n, int) and n >= 1):
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    if not (isinstance(rho, (int, float)) and rho >= 0 and math.isfinite(rho)):
+        raise ValueError(f"rho must be a finite non-negative spectral radius; got {rho!r}")
+    q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
+    return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

@@ -233,3 +233,15 @@ def test_fixed_points_agree_with_torchdeq():
         z, st = solve(f, torch.zeros_like(X), method=ours, max_iter=500, tol=1e-11)
         assert st.all_converged
         assert (z - z_ref).abs().max() < 1e-8, ours
+
+
+def test_linear_contraction_has_the_asked_spectral_radius():
+    from mfattn import deq
+
+    W = deq.linear_contraction(40, 0.97, generator=torch.Generator().manual_seed(3))
+    torch.testing.assert_close(W, W.T)
+    eig = torch.linalg.eigvalsh(W)
+    assert eig.abs().max().item() == pytest.approx(0.97, abs=1e-12)
+    torch.testing.assert_close(eig, torch.linspace(-0.97, 0.97, 40, dtype=F64), atol=1e-12, rtol=0)
+    with pytest.raises(ValueError, match="rho must be"):
+        deq.linear_contraction(4, -1.0)
