@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from mfattn.data import load_mnist  # noqa: E402
 from mfattn.models import build_model  # noqa: E402
-from mfattn.train import epoch_order  # noqa: E402
+from mfattn.train import epoch_order, make_optimizer  # noqa: E402
 
 
 def _old_torch_solve():
@@ -113,12 +113,13 @@ def copy_into_reference(ref, state: dict) -> None:
     ref.load_state_dict(mapped, strict=True)
 
 
-def time_steps(models, x, y, order, steps, warmup, batch, iterations):
-    """Train each model of ``models`` on the same batches, alternating which one steps first
+def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations):
+    """Train each model of ``models`` (with the optimiser ``optimizers[i](model)`` its own
+    training code uses) on the same batches, alternating which one steps first
     (so a change in machine load hits both alike). Per model: median CPU and wall seconds per
     Adam step over ``steps`` timed steps after ``warmup``, mean solver iterations per step,
     and the last loss."""
-    opts = [torch.optim.Adam(m.parameters(), lr=5e-4) for m in models]
+    opts = [make(m) for make, m in zip(optimizers, models)]
     cpu, wall, iters, last = ([[] for _ in models] for _ in range(4))
     for m in models:
         m.train()
@@ -150,6 +151,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--correction", choices=("g", "m"), default="g")
+    parser.add_argument("--memory", type=int, default=None,
+                        help="Anderson memory of our solver (default: the model's, mfattn.models.ATTENTION_DEFAULTS)")
     parser.add_argument("--reference", type=Path, default=ROOT / ".scratch" / "ref")
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
     parser.add_argument("--weights", type=Path, default=None,
@@ -172,12 +175,16 @@ def main(argv=None) -> int:
     x, y = load_mnist("train", args.data, limit=max(n, 600)).tensors()
     order = epoch_order(len(y), args.seed, 0)
 
-    ours = build_model(args.seed, correction=args.correction)
+    memory = {} if args.memory is None else {"solver_options": {"memory": args.memory},
+                                               "backward_options": {"memory": args.memory}}
+    ours = build_model(args.seed, correction=args.correction, **memory)
     last = {}
 
     def our_iterations():
+        # Evaluations of the map over the batch, as counted on the reference side (our
+        # samples stop one by one, but the batch is evaluated until the last one stops).
         stats = ours.attention.last_stats
-        return float(stats["forward"].iterations.double().mean() + stats["backward"].iterations.double().mean())
+        return float(stats["forward"].trace.shape[0] + stats["backward"].trace.shape[0])
 
     ref, counts = reference_model(args.reference, args.seed, args.correction)
     if args.trained:
@@ -203,7 +210,8 @@ def main(argv=None) -> int:
         return float(value)
 
     (c_ref, w_ref, it_ref, loss_ref), (c_our, w_our, it_our, loss_our) = time_steps(
-        [ref, ours], x, y, order, args.steps, args.warmup, args.batch, [ref_iterations, our_iterations])
+        [ref, ours], [lambda m: torch.optim.Adam(m.parameters(), lr=5e-4), lambda m: make_optimizer(m, 5e-4)],
+        x, y, order, args.steps, args.warmup, args.batch, [ref_iterations, our_iterations])
     print(f"MNIST train step, batch {args.batch}, Anderson 40/40 @ tol 1e-4, correction on {args.correction}, "
           f"{args.threads} thread(s), torch {torch.__version__}, median of {args.steps} steps after "
           f"{args.warmup} warm-up steps")

@@ -33,6 +33,7 @@ import time
 from typing import Any, Optional, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_choice, check_int
@@ -303,21 +304,94 @@ class MeanFieldAttention(nn.Module):
         """
         if cache is None:
             cache = self.prepare(x)
-        g = self.sum_over_couplings(m, cache) + x
+        if self.interaction == "linear":
+            B, n, d = m.shape
+            # x + m Mᵀ in one fused call: this runs at every solver iteration.
+            g = torch.addmm(x.reshape(B, n * d), m.reshape(B, n * d), cache.T).view(B, n, d)
+        else:
+            g = self.sum_over_couplings(m, cache) + x
         use = self.lin_response if lin_response is None else lin_response
         if not use:
             return g
         if self.correction is None:
             raise ValueError("this layer was built with lin_response=False; it has no correction net")
-        return g - self.correction(g if self.correction_on == "g" else m)
+        return g - self._correct(g if self.correction_on == "g" else m)
+
+    def _fixed_point_map(self, x: torch.Tensor, cache: Any):
+        """``m -> update(m, x, cache)`` as a closure for the solver. For the linear
+        interaction the reshaped source, transposed couplings and the correction's weights
+        are looked up once here rather than at every iteration (same arithmetic)."""
+        if self.interaction != "linear":
+            return lambda m: self.update(m, x, cache)
+        B, n, d = x.shape
+        x_flat, MT = x.reshape(B, n * d), cache.T
+        if not self.lin_response:
+            return lambda m: torch.addmm(x_flat, m.reshape(B, n * d), MT).view(B, n, d)
+        first, _, last = self.correction
+        W1, b1, W2, b2 = first.weight, first.bias, last.weight, last.bias[:, None]
+        on_g = self.correction_on == "g"
+
+        def f(m: torch.Tensor) -> torch.Tensor:
+            g = torch.addmm(x_flat, m.reshape(B, n * d), MT).view(B * n, d)
+            a = F.gelu(F.linear(g if on_g else m.reshape(B * n, d), W1, b1))
+            return (g - torch.addmm(b2, W2, a.t()).t()).view(B, n, d)   # transposed: see _correct
+        return f
+
+    def _correct(self, h: torch.Tensor) -> torch.Tensor:
+        """``f_θ(h)`` for ``h`` (..., d), the correction net called functionally."""
+        first, _, last = self.correction
+        a = F.gelu(F.linear(h, first.weight, first.bias)).reshape(-1, first.out_features)
+        # (W2 aᵀ)ᵀ: CPU GEMM kernels are several times slower for the narrow (rows, d)
+        # output of F.linear(a, W2) than for its transpose; same sum, different layout.
+        return torch.addmm(last.bias[:, None], last.weight, a.t()).t().view(h.shape)
+
+    def adjoint_vjp(self, m_star: torch.Tensor, x: torch.Tensor, cache: Any):
+        """Closed-form ``v -> J_fᵀ v`` of the update at ``m_star`` (linear interaction).
+
+        With ``M`` the (Nd, Nd) coupling matrix and ``D = f_θ'`` (site-wise,
+        ``W2 diag(gelu'(W1 h + b1)) W1``) evaluated at ``h = g*`` or ``h = m*``:
+
+            correction on g:  J_f = (I − D) M    ->  J_fᵀ v = Mᵀ (v − Dᵀ v)
+            correction on m:  J_f = M − D        ->  J_fᵀ v = Mᵀ v − Dᵀ v
+            naive:            J_f = M            ->  J_fᵀ v = Mᵀ v
+
+        (rows: ``Mᵀ v`` is ``v_flat @ M``). Returns a function (B, N, d) -> (B, N, d), or
+        ``None`` for the softmax and mixer interactions (autograd does those).
+        """
+        if self.interaction != "linear":
+            return None
+        B, n, d = m_star.shape
+        M = cache
+        if not self.lin_response:
+            return lambda v: (v.reshape(B, n * d) @ M).view(B, n, d)
+        first, _, last = self.correction
+        W1, W2 = first.weight, last.weight                       # (k, d), (d, k)
+        h = m_star if self.correction_on == "m" else self.update(m_star, x, cache, lin_response=False)
+        a = F.linear(h, W1, first.bias).reshape(B * n, -1)         # (B·N, k) pre-activations
+        # gelu'(a) = Φ(a) + a φ(a), by the kernel autograd itself uses for nn.GELU().
+        slope = torch.ops.aten.gelu_backward(torch.ones_like(a), a)
+
+        def d_transpose(v2: torch.Tensor, minus_from: torch.Tensor) -> torch.Tensor:
+            """``minus_from − Dᵀ v`` on (B·N, d) rows (the narrow product computed
+            transposed, as in :meth:`_correct`)."""
+            u = torch.mm(v2, W2).mul_(slope)                                 # (B·N, k)
+            return torch.addmm(minus_from.t(), W1.t(), u.t(), alpha=-1).t()
+
+        if self.correction_on == "g":
+            def vjp(v: torch.Tensor) -> torch.Tensor:
+                v2 = v.reshape(B * n, d)
+                return (d_transpose(v2, v2).reshape(B, n * d) @ M).view(B, n, d)
+        else:
+            def vjp(v: torch.Tensor) -> torch.Tensor:
+                v2 = v.reshape(B * n, d)
+                return d_transpose(v2, (v.reshape(B, n * d) @ M).view(B * n, d)).reshape(B, n, d)
+        return vjp
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Fixed point ``m*`` (B, N, d) of :meth:`update` for the sources ``x`` (B, N, d)."""
         x = _check_source(x, self.num_spins, self.dim)
         cache = self.prepare(x)  # symmetrised couplings built once per forward
-
-        def f(m: torch.Tensor) -> torch.Tensor:
-            return self.update(m, x, cache)
+        f = self._fixed_point_map(x, cache)
 
         z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
         fwd = {"method": self.solver, "max_iter": self.max_iter, "tol": self.tol, **self.solver_options}
@@ -327,7 +401,11 @@ class MeanFieldAttention(nn.Module):
         else:
             bwd = {"steps": self.phantom_steps, "tau": self.phantom_tau}
         params = [x, *self.parameters()]
-        z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad)
+        vjp = None
+        if self.grad == "implicit" and self.interaction == "linear":
+            def vjp(z_star: torch.Tensor):
+                return self.adjoint_vjp(z_star, x.detach(), cache.detach())
+        z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad, vjp=vjp)
         return z
 
 

@@ -136,7 +136,10 @@ class _Anderson:
     γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample.
 
     The Gram matrix ΔGᵀΔG is updated one row/column per iteration; the per-sample products
-    are written as (1×n)·(n×m) batched matmuls, the fast layout on CPU.
+    are written as (1×n)·(n×m) batched matmuls, several times faster on CPU than the
+    (m×n)·(n×1) layout. The step is a handful of tensor operations because
+    for the small states of a DEQ layer each operation costs more in dispatch than in
+    arithmetic.
     """
 
     def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
@@ -150,33 +153,40 @@ class _Anderson:
         self.dXG = x.new_zeros(B, memory, n)          # ΔX + βΔG, the step's basis
         self.gram = x.new_zeros(B, memory, memory)
         self.eye = torch.eye(memory, dtype=x.dtype, device=x.device)
+        self.tiny = torch.finfo(x.dtype).tiny
+        # Views into the buffers, made once: the step writes through them in place.
+        self.dGT = self.dG.transpose(1, 2)
+        self.diag = torch.diagonal(self.gram, dim1=1, dim2=2)
+        self.slots = [(self.dG[:, j], self.dXG[:, j], self.gram[:, j:j + 1, :], self.gram[:, :, j:j + 1])
+                      for j in range(memory)]
         self.count = 0
-        self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
+        self.prev: Optional[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = None
 
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         plain = x + self.beta * g if self.beta != 1.0 else fx
         if self.prev is not None:
-            col = self.count % self.m
-            dg = g - self.prev[1]
-            self.dG[:, col] = dg
-            self.dXG[:, col] = (x - self.prev[0]) + self.beta * dg
-            row = torch.bmm(dg[:, None, :], self.dG.transpose(1, 2)).squeeze(1)   # (B, m)
-            self.gram[:, col, :] = row
-            self.gram[:, :, col] = row
+            dG_col, dXG_col, gram_row, gram_col = self.slots[self.count % self.m]
+            dg = torch.sub(g, self.prev[1], out=dG_col)
+            if self.beta == 1.0:  # ΔX + ΔG = Δf(x)
+                torch.sub(fx, self.prev[2], out=dXG_col)
+            else:
+                dXG_col.copy_((x - self.prev[0]) + self.beta * dg)
+            row = torch.bmm(dg.unsqueeze(1), self.dGT)                           # (B, 1, m)
+            gram_row.copy_(row)
+            gram_col.copy_(row.transpose(1, 2))
             self.count += 1
-        self.prev = (x, g)
+        self.prev = (x, g, fx)
         if self.count == 0:
             return plain
-        A = self.gram.clone()
-        diag = torch.diagonal(A, dim1=1, dim2=2)                                 # (B, m) view
-        lam = diag.sum(dim=1, keepdim=True).mul_(self.ridge / min(self.count, self.m))
-        diag.add_(lam.clamp_min_(torch.finfo(x.dtype).tiny))
-        rhs = torch.bmm(g[:, None, :], self.dG.transpose(1, 2)).transpose(1, 2)  # (B, m, 1)
-        gamma = torch.linalg.solve_ex(A, rhs)[0].transpose(1, 2)                 # (B, 1, m)
-        mixed = plain - torch.bmm(gamma, self.dXG).squeeze(1)
+        lam = self.diag.sum(dim=1).mul_(self.ridge / min(self.count, self.m)).clamp_min_(self.tiny)
+        A = torch.addcmul(self.gram, lam[:, None, None], self.eye)
+        rhs = torch.bmm(g.unsqueeze(1), self.dGT).transpose(1, 2)                # (B, m, 1)
+        gamma = torch.linalg.solve_ex(A, rhs)[0]                                 # (B, m, 1)
+        mixed = torch.baddbmm(plain.unsqueeze(1), gamma.transpose(1, 2), self.dXG, alpha=-1).squeeze(1)
+        if math.isfinite(float(gamma.sum())):  # one reduction; NaN/inf propagate into the sum
+            return mixed
         # A failed (singular, non-finite) extrapolation falls back to a damped plain step.
-        ok = torch.isfinite(gamma.sum(dim=2))                                     # (B, 1)
-        return torch.where(ok, mixed, plain)
+        return torch.where(torch.isfinite(gamma).all(dim=1), mixed, plain)
 
 
 class _Broyden:
@@ -299,32 +309,45 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
 
         dev = x.device
-        # The loop keeps only what the next iteration needs; per-sample statistics are
-        # assembled from the recorded histories afterwards (fewer small ops per iteration).
+        # The loop keeps only what the next iteration needs: which samples are still
+        # iterating and the smallest residual each has reached (for the divergence guard).
+        # Everything else (best iterate, per-sample statistics) is reconstructed from the
+        # recorded histories afterwards: fewer small operations per iteration.
         active = torch.ones(B, dtype=torch.bool, device=dev)
-        best_rel = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
-        best_abs = torch.full((B,), math.inf, dtype=x.dtype, device=dev)
-        best_f = x.clone()
-        rel_hist, abs_hist, act_hist, live_hist = [], [], [], []
+        rel_hist, abs_hist, act_hist = [], [], []
+        fx_hist = x.new_empty(max_iter, B, x.shape[1])   # each f(x), for the best-iterate pick
+        n_active = B
         for k in range(1, max_iter + 1):
-            fx = F(x)
+            fx = fx_hist[k - 1]
+            fx.copy_(F(x))
             g = fx - x
             abs_r = torch.linalg.vector_norm(g, dim=1)
             rel_r = abs_r / (torch.linalg.vector_norm(fx, dim=1) + eps)
-            # NaN/inf, or a residual far above the best one: this sample stops (guard).
-            live = active & (abs_r <= dfac * best_abs) & torch.isfinite(rel_r)
-            improve = live & (rel_r < best_rel)
-            best_rel = torch.where(improve, rel_r, best_rel)
-            best_f = torch.where(improve[:, None], fx, best_f)
-            best_abs = torch.where(live, torch.minimum(best_abs, abs_r), best_abs)
-            rel_hist.append(rel_r), abs_hist.append(abs_r), act_hist.append(active), live_hist.append(live)
-            active = live & (rel_r >= tol)
-            if k == max_iter or not bool(active.any()):
+            rel_hist.append(rel_r), abs_hist.append(abs_r), act_hist.append(active)
+            # A sample stops when converged or when its residual is NaN (every comparison
+            # with NaN is False; an overflow to inf gives rel = inf/inf = NaN). The
+            # divergence guard is applied to the histories afterwards: a sample it stops
+            # would only keep iterating beside the others, and nothing after the guard's
+            # stop enters its result or statistics.
+            active = active & (rel_r >= tol)
+            n_active = int(active.sum())
+            if k == max_iter or n_active == 0:
                 break
-            x = torch.where(active[:, None], stepper.step(x, fx, g), x)
+            new = stepper.step(x, fx, g)
+            x = new if n_active == B else torch.where(active[:, None], new, x)
 
         rel_h, abs_h = torch.stack(rel_hist), torch.stack(abs_hist)             # (K, B)
-        act_h, live_h = torch.stack(act_hist), torch.stack(live_hist)
+        # Live evaluations: iterating, finite, and not far above the best residual so far.
+        # A sample's run ends at its first evaluation that is not live (the guard).
+        prev_min = torch.cat([torch.full_like(abs_h[:1], math.inf), abs_h.cummin(dim=0).values[:-1]])
+        ok_h = torch.stack(act_hist) & (abs_h <= dfac * prev_min) & torch.isfinite(rel_h)
+        live_h = ok_h.cumprod(dim=0).bool()
+        act_h = torch.cat([torch.ones_like(live_h[:1]), live_h[:-1]]) & torch.stack(act_hist)
+        masked = torch.where(live_h, rel_h, torch.full_like(rel_h, math.inf))
+        best_rel, best_k = masked.min(dim=0)                                   # first minimum
+        any_live = live_h.any(dim=0)
+        best_f = fx_hist[best_k, torch.arange(B, device=dev)]
+        best_f = torch.where(any_live[:, None], best_f, z0.detach().reshape(B, -1))
         iterations = act_h.sum(dim=0)
         converged = (live_h & (rel_h < tol)).any(dim=0)
         guarded = (act_h & ~live_h).any(dim=0)
@@ -352,7 +375,9 @@ def _split(spec: Optional[dict], defaults: dict, name: str) -> dict:
 def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
                     params: Optional[Iterable[torch.Tensor]] = None, *,
                     forward: Optional[dict] = None, backward: Optional[dict] = None,
-                    grad: str = "implicit") -> tuple[torch.Tensor, dict]:
+                    grad: str = "implicit",
+                    vjp: Optional[Callable[[torch.Tensor], Callable[[torch.Tensor], torch.Tensor]]] = None,
+                    ) -> tuple[torch.Tensor, dict]:
     """Fixed point ``z* = f(z*)`` with gradients by implicit differentiation.
 
     Args:
@@ -367,6 +392,12 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
             ``y = J_fᵀ y + g`` (defaults: the forward's method/max_iter/tol);
             for ``grad="phantom"``: ``{"steps": 1, "tau": 1.0}``.
         grad: ``"implicit"`` (implicit function theorem) or ``"phantom"``.
+        vjp: optional closed form of the adjoint map for ``grad="implicit"``: ``vjp(z_star)``
+            returns a function ``v -> J_f(z*)ᵀ v`` ((B, ...) -> (B, ...), building no graph).
+            The adjoint solve then calls it instead of ``torch.autograd.grad``: same result
+            to rounding, several times cheaper per iteration for small layers, where the
+            autograd engine's overhead dominates. Gradients with respect to the parameters
+            still go through autograd, once.
 
     Returns:
         ``(z_star, stats)``: ``z_star`` has the value returned by the forward solve in every
@@ -428,9 +459,16 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
             raise RuntimeError("deq_fixed_point: higher-order gradients (create_graph=True) through the "
                                "implicit backward are not supported; use grad='phantom' for those")
 
-        # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).
-        def adjoint(y: torch.Tensor) -> torch.Tensor:
-            return torch.autograd.grad(fz, z_leaf, y, retain_graph=True)[0] + g
+        if vjp is not None:
+            with torch.no_grad():
+                closed = vjp(z_leaf.detach())
+
+            def adjoint(y: torch.Tensor) -> torch.Tensor:
+                return closed(y) + g
+        else:
+            # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).
+            def adjoint(y: torch.Tensor) -> torch.Tensor:
+                return torch.autograd.grad(fz, z_leaf, y, retain_graph=True)[0] + g
 
         inside[0] = True
         try:

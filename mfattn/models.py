@@ -60,15 +60,56 @@ class PatchEmbedding(nn.Module):
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         if images.dim() != 4 or images.shape[1:] != (1, 28, 28):
             raise ValueError(f"images must have shape (B, 1, 28, 28); got {tuple(images.shape)}")
-        # The same numbers as self.features(images), computed faster on CPU: max-pooling
-        # commutes with ReLU, so the ReLU runs on the 4x smaller pooled map, and max-pooling
-        # is several times faster in channels-last layout (benchmarks/bench_mnist_step.py).
         conv1, conv2 = self.features[0], self.features[3]
-        cl = torch.channels_last
-        h = F.max_pool2d(conv1(images).contiguous(memory_format=cl), 3, stride=2).relu().contiguous()
-        grid = F.max_pool2d(conv2(h).contiguous(memory_format=cl), 3, stride=2).relu()  # (B, C, 4, 4)
+        if images.device.type != "cpu":
+            h = F.max_pool2d(conv1(images), 3, stride=2).relu()
+            grid = F.max_pool2d(conv2(h), 3, stride=2).relu()
+        else:
+            # The numbers of self.features(images), computed faster on CPU: max-pooling
+            # commutes with ReLU, so the ReLU runs on the 4x smaller pooled map, and
+            # max-pooling is several times faster in channels-last layout
+            # (benchmarks/bench_mnist_step.py). _ConvPool3x3 does the first stage without
+            # converting the 26x26 feature maps between layouts.
+            h = _ConvPool3x3.apply(images, conv1.weight, conv1.bias).relu().contiguous()
+            grid = F.max_pool2d(conv2(h).contiguous(memory_format=torch.channels_last), 3, stride=2).relu()
         tokens = grid.flatten(2).transpose(1, 2)         # (B, 16, C), row-major patch order
         return self.project(tokens)
+
+
+class _ConvPool3x3(torch.autograd.Function):
+    """``max_pool2d(conv2d(x, w, b), 3, stride=2)`` for one input channel, on CPU.
+
+    Forward: the 3x3 convolution as an im2col product ``cols (B·H·W, 9) @ wᵀ (9, C)``, whose
+    result *is* the channels-last feature map, so the pooling runs in its fast layout with
+    no copy. Backward: the pooling gradient is scattered in the standard (NCHW) layout,
+    where the convolution's own backward wants it. Values and gradients are those of the
+    plain layers up to the order of a 9-term sum (tested against them).
+    """
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        B, _, H, W = x.shape
+        C = weight.shape[0]
+        Ho, Wo = H - 2, W - 2
+        cols = F.unfold(x, 3).transpose(1, 2).reshape(B * Ho * Wo, 9)
+        fmap = torch.addmm(bias, cols, weight.reshape(C, 9).t()).view(B, Ho, Wo, C).permute(0, 3, 1, 2)
+        out, index = torch.ops.aten.max_pool2d_with_indices(fmap, [3, 3], [2, 2])
+        ctx.save_for_backward(x, weight, index)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_out: torch.Tensor):
+        x, weight, index = ctx.saved_tensors
+        B, _, H, W = x.shape
+        C = weight.shape[0]
+        grad_fmap = torch.ops.aten.max_pool2d_with_indices_backward(
+            grad_out.contiguous(), x.new_empty(B, C, H - 2, W - 2), [3, 3], [2, 2], [0, 0], [1, 1], False,
+            index.contiguous())
+        need_x, need_w, need_b = ctx.needs_input_grad
+        grad_x, grad_w, grad_b = torch.ops.aten.convolution_backward(
+            grad_fmap, x, weight, [C], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [need_x, need_w, need_b])
+        return grad_x, grad_w, grad_b
 
 
 class MeanFieldMNIST(nn.Module):

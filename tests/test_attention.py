@@ -56,6 +56,24 @@ def test_gradcheck_with_respect_to_all_parameters(options):
     assert torch.autograd.gradcheck(fn, (x, *params), eps=1e-6, atol=1e-6, rtol=1e-5, fast_mode=True)
 
 
+@pytest.mark.parametrize("options", [dict(correction="g"), dict(correction="m"), dict(lin_response=False)])
+def test_closed_form_adjoint_map_equals_autograd(options):
+    # The implicit backward of the linear interaction iterates v -> J_fᵀ v in closed form
+    # (no autograd per iteration); it must be autograd's vector-Jacobian product.
+    layer = MeanFieldAttention(5, 3, generator=torch.Generator().manual_seed(7), **options).double()
+    x = source(4, 5, 3, seed=8)
+    cache = layer.prepare(x).detach()
+    m = source(4, 5, 3, seed=9).requires_grad_()
+    v = source(4, 5, 3, seed=10)
+    (expected,) = torch.autograd.grad(layer.update(m, x, cache), m, v)
+    with torch.no_grad():
+        closed = layer.adjoint_vjp(m.detach(), x, cache)(v)
+    torch.testing.assert_close(closed, expected, rtol=1e-12, atol=1e-12)
+    # ... and the fixed-point map the solver iterates is the layer's update.
+    torch.testing.assert_close(layer._fixed_point_map(x, cache)(m), layer.update(m, x, cache),
+                               rtol=1e-13, atol=1e-13)
+
+
 def test_training_mode_under_no_grad_and_eval_mode_with_grad():
     layer = MeanFieldAttention(17, 10, generator=torch.Generator().manual_seed(6))
     x = source(8, 17, 10, dtype=torch.float32)

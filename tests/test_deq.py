@@ -50,6 +50,31 @@ def test_linear_deq_matches_closed_form_and_its_gradients(method):
     assert stats["backward"].iterations.shape == (3,)
 
 
+def test_closed_form_adjoint_map_gives_the_closed_form_gradients():
+    # Same linear DEQ, with the adjoint map given in closed form (J_fᵀ v = v J for rows).
+    J, X, w = linear_problem()
+    J.requires_grad_()
+    X.requires_grad_()
+    opts = dict(max_iter=400, tol=1e-13)
+    calls = []
+
+    def vjp(z_star):
+        calls.append(z_star.shape)
+        return lambda v: v @ J.detach()
+
+    z, stats = deq_fixed_point(lambda z: z @ J.T + X, torch.zeros_like(X), [J, X], forward=opts,
+                               backward=opts, vjp=vjp)
+    I = torch.eye(J.shape[0], dtype=F64)
+    with torch.no_grad():
+        z_exact = torch.linalg.solve(I - J, X.T).T
+        lam = torch.linalg.solve((I - J).T, w.T).T
+    gJ, gX = torch.autograd.grad((z * w).sum(), [J, X])
+    assert calls == [X.shape]  # built once, at the fixed point, when the backward runs
+    assert (gX - lam).abs().max() < 1e-8
+    assert (gJ - lam.T @ z_exact).abs().max() < 1e-8
+    assert stats["backward"].all_converged
+
+
 def test_gradcheck_with_respect_to_parameters_of_a_nonlinear_deq():
     # z = tanh(z Wᵀ + x U ᵀ + b): gradients w.r.t. W, U, b (parameters) and x (input).
     g = torch.Generator().manual_seed(3)

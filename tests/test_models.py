@@ -65,18 +65,33 @@ def test_patch_tokens_are_row_major_and_local():
 
 
 def test_fast_embedding_equals_the_plain_layer_stack():
-    # forward() pools before the ReLU in channels-last layout; values and gradients must be
-    # those of the plain conv -> ReLU -> pool stack (self.features).
+    # forward() pools before the ReLU in channels-last layout, the first convolution an
+    # im2col product; values and gradients must be those of the plain conv -> ReLU -> pool
+    # stack (self.features), up to float64 round-off of a 9-term sum.
     emb = PatchEmbedding(D, C).double()
     x = torch.randn(7, 1, 28, 28, dtype=torch.float64)
     fast = emb(x)
     plain = emb.project(emb.features(x).flatten(2).transpose(1, 2))
-    assert torch.equal(fast, plain)
+    torch.testing.assert_close(fast, plain, rtol=1e-13, atol=1e-13)
     params = list(emb.parameters())
     g_fast = torch.autograd.grad(fast.square().sum(), params)
     g_plain = torch.autograd.grad(plain.square().sum(), params)
     for a, b in zip(g_fast, g_plain):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_first_conv_pool_stage_passes_gradcheck():
+    # The hand-written backward of the first stage (pool gradient scattered in NCHW, then
+    # the convolution's backward) against finite differences, input gradient included.
+    from mfattn.models import _ConvPool3x3
+
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 1, 9, 9, dtype=torch.float64, generator=gen).requires_grad_()
+    w = torch.randn(3, 1, 3, 3, dtype=torch.float64, generator=gen).requires_grad_()
+    b = torch.randn(3, dtype=torch.float64, generator=gen).requires_grad_()
+    assert torch.autograd.gradcheck(_ConvPool3x3.apply, (x, w, b))
+    ref = torch.nn.functional.max_pool2d(torch.nn.functional.conv2d(x, w, b), 3, stride=2)
+    torch.testing.assert_close(_ConvPool3x3.apply(x, w, b), ref, rtol=1e-14, atol=1e-14)
 
 
 def test_forward_shapes_and_bad_input():
