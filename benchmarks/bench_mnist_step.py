@@ -3,8 +3,12 @@
 Both sides train the blog's model (same conv embedding, N = 17 spins of dimension 10 with
 internally symmetric couplings, correction net, Anderson solver with 40 forward / 40 backward
 iterations at tol 1e-4, Adam lr 5e-4, batch 60) on the same MNIST batches, single-threaded,
-in one process. Reported: median wall time of a full step (forward solve, implicit backward,
-optimiser step) after a warm-up, the mean number of solver iterations per step, and the ratio.
+in one process. Reported: median time of a full step (forward solve, implicit backward,
+optimiser step) after a warm-up, the mean number of evaluations of the mean-field map per step
+(forward plus backward, over the whole batch: our samples stop one by one, but the batch is
+evaluated until its last sample stops, so this is the count that costs time), and the ratio.
+Each side uses its own training code's optimiser: ``torch.optim.Adam`` for the reference
+example, :func:`mfattn.train.make_optimizer` (the same Adam, fused kernel) for ours.
 
 The reference is ``mcbal/deep-implicit-attention`` (MIT). It is not part of this project: put
 a checkout of its ``deep_implicit_attention`` package under a scratch folder (default
@@ -18,8 +22,11 @@ wrapper and Anderson solver and the example's embedding (standard torch layers).
 Times are process CPU time (the machine may be shared; a single-threaded step's CPU time is
 what it costs), with wall-clock medians printed beside them.
 
-Both models start from identical weights: our seed's initialisation, or (``--trained``) the
-model trained by chapter 2's quick profile, where the solver needs more iterations per step.
+Both models start from identical weights: our seed's initialisation, (``--trained``) the
+model trained by chapter 2's quick profile (200 steps), where the solver needs more iterations
+per step, or (``--weights``) any model of :func:`mfattn.train.train_mnist`, e.g. the end of the
+full protocol (``python -m mfattn reproduce --profile full --chapter deq`` trains it), where
+both solvers use all 40 + 40 iterations and only the cost per evaluation differs.
 
 Run:  python benchmarks/bench_mnist_step.py [--steps 40] [--trained] [--save] [--reference .scratch/ref]
 """
