@@ -15,8 +15,9 @@ Every sample of the batch has its own residual, its own stopping decision and it
 statistics: a sample's result does not depend on which other samples share its batch.
 Each solver returns ``f(z)`` at the sample's best iterate (the point with the smallest
 relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)``), never the un-mapped iterate.
-A guard stops a sample whose residual becomes NaN/inf or grows ``divergence_factor``
-times above its best; such samples are flagged ``diverged`` and reported.
+A guard ends a sample's run where its residual becomes NaN/inf or grows
+``divergence_factor`` times above its best (nothing after that point enters its result or
+statistics); such samples are flagged ``diverged`` and reported.
 
 Gradients (:func:`deq_fixed_point`) follow the implicit function theorem: for a loss ``L``
 with ``g = ∂L/∂z*``,
@@ -310,9 +311,9 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
 
         dev = x.device
         # The loop keeps only what the next iteration needs: which samples are still
-        # iterating and the smallest residual each has reached (for the divergence guard).
-        # Everything else (best iterate, per-sample statistics) is reconstructed from the
-        # recorded histories afterwards: fewer small operations per iteration.
+        # iterating. Everything else (divergence guard, best iterate, per-sample statistics)
+        # is reconstructed from the recorded histories afterwards: fewer small operations
+        # per iteration.
         active = torch.ones(B, dtype=torch.bool, device=dev)
         rel_hist, abs_hist, act_hist = [], [], []
         fx_hist = x.new_empty(max_iter, B, x.shape[1])   # each f(x), for the best-iterate pick
@@ -466,9 +467,14 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
             def adjoint(y: torch.Tensor) -> torch.Tensor:
                 return closed(y) + g
         else:
-            # y = J_fᵀ y + g, reusing the graph of f at z* (no extra evaluation of f).
+            # y = J_fᵀ y + g through autograd, on a graph of f at z* built here: a hook that
+            # held fz itself would form a cycle (fz -> its grad_fn -> this hook -> fz) that
+            # Python's garbage collector cannot free, leaking every step's graph.
+            with torch.enable_grad():
+                f_star = f(z_leaf)
+
             def adjoint(y: torch.Tensor) -> torch.Tensor:
-                return torch.autograd.grad(fz, z_leaf, y, retain_graph=True)[0] + g
+                return torch.autograd.grad(f_star, z_leaf, y, retain_graph=True)[0] + g
 
         inside[0] = True
         try:

@@ -75,6 +75,29 @@ def test_closed_form_adjoint_map_gives_the_closed_form_gradients():
     assert stats["backward"].all_converged
 
 
+@pytest.mark.parametrize("closed_form", [False, True])
+@pytest.mark.parametrize("backward", [False, True])
+def test_graph_is_freed_with_or_without_a_backward_pass(closed_form, backward):
+    # The implicit-gradient hook must not keep the step's graph alive (a hook holding the
+    # tensor it is registered on forms a cycle the garbage collector cannot free): a tensor
+    # saved in the graph upstream of the DEQ dies with the last reference to the output.
+    import gc
+    import weakref
+
+    J, X, w = linear_problem()
+    scale = torch.full_like(X, 0.5).requires_grad_()
+    source = X * scale                                    # saves X and scale for its backward
+    probe = weakref.ref(X)
+    vjp = (lambda z_star: (lambda v: v @ J)) if closed_form else None
+    z, _ = deq_fixed_point(lambda z: z @ J.T + source, torch.zeros_like(source), [scale], vjp=vjp)
+    if backward:
+        (z * w).sum().backward()
+        assert scale.grad is not None
+    del z, source, X
+    gc.collect()
+    assert probe() is None
+
+
 def test_gradcheck_with_respect_to_parameters_of_a_nonlinear_deq():
     # z = tanh(z Wᵀ + x U ᵀ + b): gradients w.r.t. W, U, b (parameters) and x (input).
     g = torch.Generator().manual_seed(3)
