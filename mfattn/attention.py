@@ -317,26 +317,6 @@ class MeanFieldAttention(nn.Module):
             raise ValueError("this layer was built with lin_response=False; it has no correction net")
         return g - self._correct(g if self.correction_on == "g" else m)
 
-    def _fixed_point_map(self, x: torch.Tensor, cache: Any):
-        """``m -> update(m, x, cache)`` as a closure for the solver. For the linear
-        interaction the reshaped source, transposed couplings and the correction's weights
-        are looked up once here rather than at every iteration (same arithmetic)."""
-        if self.interaction != "linear":
-            return lambda m: self.update(m, x, cache)
-        B, n, d = x.shape
-        x_flat, MT = x.reshape(B, n * d), cache.T
-        if not self.lin_response:
-            return lambda m: torch.addmm(x_flat, m.reshape(B, n * d), MT).view(B, n, d)
-        first, _, last = self.correction
-        W1, b1, W2, b2 = first.weight, first.bias, last.weight, last.bias[:, None]
-        on_g = self.correction_on == "g"
-
-        def f(m: torch.Tensor) -> torch.Tensor:
-            g = torch.addmm(x_flat, m.reshape(B, n * d), MT).view(B * n, d)
-            a = F.gelu(F.linear(g if on_g else m.reshape(B * n, d), W1, b1))
-            return (g - torch.addmm(b2, W2, a.t()).t()).view(B, n, d)   # transposed: see _correct
-        return f
-
     def _correct(self, h: torch.Tensor) -> torch.Tensor:
         """``f_θ(h)`` for ``h`` (..., d), the correction net called functionally."""
         first, _, last = self.correction
@@ -391,7 +371,9 @@ class MeanFieldAttention(nn.Module):
         """Fixed point ``m*`` (B, N, d) of :meth:`update` for the sources ``x`` (B, N, d)."""
         x = _check_source(x, self.num_spins, self.dim)
         cache = self.prepare(x)  # symmetrised couplings built once per forward
-        f = self._fixed_point_map(x, cache)
+
+        def f(m: torch.Tensor) -> torch.Tensor:
+            return self.update(m, x, cache)
 
         z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
         fwd = {"method": self.solver, "max_iter": self.max_iter, "tol": self.tol, **self.solver_options}

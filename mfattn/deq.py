@@ -281,7 +281,9 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     Returns:
         ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best
         iterate; ``stats`` is a :class:`SolverStats`. Runs without building a graph of the
-        iterations (``f`` may still call ``torch.autograd.grad`` internally).
+        iterations (``f`` may still call ``torch.autograd.grad`` internally). Every ``f(x)``
+        is kept until the end, for the best-iterate pick: memory up to ``max_iter`` states
+        (``max_iter · B · n`` numbers), the price of a loop with fewer operations per iteration.
     """
     opts = _resolve_options(method, max_iter, tol, options)
     if not isinstance(z0, torch.Tensor):
@@ -409,6 +411,8 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
     """
     if grad not in GRAD_MODES:
         raise ValueError(f"grad must be one of {', '.join(map(repr, GRAD_MODES))}; got {grad!r}")
+    if vjp is not None and not callable(vjp):
+        raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
     fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
     if grad == "implicit":
         bwd = _split(backward, {k: fwd[k] for k in ("method", "max_iter", "tol")}, "backward")

@@ -22,7 +22,8 @@ import numpy as np
 from . import store
 from .train import VARIANTS, TrainResult, profile_config, run_dir, train_mnist
 
-__all__ = ["variant_rows", "binomial_se", "cached_variant_results", "export_variants", "main"]
+__all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "cached_variant_results",
+           "export_variants", "main"]
 
 #: Short keys of the variants, in the order of :data:`mfattn.train.VARIANTS`.
 KEYS = dict(zip(VARIANTS, ("blog", "m", "naive", "plain", "phantom")))
@@ -55,6 +56,31 @@ def binomial_se(accuracy: float, n: int) -> float:
     if not (0 <= accuracy <= 1) or n < 1:
         raise ValueError(f"need 0 <= accuracy <= 1 and n >= 1; got {accuracy!r}, {n!r}")
     return math.sqrt(2 * accuracy * (1 - accuracy) / n)
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """The rows of :func:`variant_rows` as a Markdown table."""
+    lines = ["| variant | test accuracy | final training loss | forward iterations | backward iterations "
+             "| converged (forward) | time per step |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        bwd = "-" if r["backward_iterations"] is None else f"{r['backward_iterations']:.1f}"
+        lines.append(f"| {r['variant']} | {100 * r['test_accuracy']:.2f}% | {r['final_loss']:.3f} | "
+                     f"{r['forward_iterations']:.1f} | {bwd} | {100 * r['forward_converged']:.0f}% | "
+                     f"{r['ms_per_step']:.0f} ms |")
+    return "\n".join(lines)
+
+
+def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[str]]:
+    """``(se, close, far)``: the standard error of a difference of two accuracies at the blog
+    model's (:func:`binomial_se`), and the variants within / beyond two of them."""
+    base = next((r for r in rows if r["key"] == "blog"), None)
+    if base is None:
+        raise ValueError("rows must include the blog model (key 'blog') to compare against")
+    se = binomial_se(base["test_accuracy"], base["test_examples"])
+    others = [r for r in rows if r is not base]
+    close = [r["variant"] for r in others if abs(r["test_accuracy"] - base["test_accuracy"]) <= 2 * se]
+    far = [r["variant"] for r in others if abs(r["test_accuracy"] - base["test_accuracy"]) > 2 * se]
+    return se, close, far
 
 
 def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "cpu") -> dict[str, TrainResult]:

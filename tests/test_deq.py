@@ -256,6 +256,8 @@ def test_bad_input_is_named():
         solve(lambda z: z[:, :3], X)
     with pytest.raises(ValueError, match="grad must be one of"):
         deq_fixed_point(f, X, None, grad="unrolled")
+    with pytest.raises(TypeError, match="vjp must be None or a callable"):
+        deq_fixed_point(f, X, None, vjp=X)
     with pytest.raises(ValueError, match="unknown option"):
         deq_fixed_point(f, X, None, backward={"memroy": 3})
 

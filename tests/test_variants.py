@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mfattn.train import VARIANTS, TrainConfig, TrainResult
-from mfattn.variants import binomial_se, export_variants, variant_rows
+from mfattn.variants import binomial_se, compare_to_blog, export_variants, markdown_table, variant_rows
 
 
 def fake_result(accuracy, losses, converged, backward=12.5, seconds=3.0):
@@ -44,3 +44,17 @@ def test_export_reads_the_cache_and_never_trains(tmp_path, monkeypatch):
     table = export_variants("full", out)
     assert table["rows"] == [] and table["missing"] == list(VARIANTS)
     assert json.loads(out.read_text())["missing"] == list(VARIANTS)
+
+
+def test_comparison_with_the_blog_model_and_markdown():
+    losses = np.ones(10)
+    rows = variant_rows({"blog model (correction on g)": fake_result(0.99, losses, [1] * 10),
+                         "correction on m": fake_result(0.988, losses, [1] * 10),
+                         "plain iteration instead of Anderson": fake_result(0.14, losses, [0] * 10)})
+    se, close, far = compare_to_blog(rows)
+    assert math.isclose(se, math.sqrt(2 * 0.99 * 0.01 / 1000))   # 0.0044: 0.2 points is within 2 se
+    assert close == ["correction on m"] and far == ["plain iteration instead of Anderson"]
+    table = markdown_table(rows)
+    assert table.count("\n") == 4 and "| 14.00% |" in table
+    with pytest.raises(ValueError, match="blog model"):
+        compare_to_blog(rows[1:])
