@@ -119,6 +119,35 @@ def _check_source(x: Any, n: int, d: int) -> torch.Tensor:
     return x
 
 
+def _feed_forward_t(h2: torch.Tensor, W1: torch.Tensor, b1: torch.Tensor, W2: torch.Tensor,
+                    b2col: torch.Tensor) -> torch.Tensor:
+    """``f_θ(h)ᵀ`` (d, R) for rows ``h2`` (R, d): ``W2 gelu(W1 hᵀ + b1) + b2``.
+
+    Returned transposed: CPU GEMM kernels are several times slower for the narrow (R, d)
+    output of ``F.linear(a, W2)`` than for its transpose (same sums, different layout).
+    """
+    return torch.addmm(b2col, W2, F.gelu(F.linear(h2, W1, b1)).t())
+
+
+def _linear_step(m2: torch.Tensor, x2: torch.Tensor, MT: torch.Tensor, weights: Optional[tuple]) -> torch.Tensor:
+    """The mean-field update with learned couplings on flat states (the solver's inner loop).
+
+    ``m2, x2``: (B, N·d) state and source; ``MT``: (N·d, N·d), the transposed coupling
+    matrix; ``weights``: ``None`` (naive step) or ``(W1, b1, W2, b2col, on_g)`` of the
+    correction net. Returns (B, N·d): ``g = x + m Mᵀ``, then ``g − f_θ(g or m)`` site by site.
+    One function serves :meth:`MeanFieldAttention.update` and the solver, which calls it with
+    everything fetched once per forward: at these sizes, module attribute look-ups and
+    reshapes cost as much as the arithmetic.
+    """
+    g2 = torch.addmm(x2, m2, MT)
+    if weights is None:
+        return g2
+    W1, b1, W2, b2col, on_g = weights
+    d = W1.shape[1]
+    h = g2 if on_g else m2
+    return torch.sub(g2.view(-1, d), _feed_forward_t(h.reshape(-1, d), W1, b1, W2, b2col).t()).view(g2.shape)
+
+
 class MeanFieldAttention(nn.Module):
     """Deep implicit attention: the fixed point ``m*`` of a parametrised mean-field update.
 
@@ -304,26 +333,27 @@ class MeanFieldAttention(nn.Module):
         """
         if cache is None:
             cache = self.prepare(x)
+        weights = self._step_weights(lin_response)
         if self.interaction == "linear":
             B, n, d = m.shape
-            # x + m Mᵀ in one fused call: this runs at every solver iteration.
-            g = torch.addmm(x.reshape(B, n * d), m.reshape(B, n * d), cache.T).view(B, n, d)
-        else:
-            g = self.sum_over_couplings(m, cache) + x
+            return _linear_step(m.reshape(B, n * d), x.reshape(B, n * d), cache.T, weights).view(B, n, d)
+        g = self.sum_over_couplings(m, cache) + x
+        if weights is None:
+            return g
+        W1, b1, W2, b2col, on_g = weights
+        h = g if on_g else m
+        return g - _feed_forward_t(h.reshape(-1, self.dim), W1, b1, W2, b2col).t().reshape(h.shape)
+
+    def _step_weights(self, lin_response: Optional[bool] = None) -> Optional[tuple]:
+        """``(W1, b1, W2, b2 as a (d, 1) column, on_g)`` of the correction net, or ``None`` for
+        the naive step (``lin_response`` False here or, when None, in the layer)."""
         use = self.lin_response if lin_response is None else lin_response
         if not use:
-            return g
+            return None
         if self.correction is None:
             raise ValueError("this layer was built with lin_response=False; it has no correction net")
-        return g - self._correct(g if self.correction_on == "g" else m)
-
-    def _correct(self, h: torch.Tensor) -> torch.Tensor:
-        """``f_θ(h)`` for ``h`` (..., d), the correction net called functionally."""
         first, _, last = self.correction
-        a = F.gelu(F.linear(h, first.weight, first.bias)).reshape(-1, first.out_features)
-        # (W2 aᵀ)ᵀ: CPU GEMM kernels are several times slower for the narrow (rows, d)
-        # output of F.linear(a, W2) than for its transpose; same sum, different layout.
-        return torch.addmm(last.bias[:, None], last.weight, a.t()).t().view(h.shape)
+        return first.weight, first.bias, last.weight, last.bias[:, None], self.correction_on == "g"
 
     def adjoint_vjp(self, m_star: torch.Tensor, x: torch.Tensor, cache: Any):
         """Closed-form ``v -> J_fᵀ v`` of the update at ``m_star`` (linear interaction).
@@ -335,47 +365,44 @@ class MeanFieldAttention(nn.Module):
             correction on m:  J_f = M − D        ->  J_fᵀ v = Mᵀ v − Dᵀ v
             naive:            J_f = M            ->  J_fᵀ v = Mᵀ v
 
-        (rows: ``Mᵀ v`` is ``v_flat @ M``). Returns a function (B, N, d) -> (B, N, d), or
-        ``None`` for the softmax and mixer interactions (autograd does those).
+        (rows: ``Mᵀ v`` is ``v_flat @ M``). Returns a function ``v -> J_fᵀ v`` for ``v`` of shape
+        (B, N, d) or flat (B, N·d), keeping the shape, or ``None`` for the softmax and mixer
+        interactions (autograd does those).
         """
         if self.interaction != "linear":
             return None
         B, n, d = m_star.shape
         M = cache
-        if not self.lin_response:
-            return lambda v: (v.reshape(B, n * d) @ M).view(B, n, d)
-        first, _, last = self.correction
-        W1, W2 = first.weight, last.weight                       # (k, d), (d, k)
-        h = m_star if self.correction_on == "m" else self.update(m_star, x, cache, lin_response=False)
-        a = F.linear(h, W1, first.bias).reshape(B * n, -1)         # (B·N, k) pre-activations
+        weights = self._step_weights()
+        if weights is None:
+            return lambda v: torch.mm(v.reshape(B, n * d), M).view(v.shape)
+        W1, b1, W2, _, on_g = weights                       # W1 (k, d), W2 (d, k)
+        h = self.update(m_star, x, cache, lin_response=False) if on_g else m_star
+        a = F.linear(h.reshape(B * n, d), W1, b1)            # (B·N, k) pre-activations
         # gelu'(a) = Φ(a) + a φ(a), by the kernel autograd itself uses for nn.GELU().
         slope = torch.ops.aten.gelu_backward(torch.ones_like(a), a)
+        W1T = W1.t()
 
-        def d_transpose(v2: torch.Tensor, minus_from: torch.Tensor) -> torch.Tensor:
-            """``minus_from − Dᵀ v`` on (B·N, d) rows (the narrow product computed
-            transposed, as in :meth:`_correct`)."""
-            u = torch.mm(v2, W2).mul_(slope)                                 # (B·N, k)
-            return torch.addmm(minus_from.t(), W1.t(), u.t(), alpha=-1).t()
+        def dt(v2: torch.Tensor) -> torch.Tensor:
+            """``Dᵀ v`` on (B·N, d) rows, as a transposed view: the narrow (B·N, d) output
+            is several times faster computed as its (d, B·N) transpose."""
+            return torch.mm(W1T, torch.mm(v2, W2).mul_(slope).t()).t()
 
-        if self.correction_on == "g":
+        if on_g:
             def vjp(v: torch.Tensor) -> torch.Tensor:
                 v2 = v.reshape(B * n, d)
-                return (d_transpose(v2, v2).reshape(B, n * d) @ M).view(B, n, d)
+                return torch.mm(torch.sub(v2, dt(v2)).view(B, n * d), M).view(v.shape)
         else:
             def vjp(v: torch.Tensor) -> torch.Tensor:
-                v2 = v.reshape(B * n, d)
-                return d_transpose(v2, (v.reshape(B, n * d) @ M).view(B * n, d)).reshape(B, n, d)
+                Mv = torch.mm(v.reshape(B, n * d), M).view(B * n, d)
+                return torch.sub(Mv, dt(v.reshape(B * n, d))).view(v.shape)
         return vjp
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Fixed point ``m*`` (B, N, d) of :meth:`update` for the sources ``x`` (B, N, d)."""
         x = _check_source(x, self.num_spins, self.dim)
+        B, n, d = x.shape
         cache = self.prepare(x)  # symmetrised couplings built once per forward
-
-        def f(m: torch.Tensor) -> torch.Tensor:
-            return self.update(m, x, cache)
-
-        z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
         fwd = {"method": self.solver, "max_iter": self.max_iter, "tol": self.tol, **self.solver_options}
         if self.grad == "implicit":
             bwd = {"method": self.backward_solver, "max_iter": self.backward_max_iter,
@@ -383,12 +410,28 @@ class MeanFieldAttention(nn.Module):
         else:
             bwd = {"steps": self.phantom_steps, "tau": self.phantom_tau}
         params = [x, *self.parameters()]
+        z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
+        if self.interaction != "linear":
+            def f(m: torch.Tensor) -> torch.Tensor:
+                return self.update(m, x, cache)
+
+            z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad)
+            return z
+
+        # Learned couplings: the solver iterates flat (B, N·d) states through _linear_step,
+        # with the coupling matrix and the correction's weights fetched once here.
+        x2, MT, weights = x.reshape(B, n * d), cache.T, self._step_weights()
+
+        def f2(m2: torch.Tensor) -> torch.Tensor:
+            return _linear_step(m2, x2, MT, weights)
+
         vjp = None
-        if self.grad == "implicit" and self.interaction == "linear":
+        if self.grad == "implicit":
             def vjp(z_star: torch.Tensor):
-                return self.adjoint_vjp(z_star, x.detach(), cache.detach())
-        z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad, vjp=vjp)
-        return z
+                return self.adjoint_vjp(z_star.view(B, n, d), x.detach(), cache.detach())
+        z2, self.last_stats = deq_fixed_point(f2, z0.reshape(B, n * d), params, forward=fwd, backward=bwd,
+                                              grad=self.grad, vjp=vjp)
+        return z2.view(B, n, d)
 
 
 class VectorSpinTAP(nn.Module):

@@ -37,6 +37,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+import numpy as np
 import torch
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve",
@@ -138,9 +139,9 @@ class _Anderson:
 
     The Gram matrix ΔGᵀΔG is updated one row/column per iteration; the per-sample products
     are written as (1×n)·(n×m) batched matmuls, several times faster on CPU than the
-    (m×n)·(n×1) layout. The step is a handful of tensor operations because
-    for the small states of a DEQ layer each operation costs more in dispatch than in
-    arithmetic.
+    (m×n)·(n×1) layout. The step is a handful of tensor operations, every view it needs
+    made once here, because for the small states of a DEQ layer each operation costs more
+    in dispatch than in arithmetic.
     """
 
     def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
@@ -153,34 +154,38 @@ class _Anderson:
         self.dG = x.new_zeros(B, memory, n)
         self.dXG = x.new_zeros(B, memory, n)          # ΔX + βΔG, the step's basis
         self.gram = x.new_zeros(B, memory, memory)
-        self.eye = torch.eye(memory, dtype=x.dtype, device=x.device)
-        self.tiny = torch.finfo(x.dtype).tiny
-        # Views into the buffers, made once: the step writes through them in place.
+        # λ·I = (ridge / filled) · trace(Gram) · I: the scaled identities, one per fill level.
+        fill = torch.arange(1, memory + 1, dtype=x.dtype, device=x.device)
+        self.eyes = (torch.eye(memory, dtype=x.dtype, device=x.device) * (self.ridge / fill)[:, None, None]).unbind(0)
+        # Views into the buffers, made once (a few splits, not one view per slot): the step
+        # writes through them in place.
         self.dGT = self.dG.transpose(1, 2)
-        self.diag = torch.diagonal(self.gram, dim1=1, dim2=2)
-        self.slots = [(self.dG[:, j], self.dXG[:, j], self.gram[:, j:j + 1, :], self.gram[:, :, j:j + 1])
-                      for j in range(memory)]
+        self.diag = torch.diagonal(self.gram, dim1=1, dim2=2).unsqueeze(1)   # (B, 1, m)
+        G4 = self.gram.unsqueeze(3)                                              # (B, m, m, 1)
+        self.slots = list(zip(self.dG.unbind(1), self.dG.unsqueeze(2).unbind(1), self.dXG.unbind(1),
+                              self.gram.unsqueeze(2).unbind(1), G4.unbind(2), G4.unbind(1)))
         self.count = 0
         self.prev: Optional[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = None
 
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         plain = x + self.beta * g if self.beta != 1.0 else fx
         if self.prev is not None:
-            dG_col, dXG_col, gram_row, gram_col = self.slots[self.count % self.m]
-            dg = torch.sub(g, self.prev[1], out=dG_col)
+            dG_col, dG_row, dXG_col, gram_row, gram_col, gram_rowT = self.slots[self.count % self.m]
+            torch.sub(g, self.prev[1], out=dG_col)
             if self.beta == 1.0:  # ΔX + ΔG = Δf(x)
                 torch.sub(fx, self.prev[2], out=dXG_col)
             else:
-                dXG_col.copy_((x - self.prev[0]) + self.beta * dg)
-            row = torch.bmm(dg.unsqueeze(1), self.dGT)                           # (B, 1, m)
-            gram_row.copy_(row)
-            gram_col.copy_(row.transpose(1, 2))
+                dXG_col.copy_((x - self.prev[0]) + self.beta * dG_col)
+            # (bmm's out= into the strided row view is many times slower than this copy)
+            gram_row.copy_(torch.bmm(dG_row, self.dGT))                          # (B, 1, m)
+            gram_col.copy_(gram_rowT)
             self.count += 1
         self.prev = (x, g, fx)
         if self.count == 0:
             return plain
-        lam = self.diag.sum(dim=1).mul_(self.ridge / min(self.count, self.m)).clamp_min_(self.tiny)
-        A = torch.addcmul(self.gram, lam[:, None, None], self.eye)
+        # A zero Gram matrix (a sample exactly at its fixed point) makes the system singular:
+        # its γ is then non-finite and the sample takes the plain step below.
+        A = torch.addcmul(self.gram, self.diag.sum(dim=2, keepdim=True), self.eyes[min(self.count, self.m) - 1])
         rhs = torch.bmm(g.unsqueeze(1), self.dGT).transpose(1, 2)                # (B, m, 1)
         gamma = torch.linalg.solve_ex(A, rhs)[0]                                 # (B, m, 1)
         mixed = torch.baddbmm(plain.unsqueeze(1), gamma.transpose(1, 2), self.dXG, alpha=-1).squeeze(1)
@@ -295,12 +300,14 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     shape, B = z0.shape, z0.shape[0]
     eps, dfac = opts["eps"], opts["divergence_factor"]
 
+    flat = z0.dim() == 2  # (B, n) states need no reshaping on the way in and out
+
     def F(x: torch.Tensor) -> torch.Tensor:
-        out = f(x.view(shape))
+        out = f(x if flat else x.view(shape))
         if not isinstance(out, torch.Tensor) or out.shape != shape:
             got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
             raise ValueError(f"f must return a tensor of the state's shape {tuple(shape)}; got {got}")
-        return out.reshape(B, -1)
+        return out if flat else out.reshape(B, -1)
 
     with torch.no_grad():
         x = z0.detach().reshape(B, -1).clone()
@@ -312,51 +319,62 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
 
         dev = x.device
-        # The loop keeps only what the next iteration needs: which samples are still
-        # iterating. Everything else (divergence guard, best iterate, per-sample statistics)
-        # is reconstructed from the recorded histories afterwards: fewer small operations
-        # per iteration.
-        active = torch.ones(B, dtype=torch.bool, device=dev)
-        rel_hist, abs_hist, act_hist = [], [], []
+        # The loop keeps only what decides whether to go on: each sample's smallest
+        # relative residual so far (NaN sticks: torch.minimum propagates it). A sample that
+        # has stopped (converged, or NaN) is still iterated beside the others, since the
+        # batch is evaluated anyway, but nothing after its stop enters its result or
+        # statistics: those (with the divergence guard) are reconstructed from the recorded
+        # histories afterwards. Fewer small operations per iteration; samples stay
+        # independent (every operation acts row by row).
+        rel_hist, abs_hist = [], []
         fx_hist = x.new_empty(max_iter, B, x.shape[1])   # each f(x), for the best-iterate pick
-        n_active = B
+        lowest = None
         for k in range(1, max_iter + 1):
             fx = fx_hist[k - 1]
             fx.copy_(F(x))
             g = fx - x
             abs_r = torch.linalg.vector_norm(g, dim=1)
-            rel_r = abs_r / (torch.linalg.vector_norm(fx, dim=1) + eps)
-            rel_hist.append(rel_r), abs_hist.append(abs_r), act_hist.append(active)
-            # A sample stops when converged or when its residual is NaN (every comparison
-            # with NaN is False; an overflow to inf gives rel = inf/inf = NaN). The
-            # divergence guard is applied to the histories afterwards: a sample it stops
-            # would only keep iterating beside the others, and nothing after the guard's
-            # stop enters its result or statistics.
-            active = active & (rel_r >= tol)
-            n_active = int(active.sum())
-            if k == max_iter or n_active == 0:
+            rel_r = abs_r / torch.linalg.vector_norm(fx, dim=1).add_(eps)
+            rel_hist.append(rel_r), abs_hist.append(abs_r)
+            lowest = rel_r if lowest is None else torch.minimum(lowest, rel_r)
+            # Every comparison with NaN is False, and an overflow to inf gives rel = NaN:
+            # a sample stops when converged or when its residual is NaN.
+            if k == max_iter or not bool((lowest >= tol).any()):
                 break
-            new = stepper.step(x, fx, g)
-            x = new if n_active == B else torch.where(active[:, None], new, x)
+            x = stepper.step(x, fx, g)
 
-        rel_h, abs_h = torch.stack(rel_hist), torch.stack(abs_hist)             # (K, B)
+        # The statistics are bookkeeping on (K, B) numbers: numpy does it at about a
+        # microsecond per operation, a few times less than tensor operations cost.
+        rel = torch.stack(rel_hist).cpu().numpy()                              # (K, B)
+        ab = torch.stack(abs_hist).cpu().numpy()
+        cols = np.arange(B)
+        # Iterating at evaluation k: no earlier evaluation converged or was NaN.
+        active = np.ones_like(rel, dtype=bool)
+        active[1:] = np.logical_and.accumulate(rel >= tol, axis=0)[:-1]
         # Live evaluations: iterating, finite, and not far above the best residual so far.
         # A sample's run ends at its first evaluation that is not live (the guard).
-        prev_min = torch.cat([torch.full_like(abs_h[:1], math.inf), abs_h.cummin(dim=0).values[:-1]])
-        ok_h = torch.stack(act_hist) & (abs_h <= dfac * prev_min) & torch.isfinite(rel_h)
-        live_h = ok_h.cumprod(dim=0).bool()
-        act_h = torch.cat([torch.ones_like(live_h[:1]), live_h[:-1]]) & torch.stack(act_hist)
-        masked = torch.where(live_h, rel_h, torch.full_like(rel_h, math.inf))
-        best_rel, best_k = masked.min(dim=0)                                   # first minimum
-        any_live = live_h.any(dim=0)
-        best_f = fx_hist[best_k, torch.arange(B, device=dev)]
-        best_f = torch.where(any_live[:, None], best_f, z0.detach().reshape(B, -1))
-        iterations = act_h.sum(dim=0)
-        converged = (live_h & (rel_h < tol)).any(dim=0)
-        guarded = (act_h & ~live_h).any(dim=0)
-        last_abs = abs_h.gather(0, (iterations - 1).clamp_min(0)[None]).squeeze(0)
-        diverged = guarded | (~converged & (last_abs > abs_h[0]))
-        trace = torch.where(act_h, rel_h, best_rel.expand_as(rel_h))
+        prev_min = np.full_like(ab, np.inf)
+        prev_min[1:] = np.minimum.accumulate(ab, axis=0)[:-1]
+        live = np.logical_and.accumulate(active & (ab <= dfac * prev_min) & np.isfinite(rel), axis=0)
+        act = active.copy()
+        act[1:] &= live[:-1]
+        masked = np.where(live, rel, np.inf)
+        best_k = masked.argmin(axis=0)                                         # first minimum
+        best_rel = masked[best_k, cols]
+        any_live = live.any(axis=0)
+        iterations = act.sum(axis=0)
+        converged = (live & (rel < tol)).any(axis=0)
+        guarded = (act & ~live).any(axis=0)
+        last_abs = ab[np.maximum(iterations - 1, 0), cols]
+        diverged = guarded | (~converged & (last_abs > ab[0]))
+        trace = np.where(act, rel, best_rel)
+
+        pick = torch.from_numpy(best_k * B + cols).to(dev)
+        best_f = fx_hist.view(-1, x.shape[1]).index_select(0, pick)
+        if not any_live.all():
+            best_f = torch.where(torch.from_numpy(any_live).to(dev)[:, None], best_f, z0.detach().reshape(B, -1))
+        best_rel, iterations, converged, diverged, trace = (
+            torch.from_numpy(a).to(dev) for a in (best_rel, iterations, converged, diverged, trace))
         stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
                             diverged=diverged, method=method, tol=float(tol), max_iter=max_iter)
     _report(stats, opts["on_fail"], opts["label"])

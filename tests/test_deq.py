@@ -197,6 +197,24 @@ def test_per_sample_results_do_not_depend_on_the_batch():
         assert torch.equal(st.trace[-1], st.residual)
 
 
+@pytest.mark.parametrize("method", SOLVERS)
+def test_a_sample_started_at_its_fixed_point_stops_at_once_beside_slower_ones(method):
+    # Its residual is zero, so a stopped sample that keeps being iterated with the batch meets
+    # an all-zero Anderson Gram matrix (a singular system): nothing of that may leak into its
+    # result, its statistics or the other samples'.
+    J, X, _ = linear_problem(B=3, rho=0.9)
+    exact = torch.linalg.solve(torch.eye(12, dtype=F64) - J, X.T).T
+    z0 = torch.zeros_like(X)
+    z0[1] = exact[1]
+    f = lambda z: z @ J.T + X  # noqa: E731
+    z, st = solve(f, z0, method=method, max_iter=400, tol=1e-10)
+    assert st.converged.all() and not st.diverged.any()
+    assert st.iterations[1] == 1 and st.iterations.max() > 5
+    assert torch.equal(z[1], f(z0)[1])      # f at the starting point, returned as it was
+    assert (z - exact).abs().max() < 1e-8
+    assert torch.isfinite(st.trace).all()
+
+
 @pytest.mark.parametrize("max_iter", [1, 2, 3])
 def test_short_budgets_work_and_return_the_mapped_point(max_iter):
     J, X, _ = linear_problem(rho=0.5)
