@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-__all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve",
+__all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
 
 SOLVERS = ("plain", "anderson", "broyden")
@@ -53,6 +53,13 @@ _METHOD_OPTIONS = {
     "anderson": {"memory": 8, "ridge": None, "damping": 1.0},
     "broyden": {"memory": None, "damping": 1.0},
 }
+
+
+def solver_defaults(method: str) -> dict[str, Any]:
+    """The default options of ``method`` (one of :data:`SOLVERS`), a fresh dict."""
+    if method not in SOLVERS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, SOLVERS))}; got {method!r}")
+    return {**_COMMON, **_METHOD_OPTIONS[method]}
 
 
 class ConvergenceWarning(RuntimeWarning):

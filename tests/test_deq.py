@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from mfattn.deq import (SOLVERS, ConvergenceWarning, SolverDivergedError, SolverStats, deq_fixed_point,
-                        solve)
+                        solve, solver_defaults)
 
 torch.set_num_threads(1)
 F64 = torch.float64
@@ -288,6 +288,14 @@ def test_defaults_are_not_shared_between_calls():
     _, s1 = deq_fixed_point(f, torch.zeros_like(X), None, forward={"max_iter": 3, "on_fail": "ignore"})
     _, s2 = deq_fixed_point(f, torch.zeros_like(X), None)
     assert s1["forward"].max_iter == 3 and s2["forward"].max_iter == 40
+
+
+def test_solver_defaults_are_fresh_copies_and_named():
+    d = solver_defaults("anderson")
+    d["memory"] = 99
+    assert solver_defaults("anderson")["memory"] == 8 and solver_defaults("broyden")["memory"] is None
+    with pytest.raises(ValueError, match="method must be one of"):
+        solver_defaults("newton")
 
 
 def test_fixed_points_agree_with_torchdeq():
