@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_choice, check_int
-from .deq import SOLVERS, deq_fixed_point, solve
+from .deq import SOLVERS, deq_fixed_point
 
 __all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
            "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
@@ -425,12 +425,11 @@ class MeanFieldAttention(nn.Module):
         def f2(m2: torch.Tensor) -> torch.Tensor:
             return _linear_step(m2, x2, MT, weights)
 
-        vjp = None
-        if self.grad == "implicit":
-            def vjp(z_star: torch.Tensor):
-                return self.adjoint_vjp(z_star.view(B, n, d), x.detach(), cache.detach())
+        def closed_adjoint(z_star: torch.Tensor):
+            return self.adjoint_vjp(z_star.view(B, n, d), x.detach(), cache.detach())
+
         z2, self.last_stats = deq_fixed_point(f2, z0.reshape(B, n * d), params, forward=fwd, backward=bwd,
-                                              grad=self.grad, vjp=vjp)
+                                              grad=self.grad, vjp=closed_adjoint if self.grad == "implicit" else None)
         return z2.view(B, n, d)
 
 

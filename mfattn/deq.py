@@ -40,6 +40,8 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
+from .checks import check_choice
+
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
 
@@ -57,9 +59,7 @@ _METHOD_OPTIONS = {
 
 def solver_defaults(method: str) -> dict[str, Any]:
     """The default options of ``method`` (one of :data:`SOLVERS`), a fresh dict."""
-    if method not in SOLVERS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, SOLVERS))}; got {method!r}")
-    return {**_COMMON, **_METHOD_OPTIONS[method]}
+    return {**_COMMON, **_METHOD_OPTIONS[check_choice("method", method, SOLVERS)]}
 
 
 class ConvergenceWarning(RuntimeWarning):
@@ -109,8 +109,7 @@ class SolverStats:
 
 
 def _resolve_options(method: str, max_iter: int, tol: float, options: dict[str, Any]) -> dict[str, Any]:
-    if method not in SOLVERS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, SOLVERS))}; got {method!r}")
+    check_choice("method", method, SOLVERS)
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
         raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
     if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
@@ -120,8 +119,7 @@ def _resolve_options(method: str, max_iter: int, tol: float, options: dict[str, 
     if unknown:
         raise ValueError(f"unknown option(s) {unknown} for method {method!r}; known: {sorted(allowed)}")
     opts = {**allowed, **options}
-    if opts["on_fail"] not in ON_FAIL:
-        raise ValueError(f"on_fail must be one of {', '.join(map(repr, ON_FAIL))}; got {opts['on_fail']!r}")
+    check_choice("on_fail", opts["on_fail"], ON_FAIL)
     if not 0 < opts["damping"] <= 2:
         raise ValueError(f"damping must lie in (0, 2]; got {opts['damping']!r}")
     if "memory" in _METHOD_OPTIONS[method] and opts["memory"] is not None:
@@ -434,8 +432,7 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         entry is filled in when the backward pass runs (the latest adjoint solve).
         Works under ``torch.no_grad()`` in any module mode.
     """
-    if grad not in GRAD_MODES:
-        raise ValueError(f"grad must be one of {', '.join(map(repr, GRAD_MODES))}; got {grad!r}")
+    check_choice("grad", grad, GRAD_MODES)
     if vjp is not None and not callable(vjp):
         raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
     fwd = _split(forward, _FORWARD_DEFAULTS, "forward")

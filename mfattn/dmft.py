@@ -42,7 +42,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import store
-from .checks import check_choice as _check_choice, check_int as _check_int
+from .checks import check_int as _check_int
 
 __all__ = [
     "MeanFieldModel", "paper_weights", "paper_model", "token_context", "SimulationResult", "simulate",
@@ -98,7 +98,6 @@ def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99,
                 value = rs.randint(2, size=1)[0] * 2 - 1
                 W[a, int(s * seg):int(s * seg + seg)] = value
     return mats
-
 
 
 @dataclass(frozen=True)
@@ -405,7 +404,7 @@ class _MeanFieldEngine:
     # -- the map ----------------------------------------------------------------------------------
     def step(self, t: int, valid: int):
         """Advance from A_{t-1} to A_t. Returns s (4M, B) whose first M rows are m^o_t."""
-        op, M, C = self.ops, self.M, self.C
+        op, M = self.ops, self.M
         L = self.L
         op.matmul(self.o_sign, self.A, self.h)
         op.mul(self.h, self.beta, self.h)
@@ -450,7 +449,7 @@ class _MeanFieldEngine:
 
         Uses the primal quantities of this step (T, softmax weights, window); the primal is not touched.
         """
-        op, M, C = self.ops, self.M, self.C
+        op, M = self.ops, self.M
         # dh = β W^o dA ; dT = (1 - T²) dh ; ds = W^x (n_c/N) dT
         op.matmul(self.o_sign, self.dA, self.dh)
         op.mul(self.dh, self.beta, self.dh)

@@ -26,15 +26,15 @@ the design); :func:`relative_operations` is the cost measure of the paper's Figu
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import torch
 
 from . import store
-from .multihop import AdamState, adam_update, derive_seed
 from .checks import check_choice as _check_choice, check_int as _check_int
+from .multihop import AdamState, adam_update, derive_seed
 
 __all__ = [
     "SLOPES", "UPDATES", "OPS_MODES", "geometric_horizon", "effective_q", "prior_slope",
@@ -46,8 +46,6 @@ __all__ = [
 SLOPES = ("paper", "code")
 UPDATES = ("plugin", "digamma")
 OPS_MODES = ("paper", "code")
-
-
 
 
 # ----------------------------------------------------------------------------- the prior

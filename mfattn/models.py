@@ -84,11 +84,11 @@ class _ConvPool3x3(torch.autograd.Function):
     Forward: the 3x3 convolution as an im2col product ``cols (B·H·W, 9) @ wᵀ (9, C)``, whose
     result *is* the channels-last feature map, so the pooling runs in its fast layout with
     no copy (the bias, which commutes with the max, is added after pooling). Backward: the
-    pooling gradient is scattered in that layout too, and the weight
-    gradient is the transposed im2col product ``colsᵀ (9, B·H·W) @ ∂fmap (B·H·W, C)``; the
-    bias gradient is the sum of the pooled gradient (each pooled output passes its gradient to
-    exactly one position of the feature map). Values and gradients are those of the plain
-    layers up to the order of the sums (tested against them).
+    pooling gradient is scattered in that layout too; the weight gradient is the transposed
+    im2col product ``colsᵀ (9, B·H·W) @ ∂fmap (B·H·W, C)`` and the bias gradient the sum of
+    the pooled gradient (each pooled output passes its gradient to exactly one position of
+    the feature map). Values and gradients are those of the plain layers up to the order of
+    the sums (tested against them).
     """
 
     @staticmethod

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,8 +53,6 @@ ROLE_NAMES = ("noise", "x0", "x1", "x2")
 #: initial weights and ``stream_steps`` batches), which reproduces its stored curves.
 PROTOCOLS = ("paired", "code")
 SHUFFLES = ("sample", "batch", "none")
-
-
 
 
 def derive_seed(seed: int, tag: str) -> int:
@@ -308,14 +307,13 @@ def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], s
 
 
 # ----------------------------------------------------------------------------- stored results
-def reference_path(name: str) -> "Path":
+def reference_path(name: str) -> Path:
     """Path of a stored result of the public code, e.g. ``multiple_training.json``.
 
     Looked up in ``$MFATTN_ASI_REFERENCE`` or ``<project root>/../shared/data/asi-reference`` (the
     read-only folder beside the checkout in development and CI). Never copied into the repository.
     """
     import os
-    from pathlib import Path
 
     env = os.environ.get("MFATTN_ASI_REFERENCE")
     root = store.project_root()
