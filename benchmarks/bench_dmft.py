@@ -10,7 +10,7 @@ Times, on this machine and in this run:
        git -C .scratch/dmft-reference checkout de41c41
 
    and pass ``--reference .scratch/dmft-reference`` (the default); without it that row is skipped;
-2. a straightforward per-β loop of our own map (:func:`mfattn.dmft.simulate` with one β at a time);
+2. a straightforward per-β loop of our own map (:func:`mfattn.dynamics.engine.simulate` with one β at a time);
 3. the batched backends (numpy float64, torch float64) over a grid of ``--batch`` β.
 
 Prints the time per β-step of each, the ratios, and the projected wall time of one paper
@@ -36,7 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mfattn import dmft  # noqa: E402
+from mfattn.dynamics import engine as dmft  # noqa: E402
 
 # Drives the reference model class through its public constructor (our own few lines, run in a
 # separate process from inside the scratch checkout so that its imports resolve there).

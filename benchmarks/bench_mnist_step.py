@@ -8,7 +8,7 @@ optimiser step) after a warm-up, the mean number of evaluations of the mean-fiel
 (forward plus backward, over the whole batch: our samples stop one by one, but the batch is
 evaluated until its last sample stops, so this is the count that costs time), and the ratio.
 Each side uses its own training code's optimiser: ``torch.optim.Adam`` for the reference
-example, :func:`mfattn.train.make_optimizer` (the same Adam, fused kernel) for ours.
+example, :func:`mfattn.implicit.train.make_optimizer` (the same Adam, fused kernel) for ours.
 
 The reference is ``mcbal/deep-implicit-attention`` (MIT). It is not part of this project: put
 a checkout of its ``deep_implicit_attention`` package under a scratch folder (default
@@ -28,7 +28,7 @@ history: identical solver settings. Both are recorded (``anderson_memory`` in th
 
 Both models start from identical weights: our seed's initialisation, (``--trained``) the
 model trained by chapter 2's quick profile (200 steps), where the solver needs more iterations
-per step, or (``--weights``) any model of :func:`mfattn.train.train_mnist`, e.g. the end of the
+per step, or (``--weights``) any model of :func:`mfattn.implicit.train.train_mnist`, e.g. the end of the
 full protocol (``python -m mfattn reproduce --profile full --chapter deq`` trains it), where
 both solvers use all 40 + 40 iterations and only the cost per evaluation differs.
 
@@ -50,10 +50,10 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mfattn.data import load_mnist  # noqa: E402
+from mfattn.implicit.mnist import load_mnist  # noqa: E402
 from mfattn.deq import solver_defaults  # noqa: E402
-from mfattn.models import build_model  # noqa: E402
-from mfattn.train import epoch_order, make_optimizer  # noqa: E402
+from mfattn.implicit.models import build_model  # noqa: E402
+from mfattn.implicit.train import epoch_order, make_optimizer  # noqa: E402
 
 
 def _old_torch_solve():
@@ -164,12 +164,12 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--correction", choices=("g", "m"), default="g")
     parser.add_argument("--memory", type=int, default=None,
-                        help="Anderson memory of our solver (default: the model's, mfattn.models.ATTENTION_DEFAULTS)")
+                        help="Anderson memory of our solver (default: the model's, mfattn.implicit.models.ATTENTION_DEFAULTS)")
     parser.add_argument("--reference", type=Path, default=ROOT / ".scratch" / "ref")
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
     parser.add_argument("--weights", type=Path, default=None,
                         help="start both models from these mfattn weights (a model.pt or checkpoint.pt of "
-                             "mfattn.train), e.g. a trained model, where the solver needs more iterations")
+                             "mfattn.implicit.train), e.g. a trained model, where the solver needs more iterations")
     parser.add_argument("--trained", action="store_true",
                         help="start from the model of chapter 2's quick profile (trained, or read from its cache)")
     parser.add_argument("--label", default=None,
@@ -201,8 +201,8 @@ def main(argv=None) -> int:
 
     ref, counts = reference_model(args.reference, args.seed, args.correction)
     if args.trained:
-        from mfattn.profiles import get_profile
-        from mfattn.train import profile_config, train_mnist
+        from mfattn.companion.profiles import get_profile
+        from mfattn.implicit.train import profile_config, train_mnist
 
         trained = train_mnist(profile_config(get_profile("deq", "quick"), args.seed), data_root=args.data)
         args.weights = trained.folder / "model.pt"
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
     if args.save:
         import platform
 
-        from mfattn import store
+        from mfattn.companion import store
 
         label = args.label or ("initialisation" if args.weights is None else args.weights.name)
         path = ROOT / "data" / "benchmarks" / "bench_mnist_step.json"

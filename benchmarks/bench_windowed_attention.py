@@ -5,9 +5,9 @@ For each sequence length n, B sequences of n keys/values in R^d are drawn; the q
 fits. Three ways to compute the query's attention output are timed, single-threaded:
 
 * ``full``: scores q·k_t for all n - 1 keys, softmax, weighted sum (what standard attention does);
-* ``dense expanding``: :func:`mfattn.expanding.expanding_attention` on all n scores (the window
+* ``dense expanding``: :func:`mfattn.structural.expanding.expanding_attention` on all n scores (the window
   is a mask, so every dot product is still computed);
-* ``lazy expanding``: :func:`mfattn.expanding.lazy_expanding_attention`, which computes only the
+* ``lazy expanding``: :func:`mfattn.structural.expanding.lazy_expanding_attention`, which computes only the
   dot products of the tokens that the growing window reaches (the largest window in the batch).
 
 Printed per n: median wall time of each (after a warm-up) and its ratio to ``full``, beside the
@@ -31,7 +31,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mfattn import expanding as ex  # noqa: E402
+from mfattn.structural import expanding as ex  # noqa: E402
 
 
 def make_batch(n: int, d: int, batch: int, p: float, generator: torch.Generator):

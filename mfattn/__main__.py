@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .profiles import CHAPTERS, DEVICE_NAMES, PROFILE_NAMES
+from .companion.profiles import CHAPTERS, DEVICE_NAMES, PROFILE_NAMES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,12 +35,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from . import reproduce as rep
+    from .companion import reproduce as rep
 
     if args.command == "reproduce":
         outcomes = rep.reproduce(profile=args.profile, device=args.device, chapters=args.chapter,
                                  seed=args.seed, progress=not args.no_progress)
-        from .chapter import figures_dir, read_manifest
+        from .companion.chapter import figures_dir, read_manifest
 
         manifest = read_manifest(args.profile)
         print(f"\n{'chapter':<12} {'status':<7} {'seconds':>8}  figures", file=sys.stderr)
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stripped {path}")
         return 0
     if args.command == "figures":
-        from .chapter import figures_dir, read_manifest
+        from .companion.chapter import figures_dir, read_manifest
 
         manifest = read_manifest(args.profile)
         for label, entry in sorted(manifest.items()):

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-from .checks import check_choice
+from .companion.checks import check_choice
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]

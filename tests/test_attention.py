@@ -1,9 +1,9 @@
-"""Mean-field attention layers (mfattn.attention) against closed forms and exact counts."""
+"""Mean-field attention layers (mfattn.implicit.meanfield) against closed forms and exact counts."""
 
 import pytest
 import torch
 
-from mfattn.attention import (SYMMETRIES, MeanFieldAttention, VectorSpinTAP, couplings_to_matrix,
+from mfattn.implicit.meanfield import (SYMMETRIES, MeanFieldAttention, VectorSpinTAP, couplings_to_matrix,
                               symmetrise_couplings)
 
 torch.set_num_threads(1)

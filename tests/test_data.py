@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import data as mdata
+from mfattn.implicit import mnist as mdata
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
 needs_mnist = pytest.mark.skipif(not (SHARED / "t10k-labels-idx1-ubyte.gz").is_file(),

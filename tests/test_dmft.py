@@ -1,11 +1,11 @@
-"""Tests of the mean-field map of the 1-bit transformer (mfattn.dmft) and its finite-N sampler."""
+"""Tests of the mean-field map of the 1-bit transformer (mfattn.dynamics.engine) and its finite-N sampler."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mfattn import dmft, finite_n
+from mfattn.dynamics import engine as dmft, finite_n
 
 REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dmft-reference"
 FIG4_BETAS = [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4]

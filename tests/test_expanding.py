@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import expanding as ex
+from mfattn.structural import expanding as ex
 
 torch.set_num_threads(1)
 REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"

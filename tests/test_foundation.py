@@ -17,10 +17,11 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from mfattn import ChapterRun, store  # noqa: E402
-from mfattn.chapter import read_manifest  # noqa: E402
-from mfattn.profiles import CHAPTERS, PROFILES, get_profile, resolve_device  # noqa: E402
-from mfattn.reproduce import CHECK_MARK, strip_notebook  # noqa: E402
+from mfattn import ChapterRun
+from mfattn.companion import store  # noqa: E402
+from mfattn.companion.chapter import read_manifest  # noqa: E402
+from mfattn.companion.profiles import CHAPTERS, PROFILES, get_profile, resolve_device  # noqa: E402
+from mfattn.companion.reproduce import CHECK_MARK, strip_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from mfattn import hopfield as H
-from mfattn import predictive_coding as PC
-from mfattn import slots as SL
+from mfattn.structural import hopfield as H
+from mfattn.structural import predictive_coding as PC
+from mfattn.structural import slots as SL
 
 torch.set_num_threads(1)
 F64 = torch.float64

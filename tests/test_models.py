@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn.models import PatchEmbedding, build_model
-from mfattn.train import (TrainConfig, TrainingInterrupted, confusion_matrix, epoch_order, evaluate,
+from mfattn.implicit.models import PatchEmbedding, build_model
+from mfattn.implicit.train import (TrainConfig, TrainingInterrupted, confusion_matrix, epoch_order, evaluate,
                           run_progress, train_mnist)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
@@ -83,7 +83,7 @@ def test_fast_embedding_equals_the_plain_layer_stack():
 def test_first_conv_pool_stage_passes_gradcheck():
     # The hand-written backward of the first stage (pool gradient scattered in NCHW, then
     # the convolution's backward) against finite differences, input gradient included.
-    from mfattn.models import _ConvPool3x3
+    from mfattn.implicit.models import _ConvPool3x3
 
     gen = torch.Generator().manual_seed(3)
     x = torch.randn(2, 1, 9, 9, dtype=torch.float64, generator=gen).requires_grad_()
@@ -192,13 +192,13 @@ def test_finished_run_is_loaded_from_cache(tmp_path, monkeypatch):
     np.testing.assert_array_equal(first.history["loss"], second.history["loss"])
     # The stored weights reproduce the stored predictions.
     model = second.load_model()
-    from mfattn.data import load_mnist
+    from mfattn.implicit.mnist import load_mnist
     x, y = load_mnist("test", SHARED, limit=100).tensors()
     np.testing.assert_array_equal(evaluate(model, x, y)["pred"], second.history["test_pred"])
     assert second.confusion().sum() == 100
     assert np.trace(second.confusion()) == round(second.test_accuracy * 100)
     # Another configuration, or the same one with changed solver/layer code, gets its own folder.
-    import mfattn.train as mt
+    import mfattn.implicit.train as mt
     assert mt.run_dir(tiny(epochs=1, train_limit=100, lr=1e-3)) != first.folder
     monkeypatch.setattr(mt, "code_version", lambda: "changed")
     assert mt.run_dir(cfg) != first.folder
@@ -222,8 +222,8 @@ def test_training_learns_and_logs_solver_iterations(tmp_path):
 
 
 def test_settling_curve_and_profile_config():
-    from mfattn.profiles import get_profile
-    from mfattn.train import VARIANTS, profile_config, settling_curve
+    from mfattn.companion.profiles import get_profile
+    from mfattn.implicit.train import VARIANTS, profile_config, settling_curve
 
     final = np.arange(9.0).reshape(3, 3)
     snaps = np.stack([3 * final, 2 * final, final])

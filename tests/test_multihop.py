@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import multihop as mh
+from mfattn.structural import multihop as mh
 
 torch.set_num_threads(1)
 REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from mfattn import structural as S
+from mfattn.structural import edges as S
 
 torch.set_num_threads(1)
 F64 = torch.float64
@@ -148,7 +148,7 @@ def test_graph_drawing_matches_the_priors():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mfattn import graphs_figure
+    from mfattn.structural import graphs as graphs_figure
 
     panels = {p.title.split(" ", 1)[1]: p for p in graphs_figure.mechanism_panels()}
     for title, mode in (("cross-attention", "cross"), ("self-attention", "self"), ("causal attention", "causal")):

@@ -1,4 +1,4 @@
-"""The variant table's rows (mfattn.variants) from known training histories."""
+"""The variant table's rows (mfattn.implicit.variants) from known training histories."""
 
 import json
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from mfattn.train import VARIANTS, TrainConfig, TrainResult
-from mfattn.variants import binomial_se, compare_to_blog, export_variants, markdown_table, variant_rows
+from mfattn.implicit.train import VARIANTS, TrainConfig, TrainResult
+from mfattn.implicit.variants import binomial_se, compare_to_blog, export_variants, markdown_table, variant_rows
 
 
 def fake_result(accuracy, losses, converged, backward=12.5, seconds=3.0):

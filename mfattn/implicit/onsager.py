@@ -17,10 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import store
-from .checks import check_choice
-from .deq import solve
-from .ising import MeanFieldWarning, adaptive_tap, sk_couplings
+from ..companion import store
+from ..companion.checks import check_choice
+from ..deq import solve
+from ..ising import MeanFieldWarning, adaptive_tap, sk_couplings
 
 __all__ = ["ONSAGER_INPUTS", "onsager_dataset", "onsager_features", "OnsagerNet", "fit_onsager_net",
            "amortised_mean_field", "amortisation_study"]
@@ -164,7 +164,7 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     [train, test]). Cached under ``cache_dir("onsager")`` by configuration and by the code of this module,
     of :mod:`mfattn.deq` and of :mod:`mfattn.ising`, so a code change never reuses a stale result.
     """
-    from . import deq, ising
+    from .. import deq, ising
 
     config = {"n": n, "train_betas": list(train_betas), "train_instances": train_instances,
               "test_betas": list(test_betas), "test_instances": test_instances, "field_std": field_std,

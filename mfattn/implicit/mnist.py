@@ -9,7 +9,7 @@ Where the data comes from, in order:
    development and CI layout, where the read-only ``shared/`` folder sits beside the checkout).
 
 Nothing is downloaded at import or behind the user's back: :func:`download_mnist` (or
-``load_mnist(..., download=True)``, or ``python -m mfattn.data download [DIR]``) fetches the
+``load_mnist(..., download=True)``, or ``python -m mfattn.implicit.mnist download [DIR]``) fetches the
 four files from the canonical mirrors and keeps a file only if its SHA-256 matches the
 published original. Every file read is checked the same way, so a truncated or corrupted
 download is reported, never trained on.
@@ -32,7 +32,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from . import store
+from ..companion import store
 
 __all__ = ["MNIST_MEAN", "MNIST_STD", "FILES", "MIRRORS", "MNISTDataError", "MNIST", "parse_idx",
            "read_idx", "mnist_dir", "download_mnist", "load_mnist", "normalize"]
@@ -73,8 +73,8 @@ _IDX_DTYPES = {0x08: np.dtype(">u1"), 0x09: np.dtype(">i1"), 0x0B: np.dtype(">i2
                0x0C: np.dtype(">i4"), 0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
 
 _HOW_TO_PROVIDE = (
-    "Provide MNIST in one of these ways: (1) online, run `python -m mfattn.data download {dir}` "
-    "(or call mfattn.data.download_mnist({dir!r}), or load_mnist(..., download=True)); "
+    "Provide MNIST in one of these ways: (1) online, run `python -m mfattn.implicit.mnist download {dir}` "
+    "(or call mfattn.implicit.mnist.download_mnist({dir!r}), or load_mnist(..., download=True)); "
     "(2) copy the four canonical files (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
     "t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz; gzipped or not) into a folder and pass "
     "it as root=... or set the environment variable MFATTN_DATA to it."
@@ -305,10 +305,10 @@ def load_mnist(split: str = "train", root: str | os.PathLike | None = None, *, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mfattn.data download [DIR]`` or ``python -m mfattn.data check [DIR]``."""
+    """``python -m mfattn.implicit.mnist download [DIR]`` or ``python -m mfattn.implicit.mnist check [DIR]``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("download", "check"):
-        print("usage: python -m mfattn.data {download,check} [DIR]", file=sys.stderr)
+        print("usage: python -m mfattn.implicit.mnist {download,check} [DIR]", file=sys.stderr)
         return 2
     root = argv[1] if len(argv) > 1 else None
     if argv[0] == "download":

@@ -22,7 +22,6 @@ parallel (nbval with xdist) cannot lose each other's entries.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import platform
@@ -30,9 +29,8 @@ import random
 import re
 import subprocess
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -42,6 +40,9 @@ from .profiles import chapter_info, check_profile, get_profile, resolve_device
 __all__ = ["ChapterRun", "figures_dir", "read_manifest", "package_versions", "git_commit"]
 
 LABEL_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*$")
+
+#: The book's matplotlib style sheet; ``plt.style.use(STYLE)`` gives readers the same look.
+STYLE = Path(__file__).with_name("mfattn.mplstyle")
 
 
 def figures_dir(profile: str) -> Path:
@@ -92,17 +93,6 @@ def git_commit() -> str:
     return (head or "unknown") + ("+dirty" if dirty else "")
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _glue(name: str, value: Any) -> None:
     """Hand a value to the book (myst-nb glue); a no-op where myst-nb is not installed."""
     try:
@@ -118,7 +108,7 @@ class ChapterRun:
     Parameters
     ----------
     chapter : str
-        Short chapter name (see :data:`mfattn.profiles.CHAPTERS`).
+        Short chapter name (see :data:`mfattn.companion.profiles.CHAPTERS`).
     profile : {"quick", "full"}
     device : {"auto", "cpu", "cuda"}
     seed : int
@@ -150,6 +140,9 @@ class ChapterRun:
         np.random.seed(self.seed % 2**32)
         torch.manual_seed(self.seed)
         self._start = time.perf_counter()
+        self._started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self._figures: list[str] = []
+        self._verdicts: dict[str, dict[str, Any]] = {}
         self._style()
         _glue("profile", self.profile)
         _glue("device", str(self.device))
@@ -175,14 +168,9 @@ class ChapterRun:
     # -- output to the book ---------------------------------------------------------------
     @staticmethod
     def _style() -> None:
-        import matplotlib as mpl
+        import matplotlib.pyplot as plt
 
-        mpl.rcParams.update({
-            "figure.dpi": 110, "savefig.dpi": 150, "savefig.bbox": "tight",
-            "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,
-            "grid.alpha": 0.3, "font.size": 10, "legend.frameon": False,
-            "svg.hashsalt": "mfattn",  # deterministic ids in vector output
-        })
+        plt.style.use(STYLE)
 
     def figure(self, fig, label: str, *, paper_figure: str, params: dict[str, Any] | None = None,
                caption: str | None = None) -> None:
@@ -222,10 +210,11 @@ class ChapterRun:
             "caption": caption,
         }
         manifest_path = folder / "manifest.json"
-        with _locked(manifest_path):
+        with store.locked(manifest_path):
             manifest = store.read_json(manifest_path, default={}) or {}
             manifest[label] = entry
             store.atomic_write_json(manifest_path, manifest)
+        self._figures.append(label)
         _glue(label, fig)
         plt.close(fig)
 
@@ -235,6 +224,42 @@ class ChapterRun:
         Returns None, so a cell ending with it displays nothing.
         """
         _glue(name, fmt.format(value))
+
+    # -- verdicts on the papers' claims ------------------------------------------------------
+    def verdict(self, claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
+                numbers: Mapping[str, Any] | None = None, note: str = "") -> None:
+        """Record what this run says about a claim of a paper in the profile's ledger.
+
+        ``source`` names the paper and place ("Poc-López & Aguilera 2024, Fig. 4"); ``verdict`` is one
+        of :data:`mfattn.companion.ledger.VERDICTS`; ``evidence`` names figure labels of this chapter
+        (or stored full-profile ones) and/or test ids (``tests/test_x.py::test_name``); ``numbers``
+        are the values behind the verdict. A claim id may be given once per run and belongs to one
+        chapter. Returns None. :meth:`verdicts` shows the chapter's table.
+        """
+        from . import ledger
+
+        entry = ledger.make_entry(claim_id, source, claim, verdict, evidence, numbers, note)
+        if claim_id in self._verdicts:
+            raise ledger.LedgerError(f"claim_id {claim_id!r} was already given a verdict in this run of "
+                                     f"chapter {self.chapter.name!r}; each claim gets one verdict")
+        labels = set(self._figures) | set(read_manifest("full"))
+        info = {"seed": self.seed, "git_commit": git_commit(), "run_started": self._started}
+        self._verdicts[claim_id] = ledger.record(self.profile, entry, chapter=self.chapter.name,
+                                                 run_info=info, figure_labels=labels, shown=self._figures)
+
+    def verdicts(self) -> None:
+        """Glue this run's verdicts as a table (``{glue:md}`verdicts-<chapter>``` with ``:format: myst``)
+        and drop the chapter's ledger entries that this run no longer makes. Call it at the chapter's end."""
+        from IPython.display import Markdown
+
+        from . import ledger
+
+        ledger.prune(self.profile, self.chapter.name, self._verdicts)
+        if self._verdicts:
+            text = ledger.verdict_table(self._verdicts.values())
+        else:
+            text = "*This chapter records no verdict yet.*"
+        _glue(f"verdicts-{self.chapter.name}", Markdown(text))
 
     def stored_figure(self, label: str, title: str | None = None) -> dict[str, Any] | None:
         """Show the full-profile version of figure ``label`` stored in ``data/full/figures``.

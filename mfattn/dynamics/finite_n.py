@@ -10,7 +10,7 @@ exchangeable, so the number of +1 spins in column class c is one binomial draw,
 
 One draw per class and per grid point: the cost does not depend on N. :func:`direct_sampler`
 draws every unit instead (cost ∝ N) and serves to validate the binomial sampler at small N.
-Both plug into :func:`mfattn.dmft.simulate` as its ``sampler`` hook, so the finite network and
+Both plug into :func:`mfattn.dynamics.engine.simulate` as its ``sampler`` hook, so the finite network and
 the mean-field map share every other line of code. As N → ∞ the sampled trajectory converges
 to the mean-field one with fluctuations ∝ N^{-1/2} at any fixed time.
 """
@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import dmft
+from . import engine as dmft
 
 __all__ = ["class_sizes", "binomial_sampler", "direct_sampler", "simulate_finite", "error_vs_n", "SAMPLERS"]
 
@@ -82,7 +82,7 @@ def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: 
                     block_callback=None) -> dmft.SimulationResult:
     """Run the finite-N network for a batch of β (one independent realisation per grid point).
 
-    Same arguments and result as :func:`mfattn.dmft.simulate` (numpy backend), plus ``N`` (semantic
+    Same arguments and result as :func:`mfattn.dynamics.engine.simulate` (numpy backend), plus ``N`` (semantic
     units), ``seed`` (numpy Generator seed) and ``sampler`` ("binomial", exact and O(1) in N; or
     "direct", per unit). Repeating a β in ``betas`` gives independent realisations.
     """

@@ -32,8 +32,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from . import store
-from .checks import check_choice as _check_choice, check_int as _check_int
+from ..companion import store
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
@@ -57,6 +57,8 @@ SHUFFLES = ("sample", "batch", "none")
 
 def derive_seed(seed: int, tag: str) -> int:
     """A 63-bit seed for the stream ``tag`` of run ``seed`` (stable across runs and platforms)."""
+    # The prefix is frozen (it names the module's first home): changing it changes every stream and
+    # every stored result of chapter 5.
     digest = hashlib.sha256(f"mfattn.multihop:{int(seed)}:{tag}".encode()).digest()
     return int.from_bytes(digest[:8], "little") & (2**63 - 1)
 

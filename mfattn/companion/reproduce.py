@@ -2,7 +2,7 @@
 
 ``python -m mfattn reproduce --profile quick --device auto [--chapter NAME ...]`` executes
 each chapter notebook with its parameters into ``<output>/reproduce/<profile>/``; the
-notebooks' :class:`~mfattn.chapter.ChapterRun` writes the figures and their manifest.
+notebooks' :class:`~mfattn.companion.chapter.ChapterRun` writes the figures and their manifest.
 A chapter that fails is reported with the cell that failed and its error; its executed
 copy is kept as ``<name>.failed.ipynb`` and nothing written by earlier chapters is touched.
 

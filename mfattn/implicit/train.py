@@ -31,8 +31,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import store
-from .data import load_mnist
+from ..companion import store
+from .mnist import load_mnist
 from .models import ATTENTION_DEFAULTS, build_model
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "make_optimizer", "evaluate",
@@ -54,7 +54,7 @@ class TrainConfig:
     ``epochs``, ``batch_size`` and ``lr`` default to the blog's protocol (20 epochs of
     Adam at 5e-4, batch 60). For quick runs, ``train_limit``/``test_limit`` keep the
     first examples of each split and ``steps_per_epoch`` cuts epochs short.
-    ``attention`` overrides :data:`mfattn.models.ATTENTION_DEFAULTS`, e.g.
+    ``attention`` overrides :data:`mfattn.implicit.models.ATTENTION_DEFAULTS`, e.g.
     ``{"correction": "m"}`` or ``{"grad": "phantom"}``.
     """
 
@@ -98,20 +98,16 @@ class TrainConfig:
         return cls(**d)
 
 
-#: The modules whose code determines a training result (solver, layer, model, loop).
-_CODE_MODULES = ("deq.py", "attention.py", "models.py", "train.py")
-
-
 def code_version() -> str:
-    """A digest of the source of :data:`_CODE_MODULES`: a change of solver or layer code (even one
-    that only moves the last bits of a float) gives new cache keys instead of stale results."""
-    import hashlib
+    """A digest of the code that determines a training result (solver, layer, model, loop): a change
+    of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
+    instead of stale results."""
+    import sys
 
-    folder = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for name in _CODE_MODULES:
-        digest.update((folder / name).read_bytes())
-    return digest.hexdigest()[:16]
+    from .. import deq
+    from . import meanfield, models
+
+    return store.code_digest(deq, meanfield, models, sys.modules[__name__])
 
 
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
@@ -193,7 +189,7 @@ _EVAL_KEYS = ("eval_step", "eval_epoch", "test_loss", "test_accuracy")
 
 def _convergence_warning() -> type[Warning]:
     try:
-        from .deq import ConvergenceWarning
+        from ..deq import ConvergenceWarning
     except ImportError:  # pragma: no cover - older solver module
         return RuntimeWarning
     return ConvergenceWarning
@@ -224,12 +220,12 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
                 folder: str | Path | None = None, use_cache: bool = True, progress: bool | None = None,
                 interrupt_after: int | None = None,
                 callback: Callable[[int, dict[str, float]], None] | None = None) -> TrainResult:
-    """Train :class:`mfattn.models.MeanFieldMNIST` on MNIST with ``config``; resume or load if possible.
+    """Train :class:`mfattn.implicit.models.MeanFieldMNIST` on MNIST with ``config``; resume or load if possible.
 
     Parameters
     ----------
     config : the run's :class:`TrainConfig` (default: the blog's full protocol).
-    data_root : MNIST folder (see :func:`mfattn.data.load_mnist`).
+    data_root : MNIST folder (see :func:`mfattn.implicit.mnist.load_mnist`).
     device : where to train; ``"cuda"`` for the full profile on a GPU.
     folder : where checkpoints and results go (default :func:`run_dir`).
     use_cache : return a finished result with the same configuration without training;
@@ -390,10 +386,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
 def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = False,
                    **attention: Any) -> TrainConfig:
     """The :class:`TrainConfig` of the chapter's MNIST run for profile ``sizes`` (from
-    :func:`mfattn.profiles.get_profile`). ``variant=True`` uses the variant table's length
+    :func:`mfattn.companion.profiles.get_profile`). ``variant=True`` uses the variant table's length
     (``variant_steps`` steps of one epoch when set, else the full protocol).
 
-    The notebook and ``python -m mfattn.train`` both build their runs here, so a training run
+    The notebook and ``python -m mfattn.implicit.train`` both build their runs here, so a training run
     started from the command line fills the same cache the notebook reads.
     """
     steps = sizes["steps_per_epoch"]
@@ -442,16 +438,16 @@ def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mfattn.train [--profile full] [--seed S ...] [--variants] [--device cuda]``.
+    """``python -m mfattn.implicit.train [--profile full] [--seed S ...] [--variants] [--device cuda]``.
 
     Trains the chapter's MNIST runs into the cache the notebook reads (resuming any
     interrupted run), so the full profile can be prepared ahead of ``mfattn reproduce``.
     """
     import argparse
 
-    from .profiles import get_profile, resolve_device
+    from ..companion.profiles import get_profile, resolve_device
 
-    parser = argparse.ArgumentParser(prog="python -m mfattn.train", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.train", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick", choices=("quick", "full"))
     parser.add_argument("--seed", type=int, nargs="*", default=None, help="seeds (default: the profile's)")
     parser.add_argument("--variants", action="store_true", help="also train the variant table (first seed)")

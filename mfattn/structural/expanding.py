@@ -32,8 +32,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from . import store
-from .checks import check_choice as _check_choice, check_int as _check_int
+from ..companion import store
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int
 from .multihop import AdamState, adam_update, derive_seed
 
 __all__ = [

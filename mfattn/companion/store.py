@@ -37,6 +37,8 @@ __all__ = [
     "load_npz",
     "read_json",
     "sha256_file",
+    "code_digest",
+    "locked",
 ]
 
 
@@ -49,7 +51,7 @@ def project_root(start: Path | None = None) -> Path | None:
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file() and (folder / "mfattn").is_dir():
             return folder
-    pkg_root = Path(__file__).resolve().parents[1]
+    pkg_root = Path(__file__).resolve().parents[2]
     if (pkg_root / "_toc.yml").is_file():
         return pkg_root
     return None
@@ -97,6 +99,23 @@ def config_hash(config: Any, length: int = 16) -> str:
     """A stable hex digest of a JSON-able configuration (dict keys sorted, arrays by value)."""
     blob = json.dumps(_jsonable(config), sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:length]
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike, timeout: float = 600.0) -> Iterator[None]:
+    """Hold an inter-process lock for read-modify-write of ``path`` (e.g. a manifest shared by
+    chapters executed in parallel). Uses :mod:`filelock`, so it works on POSIX and Windows."""
+    from filelock import FileLock, Timeout
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
+    try:
+        with lock:
+            yield
+    except Timeout:
+        raise TimeoutError(f"could not lock {path} within {timeout:.0f} s: another mfattn process holds "
+                           f"{lock.lock_file}; if none is running, delete that file") from None
 
 
 def _current_umask() -> int:
@@ -170,3 +189,16 @@ def sha256_file(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def code_digest(*modules: Any, length: int = 16) -> str:
+    """A digest of the source files of ``modules`` (module objects or paths), in the order given.
+
+    Caches of expensive results put it in their keys, so a change of the code that computes a result
+    (even one that moves only the last bits of a float) gives a new key instead of a stale result.
+    """
+    h = hashlib.sha256()
+    for module in modules:
+        path = Path(getattr(module, "__file__", module))
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:length]

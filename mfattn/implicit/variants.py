@@ -1,12 +1,12 @@
 """The variant table of Chapter 2: which ingredients of the blog's MNIST model matter.
 
-Each variant retrains the model of :mod:`mfattn.models` with one option changed
-(:data:`mfattn.train.VARIANTS`: correction on ``m``, no correction, plain iteration, phantom
+Each variant retrains the model of :mod:`mfattn.implicit.models` with one option changed
+(:data:`mfattn.implicit.train.VARIANTS`: correction on ``m``, no correction, plain iteration, phantom
 gradient). This module turns finished runs into table rows, and stores the rows of the full
 profile in ``data/`` so that the book, built in the quick profile, can show them::
 
-    python -m mfattn.train --profile full --variants       # trains (hours on a CPU)
-    python -m mfattn.variants --profile full --out data/full/deq_variants.json
+    python -m mfattn.implicit.train --profile full --variants       # trains (hours on a CPU)
+    python -m mfattn.implicit.variants --profile full --out data/full/deq_variants.json
 
 The export reads the training cache only; it never trains.
 """
@@ -19,13 +19,13 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from . import store
+from ..companion import store
 from .train import VARIANTS, TrainResult, profile_config, run_dir, train_mnist
 
 __all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "cached_variant_results",
            "export_variants", "main"]
 
-#: Short keys of the variants, in the order of :data:`mfattn.train.VARIANTS`.
+#: Short keys of the variants, in the order of :data:`mfattn.implicit.train.VARIANTS`.
 KEYS = dict(zip(VARIANTS, ("blog", "m", "naive", "plain", "phantom")))
 
 
@@ -98,7 +98,7 @@ def export_variants(profile: str = "full", path: Optional[str | Path] = None, se
                     device: str = "cpu") -> dict[str, Any]:
     """Write the variant rows of ``profile`` found in the cache to ``path`` (atomically) and
     return them as ``{"profile", "seed", "rows", "missing"}``."""
-    from .profiles import get_profile
+    from ..companion.profiles import get_profile
 
     sizes = get_profile("deq", profile)
     results = cached_variant_results(sizes, seed, device)
@@ -110,10 +110,10 @@ def export_variants(profile: str = "full", path: Optional[str | Path] = None, se
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m mfattn.variants [--profile full] [--out JSON]``: export the cached variant table."""
+    """``python -m mfattn.implicit.variants [--profile full] [--out JSON]``: export the cached variant table."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m mfattn.variants", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.variants", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="full", choices=("quick", "full"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
@@ -124,7 +124,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"{row['variant']:<40} {100 * row['test_accuracy']:6.2f}%  loss {row['final_loss']:.3f}  "
               f"{row['ms_per_step']:5.0f} ms/step  ({row['steps']} steps)")
     if table["missing"]:
-        print("not in the cache (train them with python -m mfattn.train --profile "
+        print("not in the cache (train them with python -m mfattn.implicit.train --profile "
               f"{args.profile} --variants): {', '.join(table['missing'])}")
     return 0
 

@@ -41,8 +41,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import store
-from .checks import check_int as _check_int
+from ..companion import store
+from ..companion.checks import check_int as _check_int
 
 __all__ = [
     "MeanFieldModel", "paper_weights", "paper_model", "token_context", "SimulationResult", "simulate",
@@ -602,7 +602,7 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     save : keep m^o (B, steps - transient, M) in memory; set False for long sweeps that reduce
         the trajectory block by block with ``block_callback(t0, m_o_block (B, nb, M))``.
     lyapunov : also propagate a tangent vector and return λ_max (see :func:`largest_lyapunov`).
-    sampler : finite-N hook ``T (C, B) -> sampled T`` (see :mod:`mfattn.finite_n`); None = N → ∞.
+    sampler : finite-N hook ``T (C, B) -> sampled T`` (see :mod:`mfattn.dynamics.finite_n`); None = N → ∞.
 
     Returns
     -------

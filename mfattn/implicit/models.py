@@ -27,7 +27,7 @@ from torch import nn
 __all__ = ["ATTENTION_DEFAULTS", "PatchEmbedding", "MeanFieldMNIST", "build_model"]
 
 #: The blog's settings of the attention layer. Options passed to :class:`MeanFieldMNIST`
-#: override these (and are checked by :class:`mfattn.attention.MeanFieldAttention`).
+#: override these (and are checked by :class:`mfattn.implicit.meanfield.MeanFieldAttention`).
 ATTENTION_DEFAULTS: dict[str, Any] = {
     "symmetry": "internal",
     "interaction": "linear",
@@ -137,7 +137,7 @@ class MeanFieldMNIST(nn.Module):
     ----------
     dim : spin dimension d (10 in the blog).
     channels : conv channels of the embedding (32).
-    **attention : options of :class:`mfattn.attention.MeanFieldAttention` overriding
+    **attention : options of :class:`mfattn.implicit.meanfield.MeanFieldAttention` overriding
         :data:`ATTENTION_DEFAULTS` (``correction``, ``lin_response``, ``solver``, ``grad``, ...).
     """
 
@@ -145,7 +145,7 @@ class MeanFieldMNIST(nn.Module):
 
     def __init__(self, dim: int = 10, channels: int = 32, **attention: Any) -> None:
         super().__init__()
-        from .attention import MeanFieldAttention
+        from .meanfield import MeanFieldAttention
 
         if not isinstance(dim, int) or dim < 1:
             raise ValueError(f"dim must be a positive integer; got {dim!r}")

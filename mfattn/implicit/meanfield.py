@@ -36,8 +36,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_choice, check_int
-from .deq import SOLVERS, deq_fixed_point
+from ..companion.checks import check_choice, check_int
+from ..deq import SOLVERS, deq_fixed_point
 
 __all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
            "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
@@ -210,7 +210,7 @@ class MeanFieldAttention(nn.Module):
         self.backward_options = dict(backward_options or {})
         self.phantom_steps, self.phantom_tau = phantom_steps, phantom_tau
         # Fail now, not at the first forward, on a bad solver setting.
-        from .deq import _resolve_options
+        from ..deq import _resolve_options
         _resolve_options(self.solver, max_iter, tol, self.solver_options)
         _resolve_options(self.backward_solver, backward_max_iter, backward_tol, self.backward_options)
 

@@ -1,0 +1,107 @@
+"""The verdict ledger: checked entries, one verdict per claim, evidence that exists, the report."""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from mfattn import ChapterRun  # noqa: E402
+from mfattn.companion import ledger  # noqa: E402
+from mfattn.companion.chapter import read_manifest  # noqa: E402
+from mfattn.companion.profiles import CHAPTERS  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+THIS_TEST = "tests/test_ledger.py::test_verdicts_are_recorded_and_tabulated"
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path))
+    monkeypatch.setattr("mfattn.companion.chapter._glue", lambda name, value: glued.__setitem__(name, value))
+    glued.clear()
+    r = ChapterRun("ising", profile="quick", device="cpu")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    r.figure(fig, "fig-test-claim", paper_figure="new")
+    return r
+
+
+glued: dict = {}
+
+
+def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
+    run.verdict("test-claim-one", "Nobody 2024, Fig. 1", "Lines go down.", "reproduced",
+                evidence=["fig-test-claim", THIS_TEST], numbers={"slope": -1.0, "points": 2}, note="two points")
+    run.verdict("test-claim-two", "Nobody 2024, Sec. 2", "Nothing else.", "not tested", evidence=[],
+                note="needs a GPU")
+    book = ledger.read_ledger("quick")
+    assert ledger.ledger_path("quick") == tmp_path / "ledger-quick.json"
+    assert set(book) == {"test-claim-one", "test-claim-two"}
+    entry = book["test-claim-one"]
+    assert entry["chapter"] == "ising" and entry["profile"] == "quick" and entry["numbers"]["slope"] == -1.0
+    assert entry["figures_shown"] == ["fig-test-claim"]
+    run.verdicts()
+    table = glued["verdicts-ising"].data
+    assert "{numref}`fig-test-claim`" in table and f"`{THIS_TEST}`" in table
+    assert "**reproduced**" in table and "slope = -1" in table and "*(two points)*" in table
+    report = ledger.report_markdown([c.name for c in CHAPTERS])
+    assert report.startswith("2 claims: 1 reproduced, 1 not tested.") and "| quick |" in report
+
+
+def test_a_later_run_drops_claims_the_chapter_no_longer_makes(run, monkeypatch):
+    run.verdict("test-old-claim", "Nobody 2024", "Old.", "reproduced", evidence="fig-test-claim")
+    run.verdicts()
+    again = ChapterRun("ising", profile="quick", device="cpu")
+    again.verdict("test-new-claim", "Nobody 2024", "New.", "extends", evidence=THIS_TEST)
+    again.verdicts()
+    assert set(ledger.read_ledger("quick")) == {"test-new-claim"}
+    full = ChapterRun("ising", profile="full", device="cpu")  # the full profile keeps its own ledger
+    full.verdict("test-new-claim", "Nobody 2024", "New.", "reproduced", evidence=THIS_TEST)
+    assert ledger.read_ledger("full")["test-new-claim"]["verdict"] == "reproduced"
+    assert ledger.read_ledger("quick")["test-new-claim"]["verdict"] == "extends"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(verdict="confirmed"), r"verdict must be one of 'reproduced', 'reproduced with differences', "
+                                r"'not reproduced', 'not tested', 'extends'; got 'confirmed'"),
+    (dict(claim_id="Bad Id"), "claim_id must be lowercase words"),
+    (dict(source=""), "source of claim 'test-claim' must be a non-empty string"),
+    (dict(evidence=[]), "evidence must name at least one figure label or test id"),
+    (dict(evidence=["Figure 3"]), "evidence items are figure labels"),
+    (dict(evidence=["fig-not-made"]), r"evidence \['fig-not-made'\] does not exist"),
+    (dict(evidence=["tests/test_ledger.py::test_that_does_not_exist"]), "does not exist"),
+    (dict(evidence=["tests/test_nothing.py::test_x"]), "does not exist"),
+    (dict(verdict="not tested", evidence=[], note=""), "'not tested' verdict needs a note"),
+    (dict(numbers={"x": float("nan")}), r"numbers\['x'\] is nan"),
+    (dict(numbers=[1, 2]), "numbers must be a mapping"),
+])
+def test_bad_verdicts_are_clear_errors(run, kwargs, match):
+    args = dict(claim_id="test-claim", source="Nobody 2024", claim="A claim.", verdict="reproduced",
+                evidence=["fig-test-claim"])
+    args.update(kwargs)
+    with pytest.raises(ledger.LedgerError, match=match):
+        run.verdict(**args)
+    assert "test-claim" not in ledger.read_ledger("quick")
+
+
+def test_a_claim_id_is_given_once_and_belongs_to_one_chapter(run):
+    run.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence="fig-test-claim")
+    with pytest.raises(ledger.LedgerError, match="already given a verdict in this run"):
+        run.verdict("test-claim", "Nobody 2024", "A claim.", "not reproduced", evidence="fig-test-claim")
+    other = ChapterRun("dmft", profile="quick", device="cpu")
+    with pytest.raises(ledger.LedgerError, match="already used by chapter 'ising'"):
+        other.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence=THIS_TEST)
+
+
+def test_stored_full_profile_ledger_names_existing_evidence():
+    """Every verdict kept in data/full/ledger.json names figures of the full manifest and existing tests."""
+    stored = ledger.read_ledger("full")
+    labels = set(read_manifest("full"))
+    chapters = {c.name for c in CHAPTERS}
+    for claim_id, entry in stored.items():
+        assert entry["claim_id"] == claim_id and entry["profile"] == "full"
+        assert entry["chapter"] in chapters and entry["verdict"] in ledger.VERDICTS
+        assert not ledger.check_evidence(entry["evidence"], labels, ROOT), claim_id
