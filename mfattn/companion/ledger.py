@@ -45,18 +45,19 @@ class LedgerError(ValueError):
     """A verdict that cannot be recorded (unknown word, duplicate id, evidence that does not exist)."""
 
 
-def ledger_path(profile: str) -> Path:
+def ledger_path(profile: str, seed: int = 0) -> Path:
     """The ledger file of ``profile``: ``data/full/ledger.json`` for the full profile (next to
-    ``data/full/figures/manifest.json``), ``<figures>/../ledger-quick.json`` for the quick one."""
-    from .chapter import figures_dir
+    ``data/full/figures/``), ``<figures>/../ledger-quick.json`` for the quick one; seeds other than 0
+    get their own file (``ledger-seed-1.json``)."""
+    from .manifest import figures_dir
 
-    folder = figures_dir(profile).parent
-    return folder / ("ledger.json" if profile == "full" else f"ledger-{profile}.json")
+    name = "ledger" + ("" if profile == "full" else f"-{profile}") + (f"-seed-{int(seed)}" if seed else "")
+    return figures_dir(profile).parent / f"{name}.json"
 
 
-def read_ledger(profile: str) -> dict[str, dict[str, Any]]:
+def read_ledger(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet)."""
-    return store.read_json(ledger_path(profile), default={}) or {}
+    return store.read_json(ledger_path(profile, seed), default={}) or {}
 
 
 def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: 
 
 
 def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Mapping[str, Any],
-           figure_labels: Iterable[str], shown: Iterable[str] = ()) -> dict[str, Any]:
+           figure_labels: Iterable[str], shown: Iterable[str] = (), seed: int = 0) -> dict[str, Any]:
     """Write ``entry`` (from :func:`make_entry`) into ``profile``'s ledger, under a lock.
 
     ``figure_labels`` are the labels that exist (this run's figures and the stored full-profile
@@ -148,7 +149,7 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
     shown = set(shown)
     full = {**entry, "chapter": chapter, "profile": profile, **dict(run_info),
             "figures_shown": [item for item in entry["evidence"] if item in shown]}
-    path = ledger_path(profile)
+    path = ledger_path(profile, seed)
     with store.locked(path):
         ledger = store.read_json(path, default={}) or {}
         owner = ledger.get(entry["claim_id"], {}).get("chapter")
@@ -160,10 +161,10 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
     return full
 
 
-def prune(profile: str, chapter: str, keep: Iterable[str]) -> list[str]:
+def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> list[str]:
     """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
     keep = set(keep)
-    path = ledger_path(profile)
+    path = ledger_path(profile, seed)
     if not path.exists():
         return []
     with store.locked(path):

@@ -19,12 +19,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from . import store
 from .profiles import CHAPTERS, DEVICE_NAMES, check_profile, chapter_info
 
-__all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_MARK"]
+__all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_MARK", "notebook_parameters",
+           "DirtyTreeError"]
 
 CHECK_MARK = "NBVAL_CHECK_OUTPUT"
 
@@ -72,18 +73,74 @@ def _describe_failure(err: BaseException, nb_path: Path) -> str:
     return f"{where or 'a cell'} raised {ename}: {str(evalue).strip().splitlines()[-1] if evalue else ''}"
 
 
-def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[str] | None = None,
-              seed: int = 0, out: Path | None = None, progress: bool = True) -> list[ChapterOutcome]:
-    """Execute the chosen chapters with papermill; return one :class:`ChapterOutcome` per chapter."""
+def notebook_parameters(path: Path) -> dict[str, dict[str, Any]]:
+    """The parameters a notebook declares in its ``parameters`` cell (papermill's own inspection):
+    ``{name: {"default", "inferred_type_name", "help"}}``."""
     import papermill as pm
+
+    return pm.inspect_notebook(str(path))
+
+
+def _check_parameters(source: Path, parameters: dict[str, Any]) -> None:
+    declared = notebook_parameters(source)
+    unknown = sorted(set(parameters) - set(declared))
+    if unknown:
+        raise ValueError(f"{source.name} takes the parameters {', '.join(sorted(declared))}; unknown: {unknown}")
+
+
+def _check_clean_tree(root: Path) -> None:
+    import subprocess
+
+    try:
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return  # not a git checkout: nothing to compare with; results record commit "unknown"
+    if dirty:
+        raise DirtyTreeError("the checkout has uncommitted changes to tracked files, so full-profile results "
+                             "could not be traced to a commit:\n" + dirty + "\nCommit them first, or pass "
+                             "--allow-dirty (the results are then marked '+dirty' in the manifest)")
+
+
+class DirtyTreeError(RuntimeError):
+    """A full-profile run was asked for from a checkout with uncommitted changes."""
+
+
+def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[str] | None = None,
+              seed: int = 0, out: Path | None = None, progress: bool = True,
+              overrides: dict[str, Any] | None = None, allow_dirty: bool = False) -> list[ChapterOutcome]:
+    """Execute the chosen chapters with papermill; return one :class:`ChapterOutcome` per chapter.
+
+    ``overrides`` replace profile sizes (each chapter rejects names it does not know). A full-profile
+    run refuses a checkout with uncommitted changes unless ``allow_dirty``. With ``progress``, each
+    cell's output (progress bars of long loops) is streamed to the terminal. Ctrl-C stops after the
+    running chapter's cell, and the outcomes so far are returned with the interrupted one last.
+    Temporary files left by an earlier killed run are removed first.
+    """
+    import papermill as pm
+
+    from .checks import check_int
+    from .manifest import clean_stale_temporaries, figures_dir
 
     check_profile(profile)
     if device not in DEVICE_NAMES:
         raise ValueError(f"device must be one of {', '.join(map(repr, DEVICE_NAMES))}; got {device!r}")
+    seed = check_int("seed", seed, 0)
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TypeError(f"overrides must be a dict of profile sizes; got {type(overrides).__name__}")
     root = _root()
+    if profile == "full" and not allow_dirty:
+        _check_clean_tree(root)
     selected = _selected(chapters)
-    out = Path(out) if out else store.output_dir() / "reproduce" / profile
+    out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
     out.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    for folder in {out, figures_dir(profile, seed)}:
+        for path in clean_stale_temporaries(folder, older_than=started - 1):
+            print(f"removed a temporary file left by a killed run: {path}", file=sys.stderr)
+    params = {"profile": profile, "device": device, "seed": seed}
+    if overrides:
+        params["overrides"] = dict(overrides)
     outcomes = []
     for k, chapter in enumerate(selected, 1):
         source = root / chapter.notebook
@@ -91,16 +148,25 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
             outcomes.append(ChapterOutcome(chapter.name, False, 0.0, source, f"notebook {source} is missing"))
             print(f"[{k}/{len(selected)}] {chapter.name}: notebook {source} is missing", file=sys.stderr)
             continue
+        _check_parameters(source, params)
         target = out / source.name
-        print(f"[{k}/{len(selected)}] {chapter.name}: {chapter.title} ({profile}, device={device})", file=sys.stderr)
+        print(f"[{k}/{len(selected)}] {chapter.name}: {chapter.title} ({profile}, device={device}, seed={seed})",
+              file=sys.stderr)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".ipynb", dir=out)
         os.close(fd)
         tmp = Path(tmp_name)
         start = time.perf_counter()
         try:
-            pm.execute_notebook(str(source), str(tmp), parameters={"profile": profile, "device": device, "seed": seed},
-                                cwd=str(source.parent), kernel_name="python3", progress_bar=progress,
-                                log_output=False, request_save_on_cell_execute=False)
+            pm.execute_notebook(str(source), str(tmp), parameters=params, cwd=str(source.parent),
+                                kernel_name="python3", progress_bar=progress, log_output=progress,
+                                stdout_file=sys.stderr if progress else None,
+                                stderr_file=sys.stderr if progress else None,
+                                request_save_on_cell_execute=False)
+        except KeyboardInterrupt:
+            seconds = time.perf_counter() - start
+            outcomes.append(ChapterOutcome(chapter.name, False, seconds, target, "interrupted (Ctrl-C)"))
+            print(f"    interrupted after {seconds:.0f} s", file=sys.stderr)
+            break
         except Exception as err:  # papermill wraps cell errors; anything else (no kernel...) is reported too
             seconds = time.perf_counter() - start
             failed = out / f"{source.stem}.failed.ipynb"

@@ -104,12 +104,17 @@ def config_hash(config: Any, length: int = 16) -> str:
 @contextlib.contextmanager
 def locked(path: str | os.PathLike, timeout: float = 600.0) -> Iterator[None]:
     """Hold an inter-process lock for read-modify-write of ``path`` (e.g. a manifest shared by
-    chapters executed in parallel). Uses :mod:`filelock`, so it works on POSIX and Windows."""
-    from filelock import FileLock, Timeout
+    chapters executed in parallel).
+
+    A :class:`filelock.SoftFileLock` (POSIX and Windows): the lock file ``.<name>.lock`` exists only
+    while a process holds it, and one left by a killed process (its PID no longer runs) is broken by
+    the next process that asks, so nothing stays behind.
+    """
+    from filelock import SoftFileLock, Timeout
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
+    lock = SoftFileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
     try:
         with lock:
             yield

@@ -1,0 +1,123 @@
+"""The command line and papermill runs: clear messages, no tracebacks, nothing silently ignored."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import mfattn
+from mfattn.__main__ import main
+from mfattn.companion import reproduce as rep
+from mfattn.companion import store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "mfattn", *args], capture_output=True, text=True, cwd=ROOT,
+                          **kwargs)
+
+
+def test_version_and_one_entry_point():
+    proc = _cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"mfattn {mfattn.__version__}"
+    proc = _cli("--help")
+    for command in ("reproduce", "figures", "data", "train", "variants", "refresh-outputs", "strip"):
+        assert command in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["reproduce", "--set", "steps"], "--set takes key=value"),
+    (["reproduce", "--profile", "huge"], "invalid choice: 'huge'"),
+    (["reproduce", "--chapter", "magnets"], "invalid choice: 'magnets'"),
+    (["reproduce", "--seed", "-1", "--chapter", "ising"], "seed must be an integer >= 0"),
+    (["data", "fetch", "cifar"], "unknown data set 'cifar'"),
+])
+def test_bad_command_lines_give_one_clear_line(args, message, capsys):
+    with pytest.raises(SystemExit) if args[1:2] in (["--set"], ["--profile"], ["--chapter"]) \
+            or args[0] == "data" else _no_exit():
+        code = main(args)
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_unknown_size_in_set_is_an_error_naming_it(monkeypatch, capsys):
+    monkeypatch.setattr(rep, "_root", lambda: ROOT)
+    monkeypatch.setattr(rep, "_check_parameters", lambda source, params: (_ for _ in ()).throw(
+        ValueError(f"{source.name} takes the parameters device, profile, seed; unknown: ['overrides']")))
+    assert main(["reproduce", "--chapter", "ising", "--set", "spins=3", "--no-progress"]) == 2
+    assert "unknown: ['overrides']" in capsys.readouterr().err
+
+
+def test_full_profile_refuses_a_dirty_tree(monkeypatch, capsys):
+    monkeypatch.setattr(rep, "_check_clean_tree", lambda root: (_ for _ in ()).throw(
+        rep.DirtyTreeError("the checkout has uncommitted changes ... pass --allow-dirty")))
+    assert main(["reproduce", "--profile", "full", "--chapter", "ising"]) == 2
+    assert "--allow-dirty" in capsys.readouterr().err
+
+
+def test_ctrl_c_prints_a_summary_of_what_finished(monkeypatch, tmp_path, capsys):
+    import papermill
+
+    calls = []
+
+    def fake_execute(source, target, **kwargs):
+        calls.append(Path(source).name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        Path(target).write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(rep, "_check_parameters", lambda source, params: None)
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    code = main(["reproduce", "--chapter", "ising", "--chapter", "deq", "--chapter", "dmft", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 130 and calls == ["01_ising_tap.ipynb", "02_deep_implicit_attention.ipynb"]
+    assert "ising        ok" in err and "deq          interrupted" in err and "Traceback" not in err
+    assert not [p for p in (tmp_path / "reproduce").rglob(".*.ipynb")]  # no temporary notebook left
+
+
+def test_outside_a_checkout_figures_says_so(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(store, "project_root", lambda start=None: None)
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.delenv("MFATTN_FIGURES", raising=False)
+    assert main(["figures"]) == 2
+    assert "data/full/ of a checkout" in capsys.readouterr().err
+    with pytest.raises(FileNotFoundError, match="inside an mfattn checkout"):
+        rep._root()
+
+
+def test_a_papermill_parameter_typo_is_an_error(tmp_path):
+    """``papermill -p profil full`` must not silently run the quick profile."""
+    import papermill as pm
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "quick"\ndevice = "auto"\nseed = 0\noverrides = {}')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(
+        'import os\nos.environ["MFATTN_FIGURES"] = ' + repr(str(tmp_path)) + '\n'
+        'from mfattn import ChapterRun\nrun = ChapterRun("ising", profile=profile, device=device, seed=seed, '
+        '**overrides)\nprint("profile", run.profile)')]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = tmp_path / "chapter.ipynb"
+    nbformat.write(nb, source)
+    with pytest.raises(pm.PapermillExecutionError, match=r"unknown notebook parameter\(s\) \['profil'\]"):
+        pm.execute_notebook(str(source), str(tmp_path / "out.ipynb"), parameters={"profil": "full"},
+                            progress_bar=False, kernel_name="python3")
+    out = pm.execute_notebook(str(source), str(tmp_path / "ok.ipynb"), parameters={"profile": "full"},
+                              progress_bar=False, kernel_name="python3")
+    printed = "".join(o.get("text", "") for o in out.cells[-1].outputs if o.get("name") == "stdout")
+    assert "profile full" in printed
+    assert set(rep.notebook_parameters(source)) == {"profile", "device", "seed", "overrides"}

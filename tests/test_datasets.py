@@ -1,0 +1,91 @@
+"""Verified downloads: the real download path, served from a local HTTP server on 127.0.0.1."""
+
+import functools
+import http.server
+import shutil
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mfattn.companion import datasets, store
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An HTTP server on 127.0.0.1 serving a copy of ../shared/data (so a test can corrupt its files)."""
+    if not (SHARED / "asi-reference").is_dir():
+        pytest.skip("needs ../shared/data beside the checkout (the files to serve)")
+    served = tmp_path / "served"
+    shutil.copytree(SHARED, served)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/", served
+    httpd.shutdown()
+
+
+@pytest.fixture
+def clone(tmp_path, monkeypatch):
+    """A checkout with nothing beside it: downloads go to <clone>/data/<name>."""
+    root = tmp_path / "clone"
+    root.mkdir()
+    monkeypatch.setattr(store, "project_root", lambda start=None: root)
+    for ds in datasets.DATASETS.values():
+        monkeypatch.delenv(ds.env, raising=False)
+    monkeypatch.delenv("MFATTN_OFFLINE", raising=False)
+    return root
+
+
+def _point_at(monkeypatch, name, base):
+    ds = datasets.DATASETS[name]
+    urls = {f: (f"{base}{name}/{f}",) for f in ds.files}
+    monkeypatch.setitem(datasets.DATASETS, name, replace(ds, urls=urls))
+
+
+@pytest.mark.parametrize("name", ["asi-reference", "dmft-reference", "mnist"])
+def test_download_into_an_empty_folder_is_verified(server, clone, monkeypatch, name):
+    base, _ = server
+    _point_at(monkeypatch, name, base)
+    for file, sha in datasets.DATASETS[name].files.items():
+        with pytest.raises(datasets.MissingDataError, match=f"{file}' is missing. Looked in: .*download folder"):
+            datasets.fetch(name, file, download=False)
+        path = datasets.fetch(name, file)
+        assert path == clone / "data" / name / file and store.sha256_file(path) == sha
+        assert datasets.locate(name, file) == path  # found locally the second time
+
+
+def test_a_corrupted_download_is_a_clear_error_and_leaves_nothing(server, clone, monkeypatch):
+    base, served = server
+    (served / "asi-reference" / "multiple_training.json").write_text('{"tampered": true}')
+    _point_at(monkeypatch, "asi-reference", base)
+    with pytest.raises(datasets.MissingDataError, match=r"SHA256 hash of downloaded file .* does not match"):
+        datasets.fetch("asi-reference", "multiple_training.json")
+    folder = clone / "data" / "asi-reference"
+    assert not folder.exists() or not any(folder.iterdir())  # no partial or corrupt file kept
+
+
+def test_offline_without_a_copy_says_which_file_where_and_how(clone, monkeypatch):
+    monkeypatch.setenv("MFATTN_OFFLINE", "1")
+    with pytest.raises(datasets.MissingDataError) as err:
+        datasets.fetch("dmft-reference", "context_beta3.0.npz")
+    text = str(err.value)
+    assert "context_beta3.0.npz" in text and str(clone / "data" / "dmft-reference") in text
+    assert "python -m mfattn data fetch dmft-reference" in text and "MFATTN_DMFT_REFERENCE" in text
+
+
+def test_a_local_copy_with_the_wrong_checksum_is_refused(clone, monkeypatch, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "expanding_50.json").write_text("{}")
+    monkeypatch.setenv("MFATTN_ASI_REFERENCE", str(folder))
+    with pytest.raises(datasets.MissingDataError, match="not the published"):
+        datasets.fetch("asi-reference", "expanding_50.json", download=False)
+    with pytest.raises(ValueError, match="dataset must be one of 'mnist', 'asi-reference', 'dmft-reference'"):
+        datasets.fetch("cifar", "x")

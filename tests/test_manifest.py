@@ -1,0 +1,127 @@
+"""Figures and results a reader can cite and verify: same bytes on the page and in the manifest,
+the code digest behind each result, stale/dirty/incomplete detection, seeds kept apart."""
+
+import os
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from mfattn import ChapterRun  # noqa: E402
+from mfattn.companion import chapter, manifest, store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def glued(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path))
+    out = {}
+    monkeypatch.setattr(chapter, "_glue", lambda name, value: out.__setitem__(name, value))
+    return out
+
+
+def _plot():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1, 2], [0, 1, 4])
+    return fig
+
+
+def test_the_page_shows_the_bytes_the_manifest_hashes(glued, tmp_path):
+    run = ChapterRun("ising", profile="quick", device="cpu")
+    run.figure(_plot(), "fig-test-bytes", paper_figure="new")
+    path = tmp_path / "quick" / "fig-test-bytes.png"
+    image = glued["fig-test-bytes"]
+    assert image.data == path.read_bytes()
+    assert store.sha256_file(path) == manifest.read_manifest("quick")["fig-test-bytes"]["sha256"]
+    # shown at its on-screen size: 4 in at the style's figure.dpi (110), stored at savefig.dpi (150)
+    assert abs(image.width - 4 * 110) <= 60
+
+
+def test_full_profile_figures_get_a_vector_copy_and_a_citable_note(glued, tmp_path):
+    run = ChapterRun("ising", profile="full", device="cpu")
+    run.figure(_plot(), "fig-test-vector", paper_figure="new")
+    entry = manifest.read_manifest("full")["fig-test-vector"]
+    pdf = tmp_path / "full" / entry["vector"]
+    first_pdf = pdf.read_bytes()
+    assert pdf.suffix == ".pdf" and first_pdf.startswith(b"%PDF")
+    run.figure(_plot(), "fig-test-vector", paper_figure="new")  # deterministic bytes, PDF included
+    assert manifest.read_manifest("full")["fig-test-vector"]["sha256"] == entry["sha256"]
+    assert pdf.read_bytes() == first_pdf
+    quick = ChapterRun("ising", profile="quick", device="cpu")
+    entry = manifest.read_manifest("full")["fig-test-vector"]
+    assert quick.stored_figure("fig-test-vector") == entry
+    note = glued["fig-test-vector-full-note"]
+    assert entry["sha256"][:8] in note and entry["git_commit"][:8] in note and "--chapter ising" in note
+    with pytest.raises(FileNotFoundError, match="no full-profile result of 'fig-not-stored'"):
+        quick.stored_figure("fig-not-stored")
+
+
+def test_check_reports_current_stale_dirty_missing_and_incomplete(glued, tmp_path, monkeypatch):
+    run = ChapterRun("ising", profile="full", device="cpu")
+    import mfattn.ising  # noqa: F401  (a physics module the "chapter" imported)
+
+    run.figure(_plot(), "fig-test-current", paper_figure="new")
+    status = {r["key"]: r["status"] for r in manifest.check("full")}
+    assert status["fig-test-current"] in ("current", "dirty")  # dirty when this checkout has changes
+    entry = manifest.read_manifest("full")["fig-test-current"]
+    assert "mfattn.ising" in entry["code_modules"] and entry["code_digest"]
+    # the code changed since: stale
+    manifest.update("full", 0, "manifest", "fig-test-current", {**entry, "code_digest": "0" * 16})
+    assert {r["key"]: r["status"] for r in manifest.check("full")}["fig-test-current"] == "stale"
+    # the file changed: missing
+    (tmp_path / "full" / "fig-test-current.png").write_bytes(b"not the figure")
+    assert {r["key"]: r["status"] for r in manifest.check("full")}["fig-test-current"] == "missing"
+    # made from a dirty tree
+    manifest.update("full", 0, "manifest", "fig-test-dirty", {**entry, "git_commit": "abc+dirty",
+                                                              "file": "fig-test-vector.png"})
+    run.figure(_plot(), "fig-test-vector", paper_figure="new")
+    dirty = manifest.read_manifest("full")["fig-test-vector"]
+    manifest.update("full", 0, "manifest", "fig-test-vector", {**dirty, "git_commit": "abc+dirty"})
+    assert {r["key"]: r["status"] for r in manifest.check("full")}["fig-test-vector"] == "dirty"
+    # the run never reached its end (no run.verdicts()): incomplete
+    rows = manifest.check("full")
+    assert {"kind": "run", "key": "ising", "chapter": "ising", "status": "incomplete"} in rows
+    run.verdicts()
+    assert not [r for r in manifest.check("full") if r["kind"] == "run"]
+
+
+def test_results_are_recorded_with_their_code(glued, tmp_path):
+    run = ChapterRun("ising", profile="full", device="cpu")
+    target = store.atomic_write_json(tmp_path / "summary.json", {"x": 1})
+    run.result(target, "a summary")
+    (key, entry), = manifest.read_results("full").items()
+    assert entry["sha256"] == store.sha256_file(target) and entry["description"] == "a summary"
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        run.result(tmp_path / "nothing.json", "nothing")
+
+
+def test_stale_temporaries_of_a_killed_run_are_removed(tmp_path):
+    ours = [tmp_path / ".manifest.json.k2j4h5g6.tmp", tmp_path / "sub" / ".02_deep.x8s7d6f5.ipynb"]
+    theirs = [tmp_path / "notes.tmp", tmp_path / ".hidden", tmp_path / "fig.png"]
+    for p in ours + theirs:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x")
+    young = tmp_path / ".ledger.json.abcdefgh.tmp"  # written by a run still going: kept
+    young.write_text("x")
+    old = time.time() - 3600
+    for p in ours + theirs:
+        os.utime(p, (old, old))
+    removed = manifest.clean_stale_temporaries(tmp_path, older_than=time.time() - 60)
+    assert sorted(removed) == sorted(ours)
+    assert all(p.exists() for p in theirs) and young.exists()
+
+
+def test_a_lock_left_by_a_killed_process_is_broken_and_none_stays(tmp_path):
+    target = tmp_path / "manifest.json"
+    lock = tmp_path / ".manifest.json.lock"
+    lock.write_text("999999999\nsomehost-that-is-this-one\n")  # a dead holder
+    lock.write_text(f"999999999\n{os.uname().nodename}\n")
+    with store.locked(target, timeout=5):
+        store.atomic_write_json(target, {"ok": True})
+    assert not lock.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
