@@ -21,7 +21,7 @@ from mfattn import ChapterRun
 from mfattn.companion import store  # noqa: E402
 from mfattn.companion.chapter import read_manifest  # noqa: E402
 from mfattn.companion.profiles import CHAPTERS, PROFILES, get_profile, resolve_device  # noqa: E402
-from mfattn.companion.reproduce import CHECK_MARK, strip_notebook  # noqa: E402
+from mfattn.companion.reproduce import CHECK_TAG, is_check_cell, strip_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,7 +127,7 @@ def test_figure_label_and_seed_validation(tmp_path, monkeypatch):
 
 def test_strip_notebook_keeps_only_check_outputs():
     nb = nbformat.v4.new_notebook()
-    keep = nbformat.v4.new_code_cell(f"# {CHECK_MARK}\nprint(1)")
+    keep = nbformat.v4.new_code_cell("print(1)", metadata={"tags": [CHECK_TAG]})
     keep.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
     drop = nbformat.v4.new_code_cell("print(2)")
     drop.outputs = [nbformat.v4.new_output("stream", name="stdout", text="2\n")]
@@ -172,9 +172,9 @@ def test_chapter_notebook_conventions(path):
     for name in ("profile", "device", "seed"):
         assert re.search(rf"^{name}\s*=", params[0].source, re.M), f"parameters cell lacks `{name}`"
     assert re.search(r'^profile\s*=\s*"quick"', params[0].source, re.M), "default profile must be quick"
-    # committed stripped: only NBVAL_CHECK_OUTPUT cells carry outputs
+    # committed stripped: only cells tagged nbval-check-output carry outputs
     for cell in nb.cells:
-        if cell.cell_type == "code" and CHECK_MARK not in cell.source.split("\n", 1)[0]:
+        if cell.cell_type == "code" and not is_check_cell(cell):
             assert not cell.outputs, f"unstripped outputs in cell {cell.source[:40]!r}"
     # every figure shown is produced, and every produced figure is shown
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")

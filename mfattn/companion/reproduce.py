@@ -7,8 +7,9 @@ A chapter that fails is reported with the cell that failed and its error; its ex
 copy is kept as ``<name>.failed.ipynb`` and nothing written by earlier chapters is touched.
 
 ``python -m mfattn refresh-outputs [--chapter NAME ...]`` re-executes notebooks in place
-and keeps only the outputs of cells marked ``# NBVAL_CHECK_OUTPUT`` (the numbers nbval
-compares); ``python -m mfattn strip`` does the stripping alone.
+and keeps only the outputs of cells tagged ``nbval-check-output`` (the numbers nbval compares
+with a rerun; the tag is cell metadata, so readers never see it); ``python -m mfattn strip`` does
+the stripping alone.
 """
 
 from __future__ import annotations
@@ -24,10 +25,18 @@ from typing import Any, Iterable, Sequence
 from . import store
 from .profiles import CHAPTERS, DEVICE_NAMES, check_profile, chapter_info
 
-__all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_MARK", "notebook_parameters",
-           "DirtyTreeError"]
+__all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_TAG", "is_check_cell",
+           "notebook_parameters", "DirtyTreeError"]
 
-CHECK_MARK = "NBVAL_CHECK_OUTPUT"
+#: nbval's cell tag: under ``--nbval-lax`` only these cells' outputs are compared with the stored ones.
+CHECK_TAG = "nbval-check-output"
+_LEGACY_MARK = "NBVAL_CHECK_OUTPUT"  # nbval's comment form; the book uses the tag (readers never see it)
+
+
+def is_check_cell(cell) -> bool:
+    """True for a code cell whose outputs nbval compares (tag ``nbval-check-output``)."""
+    return cell.cell_type == "code" and (CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+                                         or _LEGACY_MARK in cell.source.split("\n", 1)[0])
 
 
 @dataclass
@@ -187,7 +196,7 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
 
 
 def strip_notebook(nb) -> bool:
-    """Keep only the outputs of ``# NBVAL_CHECK_OUTPUT`` cells and drop run metadata. Returns True if changed."""
+    """Keep only the outputs of ``nbval-check-output`` cells and drop run metadata. Returns True if changed."""
     before = repr(nb)
     for key in ("papermill",):
         nb.metadata.pop(key, None)
@@ -196,7 +205,7 @@ def strip_notebook(nb) -> bool:
             cell.metadata.pop(key, None)
         if cell.cell_type != "code":
             continue
-        if CHECK_MARK not in cell.source.split("\n", 1)[0]:
+        if not is_check_cell(cell):
             cell.outputs = []
             cell.execution_count = None
         # check cells keep their execution count: nbval treats a reference cell without one as unrun
