@@ -48,7 +48,18 @@ def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     assert "{numref}`fig-test-claim`" in table and f"`{THIS_TEST}`" in table
     assert "**reproduced**" in table and "slope = -1" in table and "*(two points)*" in table
     report = ledger.report_markdown([c.name for c in CHAPTERS])
-    assert report.startswith("2 claims: 1 reproduced, 1 not tested.") and "| quick |" in report
+    assert report.startswith("2 claims: 1 reproduced, 1 not tested. The verdicts rest on 1 tests, 1 quick run")
+    assert entry["basis"] == "tests" and book["test-claim-two"]["basis"] == "quick run"
+    assert "| tests |" in report and "| *quick run* |" in report
+
+
+def test_a_verdict_rests_on_the_strongest_evidence_it_names():
+    stored = {"fig-stored-full"}
+    assert ledger.evidence_basis(["fig-own", "fig-stored-full"], "quick", stored) == "full profile"
+    assert ledger.evidence_basis(["fig-own", THIS_TEST], "quick", stored) == "tests"
+    assert ledger.evidence_basis(["fig-own"], "quick", stored) == "quick run"
+    assert ledger.evidence_basis(["fig-own"], "full", stored) == "full profile"
+    assert ledger.evidence_basis([], "quick", stored) == "quick run"
 
 
 def test_a_later_run_drops_claims_the_chapter_no_longer_makes(run, monkeypatch):

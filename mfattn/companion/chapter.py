@@ -259,11 +259,11 @@ class ChapterRun:
         if claim_id in self._verdicts:
             raise ledger.LedgerError(f"claim_id {claim_id!r} was already given a verdict in this run of "
                                      f"chapter {self.chapter.name!r}; each claim gets one verdict")
-        labels = set(self._figures) | set(read_manifest("full"))
+        stored = set(read_manifest("full"))
         info = {"seed": self.seed, "git_commit": git_commit(), "run_started": self._started}
         self._verdicts[claim_id] = ledger.record(self.profile, entry, chapter=self.chapter.name,
-                                                 run_info=info, figure_labels=labels, shown=self._figures,
-                                                 seed=self.seed)
+                                                 run_info=info, figure_labels=set(self._figures) | stored,
+                                                 shown=self._figures, seed=self.seed, stored_full=stored)
 
     def verdicts(self) -> None:
         """Close the run: glue its verdicts as a table (``{glue:md}`verdicts-<chapter>``` with

@@ -17,7 +17,7 @@ and the book's "Reproduction report" gathers every chapter's (:func:`report_mark
 The ledger file maps ``claim_id`` to an entry (JSON)::
 
     {"claim_id", "chapter", "source", "claim", "verdict", "evidence": [...], "numbers": {...},
-     "note", "profile", "seed", "git_commit", "run_started"}
+     "note", "profile", "basis", "seed", "git_commit", "run_started", "figures_shown"}
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from . import store
 from .checks import check_choice
 
-__all__ = ["VERDICTS", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
+__all__ = ["VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
            "verdict_table", "report_markdown", "LedgerError"]
 
 #: The verdict words, in the order the report sorts them.
@@ -133,12 +133,30 @@ def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: 
     return missing
 
 
+#: What a verdict rests on, strongest first (see :func:`evidence_basis`).
+BASES = ("full profile", "tests", "quick run")
+
+
+def evidence_basis(evidence: Iterable[str], profile: str, stored_full: Iterable[str]) -> str:
+    """What backs a verdict: ``"full profile"`` when the run is a full-profile run or its evidence
+    names a stored full-profile (paper-scale) figure; else ``"tests"`` when it names a test; else
+    ``"quick run"`` (figures of a short run only: an observation, not a conclusion)."""
+    evidence = list(evidence)
+    if profile == "full" or set(evidence) & set(stored_full):
+        return "full profile"
+    if any(TEST_ID_RE.match(item) for item in evidence):
+        return "tests"
+    return "quick run"
+
+
 def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Mapping[str, Any],
-           figure_labels: Iterable[str], shown: Iterable[str] = (), seed: int = 0) -> dict[str, Any]:
+           figure_labels: Iterable[str], shown: Iterable[str] = (), seed: int = 0,
+           stored_full: Iterable[str] = ()) -> dict[str, Any]:
     """Write ``entry`` (from :func:`make_entry`) into ``profile``'s ledger, under a lock.
 
     ``figure_labels`` are the labels that exist (this run's figures and the stored full-profile
-    ones); ``shown`` those the chapter shows as numbered figures (cited with ``{numref}``).
+    ones, ``stored_full``); ``shown`` those the chapter shows as numbered figures (cited with
+    ``{numref}``). The entry gets its ``basis`` (:func:`evidence_basis`).
     Refuses evidence that does not exist and a claim id that another chapter already owns.
     """
     missing = check_evidence(entry["evidence"], figure_labels, store.project_root())
@@ -148,6 +166,7 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
                           f"name a test function under tests/)")
     shown = set(shown)
     full = {**entry, "chapter": chapter, "profile": profile, **dict(run_info),
+            "basis": evidence_basis(entry["evidence"], profile, stored_full),
             "figures_shown": [item for item in entry["evidence"] if item in shown]}
     path = ledger_path(profile, seed)
     with store.locked(path):
@@ -198,17 +217,16 @@ def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bo
 
 
 def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = True,
-                  show_chapter: bool = False, show_profile: bool = False) -> str:
-    """A Markdown (MyST) table of ledger entries: claim, source, verdict, numbers, evidence, note.
+                  show_chapter: bool = False) -> str:
+    """A Markdown (MyST) table of ledger entries: claim (and note), source, verdict, numbers, evidence,
+    and what the verdict rests on (:data:`BASES`).
 
     ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book);
     other labels and test ids stay plain text.
     """
-    head = ["Claim", "Source", "Verdict", "Numbers", "Evidence"]
+    head = ["Claim", "Source", "Verdict", "Numbers", "Evidence", "Rests on"]
     if show_chapter:
         head.insert(0, "Chapter")
-    if show_profile:
-        head.append("Profile")
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:
         claim = _cell(e["claim"]) + (f" *({_cell(e['note'])})*" if e.get("note") else "")
@@ -216,8 +234,8 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
                  _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)]
         if show_chapter:
             cells.insert(0, f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
-        if show_profile:
-            cells.append(e["profile"])
+        basis = e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
+        cells.append(f"*{basis}*" if basis == "quick run" else basis)
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -238,10 +256,10 @@ def report_markdown(chapters: Sequence[str]) -> str:
         return ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
                 "or the full profile for paper-scale verdicts.*")
     counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
-    n_full = sum(e["profile"] == "full" for e in entries)
+    bases = {b: sum((e.get("basis") or "quick run") == b for e in entries) for b in BASES}
     summary = (f"{len(entries)} claims: " + ", ".join(f"{c} {v}" for v, c in counts.items() if c)
-               + f". {n_full} verdicts come from the full profile (paper scale); "
-               f"{len(entries) - n_full} from the quick profile, marked *quick* (no full-profile run of that "
-               f"chapter has been stored yet).")
-    return summary + "\n\n" + verdict_table(entries, show_chapter=True, show_profile=True)
+               + ". The verdicts rest on " + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
+               + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
+               "only a short run's figures, an observation rather than a conclusion).")
+    return summary + "\n\n" + verdict_table(entries, show_chapter=True)
 

@@ -1,0 +1,344 @@
+"""The notebook side of a chapter: profile sizes, seeds, figures, numbers and the figure manifest.
+
+A chapter notebook starts with a papermill ``parameters`` cell and then opens a run::
+
+    profile = "quick"   # papermill parameters
+    device = "auto"
+    seed = 0
+
+    run = ChapterRun("ising", profile=profile, device=device, seed=seed)
+    sizes = run.sizes                                  # this chapter's sizes in this profile
+    ...
+    run.figure(fig, "fig-ising-rmse", paper_figure="new (no figure in the paper)")
+    run.number("rmse_tap", value, "{:.1e}")         # glued into the prose
+
+Figures go to ``<output>/figures/<profile>/<label>.png`` (``_build/figures/quick`` for the
+quick profile; ``data/full/figures`` for the full profile, which is kept in the repository)
+together with ``manifest.json``: label, file, sha256, the paper figure it reproduces,
+profile, parameters, seed, device, package versions, git commit and wall time. Every
+write is atomic, and the manifest is updated under a file lock so chapters executed in
+parallel (nbval with xdist) cannot lose each other's entries.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from . import manifest, store
+from .manifest import figures_dir, git_commit, package_versions, read_manifest
+from .profiles import chapter_info, check_profile, get_profile, resolve_device
+
+__all__ = ["ChapterRun", "figures_dir", "read_manifest", "package_versions", "git_commit", "STYLE",
+           "NOTEBOOK_PARAMETERS"]
+
+#: The parameters every chapter notebook declares in its papermill ``parameters`` cell.
+NOTEBOOK_PARAMETERS = ("profile", "device", "seed", "overrides")
+#: Vector copies of full-profile figures larger than this are not kept (scatter plots of millions of
+#: points; the PNG is the figure then).
+MAX_VECTOR_BYTES = 1 << 20
+
+LABEL_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*$")
+
+#: The book's matplotlib style sheet; ``plt.style.use(STYLE)`` gives readers the same look.
+STYLE = Path(__file__).with_name("mfattn.mplstyle")
+
+
+def _glue(name: str, value: Any) -> None:
+    """Hand a value to the book (myst-nb glue); a no-op where myst-nb is not installed."""
+    try:
+        from myst_nb import glue
+    except ImportError:  # plain papermill/nbval runs without the book extras
+        return
+    glue(name, value, display=False)
+
+
+def _papermill_parameters() -> tuple[set[str], set[str]] | None:
+    """``(declared, injected)`` parameter names when this kernel runs a notebook under papermill:
+    ``declared`` assigned in the notebook's ``parameters`` cell, ``injected`` in the cell papermill
+    adds after it (``# Parameters``). None outside papermill."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    history = list(shell.user_ns.get("In", [])) if shell is not None else []
+    # papermill's injected cell starts with the line "# Parameters" (its default header)
+    injected_at = [i for i, src in enumerate(history) if src.strip().split("\n", 1)[0].strip() == "# Parameters"]
+    if not injected_at:
+        return None
+
+    def names(source: str) -> set[str]:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return set()
+        return {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(t, ast.Name)}
+
+    i = injected_at[-1]
+    declared = next((names(src) for src in reversed(history[:i]) if "profile" in names(src)), None)
+    return (declared, names(history[i])) if declared else None
+
+
+class ChapterRun:
+    """One execution of a chapter notebook in a profile.
+
+    Parameters
+    ----------
+    chapter : str
+        Short chapter name (see :data:`mfattn.companion.profiles.CHAPTERS`).
+    profile : {"quick", "full"}
+    device : {"auto", "cpu", "cuda"}
+    seed : int
+        Seeds Python, numpy and torch; chapter code should still pass explicit
+        generators derived from it (:meth:`generator`). Seeds other than 0 write their figures and
+        results into a ``seed-<n>/`` folder, so they never overwrite seed 0's.
+    threads : int or None
+        Torch intra-op threads. The default (1 on CPU) is fastest for the book's small models.
+    **overrides
+        Replace profile sizes (unknown names are an error); notebooks pass their ``overrides``
+        parameter here (``papermill -p overrides '{"steps": 100}'``, ``mfattn reproduce --set steps=100``).
+
+    Under papermill, a parameter the notebook does not declare (a typo such as ``-p profil full``)
+    is an error rather than a silently ignored setting.
+    """
+
+    def __init__(self, chapter: str, profile: str = "quick", device: str = "auto", seed: int = 0,
+                 threads: int | None = None, **overrides: Any) -> None:
+        import torch
+
+        self.chapter = chapter_info(chapter)
+        params = _papermill_parameters()
+        if params is not None:
+            declared, injected = params
+            unknown = sorted(injected - declared)
+            if unknown:
+                raise ValueError(f"unknown notebook parameter(s) {unknown} for chapter {chapter!r}; it takes "
+                                 f"{', '.join(sorted(declared))} (sizes go in overrides, e.g. "
+                                 f"-p overrides '{{\"steps\": 100}}')")
+        self.profile = check_profile(profile)
+        self.device = resolve_device(device)
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        self.seed = int(seed)
+        self.sizes = get_profile(chapter, profile, **overrides)
+        self.overrides = dict(overrides)
+        if threads is None and self.device.type == "cpu":
+            threads = 1
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        random.seed(self.seed)
+        np.random.seed(self.seed % 2**32)
+        torch.manual_seed(self.seed)
+        self._start = time.perf_counter()
+        self._started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self._figures: list[str] = []
+        self._verdicts: dict[str, dict[str, Any]] = {}
+        self._style()
+        manifest.mark_run(self.profile, self.seed, self.chapter.name, "started", started=self._started,
+                          device=str(self.device), overrides=self.overrides)
+        _glue("profile", self.profile)
+        _glue("device", str(self.device))
+
+    # -- reproducibility ---------------------------------------------------------------
+    def generator(self, offset: int = 0, device: Any = None):
+        """A fresh ``torch.Generator`` seeded with ``seed + offset`` (on ``device``, default CPU)."""
+        import torch
+
+        gen = torch.Generator(device=device or "cpu")
+        gen.manual_seed(self.seed + offset)
+        return gen
+
+    def rng(self, offset: int = 0) -> np.random.Generator:
+        """A fresh numpy ``Generator`` seeded with ``seed + offset``."""
+        return np.random.default_rng(self.seed + offset)
+
+    @property
+    def wall_time(self) -> float:
+        """Seconds since the run started."""
+        return time.perf_counter() - self._start
+
+    @property
+    def folder(self):
+        """Where this run's figures, manifest and results go (:func:`~mfattn.companion.manifest.figures_dir`)."""
+        return figures_dir(self.profile, self.seed)
+
+    def _provenance(self) -> dict[str, Any]:
+        modules, digest = manifest.code_fingerprint(self.chapter.notebook)
+        return {"chapter": self.chapter.name, "notebook": self.chapter.notebook, "profile": self.profile,
+                "seed": self.seed, "device": str(self.device), "device_name": _device_name(self.device),
+                "versions": package_versions(), "git_commit": git_commit(), "code_digest": digest,
+                "code_modules": modules, "wall_time_s": round(self.wall_time, 2)}
+
+    # -- output to the book ---------------------------------------------------------------
+    @staticmethod
+    def _style() -> None:
+        import matplotlib.pyplot as plt
+
+        plt.style.use(STYLE)
+
+    def figure(self, fig, label: str, *, paper_figure: str, params: dict[str, Any] | None = None,
+               caption: str | None = None) -> None:
+        """Save ``fig`` as ``<label>.png``, record it in the manifest and glue it for the book.
+
+        ``paper_figure`` names what it reproduces (e.g. ``"Bal 2021, fig. 3"``, or ``"new"``).
+        The markdown cell that shows it uses ``{glue:figure} <label>`` with ``:name: <label>``; the
+        page shows the very bytes whose SHA-256 the manifest records. Full-profile figures also get a
+        vector copy ``<label>.pdf`` for papers (unless it would exceed 1 MB). Returns None (so a notebook cell ending with it
+        displays nothing); the file is ``self.folder / f"{label}.png"``.
+        """
+        import matplotlib.pyplot as plt
+
+        if not LABEL_RE.match(label):
+            raise ValueError(f"figure label must look like 'fig-some-name' (lowercase, digits, '-'); got {label!r}")
+        if not paper_figure:
+            raise ValueError("paper_figure must name the paper figure this reproduces (or say 'new')")
+        path = self.folder / f"{label}.png"
+        buf = io.BytesIO()
+        # Fixed metadata so the same figure gives the same bytes (and sha256) run after run.
+        fig.savefig(buf, format="png", metadata={"Software": None})
+        png = buf.getvalue()
+        store.atomic_write_bytes(path, png)
+        vector = None
+        if self.profile == "full":
+            pdf = io.BytesIO()
+            fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "Creator": None, "Producer": None})
+            if len(pdf.getvalue()) <= MAX_VECTOR_BYTES:
+                vector = store.atomic_write_bytes(path.with_suffix(".pdf"), pdf.getvalue()).name
+        entry = {"label": label, "file": path.name, "sha256": store.sha256_file(path), "vector": vector,
+                 "paper_figure": paper_figure, "parameters": {**self.sizes, **(params or {})},
+                 "caption": caption, **self._provenance()}
+        manifest.update(self.profile, self.seed, "manifest", label, entry)
+        self._figures.append(label)
+        _glue(label, _png_image(png, fig.get_dpi()))
+        plt.close(fig)
+
+    def result(self, path: Any, description: str) -> None:
+        """Record a stored result file other than a figure (a summary, arrays behind a figure) that this
+        run wrote, with its SHA-256 and the digest of the code that made it (``figures --check``)."""
+        from pathlib import Path
+
+        path = Path(path).resolve()
+        root = store.project_root()
+        if not path.is_file():
+            raise FileNotFoundError(f"result {path} does not exist; write it before recording it")
+        key = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else str(path)
+        entry = {"file": key, "sha256": store.sha256_file(path), "description": description, **self._provenance()}
+        manifest.update(self.profile, self.seed, "results", key, entry)
+
+    def number(self, name: str, value: Any, fmt: str = "{}") -> None:
+        """Glue ``fmt.format(value)`` into the prose, where ``{glue:text}`name``` shows it.
+
+        Returns None, so a cell ending with it displays nothing.
+        """
+        _glue(name, fmt.format(value))
+
+    # -- verdicts on the papers' claims ------------------------------------------------------
+    def verdict(self, claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
+                numbers: Mapping[str, Any] | None = None, note: str = "") -> None:
+        """Record what this run says about a claim of a paper in the profile's ledger.
+
+        ``source`` names the paper and place ("Poc-López & Aguilera 2024, Fig. 4"); ``verdict`` is one
+        of :data:`mfattn.companion.ledger.VERDICTS`; ``evidence`` names figure labels of this chapter
+        (or stored full-profile ones) and/or test ids (``tests/test_x.py::test_name``); ``numbers``
+        are the values behind the verdict. A claim id may be given once per run and belongs to one
+        chapter. Returns None. :meth:`verdicts` shows the chapter's table.
+        """
+        from . import ledger
+
+        entry = ledger.make_entry(claim_id, source, claim, verdict, evidence, numbers, note)
+        if claim_id in self._verdicts:
+            raise ledger.LedgerError(f"claim_id {claim_id!r} was already given a verdict in this run of "
+                                     f"chapter {self.chapter.name!r}; each claim gets one verdict")
+        labels = set(self._figures) | set(read_manifest("full"))
+        info = {"seed": self.seed, "git_commit": git_commit(), "run_started": self._started}
+        self._verdicts[claim_id] = ledger.record(self.profile, entry, chapter=self.chapter.name,
+                                                 run_info=info, figure_labels=labels, shown=self._figures,
+                                                 seed=self.seed)
+
+    def verdicts(self) -> None:
+        """Close the run: glue its verdicts as a table (``{glue:md}`verdicts-<chapter>``` with
+        ``:format: myst``), drop the chapter's ledger entries that this run no longer makes, and record
+        the chapter's run as finished. Call it at the chapter's end."""
+        from IPython.display import Markdown
+
+        from . import ledger
+
+        ledger.prune(self.profile, self.chapter.name, self._verdicts, seed=self.seed)
+        if self._verdicts:
+            text = ledger.verdict_table(self._verdicts.values())
+        else:
+            text = "*This chapter records no verdict yet.*"
+        _glue(f"verdicts-{self.chapter.name}", Markdown(text))
+        manifest.mark_run(self.profile, self.seed, self.chapter.name, "finished", started=self._started,
+                          device=str(self.device), overrides=self.overrides, wall_time_s=round(self.wall_time, 1))
+
+    def stored_figure(self, label: str, title: str | None = None) -> dict[str, Any]:
+        """The manifest entry of the full-profile figure ``label`` stored in ``data/full/figures``, and
+        glue ``<label>-full-note``: a sentence with the device, the wall time, the commit and the first
+        8 characters of its SHA-256, and the command that remakes it. The chapter shows the stored file
+        as a numbered figure (Sphinx copies its very bytes into the HTML)::
+
+            ```{figure} ../data/full/figures/fig-x.png
+            :name: fig-x-full
+
+            Full profile (paper scale) of ...; {glue:text}`fig-x-full-note`
+            ```
+
+        ``title`` (optional) starts the note. A missing entry or file is an error: a page must not cite a
+        figure that is not stored.
+        """
+        entry = read_manifest("full").get(label)
+        if entry is None:
+            raise FileNotFoundError(f"no full-profile result of {label!r} is stored in {figures_dir('full')}; "
+                                    f"`python -m mfattn reproduce --profile full --chapter {self.chapter.name}` "
+                                    f"makes it")
+        path = figures_dir("full") / entry["file"]
+        if not path.exists():
+            raise FileNotFoundError(f"the full-profile manifest names {path}, which is missing")
+        device = entry.get("device_name") or entry["device"]
+        dirty = " (from a tree with uncommitted changes)" if entry["git_commit"].endswith("+dirty") else ""
+        command = f"`python -m mfattn reproduce --profile full --chapter {self.chapter.name}`"
+        _glue(f"{label}-full-note", (f"{title}: " if title else "") + f"data/full/figures/{entry['file']}, sha256 {entry['sha256'][:8]}, computed "
+                                    f"on {device} in {entry['wall_time_s']:.0f} s at commit "
+                                    f"{entry['git_commit'][:8]}{dirty}; remade by {command}")
+        return entry
+
+
+def _device_name(device) -> str:
+    """The GPU's name, or the CPU's model name where the system tells it."""
+    import platform
+
+    import torch
+
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def _png_image(png: bytes, display_dpi: float | None = None):
+    """An IPython image of these exact PNG bytes, shown at the size the figure has on screen."""
+    import struct
+
+    import matplotlib as mpl
+    from IPython.display import Image
+
+    width = struct.unpack(">I", png[16:20])[0]  # the PNG header's IHDR width
+    display_dpi = display_dpi or float(mpl.rcParams["figure.dpi"])
+    return Image(data=png, format="png", width=int(round(width * display_dpi / float(mpl.rcParams["savefig.dpi"]))))

@@ -1,0 +1,49 @@
+"""What the book's "How to cite" and "Figures" pages show: the build's version and commit, and a table of
+the stored figures with their files, SHA-256, commit and status against today's code."""
+
+from __future__ import annotations
+
+import html
+import time
+
+from .manifest import check, git_commit, read_manifest
+
+__all__ = ["build_statement", "figures_table"]
+
+
+def build_statement() -> str:
+    """A Markdown sentence naming the version, the commit and the date of this build."""
+    from .. import __version__
+
+    commit = git_commit()
+    dirty = " (with uncommitted changes)" if commit.endswith("+dirty") else ""
+    return (f"**mfattn {__version__}**, commit `{commit.split('+')[0][:12]}`{dirty}, built on "
+            f"{time.strftime('%Y-%m-%d')}.")
+
+
+def figures_table(profile: str = "full", base: str = "..") -> str:
+    """An HTML table of ``profile``'s stored figures: label, chapter, the paper figure, links to the PNG
+    (shown in its chapter, so the build keeps it as ``<base>/_images/<file>``) and the PDF (published
+    under ``<base>/figures/<profile>/``), SHA-256 (8 characters), commit, device and status
+    (``current``, ``stale``, ``dirty``, ``missing``, ``unknown``)."""
+    entries = read_manifest(profile)
+    if not entries:
+        return f"<p><em>No {profile}-profile figure is stored yet.</em></p>"
+    status = {r["key"]: r["status"] for r in check(profile) if r["kind"] == "figure"}
+    esc = html.escape
+    rows = []
+    for label, e in sorted(entries.items(), key=lambda kv: (kv[1].get("chapter", ""), kv[0])):
+        files = f'<a href="{base}/_images/{esc(e["file"])}">PNG</a>'
+        if e.get("vector"):
+            files += f' <a href="{base}/figures/{profile}/{esc(e["vector"])}">PDF</a>'
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in (
+            f"<code>{esc(label)}</code>", esc(e.get("chapter", "")), esc(e.get("paper_figure", "")), files,
+            f"<code>{esc(e['sha256'][:8])}</code>", f"<code>{esc(e.get('git_commit', '')[:8])}</code>",
+            esc(e.get("device_name") or e.get("device", "")), esc(status.get(label, "?")))) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("Label", "Chapter", "Reproduces", "Files", "SHA-256",
+                                                "Commit", "Device", "Status"))
+    folder = f"{base}/figures/{profile}"
+    links = (f'<p>Manifest: <a href="{folder}/manifest.json">manifest.json</a>; other stored results: '
+             f'<a href="{folder}/results.json">results.json</a>; verdicts: '
+             f'<a href="{folder}/ledger{"" if profile == "full" else "-" + profile}.json">ledger</a>.</p>')
+    return f"{links}<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -1,0 +1,192 @@
+"""The data sets the book reads, found locally or downloaded and verified with :mod:`pooch`.
+
+Three data sets, each a few files with a pinned source and a SHA-256 per file:
+
+* ``mnist``: the four canonical MNIST files (gzipped IDX), from the mirrors torchvision uses;
+* ``asi-reference``: results stored in the public code of Singh & Buckley (2023),
+  ``ryan-sussex/AttentionAsStructuralInference`` at commit 5b9eacb (chapter 5 compares with them);
+* ``dmft-reference``: the two initial contexts of the paper-era code of Poc-López & Aguilera (2024),
+  ``muxitox/Dynamical-MF-Self-Attention`` at commit de41c41 (chapter 6 cross-checks). That repository
+  has no licence, so the files are never copied into this one: they are fetched for the reader's own
+  use, like the others.
+
+Where a file is looked for, in order (the first folder holding a file with the right SHA-256 wins):
+
+1. the folder in the data set's environment variable (``MFATTN_DATA`` for MNIST,
+   ``MFATTN_ASI_REFERENCE``, ``MFATTN_DMFT_REFERENCE``);
+2. ``<project root>/data/<name>/`` (git-ignored; where downloads go), or ``./data/<name>`` outside a
+   checkout;
+3. ``<project root>/../shared/data/<name>/`` (a read-only copy beside the checkout, as in CI here).
+
+If none holds it, :func:`fetch` downloads it into folder 2 with pooch, which writes to a temporary
+file, checks the SHA-256 and only then moves it into place: a failed or corrupted download leaves
+nothing behind and says so. ``$MFATTN_OFFLINE=1`` forbids downloads. ``mfattn data fetch|check``
+does the same from the command line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import store
+from .checks import check_choice
+
+__all__ = ["DataSet", "DATASETS", "MissingDataError", "fetch", "locate", "folders", "check", "main"]
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """Files of one data set: ``{file name: sha256}``, the URL(s) each is downloaded from, and where it is looked for."""
+
+    name: str
+    env: str
+    files: dict[str, str]
+    urls: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    origin: str = ""
+
+
+_MNIST_MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "https://storage.googleapis.com/cvdf-datasets/mnist/")
+_MNIST = {
+    "train-images-idx3-ubyte.gz": "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+    "train-labels-idx1-ubyte.gz": "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+    "t10k-images-idx3-ubyte.gz": "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+    "t10k-labels-idx1-ubyte.gz": "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+}
+_ASI = "https://raw.githubusercontent.com/ryan-sussex/AttentionAsStructuralInference/5b9eacb37bd2bca63211a7b984cc5642b3592b0a/"
+_DMFT = "https://raw.githubusercontent.com/muxitox/Dynamical-MF-Self-Attention/de41c41ac718338ac958aa6f455a51f2784f2c4a/"
+
+#: The data sets by name.
+DATASETS: dict[str, DataSet] = {
+    "mnist": DataSet(
+        "mnist", "MFATTN_DATA", _MNIST, {f: tuple(m + f for m in _MNIST_MIRRORS) for f in _MNIST},
+        "the canonical MNIST files (LeCun, Cortes & Burges), mirrored by PyTorch's S3 bucket and Google's CVDF"),
+    "asi-reference": DataSet(
+        "asi-reference", "MFATTN_ASI_REFERENCE",
+        {"multiple_training.json": "0cc71e8af1acb2991421bb397836ad3a97cc738711b9d2682c94f419b9b65257",
+         "expanding_50.json": "814467123fb1a357c8223e94cbfa067ea1e3dced18679250a44de4bae9510e9b"},
+        {"multiple_training.json": (_ASI + "data/multiple_training.json",),
+         "expanding_50.json": (_ASI + "data/expanding_50.json",)},
+        "github.com/ryan-sussex/AttentionAsStructuralInference at 5b9eacb, data/"),
+    "dmft-reference": DataSet(
+        "dmft-reference", "MFATTN_DMFT_REFERENCE",
+        {"context_beta3.0.npz": "93f455abf93912e13524ce561ca74dc8eaefe025b35dd9405ab27d08f4b0dab5",
+         "context_beta1.28_zoom.npz": "287f50b563ed06037b221ced695e29ba00de15fba5bbbfa7d497c5686aab96e5"},
+        {"context_beta3.0.npz": (_DMFT + "chpt/beta_idx-4000_window_chpt.npz",),
+         "context_beta1.28_zoom.npz": (_DMFT + "chpt/beta_idx-4000_window_chpt_zoom.npz",)},
+        "github.com/muxitox/Dynamical-MF-Self-Attention at de41c41, chpt/ (no licence: fetched, never copied)"),
+}
+
+
+class MissingDataError(FileNotFoundError):
+    """A data file is in none of the folders and could not be downloaded; the message says which file,
+    where we looked and how to get it."""
+
+
+def _dataset(name: str) -> DataSet:
+    check_choice("dataset", name, tuple(DATASETS))
+    return DATASETS[name]
+
+
+def folders(name: str) -> list[tuple[str, Path]]:
+    """The folders searched for data set ``name``, in order: ``[(how it was chosen, path), ...]``;
+    the download folder (``data/<name>`` of the checkout) is among them."""
+    ds = _dataset(name)
+    out = []
+    if os.environ.get(ds.env):
+        out.append((ds.env, Path(os.environ[ds.env]).expanduser().resolve()))
+    root = store.project_root()
+    out.append(("download folder", ((root or Path.cwd()) / "data" / name).resolve()))
+    if root is not None:
+        out.append(("shared copy", (root.parent / "shared" / "data" / name).resolve()))
+    return out
+
+
+def locate(name: str, file: str) -> Path | None:
+    """The first local copy of ``file`` whose SHA-256 is right, or None. A copy with a wrong SHA-256
+    is an error (it is never used, and never silently replaced)."""
+    ds = _dataset(name)
+    check_choice("file", file, tuple(ds.files))
+    for how, folder in folders(name):
+        path = folder / file
+        if path.is_file():
+            got = store.sha256_file(path)
+            if got != ds.files[file]:
+                raise MissingDataError(f"{path} ({how}) has SHA-256 {got}, not the published {ds.files[file]}: "
+                                       f"it is corrupt or another version; delete it (it is downloaded again)")
+            return path
+    return None
+
+
+def _how_to_get(name: str, file: str) -> str:
+    ds = _dataset(name)
+    looked = "; ".join(f"{folder} ({how})" for how, folder in folders(name))
+    return (f"{name} file {file!r} is missing. Looked in: {looked}. Get it with `python -m mfattn data fetch "
+            f"{name}` (needs internet; from {ds.origin}), or put a copy in one of those folders "
+            f"(or in a folder named by ${ds.env}).")
+
+
+def fetch(name: str, file: str, *, download: bool | None = None) -> Path:
+    """The path of a verified copy of ``file`` of data set ``name``, downloading it when it is nowhere
+    local (unless ``download=False`` or ``$MFATTN_OFFLINE`` is set). Raises :class:`MissingDataError`
+    with a message naming the file, the folders searched and how to get it."""
+    path = locate(name, file)
+    if path is not None:
+        return path
+    if download is None:
+        download = os.environ.get("MFATTN_OFFLINE", "") in ("", "0")
+    if not download:
+        raise MissingDataError(_how_to_get(name, file))
+    import pooch
+
+    ds = _dataset(name)
+    target = dict(folders(name))["download folder"]
+    errors = []
+    for url in ds.urls[file]:
+        try:
+            got = pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
+                                 progressbar=False)
+            return Path(got)
+        except ValueError as err:  # pooch: SHA-256 mismatch (the download was deleted)
+            errors.append(f"{url}: {str(err).splitlines()[0]}")
+        except Exception as err:  # network errors of every kind: try the next mirror
+            errors.append(f"{url}: {type(err).__name__}: {err}")
+    raise MissingDataError(_how_to_get(name, file) + " Download failed: " + " | ".join(errors))
+
+
+def check(name: str) -> dict[str, str]:
+    """``{file: where it is (a path) or "missing" or the error}`` for every file of data set ``name``."""
+    out = {}
+    for file in _dataset(name).files:
+        try:
+            path = locate(name, file)
+            out[file] = str(path) if path else "missing"
+        except MissingDataError as err:
+            out[file] = f"error: {err}"
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``mfattn data {fetch,check} [NAME ...]``: download and verify, or report, the book's data sets."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="mfattn data", description=main.__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("fetch", "check"))
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"data sets (default: all): {', '.join(DATASETS)}")
+    args = parser.parse_args(argv)
+    for n in args.names:
+        if n not in DATASETS:
+            parser.error(f"unknown data set {n!r}; known: {', '.join(DATASETS)}")
+    failed = 0
+    for name in args.names or list(DATASETS):
+        for file in DATASETS[name].files:
+            try:
+                path = fetch(name, file) if args.action == "fetch" else locate(name, file)
+                print(f"{name:<15} {file:<28} {path or 'missing'}")
+                failed += path is None
+            except MissingDataError as err:
+                print(f"{name:<15} {file:<28} FAILED: {err}", file=sys.stderr)
+                failed += 1
+    return 1 if failed else 0

@@ -1,0 +1,247 @@
+"""The verdict ledger: what the book's runs say about each claim of the three works.
+
+A chapter records a verdict on a paper's claim with :meth:`mfattn.ChapterRun.verdict`::
+
+    run.verdict("bal-mnist-accuracy", "Bal 2021, MNIST example",
+                "A 26k-parameter deep implicit attention model reaches about 99.1 % test accuracy.",
+                "reproduced", evidence=["fig-deq-full-cpu", "tests/test_models.py::test_short_training"],
+                numbers={"mean accuracy (%)": 99.11}, note="three seeds, CPU")
+
+Each call is written atomically into the ledger of the run's profile (:func:`ledger_path`): the
+full-profile ledger ``data/full/ledger.json`` is kept in the repository beside the figure manifest;
+the quick-profile ledger goes to the build folder. A verdict is one of :data:`VERDICTS`; its
+evidence names figure labels (``fig-...``) and/or test ids (``tests/test_x.py::test_name``), each
+checked to exist. At its end a chapter shows its verdicts as a table (:meth:`ChapterRun.verdicts`),
+and the book's "Reproduction report" gathers every chapter's (:func:`report_markdown`).
+
+The ledger file maps ``claim_id`` to an entry (JSON)::
+
+    {"claim_id", "chapter", "source", "claim", "verdict", "evidence": [...], "numbers": {...},
+     "note", "profile", "seed", "git_commit", "run_started"}
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import store
+from .checks import check_choice
+
+__all__ = ["VERDICTS", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
+           "verdict_table", "report_markdown", "LedgerError"]
+
+#: The verdict words, in the order the report sorts them.
+VERDICTS = ("reproduced", "reproduced with differences", "not reproduced", "not tested", "extends")
+
+CLAIM_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+TEST_ID_RE = re.compile(r"^(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?$")
+FIGURE_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*$")
+
+
+class LedgerError(ValueError):
+    """A verdict that cannot be recorded (unknown word, duplicate id, evidence that does not exist)."""
+
+
+def ledger_path(profile: str, seed: int = 0) -> Path:
+    """The ledger file of ``profile``: ``data/full/ledger.json`` for the full profile (next to
+    ``data/full/figures/``), ``<figures>/../ledger-quick.json`` for the quick one; seeds other than 0
+    get their own file (``ledger-seed-1.json``)."""
+    from .manifest import figures_dir
+
+    name = "ledger" + ("" if profile == "full" else f"-{profile}") + (f"-seed-{int(seed)}" if seed else "")
+    return figures_dir(profile).parent / f"{name}.json"
+
+
+def read_ledger(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
+    """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet)."""
+    return store.read_json(ledger_path(profile, seed), default={}) or {}
+
+
+def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
+    if numbers is None:
+        return {}
+    if not isinstance(numbers, Mapping):
+        raise LedgerError(f"numbers must be a mapping of name to value; got {type(numbers).__name__}")
+    out = {}
+    for name, value in numbers.items():
+        if not isinstance(name, str) or not name:
+            raise LedgerError(f"numbers: every name must be a non-empty string; got {name!r}")
+        if hasattr(value, "item") and getattr(value, "ndim", 0) == 0:  # numpy / torch scalars
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise LedgerError(f"numbers[{name!r}] must be a number or a string; got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise LedgerError(f"numbers[{name!r}] is {value!r}; a verdict's number must be finite "
+                              f"(write why it is missing as a string instead)")
+        out[name] = value
+    return out
+
+
+def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
+               numbers: Mapping[str, Any] | None = None, note: str = "") -> dict[str, Any]:
+    """A ledger entry with every field checked (no file is touched)."""
+    if not isinstance(claim_id, str) or not CLAIM_ID_RE.match(claim_id):
+        raise LedgerError(f"claim_id must be lowercase words joined by '-' (e.g. 'bal-mnist-accuracy'); "
+                          f"got {claim_id!r}")
+    for name, text in (("source", source), ("claim", claim)):
+        if not isinstance(text, str) or not text.strip():
+            raise LedgerError(f"{name} of claim {claim_id!r} must be a non-empty string; got {text!r}")
+    try:
+        check_choice("verdict", verdict, VERDICTS)
+    except ValueError as err:
+        raise LedgerError(f"claim {claim_id!r}: {err}") from None
+    if isinstance(evidence, str):
+        evidence = [evidence]
+    evidence = list(evidence)
+    if not evidence and verdict != "not tested":
+        raise LedgerError(f"claim {claim_id!r}: evidence must name at least one figure label or test id")
+    if verdict == "not tested" and not str(note).strip():
+        raise LedgerError(f"claim {claim_id!r}: a 'not tested' verdict needs a note saying why")
+    for item in evidence:
+        if not isinstance(item, str) or not (FIGURE_RE.match(item) or TEST_ID_RE.match(item)):
+            raise LedgerError(f"claim {claim_id!r}: evidence items are figure labels ('fig-...') or test ids "
+                              f"('tests/test_x.py::test_name'); got {item!r}")
+    if not isinstance(note, str):
+        raise LedgerError(f"note of claim {claim_id!r} must be a string; got {note!r}")
+    return {"claim_id": claim_id, "source": source.strip(), "claim": claim.strip(), "verdict": verdict,
+            "evidence": evidence, "numbers": _clean_numbers(numbers), "note": note.strip()}
+
+
+def _test_exists(root: Path, test_id: str) -> bool:
+    match = TEST_ID_RE.match(test_id)
+    path = root / match.group(1)
+    if not path.is_file():
+        return False
+    return re.search(rf"^\s*def {re.escape(match.group(2))}\(", path.read_text(encoding="utf-8"),
+                     re.MULTILINE) is not None
+
+
+def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: Path | None = None) -> list[str]:
+    """The evidence items that do not exist: figure labels not in ``figure_labels``, test ids whose
+    file or ``def test_...`` is missing under ``root`` (the checkout; test ids are not checked outside one)."""
+    labels = set(figure_labels)
+    missing = []
+    for item in evidence:
+        if FIGURE_RE.match(item):
+            if item not in labels:
+                missing.append(item)
+        elif root is not None and not _test_exists(root, item):
+            missing.append(item)
+    return missing
+
+
+def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Mapping[str, Any],
+           figure_labels: Iterable[str], shown: Iterable[str] = (), seed: int = 0) -> dict[str, Any]:
+    """Write ``entry`` (from :func:`make_entry`) into ``profile``'s ledger, under a lock.
+
+    ``figure_labels`` are the labels that exist (this run's figures and the stored full-profile
+    ones); ``shown`` those the chapter shows as numbered figures (cited with ``{numref}``).
+    Refuses evidence that does not exist and a claim id that another chapter already owns.
+    """
+    missing = check_evidence(entry["evidence"], figure_labels, store.project_root())
+    if missing:
+        raise LedgerError(f"claim {entry['claim_id']!r}: evidence {missing} does not exist (figure labels must "
+                          f"be recorded by this chapter or stored in the full-profile manifest; test ids must "
+                          f"name a test function under tests/)")
+    shown = set(shown)
+    full = {**entry, "chapter": chapter, "profile": profile, **dict(run_info),
+            "figures_shown": [item for item in entry["evidence"] if item in shown]}
+    path = ledger_path(profile, seed)
+    with store.locked(path):
+        ledger = store.read_json(path, default={}) or {}
+        owner = ledger.get(entry["claim_id"], {}).get("chapter")
+        if owner not in (None, chapter):
+            raise LedgerError(f"claim_id {entry['claim_id']!r} is already used by chapter {owner!r}; "
+                              f"claim ids are unique across the book")
+        ledger[entry["claim_id"]] = full
+        store.atomic_write_json(path, ledger)
+    return full
+
+
+def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> list[str]:
+    """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
+    keep = set(keep)
+    path = ledger_path(profile, seed)
+    if not path.exists():
+        return []
+    with store.locked(path):
+        ledger = store.read_json(path, default={}) or {}
+        gone = [cid for cid, e in ledger.items() if e.get("chapter") == chapter and cid not in keep]
+        if gone:
+            for cid in gone:
+                del ledger[cid]
+            store.atomic_write_json(path, ledger)
+    return sorted(gone)
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _numbers_text(numbers: Mapping[str, Any]) -> str:
+    def fmt(v):
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return "; ".join(f"{k} = {fmt(v)}" for k, v in numbers.items())
+
+
+def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bool) -> str:
+    parts = []
+    for item in evidence:
+        if cross_refs and item in shown:
+            parts.append(f"{{numref}}`{item}`")
+        else:
+            parts.append(f"`{item}`")
+    return ", ".join(parts)
+
+
+def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = True,
+                  show_chapter: bool = False, show_profile: bool = False) -> str:
+    """A Markdown (MyST) table of ledger entries: claim, source, verdict, numbers, evidence, note.
+
+    ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book);
+    other labels and test ids stay plain text.
+    """
+    head = ["Claim", "Source", "Verdict", "Numbers", "Evidence"]
+    if show_chapter:
+        head.insert(0, "Chapter")
+    if show_profile:
+        head.append("Profile")
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for e in entries:
+        claim = _cell(e["claim"]) + (f" *({_cell(e['note'])})*" if e.get("note") else "")
+        cells = [claim, _cell(e["source"]), f"**{e['verdict']}**", _cell(_numbers_text(e.get("numbers", {}))),
+                 _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)]
+        if show_chapter:
+            cells.insert(0, f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
+        if show_profile:
+            cells.append(e["profile"])
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
+    """Every claim of the book: the full-profile verdict, else the quick one (marked by its profile),
+    in chapter order, then by claim id."""
+    full, quick = read_ledger("full"), read_ledger("quick")
+    merged = {**{k: v for k, v in quick.items()}, **full}
+    order = {name: i for i, name in enumerate(chapters)}
+    return sorted(merged.values(), key=lambda e: (order.get(e.get("chapter"), len(order)), e["claim_id"]))
+
+
+def report_markdown(chapters: Sequence[str]) -> str:
+    """The Reproduction report: a count per verdict and one table of every recorded claim."""
+    entries = report_entries(chapters)
+    if not entries:
+        return ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
+                "or the full profile for paper-scale verdicts.*")
+    counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
+    n_full = sum(e["profile"] == "full" for e in entries)
+    summary = (f"{len(entries)} claims: " + ", ".join(f"{c} {v}" for v, c in counts.items() if c)
+               + f". {n_full} verdicts come from the full profile (paper scale); "
+               f"{len(entries) - n_full} from the quick profile, marked *quick* (no full-profile run of that "
+               f"chapter has been stored yet).")
+    return summary + "\n\n" + verdict_table(entries, show_chapter=True, show_profile=True)
+

@@ -1,0 +1,192 @@
+"""The chapters of the book and the sizes of each run profile, in one place.
+
+Two profiles serve the same code:
+
+* ``quick`` (the default): CPU sizes; the whole book executes in minutes. The book
+  build, the notebook tests and CI use it, and it is bit-reproducible on CPU.
+* ``full``: the papers' scale, meant for a GPU (``device="cuda"``). Results of full
+  runs are kept in ``data/full/`` with their manifest, so the rendered book can show
+  them without recomputing.
+
+A chapter notebook asks for its sizes with :func:`get_profile`; nothing else in the
+package hard-codes a profile size.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PROFILE_NAMES", "DEVICE_NAMES", "CHAPTERS", "Chapter", "PROFILES", "get_profile",
+           "check_profile", "chapter_info", "resolve_device"]
+
+PROFILE_NAMES = ("quick", "full")
+DEVICE_NAMES = ("auto", "cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter: its short name (used by ``--chapter``), notebook path and title."""
+
+    name: str
+    notebook: str
+    title: str
+
+
+#: The chapters in book order. ``python -m mfattn reproduce --chapter NAME`` takes these names.
+CHAPTERS: tuple[Chapter, ...] = (
+    Chapter("ising", "book/01_ising_tap.ipynb", "From Ising models to adaptive TAP"),
+    Chapter("deq", "book/02_deep_implicit_attention.ipynb", "Deep implicit attention"),
+    Chapter("transformer", "book/03_transformer_mean_field.ipynb", "Transformers as one mean-field step"),
+    Chapter("structural", "book/04_structural_inference.ipynb", "Attention as inference over graphs"),
+    Chapter("designs", "book/05_new_attention_designs.ipynb", "Multi-hop and expanding attention"),
+    Chapter("dmft", "book/06_dmft_self_attention.ipynb", "Dynamical mean-field theory of a 1-bit transformer"),
+)
+
+#: Sizes per chapter and profile. Each chapter owns its own entry.
+PROFILES: dict[str, dict[str, dict[str, Any]]] = {
+    # Chapter 1: n spins are enumerated exactly (2^n states), averaged over `instances` SK draws.
+    "ising": {
+        "quick": {"n": 16, "instances": 8, "betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+                                                      1.2, 1.4, 1.6], "field_std": 0.3,
+                  "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3},
+        # full: 2^18 states per instance, one pass for the whole beta grid; ~10 CPU-minutes.
+        "full": {"n": 18, "instances": 40, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
+                 "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8},
+    },
+    # Chapters 2-6: filled in by their issues.
+    # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit
+    # (Nd)^3 layer at sizes (N, d); the blog's MNIST model (train/test subsets, steps per
+    # epoch, seeds) and the variant table (same protocol, attention options changed).
+    "deq": {
+        "quick": {"solver_dim": 64, "solver_batch": 8, "solver_rhos": [0.5, 0.9, 0.97], "solver_tol": 1e-6,
+                  "solver_max_iter": 500, "explicit_sizes": [[2, 2], [4, 2], [4, 4], [8, 4], [8, 8], [16, 8],
+                                                             [16, 16], [32, 16], [32, 32]],
+                  "train_limit": 12000, "test_limit": 1000, "epochs": 1, "steps_per_epoch": 200,
+                  "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100},
+        "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
+                 "solver_max_iter": 2000, "explicit_sizes": [[2, 2], [4, 2], [4, 4], [8, 4], [8, 8], [16, 8],
+                                                            [16, 16], [32, 16], [32, 32], [64, 32]],
+                 "train_limit": None, "test_limit": None, "epochs": 20, "steps_per_epoch": None,
+                 "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None},
+    },
+    # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive
+    # update's contraction rate; SK Onsager-amortisation experiment (onsager_n spins); explicit
+    # adaptive-TAP cost sizes (N, d).
+    "transformer": {
+        "quick": {"tokens": 16, "dim": 8, "batch": 8, "steps": 30, "rhos": [0.3, 0.6, 0.9, 1.1],
+                  "onsager_n": 32, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 12,
+                  "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 6,
+                  "field_std": 0.3, "hidden": 16, "fit_steps": 400,
+                  "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16]]},
+        "full": {"tokens": 64, "dim": 16, "batch": 32, "steps": 60, "rhos": [0.3, 0.6, 0.9, 1.1],
+                 "onsager_n": 64, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 50,
+                 "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 20,
+                 "field_std": 0.3, "hidden": 32, "fit_steps": 3000,
+                 "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16], [64, 16],
+                               [64, 32]]},
+    },
+    # Chapter 4: brute force over all n^n edge sets (n <= 6), then three iterative mechanisms.
+    "structural": {
+        "quick": {"enum_n": 6, "enum_d": 4, "enum_beta": 0.5, "enum_instances": 8,
+                  "hop_dim": 24, "hop_counts": [2, 4, 8, 16, 32, 64, 128, 256, 512],
+                  "hop_betas": [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0], "hop_trials": 100,
+                  "hop_steps": 5,
+                  "slot_points": 300, "slot_clusters": 4, "slot_trials": 50, "slot_iters": 30,
+                  "slot_sigmas": [0.3, 0.6, 1.0, 1.5, 2.5], "slot_sigma": 0.6, "slot_spread": 0.6,
+                  "pc_trials": 200, "pc_dim": 8, "pc_parents": 6, "pc_obs_dim": 8, "pc_steps": 40,
+                  "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.5, 1.0, 1.9]},
+        "full": {"enum_n": 6, "enum_d": 4, "enum_beta": 0.5, "enum_instances": 24,
+                 "hop_dim": 32, "hop_counts": [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+                 "hop_betas": [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], "hop_trials": 500,
+                 "hop_steps": 10,
+                 "slot_points": 500, "slot_clusters": 5, "slot_trials": 200, "slot_iters": 40,
+                 "slot_sigmas": [0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.5], "slot_sigma": 0.6,
+                 "slot_spread": 0.6,
+                 "pc_trials": 2000, "pc_dim": 16, "pc_parents": 10, "pc_obs_dim": 16, "pc_steps": 100,
+                 "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.25, 0.5, 1.0, 1.9]},
+    },
+    # Chapter 5: multi-hop toy (d = 3, n = 5, batch 200, Adam 1e-3, weight decay 2) for `seeds`
+    # and `steps` per model and task; `repro_*` the public code's run replayed in its RNG order;
+    # expanding attention (n = 50, batch `exp_batch`, Adam 5e-4, weight decay 2) for every p and d.
+    "designs": {
+        "quick": {"seeds": [0, 1, 2], "steps": 3000, "record_every": 50, "batch_size": 200,
+                  "test_size": 2000, "hops": 2, "rank": 1, "repro_seeds": [0, 1, 2], "repro_steps": 2000,
+                  "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 1000,
+                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 1000},
+        "full": {"seeds": list(range(10)), "steps": 20000, "record_every": 250, "batch_size": 200,
+                 "test_size": 10000, "hops": 2, "rank": 1, "repro_seeds": list(range(10)),
+                 "repro_steps": 20000, "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04],
+                 "exp_steps": 10000, "exp_batch": 1, "exp_seeds": [0, 1, 2], "exp_code_steps": 10000},
+    },
+    # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
+    # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.
+    "dmft": {
+        "quick": {"fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000, "transient": 4000,
+                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 40000,
+                  "fig4_transient": 20000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
+                  "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
+                  "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
+                  "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
+                  "error_reps": 200, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
+                  "finite_grid": [1.2, 1.45, 61], "finite_steps": 8000, "finite_transient": 4000},
+        "full": {"fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000, "transient": 100000,
+                 "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 120000,
+                 "fig4_transient": 100000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 1001],
+                 "gamma_betas": [1.0, 2.0, 161], "gammas": [100.0, 300.0, 81], "gamma_steps": 30000,
+                 "gamma_transient": 20000, "validate_n": 30, "validate_reps": 40000, "validate_t": 12,
+                 "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
+                 "error_reps": 2000, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
+                 "finite_grid": [1.2, 1.45, 401], "finite_steps": 120000, "finite_transient": 100000},
+    },
+}
+
+
+def check_profile(profile: str) -> str:
+    """Return ``profile`` if it names a profile, else raise a ValueError naming the choices."""
+    if profile not in PROFILE_NAMES:
+        raise ValueError(f"profile must be one of {', '.join(map(repr, PROFILE_NAMES))}; got {profile!r}")
+    return profile
+
+
+def chapter_info(chapter: str) -> Chapter:
+    """The :class:`Chapter` called ``chapter``; a clear error for an unknown name."""
+    for ch in CHAPTERS:
+        if ch.name == chapter:
+            return ch
+    raise ValueError(f"chapter must be one of {', '.join(repr(c.name) for c in CHAPTERS)}; got {chapter!r}")
+
+
+def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[str, Any]:
+    """The sizes of ``chapter`` in ``profile``, as a fresh dict, with ``overrides`` applied.
+
+    An override must name a known key, so a typo in a notebook's parameters is an error
+    rather than a silently ignored setting.
+    """
+    chapter_info(chapter)
+    check_profile(profile)
+    sizes = copy.deepcopy(PROFILES[chapter][profile])
+    unknown = sorted(set(overrides) - set(sizes))
+    if unknown:
+        raise ValueError(f"unknown size(s) {unknown} for chapter {chapter!r}; known: {sorted(sizes)}")
+    sizes.update(overrides)
+    return sizes
+
+
+def resolve_device(device: str = "auto"):
+    """Turn ``"auto" | "cpu" | "cuda"`` (or ``"cuda:N"``) into a ``torch.device``.
+
+    ``auto`` picks CUDA when available, else CPU. Asking for CUDA on a machine without
+    it is an error, not a silent fall-back, so a full-profile run never quietly runs on CPU.
+    """
+    import torch
+
+    if not isinstance(device, str) or not (device in DEVICE_NAMES or device.startswith("cuda:")):
+        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICE_NAMES))}; got {device!r}")
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} was asked for, but torch sees no CUDA device "
+                         f"(torch {torch.__version__}); use device='cpu' or install a CUDA build of torch")
+    return torch.device(device)

@@ -1,0 +1,209 @@
+"""Atomic, resumable storage of results.
+
+Every file mfattn writes goes through these helpers: the data is written to a
+temporary file in the same directory and then renamed over the target, so an
+interrupted run never leaves a half-written result behind (``os.replace`` is
+atomic on POSIX and Windows for paths on one file system).
+
+Caches of expensive computations live under :func:`cache_dir`, keyed by a hash
+of everything that determines the result (:func:`config_hash`), so a re-run with
+the same parameters, e.g. the book build after the notebook tests in CI, reads
+the result instead of recomputing it, and a run with other parameters cannot
+pick up a stale one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+__all__ = [
+    "project_root",
+    "output_dir",
+    "cache_dir",
+    "config_hash",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_write_json",
+    "atomic_save_npz",
+    "load_npz",
+    "read_json",
+    "sha256_file",
+    "code_digest",
+    "locked",
+]
+
+
+def project_root(start: Path | None = None) -> Path | None:
+    """The project root: the nearest folder at or above ``start`` (default: cwd) holding ``_toc.yml``.
+
+    Returns None outside a checkout (e.g. an installed package run elsewhere).
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file() and (folder / "mfattn").is_dir():
+            return folder
+    pkg_root = Path(__file__).resolve().parents[2]
+    if (pkg_root / "_toc.yml").is_file():
+        return pkg_root
+    return None
+
+
+def output_dir() -> Path:
+    """Where generated output goes: ``$MFATTN_OUTPUT`` or ``<project root>/_build`` (else ``./mfattn-output``)."""
+    env = os.environ.get("MFATTN_OUTPUT")
+    if env:
+        return Path(env).expanduser().resolve()
+    root = project_root()
+    return (root / "_build") if root is not None else Path.cwd() / "mfattn-output"
+
+
+def cache_dir(*parts: str) -> Path:
+    """A cache folder ``<output_dir>/cache/<parts...>`` (or ``$MFATTN_CACHE/<parts...>``), created on demand."""
+    env = os.environ.get("MFATTN_CACHE")
+    base = Path(env).expanduser().resolve() if env else output_dir() / "cache"
+    path = base.joinpath(*parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return {"__ndarray__": obj.tolist(), "dtype": str(obj.dtype)}
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "tolist") and hasattr(obj, "dtype"):  # torch tensors, without importing torch
+        return {"__tensor__": obj.tolist(), "dtype": str(obj.dtype)}
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return repr(obj)
+
+
+def config_hash(config: Any, length: int = 16) -> str:
+    """A stable hex digest of a JSON-able configuration (dict keys sorted, arrays by value)."""
+    blob = json.dumps(_jsonable(config), sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(blob).hexdigest()[:length]
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike, timeout: float = 600.0) -> Iterator[None]:
+    """Hold an inter-process lock for read-modify-write of ``path`` (e.g. a manifest shared by
+    chapters executed in parallel).
+
+    A :class:`filelock.SoftFileLock` (POSIX and Windows): the lock file ``.<name>.lock`` exists only
+    while a process holds it, and one left by a killed process (its PID no longer runs) is broken by
+    the next process that asks, so nothing stays behind.
+    """
+    from filelock import SoftFileLock, Timeout
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = SoftFileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
+    try:
+        with lock:
+            yield
+    except Timeout:
+        raise TimeoutError(f"could not lock {path} within {timeout:.0f} s: another mfattn process holds "
+                           f"{lock.lock_file}; if none is running, delete that file") from None
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+@contextlib.contextmanager
+def _atomic_target(path: Path) -> Iterator[Path]:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; results are ordinary files
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file + rename)."""
+    path = Path(path)
+    with _atomic_target(path) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write JSON (indented, keys sorted, numpy/torch values converted) atomically."""
+    return atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, sort_keys=True) + "\n")
+
+
+def read_json(path: str | os.PathLike, default: Any = None) -> Any:
+    path = Path(path)
+    if not path.exists():
+        return default
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
+    """Save arrays to a compressed ``.npz`` atomically."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: np.asarray(v) for k, v in arrays.items()})
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Load every array of an ``.npz`` into a plain dict (the file is closed on return)."""
+    with np.load(Path(path), allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def code_digest(*modules: Any, length: int = 16) -> str:
+    """A digest of the source files of ``modules`` (module objects or paths), in the order given.
+
+    Caches of expensive results put it in their keys, so a change of the code that computes a result
+    (even one that moves only the last bits of a float) gives a new key instead of a stale result.
+    """
+    h = hashlib.sha256()
+    for module in modules:
+        path = Path(getattr(module, "__file__", module))
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:length]

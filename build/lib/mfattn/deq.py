@@ -1,0 +1,530 @@
+"""Fixed-point solvers over batched states and deep-equilibrium (DEQ) layers.
+
+A DEQ layer outputs the fixed point ``z* = f(z*; θ)`` of a map ``f`` that closes over its
+parameters ``θ`` and input. Three solvers find ``z*`` for a batch of states ``(B, ...)``:
+
+* ``plain``    damped iteration            ``z_{k+1} = (1-β) z_k + β f(z_k)``
+* ``anderson`` Anderson acceleration (type II, history ``memory``): the next iterate mixes
+  the last ``memory`` iterates with the weights that minimise the linearised residual
+  (Walker & Ni 2011); the ridge of the least-squares problem is scaled to each sample's
+  residual Gram matrix, so tight tolerances stay reachable.
+* ``broyden``  "good" Broyden root finding on ``g(z) = f(z) - z`` with a limited-memory
+  low-rank inverse Jacobian ``H = -I + Σ u_k v_kᵀ``.
+
+Every sample of the batch has its own residual, its own stopping decision and its own
+statistics: a sample's result does not depend on which other samples share its batch.
+Each solver returns ``f(z)`` at the sample's best iterate (the point with the smallest
+relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)``), never the un-mapped iterate.
+A guard ends a sample's run where its residual becomes NaN/inf or grows
+``divergence_factor`` times above its best (nothing after that point enters its result or
+statistics); such samples are flagged ``diverged`` and reported.
+
+Gradients (:func:`deq_fixed_point`) follow the implicit function theorem: for a loss ``L``
+with ``g = ∂L/∂z*``,
+
+    dL/dθ = (∂f/∂θ)ᵀ y,      y = J_fᵀ y + g      (J_f = ∂f/∂z at z*),
+
+where the adjoint fixed point ``y`` is found with the same solvers (its own options and
+statistics). The cheaper "phantom" gradient backpropagates through a few damped steps
+``z ← (1-τ) z + τ f(z)`` started from the detached solution (``steps=1, tau=1``: the
+Jacobian-free gradient of Fung et al. 2022).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+import numpy as np
+import torch
+
+from .companion.checks import check_choice
+
+__all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
+           "deq_fixed_point", "linear_contraction"]
+
+SOLVERS = ("plain", "anderson", "broyden")
+ON_FAIL = ("warn", "raise", "ignore")
+
+# Options each method accepts beyond max_iter/tol, with their defaults.
+_COMMON = {"eps": 1e-12, "divergence_factor": 1e6, "on_fail": "warn", "label": "fixed-point"}
+_METHOD_OPTIONS = {
+    "plain": {"damping": 1.0},
+    "anderson": {"memory": 8, "ridge": None, "damping": 1.0},
+    "broyden": {"memory": None, "damping": 1.0},
+}
+
+
+def solver_defaults(method: str) -> dict[str, Any]:
+    """The default options of ``method`` (one of :data:`SOLVERS`), a fresh dict."""
+    return {**_COMMON, **_METHOD_OPTIONS[check_choice("method", method, SOLVERS)]}
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """A fixed-point solve stopped before reaching its tolerance (or diverged)."""
+
+
+class SolverDivergedError(RuntimeError):
+    """Raised instead of a warning when ``on_fail="raise"`` and a solve fails."""
+
+
+@dataclass
+class SolverStats:
+    """Per-sample statistics of one batched fixed-point solve.
+
+    Attributes:
+        iterations: (B,) int64, evaluations of ``f`` the sample used before it stopped.
+        residual:   (B,) relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)`` of the returned point.
+        converged:  (B,) bool, residual < tol.
+        trace:      (K, B) relative residual at each evaluation (K: evaluations of the batch);
+                    after a sample stopped, its column repeats ``residual`` (so for converged
+                    samples ``trace[-1] == residual``).
+        diverged:   (B,) bool, stopped by the NaN/divergence guard, or ended with a residual
+                    above its first one.
+        method, tol, max_iter: the settings used.
+    """
+
+    iterations: torch.Tensor
+    residual: torch.Tensor
+    converged: torch.Tensor
+    trace: torch.Tensor
+    diverged: torch.Tensor = field(default=None)  # type: ignore[assignment]
+    method: str = "anderson"
+    tol: float = 1e-4
+    max_iter: int = 40
+
+    @property
+    def all_converged(self) -> bool:
+        return bool(self.converged.all())
+
+    def summary(self) -> dict[str, float]:
+        """Batch summary as plain floats: mean/max iterations, max residual, fractions."""
+        return {"mean_iterations": float(self.iterations.double().mean()),
+                "max_iterations": int(self.iterations.max()),
+                "max_residual": float(self.residual.max()),
+                "converged_fraction": float(self.converged.double().mean()),
+                "diverged_fraction": float(self.diverged.double().mean())}
+
+
+def _resolve_options(method: str, max_iter: int, tol: float, options: dict[str, Any]) -> dict[str, Any]:
+    check_choice("method", method, SOLVERS)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+    if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    allowed = {**_COMMON, **_METHOD_OPTIONS[method]}
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for method {method!r}; known: {sorted(allowed)}")
+    opts = {**allowed, **options}
+    check_choice("on_fail", opts["on_fail"], ON_FAIL)
+    if not 0 < opts["damping"] <= 2:
+        raise ValueError(f"damping must lie in (0, 2]; got {opts['damping']!r}")
+    if "memory" in _METHOD_OPTIONS[method] and opts["memory"] is not None:
+        if isinstance(opts["memory"], bool) or not isinstance(opts["memory"], int) or opts["memory"] < 1:
+            raise ValueError(f"memory must be an integer >= 1; got {opts['memory']!r}")
+    if opts["ridge"] is not None if "ridge" in opts else False:
+        if not opts["ridge"] >= 0:
+            raise ValueError(f"ridge must be >= 0; got {opts['ridge']!r}")
+    if not opts["divergence_factor"] > 1:
+        raise ValueError(f"divergence_factor must be > 1; got {opts['divergence_factor']!r}")
+    return opts
+
+
+def _bdot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Row-wise dot product of (B, n) tensors -> (B,)."""
+    return (a * b).sum(dim=1)
+
+
+class _Anderson:
+    """Type-II Anderson mixing on differences: x⁺ = x + βg − (ΔX + βΔG) γ,
+    γ = argmin ‖g − ΔG γ‖² + λ‖γ‖², λ = ridge · mean diag(ΔGᵀΔG) per sample.
+
+    The Gram matrix ΔGᵀΔG is updated one row/column per iteration; the per-sample products
+    are written as (1×n)·(n×m) batched matmuls, several times faster on CPU than the
+    (m×n)·(n×1) layout. The step is a handful of tensor operations, every view it needs
+    made once here, because for the small states of a DEQ layer each operation costs more
+    in dispatch than in arithmetic.
+    """
+
+    def __init__(self, x: torch.Tensor, memory: int, ridge: Optional[float], damping: float):
+        B, n = x.shape
+        self.m = memory
+        self.beta = damping
+        # Relative ridge: keeps the normal equations solvable without biasing the
+        # extrapolation at tight tolerances (a fixed absolute ridge dominates small residuals).
+        self.ridge = ridge if ridge is not None else (1e-10 if x.dtype == torch.float64 else 1e-5)
+        self.dG = x.new_zeros(B, memory, n)
+        self.dXG = x.new_zeros(B, memory, n)          # ΔX + βΔG, the step's basis
+        self.gram = x.new_zeros(B, memory, memory)
+        # λ·I = (ridge / filled) · trace(Gram) · I: the scaled identities, one per fill level.
+        fill = torch.arange(1, memory + 1, dtype=x.dtype, device=x.device)
+        self.eyes = (torch.eye(memory, dtype=x.dtype, device=x.device) * (self.ridge / fill)[:, None, None]).unbind(0)
+        # Views into the buffers, made once (a few splits, not one view per slot): the step
+        # writes through them in place.
+        self.dGT = self.dG.transpose(1, 2)
+        self.diag = torch.diagonal(self.gram, dim1=1, dim2=2).unsqueeze(1)   # (B, 1, m)
+        G4 = self.gram.unsqueeze(3)                                              # (B, m, m, 1)
+        self.slots = list(zip(self.dG.unbind(1), self.dG.unsqueeze(2).unbind(1), self.dXG.unbind(1),
+                              self.gram.unsqueeze(2).unbind(1), G4.unbind(2), G4.unbind(1)))
+        self.count = 0
+        self.prev: Optional[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = None
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        plain = x + self.beta * g if self.beta != 1.0 else fx
+        if self.prev is not None:
+            dG_col, dG_row, dXG_col, gram_row, gram_col, gram_rowT = self.slots[self.count % self.m]
+            torch.sub(g, self.prev[1], out=dG_col)
+            if self.beta == 1.0:  # ΔX + ΔG = Δf(x)
+                torch.sub(fx, self.prev[2], out=dXG_col)
+            else:
+                dXG_col.copy_((x - self.prev[0]) + self.beta * dG_col)
+            # (bmm's out= into the strided row view is many times slower than this copy)
+            gram_row.copy_(torch.bmm(dG_row, self.dGT))                          # (B, 1, m)
+            gram_col.copy_(gram_rowT)
+            self.count += 1
+        self.prev = (x, g, fx)
+        if self.count == 0:
+            return plain
+        # A zero Gram matrix (a sample exactly at its fixed point) makes the system singular:
+        # its γ is then non-finite and the sample takes the plain step below.
+        A = torch.addcmul(self.gram, self.diag.sum(dim=2, keepdim=True), self.eyes[min(self.count, self.m) - 1])
+        rhs = torch.bmm(g.unsqueeze(1), self.dGT).transpose(1, 2)                # (B, m, 1)
+        gamma = torch.linalg.solve_ex(A, rhs)[0]                                 # (B, m, 1)
+        mixed = torch.baddbmm(plain.unsqueeze(1), gamma.transpose(1, 2), self.dXG, alpha=-1).squeeze(1)
+        if math.isfinite(float(gamma.sum())):  # one reduction; NaN/inf propagate into the sum
+            return mixed
+        # A failed (singular, non-finite) extrapolation falls back to a damped plain step.
+        return torch.where(torch.isfinite(gamma).all(dim=1), mixed, plain)
+
+
+class _Broyden:
+    """Good Broyden on g(x) = f(x) − x with H ≈ (∂g/∂x)⁻¹ = −I + Σ u_k v_kᵀ (ring buffer)."""
+
+    def __init__(self, x: torch.Tensor, memory: int, damping: float):
+        B, n = x.shape
+        self.m = memory
+        self.beta = damping
+        self.U = x.new_zeros(B, memory, n)
+        self.V = x.new_zeros(B, memory, n)
+        self.count = 0
+        self.prev: Optional[tuple[torch.Tensor, torch.Tensor]] = None
+
+    def _apply(self, A: torch.Tensor, C: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        """−z + Σ_k a_k (c_k · z) over the filled rank-one terms."""
+        k = min(self.count, self.m)
+        if k == 0:
+            return -z
+        A, C = A[:, :k], C[:, :k]
+        return -z + torch.bmm(torch.bmm(z[:, None, :], C.transpose(1, 2)), A).squeeze(1)
+
+    def _H(self, z: torch.Tensor) -> torch.Tensor:
+        return self._apply(self.U, self.V, z)
+
+    def _HT(self, z: torch.Tensor) -> torch.Tensor:
+        return self._apply(self.V, self.U, z)
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        if self.prev is not None:
+            s = x - self.prev[0]
+            y = g - self.prev[1]
+            Hy = self._H(y)
+            denom = _bdot(s, Hy)
+            vt = self._HT(s)
+            # Skip the rank-one update where sᵀHy is (numerically) zero.
+            ok = denom.abs() > 1e-12 * (s.norm(dim=1) * Hy.norm(dim=1)).clamp_min(torch.finfo(x.dtype).tiny)
+            safe = torch.where(ok, denom, torch.ones_like(denom))
+            col = self.count % self.m
+            self.U[:, col] = torch.where(ok[:, None], (s - Hy) / safe[:, None], torch.zeros_like(s))
+            self.V[:, col] = torch.where(ok[:, None], vt, torch.zeros_like(vt))
+            self.count += 1
+        self.prev = (x, g)
+        new = x - self.beta * self._H(g)
+        plain = x + self.beta * g
+        return torch.where(torch.isfinite(new).all(dim=1)[:, None], new, plain)
+
+
+class _Plain:
+    def __init__(self, damping: float):
+        self.beta = damping
+
+    def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        return fx if self.beta == 1.0 else x + self.beta * g
+
+
+def _report(stats: SolverStats, on_fail: str, label: str) -> None:
+    if on_fail == "ignore" or stats.all_converged:
+        return
+    failed = ~stats.converged
+    nfail, B = int(failed.sum()), stats.converged.numel()
+    worst = float(stats.residual[failed].max())
+    msg = (f"{label} solve ({stats.method}) did not converge for {nfail} of {B} sample(s): "
+           f"max relative residual {worst:.3g} > tol {stats.tol:.3g} after {stats.max_iter} iterations")
+    ndiv = int(stats.diverged.sum())
+    if ndiv:
+        msg += (f"; {ndiv} sample(s) diverged (residual NaN/inf or growing): the map is not a "
+                f"contraction there — lower the coupling scale, damp, or use another method")
+    if on_fail == "raise":
+        raise SolverDivergedError(msg)
+    warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+
+
+def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method: str = "anderson",
+          max_iter: int = 40, tol: float = 1e-4, **options: Any) -> tuple[torch.Tensor, SolverStats]:
+    """Solve ``z = f(z)`` for a batch of states ``z0`` of shape (B, ...).
+
+    Args:
+        f: maps a tensor of shape ``z0.shape`` to the same shape; samples should not interact.
+        z0: (B, ...) initial guess.
+        method: ``"plain"``, ``"anderson"`` or ``"broyden"``.
+        max_iter: maximum evaluations of ``f`` (>= 1).
+        tol: a sample stops once ``‖f(z)-z‖ / (‖f(z)‖+eps) < tol`` (norms per sample).
+        options: ``damping`` (β, all methods, default 1), ``memory`` (Anderson history, default 8;
+            Broyden rank, default ``min(max_iter, 64)``), ``ridge`` (Anderson, relative to the mean
+            diagonal of the per-sample residual-difference Gram matrix; default 1e-10 in
+            float64, 1e-5 otherwise), ``eps`` (1e-12), ``divergence_factor`` (1e6: stop a
+            sample whose absolute residual exceeds this multiple of its best),
+            ``on_fail`` (``"warn"``, ``"raise"``, ``"ignore"``), ``label`` (for messages).
+
+    Returns:
+        ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best
+        iterate; ``stats`` is a :class:`SolverStats`. Runs without building a graph of the
+        iterations (``f`` may still call ``torch.autograd.grad`` internally). Every ``f(x)``
+        is kept until the end, for the best-iterate pick: memory up to ``max_iter`` states
+        (``max_iter · B · n`` numbers), the price of a loop with fewer operations per iteration.
+    """
+    opts = _resolve_options(method, max_iter, tol, options)
+    if not isinstance(z0, torch.Tensor):
+        raise TypeError(f"z0 must be a torch.Tensor; got {type(z0).__name__}")
+    if z0.dim() < 1 or z0.shape[0] < 1 or z0.numel() == 0:
+        raise ValueError(f"z0 must have a non-empty batch dimension (B, ...); got shape {tuple(z0.shape)}")
+    if not z0.is_floating_point():
+        raise TypeError(f"z0 must be a floating-point tensor; got dtype {z0.dtype}")
+    shape, B = z0.shape, z0.shape[0]
+    eps, dfac = opts["eps"], opts["divergence_factor"]
+
+    flat = z0.dim() == 2  # (B, n) states need no reshaping on the way in and out
+
+    def F(x: torch.Tensor) -> torch.Tensor:
+        out = f(x if flat else x.view(shape))
+        if not isinstance(out, torch.Tensor) or out.shape != shape:
+            got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
+            raise ValueError(f"f must return a tensor of the state's shape {tuple(shape)}; got {got}")
+        return out if flat else out.reshape(B, -1)
+
+    with torch.no_grad():
+        x = z0.detach().reshape(B, -1).clone()
+        if method == "plain":
+            stepper: Any = _Plain(opts["damping"])
+        elif method == "anderson":
+            stepper = _Anderson(x, opts["memory"], opts["ridge"], opts["damping"])
+        else:
+            stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
+
+        dev = x.device
+        # The loop keeps only what decides whether to go on: each sample's smallest
+        # relative residual so far (NaN sticks: torch.minimum propagates it). A sample that
+        # has stopped (converged, or NaN) is still iterated beside the others, since the
+        # batch is evaluated anyway, but nothing after its stop enters its result or
+        # statistics: those (with the divergence guard) are reconstructed from the recorded
+        # histories afterwards. Fewer small operations per iteration; samples stay
+        # independent (every operation acts row by row).
+        rel_hist, abs_hist = [], []
+        fx_hist = x.new_empty(max_iter, B, x.shape[1])   # each f(x), for the best-iterate pick
+        lowest = None
+        for k in range(1, max_iter + 1):
+            fx = fx_hist[k - 1]
+            fx.copy_(F(x))
+            g = fx - x
+            abs_r = torch.linalg.vector_norm(g, dim=1)
+            rel_r = abs_r / torch.linalg.vector_norm(fx, dim=1).add_(eps)
+            rel_hist.append(rel_r), abs_hist.append(abs_r)
+            lowest = rel_r if lowest is None else torch.minimum(lowest, rel_r)
+            # Every comparison with NaN is False, and an overflow to inf gives rel = NaN:
+            # a sample stops when converged or when its residual is NaN.
+            if k == max_iter or not bool((lowest >= tol).any()):
+                break
+            x = stepper.step(x, fx, g)
+
+        # The statistics are bookkeeping on (K, B) numbers: numpy does it at about a
+        # microsecond per operation, a few times less than tensor operations cost.
+        rel = torch.stack(rel_hist).cpu().numpy()                              # (K, B)
+        ab = torch.stack(abs_hist).cpu().numpy()
+        cols = np.arange(B)
+        # Iterating at evaluation k: no earlier evaluation converged or was NaN.
+        active = np.ones_like(rel, dtype=bool)
+        active[1:] = np.logical_and.accumulate(rel >= tol, axis=0)[:-1]
+        # Live evaluations: iterating, finite, and not far above the best residual so far.
+        # A sample's run ends at its first evaluation that is not live (the guard).
+        prev_min = np.full_like(ab, np.inf)
+        prev_min[1:] = np.minimum.accumulate(ab, axis=0)[:-1]
+        live = np.logical_and.accumulate(active & (ab <= dfac * prev_min) & np.isfinite(rel), axis=0)
+        act = active.copy()
+        act[1:] &= live[:-1]
+        masked = np.where(live, rel, np.inf)
+        best_k = masked.argmin(axis=0)                                         # first minimum
+        best_rel = masked[best_k, cols]
+        any_live = live.any(axis=0)
+        iterations = act.sum(axis=0)
+        converged = (live & (rel < tol)).any(axis=0)
+        guarded = (act & ~live).any(axis=0)
+        last_abs = ab[np.maximum(iterations - 1, 0), cols]
+        diverged = guarded | (~converged & (last_abs > ab[0]))
+        trace = np.where(act, rel, best_rel)
+
+        pick = torch.from_numpy(best_k * B + cols).to(dev)
+        best_f = fx_hist.view(-1, x.shape[1]).index_select(0, pick)
+        if not any_live.all():
+            best_f = torch.where(torch.from_numpy(any_live).to(dev)[:, None], best_f, z0.detach().reshape(B, -1))
+        best_rel, iterations, converged, diverged, trace = (
+            torch.from_numpy(a).to(dev) for a in (best_rel, iterations, converged, diverged, trace))
+        stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
+                            diverged=diverged, method=method, tol=float(tol), max_iter=max_iter)
+    _report(stats, opts["on_fail"], opts["label"])
+    return best_f.view(shape), stats
+
+
+_FORWARD_DEFAULTS = {"method": "anderson", "max_iter": 40, "tol": 1e-4}
+GRAD_MODES = ("implicit", "phantom")
+
+
+def _split(spec: Optional[dict], defaults: dict, name: str) -> dict:
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, dict):
+        raise TypeError(f"{name} must be a dict of solver options; got {type(spec).__name__}")
+    return {**defaults, **spec}
+
+
+def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
+                    params: Optional[Iterable[torch.Tensor]] = None, *,
+                    forward: Optional[dict] = None, backward: Optional[dict] = None,
+                    grad: str = "implicit",
+                    vjp: Optional[Callable[[torch.Tensor], Callable[[torch.Tensor], torch.Tensor]]] = None,
+                    ) -> tuple[torch.Tensor, dict]:
+    """Fixed point ``z* = f(z*)`` with gradients by implicit differentiation.
+
+    Args:
+        f: the layer's map, closing over its input and parameters; shape (B, ...) -> (B, ...).
+        z0: (B, ...) initial guess (no gradient flows into it).
+        params: the tensors ``f`` depends on. Only used to skip building a graph when none of
+            them requires a gradient (``None``: decide from grad mode alone). Gradients reach
+            every tensor ``f`` closes over, listed or not.
+        forward: solver options for the forward solve, passed to :func:`solve`
+            (default ``method="anderson", max_iter=40, tol=1e-4``).
+        backward: for ``grad="implicit"``: solver options for the adjoint fixed point
+            ``y = J_fᵀ y + g`` (defaults: the forward's method/max_iter/tol);
+            for ``grad="phantom"``: ``{"steps": 1, "tau": 1.0}``.
+        grad: ``"implicit"`` (implicit function theorem) or ``"phantom"``.
+        vjp: optional closed form of the adjoint map for ``grad="implicit"``: ``vjp(z_star)``
+            returns a function ``v -> J_f(z*)ᵀ v`` ((B, ...) -> (B, ...), building no graph).
+            The adjoint solve then calls it instead of ``torch.autograd.grad``: same result
+            to rounding, several times cheaper per iteration for small layers, where the
+            autograd engine's overhead dominates. Gradients with respect to the parameters
+            still go through autograd, once.
+
+    Returns:
+        ``(z_star, stats)``: ``z_star`` has the value returned by the forward solve in every
+        grad mode (training and evaluation give identical outputs); ``stats`` is a dict
+        ``{"forward": SolverStats, "backward": SolverStats | None}`` whose ``"backward"``
+        entry is filled in when the backward pass runs (the latest adjoint solve).
+        Works under ``torch.no_grad()`` in any module mode.
+    """
+    check_choice("grad", grad, GRAD_MODES)
+    if vjp is not None and not callable(vjp):
+        raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
+    fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
+    if grad == "implicit":
+        bwd = _split(backward, {k: fwd[k] for k in ("method", "max_iter", "tol")}, "backward")
+        _resolve_options(bwd.get("method"), bwd.get("max_iter"), bwd.get("tol"),
+                         {k: v for k, v in bwd.items() if k not in ("method", "max_iter", "tol")})
+    else:
+        bwd = _split(backward, {"steps": 1, "tau": 1.0}, "backward")
+        unknown = sorted(set(bwd) - {"steps", "tau"})
+        if unknown:
+            raise ValueError(f"unknown phantom-gradient option(s) {unknown}; known: ['steps', 'tau']")
+        if not (isinstance(bwd["steps"], int) and bwd["steps"] >= 1):
+            raise ValueError(f"phantom steps must be an integer >= 1; got {bwd['steps']!r}")
+        if not 0 < bwd["tau"] <= 1:
+            raise ValueError(f"phantom tau must lie in (0, 1]; got {bwd['tau']!r}")
+    fwd.setdefault("label", "forward fixed-point")
+
+    stats: dict[str, Optional[SolverStats]] = {"forward": None, "backward": None}
+    z_star, stats["forward"] = solve(f, z0.detach(), **fwd)
+
+    needs_graph = torch.is_grad_enabled()
+    if needs_graph and params is not None:
+        needs_graph = any(isinstance(p, torch.Tensor) and p.requires_grad for p in params)
+    if not needs_graph:
+        return z_star, stats
+
+    if grad == "phantom":
+        z = z_star.detach()
+        for _ in range(bwd["steps"]):
+            z = (1 - bwd["tau"]) * z + bwd["tau"] * f(z)
+        # Same value as the forward solution; gradient of the unrolled steps.
+        return z_star.detach() + (z - z.detach()), stats
+
+    z_leaf = z_star.detach().requires_grad_()
+    fz = f(z_leaf)
+    if not fz.requires_grad:
+        return z_star, stats
+    adj_opts = {k: v for k, v in bwd.items() if k not in ("method", "max_iter", "tol")}
+    adj_opts.setdefault("label", "backward (adjoint) fixed-point")
+
+    inside = [False]
+
+    def implicit_hook(g: torch.Tensor) -> torch.Tensor:
+        # The vector-Jacobian products below start from fz and would re-enter this hook.
+        if inside[0] or g is None:
+            return g
+        if torch.is_grad_enabled():
+            # backward(create_graph=True): the adjoint solve below builds no graph, so a
+            # second derivative would be silently wrong.
+            raise RuntimeError("deq_fixed_point: higher-order gradients (create_graph=True) through the "
+                               "implicit backward are not supported; use grad='phantom' for those")
+
+        if vjp is not None:
+            with torch.no_grad():
+                closed = vjp(z_leaf.detach())
+
+            def adjoint(y: torch.Tensor) -> torch.Tensor:
+                return closed(y) + g
+        else:
+            # y = J_fᵀ y + g through autograd, on a graph of f at z* built here: a hook that
+            # held fz itself would form a cycle (fz -> its grad_fn -> this hook -> fz) that
+            # Python's garbage collector cannot free, leaking every step's graph.
+            with torch.enable_grad():
+                f_star = f(z_leaf)
+
+            def adjoint(y: torch.Tensor) -> torch.Tensor:
+                return torch.autograd.grad(f_star, z_leaf, y, retain_graph=True)[0] + g
+
+        inside[0] = True
+        try:
+            y, stats["backward"] = solve(adjoint, g.detach().clone(), method=bwd["method"],
+                                         max_iter=bwd["max_iter"], tol=bwd["tol"], **adj_opts)
+        finally:
+            inside[0] = False
+        return y
+
+    fz.register_hook(implicit_hook)
+    return z_star.detach() + (fz - fz.detach()), stats
+
+
+def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generator] = None,
+                       dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """A symmetric (n, n) test map ``W`` with spectral radius exactly ``rho``.
+
+    ``W = rho · Q diag(linspace(-1, 1, n)) Qᵀ`` with ``Q`` a random orthogonal basis (QR of a
+    Gaussian matrix drawn from ``generator``): eigenvalues evenly spread over ``[-rho, rho]``, so
+    plain iteration of ``z ↦ W z + b`` contracts at rate ``rho`` and solvers can be raced on it.
+    """
+    if not (isinstance(n, int) and n >= 1):
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    if not (isinstance(rho, (int, float)) and rho >= 0 and math.isfinite(rho)):
+        raise ValueError(f"rho must be a finite non-negative spectral radius; got {rho!r}")
+    q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
+    return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

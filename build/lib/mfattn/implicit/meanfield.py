@@ -1,0 +1,700 @@
+"""Attention layers read as mean-field fixed points of vector-spin models (Bal, 2021).
+
+A system of ``N`` vector spins ``S_i ∈ R^d`` with couplings ``J_ij`` (d×d blocks, zero on
+the diagonal) and sources ``X_i`` (the layer's input) has, at the level of mean field, the
+magnetisations ``m_i`` solving
+
+    m_i = Σ_j J_ij m_j + X_i − (Onsager self-correction)_i .
+
+Two layers of the blog post live here:
+
+* :class:`MeanFieldAttention` ("fast and neural"): the self-correction is a feed-forward
+  net ``f_θ`` shared by all sites, applied to the naive update ``g_i = Σ_j J_ij m_j + X_i``
+  (``correction="g"``: ``m_i = g_i − f_θ(g_i)``, the published MNIST result) or to the state
+  (``correction="m"``: ``m_i = g_i − f_θ(m_i)``, the reference code's later version);
+  ``lin_response=False`` drops it (naive mean field). The sum over couplings is linear
+  (learned ``J``), softmax-coupled (``J_ij = Σ_h softmax_j(q_i·k_j/√d_h) W_O^h W_V^h`` with
+  ``q, k`` computed from the sources, as in a transformer) or an MLP across sites (mixer).
+* :class:`VectorSpinTAP` ("slow and explicit"): adaptive TAP for vector spins with a Gaussian
+  prior ``p(S_i) ∝ exp(−½ S_iᵀ P_i S_i)``. Cavity variances ``V_i`` (d×d, one per site, no
+  batch copy) solve ``V_i = Λ_i − [(Λ − J)⁻¹]_ii⁻¹`` with ``Λ_i = V_i + χ_i⁻¹``,
+  ``χ_i = (P_i − V_i)⁻¹``; magnetisations solve ``m_i = χ_i(Σ_j J_ij m_j − V_i m_i + X_i)``.
+  For a Gaussian prior this is exact: ``m = (P − J)⁻¹ X`` (:meth:`VectorSpinTAP.closed_form`),
+  at an ``O((Nd)³)`` cost per linear-response solve.
+
+Both layers are DEQs (:func:`mfattn.deq.deq_fixed_point`): forward by a fixed-point solver,
+backward by the implicit function theorem (or the phantom gradient).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Optional, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..companion.checks import check_choice, check_int
+from ..deq import SOLVERS, deq_fixed_point
+
+__all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
+           "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
+           "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
+           "naive_contraction_rate", "token_spread"]
+
+SYMMETRIES = (None, "internal", "site", "both", "energy")
+INTERACTIONS = ("linear", "softmax", "mixer")
+CORRECTIONS = ("g", "m")
+
+
+def _positive_int(name: str, value: Any) -> int:
+    return check_int(name, value, 1)
+
+
+def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch.Tensor:
+    """Symmetrised couplings with zero diagonal blocks.
+
+    Args:
+        weight: (N, N, d, d) raw couplings ``W_ij``.
+        symmetry: ``None``; ``"internal"`` ``J_ij = ½(W_ij + W_ijᵀ)``; ``"site"``
+            ``J_ij = ½(W_ij + W_ji)``; ``"both"`` (internal then site: ``J_ij = J_ijᵀ = J_ji``);
+            ``"energy"`` ``J_ij = ½(W_ij + W_jiᵀ)``, the symmetry an energy
+            ``−½ Σ_ij S_iᵀ J_ij S_j`` imposes (the (Nd×Nd) matrix is symmetric).
+
+    Returns:
+        (N, N, d, d) couplings ``J`` with ``J_ii = 0``.
+    """
+    check_choice("symmetry", symmetry, SYMMETRIES)
+    w = weight
+    if symmetry in ("internal", "both"):
+        w = 0.5 * (w + w.transpose(2, 3))
+    if symmetry in ("site", "both"):
+        w = 0.5 * (w + w.transpose(0, 1))
+    if symmetry == "energy":
+        w = 0.5 * (w + w.permute(1, 0, 3, 2))
+    n = w.shape[0]
+    off = 1.0 - torch.eye(n, dtype=w.dtype, device=w.device)
+    return w * off[:, :, None, None]
+
+
+def couplings_to_matrix(J: torch.Tensor) -> torch.Tensor:
+    """(N, N, d, d) couplings -> (N·d, N·d) matrix ``M[(i,a),(j,b)] = J[i,j,a,b]``."""
+    n, _, d, _ = J.shape
+    return J.permute(0, 2, 1, 3).reshape(n * d, n * d)
+
+
+def _effective_coupling_count(n: int, d: int, symmetry: Optional[str]) -> int:
+    """Free parameters of the couplings after symmetry and the zero diagonal."""
+    pairs = n * (n - 1)
+    if symmetry is None:
+        return pairs * d * d
+    if symmetry == "internal":
+        return pairs * d * (d + 1) // 2
+    if symmetry == "site":
+        return pairs // 2 * d * d
+    if symmetry == "both":
+        return pairs // 2 * d * (d + 1) // 2
+    return pairs // 2 * d * d  # "energy": J_ji is J_ijᵀ, J_ij itself is free
+
+
+class FeedForward(nn.Sequential):
+    """Two-layer perceptron ``Linear(d, mult·d) → GELU → Linear(mult·d, d)`` on the last axis."""
+
+    def __init__(self, dim: int, mult: int = 4, dim_out: Optional[int] = None):
+        inner = int(dim * mult)
+        super().__init__(nn.Linear(dim, inner), nn.GELU(), nn.Linear(inner, dim_out or dim))
+
+
+def _check_source(x: Any, n: int, d: int) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch.Tensor of shape (B, {n}, {d}); got {type(x).__name__}")
+    if x.dim() != 3 or x.shape[1] != n or x.shape[2] != d or x.shape[0] < 1:
+        raise ValueError(f"x must have shape (B, num_spins={n}, dim={d}); got {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor; got dtype {x.dtype}")
+    if not bool(torch.isfinite(x).all()):
+        raise ValueError("x contains NaN or inf")
+    return x
+
+
+def _feed_forward_t(h2: torch.Tensor, W1: torch.Tensor, b1: torch.Tensor, W2: torch.Tensor,
+                    b2col: torch.Tensor) -> torch.Tensor:
+    """``f_θ(h)ᵀ`` (d, R) for rows ``h2`` (R, d): ``W2 gelu(W1 hᵀ + b1) + b2``.
+
+    Returned transposed: CPU GEMM kernels are several times slower for the narrow (R, d)
+    output of ``F.linear(a, W2)`` than for its transpose (same sums, different layout).
+    """
+    return torch.addmm(b2col, W2, F.gelu(F.linear(h2, W1, b1)).t())
+
+
+def _linear_step(m2: torch.Tensor, x2: torch.Tensor, MT: torch.Tensor, weights: Optional[tuple]) -> torch.Tensor:
+    """The mean-field update with learned couplings on flat states (the solver's inner loop).
+
+    ``m2, x2``: (B, N·d) state and source; ``MT``: (N·d, N·d), the transposed coupling
+    matrix; ``weights``: ``None`` (naive step) or ``(W1, b1, W2, b2col, on_g)`` of the
+    correction net. Returns (B, N·d): ``g = x + m Mᵀ``, then ``g − f_θ(g or m)`` site by site.
+    One function serves :meth:`MeanFieldAttention.update` and the solver, which calls it with
+    everything fetched once per forward: at these sizes, module attribute look-ups and
+    reshapes cost as much as the arithmetic.
+    """
+    g2 = torch.addmm(x2, m2, MT)
+    if weights is None:
+        return g2
+    W1, b1, W2, b2col, on_g = weights
+    d = W1.shape[1]
+    h = g2 if on_g else m2
+    return torch.sub(g2.view(-1, d), _feed_forward_t(h.reshape(-1, d), W1, b1, W2, b2col).t()).view(g2.shape)
+
+
+class MeanFieldAttention(nn.Module):
+    """Deep implicit attention: the fixed point ``m*`` of a parametrised mean-field update.
+
+    ``m_i = g_i − f_θ(·)``, ``g_i = Σ_j J_ij m_j + X_i`` (see the module docstring), solved as
+    a DEQ. Shapes: input ``x`` (B, N, d) is the source term; output (B, N, d) is ``m*``.
+
+    Args:
+        num_spins: N. dim: d.
+        symmetry: for ``interaction="linear"``: one of :data:`SYMMETRIES` (default
+            ``"internal"``, via ``"auto"``); the other interactions have no coupling tensor,
+            so only ``None``/``"auto"`` are accepted there.
+        interaction: ``"linear"`` (learned J, N²d² raw parameters), ``"softmax"``
+            (transformer-style couplings from the sources; ``heads``, ``dim_head``,
+            ``values``), ``"mixer"`` (MLP across the site axis).
+        lin_response: include the feed-forward self-correction (False: naive mean field).
+        correction: ``"g"`` (applied to the naive update) or ``"m"`` (applied to the state).
+        solver, max_iter, tol: forward solve (``solver`` in :data:`mfattn.deq.SOLVERS`).
+        backward_solver (default: ``solver``), backward_max_iter, backward_tol: adjoint solve.
+        grad: ``"implicit"`` or ``"phantom"`` (``phantom_steps``, ``phantom_tau``).
+        solver_options / backward_options: extra :func:`mfattn.deq.solve` options
+            (``memory``, ``damping``, ``ridge``, ``on_fail``, ...).
+        weight_init_std: std of the raw couplings (default ``1/√(N d²)``, so ‖J‖ = O(1)).
+        ff_mult: hidden width multiplier of ``f_θ``. init: ``"zeros"`` or ``"source"`` (z0 = x).
+
+    Attributes:
+        last_stats: ``{"forward": SolverStats, "backward": SolverStats | None}`` of the latest
+            call; ``"backward"`` is filled in when its backward pass runs.
+    """
+
+    def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "auto",
+                 interaction: str = "linear", lin_response: bool = True, correction: str = "g",
+                 solver: str = "anderson", max_iter: int = 40, tol: float = 1e-4,
+                 backward_solver: Optional[str] = None, backward_max_iter: int = 40,
+                 backward_tol: float = 1e-4, grad: str = "implicit",
+                 solver_options: Optional[dict] = None, backward_options: Optional[dict] = None,
+                 phantom_steps: int = 1, phantom_tau: float = 1.0,
+                 weight_init_std: Optional[float] = None, ff_mult: int = 4, heads: int = 1,
+                 dim_head: Optional[int] = None, values: bool = True, init: str = "zeros",
+                 generator: Optional[torch.Generator] = None):
+        super().__init__()
+        self.num_spins = _positive_int("num_spins", num_spins)
+        self.dim = _positive_int("dim", dim)
+        self.interaction = check_choice("interaction", interaction, INTERACTIONS)
+        if symmetry == "auto":
+            symmetry = "internal" if interaction == "linear" else None
+        check_choice("symmetry", symmetry, SYMMETRIES)
+        if interaction != "linear" and symmetry is not None:
+            raise ValueError(f"symmetry={symmetry!r} needs interaction='linear' (the {interaction!r} "
+                             f"interaction has no coupling tensor to symmetrise); use symmetry=None")
+        self.symmetry = symmetry
+        self.lin_response = bool(lin_response)
+        self.correction_on = check_choice("correction", correction, CORRECTIONS)
+        self.solver = check_choice("solver", solver, SOLVERS)
+        self.backward_solver = check_choice("backward_solver", backward_solver or solver, SOLVERS)
+        self.grad = check_choice("grad", grad, ("implicit", "phantom"))
+        self.init = check_choice("init", init, ("zeros", "source"))
+        self.max_iter, self.tol = max_iter, tol
+        self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
+        self.solver_options = dict(solver_options or {})
+        self.backward_options = dict(backward_options or {})
+        self.phantom_steps, self.phantom_tau = phantom_steps, phantom_tau
+        # Fail now, not at the first forward, on a bad solver setting.
+        from ..deq import _resolve_options
+        _resolve_options(self.solver, max_iter, tol, self.solver_options)
+        _resolve_options(self.backward_solver, backward_max_iter, backward_tol, self.backward_options)
+
+        n, d = self.num_spins, self.dim
+        if interaction == "linear":
+            std = weight_init_std if weight_init_std is not None else 1.0 / math.sqrt(n * d * d)
+            self.weight = nn.Parameter(torch.randn(n, n, d, d, generator=generator) * std)
+        elif interaction == "softmax":
+            self.heads = _positive_int("heads", heads)
+            self.dim_head = _positive_int("dim_head", dim_head if dim_head is not None else max(d // heads, 1))
+            inner = self.heads * self.dim_head
+            self.values = bool(values)
+            self.to_q = nn.Linear(d, inner, bias=False)
+            self.to_k = nn.Linear(d, inner, bias=False)
+            self.to_v = nn.Linear(d, inner, bias=False) if values else None
+            if not values and inner != d:
+                raise ValueError(f"values=False needs heads*dim_head == dim ({d}); got {inner}")
+            self.to_out = nn.Linear(inner, d, bias=False)
+        else:
+            self.sites = FeedForward(n, mult=ff_mult)
+        self.correction = FeedForward(d, mult=ff_mult) if self.lin_response else None
+        if generator is not None:
+            # Draw every other parameter from the same generator: construction is reproducible.
+            with torch.no_grad():
+                for mod in self.modules():
+                    if isinstance(mod, nn.Linear):
+                        bound = 1.0 / math.sqrt(mod.in_features)  # torch's default range
+                        for p in (mod.weight, mod.bias):
+                            if p is not None:
+                                p.copy_((torch.rand(p.shape, generator=generator) * 2 - 1) * bound)
+        self.last_stats: dict = {"forward": None, "backward": None}
+
+    # -- couplings -------------------------------------------------------------------------
+    def couplings(self) -> torch.Tensor:
+        """(N, N, d, d) symmetrised couplings ``J`` with zero diagonal (linear interaction)."""
+        if self.interaction != "linear":
+            raise ValueError(f"couplings() needs interaction='linear'; this layer is {self.interaction!r} "
+                             f"(use attention_matrix(x) for 'softmax')")
+        return symmetrise_couplings(self.weight, self.symmetry)
+
+    def coupling_matrix(self) -> torch.Tensor:
+        """(N·d, N·d) matrix of :meth:`couplings` (rows (i,a), columns (j,b))."""
+        return couplings_to_matrix(self.couplings())
+
+    def attention_matrix(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, heads, N, N) couplings ``softmax_j(q_i·k_j / √d_h)`` of the softmax interaction."""
+        if self.interaction != "softmax":
+            raise ValueError(f"attention_matrix() needs interaction='softmax'; this layer is {self.interaction!r}")
+        B, n, _ = x.shape
+        q = self.to_q(x).view(B, n, self.heads, self.dim_head).transpose(1, 2)
+        k = self.to_k(x).view(B, n, self.heads, self.dim_head).transpose(1, 2)
+        return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(self.dim_head), dim=-1)
+
+    def coupling_norms(self, x: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Frobenius norms ``‖J_ij‖_F``: (N, N) for 'linear' (zero diagonal);
+        (B, N, N) for 'softmax' given the sources ``x`` (``‖Σ_h A^h_ij W_O^h W_V^h‖_F``)."""
+        if self.interaction == "linear":
+            return self.couplings().norm(dim=(2, 3))
+        if self.interaction == "softmax":
+            if x is None:
+                raise ValueError("coupling_norms() of a softmax layer needs the sources x (B, N, d)")
+            x = _check_source(x, self.num_spins, self.dim)
+            A = self.attention_matrix(x)                                   # (B, h, N, N)
+            blocks = self._head_maps()                                      # (h, d, d)
+            J = torch.einsum("bhij,hcd->bijcd", A, blocks)
+            return J.norm(dim=(3, 4))
+        raise ValueError("coupling_norms() is not defined for the 'mixer' interaction (no pairwise couplings)")
+
+    def _head_maps(self) -> torch.Tensor:
+        """(h, d, d) per-head value-output maps ``W_O^h W_V^h``."""
+        d, h, dh = self.dim, self.heads, self.dim_head
+        Wo = self.to_out.weight.view(d, h, dh).permute(1, 0, 2)             # (h, d, dh)
+        if self.to_v is None:
+            return Wo @ torch.eye(d, dtype=Wo.dtype, device=Wo.device).view(h, dh, d)
+        Wv = self.to_v.weight.view(h, dh, d)                                # (h, dh, d)
+        return Wo @ Wv
+
+    def parameter_counts(self) -> dict:
+        """``raw``: trainable numbers stored; ``effective``: free ones (couplings counted after
+        symmetry and the zero diagonal). Also ``couplings_raw``, ``couplings_effective`` and
+        ``correction`` (the feed-forward net)."""
+        raw = sum(p.numel() for p in self.parameters() if p.requires_grad)
+        corr = sum(p.numel() for p in self.correction.parameters()) if self.correction is not None else 0
+        if self.interaction == "linear":
+            c_raw = self.weight.numel()
+            c_eff = _effective_coupling_count(self.num_spins, self.dim, self.symmetry)
+        else:
+            c_raw = c_eff = raw - corr
+        return {"raw": raw, "effective": raw - c_raw + c_eff, "couplings_raw": c_raw,
+                "couplings_effective": c_eff, "correction": corr}
+
+    # -- the mean-field update ---------------------------------------------------------------
+    def prepare(self, x: torch.Tensor) -> Any:
+        """What the update reuses at every iteration of one forward: the (Nd, Nd) coupling
+        matrix (linear) or the (B, h, N, N) attention matrix (softmax)."""
+        if self.interaction == "linear":
+            return self.coupling_matrix()
+        if self.interaction == "softmax":
+            return self.attention_matrix(x)
+        return None
+
+    def sum_over_couplings(self, m: torch.Tensor, cache: Any) -> torch.Tensor:
+        """``Σ_j J_ij m_j`` for the state ``m`` (B, N, d) -> (B, N, d)."""
+        B, n, d = m.shape
+        if self.interaction == "linear":
+            return (m.reshape(B, n * d) @ cache.T).view(B, n, d)
+        if self.interaction == "softmax":
+            v = self.to_v(m) if self.to_v is not None else m
+            v = v.view(B, n, self.heads, self.dim_head).transpose(1, 2)     # (B, h, N, dh)
+            out = (cache @ v).transpose(1, 2).reshape(B, n, self.heads * self.dim_head)
+            return self.to_out(out)
+        return self.sites(m.transpose(1, 2)).transpose(1, 2)
+
+    def update(self, m: torch.Tensor, x: torch.Tensor, cache: Any = None, *,
+               lin_response: Optional[bool] = None) -> torch.Tensor:
+        """One mean-field step ``m -> g − f_θ(g or m)`` with ``g = Σ_j J_ij m_j + x``.
+
+        ``cache`` is :meth:`prepare` (x) (computed here when None); ``lin_response=False``
+        gives the naive step ``m -> g``.
+        """
+        if cache is None:
+            cache = self.prepare(x)
+        weights = self._step_weights(lin_response)
+        if self.interaction == "linear":
+            B, n, d = m.shape
+            return _linear_step(m.reshape(B, n * d), x.reshape(B, n * d), cache.T, weights).view(B, n, d)
+        g = self.sum_over_couplings(m, cache) + x
+        if weights is None:
+            return g
+        W1, b1, W2, b2col, on_g = weights
+        h = g if on_g else m
+        return g - _feed_forward_t(h.reshape(-1, self.dim), W1, b1, W2, b2col).t().reshape(h.shape)
+
+    def _step_weights(self, lin_response: Optional[bool] = None) -> Optional[tuple]:
+        """``(W1, b1, W2, b2 as a (d, 1) column, on_g)`` of the correction net, or ``None`` for
+        the naive step (``lin_response`` False here or, when None, in the layer)."""
+        use = self.lin_response if lin_response is None else lin_response
+        if not use:
+            return None
+        if self.correction is None:
+            raise ValueError("this layer was built with lin_response=False; it has no correction net")
+        first, _, last = self.correction
+        return first.weight, first.bias, last.weight, last.bias[:, None], self.correction_on == "g"
+
+    def adjoint_vjp(self, m_star: torch.Tensor, x: torch.Tensor, cache: Any):
+        """Closed-form ``v -> J_fᵀ v`` of the update at ``m_star`` (linear interaction).
+
+        With ``M`` the (Nd, Nd) coupling matrix and ``D = f_θ'`` (site-wise,
+        ``W2 diag(gelu'(W1 h + b1)) W1``) evaluated at ``h = g*`` or ``h = m*``:
+
+            correction on g:  J_f = (I − D) M    ->  J_fᵀ v = Mᵀ (v − Dᵀ v)
+            correction on m:  J_f = M − D        ->  J_fᵀ v = Mᵀ v − Dᵀ v
+            naive:            J_f = M            ->  J_fᵀ v = Mᵀ v
+
+        (rows: ``Mᵀ v`` is ``v_flat @ M``). Returns a function ``v -> J_fᵀ v`` for ``v`` of shape
+        (B, N, d) or flat (B, N·d), keeping the shape, or ``None`` for the softmax and mixer
+        interactions (autograd does those).
+        """
+        if self.interaction != "linear":
+            return None
+        B, n, d = m_star.shape
+        M = cache
+        weights = self._step_weights()
+        if weights is None:
+            return lambda v: torch.mm(v.reshape(B, n * d), M).view(v.shape)
+        W1, b1, W2, _, on_g = weights                       # W1 (k, d), W2 (d, k)
+        h = self.update(m_star, x, cache, lin_response=False) if on_g else m_star
+        a = F.linear(h.reshape(B * n, d), W1, b1)            # (B·N, k) pre-activations
+        # gelu'(a) = Φ(a) + a φ(a), by the kernel autograd itself uses for nn.GELU().
+        slope = torch.ops.aten.gelu_backward(torch.ones_like(a), a)
+        W1T = W1.t()
+
+        def dt(v2: torch.Tensor) -> torch.Tensor:
+            """``Dᵀ v`` on (B·N, d) rows, as a transposed view: the narrow (B·N, d) output
+            is several times faster computed as its (d, B·N) transpose."""
+            return torch.mm(W1T, torch.mm(v2, W2).mul_(slope).t()).t()
+
+        if on_g:
+            def vjp(v: torch.Tensor) -> torch.Tensor:
+                v2 = v.reshape(B * n, d)
+                return torch.mm(torch.sub(v2, dt(v2)).view(B, n * d), M).view(v.shape)
+        else:
+            def vjp(v: torch.Tensor) -> torch.Tensor:
+                Mv = torch.mm(v.reshape(B, n * d), M).view(B * n, d)
+                return torch.sub(Mv, dt(v.reshape(B * n, d))).view(v.shape)
+        return vjp
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Fixed point ``m*`` (B, N, d) of :meth:`update` for the sources ``x`` (B, N, d)."""
+        x = _check_source(x, self.num_spins, self.dim)
+        B, n, d = x.shape
+        cache = self.prepare(x)  # symmetrised couplings built once per forward
+        fwd = {"method": self.solver, "max_iter": self.max_iter, "tol": self.tol, **self.solver_options}
+        if self.grad == "implicit":
+            bwd = {"method": self.backward_solver, "max_iter": self.backward_max_iter,
+                   "tol": self.backward_tol, **self.backward_options}
+        else:
+            bwd = {"steps": self.phantom_steps, "tau": self.phantom_tau}
+        params = [x, *self.parameters()]
+        z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
+        if self.interaction != "linear":
+            def f(m: torch.Tensor) -> torch.Tensor:
+                return self.update(m, x, cache)
+
+            z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad)
+            return z
+
+        # Learned couplings: the solver iterates flat (B, N·d) states through _linear_step,
+        # with the coupling matrix and the correction's weights fetched once here.
+        x2, MT, weights = x.reshape(B, n * d), cache.T, self._step_weights()
+
+        def f2(m2: torch.Tensor) -> torch.Tensor:
+            return _linear_step(m2, x2, MT, weights)
+
+        def closed_adjoint(z_star: torch.Tensor):
+            return self.adjoint_vjp(z_star.view(B, n, d), x.detach(), cache.detach())
+
+        z2, self.last_stats = deq_fixed_point(f2, z0.reshape(B, n * d), params, forward=fwd, backward=bwd,
+                                              grad=self.grad, vjp=closed_adjoint if self.grad == "implicit" else None)
+        return z2.view(B, n, d)
+
+
+class VectorSpinTAP(nn.Module):
+    """Adaptive TAP for vector spins with a Gaussian prior ("slow and explicit" attention).
+
+    Model: ``p(S) ∝ exp(½ Σ_ij S_iᵀ J_ij S_j + Σ_i X_i·S_i − ½ Σ_i S_iᵀ P_i S_i)``.
+    Adaptive TAP (Opper & Winther 2001) with cavity variances ``V_i`` (d×d):
+
+        χ_i = (P_i − V_i)⁻¹,    m_i = χ_i (Σ_j J_ij m_j − V_i m_i + X_i),
+        Λ_i = V_i + χ_i⁻¹,      C = (Λ − J)⁻¹  (linear response, (Nd)×(Nd)),
+        V_i = Λ_i − (C_ii)⁻¹.
+
+    The ``V`` equations do not involve the batch: they are solved once per forward (a DEQ on
+    a batch of one), then ``m`` for the whole batch (a second DEQ, using ``V*``). Each
+    ``V`` update inverts an (Nd)×(Nd) matrix: ``O((Nd)³)``. For a Gaussian prior adaptive TAP
+    is exact, ``m* = (P − J)⁻¹ X`` (:meth:`closed_form`) and ``χ_i = C_ii``.
+
+    Args:
+        num_spins, dim: N, d. symmetry: of the couplings (default ``"both"``, which makes the
+            (Nd×Nd) coupling matrix symmetric, as an energy requires; ``"energy"`` does too).
+        prior_precision: P, a scalar or (d, d) or (N, d, d) positive-definite tensor (buffer).
+        lin_response: False drops the Onsager term (V = 0, naive mean field).
+        solver, max_iter, tol, backward_*, grad: as in :class:`MeanFieldAttention`.
+    """
+
+    def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "both",
+                 prior_precision: Any = 1.0, lin_response: bool = True, weight_init_std: Optional[float] = None,
+                 solver: str = "anderson", max_iter: int = 200, tol: float = 1e-8,
+                 backward_max_iter: int = 200, backward_tol: float = 1e-8, grad: str = "implicit",
+                 solver_options: Optional[dict] = None, generator: Optional[torch.Generator] = None):
+        super().__init__()
+        n, d = _positive_int("num_spins", num_spins), _positive_int("dim", dim)
+        self.num_spins, self.dim = n, d
+        self.symmetry = check_choice("symmetry", symmetry, SYMMETRIES)
+        self.lin_response = bool(lin_response)
+        self.solver = check_choice("solver", solver, SOLVERS)
+        self.grad = check_choice("grad", grad, ("implicit", "phantom"))
+        self.max_iter, self.tol = max_iter, tol
+        self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
+        self.solver_options = dict(solver_options or {})
+        std = weight_init_std if weight_init_std is not None else 1.0 / math.sqrt(n * d * d)
+        self.weight = nn.Parameter(torch.randn(n, n, d, d, generator=generator) * std)
+        P = torch.as_tensor(prior_precision, dtype=torch.get_default_dtype())
+        if P.dim() == 0:
+            P = P * torch.eye(d)
+        if P.dim() == 2:
+            P = P.expand(n, d, d)
+        if P.shape != (n, d, d):
+            raise ValueError(f"prior_precision must be a scalar, (d, d) or (N, d, d) = ({n}, {d}, {d}); "
+                             f"got shape {tuple(P.shape)}")
+        if not bool((torch.linalg.eigvalsh(0.5 * (P + P.transpose(1, 2))) > 0).all()):
+            raise ValueError("prior_precision must be positive definite")
+        self.register_buffer("prior_precision", P.clone().contiguous())
+        self.last_stats: dict = {}
+
+    def couplings(self) -> torch.Tensor:
+        """(N, N, d, d) symmetrised couplings with zero diagonal blocks."""
+        return symmetrise_couplings(self.weight, self.symmetry)
+
+    def closed_form(self, x: torch.Tensor) -> torch.Tensor:
+        """Exact magnetisations of the Gaussian model, ``m = (P − J)⁻¹ X``; (B, N, d)."""
+        x = _check_source(x, self.num_spins, self.dim)
+        B, n, d = x.shape
+        A = torch.block_diag(*self.prior_precision.to(x.dtype)) - couplings_to_matrix(self.couplings().to(x.dtype))
+        return torch.linalg.solve(A, x.reshape(B, n * d).T).T.reshape(B, n, d)
+
+    def closed_form_covariance(self) -> torch.Tensor:
+        """Exact covariance ``(P − J)⁻¹`` as an (N·d, N·d) matrix."""
+        return torch.linalg.inv(torch.block_diag(*self.prior_precision) - couplings_to_matrix(self.couplings()))
+
+    def cavity_update(self, V: torch.Tensor, M: torch.Tensor) -> torch.Tensor:
+        """One adaptive-TAP update of the cavity variances ``V`` (N, d, d) given the coupling
+        matrix ``M`` (Nd, Nd): ``V ← Λ − (C_ii)⁻¹``, ``C = (Λ − J)⁻¹``, ``Λ = V + χ⁻¹``."""
+        n, d = self.num_spins, self.dim
+        P = self.prior_precision.to(V.dtype)
+        chi = torch.linalg.inv(P - V)
+        lam = V + torch.linalg.inv(chi)
+        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # the O((Nd)^3) step
+        C_diag = C.view(n, d, n, d).diagonal(dim1=0, dim2=2).permute(2, 0, 1)  # (N, d, d)
+        return lam - torch.linalg.inv(C_diag)
+
+    def cavity_variances(self, M: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Self-consistent cavity variances ``V*`` (N, d, d) (zeros without linear response)."""
+        n, d = self.num_spins, self.dim
+        if M is None:
+            M = couplings_to_matrix(self.couplings())
+        if not self.lin_response:
+            return M.new_zeros(n, d, d)
+        V, st = deq_fixed_point(lambda v: self.cavity_update(v[0], M)[None], M.new_zeros(1, n, d, d),
+                                [M], forward={"method": self.solver, "max_iter": self.max_iter,
+                                              "tol": self.tol, **self.solver_options},
+                                backward={"max_iter": self.backward_max_iter, "tol": self.backward_tol}
+                                if self.grad == "implicit" else None, grad=self.grad)
+        self.last_stats["cavity"] = st
+        return V[0]
+
+    def update(self, m: torch.Tensor, x: torch.Tensor, M: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
+        """``m_i ← χ_i(Σ_j J_ij m_j − V_i m_i + X_i)`` for (B, N, d) states."""
+        B, n, d = m.shape
+        chi = torch.linalg.inv(self.prior_precision.to(m.dtype) - V)
+        h = (m.reshape(B, n * d) @ M.T).view(B, n, d) - torch.einsum("ide,bie->bid", V, m) + x
+        return torch.einsum("ide,bie->bid", chi, h)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Adaptive-TAP magnetisations ``m*`` (B, N, d) for the sources ``x`` (B, N, d)."""
+        x = _check_source(x, self.num_spins, self.dim)
+        self.last_stats = {}
+        M = couplings_to_matrix(self.couplings()).to(x.dtype)
+        V = self.cavity_variances(M)
+        m, st = deq_fixed_point(lambda m: self.update(m, x, M, V), torch.zeros_like(x), [x, M, V],
+                                forward={"method": self.solver, "max_iter": self.max_iter, "tol": self.tol,
+                                         **self.solver_options},
+                                backward={"max_iter": self.backward_max_iter, "tol": self.backward_tol}
+                                if self.grad == "implicit" else None, grad=self.grad)
+        self.last_stats["magnetisation"] = st
+        self.last_cavity = V.detach()
+        return m
+
+
+def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repeats: int = 3,
+                      seed: int = 0, dtype: torch.dtype = torch.float64) -> list[dict]:
+    """Wall time of one :meth:`VectorSpinTAP.cavity_update` (the O((Nd)³) linear-response step)
+    for each ``(N, d)`` in ``sizes``; the best of ``repeats`` runs.
+
+    Returns a list of ``{"N", "d", "Nd", "seconds"}`` dicts (for a log-log plot against N·d).
+    """
+    out = []
+    gen = torch.Generator().manual_seed(seed)
+    for n, d in sizes:
+        layer = VectorSpinTAP(n, d, generator=gen).to(dtype)
+        with torch.no_grad():
+            M = couplings_to_matrix(layer.couplings())
+            V = torch.zeros(n, d, d, dtype=dtype)
+            best = math.inf
+            for _ in range(max(1, repeats)):
+                t0 = time.perf_counter()
+                for _ in range(batch):
+                    layer.cavity_update(V, M)
+                best = min(best, time.perf_counter() - t0)
+        out.append({"N": n, "d": d, "Nd": n * d, "seconds": best / batch})
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Transformers as one naive mean-field step (chapter 3)
+# ----------------------------------------------------------------------------------------
+def _check_softmax_layer(layer: Any) -> None:
+    if not isinstance(layer, MeanFieldAttention) or layer.interaction != "softmax":
+        raise ValueError("layer must be a MeanFieldAttention with interaction='softmax'")
+
+
+def to_multihead_attention(layer: MeanFieldAttention) -> nn.MultiheadAttention:
+    """``torch.nn.MultiheadAttention`` (batch_first, no biases) with the softmax layer's weights:
+    ``W_Q, W_K, W_V`` as its input projection and ``W_O`` as its output projection.
+
+    Then ``x + mha(x, x, x)[0]`` is one naive mean-field step from ``m = x`` (:func:`naive_trajectory`).
+    Needs ``values=True`` and ``heads·dim_head == dim`` (torch's layout).
+    """
+    _check_softmax_layer(layer)
+    if layer.to_v is None or layer.heads * layer.dim_head != layer.dim:
+        raise ValueError("to_multihead_attention needs values=True and heads*dim_head == dim")
+    d = layer.dim
+    w = layer.to_q.weight
+    mha = nn.MultiheadAttention(d, layer.heads, bias=False, batch_first=True, dtype=w.dtype, device=w.device)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([layer.to_q.weight, layer.to_k.weight, layer.to_v.weight]))
+        mha.out_proj.weight.copy_(layer.to_out.weight)
+    return mha
+
+
+def to_transformer_block(layer: MeanFieldAttention) -> nn.TransformerEncoderLayer:
+    """A post-norm ``torch.nn.TransformerEncoderLayer`` without LayerNorm (norms replaced by
+    identities, dropout 0, GELU) equal to one mean-field step with the correction on ``g``:
+
+        g = x + Attn(x),   block(x) = g + FFN(g)   with   FFN = −f_θ,
+
+    i.e. the transformer's feed-forward sub-block is the negated self-correction net. The
+    block is returned in training mode (torch's inference fast path needs LayerNorms).
+    """
+    _check_softmax_layer(layer)
+    if layer.correction is None or layer.correction_on != "g":
+        raise ValueError("to_transformer_block needs lin_response=True and correction='g'")
+    mha = to_multihead_attention(layer)
+    lin1, lin2 = layer.correction[0], layer.correction[2]
+    w = lin1.weight
+    block = nn.TransformerEncoderLayer(layer.dim, layer.heads, dim_feedforward=lin1.out_features, dropout=0.0,
+                                       activation="gelu", batch_first=True, dtype=w.dtype, device=w.device)
+    block.norm1, block.norm2 = nn.Identity(), nn.Identity()
+    with torch.no_grad():
+        block.self_attn.in_proj_weight.copy_(mha.in_proj_weight)
+        block.self_attn.in_proj_bias.zero_()
+        block.self_attn.out_proj.weight.copy_(mha.out_proj.weight)
+        block.self_attn.out_proj.bias.zero_()
+        block.linear1.weight.copy_(lin1.weight)
+        block.linear1.bias.copy_(lin1.bias)
+        block.linear2.weight.copy_(-lin2.weight)
+        block.linear2.bias.copy_(-lin2.bias)
+    return block.train()
+
+
+def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, residual: bool = True,
+                     lin_response: bool = False, m0: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Iterates of the mean-field update started from ``m_0 = x`` (or ``m0``):
+    ``m_{k+1} = Σ_j J_ij m_j + [x_i if residual] (− f_θ if lin_response)``.
+
+    Step 1 from ``m_0 = x`` without the correction is a transformer attention block with its
+    residual connection; ``residual=False`` drops the source term (the skip connection).
+
+    Returns (steps+1, B, N, d), index k holding ``m_k``.
+    """
+    x = _check_source(x, layer.num_spins, layer.dim)
+    steps = int(steps)
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0; got {steps}")
+    cache = layer.prepare(x)
+    src = x if residual else torch.zeros_like(x)
+    m = x if m0 is None else m0
+    out = [m]
+    with torch.no_grad():
+        for _ in range(steps):
+            m = layer.update(m, src, cache, lin_response=lin_response)
+            out.append(m)
+    return torch.stack(out)
+
+
+def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, residual: bool = True) -> torch.Tensor:
+    """Exact fixed point of the naive softmax-coupled update, by one linear solve:
+    ``m = Σ_h (A^h ⊗ W_O^h W_V^h) m + x``  =>  ``m* = (I − Σ_h A^h ⊗ M^h)⁻¹ x`` per sample.
+
+    Returns (B, N, d) (zeros when ``residual=False``: the only fixed point of a contraction).
+    """
+    _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
+    B, n, d = x.shape
+    with torch.no_grad():
+        A = layer.attention_matrix(x)                                          # (B, h, N, N)
+        maps = layer._head_maps().to(x.dtype)                                  # (h, d, d)
+        T = torch.einsum("bhij,hcd->bicjd", A, maps).reshape(B, n * d, n * d)
+        eye = torch.eye(n * d, dtype=x.dtype, device=x.device)
+        src = x if residual else torch.zeros_like(x)
+        return torch.linalg.solve(eye - T, src.reshape(B, n * d, 1)).reshape(B, n, d)
+
+
+def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen: bool = False) -> torch.Tensor:
+    """(B,) spectral radius of the naive update's Jacobian ``Σ_h A^h ⊗ W_O^h W_V^h`` (softmax
+    layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate.
+
+    With one head ``ρ(A ⊗ M) = ρ(A) ρ(M) = ρ(M)``, because a softmax matrix is row-stochastic
+    with positive entries (``ρ(A) = 1``); that d×d computation is used unless ``eigen=True``,
+    which diagonalises the (Nd)×(Nd) Jacobian of every sample (any number of heads)."""
+    _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
+    B, n, d = x.shape
+    with torch.no_grad():
+        if layer.heads == 1 and not eigen:
+            rho = torch.linalg.eigvals(layer._head_maps()[0].to(x.dtype)).abs().max()
+            return rho.expand(B).clone()
+        A = layer.attention_matrix(x)
+        T = torch.einsum("bhij,hcd->bicjd", A, layer._head_maps().to(x.dtype)).reshape(B, n * d, n * d)
+        return torch.linalg.eigvals(T).abs().max(dim=1).values
+
+
+def token_spread(m: torch.Tensor) -> torch.Tensor:
+    """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
+    two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
+    centred = m - m.mean(dim=-2, keepdim=True)
+    return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)

@@ -1,0 +1,197 @@
+"""Does the feed-forward block of an attention layer amortise the Onsager correction?
+
+Bal (2021) reads the feed-forward net ``f_θ`` of a mean-field attention layer as a learned
+stand-in for the Onsager reaction term ``V_i m_i`` of adaptive TAP. For Gaussian vector spins the
+term cancels at the fixed point (Chapter 1), so the hypothesis is tested on binary SK spins, where
+adaptive TAP (:func:`mfattn.ising.adaptive_tap`) gives the target correction ``c_i = V_i m_i``:
+small site-wise nets are fitted to it from different inputs and then used inside the mean-field
+iteration ``m_i = tanh(g_i − f_θ(·))`` on new instances (:func:`amortisation_study`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..companion import store
+from ..companion.checks import check_choice
+from ..deq import solve
+from ..ising import MeanFieldWarning, adaptive_tap, sk_couplings
+
+__all__ = ["ONSAGER_INPUTS", "onsager_dataset", "onsager_features", "OnsagerNet", "fit_onsager_net",
+           "amortised_mean_field", "amortisation_study"]
+
+
+ONSAGER_INPUTS = ("g", "m", "m+s")
+
+
+def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std: float = 0.3,
+                    seed: int = 0) -> dict[str, Any]:
+    """Adaptive-TAP solutions of SK models, the targets an amortised correction should learn.
+
+    For each β and instance: ``J = sk_couplings(n, β)``, ``h ~ N(0, field_std²)``, and adaptive TAP
+    (:func:`mfattn.ising.adaptive_tap`) gives ``m`` and the cavity variances ``V`` with
+    ``m_i = tanh(h_i + Σ_j J_ij m_j − V_i m_i)``; the Onsager correction is ``c_i = V_i m_i``.
+    Instances where adaptive TAP did not converge are dropped (counted in ``dropped``).
+
+    Returns a dict of float64 tensors ``J`` (I, n, n), ``h``, ``m``, ``V``, ``c`` (I, n), ``beta`` (I,)
+    and the int ``dropped``.
+    """
+    import warnings as _w
+
+    import numpy as np
+
+
+    rng = np.random.default_rng(seed)
+    Js, hs, ms, Vs, bs, dropped = [], [], [], [], [], 0
+    for beta in betas:
+        for _ in range(instances):
+            J = sk_couplings(n, float(beta), rng)
+            h = field_std * rng.standard_normal(n)
+            with _w.catch_warnings():
+                _w.simplefilter("ignore", MeanFieldWarning)
+                res = adaptive_tap(J, h, on_fail="ignore")
+            if not (res.converged and res.chi_positive):
+                dropped += 1
+                continue
+            Js.append(J), hs.append(h), ms.append(res.m), Vs.append(res.V), bs.append(float(beta))
+    if not Js:
+        raise ValueError("adaptive TAP converged on no instance; lower the betas")
+    t = lambda a: torch.as_tensor(np.stack(a), dtype=torch.float64)
+    m, V = t(ms), t(Vs)
+    return {"J": t(Js), "h": t(hs), "m": m, "V": V, "c": V * m,
+            "beta": torch.as_tensor(bs, dtype=torch.float64), "dropped": dropped}
+
+
+def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: str) -> torch.Tensor:
+    """Per-site inputs of an amortised correction net, (I, n, F):
+    ``"g"``: the naive field ``g_i = h_i + Σ_j J_ij m_j`` (the blog's MNIST variant, f_θ(g));
+    ``"m"``: the site's own magnetisation (the reference code's later variant, f_θ(m));
+    ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``."""
+    check_choice("inputs", inputs, ONSAGER_INPUTS)
+    if inputs == "g":
+        return (h + torch.einsum("bij,bj->bi", J, m))[..., None]
+    if inputs == "m":
+        return m[..., None]
+    s = (J ** 2).sum(dim=-1)
+    return torch.stack([m, s], dim=-1)
+
+
+class OnsagerNet(nn.Module):
+    """Site-wise MLP ``F → hidden → hidden → 1`` (tanh) predicting the Onsager correction."""
+
+    def __init__(self, features: int, hidden: int = 32, generator: Optional[torch.Generator] = None):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                                 nn.Linear(hidden, 1))
+        if generator is not None:
+            with torch.no_grad():
+                for mod in self.net:
+                    if isinstance(mod, nn.Linear):
+                        bound = 1.0 / math.sqrt(mod.in_features)
+                        mod.weight.copy_((torch.rand(mod.weight.shape, generator=generator) * 2 - 1) * bound)
+                        mod.bias.copy_((torch.rand(mod.bias.shape, generator=generator) * 2 - 1) * bound)
+        # Input/output standardisation, set from the training data by fit_onsager_net.
+        self.register_buffer("in_shift", torch.zeros(features))
+        self.register_buffer("in_scale", torch.ones(features))
+        self.register_buffer("out_scale", torch.ones(()))
+        self.double()
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        """(..., F) -> (...) predicted corrections."""
+        return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
+
+
+def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, steps: int = 1500,
+                    lr: float = 1e-2, seed: int = 0) -> tuple[OnsagerNet, list[float]]:
+    """Fit an :class:`OnsagerNet` to the adaptive-TAP corrections ``c`` of ``data``
+    (:func:`onsager_dataset`), from features at the adaptive-TAP fixed point; full-batch Adam
+    on the mean squared error. Returns the net and its loss curve."""
+    X = onsager_features(data["J"], data["h"], data["m"], inputs).reshape(-1, 1 if inputs != "m+s" else 2)
+    y = data["c"].reshape(-1)
+    gen = torch.Generator().manual_seed(seed)
+    net = OnsagerNet(X.shape[1], hidden, generator=gen)
+    with torch.no_grad():
+        net.in_shift.copy_(X.mean(dim=0))
+        net.in_scale.copy_(X.std(dim=0).clamp_min(1e-12))
+        net.out_scale.copy_(y.std().clamp_min(1e-12))
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.mean((net(X) - y) ** 2)
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+    return net, losses
+
+
+def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[OnsagerNet], inputs: str = "g", *,
+                         max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
+    """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
+    ``net`` is None), batched over instances: J (I, n, n), h (I, n) -> m (I, n) and the
+    :class:`~mfattn.deq.SolverStats` of the Anderson solve."""
+    check_choice("inputs", inputs, ONSAGER_INPUTS)
+
+    def f(m: torch.Tensor) -> torch.Tensor:
+        g = h + torch.einsum("bij,bj->bi", J, m)
+        if net is None:
+            return torch.tanh(g)
+        feats = g[..., None] if inputs == "g" else onsager_features(J, h, m, inputs)
+        return torch.tanh(g - net(feats))
+
+    with torch.no_grad():
+        return solve(f, torch.zeros_like(h), method="anderson", max_iter=max_iter, tol=tol, damping=damping,
+                     on_fail="ignore")
+
+
+def amortisation_study(n: int, train_betas: Sequence[float], train_instances: int, test_betas: Sequence[float],
+                       test_instances: int, *, field_std: float = 0.3, hidden: int = 32, fit_steps: int = 1500,
+                       seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, cache: bool = True) -> dict[str, np.ndarray]:
+    """Fit one site-wise net per input choice on SK instances at ``train_betas``; test at ``test_betas``.
+
+    Returns arrays indexed by test beta: ``corr_err_<inputs>`` (relative error of the predicted
+    correction at the adaptive-TAP solution), ``m_err_<inputs>`` (RMSE of the magnetisations when
+    the net replaces the Onsager term inside the iteration, against adaptive TAP), ``converged_<inputs>``
+    (fraction of instances whose amortised iteration converged), ``m_err_naive`` (naive mean field),
+    ``r2_<inputs>`` (the fit's R² on the training set) and ``dropped`` (instances adaptive TAP failed on,
+    [train, test]). Cached under ``cache_dir("onsager")`` by configuration and by the code of this module,
+    of :mod:`mfattn.deq` and of :mod:`mfattn.ising`, so a code change never reuses a stale result.
+    """
+    from .. import deq, ising
+
+    config = {"n": n, "train_betas": list(train_betas), "train_instances": train_instances,
+              "test_betas": list(test_betas), "test_instances": test_instances, "field_std": field_std,
+              "hidden": hidden, "fit_steps": fit_steps, "seed": seed, "inputs": list(inputs),
+              "code": [store.sha256_file(f) for f in (__file__, deq.__file__, ising.__file__)]}
+    path = store.cache_dir("onsager") / f"study-{store.config_hash(config)}.npz"
+    if cache and path.exists():
+        return store.load_npz(path)
+    train = onsager_dataset(n, train_betas, train_instances, field_std=field_std, seed=seed)
+    test = onsager_dataset(n, test_betas, test_instances, field_std=field_std, seed=seed + 1)
+    select = [test["beta"] == b for b in test_betas]
+
+    def rmse(a, b, sel):
+        return float((a[sel] - b[sel]).square().mean().sqrt())
+
+    m_naive, _ = amortised_mean_field(test["J"], test["h"], None)
+    res = {"dropped": np.array([train["dropped"], test["dropped"]]),
+           "m_err_naive": np.array([rmse(m_naive, test["m"], s) for s in select])}
+    for name in inputs:
+        net, losses = fit_onsager_net(train, name, hidden=hidden, steps=fit_steps, seed=seed)
+        with torch.no_grad():
+            pred = net(onsager_features(test["J"], test["h"], test["m"], name))
+        m_amort, stats = amortised_mean_field(test["J"], test["h"], net, name)
+        res[f"corr_err_{name}"] = np.array([float((pred[s] - test["c"][s]).norm() / test["c"][s].norm()) for s in select])
+        res[f"m_err_{name}"] = np.array([rmse(m_amort, test["m"], s) for s in select])
+        res[f"converged_{name}"] = np.array([float(stats.converged[s].double().mean()) for s in select])
+        res[f"r2_{name}"] = np.array(1 - losses[-1] / float(train["c"].var()))
+    if cache:
+        store.atomic_save_npz(path, **res)
+    return res

@@ -1,0 +1,579 @@
+r"""Ising models and their mean-field theories: naive mean field, TAP and adaptive TAP.
+
+Convention (used throughout the book):
+
+.. math::
+
+    p(S) = \frac{1}{Z} \exp\Big(\tfrac12 \sum_{ij} J_{ij} S_i S_j + \sum_i h_i S_i\Big),
+    \qquad S_i \in \{-1, +1\},
+
+with ``J`` symmetric and zero on the diagonal. The inverse temperature is absorbed in
+``J`` and ``h``: the Sherrington–Kirkpatrick couplings of :func:`sk_couplings` are
+``J = beta * G / sqrt(n)``.
+
+Every approximation returns a :class:`MeanFieldResult` with the magnetisations ``m``,
+the linear-response susceptibility ``chi`` (= approximate connected correlations
+``<S_i S_j> - m_i m_j``), the iteration count and a ``converged`` flag. Inputs may be
+numpy arrays or torch tensors; the computation and the results are float64 numpy.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MAX_EXACT_SPINS",
+    "ExactResult",
+    "MeanFieldResult",
+    "MeanFieldWarning",
+    "sk_couplings",
+    "exact_marginals",
+    "exact_marginals_sweep",
+    "naive_mean_field",
+    "tap",
+    "adaptive_tap",
+    "VectorTAPResult",
+    "gaussian_vector_tap",
+    "gaussian_closed_form",
+    "METHODS",
+    "Comparison",
+    "compare_mean_field",
+]
+
+#: Largest system :func:`exact_marginals` enumerates (2**24 states, ~1 s per million states).
+MAX_EXACT_SPINS = 24
+
+
+class MeanFieldWarning(RuntimeWarning):
+    """A mean-field iteration stopped without converging, or its susceptibility lost positivity."""
+
+
+# ----------------------------------------------------------------------------------------
+# input checking
+# ----------------------------------------------------------------------------------------
+def _as_float64(x: Any, name: str) -> np.ndarray:
+    if hasattr(x, "detach"):  # torch tensor
+        x = x.detach().cpu().numpy()
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numpy array or torch tensor of numbers; got {type(x).__name__}") from err
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def _check_model(J: Any, h: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validate couplings (n, n) symmetric, zero diagonal, and fields (n,)."""
+    J = _as_float64(J, "J")
+    if J.ndim != 2 or J.shape[0] != J.shape[1]:
+        raise ValueError(f"J must be a square (n, n) matrix; got shape {J.shape}")
+    n = J.shape[0]
+    if n == 0:
+        raise ValueError("J must describe at least one spin; got shape (0, 0)")
+    scale = max(1.0, float(np.abs(J).max()))
+    if not np.allclose(J, J.T, rtol=0, atol=1e-12 * scale):
+        raise ValueError(f"J must be symmetric (J_ij = J_ji); max |J - J.T| = {np.abs(J - J.T).max():.3g}")
+    if np.abs(np.diag(J)).max() > 1e-12 * scale:
+        raise ValueError("J must have a zero diagonal (self-couplings are constants for S_i = ±1)")
+    h = _as_float64(h, "h")
+    if h.shape != (n,):
+        raise ValueError(f"h must have shape ({n},) to match J of shape {J.shape}; got {h.shape}")
+    return J, h
+
+
+def _check_solver(damping: float, tol: float, max_iter: int, on_fail: str) -> None:
+    if not 0.0 < damping <= 1.0:
+        raise ValueError(f"damping must be in (0, 1] (fraction of the new update taken); got {damping!r}")
+    if not tol > 0:
+        raise ValueError(f"tol must be positive; got {tol!r}")
+    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    if on_fail not in ("warn", "raise", "ignore"):
+        raise ValueError(f"on_fail must be 'warn', 'raise' or 'ignore'; got {on_fail!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# models
+# ----------------------------------------------------------------------------------------
+def sk_couplings(n: int, beta: float, seed: int | np.random.Generator = 0) -> np.ndarray:
+    r"""Sherrington–Kirkpatrick couplings :math:`J = \beta G / \sqrt{n}`.
+
+    ``G`` is symmetric with independent standard-normal entries above the diagonal and
+    zeros on it, so the spin-glass transition of the field-free model sits at ``beta = 1``.
+
+    Returns a float64 array of shape (n, n).
+    """
+    if not (isinstance(n, (int, np.integer)) and n >= 2):
+        raise ValueError(f"n must be an integer >= 2; got {n!r}")
+    if not np.isfinite(beta) or beta < 0:
+        raise ValueError(f"beta must be a finite non-negative number; got {beta!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    upper = np.triu(rng.standard_normal((n, n)), k=1)
+    return beta * (upper + upper.T) / np.sqrt(n)
+
+
+# ----------------------------------------------------------------------------------------
+# exact enumeration
+# ----------------------------------------------------------------------------------------
+@dataclass
+class ExactResult:
+    """Exact marginals of a small Ising model.
+
+    Attributes: ``m`` (n,) magnetisations, ``C`` (n, n) connected correlations
+    ``<S_i S_j> - m_i m_j``, ``log_z`` the log partition function.
+    """
+
+    m: np.ndarray
+    C: np.ndarray
+    log_z: float
+
+
+def _spin_states(start: int, stop: int, n: int) -> np.ndarray:
+    """States ``start..stop-1`` as (stop-start, n) float64 ±1 rows (bit i of the index = spin i)."""
+    idx = np.arange(start, stop, dtype=np.int64)[:, None]
+    bits = (idx >> np.arange(n, dtype=np.int64)[None, :]) & 1
+    return 2.0 * bits - 1.0
+
+
+def exact_marginals(J: Any, h: Any, chunk: int = 1 << 16) -> ExactResult:
+    r"""Exact magnetisations, connected correlations and :math:`\log Z` by enumerating all :math:`2^n` states.
+
+    Vectorised over chunks of states with a running log-sum-exp, so memory stays at
+    ``chunk * n`` whatever ``n``. Refuses ``n > MAX_EXACT_SPINS``.
+    """
+    J, h = _check_model(J, h)
+    res = exact_marginals_sweep(J, h, np.ones(1), chunk=chunk)
+    return ExactResult(m=res.m[0], C=res.C[0], log_z=float(res.log_z[0]))
+
+
+def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> ExactResult:
+    r"""Exact marginals of the models :math:`J = \beta G` (fields ``h`` fixed) for a whole grid of ``betas``.
+
+    One pass over the :math:`2^n` states serves every :math:`\beta`: the coupling energy
+    :math:`\tfrac12 S^\top G S` and field energy :math:`h^\top S` of a chunk of states are computed
+    once, and the weights of all temperatures follow by one outer product. Returns an
+    :class:`ExactResult` whose arrays carry a leading beta axis: ``m`` (B, n), ``C`` (B, n, n),
+    ``log_z`` (B,).
+    """
+    G, h = _check_model(G, h)
+    betas = _as_float64(betas, "betas")
+    if betas.ndim != 1 or betas.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-d array; got shape {betas.shape}")
+    n = G.shape[0]
+    if n > MAX_EXACT_SPINS:
+        raise ValueError(f"exact enumeration needs 2**n states; n = {n} exceeds the limit of {MAX_EXACT_SPINS} "
+                         f"spins (use a mean-field approximation for larger systems)")
+    if not (isinstance(chunk, (int, np.integer)) and chunk >= 1):
+        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
+    B, total = betas.size, 1 << n
+    log_scale = np.full(B, -np.inf)
+    z = np.zeros(B)
+    s1 = np.zeros((B, n))
+    s2 = np.zeros((B, n * n))
+    for start in range(0, total, chunk):
+        S = _spin_states(start, min(start + chunk, total), n)
+        coupling = 0.5 * np.einsum("ki,ij,kj->k", S, G, S)
+        log_w = betas[None, :] * coupling[:, None] + (S @ h)[:, None]  # (k, B)
+        top = log_w.max(axis=0)
+        grow = top > log_scale  # rescale what was accumulated so far to the new reference
+        shrink = np.where(grow, np.exp(np.where(np.isfinite(log_scale), log_scale - top, -np.inf)), 1.0)
+        log_scale = np.where(grow, top, log_scale)
+        z, s1, s2 = z * shrink, s1 * shrink[:, None], s2 * shrink[:, None]
+        w = np.exp(log_w - log_scale[None, :])
+        z += w.sum(axis=0)
+        s1 += w.T @ S
+        s2 += w.T @ (S[:, :, None] * S[:, None, :]).reshape(len(S), n * n)
+    m = s1 / z[:, None]
+    C = s2.reshape(B, n, n) / z[:, None, None] - m[:, :, None] * m[:, None, :]
+    return ExactResult(m=m, C=C, log_z=log_scale + np.log(z))
+
+
+# ----------------------------------------------------------------------------------------
+# mean-field approximations
+# ----------------------------------------------------------------------------------------
+@dataclass
+class MeanFieldResult:
+    """Result of a mean-field approximation.
+
+    Attributes
+    ----------
+    m : (n,) magnetisations.
+    chi : (n, n) linear-response susceptibility :math:`\\partial m_i / \\partial h_j`, the
+        approximation's connected correlations.
+    iterations : iterations used; ``converged``: whether ``max |Δm| < tol`` was reached.
+    residual : final ``max |Δm|`` (undamped update).
+    V : (n,) cavity variances (Onsager reaction coefficients), or None for naive mean field.
+    chi_positive : whether the inverse susceptibility is positive definite at the solution.
+    lambda_min : smallest eigenvalue of ``chi`` (negative once positivity is lost).
+    """
+
+    method: str
+    m: np.ndarray
+    chi: np.ndarray
+    iterations: int
+    converged: bool
+    residual: float
+    V: np.ndarray | None = None
+    chi_positive: bool = True
+    lambda_min: float = float("nan")
+    history: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def correlations(self) -> np.ndarray:
+        """Connected correlations from linear response (= ``chi``)."""
+        return self.chi
+
+
+def _report(method: str, converged: bool, residual: float, iterations: int, positive: bool, on_fail: str) -> None:
+    problems = []
+    if not converged:
+        problems.append(f"did not converge in {iterations} iterations (max |Δm| = {residual:.3g}); "
+                        f"try stronger damping (smaller `damping`) or more `max_iter`")
+    if not positive:
+        problems.append("its inverse susceptibility lost positive definiteness: the solution is unstable "
+                        "(beyond the approximation's breakdown)")
+    if not problems or on_fail == "ignore":
+        return
+    message = f"{method}: " + "; ".join(problems)
+    if on_fail == "raise":
+        raise RuntimeError(message)
+    warnings.warn(message, MeanFieldWarning, stacklevel=3)
+
+
+def _susceptibility(inverse_chi: np.ndarray) -> tuple[np.ndarray, bool, float]:
+    """Invert a symmetric inverse susceptibility; report positivity and the smallest eigenvalue of chi."""
+    inverse_chi = 0.5 * (inverse_chi + inverse_chi.T)
+    eig_inv = np.linalg.eigvalsh(inverse_chi)
+    positive = bool(eig_inv[0] > 0)
+    chi = np.linalg.inv(inverse_chi)
+    chi = 0.5 * (chi + chi.T)
+    return chi, positive, float(np.linalg.eigvalsh(chi)[0])
+
+
+def _iterate(update, m0: np.ndarray, damping: float, tol: float, max_iter: int):
+    """Damped fixed-point iteration m <- (1 - a) m + a update(m); returns (m, iterations, converged, residual, history)."""
+    m = m0.copy()
+    history = []
+    residual = np.inf
+    for it in range(1, max_iter + 1):
+        new = update(m)
+        if not np.all(np.isfinite(new)):
+            raise FloatingPointError(f"mean-field update produced NaN/inf at iteration {it}")
+        residual = float(np.abs(new - m).max())
+        history.append(residual)
+        m = (1.0 - damping) * m + damping * new
+        if residual < tol:
+            return m, it, True, residual, history
+    return m, max_iter, False, residual, history
+
+
+def naive_mean_field(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000,
+                     m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
+    r"""Naive mean field: :math:`m_i = \tanh(h_i + \sum_j J_{ij} m_j)`.
+
+    Linear response: :math:`\chi^{-1} = \mathrm{diag}(1/(1-m_i^2)) - J`.
+    ``damping`` is the fraction of the new update taken per iteration; ``on_fail``
+    ('warn' | 'raise' | 'ignore') decides what a non-converged or unstable solution does.
+    """
+    J, h = _check_model(J, h)
+    _check_solver(damping, tol, max_iter, on_fail)
+    m0 = np.zeros_like(h) if m0 is None else _as_float64(m0, "m0")
+    m, it, ok, res, hist = _iterate(lambda m: np.tanh(h + J @ m), m0, damping, tol, max_iter)
+    chi, positive, lam = _susceptibility(np.diag(1.0 / (1.0 - m**2)) - J)
+    _report("naive mean field", ok, res, it, positive, on_fail)
+    return MeanFieldResult("naive", m, chi, it, ok, res, None, positive, lam, hist)
+
+
+def tap(J: Any, h: Any, *, onsager: str = "sk", damping: float = 0.5, tol: float = 1e-10,
+        max_iter: int = 10_000, m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
+    r"""TAP equations :cite:p:`thouless1977solution`: naive mean field plus an Onsager reaction term.
+
+    .. math:: m_i = \tanh\Big(h_i + \sum_j J_{ij} m_j - V_i m_i\Big)
+
+    ``onsager="sk"`` (default) uses the Sherrington–Kirkpatrick term, which assumes the
+    couplings are i.i.d. with variance :math:`\beta^2/n`:
+    :math:`V_i = \beta^2 (1 - q)` with :math:`q = \frac1n\sum_j m_j^2` and
+    :math:`\beta^2 = \frac1n\sum_{ij} J_{ij}^2` estimated from ``J``.
+    ``onsager="site"`` uses the site-resolved term :math:`V_i = \sum_j J_{ij}^2 (1 - m_j^2)`.
+
+    Linear response differentiates the equations :cite:p:`kappen1998efficient`; for "site"
+    :math:`(\chi^{-1})_{ij} = \delta_{ij}[1/(1-m_i^2) + V_i] - J_{ij} - 2 J_{ij}^2 m_i m_j`, for "sk"
+    :math:`(\chi^{-1})_{ij} = \delta_{ij}[1/(1-m_i^2) + V] - J_{ij} - 2\beta^2 m_i m_j / n`.
+    """
+    J, h = _check_model(J, h)
+    _check_solver(damping, tol, max_iter, on_fail)
+    if onsager not in ("sk", "site"):
+        raise ValueError(f"onsager must be 'sk' or 'site'; got {onsager!r}")
+    n = len(h)
+    J2 = J**2
+    beta2 = J2.sum() / n
+    if onsager == "sk":
+        def cavity(m):
+            return np.full(n, beta2 * (1.0 - np.mean(m**2)))
+    else:
+        def cavity(m):
+            return J2 @ (1.0 - m**2)
+    m0 = np.zeros_like(h) if m0 is None else _as_float64(m0, "m0")
+    m, it, ok, res, hist = _iterate(lambda m: np.tanh(h + J @ m - m * cavity(m)), m0, damping, tol, max_iter)
+    V = cavity(m)
+    reaction = 2.0 * (J2 if onsager == "site" else beta2 / n) * np.outer(m, m)
+    chi, positive, lam = _susceptibility(np.diag(1.0 / (1.0 - m**2) + V) - J - reaction)
+    _report(f"TAP ({onsager})", ok, res, it, positive, on_fail)
+    return MeanFieldResult(f"tap_{onsager}", m, chi, it, ok, res, V, positive, lam, hist)
+
+
+def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000,
+                 m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
+    r"""Adaptive TAP of Opper and Winther :cite:p:`opper2001adaptive` for ±1 spins.
+
+    The cavity field of spin ``i`` is Gaussian with variance :math:`V_i`, which gives
+
+    .. math:: m_i = \tanh\Big(h_i + \sum_j J_{ij} m_j - V_i m_i\Big).
+
+    The variances are fixed self-consistently from linear response: with
+    :math:`\Lambda_i = V_i + (\partial m_i/\partial h_i)^{-1} = V_i + 1/(1 - m_i^2)` and
+    :math:`\chi = (\Lambda - J)^{-1}`, the diagonal of :math:`\chi` must equal the local
+    variance :math:`1 - m_i^2`. By the Schur complement, :math:`1/\chi_{ii} = \Lambda_i - V^{\rm eff}_i`
+    where :math:`V^{\rm eff}_i` depends only on the other sites, so the update
+    :math:`V_i \leftarrow \Lambda_i - 1/\chi_{ii}` solves the condition one site at a time;
+    it is iterated jointly with ``m`` (both damped).
+    Unlike TAP, no assumption on the statistics of ``J`` is made.
+    """
+    J, h = _check_model(J, h)
+    _check_solver(damping, tol, max_iter, on_fail)
+    n = len(h)
+    m = np.zeros(n) if m0 is None else _as_float64(m0, "m0").copy()
+    V = (J**2).sum(axis=1)  # start from the site-resolved TAP value at m = 0
+    history = []
+    converged, residual, it = False, np.inf, 0
+    for it in range(1, max_iter + 1):
+        m_new = np.tanh(h + J @ m - V * m)
+        lam = V + 1.0 / (1.0 - m_new**2)
+        try:
+            chi_diag = np.diag(np.linalg.inv(np.diag(lam) - J))
+        except np.linalg.LinAlgError as err:
+            raise FloatingPointError(f"adaptive TAP: Lambda - J became singular at iteration {it}") from err
+        V_new = lam - 1.0 / chi_diag
+        if not (np.all(np.isfinite(m_new)) and np.all(np.isfinite(V_new))):
+            raise FloatingPointError(f"adaptive TAP produced NaN/inf at iteration {it}")
+        residual = float(max(np.abs(m_new - m).max(), np.abs(V_new - V).max()))
+        history.append(residual)
+        m = (1.0 - damping) * m + damping * m_new
+        V = (1.0 - damping) * V + damping * V_new
+        if residual < tol:
+            converged = True
+            break
+    chi, positive, lam_min = _susceptibility(np.diag(V + 1.0 / (1.0 - m**2)) - J)
+    _report("adaptive TAP", converged, residual, it, positive, on_fail)
+    return MeanFieldResult("adaptive_tap", m, chi, it, converged, residual, V, positive, lam_min, history)
+
+
+# ----------------------------------------------------------------------------------------
+# vector spins with a Gaussian prior
+# ----------------------------------------------------------------------------------------
+@dataclass
+class VectorTAPResult:
+    """Fixed point of adaptive TAP for vector spins: ``m`` (n, d), cavity variances ``V`` (n, d, d)."""
+
+    m: np.ndarray
+    V: np.ndarray
+    iterations: int
+    converged: bool
+    residual: float
+
+
+def _check_vector_model(J: Any, X: Any, prior_cov: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    J = _as_float64(J, "J")
+    if J.ndim != 4 or J.shape[0] != J.shape[1] or J.shape[2] != J.shape[3]:
+        raise ValueError(f"J must have shape (n, n, d, d) (a d x d block per pair of sites); got {J.shape}")
+    n, _, d, _ = J.shape
+    X = _as_float64(X, "X")
+    if X.shape != (n, d):
+        raise ValueError(f"X must have shape ({n}, {d}) to match J of shape {J.shape}; got {X.shape}")
+    if not np.allclose(J, J.transpose(1, 0, 3, 2), atol=1e-12):
+        raise ValueError("J must satisfy J_ij = J_ji^T (the symmetry of a quadratic energy)")
+    if np.abs(J[np.arange(n), np.arange(n)]).max() > 0:
+        raise ValueError("J must have zero diagonal blocks J_ii")
+    S = _as_float64(prior_cov, "prior_cov")
+    if S.shape != (d, d) or not np.allclose(S, S.T) or np.linalg.eigvalsh(S)[0] <= 0:
+        raise ValueError(f"prior_cov must be a symmetric positive-definite ({d}, {d}) matrix")
+    return J, X, S
+
+
+def _precision(J: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """The (nd, nd) precision matrix Sigma^-1 (x) I - J; it must be positive definite for the model to exist."""
+    n, _, d, _ = J.shape
+    A = np.kron(np.eye(n), np.linalg.inv(S)) - J.transpose(0, 2, 1, 3).reshape(n * d, n * d)
+    lam = np.linalg.eigvalsh(0.5 * (A + A.T))[0]
+    if lam <= 0:
+        raise ValueError(f"Sigma^-1 - J must be positive definite for the Gaussian model to be normalisable; "
+                         f"its smallest eigenvalue is {lam:.3g} (scale J down)")
+    return A
+
+
+def gaussian_closed_form(J: Any, X: Any, prior_cov: Any) -> np.ndarray:
+    r"""Exact mean of the Gaussian vector-spin model, :math:`m = (\Sigma^{-1} - J)^{-1} X`.
+
+    ``J`` (n, n, d, d), ``X`` (n, d), ``prior_cov`` = :math:`\Sigma` (d, d). Returns (n, d).
+    """
+    J, X, S = _check_vector_model(J, X, prior_cov)
+    n, _, d, _ = J.shape
+    return np.linalg.solve(_precision(J, S), X.reshape(-1)).reshape(n, d)
+
+
+def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt: bool = True,
+                        damping: float = 0.5, tol: float = 1e-12, max_iter: int = 10_000) -> VectorTAPResult:
+    r"""Adaptive TAP for vector spins :math:`z_i \in \mathbb{R}^d` with Gaussian prior :math:`N(0, \Sigma)`.
+
+    The energy is :math:`\tfrac12 \sum_{ij} z_i^\top J_{ij} z_j + \sum_i X_i^\top z_i`. With a
+    Gaussian cavity field of covariance :math:`V_i` (d, d), the local marginal is Gaussian with
+    covariance :math:`(\Sigma^{-1} - V_i)^{-1}` and mean
+
+    .. math:: m_i = (\Sigma^{-1} - V_i)^{-1}\Big(X_i + \sum_j J_{ij} m_j - V_i m_i\Big).
+
+    At any fixed point the :math:`V_i m_i` terms cancel, :math:`\Sigma^{-1} m_i = X_i + \sum_j J_{ij} m_j`,
+    so ``m`` equals :func:`gaussian_closed_form` whatever ``V`` is: the Onsager correction only
+    changes the path, not the answer, for a Gaussian prior. With ``adapt=True`` the variances are
+    also made self-consistent, :math:`V_i = \Sigma^{-1} - (\chi_{ii})^{-1}` with
+    :math:`\chi = (\Sigma^{-1} - J)^{-1}` (linear response is exact here).
+
+    ``V`` (n, d, d) fixes the starting (or, with ``adapt=False``, the constant) cavity variances.
+    """
+    J, X, S = _check_vector_model(J, X, prior_cov)
+    _check_solver(damping, tol, max_iter, "ignore")
+    n, _, d, _ = J.shape
+    S_inv = np.linalg.inv(S)
+    V = np.zeros((n, d, d)) if V is None else _as_float64(V, "V").copy()
+    if V.shape != (n, d, d):
+        raise ValueError(f"V must have shape ({n}, {d}, {d}); got {V.shape}")
+    A = _precision(J, S)
+    if adapt:
+        chi = np.linalg.inv(A).reshape(n, d, n, d)
+        blocks = chi[np.arange(n), :, np.arange(n), :]  # (n, d, d) diagonal blocks
+        V = S_inv[None] - np.linalg.inv(blocks)
+    local_cov = np.linalg.inv(S_inv[None] - V)  # (n, d, d)
+    m = np.zeros((n, d))
+    residual, converged, it = np.inf, False, 0
+    for it in range(1, max_iter + 1):
+        field = X + np.einsum("ijab,jb->ia", J, m) - np.einsum("iab,ib->ia", V, m)
+        new = np.einsum("iab,ib->ia", local_cov, field)
+        if not np.all(np.isfinite(new)):
+            raise FloatingPointError(f"vector adaptive TAP diverged (NaN/inf) at iteration {it}")
+        residual = float(np.abs(new - m).max())
+        m = (1.0 - damping) * m + damping * new
+        if residual < tol:
+            converged = True
+            break
+    if not converged:
+        warnings.warn(f"vector adaptive TAP did not converge in {max_iter} iterations (residual {residual:.3g})",
+                      MeanFieldWarning, stacklevel=2)
+    return VectorTAPResult(m=m, V=V, iterations=it, converged=converged, residual=residual)
+
+
+# ----------------------------------------------------------------------------------------
+# accuracy of the approximations against exact enumeration
+# ----------------------------------------------------------------------------------------
+#: The approximations compared in Chapter 1, by name.
+METHODS = {
+    "naive": naive_mean_field,
+    "tap": tap,
+    "tap_site": lambda J, h, **kw: tap(J, h, onsager="site", **kw),
+    "adaptive_tap": adaptive_tap,
+}
+
+
+@dataclass
+class Comparison:
+    """Errors of mean-field approximations against exact enumeration.
+
+    Arrays are indexed ``[method, beta, instance]``: ``rmse_m`` (RMSE of magnetisations),
+    ``rmse_c`` (RMSE of off-diagonal connected correlations from linear response),
+    ``iterations``, ``converged``, ``chi_positive``, ``lambda_min`` (smallest eigenvalue of chi).
+    ``exact_lambda_min[beta, instance]`` is that of the exact correlation matrix. ``m_exact`` and
+    ``m_approx[method]`` (beta, instance, n) keep the magnetisations for scatter plots.
+    """
+
+    methods: tuple[str, ...]
+    betas: np.ndarray
+    rmse_m: np.ndarray
+    rmse_c: np.ndarray
+    iterations: np.ndarray
+    converged: np.ndarray
+    chi_positive: np.ndarray
+    lambda_min: np.ndarray
+    exact_lambda_min: np.ndarray
+    m_exact: np.ndarray
+    m_approx: np.ndarray
+
+    def ok(self) -> np.ndarray:
+        """[method, beta, instance]: converged with a positive-definite inverse susceptibility."""
+        return self.converged & self.chi_positive
+
+    def mean_rmse(self, which: str = "m") -> np.ndarray:
+        """[method, beta] mean RMSE over the instances where the method worked (NaN where none did)."""
+        values = self.rmse_m if which == "m" else self.rmse_c
+        ok = self.ok()
+        with np.errstate(invalid="ignore"):
+            return np.where(ok.any(-1), (values * ok).sum(-1) / ok.sum(-1), np.nan)
+
+    def breakdown_beta(self) -> dict[str, float]:
+        """Per method, the smallest beta at which some instance failed (inf if none did)."""
+        out = {}
+        for k, name in enumerate(self.methods):
+            failed = ~self.ok()[k].all(-1)
+            out[name] = float(self.betas[failed][0]) if failed.any() else float("inf")
+        return out
+
+
+def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.3, seed: int = 0,
+                       methods: tuple[str, ...] = ("naive", "tap", "adaptive_tap"), max_iter: int = 2000,
+                       damping: float = 0.5, progress: bool = False) -> Comparison:
+    r"""Compare mean-field approximations with exact enumeration on SK instances.
+
+    Instance ``k`` at inverse temperature ``beta`` has couplings :math:`J = \beta G_k/\sqrt n`
+    and fields :math:`h = \sigma \xi_k` with :math:`G_k, \xi_k` drawn once per instance from
+    ``seed`` (the same disorder at every beta, so curves over beta are smooth).
+    """
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {sorted(METHODS)}")
+    betas = np.asarray(betas, dtype=np.float64)
+    if betas.ndim != 1 or betas.size == 0:
+        raise ValueError("betas must be a non-empty 1-d sequence of inverse temperatures")
+    if not (isinstance(instances, (int, np.integer)) and instances >= 1):
+        raise ValueError(f"instances must be a positive integer; got {instances!r}")
+    if n > MAX_EXACT_SPINS:
+        raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_EXACT_SPINS})")
+    M, B, I = len(methods), len(betas), instances
+    shape = (M, B, I)
+    rmse_m, rmse_c, lam = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    iters = np.zeros(shape, dtype=np.int64)
+    conv, pos = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    exact_lam = np.zeros((B, I))
+    m_exact, m_approx = np.zeros((B, I, n)), np.full((M, B, I, n), np.nan)
+    off = ~np.eye(n, dtype=bool)
+    rng = np.random.default_rng(seed)
+    disorder = [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(I)]
+    from tqdm.auto import tqdm
+
+    for i in tqdm(range(I), disable=not progress, desc="SK instances"):
+        G, h = disorder[i]
+        exact = exact_marginals_sweep(G, h, betas)  # one pass over the 2^n states for all betas
+        m_exact[:, i] = exact.m
+        exact_lam[:, i] = np.linalg.eigvalsh(exact.C)[:, 0]
+        for b, k in np.ndindex(B, M):
+            try:
+                res = METHODS[methods[k]](betas[b] * G, h, damping=damping, max_iter=max_iter, on_fail="ignore")
+            except FloatingPointError:
+                continue  # counted as not converged
+            rmse_m[k, b, i] = np.sqrt(np.mean((res.m - exact.m[b]) ** 2))
+            rmse_c[k, b, i] = np.sqrt(np.mean((res.chi - exact.C[b])[off] ** 2))
+            iters[k, b, i], conv[k, b, i], pos[k, b, i] = res.iterations, res.converged, res.chi_positive
+            lam[k, b, i] = res.lambda_min
+            m_approx[k, b, i] = res.m
+    return Comparison(tuple(methods), betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx)

@@ -1,0 +1,263 @@
+"""Attention as the posterior expectation of a value function over graph structures.
+
+Singh & Buckley (2023) read an attention head as Bayesian inference over which edges of a
+graphical model are present. Each query node ``i`` has an unobserved set of incoming edges
+``E_i`` from the key nodes ``j``; the edge potential is the dot product of query and key,
+
+    ln p(x_i | x_j, E_ij = 1) = beta * q_i . k_j + const,                       (1)
+
+and the prior over structures is *factorised and uniform*: every query has exactly one
+parent, chosen uniformly among the parents the mechanism allows,
+
+    p(E) = prod_i p(E_i),   p(E_i = j) = 1 / |A_i|  for j in A_i.                 (2)
+
+The allowed sets ``A_i`` name the mechanism: all keys of another sequence (cross-attention),
+all tokens of the same sequence (self-attention), or the tokens at or before ``i`` (causal
+attention). The value function reads the parent's value, ``v(x, E)_i = sum_j E_ij v_j``, and
+its posterior expectation is the attention output
+
+    E_{p(E|x)}[v(x, E)]_i = sum_j softmax_{j in A_i}(beta q_i . k_j) v_j.          (3)
+
+This module checks (3) by brute force: it enumerates every edge set allowed by the prior
+(``prod_i |A_i|`` structures, at most ``6**6``), weighs each by its joint posterior and
+averages the value function. It also marginalises the joint posterior edge by edge and
+compares with the per-query softmax, which is what the factorisation of (2) buys.
+
+For contrast, ``prior="exclusive"`` keeps the one-parent rule but forbids two queries from
+sharing a parent (a matching, as in optimal-transport attention). That prior no longer
+factorises over queries, so its edge marginals are *not* a per-query softmax; only
+enumeration (or an approximation such as Sinkhorn iterations) gives them.
+
+All functions work in float64 so the identities hold to ~1e-15.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import torch
+
+__all__ = [
+    "MODES",
+    "PRIORS",
+    "MAX_ENUM_TOKENS",
+    "allowed_parents",
+    "enumerate_structures",
+    "structure_log_prior",
+    "joint_structure_posterior",
+    "brute_force_attention",
+    "joint_edge_marginals",
+    "factorised_edge_marginals",
+    "softmax_attention",
+    "sinkhorn_edge_marginals",
+]
+
+#: Mechanisms, named by the set of parents each query may have.
+MODES = ("cross", "self", "causal")
+#: Priors over edge sets: factorised uniform (eq. 2), or uniform over matchings (no shared parents).
+PRIORS = ("factorised", "exclusive")
+#: Brute force enumerates ``n**m`` structures; above 6 tokens this grows past 6**6 = 46 656.
+MAX_ENUM_TOKENS = 6
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    return mode
+
+
+def allowed_parents(n_queries: int, n_keys: int, mode: str) -> torch.Tensor:
+    """The support of the prior (2): a boolean mask ``A`` of shape ``(n_queries, n_keys)``.
+
+    ``A[i, j]`` says whether key ``j`` may be the parent of query ``i``: always for
+    ``"cross"`` and ``"self"``, and for ``j <= i`` for ``"causal"``. Self and causal
+    attention read one sequence, so they need ``n_queries == n_keys``.
+    """
+    _check_mode(mode)
+    for name, value in (("n_queries", n_queries), ("n_keys", n_keys)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if mode in ("self", "causal") and n_queries != n_keys:
+        raise ValueError(f"mode={mode!r} attends within one sequence, so n_queries must equal n_keys; "
+                         f"got {n_queries} queries and {n_keys} keys")
+    mask = torch.ones(n_queries, n_keys, dtype=torch.bool)
+    if mode == "causal":
+        mask = torch.tril(mask)
+    return mask
+
+
+def enumerate_structures(allowed: torch.Tensor) -> torch.Tensor:
+    """Every edge set in the support of the one-parent prior, as parent indices.
+
+    Parameters
+    ----------
+    allowed : bool tensor (m, n)
+        ``allowed[i, j]``: key ``j`` may be the parent of query ``i``.
+
+    Returns
+    -------
+    LongTensor (S, m)
+        Row ``s`` is one structure ``E``: ``E[s, i]`` is the parent of query ``i``.
+        ``S = prod_i |A_i|``; structures are in lexicographic order. The adjacency matrix of
+        structure ``s`` is ``one_hot(E[s], n)``.
+    """
+    if allowed.dim() != 2 or allowed.dtype != torch.bool:
+        raise ValueError(f"allowed must be a 2-D bool tensor (queries, keys); got shape "
+                         f"{tuple(allowed.shape)} and dtype {allowed.dtype}")
+    m, n = allowed.shape
+    if max(m, n) > MAX_ENUM_TOKENS:
+        raise ValueError(f"brute-force enumeration is limited to at most {MAX_ENUM_TOKENS} queries and "
+                         f"{MAX_ENUM_TOKENS} keys ({MAX_ENUM_TOKENS}**{MAX_ENUM_TOKENS} structures); got "
+                         f"{m} queries and {n} keys")
+    choices = [torch.nonzero(allowed[i]).flatten().tolist() for i in range(m)]
+    empty = [i for i, c in enumerate(choices) if not c]
+    if empty:
+        raise ValueError(f"allowed leaves queries {empty} without any possible parent")
+    return torch.tensor(list(itertools.product(*choices)), dtype=torch.long).reshape(-1, m)
+
+
+def structure_log_prior(structures: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """``ln p(E)`` of the factorised uniform prior (2) for each enumerated structure, shape (S,)."""
+    counts = allowed.sum(-1).to(torch.float64)  # |A_i|
+    inside = allowed[torch.arange(allowed.shape[0]), structures]  # (S, m): is each edge allowed?
+    logp = -torch.log(counts).sum().expand(structures.shape[0]).clone()
+    return torch.where(inside.all(-1), logp, torch.full_like(logp, -math.inf))
+
+
+def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
+    if q.dim() < 2 or k.dim() < 2:
+        raise ValueError(f"q and k must have shape (..., tokens, dim); got {tuple(q.shape)} and {tuple(k.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share their last (feature) dimension; got {q.shape[-1]} and {k.shape[-1]}")
+    return beta * q @ k.transpose(-1, -2)
+
+
+def _checked(q, k, v, mode):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor; got {type(t).__name__}")
+        if not t.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor; got {t.dtype}")
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"k and v must have the same number of tokens; got {k.shape[-2]} and {v.shape[-2]}")
+    allowed = allowed_parents(q.shape[-2], k.shape[-2], mode).to(q.device)
+    return allowed
+
+
+def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
+                              prior: str = "factorised"):
+    """The joint posterior ``p(E | x)`` over every enumerated structure.
+
+    ``p(E | x) ∝ p(E) prod_i exp(beta q_i . k_{E_i})`` computed over the whole structure
+    space at once, without using that it factorises. ``prior="exclusive"`` restricts the
+    support to structures in which no two queries share a parent, uniformly.
+
+    Parameters
+    ----------
+    q : (..., m, d) queries;  k : (..., n, d) keys.
+
+    Returns
+    -------
+    structures : LongTensor (S, m)
+    posterior : tensor (..., S), summing to one over S.
+    """
+    _check_mode(mode)
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(map(repr, PRIORS))}; got {prior!r}")
+    allowed = allowed_parents(q.shape[-2], k.shape[-2], mode).to(q.device)
+    structures = enumerate_structures(allowed.cpu()).to(q.device)
+    scores = _scores(q, k, beta)  # (..., m, n)
+    m = q.shape[-2]
+    # ln p(x | E) = sum_i s_{i, E_i}: gather each query's chosen parent, for all S structures.
+    per_edge = scores[..., torch.arange(m, device=q.device), structures]  # (..., S, m)
+    if prior == "factorised":
+        log_prior = structure_log_prior(structures, allowed).to(scores)
+    else:
+        distinct = (structures[:, :, None] != structures[:, None, :]) | torch.eye(m, dtype=torch.bool,
+                                                                                   device=q.device)
+        distinct = distinct.all(-1).all(-1)
+        if not bool(distinct.any()):
+            raise ValueError(f"prior='exclusive' needs an edge set with distinct parents; mode={mode!r} with "
+                             f"{m} queries and {k.shape[-2]} keys has none")
+        log_prior = torch.where(distinct, -math.log(int(distinct.sum())), -math.inf).to(scores)
+    log_joint = per_edge.sum(-1) + log_prior
+    return structures, torch.softmax(log_joint, dim=-1)
+
+
+def brute_force_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: str = "self",
+                          beta: float = 1.0, prior: str = "factorised") -> torch.Tensor:
+    """Posterior expectation of the value function by enumerating every structure, eq. (3).
+
+    ``E[v]_i = sum_E p(E | x) v_{E_i}``, summed over all ``prod_i |A_i|`` edge sets.
+
+    Parameters
+    ----------
+    q : (..., m, d), k : (..., n, d), v : (..., n, d_v)
+    mode : "cross" | "self" | "causal"
+    beta : inverse temperature of the edge potential (1/sqrt(d) in a transformer).
+
+    Returns
+    -------
+    tensor (..., m, d_v), equal to :func:`softmax_attention` up to round-off for the
+    factorised prior (and different from it for ``prior="exclusive"``).
+    """
+    _checked(q, k, v, mode)
+    structures, post = joint_structure_posterior(q, k, mode, beta, prior)
+    # v(x, E)_i = v_{E_i}: (..., S, m, d_v)
+    values = v[..., structures, :]
+    return torch.einsum("...s,...smd->...md", post, values)
+
+
+def joint_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
+                         prior: str = "factorised") -> torch.Tensor:
+    """``p(E_ij = 1 | x)`` by summing the joint posterior over all structures with that edge.
+
+    Returns a tensor (..., m, n): the attention matrix as the structures' edge marginals.
+    """
+    structures, post = joint_structure_posterior(q, k, mode, beta, prior)
+    n = k.shape[-2]
+    adjacency = torch.nn.functional.one_hot(structures, n).to(post)  # (S, m, n)
+    return torch.einsum("...s,smn->...mn", post, adjacency)
+
+
+def factorised_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0) -> torch.Tensor:
+    """``p(E_ij = 1 | x)`` using the factorisation of the prior: one softmax per query.
+
+    ``p(E_i = j | x) = softmax_{j in A_i}(beta q_i . k_j)``; shape (..., m, n), zero outside ``A_i``.
+    """
+    allowed = allowed_parents(q.shape[-2], k.shape[-2], _check_mode(mode)).to(q.device)
+    scores = _scores(q, k, beta).masked_fill(~allowed, -math.inf)
+    return torch.softmax(scores, dim=-1)
+
+
+def softmax_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: str = "self",
+                      beta: float = 1.0) -> torch.Tensor:
+    """Plain attention, the reference of the brute-force identity.
+
+    ``out_i = sum_j softmax_j(beta q_i . k_j + mask_ij) v_j`` with ``mask = -inf`` outside the
+    allowed parents (the causal mask for ``mode="causal"``). Shapes as in
+    :func:`brute_force_attention`; no size limit.
+    """
+    allowed = _checked(q, k, v, mode)
+    scores = _scores(q, k, beta).masked_fill(~allowed, -math.inf)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0, iters: int = 200) -> torch.Tensor:
+    """Sinkhorn's approximation of the exclusive prior's edge marginals (square case only).
+
+    Alternately normalises the rows and columns of ``exp(beta q k^T)`` (in log space); the
+    limit is the doubly stochastic matrix closest to the factorised posterior in KL divergence,
+    a cheap surrogate for the marginals of the uniform prior over permutations, which
+    :func:`joint_edge_marginals` with ``prior="exclusive"`` gives exactly. Shape (..., n, n).
+    """
+    if q.shape[-2] != k.shape[-2]:
+        raise ValueError(f"sinkhorn_edge_marginals needs as many queries as keys; got {q.shape[-2]} and {k.shape[-2]}")
+    if not isinstance(iters, int) or iters < 1:
+        raise ValueError(f"iters must be a positive integer; got {iters!r}")
+    log_p = _scores(q, k, beta)
+    for _ in range(iters):
+        log_p = log_p - torch.logsumexp(log_p, dim=-1, keepdim=True)
+        log_p = log_p - torch.logsumexp(log_p, dim=-2, keepdim=True)
+    return log_p.exp()

@@ -1,0 +1,166 @@
+"""Drawings of the graphical models behind each attention mechanism (Singh & Buckley 2023, Fig. 1).
+
+Every panel shows nodes (shaded: observed; white: inferred), the *candidate* edges the
+prior allows (thin dashed grey) and one edge set drawn from that prior (solid colour):
+attention is the posterior average over such edge sets. Parents sit below their children.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms"]
+
+_EDGE = "#1f77b4"
+_CAND = "0.6"
+
+
+@dataclass
+class GraphPanel:
+    """A small graphical model to draw.
+
+    nodes : name -> (x, y, label, observed)
+    candidates : edges (parent, child) allowed by the prior (dashed)
+    chosen : one edge set in the prior's support (solid)
+    fixed : edges that are always present (solid black), e.g. a known likelihood
+    weights : optional prior weight in (0, 1] per candidate edge, drawn as its opacity
+    """
+
+    title: str
+    nodes: dict[str, tuple[float, float, str, bool]]
+    candidates: list[tuple[str, str]] = field(default_factory=list)
+    chosen: list[tuple[str, str]] = field(default_factory=list)
+    fixed: list[tuple[str, str]] = field(default_factory=list)
+    note: str = ""
+    weights: dict[tuple[str, str], float] = field(default_factory=dict)
+
+
+def _row(prefix: str, symbol: str, count: int, y: float, observed: bool, width: float = 3.0,
+         labels: list[str] | None = None):
+    xs = np.linspace(-width / 2, width / 2, count) if count > 1 else np.array([0.0])
+    return {f"{prefix}{i}": (float(x), y, labels[i] if labels else f"${symbol}_{{{i + 1}}}$", observed)
+            for i, x in enumerate(xs)}
+
+
+def mechanism_panels() -> list[GraphPanel]:
+    """The panels of the figure, in order: cross, self, causal, Hopfield, slots, predictive coding,
+    multi-hop and expanding attention."""
+    panels = []
+    # Cross-attention: queries x_i pick one parent among keys y_j of another sequence.
+    nodes = {**_row("q", "x", 3, 1.0, True, 2.2), **_row("k", "y", 4, 0.0, True)}
+    cand = [(f"k{j}", f"q{i}") for i in range(3) for j in range(4)]
+    panels.append(GraphPanel("(a) cross-attention", nodes, cand, [("k1", "q0"), ("k3", "q1"), ("k0", "q2")],
+                             note="one parent $y_j$ per query $x_i$"))
+    # Self-attention: the same tokens as parents (bottom) and children (top).
+    n = 4
+    nodes = {**_row("q", "x", n, 1.0, True), **_row("k", "x", n, 0.0, True)}
+    cand = [(f"k{j}", f"q{i}") for i in range(n) for j in range(n)]
+    panels.append(GraphPanel("(b) self-attention", nodes, cand, [("k2", "q0"), ("k0", "q1"), ("k3", "q2"), ("k1", "q3")],
+                             note="parents: any token of the sequence"))
+    # Causal attention: parents at or before the child.
+    nodes = {**_row("q", "x", n, 1.0, True), **_row("k", "x", n, 0.0, True)}
+    cand = [(f"k{j}", f"q{i}") for i in range(n) for j in range(i + 1)]
+    panels.append(GraphPanel("(c) causal attention", nodes, cand, [("k0", "q0"), ("k0", "q1"), ("k1", "q2"), ("k3", "q3")],
+                             note="parents: tokens $j \\leq i$"))
+    # Modern Hopfield network: the state has one parent among stored patterns.
+    nodes = {"s": (0.0, 1.0, r"$\xi$", False), **_row("m", "m", 5, 0.0, True, 3.2)}
+    cand = [(f"m{j}", "s") for j in range(5)]
+    panels.append(GraphPanel("(d) modern Hopfield", nodes, cand, [("m3", "s")],
+                             note=r"state $\xi$, one stored pattern as parent"))
+    # Slot attention: each data point has one parent slot; slots compete for points.
+    nodes = {**_row("x", "x", 5, 1.0, True, 3.2), **_row("s", r"\mu", 3, 0.0, False, 2.2)}
+    cand = [(f"s{k}", f"x{i}") for i in range(5) for k in range(3)]
+    panels.append(GraphPanel("(e) slot attention", nodes, cand,
+                             [("s0", "x0"), ("s0", "x1"), ("s1", "x2"), ("s2", "x3"), ("s2", "x4")],
+                             note=r"one slot $\mu_k$ per data point"))
+    # Predictive coding: a latent node with a uniform prior over its incoming synapses.
+    nodes = {"y": (0.0, 2.0, "$y$", True), "x": (0.0, 1.0, "$x$", False), **_row("z", "z", 4, 0.0, True, 3.0)}
+    cand = [(f"z{j}", "x") for j in range(4)]
+    panels.append(GraphPanel("(f) predictive coding", nodes, cand, [("z1", "x")], fixed=[("x", "y")],
+                             note="one active incoming synapse"))
+    # Multi-hop: the query's parent may itself have a parent (two edge variables).
+    nodes = {"q": (0.0, 2.0, "$x_q$", True), **_row("a", "x", 4, 1.0, True), **_row("b", "x", 4, 0.0, True)}
+    cand = [(f"a{j}", "q") for j in range(4)] + [(f"b{k}", f"a{j}") for j in range(4) for k in range(4) if k != j]
+    panels.append(GraphPanel("(g) multi-hop", nodes, cand, [("a2", "q"), ("b0", "a2")],
+                             note="value reads parent and grandparent"))
+    # Expanding: a geometric prior over how far back the parent is.
+    xs = np.linspace(-1.6, 1.6, 6)
+    nodes = {f"t{i}": (float(xs[i]), 0.0, f"$x_{{{i + 1}}}$", True) for i in range(6)}
+    nodes["q"] = (float(xs[-1]), 1.0, "$x_q$", True)
+    cand = [(f"t{i}", "q") for i in range(6)]
+    # Opacity ~ geometric prior (1 - p)^distance with p = 1/3: nearby parents are favoured.
+    weights = {(f"t{i}", "q"): (2 / 3) ** (5 - i) for i in range(6)}
+    panels.append(GraphPanel("(h) expanding attention", nodes, cand, [("t4", "q")],
+                             note="geometric prior on distance", weights=weights))
+    return panels
+
+
+def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
+    """Draw one :class:`GraphPanel` on a matplotlib axis."""
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    ax.set_aspect("equal")
+    ax.axis("off")
+    pos = {k: (v[0], v[1]) for k, v in panel.nodes.items()}
+
+    def edge(src, dst, **style):
+        (x0, y0), (x1, y1) = pos[src], pos[dst]
+        vec = np.array([x1 - x0, y1 - y0])
+        length = float(np.hypot(*vec)) or 1.0
+        u = vec / length
+        start, end = np.array([x0, y0]) + radius * u, np.array([x1, y1]) - radius * u
+        ax.add_patch(FancyArrowPatch(tuple(start), tuple(end), arrowstyle="-|>", mutation_scale=8,
+                                     shrinkA=0, shrinkB=0, **style))
+
+    chosen = set(panel.chosen)
+    for src, dst in panel.candidates:
+        if (src, dst) not in chosen:
+            alpha = 0.8 * panel.weights.get((src, dst), 1.0)
+            edge(src, dst, color=_CAND if not panel.weights else "0.35", lw=0.9, linestyle=(0, (3, 2)), alpha=alpha)
+    for src, dst in panel.fixed:
+        edge(src, dst, color="black", lw=1.2)
+    for src, dst in panel.chosen:
+        edge(src, dst, color=_EDGE, lw=2.0)
+    for name, (x, y, label, observed) in panel.nodes.items():
+        ax.add_patch(Circle((x, y), radius, facecolor="0.82" if observed else "white", edgecolor="black",
+                            lw=1.0, zorder=3))
+        ax.text(x, y, label, ha="center", va="center", fontsize=8, zorder=4)
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    ax.set_xlim(min(xs) - 0.35, max(xs) + 0.35)
+    ax.set_ylim(min(ys) - 0.55, max(ys) + 0.3)
+    ax.set_title(panel.title, fontsize=10)
+    if panel.note:
+        ax.text(0.5 * (min(xs) + max(xs)), min(ys) - 0.42, panel.note, ha="center", va="center", fontsize=8,
+                color="0.25")
+
+
+def draw_mechanisms(panels: list[GraphPanel] | None = None, ncols: int = 4, panel_size: float = 2.4):
+    """The whole figure: one panel per mechanism (default :func:`mechanism_panels`). Returns the Figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    panels = mechanism_panels() if panels is None else panels
+    if ncols < 1:
+        raise ValueError(f"ncols must be a positive integer; got {ncols!r}")
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols, panel_size * nrows * 0.95), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax, panel in zip(axes.flat, panels):
+        with plt.rc_context({"axes.grid": False}):
+            draw_panel(ax, panel)
+    handles = [
+        Line2D([], [], color=_CAND, lw=0.9, linestyle=(0, (3, 2)), label="edge allowed by the prior"),
+        Line2D([], [], color=_EDGE, lw=2.0, label="one edge set $E$ drawn from the prior"),
+        Line2D([], [], color="black", lw=1.2, label="fixed edge"),
+        Line2D([], [], marker="o", color="none", markerfacecolor="0.82", markeredgecolor="black", markersize=9,
+               label="observed node"),
+        Line2D([], [], marker="o", color="none", markerfacecolor="white", markeredgecolor="black", markersize=9,
+               label="inferred node"),
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, bbox_to_anchor=(0.5, -0.02))
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig

@@ -1,0 +1,180 @@
+"""Modern Hopfield retrieval as collapsed structural inference.
+
+A state ``xi`` (the query node) has one unknown parent among ``P`` stored patterns
+``x_1..x_P`` with a uniform prior, and a Gaussian edge potential of precision ``beta``,
+``p(xi | x_j, E = j) ∝ exp(-beta/2 |xi - x_j|^2)``. Marginalising ("collapsing") the edge
+gives the energy ``-(1/beta) ln p(xi)``; for ±1 patterns (all of squared norm ``d``) it is the
+modern-Hopfield energy of Ramsauer et al. (2021),
+
+    E(xi) = -(1/beta) lse_j(beta x_j . xi) + |xi|^2 / 2 + (1/beta) ln P + d / 2.        (1)
+
+(1) is a convex function (``|xi|^2/2``) minus a convex one (the log-sum-exp). The
+convex-concave procedure linearises the concave part at the current state and minimises
+the rest exactly, which gives the retrieval update
+
+    xi <- sum_j softmax_j(beta x_j . xi) x_j,                                          (2)
+
+one attention step whose query is the state and whose keys and values are the patterns.
+Each step of (2) cannot increase (1); :func:`retrieve` records the energies so tests can
+check it in float64.
+
+Everything is batched: many inverse temperatures, pattern counts and trials run as one
+tensor, with a mask that hides the patterns beyond each count.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+__all__ = ["random_patterns", "erase_entries", "hopfield_energy", "hopfield_update", "retrieve",
+           "retrieval_grid"]
+
+
+def _check_generator(generator):
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (for reproducibility); got {type(generator).__name__}")
+
+
+def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
+                    batch: Sequence[int] = ()) -> torch.Tensor:
+    """Independent uniform ±1 patterns, float64, shape ``(*batch, n_patterns, dim)``."""
+    _check_generator(generator)
+    for name, value in (("n_patterns", n_patterns), ("dim", dim)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    bits = torch.randint(0, 2, (*batch, n_patterns, dim), generator=generator)
+    return (2 * bits - 1).to(torch.float64)
+
+
+def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Generator) -> torch.Tensor:
+    """Set ``round(fraction * d)`` randomly chosen entries of each row of ``x`` (..., d) to zero.
+
+    The erased positions are drawn independently for every row.
+    """
+    _check_generator(generator)
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction must lie in [0, 1]; got {fraction!r}")
+    d = x.shape[-1]
+    n_erase = int(round(fraction * d))
+    # A random permutation per row, via argsort of uniform keys; its first n_erase slots are erased.
+    order = torch.rand(x.shape, generator=generator, dtype=torch.float64).argsort(dim=-1)
+    keep = order >= n_erase
+    return torch.where(keep, x, torch.zeros_like(x))
+
+
+def _scores(xi, patterns, beta, active):
+    # xi: (..., d); patterns: (..., P, d) broadcastable; beta broadcastable to (...,)
+    scores = torch.einsum("...d,...pd->...p", xi, patterns) * beta.unsqueeze(-1)
+    if active is not None:
+        scores = scores.masked_fill(~active, -math.inf)
+    return scores
+
+
+def _as_beta(beta, like):
+    beta = torch.as_tensor(beta, dtype=like.dtype, device=like.device)
+    if not torch.all(beta > 0):
+        raise ValueError(f"beta must be positive; got {beta}")
+    return beta
+
+
+def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
+    """The collapsed energy (1), shape ``(...)``.
+
+    Parameters
+    ----------
+    xi : (..., d) states.
+    patterns : (..., P, d) stored patterns (broadcast against ``xi``'s leading dims).
+    beta : float or tensor broadcastable to ``(...)``; the edge precision.
+    active : optional bool (..., P): which patterns are stored (the others are ignored).
+        ``ln P`` and the norm term use the active patterns only.
+    """
+    beta = _as_beta(beta, xi)
+    scores = _scores(xi, patterns, beta, active)
+    if active is None:
+        n_active = torch.full(scores.shape[:-1], patterns.shape[-2], dtype=xi.dtype, device=xi.device)
+        sq = (patterns ** 2).sum(-1).amax(-1)
+    else:
+        n_active = active.sum(-1).to(xi.dtype)
+        sq = ((patterns ** 2).sum(-1).masked_fill(~active, 0.0)).amax(-1)
+    return (-torch.logsumexp(scores, dim=-1) / beta + 0.5 * (xi ** 2).sum(-1)
+            + torch.log(n_active) / beta + 0.5 * sq)
+
+
+def hopfield_update(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
+    """One convex-concave step (2): ``xi <- X^T softmax(beta X xi)``; shapes as :func:`hopfield_energy`."""
+    beta = _as_beta(beta, xi)
+    weights = torch.softmax(_scores(xi, patterns, beta, active), dim=-1)
+    return torch.einsum("...p,...pd->...d", weights, patterns)
+
+
+def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
+             active: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Iterate (2) ``steps`` times from ``xi``.
+
+    Returns
+    -------
+    final state (..., d) and energies (steps + 1, ...) of (1) along the way (index 0 = start).
+    """
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
+    energies = [hopfield_energy(xi, patterns, beta, active)]
+    for _ in range(steps):
+        xi = hopfield_update(xi, patterns, beta, active)
+        energies.append(hopfield_energy(xi, patterns, beta, active))
+    return xi, torch.stack(energies)
+
+
+def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
+                   steps: int = 5, fraction: float = 0.5, *, seed: int, device=None,
+                   chunk_elements: int = 2 ** 24) -> dict[str, torch.Tensor]:
+    """Retrieval rate of half-erased ±1 patterns for every (beta, pattern count), in one batch.
+
+    Trial ``t`` draws ``max(pattern_counts)`` random patterns; a memory of size ``P`` stores
+    the first ``P`` of them (so the memories of one trial are nested). For each count, one
+    stored pattern (uniformly chosen) is erased on ``fraction`` of its entries and used as the
+    initial state, and (2) runs ``steps`` times for every beta at once. Retrieval succeeds
+    when ``sign(xi)`` equals the pattern in every entry.
+
+    All random draws happen up front on the CPU from ``seed``, so the result does not depend
+    on ``device`` (up to float round-off) or on how the trials are split into chunks of at
+    most ``chunk_elements`` attention scores.
+
+    Returns a dict of CPU tensors: ``rate`` (B, C) success fraction, ``overlap`` (B, C) mean of
+    ``x_target . xi / d``, ``energies`` (steps + 1, B, C, T), ``betas`` (B,), ``counts`` (C,).
+    """
+    counts = torch.as_tensor(list(pattern_counts), dtype=torch.long)
+    betas_t = torch.as_tensor(list(betas), dtype=torch.float64)
+    if counts.numel() == 0 or torch.any(counts < 1):
+        raise ValueError(f"pattern_counts must be a non-empty list of positive integers; got {pattern_counts!r}")
+    if betas_t.numel() == 0:
+        raise ValueError("betas must be a non-empty list of positive numbers")
+    if not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be a positive integer; got {trials!r}")
+    gen = torch.Generator().manual_seed(int(seed))
+    p_max = int(counts.max())
+    C, B, T = counts.numel(), betas_t.numel(), trials
+    patterns = random_patterns(p_max, dim, generator=gen, batch=(T,))  # (T, Pmax, d)
+    target_idx = (torch.rand(C, T, generator=gen, dtype=torch.float64) * counts[:, None]).long()
+    target = patterns[torch.arange(T), target_idx]  # (C, T, d)
+    start = erase_entries(target, fraction, generator=gen)
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    active = (torch.arange(p_max) < counts[:, None])[None, :, None, :].to(dev)  # (1, C, 1, Pmax)
+    beta = betas_t[:, None, None].to(dev)  # (B, 1, 1)
+    per_trial = B * C * p_max
+    chunk = max(1, int(chunk_elements) // per_trial)
+    finals, energies = [], []
+    for lo in range(0, T, chunk):
+        sl = slice(lo, min(T, lo + chunk))
+        pats = patterns[sl].to(dev)[None, None]  # (1, 1, t, Pmax, d)
+        xi0 = start[:, sl].to(dev).expand(B, -1, -1, -1)  # (B, C, t, d)
+        final, energy = retrieve(xi0, pats, beta, steps, active)
+        finals.append(final.cpu())
+        energies.append(energy.cpu())
+    final, energies = torch.cat(finals, dim=2), torch.cat(energies, dim=3)
+    success = (torch.sign(final) == target).all(-1)  # (B, C, T)
+    overlap = (final * target).sum(-1) / dim
+    return {"rate": success.to(torch.float64).mean(-1), "overlap": overlap.mean(-1), "energies": energies,
+            "betas": betas_t, "counts": counts}

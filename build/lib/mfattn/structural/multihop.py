@@ -1,0 +1,516 @@
+"""Multi-hop attention: the posterior expectation over paths of length ≤ K in the attention graph.
+
+Singh & Buckley (2023) read one attention head as the posterior expectation of a value function
+over which token each query is connected to. Letting the value function follow the chosen edge
+for more than one step gives *multi-hop attention*: with the row-stochastic edge posterior
+
+    P = softmax(Q Kᵀ / √d)                                           (T, T)
+
+the expectation over paths of length 1..K is
+
+    paper:  M = Σ_{k=1..K} P^k,              out = M V X             (paper, K = 2: (P + P²)VX)
+    code :  M = ((I + Σ_{k=1..K} P_c^k) / (K + 1))ᵀ,  P_c = softmax over the *query* axis
+                                                                      (public code, K = 2)
+
+The module also holds the two baselines of the paper's Figure 2 (one-layer self-attention and a
+two-layer self-attention that the public code never implements), the toy data generator in its
+paper and code variants, and a training routine that trains several seeds and models at once
+(one tensor op per step for all seeds of a model) and caches its results keyed by the config.
+
+Conventions: a model's parameters are stacked over a leading replica axis ``S`` (one replica per
+seed); a batch of sequences is ``X`` of shape (S, B, T, d) whose last token is the query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ..companion import store
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int
+
+__all__ = [
+    "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
+    "MultihopTask", "TaskWeights", "derive_seed", "make_task_weights", "sample_multihop_batch",
+    "hop_operator", "init_params", "forward", "adam_update", "AdamState",
+    "train_multihop", "relative_error", "collapse_rate", "reference_path",
+]
+
+TASK_MODES = ("paper", "code")
+OPERATOR_MODES = ("paper", "code")
+#: ``multihop`` is the new design; ``one_layer`` and ``two_layer`` are the self-attention baselines.
+MODEL_NAMES = ("one_layer", "multihop", "two_layer")
+#: Token roles in a sequence; the query x2 is always the last token.
+ROLE_NAMES = ("noise", "x0", "x1", "x2")
+#: ``paired``: every model of a seed sees the same data stream (common random numbers).
+#: ``code``: the public code's order of draws from one generator per seed (task, then per model:
+#: initial weights and ``stream_steps`` batches), which reproduces its stored curves.
+PROTOCOLS = ("paired", "code")
+SHUFFLES = ("sample", "batch", "none")
+
+
+def derive_seed(seed: int, tag: str) -> int:
+    """A 63-bit seed for the stream ``tag`` of run ``seed`` (stable across runs and platforms)."""
+    # The prefix is frozen (it names the module's first home): changing it changes every stream and
+    # every stored result of chapter 5.
+    digest = hashlib.sha256(f"mfattn.multihop:{int(seed)}:{tag}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+def _generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(int(seed))
+
+
+# ----------------------------------------------------------------------------- the toy task
+@dataclass(frozen=True)
+class MultihopTask:
+    """The toy regression of the paper's Figure 2.
+
+    A sequence of ``n`` tokens in R^d: ``n - 3`` noise tokens ~ N(0, noise_std²), a root
+    x0 ~ U[0, x0_scale)^d and a chain x1 = x0 W_r + ε, x2 = x1 W_r + ε (ε ~ N(0, noise_std²)).
+    The query is x2 (last token); the target is
+
+        paper: y = W_y (x0 + x1),           W_r of rank ``rank`` (x0 is only reachable via x1)
+        code : y = W_y (2·x0 + x1 + x2),    W_r ~ U[0, 1)^{d×d} (full rank)
+
+    W_y ~ N(1, 1)^{1×d} in both.
+    """
+
+    mode: str = "paper"
+    d: int = 3
+    n: int = 5
+    noise_std: float = 1.0
+    x0_scale: float = 10.0
+    rank: int = 1
+
+    def __post_init__(self) -> None:
+        _check_choice("task mode", self.mode, TASK_MODES)
+        _check_int("d", self.d, 1)
+        _check_int("n", self.n, 3)
+        _check_int("rank", self.rank, 1)
+        if self.rank > self.d:
+            raise ValueError(f"rank must be ≤ d = {self.d}; got {self.rank}")
+        if not self.noise_std >= 0 or not self.x0_scale > 0:
+            raise ValueError(f"noise_std must be ≥ 0 and x0_scale > 0; got {self.noise_std}, {self.x0_scale}")
+
+
+@dataclass(frozen=True)
+class TaskWeights:
+    """The fixed weights of one task draw: W_y (1, d) and W_r (d, d)."""
+
+    W_y: torch.Tensor
+    W_r: torch.Tensor
+
+
+def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWeights:
+    """Draw W_y ~ N(1, 1) and W_r from ``generator`` (in the public code's order: W_y, then W_r).
+
+    code: W_r ~ U[0, 1)^{d×d}. paper: W_r = U Vᵀ / rank with U, V ~ U[0, 1)^{d×rank}, so that
+    W_r has rank ``rank`` and entries of the same scale as the code's.
+    """
+    d = task.d
+    W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)
+    if task.mode == "code":
+        W_r = torch.rand(d, d, generator=generator)
+    else:
+        U = torch.rand(d, task.rank, generator=generator)
+        V = torch.rand(d, task.rank, generator=generator)
+        W_r = U @ V.T / task.rank
+    return TaskWeights(W_y, W_r)
+
+
+def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: int,
+                          generator: torch.Generator, *, shuffle: str = "sample",
+                          shuffle_generator: torch.Generator | None = None):
+    """One batch of the toy task.
+
+    Returns ``X`` (B, n, d), ``y`` (B, 1) and ``roles`` (B, n) (indices into :data:`ROLE_NAMES`).
+    Draws from ``generator`` in the public code's order: x0 = 10·U[0,1), the n-3 noise tokens,
+    then the two chain noises; the code's target is summed in its order ((x0 + x0) + x1) + x2.
+    The first n-1 tokens are then permuted (the query stays last) with ``shuffle_generator``:
+    ``sample`` draws one permutation per sequence, ``batch`` one per batch (the code's
+    ``random.shuffle``), ``none`` keeps [noise, x0, x1, x2]. Shuffling never touches ``generator``,
+    so the data stream is the same with or without it.
+    """
+    _check_int("batch_size", batch_size, 1)
+    _check_choice("shuffle", shuffle, SHUFFLES)
+    B, n, d, std = batch_size, task.n, task.d, task.noise_std
+    with torch.no_grad():
+        x0 = torch.rand(B, 1, d, generator=generator) * task.x0_scale
+        noise = torch.normal(mean=torch.zeros(B, n - 3, d), std=std, generator=generator)
+        x1 = x0 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
+        x2 = x1 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
+        X = torch.cat([noise, x0, x1, x2], dim=1)
+        if task.mode == "code":
+            s = x0[:, 0] + x0[:, 0] + x1[:, 0] + x2[:, 0]
+        else:
+            s = x0[:, 0] + x1[:, 0]
+        y = torch.nn.functional.linear(weights.W_y, s).t()
+        roles = torch.tensor([0] * (n - 3) + [1, 2, 3]).expand(B, n)
+        if shuffle != "none":
+            if shuffle_generator is None:
+                raise ValueError("shuffle_generator must be a torch.Generator when shuffle != 'none'")
+            rows = 1 if shuffle == "batch" else B
+            perm = torch.argsort(torch.rand(rows, n - 1, generator=shuffle_generator), dim=1)
+            perm = torch.cat([perm, torch.full((rows, 1), n - 1)], dim=1).expand(B, n)
+            X = torch.gather(X, 1, perm[..., None].expand(B, n, d))
+            roles = torch.gather(roles, 1, perm)
+    return X, y, roles.contiguous()
+
+
+# ----------------------------------------------------------------------------- the operators
+def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper") -> torch.Tensor:
+    """The K-hop attention operator M (…, T, T) from raw scores (…, T, T) = Q Kᵀ/√d.
+
+    paper: M = Σ_{k=1..K} P^k with P = softmax(scores, dim=-1) (row i: query i over keys j);
+           K = 1 is ordinary attention.
+    code : M = ((I + Σ_{k=1..K} P_c^k)/(K+1))ᵀ with P_c = softmax(scores, dim=-2), the public
+           code's ``LongAttention`` for K = 2; each row of M sums to 1.
+    Summed left to right, as the code does, so the K = 2 code form is bit-identical to it.
+    """
+    hops = _check_int("hops (K)", hops, 1)
+    _check_choice("operator mode", mode, OPERATOR_MODES)
+    if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2]:
+        raise ValueError(f"scores must have shape (..., T, T); got {tuple(scores.shape)}")
+    if mode == "paper":
+        P = torch.softmax(scores, dim=-1)
+        M, Pk = P, P
+        for _ in range(hops - 1):
+            Pk = Pk @ P
+            M = M + Pk
+        return M
+    P = torch.softmax(scores, dim=-2)
+    T = scores.shape[-1]
+    M, Pk = torch.eye(T, dtype=scores.dtype, device=scores.device) + P, P
+    for _ in range(hops - 1):
+        Pk = Pk @ P
+        M = M + Pk
+    return (M / (hops + 1)).transpose(-1, -2)
+
+
+# ----------------------------------------------------------------------------- the models
+def init_params(model: str, d: int, generator: torch.Generator, replicas: int = 1) -> list[torch.Tensor]:
+    """Initial weights of ``model`` for ``replicas`` independent copies, as torch.nn.Linear does.
+
+    Every weight is U(-1/√d, 1/√d) (kaiming-uniform with a = √5, bias-free), drawn in the
+    order of the public code. Shapes (S = replicas): ``one_layer``/``multihop``: one
+    (S, 2d+1, d) matrix whose rows are [W_q; W_k; w_v] (queries and keys in R^d, a scalar
+    value: the prediction); ``two_layer``: (S, 3d, d) [W_q1; W_k1; W_v1] for the first layer
+    (d×d values and a residual) and (S, 2d+1, d) for the second (the one-layer head).
+    """
+    _check_choice("model", model, MODEL_NAMES)
+    d = _check_int("d", d, 1)
+    bound = 1.0 / math.sqrt(d)
+    shapes = [(3 * d, d), (2 * d + 1, d)] if model == "two_layer" else [(2 * d + 1, d)]
+    params = []
+    for rows, cols in shapes:
+        w = torch.stack([torch.empty(rows, cols).uniform_(-bound, bound, generator=generator)
+                         for _ in range(replicas)])
+        params.append(w)
+    return params
+
+
+def _head(X: torch.Tensor, W: torch.Tensor, d: int, last_only: bool = False):
+    """Scores (S, B, T or 1, T) and values of one head: X (S, B, T, d), W (S, r, d).
+
+    ``last_only`` scores only the query token (the last row), which is all a single head's
+    prediction needs; softmax rows are independent, so this changes no value.
+    """
+    proj = X @ W.transpose(-1, -2)[:, None]            # (S, B, T, r): the code's c_attn
+    q, k, v = proj.split([d, d, W.shape[1] - 2 * d], dim=-1)
+    if last_only:
+        q = q[..., -1:, :]
+    scores = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(d))
+    return scores, v
+
+
+def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops: int = 2,
+            operator: str = "paper", return_attention: bool = False):
+    """Prediction of ``model`` at the last (query) token.
+
+    X: (S, B, T, d), params as from :func:`init_params`. Returns ``pred`` (S, B) and, with
+    ``return_attention``, the effective attention of the query over the T input tokens
+    (S, B, T), normalised to sum to 1: the last row of P (one layer), of M/row-sum (multi-hop),
+    and the rollout ½ A₂ (I + A₁) for the two-layer model (its residual carries each token's
+    own state half the way).
+    """
+    _check_choice("model", model, MODEL_NAMES)
+    if X.dim() != 4:
+        raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
+    d = X.shape[-1]
+    if model == "one_layer":
+        scores, v = _head(X, params[0], d, last_only=True)
+        A = torch.softmax(scores, dim=-1)
+        pred = (A @ v)[..., -1, 0]
+        att = A[..., -1, :]
+    elif model == "multihop":
+        scores, v = _head(X, params[0], d)
+        M = hop_operator(scores, hops, operator)
+        pred = (M @ v)[..., -1, 0]
+        att = M[..., -1, :] / M[..., -1, :].sum(-1, keepdim=True)
+    else:
+        scores1, v1 = _head(X, params[0], d)
+        A1 = torch.softmax(scores1, dim=-1)
+        H = X + A1 @ v1                                  # layer 1: d×d values and a residual
+        scores2, v2 = _head(H, params[1], d, last_only=True)
+        A2 = torch.softmax(scores2, dim=-1)
+        pred = (A2 @ v2)[..., -1, 0]
+        a2 = A2[..., -1, :]
+        att = 0.5 * (a2 + (a2[..., None, :] @ A1)[..., 0, :])
+    if return_attention:
+        return pred, att
+    return pred
+
+
+# ----------------------------------------------------------------------------- the optimiser
+@dataclass
+class AdamState:
+    """First and second moments and step count of :func:`adam_update` for a list of tensors."""
+
+    exp_avg: list[torch.Tensor]
+    exp_avg_sq: list[torch.Tensor]
+    step: int = 0
+
+    @classmethod
+    def zeros_like(cls, params: Sequence[torch.Tensor]) -> "AdamState":
+        return cls([torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params], 0)
+
+
+def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], state: AdamState, *,
+                lr: float, weight_decay: float = 0.0, betas=(0.9, 0.999), eps: float = 1e-8) -> None:
+    """One Adam step with L2 weight decay (Kingma & Ba 2015), in place, elementwise.
+
+    g ← g + λθ;  m ← β₁m + (1-β₁)g;  v ← β₂v + (1-β₂)g²;
+    θ ← θ - (lr/(1-β₁ᵗ)) · m / (√v/√(1-β₂ᵗ) + ε)
+
+    The arithmetic follows torch.optim.Adam of torch 1.13 (the public code's version), op by op;
+    newer torch interpolates the moments with ``lerp``, which rounds differently. Elementwise, so
+    stacking replicas along a leading axis trains each exactly as on its own.
+    """
+    b1, b2 = betas
+    state.step += 1
+    bc1 = 1 - b1 ** state.step
+    bc2_sqrt = math.sqrt(1 - b2 ** state.step)
+    step_size = lr / bc1
+    with torch.no_grad():
+        for p, g, m, v in zip(params, grads, state.exp_avg, state.exp_avg_sq):
+            if weight_decay:
+                g = g.add(p, alpha=weight_decay)
+            m.mul_(b1).add_(g, alpha=1 - b1)
+            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (v.sqrt() / bc2_sqrt).add_(eps)
+            p.addcdiv_(m, denom, value=-step_size)
+
+
+# ----------------------------------------------------------------------------- stored results
+def reference_path(name: str) -> Path:
+    """Path of a stored result of the public code, e.g. ``multiple_training.json``.
+
+    Looked up in ``$MFATTN_ASI_REFERENCE`` or ``<project root>/../shared/data/asi-reference`` (the
+    read-only folder beside the checkout in development and CI). Never copied into the repository.
+    """
+    import os
+
+    env = os.environ.get("MFATTN_ASI_REFERENCE")
+    root = store.project_root()
+    folder = Path(env) if env else (root.parent if root else Path.cwd().parent) / "shared" / "data" / "asi-reference"
+    path = folder / name
+    if not path.is_file():
+        raise FileNotFoundError(f"stored reference result {name!r} not found at {path}; set MFATTN_ASI_REFERENCE "
+                                f"to the folder holding the public code's data/ files")
+    return path
+
+
+# ----------------------------------------------------------------------------- training
+def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
+    """Fraction of runs whose query puts more than ``threshold`` of its attention on noise tokens.
+
+    mass: (S, 4) mean attention mass per run over :data:`ROLE_NAMES` (``mass/<model>`` of
+    :func:`train_multihop`). A collapsed head averages noise instead of finding x0, x1.
+    """
+    mass = np.asarray(mass, dtype=float)
+    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES):
+        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}); got {mass.shape}")
+    return float(np.mean(mass[:, 0] > threshold))
+
+
+def relative_error(a, b) -> np.ndarray:
+    """|a - b| / |b|, elementwise."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return np.abs(a - b) / np.abs(b)
+
+
+def _model_streams(task, models, seeds, protocol, stream_steps, batch_size, shuffle, code_order):
+    """Task weights, initial parameters and data/shuffle generators for every (model, seed)."""
+    weights, inits, data_gens, shuffle_gens = [], {}, {}, {}
+    for s in seeds:
+        if protocol == "code":
+            g = _generator(s)
+            weights.append(make_task_weights(task, g))
+            for j, m in enumerate(code_order):
+                p = init_params(m, task.d, g)
+                if m in models:
+                    inits[m, s] = p
+                    data_gens[m, s] = _clone(g)
+                if any(later in models for later in code_order[j + 1:]):
+                    # the code draws this model's whole data stream before the next model's weights
+                    _skip_batches(task, batch_size, g, stream_steps)
+        else:
+            weights.append(make_task_weights(task, _generator(derive_seed(s, "task"))))
+            data = _generator(derive_seed(s, "data"))
+            for m in models:
+                inits[m, s] = init_params(m, task.d, _generator(derive_seed(s, f"init:{m}")))
+                data_gens[m, s] = data                 # shared: common random numbers
+        for m in models:
+            shuffle_gens[m, s] = _generator(derive_seed(s, "shuffle" if protocol == "paired"
+                                                        else f"shuffle:{m}"))
+    return weights, inits, data_gens, shuffle_gens
+
+
+def _skip_batches(task: MultihopTask, batch_size: int, generator: torch.Generator, count: int) -> None:
+    """Advance ``generator`` past ``count`` batches: the same draws as sample_multihop_batch, unused."""
+    B, n, d, std = batch_size, task.n, task.d, task.noise_std
+    z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
+    for _ in range(count):
+        torch.rand(B, 1, d, generator=generator)
+        torch.normal(mean=z_noise, std=std, generator=generator)
+        torch.normal(mean=z_one, std=std, generator=generator)
+        torch.normal(mean=z_one, std=std, generator=generator)
+
+
+def _clone(g: torch.Generator) -> torch.Generator:
+    c = torch.Generator()
+    c.set_state(g.get_state())
+    return c
+
+
+def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, operator, protocol,
+           stream_steps, shuffle, record_every, test_size, code_order, progress):
+    from tqdm import tqdm
+
+    S = len(seeds)
+    weights, inits, data_gens, shuffle_gens = _model_streams(
+        task, models, seeds, protocol, stream_steps, batch_size, shuffle, code_order)
+    params = {m: [torch.cat([inits[m, s][i] for s in seeds]).requires_grad_(True)
+                  for i in range(len(inits[m, seeds[0]]))] for m in models}
+    states = {m: AdamState.zeros_like(params[m]) for m in models}
+    record_steps = list(range(0, steps, record_every))
+    losses = {m: np.zeros((S, len(record_steps))) for m in models}
+    shared = protocol == "paired"
+    for step in tqdm(range(steps), disable=None if progress else True, desc="multihop"):
+        batches = {}
+        for m in models:
+            if shared and batches:
+                batches[m] = next(iter(batches.values()))
+                continue
+            Xs, ys = [], []
+            for i, s in enumerate(seeds):
+                X, y, _ = sample_multihop_batch(task, weights[i], batch_size, data_gens[m, s],
+                                                shuffle=shuffle, shuffle_generator=shuffle_gens[m, s])
+                Xs.append(X)
+                ys.append(y)
+            batches[m] = (torch.stack(Xs), torch.stack(ys)[..., 0])
+        for m in models:
+            X, y = batches[m]
+            pred = forward(m, params[m], X, hops=hops, operator=operator)
+            per_seed = ((pred - y) ** 2).mean(dim=1)          # (S,) the code's MSELoss per seed
+            grads = torch.autograd.grad(per_seed.sum(), params[m])
+            adam_update(params[m], grads, states[m], lr=lr, weight_decay=weight_decay)
+            if step % record_every == 0:
+                losses[m][:, step // record_every] = per_seed.detach().numpy()
+    # held-out evaluation on fresh sequences (per-sample shuffles)
+    out: dict[str, Any] = {"record_steps": np.array(record_steps)}
+    tests = [sample_multihop_batch(task, weights[i], test_size, _generator(derive_seed(s, "test")),
+                                   shuffle="sample", shuffle_generator=_generator(derive_seed(s, "test-shuffle")))
+             for i, s in enumerate(seeds)]
+    Xt = torch.stack([t[0] for t in tests])
+    yt = torch.stack([t[1] for t in tests])[..., 0]
+    roles = torch.stack([t[2] for t in tests])
+    var_y = yt.var(dim=1).numpy()
+    out["var_y"] = var_y
+    for m in models:
+        with torch.no_grad():
+            pred, att = forward(m, params[m], Xt, hops=hops, operator=operator, return_attention=True)
+        mass = torch.stack([(att * (roles == r)).sum(-1).mean(-1) for r in range(len(ROLE_NAMES))], -1)
+        out[f"loss/{m}"] = losses[m]
+        out[f"test_mse/{m}"] = ((pred - yt) ** 2).mean(-1).numpy()
+        out[f"mass/{m}"] = mass.numpy()                       # (S, 4) over ROLE_NAMES
+        for i, p in enumerate(params[m]):
+            out[f"param{i}/{m}"] = p.detach().numpy()
+    return out
+
+
+def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (0, 1, 2), *,
+                   task: MultihopTask | None = None, steps: int = 2000, batch_size: int = 200,
+                   lr: float = 1e-3, weight_decay: float = 2.0, hops: int = 2,
+                   operator: str | None = None, protocol: str = "paired",
+                   stream_steps: int = 20_000, shuffle: str | None = None, record_every: int = 100,
+                   test_size: int = 2000, cache: bool = True, progress: bool = False,
+                   code_order: Sequence[str] = ("multihop", "one_layer")) -> dict[str, Any]:
+    """Train every model in ``models`` for every seed, all seeds of a model in one tensor op.
+
+    Each step draws one batch per (model, seed), computes the per-seed MSE of the query's
+    prediction, and takes one Adam step (lr, L2 ``weight_decay``) per seed. The defaults are the
+    paper's protocol (batch 200, lr 1e-3, weight decay 2) at fewer steps.
+
+    ``protocol="code"`` draws, for each seed, from one generator seeded with the seed, in the
+    public code's order: W_y, W_r, then for each model of ``code_order`` its initial weights and
+    ``stream_steps`` batches (the code trains ``LongAttention`` = multihop with the code operator,
+    then ``CausalSelfAttention`` = one_layer). With ``steps = stream_steps = 20000``, hops = 2,
+    code task and operator, this reproduces ``multiple_training.json`` up to float summation order.
+
+    Returns a dict of numpy arrays: ``record_steps`` (L,), ``var_y`` (S,) (variance of y on the
+    held-out set, the normaliser of the MSE), and per model m: ``loss/m`` (S, L) training MSE at
+    the record steps, ``test_mse/m`` (S,) on ``test_size`` fresh sequences, ``mass/m`` (S, 4) the
+    query's mean attention mass on noise/x0/x1/x2 (:data:`ROLE_NAMES`), ``param{i}/m`` weights.
+    Cached under ``cache_dir("designs")`` keyed by the whole configuration.
+    """
+    task = task or MultihopTask()
+    models = tuple(models)
+    if not models:
+        raise ValueError("models must name at least one of " + ", ".join(MODEL_NAMES))
+    for m in models:
+        _check_choice("model", m, MODEL_NAMES)
+    seeds = tuple(_check_int("seed", s, 0) for s in seeds)
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct non-negative integers; got {seeds!r}")
+    _check_int("steps", steps, 1)
+    _check_int("batch_size", batch_size, 1)
+    _check_int("record_every", record_every, 1)
+    _check_int("test_size", test_size, 2)
+    _check_int("hops (K)", hops, 1)
+    _check_choice("protocol", protocol, PROTOCOLS)
+    operator = _check_choice("operator mode", operator or task.mode, OPERATOR_MODES)
+    shuffle = _check_choice("shuffle", shuffle or ("batch" if protocol == "code" else "sample"), SHUFFLES)
+    if protocol == "code":
+        for m in code_order:
+            _check_choice("code_order entry", m, MODEL_NAMES)
+        missing = [m for m in models if m not in code_order]
+        if missing:
+            raise ValueError(f"protocol='code' trains only the models of code_order {tuple(code_order)}; "
+                             f"got {missing}")
+        if steps > stream_steps:
+            raise ValueError(f"steps ({steps}) must be ≤ stream_steps ({stream_steps}) under protocol='code'")
+    config = {"version": 1, "task": asdict(task), "models": models, "seeds": seeds, "steps": steps,
+              "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "hops": hops,
+              "operator": operator, "protocol": protocol,
+              "stream_steps": stream_steps if protocol == "code" else None, "shuffle": shuffle,
+              "record_every": record_every, "test_size": test_size,
+              "code_order": tuple(code_order) if protocol == "code" else None,
+              "torch": torch.__version__.split("+")[0]}
+    path = store.cache_dir("designs") / f"multihop-{store.config_hash(config)}.npz"
+    if cache and path.exists():
+        return store.load_npz(path)
+    out = _train(task, models, seeds, steps=steps, batch_size=batch_size, lr=lr,
+                 weight_decay=weight_decay, hops=hops, operator=operator, protocol=protocol,
+                 stream_steps=stream_steps, shuffle=shuffle, record_every=record_every,
+                 test_size=test_size, code_order=tuple(code_order), progress=progress)
+    if cache:
+        store.atomic_save_npz(path, **out)
+    return out

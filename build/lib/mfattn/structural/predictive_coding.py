@@ -1,0 +1,142 @@
+"""Predictive coding with a uniform prior over incoming synapses: precision as attention.
+
+A latent node ``x`` (dimension d) predicts an observation ``y = C x + noise`` (precision
+``pi_y``), and it receives predictions ``mu_1..mu_n`` from ``n`` parent nodes through its
+incoming synapses. A classical predictive-coding network (PCN) trusts every synapse at
+once. Singh & Buckley (2023, Sec. 4) instead put a *uniform prior over which incoming
+synapse is active*: exactly one parent explains ``x``, each with probability ``1/n``, and
+the prediction error along synapse ``j`` is ``eps_j = x - mu_j`` with precision ``pi``.
+Collapsing the synapse gives the free energy (Gaussian normalisers dropped)
+
+    F(x) = pi_y/2 |y - C x|^2 - ln sum_j (1/n) exp(-pi/2 |x - mu_j|^2).                (1)
+
+Its gradient weighs the prediction errors by a softmax over prediction errors,
+
+    dF/dx = -pi_y C^T (y - C x) + pi sum_j a_j (x - mu_j),
+    a_j   = softmax_j(-pi/2 |x - mu_j|^2),                                           (2)
+
+so the synapses' effective precisions ``pi * a_j`` are an attention pattern. Two inference
+dynamics are compared:
+
+* ``"gradient"``: the usual PCN relaxation ``x <- x - lr * dF/dx``;
+* ``"fixed_point"``: the convex-concave procedure. (1) is the convex
+  ``pi_y/2 |y - C x|^2 + pi/2 |x|^2`` minus the convex ``lse_j(pi x . mu_j - pi/2 |mu_j|^2)``;
+  linearising the second at the current state and minimising gives
+
+      x <- (pi_y C^T C + pi I)^{-1} (pi_y C^T y + pi sum_j a_j(x) mu_j),                 (3)
+
+  which never increases F and needs no step size.
+
+Everything is batched over a leading trial dimension and runs in float64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer"]
+
+METHODS = ("fixed_point", "gradient")
+
+
+def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noise: float = 0.3,
+                 parent_scale: float = 1.0, generator: torch.Generator) -> dict[str, torch.Tensor]:
+    """Random instances: parents' predictions, an observation model and one observation.
+
+    For each trial: predictions ``mu_j ~ N(0, parent_scale^2 I_d)`` (j < n_parents), a true
+    active synapse ``j*`` drawn uniformly, ``x* = mu_{j*}``, ``C ~ N(0, 1/d)`` of shape
+    (obs_dim, d) and ``y = C x* + obs_noise * N(0, I)``.
+
+    Returns float64 tensors ``mu`` (T, n, d), ``C`` (T, obs_dim, d), ``y`` (T, obs_dim),
+    ``x_true`` (T, d) and the long tensor ``active`` (T,).
+    """
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    for name, value in (("trials", trials), ("dim", dim), ("n_parents", n_parents), ("obs_dim", obs_dim)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    f64 = torch.float64
+    mu = parent_scale * torch.randn(trials, n_parents, dim, generator=generator, dtype=f64)
+    active = torch.randint(0, n_parents, (trials,), generator=generator)
+    x_true = mu[torch.arange(trials), active]
+    C = torch.randn(trials, obs_dim, dim, generator=generator, dtype=f64) / math.sqrt(dim)
+    y = torch.einsum("tod,td->to", C, x_true) + obs_noise * torch.randn(trials, obs_dim, generator=generator, dtype=f64)
+    return {"mu": mu, "C": C, "y": y, "x_true": x_true, "active": active}
+
+
+def synapse_weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tensor:
+    """``a_j = softmax_j(-pi/2 |x - mu_j|^2)`` of (2): the posterior over the active synapse, (T, n)."""
+    return torch.softmax(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1)
+
+
+def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Tensor, pi_y: float = 1.0,
+                pi: float = 1.0) -> torch.Tensor:
+    """The collapsed free energy (1), shape (T,). x (T, d), y (T, o), C (T, o, d), mu (T, n, d)."""
+    err_y = y - torch.einsum("tod,td->to", C, x)
+    n = mu.shape[-2]
+    log_mix = torch.logsumexp(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1) - math.log(n)
+    return 0.5 * pi_y * err_y.pow(2).sum(-1) - log_mix
+
+
+def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
+    """The gradient (2) of (1): precision-weighted prediction errors, shape (T, d)."""
+    err_y = y - torch.einsum("tod,td->to", C, x)
+    a = synapse_weights(x, mu, pi)
+    return -pi_y * torch.einsum("tod,to->td", C, err_y) + pi * torch.einsum("tn,tnd->td", a, x[:, None, :] - mu)
+
+
+def smoothness(problem: dict[str, torch.Tensor], pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
+    """``L = lambda_max(pi_y C^T C + pi I)`` per trial, shape (T,).
+
+    The Hessian of (1) is this convex part's Hessian minus a positive semi-definite one, so it
+    is bounded above by ``L``: gradient descent with ``lr <= 1/L`` cannot increase F (descent
+    lemma) and ``lr > 2/L`` can diverge.
+    """
+    C = problem["C"]
+    hess = pi_y * C.transpose(-1, -2) @ C + pi * torch.eye(C.shape[-1], dtype=C.dtype)
+    return torch.linalg.eigvalsh(hess)[..., -1]
+
+
+def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", steps: int = 30, lr=0.1,
+          pi_y: float = 1.0, pi: float = 1.0, x0: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+    """Relax the latent node with (3) (``"fixed_point"``) or gradient descent on (1) (``"gradient"``).
+
+    ``lr`` is a float or a tensor (T,) of per-trial step sizes (e.g. ``0.5 / smoothness(...)``).
+    Starts from ``x0`` (default: zero, no commitment to any parent). Returns ``x`` (steps + 1, T, d),
+    ``free_energy`` (steps + 1, T) and the final synapse weights ``weights`` (T, n).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
+    if pi <= 0 or pi_y <= 0:
+        raise ValueError(f"precisions must be positive; got pi={pi!r}, pi_y={pi_y!r}")
+    mu, C, y = problem["mu"], problem["C"], problem["y"]
+    T, n, d = mu.shape
+    lr = torch.as_tensor(lr, dtype=mu.dtype)
+    if method == "gradient" and not bool(torch.all(lr > 0)):
+        raise ValueError(f"lr must be positive for method='gradient'; got {lr!r}")
+    if lr.dim() == 1:
+        lr = lr[:, None]
+    x = torch.zeros(T, d, dtype=mu.dtype) if x0 is None else x0.to(mu)
+    if method == "fixed_point":
+        # The convex part's Hessian does not depend on x: factor it once.
+        hess = pi_y * C.transpose(-1, -2) @ C + pi * torch.eye(d, dtype=mu.dtype)
+        chol = torch.linalg.cholesky(hess)
+        data_term = pi_y * torch.einsum("tod,to->td", C, y)
+    xs, fs = [x], [free_energy(x, y, C, mu, pi_y, pi)]
+    for _ in range(steps):
+        if method == "fixed_point":
+            a = synapse_weights(x, mu, pi)
+            rhs = data_term + pi * torch.einsum("tn,tnd->td", a, mu)
+            x = torch.cholesky_solve(rhs[..., None], chol).squeeze(-1)
+        else:
+            x = x - lr * free_energy_grad(x, y, C, mu, pi_y, pi)
+        if not torch.isfinite(x).all():
+            raise FloatingPointError(f"predictive-coding inference diverged (method={method!r}, lr={lr}); "
+                                     f"use a smaller lr or method='fixed_point'")
+        xs.append(x)
+        fs.append(free_energy(x, y, C, mu, pi_y, pi))
+    return {"x": torch.stack(xs), "free_energy": torch.stack(fs), "weights": synapse_weights(x, mu, pi)}

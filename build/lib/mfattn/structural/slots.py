@@ -1,0 +1,200 @@
+"""Slot attention as collapsed inference, and what changes when slots stop competing.
+
+Data points ``x_1..x_N`` (2-D here) and slots ``mu_1..mu_K`` are nodes of a graph with
+Gaussian edge potentials ``exp(-|x_i - mu_k|^2 / (2 sigma^2))``. Which edges exist is
+unknown, and the prior over edges names the mechanism (Singh & Buckley 2023, Sec. 3):
+
+* ``prior="slots"`` — every *data point* has exactly one parent slot, uniformly. The
+  collapsed objective is a Gaussian-mixture log-likelihood,
+
+      L(mu) = sum_i ln sum_k (1/K) N(x_i; mu_k, sigma^2 I),                          (1)
+
+  and the bound-and-maximise step (EM, the same linearise-the-log-sum-exp move as the
+  convex-concave procedure) is slot attention: a softmax *over slots* for each point
+  (slots compete for points), then a weighted mean per slot,
+
+      A_ik = softmax_k(-|x_i - mu_k|^2 / 2 sigma^2),   mu_k <- sum_i A_ik x_i / sum_i A_ik.   (2)
+
+* ``prior="hopfield"`` — every *slot* has exactly one parent data point, uniformly. The
+  objective splits into one modern-Hopfield energy per slot,
+
+      L_k(mu_k) = ln sum_i (1/N) N(mu_k; x_i, sigma^2 I),                           (3)
+
+  and the convex-concave step is a softmax *over points* for each slot,
+  ``mu_k <- sum_i softmax_i(-|x_i - mu_k|^2 / 2 sigma^2) x_i``. Slots do not compete:
+  nothing stops two of them from settling on the same cluster.
+
+Both updates increase their objective at every step; :func:`run_slots` records it.
+Everything is batched over independent trials (a leading dimension).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign",
+           "adjusted_rand_index"]
+
+PRIORS = ("slots", "hopfield")
+
+
+def _check_prior(prior: str) -> str:
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(map(repr, PRIORS))}; got {prior!r}")
+    return prior
+
+
+def gaussian_mixture_2d(n_points: int, n_clusters: int, *, trials: int = 1, spread: float = 0.5,
+                        radius: float = 3.0, generator: torch.Generator):
+    """Points drawn from ``n_clusters`` isotropic 2-D Gaussians with centres on a circle.
+
+    The centres sit at equal angles on a circle of ``radius`` with a random rotation per
+    trial; each point picks its cluster uniformly and gets N(0, spread^2 I) noise.
+
+    Returns
+    -------
+    points : float64 (trials, n_points, 2);  labels : long (trials, n_points);
+    centres : float64 (trials, n_clusters, 2).
+    """
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    for name, value in (("n_points", n_points), ("n_clusters", n_clusters), ("trials", trials)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if spread <= 0 or radius <= 0:
+        raise ValueError(f"spread and radius must be positive; got spread={spread!r}, radius={radius!r}")
+    phase = torch.rand(trials, 1, generator=generator, dtype=torch.float64) * 2 * math.pi
+    angles = phase + torch.arange(n_clusters, dtype=torch.float64) * (2 * math.pi / n_clusters)
+    centres = radius * torch.stack([angles.cos(), angles.sin()], dim=-1)  # (T, K, 2)
+    labels = torch.randint(0, n_clusters, (trials, n_points), generator=generator)
+    noise = spread * torch.randn(trials, n_points, 2, generator=generator, dtype=torch.float64)
+    points = centres.gather(1, labels[..., None].expand(trials, n_points, 2)) + noise
+    return points, labels, centres
+
+
+def _sq_dist(x, mu):
+    # |x_i - mu_k|^2 by explicit differences: exact (no |x|^2 - 2 x.mu + |mu|^2 cancellation) and,
+    # for 2-D points, much faster than torch.cdist's batched kernel.
+    return (x[..., :, None, :] - mu[..., None, :, :]).pow(2).sum(-1)
+
+
+def _logits(x, mu, sigma):
+    # -|x_i - mu_k|^2 / (2 sigma^2): (T, N, K)
+    return -_sq_dist(x, mu) / (2 * sigma ** 2)
+
+
+def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "slots") -> torch.Tensor:
+    """The collapsed log-likelihood per trial: (1) for ``"slots"``, sum_k of (3) for ``"hopfield"``.
+
+    x : (T, N, D) points; mu : (T, K, D) slots; returns (T,) (Gaussian normalisers included).
+    """
+    _check_prior(prior)
+    logits = _logits(x, mu, sigma)
+    N, K, D = x.shape[-2], mu.shape[-2], x.shape[-1]
+    log_norm = -0.5 * D * math.log(2 * math.pi * sigma ** 2)
+    if prior == "slots":
+        return (torch.logsumexp(logits, dim=-1) - math.log(K) + log_norm).sum(-1)
+    return (torch.logsumexp(logits, dim=-2) - math.log(N) + log_norm).sum(-1)
+
+
+def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "slots") -> tuple[torch.Tensor, torch.Tensor]:
+    """One step of (2) (``"slots"``) or of the per-slot Hopfield update (``"hopfield"``).
+
+    Returns the new slots (T, K, D) and the attention used, (T, N, K): normalised over
+    slots (dim -1) for ``"slots"`` and over points (dim -2) for ``"hopfield"``.
+    """
+    _check_prior(prior)
+    logits = _logits(x, mu, sigma)
+    if prior == "slots":
+        attn = torch.softmax(logits, dim=-1)
+        mass = attn.sum(-2)  # (T, K)
+        weighted = torch.einsum("tnk,tnd->tkd", attn, x)
+        # A slot that no point claims (mass underflows to 0) has no update: it stays put.
+        new = torch.where(mass[..., None] > 0, weighted / mass.clamp_min(1e-300)[..., None], mu)
+    else:
+        attn = torch.softmax(logits, dim=-2)
+        new = torch.einsum("tnk,tnd->tkd", attn, x)
+    return new, attn
+
+
+def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: float = 1.0, iters: int = 20,
+              init_scale: float = 1.0, generator: torch.Generator | None = None,
+              init: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+    """Iterate the slot update from a random start.
+
+    Slots start at ``mean(x) + init_scale * std(x) * N(0, I)`` per trial (as slot attention
+    samples its initial slots), unless ``init`` (T, K, D) is given.
+
+    Returns ``slots`` (iters + 1, T, K, D), ``objective`` (iters + 1, T) and ``labels`` (T, N):
+    each point's most probable slot (nearest slot) at the end.
+    """
+    _check_prior(prior)
+    if x.dim() != 3:
+        raise ValueError(f"x must have shape (trials, points, dim); got {tuple(x.shape)}")
+    if not isinstance(iters, int) or iters < 0:
+        raise ValueError(f"iters must be a non-negative integer; got {iters!r}")
+    if sigma <= 0:
+        raise ValueError(f"sigma must be positive; got {sigma!r}")
+    T, N, D = x.shape
+    if init is None:
+        if not isinstance(generator, torch.Generator):
+            raise TypeError("run_slots needs generator= (a torch.Generator) when init is not given")
+        if not isinstance(n_slots, int) or n_slots < 1:
+            raise ValueError(f"n_slots must be a positive integer; got {n_slots!r}")
+        noise = torch.randn(T, n_slots, D, generator=generator, dtype=x.dtype)
+        mu = x.mean(1, keepdim=True) + init_scale * x.std(1, keepdim=True) * noise
+    else:
+        if init.shape != (T, n_slots, D):
+            raise ValueError(f"init must have shape {(T, n_slots, D)}; got {tuple(init.shape)}")
+        mu = init.to(x)
+    history, objective = [mu], [slot_objective(x, mu, sigma, prior)]
+    for _ in range(iters):
+        mu, _ = slot_update(x, mu, sigma, prior)
+        history.append(mu)
+        objective.append(slot_objective(x, mu, sigma, prior))
+    return {"slots": torch.stack(history), "objective": torch.stack(objective), "labels": assign(x, mu)}
+
+
+def assign(x: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
+    """Each point's nearest slot, i.e. its most probable parent under prior ``"slots"``: (T, N)."""
+    return _sq_dist(x, mu).argmin(-1)
+
+
+def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch.Tensor:
+    """Adjusted Rand index (Hubert & Arabie 1985) between two labelings, per trial.
+
+    ``ARI = (sum_ij C(n_ij, 2) - E) / (0.5 (sum_i C(a_i, 2) + sum_j C(b_j, 2)) - E)`` with
+    ``E = sum_i C(a_i, 2) sum_j C(b_j, 2) / C(n, 2)``, ``n_ij`` the contingency table. 1 for
+    identical partitions (up to renaming), about 0 for independent ones.
+
+    labels_a, labels_b : long (..., N) with values >= 0. Returns float64 (...). When both
+    partitions are trivial (a single cluster each) the index is defined as 1.
+    """
+    if labels_a.shape != labels_b.shape:
+        raise ValueError(f"labels_a and labels_b must have the same shape; got {tuple(labels_a.shape)} "
+                         f"and {tuple(labels_b.shape)}")
+    if labels_a.dtype.is_floating_point or labels_b.dtype.is_floating_point:
+        raise TypeError("labels must be integer tensors")
+    if labels_a.numel() and (labels_a.min() < 0 or labels_b.min() < 0):
+        raise ValueError("labels must be non-negative integers")
+    ka, kb = int(labels_a.max()) + 1, int(labels_b.max()) + 1
+    lead, n = labels_a.shape[:-1], labels_a.shape[-1]
+    flat = (labels_a * kb + labels_b).reshape(-1, n)
+    table = torch.zeros(flat.shape[0], ka * kb, dtype=torch.float64)
+    table.scatter_add_(1, flat, torch.ones_like(flat, dtype=torch.float64))
+    table = table.reshape(-1, ka, kb)
+
+    def pairs(c):
+        return c * (c - 1) / 2
+
+    sum_ij = pairs(table).sum((-1, -2))
+    sum_a = pairs(table.sum(-1)).sum(-1)
+    sum_b = pairs(table.sum(-2)).sum(-1)
+    expected = sum_a * sum_b / pairs(torch.tensor(float(n), dtype=torch.float64))
+    max_index = 0.5 * (sum_a + sum_b)
+    denom = max_index - expected
+    ari = torch.where(denom != 0, (sum_ij - expected) / torch.where(denom != 0, denom, 1.0),
+                      torch.ones_like(denom))
+    return ari.reshape(lead)
