@@ -29,6 +29,7 @@ __all__ = [
     "project_root",
     "output_dir",
     "cache_dir",
+    "make_folder",
     "config_hash",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -132,10 +133,20 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
+def make_folder(folder: str | os.PathLike, name: str = "path") -> Path:
+    """Create ``folder`` (and its parents); a file standing where a folder must be is a clear error."""
+    folder = Path(folder)
+    for part in (folder, *folder.parents):
+        if part.exists() and not part.is_dir():
+            raise NotADirectoryError(f"{name}: {part} is a file, but a folder is needed there (for {folder})")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path) -> Iterator[Path]:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -169,10 +180,14 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
 
 
 def read_json(path: str | os.PathLike, default: Any = None) -> Any:
+    """The JSON in ``path`` (``default`` when there is no file); a damaged file is a clear error naming it."""
     path = Path(path)
     if not path.exists():
         return default
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not valid JSON ({err}); restore it from git or delete it to start over") from None
 
 
 def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
@@ -204,6 +219,9 @@ def code_digest(*modules: Any, length: int = 16) -> str:
     """
     h = hashlib.sha256()
     for module in modules:
-        path = Path(getattr(module, "__file__", module))
+        source = getattr(module, "__file__", module)
+        if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
+            raise TypeError(f"code_digest takes modules (or paths of source files); got {module!r}")
+        path = Path(source)
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:length]
