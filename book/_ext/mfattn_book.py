@@ -12,6 +12,8 @@
    Source maps of the theme's scripts (``*.map``, for developers' tools only) are dropped, which keeps
    the HTML small.
 3. Bibliography in author-year form: labels "Author, year" (a pybtex label style), sorted by author.
+4. A small style sheet (``book/_ext/static/mfattn.css``): printed outputs wrap instead of being cut at
+   the column's right edge; wide display equations scroll inside the column.
 """
 
 from __future__ import annotations
@@ -101,8 +103,14 @@ def _register_author_year_style() -> None:
     register_plugin("pybtex.style.formatting", "mfattn", AuthorYearStyle)
 
 
+def _add_style(app) -> None:
+    app.config.html_static_path.append(str(Path(__file__).with_name("static")))
+    app.add_css_file("mfattn.css")
+
+
 def setup(app):
     _register_author_year_style()
     app.connect("config-inited", _config_inited)
+    app.connect("builder-inited", _add_style)
     app.connect("build-finished", _build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
