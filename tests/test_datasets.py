@@ -89,3 +89,15 @@ def test_a_local_copy_with_the_wrong_checksum_is_refused(clone, monkeypatch, tmp
         datasets.fetch("asi-reference", "expanding_50.json", download=False)
     with pytest.raises(ValueError, match="dataset must be one of 'mnist', 'asi-reference', 'dmft-reference'"):
         datasets.fetch("cifar", "x")
+
+
+def test_a_named_folder_is_searched_and_filled_alone(server, clone, monkeypatch, tmp_path):
+    base, _ = server
+    _point_at(monkeypatch, "mnist", base)
+    mine = tmp_path / "my-mnist"
+    file = "t10k-labels-idx1-ubyte.gz"
+    with pytest.raises(datasets.MissingDataError, match=file):
+        datasets.fetch("mnist", file, folder=mine, download=False)
+    path = datasets.fetch("mnist", file, folder=mine)
+    assert path == mine.resolve() / file and store.sha256_file(path) == datasets.DATASETS["mnist"].files[file]
+    assert not (clone / "data" / "mnist").exists()  # nothing went to the default download folder

@@ -127,21 +127,29 @@ def _how_to_get(name: str, file: str) -> str:
             f"(or in a folder named by ${ds.env}).")
 
 
-def fetch(name: str, file: str, *, download: bool | None = None) -> Path:
+def fetch(name: str, file: str, *, download: bool | None = None, folder: str | os.PathLike | None = None) -> Path:
     """The path of a verified copy of ``file`` of data set ``name``, downloading it when it is nowhere
-    local (unless ``download=False`` or ``$MFATTN_OFFLINE`` is set). Raises :class:`MissingDataError`
-    with a message naming the file, the folders searched and how to get it."""
-    path = locate(name, file)
-    if path is not None:
-        return path
+    local (unless ``download=False`` or ``$MFATTN_OFFLINE`` is set). ``folder`` (optional) replaces the
+    search: the file is looked for, and downloaded, there only. Raises :class:`MissingDataError` with a
+    message naming the file, the folders searched and how to get it."""
+    ds = _dataset(name)
+    check_choice("file", file, tuple(ds.files))
+    if folder is not None:
+        target = store.make_folder(Path(folder).expanduser().resolve(), "folder")
+        path = target / file
+        if path.is_file() and store.sha256_file(path) == ds.files[file]:
+            return path
+    else:
+        path = locate(name, file)
+        if path is not None:
+            return path
+        target = dict(folders(name))["download folder"]
     if download is None:
         download = os.environ.get("MFATTN_OFFLINE", "") in ("", "0")
     if not download:
         raise MissingDataError(_how_to_get(name, file))
     import pooch
 
-    ds = _dataset(name)
-    target = dict(folders(name))["download folder"]
     errors = []
     for url in ds.urls[file]:
         try:
