@@ -101,3 +101,21 @@ def test_a_named_folder_is_searched_and_filled_alone(server, clone, monkeypatch,
     path = datasets.fetch("mnist", file, folder=mine)
     assert path == mine.resolve() / file and store.sha256_file(path) == datasets.DATASETS["mnist"].files[file]
     assert not (clone / "data" / "mnist").exists()  # nothing went to the default download folder
+
+
+def test_a_chapter_without_its_data_says_so_and_goes_on(clone, monkeypatch):
+    """Offline with no copy, ChapterRun.has_data shows which file is missing and where it looked, and
+    returns False so the chapter renders the rest."""
+    from mfattn import ChapterRun
+
+    shown = []
+    monkeypatch.setenv("MFATTN_OFFLINE", "1")
+    monkeypatch.setenv("MFATTN_FIGURES", str(clone / "figures"))
+    monkeypatch.setattr("mfattn.companion.chapter._glue", lambda *a, **k: None)
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
+    run = ChapterRun("designs", device="cpu")
+    assert run.has_data("asi-reference") is False
+    assert len(shown) == 1 and "asi-reference" in shown[0] and str(clone / "data" / "asi-reference") in shown[0]
+    assert "python -m mfattn data fetch asi-reference" in shown[0]
+    with pytest.raises(ValueError, match="dataset must be one of"):
+        run.has_data("cifar")

@@ -222,6 +222,24 @@ class ChapterRun:
         _glue(label, _png_image(png, fig.get_dpi()))
         plt.close(fig)
 
+    def has_data(self, name: str) -> bool:
+        """True when every file of data set ``name`` (:mod:`mfattn.companion.datasets`) is here, or was
+        just downloaded and verified. Otherwise (offline, no copy) show a warning saying which file is
+        missing, where it was looked for and how to get it, and return False: the chapter skips the
+        sections that need the data and renders the rest."""
+        from . import datasets
+
+        try:
+            for file in datasets.dataset_files(name):
+                datasets.fetch(name, file)
+        except datasets.MissingDataError as err:
+            from IPython.display import Markdown, display
+
+            display(Markdown(f"```{{warning}}\nThis section needs the data set `{name}`, which is not here: "
+                             f"{err}\nThe sections that need it are skipped.\n```"))
+            return False
+        return True
+
     def result(self, path: Any, description: str) -> None:
         """Record a stored result file other than a figure (a summary, arrays behind a figure) that this
         run wrote, with its SHA-256 and the digest of the code that made it (``figures --check``)."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from . import store
 from .checks import check_choice
 
-__all__ = ["DataSet", "DATASETS", "MissingDataError", "fetch", "locate", "folders", "check", "main"]
+__all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "folders", "check", "main"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,11 @@ class MissingDataError(FileNotFoundError):
 def _dataset(name: str) -> DataSet:
     check_choice("dataset", name, tuple(DATASETS))
     return DATASETS[name]
+
+
+def dataset_files(name: str) -> tuple[str, ...]:
+    """The file names of data set ``name`` (an unknown name is a clear error)."""
+    return tuple(_dataset(name).files)
 
 
 def folders(name: str) -> list[tuple[str, Path]]:
