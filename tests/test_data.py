@@ -99,6 +99,7 @@ def test_checksum_mismatch_is_a_clear_error(tmp_path):
 
 
 def test_missing_folder_names_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_OFFLINE", "1")  # offline: no download is tried, the error says so
     missing = tmp_path / "nowhere"
     with pytest.raises(mdata.MNISTDataError, match=r"not found in .*nowhere.*argument") as info:
         mdata.load_mnist("train", missing)
@@ -119,37 +120,26 @@ def test_environment_variable_is_used(monkeypatch):
     assert len(mdata.load_mnist("test", limit=5)) == 5
 
 
-@needs_mnist
-def test_download_from_file_urls_verifies_and_skips_bad_mirrors(tmp_path):
-    bad = tmp_path / "bad_mirror"
-    bad.mkdir()
-    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
-                 "t10k-labels-idx1-ubyte"):
-        (bad / f"{name}.gz").write_bytes(b"\x1f\x8b" + b"junk")  # served, but wrong checksum
+def test_a_missing_folder_is_downloaded_into_and_verified(served_data, tmp_path, monkeypatch):
+    """Online with no copy, load_mnist downloads the four files (pooch, SHA-256 checked) and loads them."""
+    served_data.point("mnist")
+    monkeypatch.delenv("MFATTN_OFFLINE", raising=False)
     target = tmp_path / "mnist"
-    folder = mdata.download_mnist(target, mirrors=[bad.as_uri(), (tmp_path / "absent").as_uri(),
-                                                   SHARED.as_uri()])
-    assert folder == target.resolve()
-    assert len(mdata.load_mnist("test", target)) == 10000
+    assert len(mdata.load_mnist("test", target, limit=7)) == 7
     assert sorted(p.name for p in target.iterdir()) == sorted(
         f"{n}.gz" for split in mdata.FILES.values() for n in split.values())
+    with pytest.raises(mdata.MNISTDataError, match="not found in"):
+        mdata.load_mnist("test", tmp_path / "elsewhere", download=False)
 
 
-def test_download_with_only_bad_mirrors_reports_every_attempt(tmp_path):
-    calls = []
-
-    def fake_fetch(url):
-        calls.append(url)
-        if "one" in url:
-            raise OSError("connection refused")
-        return b"not mnist"
-
-    with pytest.raises(mdata.MNISTDataError, match=r"(?s)connection refused.*SHA-256 mismatch"):
-        mdata.download_mnist(tmp_path, mirrors=["http://one.example/", "http://two.example/"],
-                             fetch=fake_fetch)
-    assert calls == ["http://one.example/train-images-idx3-ubyte.gz",
-                     "http://two.example/train-images-idx3-ubyte.gz"]
-    assert not any(tmp_path.iterdir())  # nothing half-written or unverified is left behind
+def test_a_corrupted_mirror_file_is_refused_and_nothing_is_kept(served_data, tmp_path):
+    (served_data.folder / "mnist" / "t10k-labels-idx1-ubyte.gz").write_bytes(b"\x1f\x8b" + b"junk")
+    served_data.point("mnist")
+    target = tmp_path / "mnist"
+    with pytest.raises(mdata.MNISTDataError, match=r"could not download t10k-labels-idx1-ubyte.gz .*SHA256"):
+        mdata.download_mnist(target)
+    assert not (target / "t10k-labels-idx1-ubyte.gz").exists()  # nothing unverified is left behind
+    assert not [p for p in target.iterdir() if p.name.startswith(".") or "tmp" in p.name]
 
 
 @needs_mnist
@@ -161,12 +151,12 @@ def test_default_folder_falls_back_to_shared_beside_the_checkout(tmp_path, monke
     (tmp_path / "shared" / "data" / "mnist").symlink_to(SHARED)
     monkeypatch.delenv("MFATTN_DATA", raising=False)
     monkeypatch.chdir(project)
-    assert mdata.mnist_dir() == (SHARED.resolve(), "shared")
+    assert mdata.mnist_dir() == (SHARED.resolve(), "shared copy")
     assert len(mdata.load_mnist("test", limit=3)) == 3
     # A folder of the project itself wins once it holds the data.
     (project / "data" / "mnist").mkdir(parents=True)
     shutil.copy(SHARED / "train-labels-idx1-ubyte.gz", project / "data" / "mnist")
-    assert mdata.mnist_dir() == ((project / "data" / "mnist").resolve(), "default")
+    assert mdata.mnist_dir() == ((project / "data" / "mnist").resolve(), "download folder")
 
 
 @needs_mnist

@@ -1,10 +1,5 @@
 """Verified downloads: the real download path, served from a local HTTP server on 127.0.0.1."""
 
-import functools
-import http.server
-import shutil
-import threading
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,22 +8,6 @@ from mfattn.companion import datasets, store
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
-
-
-@pytest.fixture
-def server(tmp_path):
-    """An HTTP server on 127.0.0.1 serving a copy of ../shared/data (so a test can corrupt its files)."""
-    if not (SHARED / "asi-reference").is_dir():
-        pytest.skip("needs ../shared/data beside the checkout (the files to serve)")
-    served = tmp_path / "served"
-    shutil.copytree(SHARED, served)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
-    handler.log_message = lambda *a, **k: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/", served
-    httpd.shutdown()
 
 
 @pytest.fixture
@@ -43,16 +22,9 @@ def clone(tmp_path, monkeypatch):
     return root
 
 
-def _point_at(monkeypatch, name, base):
-    ds = datasets.DATASETS[name]
-    urls = {f: (f"{base}{name}/{f}",) for f in ds.files}
-    monkeypatch.setitem(datasets.DATASETS, name, replace(ds, urls=urls))
-
-
 @pytest.mark.parametrize("name", ["asi-reference", "dmft-reference", "mnist"])
-def test_download_into_an_empty_folder_is_verified(server, clone, monkeypatch, name):
-    base, _ = server
-    _point_at(monkeypatch, name, base)
+def test_download_into_an_empty_folder_is_verified(served_data, clone, name):
+    served_data.point(name)
     for file, sha in datasets.DATASETS[name].files.items():
         with pytest.raises(datasets.MissingDataError, match=f"{file}' is missing. Looked in: .*download folder"):
             datasets.fetch(name, file, download=False)
@@ -61,10 +33,9 @@ def test_download_into_an_empty_folder_is_verified(server, clone, monkeypatch, n
         assert datasets.locate(name, file) == path  # found locally the second time
 
 
-def test_a_corrupted_download_is_a_clear_error_and_leaves_nothing(server, clone, monkeypatch):
-    base, served = server
-    (served / "asi-reference" / "multiple_training.json").write_text('{"tampered": true}')
-    _point_at(monkeypatch, "asi-reference", base)
+def test_a_corrupted_download_is_a_clear_error_and_leaves_nothing(served_data, clone):
+    (served_data.folder / "asi-reference" / "multiple_training.json").write_text('{"tampered": true}')
+    served_data.point("asi-reference")
     with pytest.raises(datasets.MissingDataError, match=r"SHA256 hash of downloaded file .* does not match"):
         datasets.fetch("asi-reference", "multiple_training.json")
     folder = clone / "data" / "asi-reference"
@@ -91,9 +62,8 @@ def test_a_local_copy_with_the_wrong_checksum_is_refused(clone, monkeypatch, tmp
         datasets.fetch("cifar", "x")
 
 
-def test_a_named_folder_is_searched_and_filled_alone(server, clone, monkeypatch, tmp_path):
-    base, _ = server
-    _point_at(monkeypatch, "mnist", base)
+def test_a_named_folder_is_searched_and_filled_alone(served_data, clone, tmp_path):
+    served_data.point("mnist")
     mine = tmp_path / "my-mnist"
     file = "t10k-labels-idx1-ubyte.gz"
     with pytest.raises(datasets.MissingDataError, match=file):

@@ -4,15 +4,16 @@ Where the data comes from, in order:
 
 1. the ``root`` argument of :func:`load_mnist` / :func:`mnist_dir`;
 2. the ``MFATTN_DATA`` environment variable;
-3. ``<project root>/data/mnist`` (git-ignored), or ``./data/mnist`` outside a checkout;
-4. failing that, ``<project root>/../shared/data/mnist`` when it holds the files (the
-   development and CI layout, where the read-only ``shared/`` folder sits beside the checkout).
+3. ``<project root>/data/mnist`` (git-ignored; where downloads go), or ``./data/mnist`` outside a checkout;
+4. ``<project root>/../shared/data/mnist`` when it holds the files (a read-only copy beside the
+   checkout, as on the development machines and in CI here).
 
-Nothing is downloaded at import or behind the user's back: :func:`download_mnist` (or
-``load_mnist(..., download=True)``, or ``python -m mfattn.implicit.mnist download [DIR]``) fetches the
-four files from the canonical mirrors and keeps a file only if its SHA-256 matches the
-published original. Every file read is checked the same way, so a truncated or corrupted
-download is reported, never trained on.
+When the files are in none of them, :func:`load_mnist` downloads the four canonical gzipped files
+into that folder through :mod:`mfattn.companion.datasets` (pooch: a temporary file, its SHA-256
+checked, then moved into place), unless ``download=False`` or ``$MFATTN_OFFLINE=1``; then the error
+says which file is missing, where it looked and how to get it. Every file read is checked against
+the published SHA-256, so a truncated or corrupted copy is reported, never trained on.
+``mfattn data fetch mnist`` downloads ahead of time.
 
 The IDX format (LeCun et al.): a big-endian header ``0 0 <type code> <ndim>``, then ``ndim``
 big-endian uint32 sizes, then the values in C order. MNIST images are ``uint8 (n, 28, 28)``
@@ -25,16 +26,14 @@ import gzip
 import hashlib
 import os
 import sys
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
-from ..companion import store
+from ..companion import datasets
 
-__all__ = ["MNIST_MEAN", "MNIST_STD", "FILES", "MIRRORS", "MNISTDataError", "MNIST", "parse_idx",
+__all__ = ["MNIST_MEAN", "MNIST_STD", "FILES", "MNISTDataError", "MNIST", "parse_idx",
            "read_idx", "mnist_dir", "download_mnist", "load_mnist", "normalize"]
 
 #: Pixel mean and standard deviation of the MNIST training set (pixels scaled to [0, 1]).
@@ -47,13 +46,9 @@ FILES = {
     "test": {"images": "t10k-images-idx3-ubyte", "labels": "t10k-labels-idx1-ubyte"},
 }
 
-#: SHA-256 of the canonical gzipped files and of their decompressed contents.
-_SHA256_GZ = {
-    "train-images-idx3-ubyte": "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
-    "train-labels-idx1-ubyte": "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
-    "t10k-images-idx3-ubyte": "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
-    "t10k-labels-idx1-ubyte": "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
-}
+#: SHA-256 of the canonical gzipped files (published with the data set, :mod:`mfattn.companion.datasets`)
+#: and of their decompressed contents (a copy gzipped again, or not gzipped, is accepted by its content).
+_SHA256_GZ = {name[:-3]: sha for name, sha in datasets.DATASETS["mnist"].files.items()}
 _SHA256_RAW = {
     "train-images-idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
     "train-labels-idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
@@ -61,27 +56,20 @@ _SHA256_RAW = {
     "t10k-labels-idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
 }
 
-#: Mirrors serving the canonical gzipped files, tried in order.
-MIRRORS = (
-    "https://ossci-datasets.s3.amazonaws.com/mnist/",
-    "https://storage.googleapis.com/cvdf-datasets/mnist/",
-    "http://yann.lecun.com/exdb/mnist/",
-)
-
 # IDX type code -> numpy dtype (big-endian where it matters).
 _IDX_DTYPES = {0x08: np.dtype(">u1"), 0x09: np.dtype(">i1"), 0x0B: np.dtype(">i2"),
                0x0C: np.dtype(">i4"), 0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
 
 _HOW_TO_PROVIDE = (
-    "Provide MNIST in one of these ways: (1) online, run `python -m mfattn.implicit.mnist download {dir}` "
-    "(or call mfattn.implicit.mnist.download_mnist({dir!r}), or load_mnist(..., download=True)); "
+    "Provide MNIST in one of these ways: (1) online, run `mfattn data fetch mnist` (or call "
+    "mfattn.implicit.mnist.download_mnist({dir!r}); load_mnist downloads by itself unless MFATTN_OFFLINE=1); "
     "(2) copy the four canonical files (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
     "t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz; gzipped or not) into a folder and pass "
     "it as root=... or set the environment variable MFATTN_DATA to it."
 )
 
 
-class MNISTDataError(FileNotFoundError):
+class MNISTDataError(datasets.MissingDataError):
     """MNIST is missing, incomplete or corrupt; the message says where we looked and what to do."""
 
 
@@ -156,21 +144,23 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
 # -- where the data lives ---------------------------------------------------------------------
 
 def mnist_dir(root: str | os.PathLike | None = None) -> tuple[Path, str]:
-    """The data folder and how it was chosen: ``(path, "argument" | "MFATTN_DATA" | "default" | "shared")``."""
+    """The data folder and how it was chosen: ``(path, how)``.
+
+    ``how`` is ``"argument"`` (``root`` given), ``"MFATTN_DATA"``, else the first folder of
+    :func:`mfattn.companion.datasets.folders` that holds the files (``"download folder"``: the
+    checkout's ``data/mnist``; ``"shared copy"``: ``../shared/data/mnist`` beside it), else the
+    download folder, where :func:`download_mnist` puts them.
+    """
     if root is not None:
         return Path(root).expanduser().resolve(), "argument"
     env = os.environ.get("MFATTN_DATA")
     if env:
         return Path(env).expanduser().resolve(), "MFATTN_DATA"
-    default = _default_dir()
-    shared = (default.parents[2] / "shared" / "data" / "mnist").resolve()
-    if _locate(default, FILES["train"]["labels"]) is None and _locate(shared, FILES["train"]["labels"]):
-        return shared, "shared"
-    return default, "default"
-
-
-def _default_dir() -> Path:
-    return ((store.project_root() or Path.cwd()) / "data" / "mnist").resolve()
+    places = datasets.folders("mnist")
+    for how, folder in places:
+        if _locate(folder, FILES["train"]["labels"]) is not None:
+            return folder, how
+    return dict(places)["download folder"], "download folder"
 
 
 def _locate(folder: Path, name: str) -> Path | None:
@@ -208,7 +198,7 @@ def _read_checked(folder: Path, name: str, source: str, verify: bool) -> np.ndar
         raise MNISTDataError(
             f"MNIST file {name}(.gz) not found in {folder} (data folder chosen from: {source}; "
             f"order: root argument, then $MFATTN_DATA, then <project>/data/mnist, then "
-            f"<project>/../shared/data/mnist). "
+            f"<project>/../shared/data/mnist; MFATTN_OFFLINE={os.environ.get('MFATTN_OFFLINE', '')!r}). "
             + _HOW_TO_PROVIDE.format(dir=folder))
     raw = path.read_bytes()
     if verify:
@@ -226,65 +216,41 @@ def _read_checked(folder: Path, name: str, source: str, verify: bool) -> np.ndar
 
 # -- download ---------------------------------------------------------------------------------
 
-def _fetch(url: str, timeout: float = 60.0) -> bytes:
-    """The bytes at ``url`` (http(s) or file://). Tests replace this function to stay offline."""
-    with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (fixed mirror list)
-        return response.read()
+def download_mnist(root: str | os.PathLike | None = None, *, force: bool = False) -> Path:
+    """Download the four canonical gzipped files into ``root`` (default: the folder :func:`mnist_dir`
+    picks; the checkout's ``data/mnist`` instead of a read-only shared copy) and verify their SHA-256.
 
-
-def download_mnist(root: str | os.PathLike | None = None, *, mirrors: Iterable[str] = MIRRORS,
-                   fetch: Callable[[str], bytes] | None = None, force: bool = False) -> Path:
-    """Fetch the four canonical gzipped files into ``root`` and verify their SHA-256.
-
-    Each file is tried on every mirror in turn; a file whose checksum does not match is
-    discarded (never written) and the next mirror is tried. Files already present with the
-    right checksum are kept unless ``force``. Writes are atomic. Returns the folder.
+    Goes through :func:`mfattn.companion.datasets.fetch` (pooch): each file is written to a temporary
+    name, checked, then moved into place; mirrors are tried in turn and a failure names every attempt.
+    Files already present with the right checksum are kept unless ``force``. Returns the folder.
     """
-    folder, source = mnist_dir(root)
-    if source == "shared":  # never write into the read-only shared folder
-        folder = _default_dir()
-    fetch = fetch or _fetch
-    mirrors = list(mirrors)
-    if not mirrors:
-        raise ValueError("mirrors must name at least one base URL")
-    for split in FILES.values():
-        for name in split.values():
-            target = folder / f"{name}.gz"
-            if not force and target.is_file() and \
-                    hashlib.sha256(target.read_bytes()).hexdigest() == _SHA256_GZ[name]:
-                continue
-            problems = []
-            for base in mirrors:
-                url = base.rstrip("/") + f"/{name}.gz"
-                try:
-                    blob = fetch(url)
-                except Exception as exc:  # network errors differ by transport; report them all
-                    problems.append(f"{url}: {type(exc).__name__}: {exc}")
-                    continue
-                digest = hashlib.sha256(blob).hexdigest()
-                if digest != _SHA256_GZ[name]:
-                    problems.append(f"{url}: SHA-256 mismatch (got {digest}, expected {_SHA256_GZ[name]})")
-                    continue
-                store.atomic_write_bytes(target, blob)
-                break
-            else:
-                raise MNISTDataError(f"could not download {name}.gz into {folder}; tried:\n  "
-                                     + "\n  ".join(problems) + "\n" + _HOW_TO_PROVIDE.format(dir=folder))
+    folder, how = mnist_dir(root)
+    if how == "shared copy":  # never write into the read-only shared folder
+        folder = dict(datasets.folders("mnist"))["download folder"]
+    for name in datasets.dataset_files("mnist"):
+        if force:
+            (folder / name).unlink(missing_ok=True)
+        try:
+            datasets.fetch("mnist", name, folder=folder, download=True)
+        except datasets.MissingDataError as err:
+            raise MNISTDataError(f"could not download {name} into {folder}: {err}") from None
     return folder
 
 
 # -- loading ----------------------------------------------------------------------------------
 
 def load_mnist(split: str = "train", root: str | os.PathLike | None = None, *, limit: int | None = None,
-               download: bool = False, verify: bool = True) -> MNIST:
+               download: bool | None = None, verify: bool = True) -> MNIST:
     """Load one split of MNIST.
 
     Parameters
     ----------
     split : {"train", "test"}
-    root : folder holding the files; default ``$MFATTN_DATA``, else ``<project>/data/mnist``.
+    root : folder holding the files; default ``$MFATTN_DATA``, else ``<project>/data/mnist``, else
+        ``<project>/../shared/data/mnist`` (see :func:`mnist_dir`).
     limit : keep only the first ``limit`` examples (the canonical order), for quick runs.
-    download : fetch missing files from :data:`MIRRORS` first (needs a network).
+    download : ``None`` (default): download missing files unless ``$MFATTN_OFFLINE`` is set;
+        ``True``: download missing files; ``False``: never download.
     verify : check each file's SHA-256 against the canonical MNIST file.
     """
     if split not in FILES:
@@ -292,8 +258,11 @@ def load_mnist(split: str = "train", root: str | os.PathLike | None = None, *, l
     if limit is not None and (not isinstance(limit, (int, np.integer)) or limit < 1):
         raise ValueError(f"limit must be a positive integer or None; got {limit!r}")
     folder, source = mnist_dir(root)
-    if download:
-        download_mnist(folder)
+    missing = any(_locate(folder, FILES[split][kind]) is None for kind in ("images", "labels"))
+    if download is None:
+        download = os.environ.get("MFATTN_OFFLINE", "") in ("", "0")
+    if missing and download:
+        folder = download_mnist(root if root is not None else (folder if source == "MFATTN_DATA" else None))
     images = _read_checked(folder, FILES[split]["images"], source, verify)
     labels = _read_checked(folder, FILES[split]["labels"], source, verify)
     if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
@@ -305,7 +274,8 @@ def load_mnist(split: str = "train", root: str | os.PathLike | None = None, *, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mfattn.implicit.mnist download [DIR]`` or ``python -m mfattn.implicit.mnist check [DIR]``."""
+    """``python -m mfattn.implicit.mnist download [DIR]`` or ``python -m mfattn.implicit.mnist check [DIR]``
+    (``mfattn data fetch mnist`` / ``mfattn data check mnist`` do the same for the default folders)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("download", "check"):
         print("usage: python -m mfattn.implicit.mnist {download,check} [DIR]", file=sys.stderr)
@@ -314,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[0] == "download":
         print(f"MNIST in {download_mnist(root)}")
     for split in FILES:
-        data = load_mnist(split, root)
+        data = load_mnist(split, root, download=False)
         print(f"{split}: {len(data)} images in {data.root} (SHA-256 verified)")
     return 0
 
