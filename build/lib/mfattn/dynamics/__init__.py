@@ -1,6 +1,0 @@
-"""Dynamical mean-field theory of a 1-bit transformer (Poc-López & Aguilera, 2024): chapter 6.
-
-The paper's weights and contexts (:mod:`~mfattn.dynamics.model`), the mean-field map for one β written
-like the equations (:mod:`~mfattn.dynamics.map`), the batched engine and its tangent map
-(:mod:`~mfattn.dynamics.engine`), orbit diagnostics, resumable sweeps and the finite-N network.
-"""
