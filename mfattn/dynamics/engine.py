@@ -80,8 +80,8 @@ class _TorchOps:
     def zeros(self, shape):
         return self.torch.zeros(shape, dtype=self.dtype, device=self.device)
 
-    def _call(name, **fixed):  # torch.<name>(*args, out=out): the same calls as the numpy table's
-        return lambda self, *args, out: getattr(self.torch, name)(*args, out=out, **fixed)
+    def _call(name, **fixed):  # op(*inputs, out) -> torch.<name>(*inputs, out=out): the numpy table's calls
+        return lambda self, *args: getattr(self.torch, name)(*args[:-1], out=args[-1], **fixed)
 
     mul, add, sub, div = _call("mul"), _call("add"), _call("sub"), _call("div")
     tanh, exp, log, sqrt = _call("tanh"), _call("exp"), _call("log"), _call("sqrt")
