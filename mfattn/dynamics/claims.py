@@ -67,7 +67,8 @@ CLAIMS = [
      ["fig-dmft-bifurcation", "fig-dmft-bins-vs-lyapunov", T + "test_tangent_step_is_the_maps_derivative"],
      "fig3a", ""),
     ("dmft-coexistence", "new", "Several attractors coexist at the same β; which one is reached depends on the "
-     "initial context (the prompt)", "extends", ["fig-dmft-coexisting"], None, ""),
+     "initial context (the prompt)", "extends", ["fig-dmft-coexisting"], None,
+     "Full profile (1001 β, four contexts): the start matters only in a few narrow bands of β."),
     ("dmft-finite-n", f"{PAPER}, Sec. 3 (the N → ∞ limit)", "The finite network approaches the mean-field "
      "map as N grows", "reproduced", ["fig-dmft-finite-n", "fig-dmft-finite-n-diagrams",
                                      "tests/test_dynamics_finite_n.py::test_finite_n_converges_to_mean_field_with_slope_minus_half"],

@@ -125,37 +125,20 @@ class _MeanFieldEngine:
         self.o_sign = o(model.o_classes)  # (C, M)
         self.x_sign = o(model.class_sign)  # (4M, C)
         self.frac = o(model.class_fraction[:, None])  # (C, 1)
-        self.U = ops.zeros((C, B))
-        self.A = ops.zeros((M, B))
-        self.win = ops.zeros((L, 2 * M, B))
-        self.mq = ops.zeros((M, B))
-        # work buffers
-        self.h = ops.zeros((C, B))
-        self.T = ops.zeros((C, B))
-        self.s = ops.zeros((4 * M, B))
-        self.P = ops.zeros((L, M, B))
-        self.logit = ops.zeros((L, B))
-        self.lmax = ops.zeros((B,))
-        self.den = ops.zeros((B,))
-        self.Q = ops.zeros((L, M, B))
+        # state (A, the window of [m^v; m^k] slots, m^q) and work buffers, each with a trailing B axis
+        for name, shape in (("U", (C,)), ("A", (M,)), ("win", (L, 2 * M)), ("mq", (M,)), ("h", (C,)), ("T", (C,)),
+                            ("s", (4 * M,)), ("P", (L, M)), ("logit", (L,)), ("lmax", ()), ("den", ()), ("Q", (L, M))):
+            setattr(self, name, ops.zeros((*shape, B)))
         self.sampler = sampler
         self.tangent = tangent
         if tangent:
             self.one = o(np.ones((1, 1)))
             self.tiny = o(np.full((1,), 1e-300))
-            self.dA = ops.zeros((M, B))
-            self.dwin = ops.zeros((L, 2 * M, B))
-            self.dmq = ops.zeros((M, B))
-            self.dh = ops.zeros((C, B))
-            self.dT = ops.zeros((C, B))
-            self.ds = ops.zeros((4 * M, B))
-            self.dl = ops.zeros((L, B))
-            self.dP = ops.zeros((L, M, B))
-            self.tmpB = ops.zeros((B,))
-            self.tmpMB = ops.zeros((M, B))
-            self.norm2 = ops.zeros((B,))
-            self.lognorm = ops.zeros((B,))
-            self.log_sum = ops.zeros((B,))
+            # the tangent (dA, dwin), its intermediates and the running sum of log norms
+            for name, shape in (("dA", (M,)), ("dwin", (L, 2 * M)), ("dmq", (M,)), ("dh", (C,)), ("dT", (C,)),
+                                ("ds", (4 * M,)), ("dl", (L,)), ("dP", (L, M)), ("tmpB", ()), ("tmpMB", (M,)),
+                                ("norm2", ()), ("lognorm", ()), ("log_sum", ())):
+                setattr(self, name, ops.zeros((*shape, B)))
 
     # -- initial conditions ---------------------------------------------------------------------
     def set_token(self):

@@ -10,8 +10,8 @@ exchangeable, so the number of +1 spins in column class c is one binomial draw,
 
 One draw per class and per grid point: the cost does not depend on N. :func:`direct_sampler`
 draws every unit instead (cost ∝ N) and serves to validate the binomial sampler at small N.
-Both plug into :func:`mfattn.dynamics.engine.simulate` as its ``sampler`` hook, so the finite network and
-the mean-field map share every other line of code. As N → ∞ the sampled trajectory converges
+Both plug into :func:`mfattn.dynamics.engine.simulate` as its ``sampler`` hook, so the finite network
+and the mean-field map share every other line of code. As N → ∞ the sampled trajectory converges
 to the mean-field one with fluctuations ∝ N^{-1/2} at any fixed time.
 """
 
