@@ -40,7 +40,7 @@ def full_numbers(root: Path) -> dict:
 T = "tests/test_dynamics_engine.py::"
 # claim id, source, claim, verdict, evidence, key of full_numbers (or None), note
 CLAIMS = [
-    ("dmft-mean-field-map", f"{PAPER}, Sec. 3", "As N → ∞ the token statistics of the 1-bit self-attention layer "
+    ("dmft-mean-field-map", f"{PAPER}, mean-field equations", "As N → ∞ the token statistics of the 1-bit self-attention layer "
      "obey a deterministic low-dimensional map (sums over the weights' column classes)", "reproduced",
      ["tests/test_dynamics_model.py::test_mean_field_sum_over_columns_matches_direct_sum",
       T + "test_numpy_engine_is_map_bit_for_bit_from_token", T + "test_cross_check_reference_context_beta3"], None,
@@ -51,7 +51,7 @@ CLAIMS = [
     ("dmft-zoom", f"{PAPER}, Fig. 3b", "In β ∈ [1.24, 1.28] a torus is born near β ≈ 1.244 and breaks up "
      "into chaos interleaved with periodic windows", "reproduced", ["fig-dmft-bifurcation", "fig-dmft-poincare"],
      "fig3b", "Full profile, 4001 β."),
-    ("dmft-bin-rule", f"{PAPER}, Sec. 4 (bin counting)", "Counting occupied bins of m^o_1 (< 80 periodic, "
+    ("dmft-bin-rule", f"{PAPER}, Fig. 3 (classification by bin counts)", "Counting occupied bins of m^o_1 (< 80 periodic, "
      "< 2500 quasi-periodic) classifies the orbits", "reproduced with differences",
      ["fig-dmft-bins-vs-lyapunov"], "fig3b", "Every β the rule calls chaotic has λ_max > 1e-3, but some it calls "
      "quasi-periodic are weakly chaotic (λ_max > 1e-3): the rule errs towards quasi-periodic."),
@@ -69,9 +69,10 @@ CLAIMS = [
     ("dmft-coexistence", "new", "Several attractors coexist at the same β; which one is reached depends on the "
      "initial context (the prompt)", "extends", ["fig-dmft-coexisting"], None,
      "Full profile (1001 β, four contexts): the start matters only in a few narrow bands of β."),
-    ("dmft-finite-n", f"{PAPER}, Sec. 3 (the N → ∞ limit)", "The finite network approaches the mean-field "
-     "map as N grows", "reproduced", ["fig-dmft-finite-n", "fig-dmft-finite-n-diagrams",
-                                     "tests/test_dynamics_finite_n.py::test_finite_n_converges_to_mean_field_with_slope_minus_half"],
+    ("dmft-finite-n", f"{PAPER}, mean-field limit N → ∞", "The finite network approaches the mean-field "
+     "map as N grows", "reproduced",
+     ["fig-dmft-finite-n", "fig-dmft-finite-n-diagrams",
+      "tests/test_dynamics_finite_n.py::test_finite_n_converges_to_mean_field_with_slope_minus_half"],
      None, "Full profile: RMS error at t = 39 falls as N^-0.50 at β = 1; at β = 3 it is O(1) at N = 1e3, "
      "then falls faster (fitted slope -0.73)."),
 ]

@@ -1,7 +1,7 @@
 """Orbit diagnostics of the mean-field map: the paper's bin rule, periods, sections, spectra.
 
 All functions take saved trajectories of ``m^o`` (``(B, T, M)`` or ``(T, M)``) or series ``(T,)``.
-The paper (Poc-López & Aguilera 2024, Sec. 4) classifies an orbit by how many of 5001 bins over
+The paper (Poc-López & Aguilera 2024, for Fig. 3) classifies an orbit by how many of 5001 bins over
 ``[−max|m^o|, max|m^o|]`` its saved ``m^o_1`` values occupy (:func:`bin_counts`, :func:`classify`);
 :func:`section_band` is its section ``|m^o_2| <= 10^{-3}``, :func:`poincare_section` a true one.
 """
