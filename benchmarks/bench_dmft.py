@@ -36,7 +36,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mfattn.dynamics import engine as dmft  # noqa: E402
+from mfattn.dynamics.engine import simulate  # noqa: E402
+from mfattn.dynamics.sweep import sweep  # noqa: E402
 
 # Drives the reference model class through its public constructor (our own few lines, run in a
 # separate process from inside the scratch checkout so that its imports resolve there).
@@ -97,7 +98,7 @@ def main(argv=None):
     if ref is not None:
         dt, last = ref
         rows["reference (de41c41, one β per process)"] = dt / args.ref_steps
-        ours = dmft.simulate([3.0], steps=args.ref_steps, transient=args.ref_steps - 1).m_o[0, -1]
+        ours = simulate([3.0], steps=args.ref_steps, transient=args.ref_steps - 1).m_o[0, -1]
         print(f"reference vs ours, m^o at t={args.ref_steps - 1}, β=3: max |diff| = {np.abs(last - ours).max():.1e}")
     else:
         print(f"reference checkout not found at {args.reference}: skipping that row")
@@ -106,15 +107,15 @@ def main(argv=None):
     loop_betas = betas[np.linspace(0, args.batch - 1, args.loop_betas).astype(int)]
     t0 = time.perf_counter()
     for b in loop_betas:
-        dmft.simulate([b], steps=args.loop_steps, transient=args.loop_steps - 1)
+        simulate([b], steps=args.loop_steps, transient=args.loop_steps - 1)
     rows["ours, per-β loop (numpy, B=1)"] = (time.perf_counter() - t0) / (args.loop_betas * args.loop_steps)
 
     for backend in ("numpy", "torch"):
         t0 = time.perf_counter()
-        dmft.simulate(betas, steps=args.steps, transient=args.steps - 1, backend=backend)
+        simulate(betas, steps=args.steps, transient=args.steps - 1, backend=backend)
         rows[f"ours, batched {backend} (B={args.batch})"] = (time.perf_counter() - t0) / (args.batch * args.steps)
     t0 = time.perf_counter()
-    dmft.simulate(betas, steps=args.steps, transient=args.steps - 1, lyapunov=True)
+    simulate(betas, steps=args.steps, transient=args.steps - 1, lyapunov=True)
     rows[f"ours, batched numpy + tangent (B={args.batch})"] = (time.perf_counter() - t0) / (args.batch * args.steps)
 
     base = rows.get("reference (de41c41, one β per process)")
@@ -129,7 +130,7 @@ def main(argv=None):
 
     if args.diagram:
         t0 = time.perf_counter()
-        res = dmft.sweep(np.linspace(0, 3, 4001), progress=None)
+        res = sweep(np.linspace(0, 3, 4001), progress=None)
         wall = time.perf_counter() - t0
         print(f"whole diagram (Fig 3a: 4001 β × 1.2e5 steps, sweep with online reductions): {wall:.0f} s; "
               f"{int((res.bin_counts() < 80).sum())} periodic β")

@@ -2,5 +2,7 @@
 
 The paper's weights and contexts (:mod:`~mfattn.dynamics.model`), the mean-field map for one β written
 like the equations (:mod:`~mfattn.dynamics.map`), the batched engine and its tangent map
-(:mod:`~mfattn.dynamics.engine`), orbit diagnostics, resumable sweeps and the finite-N network.
+(:mod:`~mfattn.dynamics.engine`), orbit diagnostics (:mod:`~mfattn.dynamics.diagnostics`), resumable
+sweeps (:mod:`~mfattn.dynamics.sweep`), the finite-N network (:mod:`~mfattn.dynamics.finite_n`), the
+chapter's plots (:mod:`~mfattn.dynamics.figures`) and its verdicts (:mod:`~mfattn.dynamics.claims`).
 """

@@ -10,8 +10,8 @@ exchangeable, so the number of +1 spins in column class c is one binomial draw,
 
 One draw per class and per grid point: the cost does not depend on N. :func:`direct_sampler`
 draws every unit instead (cost ∝ N) and serves to validate the binomial sampler at small N.
-Both plug into :func:`mfattn.dynamics.engine.simulate` as its ``sampler`` hook, so the finite network and
-the mean-field map share every other line of code. As N → ∞ the sampled trajectory converges
+Both plug into :func:`mfattn.dynamics.engine.simulate` as its ``sampler`` hook, so the finite network
+and the mean-field map share every other line of code. As N → ∞ the sampled trajectory converges
 to the mean-field one with fluctuations ∝ N^{-1/2} at any fixed time.
 """
 
@@ -21,7 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import engine as dmft
+from .engine import SimulationResult, simulate
+from .model import MeanFieldModel, paper_model
 
 __all__ = ["class_sizes", "binomial_sampler", "direct_sampler", "simulate_finite", "error_vs_n", "SAMPLERS"]
 
@@ -34,7 +35,7 @@ def _check_n(N) -> int:
     return int(N)
 
 
-def class_sizes(model: dmft.MeanFieldModel, N: int) -> np.ndarray:
+def class_sizes(model: MeanFieldModel, N: int) -> np.ndarray:
     """Units per column class at size N: ``n_c ≈ N · n_c^{(paper)}/N_SE`` (largest remainders), (C,) int."""
     N = _check_n(N)
     want = N * model.class_fraction
@@ -47,7 +48,7 @@ def class_sizes(model: dmft.MeanFieldModel, N: int) -> np.ndarray:
     return n
 
 
-def binomial_sampler(model: dmft.MeanFieldModel, N: int, rng: np.random.Generator):
+def binomial_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     """Hook ``T (C, B) -> T̂ (C, B)``: one binomial draw per class; ``frac_c T̂_c = (2k_c − n_c)/N``."""
     n = class_sizes(model, N)
     scale = 1.0 / (N * model.class_fraction)
@@ -60,7 +61,7 @@ def binomial_sampler(model: dmft.MeanFieldModel, N: int, rng: np.random.Generato
     return sample
 
 
-def direct_sampler(model: dmft.MeanFieldModel, N: int, rng: np.random.Generator):
+def direct_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     """Hook that draws each of the N units separately (cost ∝ N): the oracle for small N."""
     n = class_sizes(model, N)
     scale = 1.0 / (N * model.class_fraction)
@@ -78,8 +79,8 @@ def direct_sampler(model: dmft.MeanFieldModel, N: int, rng: np.random.Generator)
 
 def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: Any = "token", *,
                     seed: int = 0, sampler: str = "binomial", gamma=220.0, epsilon=0.02,
-                    model: dmft.MeanFieldModel | None = None, save: bool = True,
-                    block_callback=None) -> dmft.SimulationResult:
+                    model: MeanFieldModel | None = None, save: bool = True,
+                    block_callback=None) -> SimulationResult:
     """Run the finite-N network for a batch of β (one independent realisation per grid point).
 
     Same arguments and result as :func:`mfattn.dynamics.engine.simulate` (numpy backend), plus ``N`` (semantic
@@ -91,22 +92,22 @@ def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: 
         raise ValueError(f"sampler must be one of {', '.join(map(repr, SAMPLERS))}; got {sampler!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    model = model or dmft.paper_model()
+    model = model or paper_model()
     rng = np.random.default_rng(seed)
     hook = (binomial_sampler if sampler == "binomial" else direct_sampler)(model, N, rng)
-    return dmft.simulate(betas, steps, transient, init, gamma=gamma, epsilon=epsilon, model=model,
-                         backend="numpy", save=save, sampler=hook, block_callback=block_callback)
+    return simulate(betas, steps, transient, init, gamma=gamma, epsilon=epsilon, model=model,
+                    backend="numpy", save=save, sampler=hook, block_callback=block_callback)
 
 
 def error_vs_n(betas: Sequence[float], Ns: Sequence[int], steps: int = 40, reps: int = 200, seed: int = 0,
-               init: Any = "token", model: dmft.MeanFieldModel | None = None) -> np.ndarray:
+               init: Any = "token", model: MeanFieldModel | None = None) -> np.ndarray:
     """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between finite-N and mean field.
 
     ``reps`` independent realisations per (β, N). Returns (len(betas), len(Ns)); expected ∝ N^{-1/2}.
     """
-    model = model or dmft.paper_model()
+    model = model or paper_model()
     betas = np.asarray(betas, dtype=np.float64)
-    mf = dmft.simulate(betas, steps, steps - 1, init, model=model).m_o[:, 0]  # (nb, M)
+    mf = simulate(betas, steps, steps - 1, init, model=model).m_o[:, 0]  # (nb, M)
     out = np.empty((betas.size, len(Ns)))
     grid = np.repeat(betas, reps)
     for j, N in enumerate(Ns):

@@ -1,0 +1,165 @@
+"""The paper's model (Poc-López & Aguilera, 2024): ±1 weights, column classes, initial token, contexts.
+
+A token has ``N = N_SE + P`` ±1 units (``N_SE`` semantic, ``P`` positional bits). Four weight matrices
+``W^o, W^v, W^q, W^k`` (each ``(M, N)``) read it. The mean-field map (:mod:`~mfattn.dynamics.map`)
+only needs the *distinct* semantic columns ``c`` of the stacked weights (their multiplicities ``n_c``),
+the positional terms ``π^x(p)`` and the initial token's statistics: :class:`MeanFieldModel` holds them.
+Contexts (the last ``L`` token statistics) are stored as ``.npz`` files (:func:`load_context`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..companion import store
+from ..companion.checks import check_int as _check_int
+
+__all__ = ["PAPER", "paper_weights", "MeanFieldModel", "paper_model", "token_context", "load_context"]
+
+#: The paper configuration (seed-1 weights, Fig 3 run lengths).
+PAPER: dict[str, Any] = {
+    "seed": 1, "num_features": 3, "semantic_size": 99, "pe_bits": 2, "segments": 3,
+    "gamma": 220.0, "epsilon": 0.02, "steps": 120_000, "transient": 100_000,
+}
+
+
+def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,
+                  segments: int = 3) -> dict[str, np.ndarray]:
+    """The ±1 weight matrices ``W^o, W^v, W^q, W^k``, each ``(M, N_SE + P)``, drawn as in the paper.
+
+    Draw order of the legacy numpy RNG (this is what makes the seed-1 model the paper's model):
+    ``seed(seed)``; one unused ``(M, N_SE)`` draw; four ``(M, N_SE)`` draws for o, v, q, k, each
+    also giving its matrix's ``P`` positional columns (the last ``P`` columns of its own draw);
+    then for x in (o, v, q, k), row a, segment s: one scalar draw sets the whole segment of
+    ``N_SE/segments`` semantic units to ±1. (The paper's script also seeds 0 and draws ten
+    candidate tokens first; ``seed(seed)`` resets the stream, so that draw does not matter.)
+    """
+    _check_int("seed", seed, 0)
+    _check_int("num_features", num_features, 1)
+    _check_int("semantic_size", semantic_size, 1)
+    _check_int("pe_bits", pe_bits, 1)
+    _check_int("segments", segments, 1)
+    rs = np.random.RandomState(seed)  # the legacy generator, isolated from the global one
+    M, nse, P = num_features, semantic_size, pe_bits
+    rs.randint(2, size=(M, nse))  # unused draw, kept for the stream position
+    mats = {}
+    for name in ("o", "v", "q", "k"):
+        raw = rs.randint(2, size=(M, nse)) * 2 - 1
+        W = np.zeros((M, nse + P))
+        W[:, :nse] = raw
+        W[:, -P:] = raw[:, -P:]
+        mats[name] = W
+    seg = nse / segments
+    for name in ("o", "v", "q", "k"):
+        W = mats[name]
+        for a in range(M):
+            for s in range(segments):
+                value = rs.randint(2, size=1)[0] * 2 - 1
+                W[a, int(s * seg):int(s * seg + seg)] = value
+    return mats
+
+
+@dataclass(frozen=True)
+class MeanFieldModel:
+    """The infinite-N map's constants, from the weights.
+
+    Attributes
+    ----------
+    o_classes : (C, M) the W^o columns of the C distinct semantic column classes.
+    coef : (4M, C) rows ``[o; v; k; q]``: ``(n_c / N_SE) W^x_{cb}``; ``s = coef @ tanh(β o_classes @ A)``.
+    class_fraction : (C,) ``n_c / N_SE``.
+    class_sign : (4M, C) ``W^x_{cb}`` (±1), rows ``[o; v; k; q]``.
+    positional : (L, 4M) ``π^x(p)`` for p = 0..L-1, rows ``[o; v; k; q]`` (o is never used by the map).
+    token : (4M,) the initial token's statistics ``[m^o (semantic only); m^v; m^k; m^q]``.
+    context_size : L (a power of two, ``2**pe_bits``).
+    """
+
+    o_classes: np.ndarray
+    coef: np.ndarray
+    class_fraction: np.ndarray
+    class_sign: np.ndarray
+    positional: np.ndarray
+    token: np.ndarray
+    context_size: int
+    weights: dict = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def num_features(self) -> int:
+        return self.o_classes.shape[1]
+
+    @property
+    def num_classes(self) -> int:
+        return self.o_classes.shape[0]
+
+    def correlation(self, x: str = "o") -> np.ndarray:
+        """``C^{ox}_{ab} = <W^o_a W^x_b>`` over semantic units, (M, M)."""
+        M = self.num_features
+        row = {"o": 0, "v": 1, "k": 2, "q": 3}[x] * M
+        sx = self.class_sign[row:row + M]  # (M, C)
+        return (self.o_classes.T * self.class_fraction) @ sx.T
+
+
+def paper_model(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,
+                segments: int = 3, context_size: int | None = None, token_index: int = 0,
+                weights: Mapping[str, np.ndarray] | None = None) -> MeanFieldModel:
+    """Build the :class:`MeanFieldModel` of the paper configuration (or of given ``weights``).
+
+    ``context_size`` defaults to ``2**pe_bits``; it must be a power of two (positions are
+    ``pe_bits``-bit codes). The initial token is row ``token_index`` of ``W^o`` with its
+    positional bits set to −1, and ``m^x_0 = (1/N) Σ_i W^x_{bi} x0_i`` over all N units.
+    """
+    L = 2 ** pe_bits if context_size is None else context_size
+    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1 or (L & (L - 1)) != 0:
+        raise ValueError(f"context_size L must be a power of two (1, 2, 4, ...); got {L!r}")
+    if L > 2 ** pe_bits:
+        raise ValueError(f"context_size L={L} needs at least log2(L) positional bits; pe_bits={pe_bits}")
+    W = dict(weights) if weights is not None else paper_weights(seed, num_features, semantic_size, pe_bits, segments)
+    for name in ("o", "v", "q", "k"):
+        if name not in W:
+            raise ValueError(f"weights must hold 'o', 'v', 'q', 'k'; missing {name!r}")
+    M, N = W["o"].shape
+    nse = N - pe_bits
+    if not 0 <= token_index < M:
+        raise ValueError(f"token_index must be in [0, {M}); got {token_index!r}")
+    order = ("o", "v", "k", "q")
+    stacked = np.concatenate([W[x][:, :nse] for x in order], axis=0)  # (4M, N_SE)
+    cols, counts = np.unique(stacked.T, axis=0, return_counts=True)  # distinct columns (C, 4M)
+    fraction = counts / nse
+    sign = cols.T.astype(np.float64)  # (4M, C)
+    coef = sign * fraction[None, :]
+    o_classes = cols[:, :M].astype(np.float64)
+    positional = np.zeros((L, 4 * M))
+    for p in range(L):
+        bits = np.array([(p >> (pe_bits - 1 - i)) & 1 for i in range(pe_bits)], dtype=np.float64) * 2 - 1
+        for j, x in enumerate(order):
+            positional[p, j * M:(j + 1) * M] = W[x][:, nse:] @ bits / pe_bits
+    x0 = W["o"][token_index].copy()
+    x0[nse:] = -1.0
+    token = np.concatenate([x0[:nse] @ W["o"][:, :nse].T / nse] + [x0 @ W[x].T / N for x in order[1:]])
+    return MeanFieldModel(o_classes, coef, fraction, sign, positional, token, int(L),
+                          weights={k: np.asarray(v) for k, v in W.items()})
+
+
+def token_context(model: MeanFieldModel) -> dict[str, np.ndarray]:
+    """The initial token's statistics as a one-slot context (used by ``init="token"``)."""
+    M = model.num_features
+    return {"mo": model.token[:M].copy(), "mv": model.token[M:2 * M].copy(),
+            "mk": model.token[2 * M:3 * M].copy(), "mq": model.token[3 * M:].copy()}
+
+
+def load_context(path: str | Path) -> dict[str, np.ndarray]:
+    """Read a saved context (keys ``mv_window (L, M)``, ``mk_window (L, M)``, ``mq_window (M,)``,
+    ``att_window (M,)``; batched files add a leading B axis). Oldest slot first, newest last."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"context file {path} does not exist")
+    data = store.load_npz(path)
+    missing = {"mv_window", "mk_window", "att_window"} - set(data)
+    if missing:
+        raise ValueError(f"context file {path} lacks {sorted(missing)}")
+    return data
+

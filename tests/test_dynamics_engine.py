@@ -1,0 +1,160 @@
+"""The batched engine (mfattn.dynamics.engine) against the one-β map (mfattn.dynamics.map), step by step;
+batching, backends, the tangent map and the paper's stored context."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mfattn.dynamics import map as mf_map
+from mfattn.dynamics.diagnostics import orbit_period
+from mfattn.dynamics.engine import _init_engine, largest_lyapunov, simulate
+from mfattn.dynamics.model import load_context, paper_model
+
+REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dmft-reference"
+FIG4_BETAS = [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4]
+STEP_BETAS = np.array([0.7, 1.255, 1.266, 1.4, 3.0])  # fixed point, torus, chaos, chaos, period 24
+
+
+@pytest.fixture(scope="module")
+def model():
+    return paper_model()
+
+
+# -- the engine against map.py, step by step ------------------------------------------------------
+def _state(eng, i):
+    """Batch element i of the engine's state, in map.py's layout."""
+    M, n = eng.M, eng.ops.to_numpy
+    win = n(eng.win)
+    return {"mv": win[:, :M, i].copy(), "mk": win[:, M:, i].copy(), "mq": n(eng.mq)[:, i].copy(),
+            "A": n(eng.A)[:, i].copy()}
+
+
+def _compare_steps(model, init, t0, steps, backend, exact):
+    eng, t_first, warm = _init_engine(model, STEP_BETAS, np.full(5, 220.0), np.full(5, 0.02), init, backend, None)
+    assert t_first == t0
+    L = model.context_size
+    for t in range(t0, t0 + steps):
+        before = [_state(eng, i) for i in range(STEP_BETAS.size)]
+        s = eng.ops.to_numpy(eng.step(t, min(t + 1, L) if warm else L))
+        for i, beta in enumerate(STEP_BETAS):
+            ref, m_o = mf_map.step(model, before[i], t, beta)
+            got = _state(eng, i)
+            for key in ("mv", "mk", "mq", "A"):
+                if exact:
+                    assert np.array_equal(got[key], ref[key]), (t, beta, key)
+                else:
+                    np.testing.assert_allclose(got[key], ref[key], rtol=0, atol=1e-14, err_msg=f"{t} {beta} {key}")
+            np.testing.assert_allclose(s[:model.num_features, i], m_o, rtol=0, atol=0 if exact else 1e-14)
+
+
+def test_numpy_engine_is_map_bit_for_bit_from_token(model):
+    # Same arithmetic in the same order (exact ±1 products, sequential sums): bit-identical.
+    _compare_steps(model, "token", 1, 300, "numpy", exact=True)
+
+
+def test_numpy_engine_is_map_bit_for_bit_from_context(model):
+    ctx = simulate([1.28], steps=3000, transient=2999).context_of(0)
+    _compare_steps(model, ctx, model.context_size, 300, "numpy", exact=True)
+
+
+def test_torch_engine_matches_map_each_step_to_1e14(model):
+    pytest.importorskip("torch")
+    ctx = simulate([1.28], steps=3000, transient=2999).context_of(0)
+    _compare_steps(model, ctx, model.context_size, 100, "torch", exact=False)
+
+
+def test_map_trajectory_equals_simulate(model):
+    for beta in (1.266, 3.0):
+        assert np.array_equal(mf_map.trajectory(model, beta, 2000), simulate([beta], 2000, 0).m_o[0])
+
+
+def test_tangent_step_is_the_maps_derivative(model):
+    # The engine's forward-mode tangent equals a central difference of map.step along the tangent.
+    ctx = simulate([1.4], steps=3000, transient=2999).context_of(0)
+    eng, t, _ = _init_engine(model, np.array([1.4]), np.array([220.0]), np.array([0.02]), ctx, "numpy", None,
+                             tangent=True)
+    eng.set_tangent(7)
+    M, h = model.num_features, 1e-6
+    for t in range(t, t + 20):
+        x = _state(eng, 0)
+        d = {"A": eng.dA[:, 0].copy(), "mv": eng.dwin[:, :M, 0].copy(), "mk": eng.dwin[:, M:, 0].copy()}
+        eng.step(t, model.context_size)
+        plus, _ = mf_map.step(model, {k: x[k] + h * d.get(k, 0) for k in x}, t, 1.4)
+        minus, _ = mf_map.step(model, {k: x[k] - h * d.get(k, 0) for k in x}, t, 1.4)
+        np.testing.assert_allclose(eng.dA[:, 0], (plus["A"] - minus["A"]) / (2 * h), atol=1e-6)
+        np.testing.assert_allclose(eng.dwin[:, :M, 0], (plus["mv"] - minus["mv"]) / (2 * h), atol=1e-6)
+        np.testing.assert_allclose(eng.dwin[:, M:, 0], (plus["mk"] - minus["mk"]) / (2 * h), atol=1e-6)
+        eng.renormalise(False)
+
+
+# -- batching, backends, dynamics -----------------------------------------------------------------
+def test_batched_equals_single_bit_for_bit():
+    betas = np.linspace(0.5, 3.0, 257)
+    pick = [0, 100, 171, 256]
+    batch = simulate(betas, steps=1500, transient=500)
+    for i in pick:
+        single = simulate(betas[i:i + 1], steps=1500, transient=500)
+        assert np.array_equal(single.m_o[0], batch.m_o[i])
+        for k in single.context:
+            assert np.array_equal(single.context[k][0], batch.context[k][i])
+
+
+def test_torch_backend_matches_numpy_to_rounding():
+    betas = [1.0, 1.266, 3.0]
+    a = simulate(betas, steps=60, transient=0, backend="numpy")
+    b = simulate(betas, steps=60, transient=0, backend="torch")
+    np.testing.assert_allclose(b.m_o, a.m_o, atol=1e-12)
+
+
+def test_cross_check_reference_context_beta3():
+    if not REFERENCE.is_dir():
+        pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
+    ref = load_context(REFERENCE / "context_beta3.0.npz")
+    res = simulate([3.0], steps=120_000, transient=119_990)
+    ours = res.context_of(0)
+    for key in ("mv_window", "mk_window", "mq_window", "att_window"):
+        np.testing.assert_allclose(ours[key], ref[key], atol=1e-12, err_msg=key)
+
+
+def test_from_context_continues_the_orbit():
+    # A run from a saved context continues the same periodic orbit (positions stay in phase).
+    first = simulate([3.0], steps=4000, transient=3900)
+    again = simulate([3.0], steps=4000 + 4, transient=4, init=first.context_of(0))
+    np.testing.assert_allclose(again.m_o[0, :96], first.m_o[0, 4:100], atol=1e-12)
+
+
+def test_lyapunov_signs_at_fig4_betas():
+    # Fig 4 betas run from the β = 1.28 context, as in the paper; reduced length.
+    ctx = simulate([1.28], steps=20_000, transient=19_990).context_of(0)
+    res = simulate(FIG4_BETAS, steps=20_000, transient=10_000, init=ctx, lyapunov=True)
+    lam = dict(zip(FIG4_BETAS, res.lyapunov))
+    assert abs(lam[1.255]) < 1e-3 and abs(lam[1.26405]) < 1e-3  # quasi-periodic: λ ≈ 0
+    assert lam[1.27] < -0.02  # periodic
+    for b in (1.266, 1.28, 1.4):  # chaotic
+        assert lam[b] > 0.02, (b, lam[b])
+    assert orbit_period(res.m_o[3:4], max_period=200)[0] == 28
+    # the tangent leaves the primal trajectory untouched
+    plain = simulate(FIG4_BETAS, steps=20_000, transient=10_000, init=ctx)
+    assert np.array_equal(plain.m_o, res.m_o)
+
+
+def test_lyapunov_matches_finite_difference_growth():
+    # On a chaotic β, λ from the tangent equals the growth rate of a tiny perturbation (short horizon).
+    ctx = simulate([1.4], steps=3000, transient=2990).context_of(0)
+    lam = largest_lyapunov([1.4], steps=3000, transient=0, init=ctx, tangent_seed=1)[0]
+    assert 0.03 < lam < 0.15
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="betas must hold at least one value"):
+        simulate([], steps=10, transient=0)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        simulate([1.0], steps=10, transient=0, backend="jax")
+    with pytest.raises(ValueError, match="transient"):
+        simulate([1.0], steps=10, transient=10)
+    with pytest.raises(ValueError, match="init must be 'token'"):
+        simulate([1.0], steps=10, transient=0, init="random")
+    with pytest.raises(ValueError, match="context mv_window must have shape"):
+        simulate([1.0], steps=10, transient=0, init={"mv_window": np.zeros((3, 3)),
+                                                     "mk_window": np.zeros((4, 3)), "att_window": np.zeros(3)})
