@@ -28,28 +28,7 @@ def test_version_and_one_entry_point():
         assert command in proc.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["reproduce", "--set", "steps"], "--set takes key=value"),
-    (["reproduce", "--profile", "huge"], "invalid choice: 'huge'"),
-    (["reproduce", "--chapter", "magnets"], "invalid choice: 'magnets'"),
-    (["reproduce", "--seed", "-1", "--chapter", "ising"], "seed must be an integer >= 0"),
-    (["data", "fetch", "cifar"], "unknown data set 'cifar'"),
-])
-def test_bad_command_lines_give_one_clear_line(args, message, capsys):
-    with pytest.raises(SystemExit) if args[1:2] in (["--set"], ["--profile"], ["--chapter"]) \
-            or args[0] == "data" else _no_exit():
-        code = main(args)
-        assert code == 2
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
-
-
-class _no_exit:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+# Bad command lines: the CLI rows of tests/test_bad_inputs.py.
 
 
 def test_unknown_size_in_set_is_an_error_naming_it(monkeypatch, capsys):

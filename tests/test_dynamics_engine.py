@@ -147,7 +147,7 @@ def test_lyapunov_matches_finite_difference_growth():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="betas must hold at least one value"):
+    with pytest.raises(ValueError, match="betas must be a non-empty 1-d sequence"):
         simulate([], steps=10, transient=0)
     with pytest.raises(ValueError, match="backend must be one of"):
         simulate([1.0], steps=10, transient=0, backend="jax")

@@ -10,10 +10,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..companion.checks import check_int, check_real
+
 __all__ = ["CLASS_NAMES", "quantize", "bin_counts", "classify", "orbit_period", "section_band",
            "poincare_section", "power_spectrum", "autocorrelation"]
 
 CLASS_NAMES = ("periodic", "quasi-periodic", "chaotic")
+
+
+def _orbits(m_o, name: str = "m_o") -> np.ndarray:
+    """``m_o`` as a (B, T, M) float array (a (T, M) trajectory gets B = 1); else a clear error."""
+    try:
+        x = np.asarray(m_o, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers of shape (B, T, M) or (T, M)") from None
+    if x.ndim == 2:
+        x = x[None]
+    if x.ndim != 3 or x.shape[1] < 2:
+        raise ValueError(f"{name} must have shape (B, T, M) or (T, M) with T >= 2 steps; got {np.shape(m_o)}")
+    return x
+
+
+def _feature(name: str, value, M: int) -> int:
+    return check_int(name, value, 0, M - 1)
 
 
 def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
@@ -29,7 +48,10 @@ def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> 
     m1 : (B, T) samples of m^o_1 after the transient. ``max_y`` defaults to max |m1| over the grid
     (the paper takes the largest |m^o| of the whole diagram). Returns (B,) int.
     """
-    m1 = np.atleast_2d(m1)
+    check_int("bins", bins, 2)
+    m1 = np.asarray(m1, dtype=np.float64)
+    if m1.ndim != 2:
+        raise ValueError(f"m1 must have shape (B, T) (one row of m^o_1 samples per β); got {m1.shape}")
     if max_y is None:
         max_y = float(np.abs(m1).max())
     q = np.sort(quantize(m1, max_y, bins), axis=1)
@@ -38,6 +60,10 @@ def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> 
 
 def classify(counts, periodic_below: int = 80, chaotic_from: int = 2500) -> np.ndarray:
     """The paper's rule on bin counts: 0 periodic (< 80), 1 quasi-periodic (< 2500), 2 chaotic."""
+    check_int("periodic_below", periodic_below, 1)
+    check_int("chaotic_from", chaotic_from, 1)
+    if chaotic_from <= periodic_below:
+        raise ValueError(f"chaotic_from ({chaotic_from}) must exceed periodic_below ({periodic_below})")
     c = np.asarray(counts)
     return np.where(c < periodic_below, 0, np.where(c < chaotic_from, 1, 2))
 
@@ -47,9 +73,9 @@ def orbit_period(m_o: np.ndarray, max_period: int = 2000, tol: float = 1e-9) -> 
 
     m_o : (B, T, M) or (T, M). Needs T > 2 max_period for a reliable answer.
     """
-    x = np.asarray(m_o)
-    if x.ndim == 2:
-        x = x[None]
+    check_int("max_period", max_period, 1)
+    check_real("tol", tol, minimum=0.0)
+    x = _orbits(m_o)
     B, T, _ = x.shape
     periods = np.zeros(B, dtype=np.int64)
     pmax = min(max_period, T // 2)
@@ -64,9 +90,9 @@ def orbit_period(m_o: np.ndarray, max_period: int = 2000, tol: float = 1e-9) -> 
 
 def section_band(m_o: np.ndarray, plot: int = 0, cut: int = 1, width: float = 1e-3) -> list[np.ndarray]:
     """The paper's section: values of m^o_{plot} at steps where |m^o_{cut}| <= width. List of B arrays."""
-    x = np.asarray(m_o)
-    if x.ndim == 2:
-        x = x[None]
+    x = _orbits(m_o)
+    _feature("plot", plot, x.shape[2]), _feature("cut", cut, x.shape[2])
+    check_real("width", width, minimum=0.0, strict=True)
     return [xi[np.abs(xi[:, cut]) <= width, plot] for xi in x]
 
 
@@ -75,9 +101,10 @@ def poincare_section(m_o: np.ndarray, plot: int = 0, cut: int = 1, direction: in
 
     ``direction=+1`` keeps upward crossings (m_cut < 0 <= m_cut next), −1 downward. List of B arrays.
     """
-    x = np.asarray(m_o)
-    if x.ndim == 2:
-        x = x[None]
+    x = _orbits(m_o)
+    _feature("plot", plot, x.shape[2]), _feature("cut", cut, x.shape[2])
+    if direction not in (1, -1):
+        raise ValueError(f"direction must be +1 (upward crossings) or -1 (downward); got {direction!r}")
     return [_crossings(xi[:, plot], xi[:, cut], direction) for xi in x]
 
 
@@ -98,7 +125,11 @@ def power_spectrum(x: np.ndarray):
 
 def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count)."""
-    x = np.asarray(x, dtype=np.float64) - np.mean(x)
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"x must be a 1-d series; got shape {x.shape}")
+    check_int("max_lag", max_lag, 0, x.size - 1)
+    x = x - np.mean(x)
     n = x.size
     f = np.fft.rfft(x, 2 * n)
     ac = np.fft.irfft(f * np.conj(f))[:max_lag + 1] / (n - np.arange(max_lag + 1))

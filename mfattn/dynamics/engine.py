@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..companion.checks import check_device, check_grid
 from ..companion.checks import check_int as _check_int
 from .model import MeanFieldModel, load_context, paper_model
 
@@ -69,7 +70,7 @@ class _TorchOps:
 
         self.torch = torch
         self.dtype = dtype or torch.float64
-        self.device = torch.device(device or "cpu")
+        self.device = check_device("device", device if device is not None else "cpu")
 
     def asarray(self, x):
         if isinstance(x, self.torch.Tensor):
@@ -154,10 +155,15 @@ class _MeanFieldEngine:
     def set_context(self, ctx: Mapping[str, np.ndarray]):
         """A saved context, oldest slot first; the next step has position 0 (as in the paper's code)."""
         M, L, B = self.M, self.L, self.B
+        missing = sorted({"mv_window", "mk_window", "att_window"} - set(ctx))
+        if missing:
+            raise ValueError(f"init: the context lacks {missing} (a context holds mv_window (L, M), mk_window (L, M), "
+                             f"att_window (M,) and optionally mq_window (M,), each possibly with a leading B axis)")
         mv, mk, att = (np.asarray(ctx[k], dtype=np.float64) for k in ("mv_window", "mk_window", "att_window"))
         for name, arr, shape in (("mv_window", mv, (L, M)), ("mk_window", mk, (L, M)), ("att_window", att, (M,))):
             if arr.shape != shape and arr.shape != (B, *shape):
-                raise ValueError(f"context {name} must have shape {shape} or {(B, *shape)}; got {arr.shape}")
+                raise ValueError(f"init: context {name} must have shape {shape} (shared) or {(B, *shape)} (one per β "
+                                 f"of the {B}); got {arr.shape}")
         mv = np.broadcast_to(mv, (B, L, M))
         mk = np.broadcast_to(mk, (B, L, M))
         att = np.broadcast_to(att, (B, M))
@@ -299,19 +305,15 @@ class _MeanFieldEngine:
 # Public entry points
 # ----------------------------------------------------------------------------------------------
 def _grid(betas, gamma, epsilon):
-    b = np.asarray(betas, dtype=np.float64)
-    if b.ndim == 0:
-        b = b[None]
-    if b.ndim != 1:
-        raise ValueError(f"betas must be a 1-D grid of inverse temperatures; got shape {b.shape}")
-    if b.size == 0:
-        raise ValueError("betas must hold at least one value; got an empty grid")
+    # β >= 0: the output gain is an inverse temperature (β < 0 would flip the sign of the readout,
+    # a different model that the paper does not consider).
+    b = check_grid("betas", betas, minimum=0.0)
     try:
         g = np.broadcast_to(np.asarray(gamma, dtype=np.float64), b.shape).copy()
         e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), b.shape).copy()
     except ValueError as err:
         raise ValueError(f"gamma and epsilon must be scalars or arrays of the betas' length {b.size}") from err
-    for name, arr in (("betas", b), ("gamma", g), ("epsilon", e)):
+    for name, arr in (("gamma", g), ("epsilon", e)):
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite; got {arr[~np.isfinite(arr)][:3]}")
     if np.any((e < 0) | (e > 1)):
@@ -324,6 +326,18 @@ def _steps(steps, transient):
     _check_int("transient", transient, 0)
     if transient >= steps:
         raise ValueError(f"transient ({transient}) must be smaller than steps ({steps})")
+
+
+#: The most memory a saved trajectory may take (bytes); longer runs reduce block by block instead.
+MAX_SAVED_BYTES = 4 * 2**30
+
+
+def _check_saved_memory(B: int, n_saved: int, M: int, save: bool) -> None:
+    need = B * n_saved * M * 8
+    if save and need > MAX_SAVED_BYTES:
+        raise ValueError(f"save=True would keep m^o of {B} β × {n_saved} steps × {M} features: {need / 2**30:.1f} GiB "
+                         f"(limit {MAX_SAVED_BYTES / 2**30:.0f} GiB). Save less: a larger transient, save=False with a "
+                         f"block_callback, or mfattn.dynamics.sweep.sweep (online reductions, chunks on disk)")
 
 
 def _init_engine(model, b, g, e, init, backend, device, tangent=False, sampler=None):
@@ -396,8 +410,10 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     SimulationResult
     """
     _steps(steps, transient)
+    _check_int("block", block, 1)
     model = model or paper_model()
     b, g, e = _grid(betas, gamma, epsilon)
+    _check_saved_memory(b.size, steps - transient, model.num_features, save)
     eng, t0, warm = _init_engine(model, b, g, e, init, backend, device, tangent=lyapunov, sampler=sampler)
     B, M, L = b.size, model.num_features, model.context_size
     n_saved = steps - transient

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..companion.checks import check_grid, check_int
 from .engine import SimulationResult, simulate
 from .model import MeanFieldModel, paper_model
 
@@ -105,8 +106,13 @@ def error_vs_n(betas: Sequence[float], Ns: Sequence[int], steps: int = 40, reps:
 
     ``reps`` independent realisations per (β, N). Returns (len(betas), len(Ns)); expected ∝ N^{-1/2}.
     """
+    check_int("reps", reps, 1)
+    check_int("steps", steps, 1)
+    if len(Ns) == 0:
+        raise ValueError("Ns must name at least one network size")
+    Ns = [_check_n(N) for N in Ns]
     model = model or paper_model()
-    betas = np.asarray(betas, dtype=np.float64)
+    betas = check_grid("betas", betas, minimum=0.0)
     mf = simulate(betas, steps, steps - 1, init, model=model).m_o[:, 0]  # (nb, M)
     out = np.empty((betas.size, len(Ns)))
     grid = np.repeat(betas, reps)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..companion.checks import check_int, check_real
 from .model import MeanFieldModel
 
 __all__ = ["initial_state", "step", "trajectory"]
@@ -69,6 +70,7 @@ def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float =
 def trajectory(model: MeanFieldModel, beta: float, steps: int, gamma: float = 220.0,
                epsilon: float = 0.02) -> np.ndarray:
     """``m^o_t`` for t = 0 .. steps-1 from the initial token (``m^o_0`` is the token's own). (steps, M)."""
+    check_real("beta", beta, minimum=0.0), check_int("steps", steps, 1)
     state = initial_state(model)
     out = [model.token[:model.num_features]]
     for t in range(1, steps):

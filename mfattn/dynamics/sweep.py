@@ -19,6 +19,7 @@ import numpy as np
 
 from ..companion import store
 from ..companion.checks import check_int as _check_int
+from ..companion.checks import check_real
 from .diagnostics import classify, orbit_period, quantize
 from .engine import _grid, _progress, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
@@ -182,17 +183,25 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     model = model or paper_model()
     b, g, e = _grid(betas, gamma, epsilon)
     _check_int("chunk_size", chunk_size, 1)
+    check_real("band_width", band_width, minimum=0.0, strict=True)
+    _check_int("max_period", max_period, 1)
+    check_real("period_tol", period_tol, minimum=0.0, strict=True)
     B = b.size
     if isinstance(init, (Path,)) or (isinstance(init, str) and init != "token"):
         init = load_context(init)
+    if not isinstance(init, str) and "att_window" not in init:
+        raise ValueError(f"init: the context lacks 'att_window' (keys given: {sorted(init)})")
     batched_init = (not isinstance(init, str)) and np.asarray(init["att_window"]).ndim == 2
+    if batched_init and np.asarray(init["att_window"]).shape[0] != B:
+        raise ValueError(f"init: a batched context must hold one context per β: {B} β but "
+                         f"{np.asarray(init['att_window']).shape[0]} contexts")
     config = {"betas": b, "gamma": g, "epsilon": e, "steps": steps, "transient": transient,
               "init": init if isinstance(init, str) else {k: np.asarray(v) for k, v in init.items()},
               "model": {"o": model.o_classes, "coef": model.coef, "pe": model.positional, "tok": model.token},
               "backend": backend, "lyapunov": lyapunov, "band_width": band_width, "max_period": max_period,
               "period_tol": period_tol, "tangent_seed": tangent_seed, "chunk_size": chunk_size, "version": 1}
     key = store.config_hash(config)
-    folder = Path(out_dir) / key if out_dir is not None else None
+    folder = store.make_folder(Path(out_dir), "out_dir") / key if out_dir is not None else None
     chunks = []
     starts = list(range(0, B, chunk_size))
     pbar = _progress(len(starts), progress, "β chunks")

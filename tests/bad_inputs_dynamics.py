@@ -1,0 +1,139 @@
+"""Bad-input rows of ``mfattn.dynamics`` (chapter 6), gathered by test_bad_inputs.py.
+
+Each row: (id, call, exception type(s), pattern naming the parameter).
+"""
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from mfattn.dynamics import diagnostics, engine, finite_n, map as mf_map, model, sweep
+
+NAN, INF = float("nan"), float("inf")
+M = model.paper_model()
+
+
+def _context(batch=None, drop=()):
+    ctx = {k: np.asarray(v) for k, v in model.token_context(M).items()} if hasattr(model, "token_context") else {}
+    ctx = {"mv_window": np.zeros((M.context_size, 3)), "mk_window": np.zeros((M.context_size, 3)),
+           "mq_window": np.zeros(3), "att_window": np.zeros(3)}
+    if batch:
+        ctx = {k: np.repeat(v[None], batch, axis=0) for k, v in ctx.items()}
+    return {k: v for k, v in ctx.items() if k not in drop}
+
+
+def _sweep_into_a_file(**kw):
+    with tempfile.TemporaryDirectory() as folder:
+        a_file = Path(folder) / "a-file"
+        a_file.write_text("x")
+        return sweep.sweep([1.0], steps=20, transient=10, out_dir=a_file, progress=False, **kw)
+
+
+def _context_file_without_keys():
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ctx.npz"
+        np.savez(path, mv_window=np.zeros((4, 3)))
+        return engine.simulate([1.0], steps=20, transient=10, init=path)
+
+
+ROWS = [
+    # the grid of β, γ, ε
+    ("dmft-simulate-betas-empty", lambda: engine.simulate([], steps=10, transient=0), ValueError, "betas"),
+    ("dmft-simulate-betas-2d", lambda: engine.simulate(np.ones((2, 2)), steps=10, transient=0), ValueError, "betas"),
+    ("dmft-simulate-betas-nan", lambda: engine.simulate([NAN], steps=10, transient=0), ValueError, "betas"),
+    ("dmft-simulate-betas-inf", lambda: engine.simulate([INF], steps=10, transient=0), ValueError, "betas"),
+    ("dmft-simulate-betas-negative", lambda: engine.simulate([-1.0], steps=10, transient=0), ValueError, "betas"),
+    ("dmft-simulate-betas-text", lambda: engine.simulate(["hot"], steps=10, transient=0), (TypeError, ValueError),
+     "betas"),
+    ("dmft-simulate-gamma-length", lambda: engine.simulate([1.0, 2.0], steps=10, transient=0, gamma=[1, 2, 3]),
+     ValueError, "gamma"),
+    ("dmft-simulate-gamma-nan", lambda: engine.simulate([1.0], steps=10, transient=0, gamma=NAN), ValueError,
+     "gamma"),
+    ("dmft-simulate-epsilon-range", lambda: engine.simulate([1.0], steps=10, transient=0, epsilon=1.5), ValueError,
+     "epsilon"),
+    ("dmft-simulate-epsilon-nan", lambda: engine.simulate([1.0], steps=10, transient=0, epsilon=NAN), ValueError,
+     "epsilon"),
+    # steps and memory
+    ("dmft-simulate-steps-zero", lambda: engine.simulate([1.0], steps=0, transient=0), ValueError, "steps"),
+    ("dmft-simulate-steps-float", lambda: engine.simulate([1.0], steps=10.5, transient=0), (TypeError, ValueError),
+     "steps"),
+    ("dmft-simulate-transient-negative", lambda: engine.simulate([1.0], steps=10, transient=-1), ValueError,
+     "transient"),
+    ("dmft-simulate-transient-too-long", lambda: engine.simulate([1.0], steps=10, transient=10), ValueError,
+     "transient"),
+    ("dmft-simulate-memory", lambda: engine.simulate([1.0], steps=10**9, transient=0), (ValueError, MemoryError),
+     "save"),
+    ("dmft-simulate-block", lambda: engine.simulate([1.0], steps=10, transient=0, block=0), ValueError, "block"),
+    # backend and device
+    ("dmft-simulate-backend", lambda: engine.simulate([1.0], steps=10, transient=0, backend="jax"), ValueError,
+     "backend"),
+    ("dmft-simulate-device-tpu", lambda: engine.simulate([1.0], steps=10, transient=0, backend="torch",
+                                                         device="tpu"), ValueError, "device"),
+    # initial contexts
+    ("dmft-simulate-init-word", lambda: engine.simulate([1.0], steps=10, transient=0, init="random"), ValueError,
+     "init"),
+    ("dmft-simulate-init-type", lambda: engine.simulate([1.0], steps=10, transient=0, init=3), TypeError, "init"),
+    ("dmft-simulate-init-keys", lambda: engine.simulate([1.0], steps=20, transient=10,
+                                                        init=_context(drop=("mk_window",))), ValueError,
+     "mk_window"),
+    ("dmft-simulate-init-shape", lambda: engine.simulate([1.0], steps=20, transient=10,
+                                                         init={**_context(), "mv_window": np.zeros((2, 3))}),
+     ValueError, "mv_window"),
+    ("dmft-simulate-init-batch", lambda: engine.simulate([1.0, 2.0], steps=20, transient=10, init=_context(batch=3)),
+     ValueError, "init"),
+    ("dmft-simulate-init-file-missing", lambda: engine.simulate([1.0], steps=20, transient=10,
+                                                                init="/nonexistent/ctx.npz"), FileNotFoundError,
+     "ctx.npz"),
+    ("dmft-simulate-init-file-keys", _context_file_without_keys, ValueError, "mk_window"),
+    ("dmft-lyapunov-sampler", lambda: engine.simulate([1.0], steps=10, transient=0, lyapunov=True,
+                                                      sampler=lambda t: t), ValueError, "lyapunov"),
+    ("dmft-largest-lyapunov-steps", lambda: engine.largest_lyapunov([1.0], steps=5, transient=5), ValueError,
+     "transient"),
+    # sweeps
+    ("dmft-sweep-contexts-vs-betas", lambda: sweep.sweep([1.0, 2.0], steps=20, transient=10,
+                                                         init=_context(batch=3), progress=False), ValueError,
+     "init"),
+    ("dmft-sweep-out-dir-file", _sweep_into_a_file, (NotADirectoryError, ValueError), "out_dir"),
+    ("dmft-sweep-chunk", lambda: sweep.sweep([1.0], steps=20, transient=10, chunk_size=0, progress=False),
+     ValueError, "chunk_size"),
+    ("dmft-sweep-band", lambda: sweep.sweep([1.0], steps=20, transient=10, band_width=-1.0, progress=False),
+     ValueError, "band_width"),
+    ("dmft-sweep-period", lambda: sweep.sweep([1.0], steps=20, transient=10, max_period=0, progress=False),
+     ValueError, "max_period"),
+    ("dmft-sweep-betas-empty", lambda: sweep.sweep([], steps=20, transient=10, progress=False), ValueError, "betas"),
+    # finite N
+    ("dmft-finite-n-zero", lambda: finite_n.simulate_finite([1.0], 0), ValueError, "N"),
+    ("dmft-finite-n-float", lambda: finite_n.simulate_finite([1.0], 10.5), (TypeError, ValueError), "N"),
+    ("dmft-finite-sampler", lambda: finite_n.simulate_finite([1.0], 100, sampler="gauss"), ValueError, "sampler"),
+    ("dmft-finite-seed", lambda: finite_n.simulate_finite([1.0], 100, seed=-1), ValueError, "seed"),
+    ("dmft-error-vs-n-reps", lambda: finite_n.error_vs_n([1.0], [100], reps=0), ValueError, "reps"),
+    ("dmft-error-vs-n-Ns", lambda: finite_n.error_vs_n([1.0], [0]), ValueError, "N"),
+    ("dmft-error-vs-n-Ns-empty", lambda: finite_n.error_vs_n([1.0], []), ValueError, "Ns"),
+    ("dmft-error-vs-n-steps", lambda: finite_n.error_vs_n([1.0], [100], steps=0), ValueError, "steps"),
+    ("dmft-class-sizes-N", lambda: finite_n.class_sizes(M, -5), ValueError, "N"),
+    # the model
+    ("dmft-model-features", lambda: model.paper_model(num_features=0), ValueError, "num_features"),
+    ("dmft-model-semantic", lambda: model.paper_model(semantic_size=0), ValueError, "semantic_size"),
+    ("dmft-model-segments", lambda: model.paper_model(segments=0), ValueError, "segments"),
+    ("dmft-model-context", lambda: model.paper_model(context_size=0), ValueError, "context_size"),
+    ("dmft-model-token", lambda: model.paper_model(token_index=10**6), ValueError, "token_index"),
+    ("dmft-model-weights", lambda: model.paper_model(weights={"Wo": np.ones((3, 4))}), ValueError, "weights"),
+    ("dmft-load-context-missing", lambda: model.load_context("/nonexistent/context.npz"), FileNotFoundError,
+     "context.npz"),
+    # the one-β map
+    ("dmft-map-beta-nan", lambda: mf_map.trajectory(M, NAN, 5), ValueError, "beta"),
+    ("dmft-map-steps", lambda: mf_map.trajectory(M, 1.0, 0), ValueError, "steps"),
+    # diagnostics
+    ("dmft-bin-counts-bins", lambda: diagnostics.bin_counts(np.zeros((2, 5)), bins=1), ValueError, "bins"),
+    ("dmft-bin-counts-shape", lambda: diagnostics.bin_counts(np.zeros(5)), ValueError, "m1"),
+    ("dmft-classify-thresholds", lambda: diagnostics.classify(np.array([3]), periodic_below=100, chaotic_from=50),
+     ValueError, "chaotic_from"),
+    ("dmft-orbit-period-max", lambda: diagnostics.orbit_period(np.zeros((1, 10, 3)), max_period=0), ValueError,
+     "max_period"),
+    ("dmft-orbit-period-tol", lambda: diagnostics.orbit_period(np.zeros((1, 10, 3)), tol=-1.0), ValueError, "tol"),
+    ("dmft-autocorrelation-lag", lambda: diagnostics.autocorrelation(np.zeros(10), max_lag=20), ValueError,
+     "max_lag"),
+    ("dmft-section-width", lambda: diagnostics.section_band(np.zeros((1, 10, 3)), width=0.0), ValueError, "width"),
+    ("dmft-section-plot", lambda: diagnostics.poincare_section(np.zeros((1, 10, 3)), plot=5), ValueError, "plot"),
+]
