@@ -170,8 +170,8 @@ def test_chapter_notebook_conventions(path):
     params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1, "exactly one papermill `parameters` cell"
     for name in ("profile", "device", "seed"):
-        assert re.search(rf"^{name}\s*=", params[0].source, re.M), f"parameters cell lacks `{name}`"
-    assert re.search(r'^profile\s*=\s*"quick"', params[0].source, re.M), "default profile must be quick"
+        assert re.search(rf"^{name}\s*(:[^=\n]*)?=", params[0].source, re.M), f"parameters cell lacks `{name}`"
+    assert re.search(r'^profile\s*(:\s*str\s*)?=\s*"quick"', params[0].source, re.M), "default profile must be quick"
     # committed stripped: only cells tagged nbval-check-output carry outputs
     for cell in nb.cells:
         if cell.cell_type == "code" and not is_check_cell(cell):
@@ -179,11 +179,68 @@ def test_chapter_notebook_conventions(path):
     # every figure shown is produced, and every produced figure is shown
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    made = set(re.findall(r"""run\.figure\([^)]*?["'](fig-[a-z0-9-]+)["']""", code, re.S))
+    # the first label after each run.figure( (the call may nest others: run.figure(figures.x(...), "fig-..."))
+    made = set(re.findall(r"""run\.figure\(.*?["'](fig-[a-z0-9-]+)["']""", code, re.S))
     shown = set(re.findall(r"\{glue:figure\}\s+(fig-[a-z0-9-]+)", text)) - {
         s for s in re.findall(r"\{glue:figure\}\s+(fig-[a-z0-9-]+-full)", text)}
     assert made, "a chapter reproduces at least one figure"
     assert made == shown, f"figures made but not shown: {made - shown}; shown but not made: {shown - made}"
+
+
+
+# Chapters still being thinned and given verdicts (issue 10): this set must end empty.
+NOT_YET_THIN = {"02_deep_implicit_attention.ipynb", "03_transformer_mean_field.ipynb",
+                "04_structural_inference.ipynb", "05_new_attention_designs.ipynb", "01_ising_tap.ipynb"}
+
+HIDDEN_TAGS = {"remove-input", "hide-input", "remove-cell", "hide-cell"}
+
+
+@pytest.mark.parametrize("path", _chapter_notebooks(), ids=lambda p: p.name)
+def test_chapter_cells_are_thin_and_typed(path):
+    """Readers see short cells; papermill lists typed parameters; Colab installs; the chapter ends with its verdicts."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if path.name in NOT_YET_THIN:
+            break
+        if cell.cell_type != "code":
+            continue
+        lines = len(cell.source.strip("\n").splitlines())
+        hidden = bool(HIDDEN_TAGS & set(cell.metadata.get("tags", [])))
+        assert lines <= (30 if hidden else 15), f"cell {i} has {lines} lines ({'hidden' if hidden else 'visible'})"
+        assert "NBVAL_CHECK_OUTPUT" not in cell.source, f"cell {i}: use the tag nbval-check-output"
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    for line in ('profile: str = "quick"', 'device: str = "auto"', "seed: int = 0", "overrides: dict = {}"):
+        assert line in params.source, f"parameters cell lacks `{line}`"
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert re.search(r"ChapterRun\([^)]*\*\*overrides\)", code), "ChapterRun must receive **overrides"
+    colab = [c for c in nb.cells if 'find_spec("mfattn")' in c.source]
+    assert len(colab) == 1 and "remove-cell" in colab[0].metadata.get("tags", []), "one hidden Colab install cell"
+    assert nb.cells.index(colab[0]) < nb.cells.index(params)
+    if path.name in NOT_YET_THIN:
+        return
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    name = re.search(r'ChapterRun\(\s*"([a-z]+)"', code).group(1)
+    assert "## Verdicts" in text and re.search(rf"\{{glue:md\}}\s+verdicts-{name}\s*\n:format: myst", text)
+    last_code = [c for c in nb.cells if c.cell_type == "code"][-1]
+    assert "run.verdicts()" in last_code.source, "the chapter's last code cell closes the run: run.verdicts()"
+    assert re.search(r"run\.verdict\(|verdict", code), "a chapter records verdicts"
+
+
+@pytest.mark.parametrize("path", _chapter_notebooks(), ids=lambda p: p.name)
+def test_stored_full_figures_are_numbered_figures_with_provenance(path):
+    """Each stored full-profile figure a chapter uses is shown as a numbered figure of the stored file,
+    with its provenance note glued, and the file is in the full manifest."""
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    full = read_manifest("full")
+    shown = re.findall(r"```\{figure\} \.\./data/full/figures/(\S+)\n:name: (fig-[a-z0-9-]+)-full\n", text)
+    for file, label in shown:
+        assert label in full and full[label]["file"] == file, (label, file)
+        assert f"{{glue:text}}`{label}-full-note`" in text, f"{label}: caption lacks its provenance note"
+        assert re.search(rf"""stored_figure\(\s*["']{label}["']""", code) or label in code, label
+    for label in re.findall(r"\{glue:(?:text|md)\}`(fig-[a-z0-9-]+)-full-note`", text):
+        assert label in [lab for _, lab in shown], f"{label}: provenance note without its figure"
 
 
 def test_citation_cff_is_valid():
@@ -207,6 +264,9 @@ def test_repository_url_agrees_everywhere():
     assert config["repository"]["url"] == url
     assert cff["repository-code"] == url == cff["preferred-citation"]["repository-code"]
     assert url.startswith("https://")
+    for path in _chapter_notebooks():  # the Colab install cells clone the same repository
+        cells = [c.source for c in nbformat.read(path, as_version=4).cells if 'find_spec("mfattn")' in c.source]
+        assert cells and all(f'"{url}"' in src for src in cells), path.name
 
 
 def test_lock_file_matches_the_versions_the_stored_results_record():
