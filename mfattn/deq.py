@@ -1,33 +1,18 @@
 """Fixed-point solvers over batched states and deep-equilibrium (DEQ) layers.
 
-A DEQ layer outputs the fixed point ``z* = f(z*; θ)`` of a map ``f`` that closes over its
-parameters ``θ`` and input. Three solvers find ``z*`` for a batch of states ``(B, ...)``:
+A DEQ layer outputs the fixed point ``z* = f(z*; θ)``. :func:`solve` finds it for a batch of states
+(B, ...) by damped iteration (``plain``), type-II Anderson acceleration (``anderson``, Walker & Ni
+2011, ridge scaled to each sample's residual Gram matrix) or limited-memory "good" Broyden
+(``broyden``, on ``g(z) = f(z) - z``). Each sample has its own residual, stopping decision and
+statistics (its result does not depend on its batch-mates) and gets ``f`` at its best iterate,
+never the un-mapped iterate. A guard ends a sample's run where its residual turns NaN/inf or grows
+``divergence_factor`` times above its best; such samples are flagged ``diverged`` and reported.
 
-* ``plain``    damped iteration            ``z_{k+1} = (1-β) z_k + β f(z_k)``
-* ``anderson`` Anderson acceleration (type II, history ``memory``): the next iterate mixes
-  the last ``memory`` iterates with the weights that minimise the linearised residual
-  (Walker & Ni 2011); the ridge of the least-squares problem is scaled to each sample's
-  residual Gram matrix, so tight tolerances stay reachable.
-* ``broyden``  "good" Broyden root finding on ``g(z) = f(z) - z`` with a limited-memory
-  low-rank inverse Jacobian ``H = -I + Σ u_k v_kᵀ``.
-
-Every sample of the batch has its own residual, its own stopping decision and its own
-statistics: a sample's result does not depend on which other samples share its batch.
-Each solver returns ``f(z)`` at the sample's best iterate (the point with the smallest
-relative residual ``‖f(z)-z‖ / (‖f(z)‖+eps)``), never the un-mapped iterate.
-A guard ends a sample's run where its residual becomes NaN/inf or grows
-``divergence_factor`` times above its best (nothing after that point enters its result or
-statistics); such samples are flagged ``diverged`` and reported.
-
-Gradients (:func:`deq_fixed_point`) follow the implicit function theorem: for a loss ``L``
-with ``g = ∂L/∂z*``,
-
-    dL/dθ = (∂f/∂θ)ᵀ y,      y = J_fᵀ y + g      (J_f = ∂f/∂z at z*),
-
-where the adjoint fixed point ``y`` is found with the same solvers (its own options and
-statistics). The cheaper "phantom" gradient backpropagates through a few damped steps
-``z ← (1-τ) z + τ f(z)`` started from the detached solution (``steps=1, tau=1``: the
-Jacobian-free gradient of Fung et al. 2022).
+:func:`deq_fixed_point` adds gradients by the implicit function theorem: for a loss ``L`` with
+``g = ∂L/∂z*``, ``dL/dθ = (∂f/∂θ)ᵀ y`` where the adjoint fixed point ``y = J_fᵀ y + g``
+(``J_f = ∂f/∂z`` at ``z*``) is found with the same solvers. The cheaper "phantom" gradient
+backpropagates through a few damped steps ``z ← (1-τ) z + τ f(z)`` from the detached solution
+(``steps=1, tau=1``: the Jacobian-free gradient of Fung et al. 2022).
 """
 
 from __future__ import annotations
@@ -40,7 +25,7 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-from .companion.checks import check_choice
+from .companion.checks import check_choice, check_int, check_positive, check_real
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -110,26 +95,21 @@ class SolverStats:
 
 def _resolve_options(method: str, max_iter: int, tol: float, options: dict[str, Any]) -> dict[str, Any]:
     check_choice("method", method, SOLVERS)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
-    if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
-        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    check_int("max_iter", max_iter, 1)
+    check_positive("tol", tol)
     allowed = {**_COMMON, **_METHOD_OPTIONS[method]}
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown} for method {method!r}; known: {sorted(allowed)}")
     opts = {**allowed, **options}
     check_choice("on_fail", opts["on_fail"], ON_FAIL)
-    if not 0 < opts["damping"] <= 2:
-        raise ValueError(f"damping must lie in (0, 2]; got {opts['damping']!r}")
-    if "memory" in _METHOD_OPTIONS[method] and opts["memory"] is not None:
-        if isinstance(opts["memory"], bool) or not isinstance(opts["memory"], int) or opts["memory"] < 1:
-            raise ValueError(f"memory must be an integer >= 1; got {opts['memory']!r}")
-    if opts["ridge"] is not None if "ridge" in opts else False:
-        if not opts["ridge"] >= 0:
-            raise ValueError(f"ridge must be >= 0; got {opts['ridge']!r}")
-    if not opts["divergence_factor"] > 1:
-        raise ValueError(f"divergence_factor must be > 1; got {opts['divergence_factor']!r}")
+    check_real("damping", opts["damping"], minimum=0.0, maximum=2.0, strict=True)
+    if opts.get("memory") is not None:
+        check_int("memory", opts["memory"], 1)
+    if opts.get("ridge") is not None:
+        check_real("ridge", opts["ridge"], minimum=0.0)
+    check_real("divergence_factor", opts["divergence_factor"], minimum=1.0, strict=True, allow_inf=True)
+    check_real("eps", opts["eps"], minimum=0.0)
     return opts
 
 
@@ -220,19 +200,13 @@ class _Broyden:
         A, C = A[:, :k], C[:, :k]
         return -z + torch.bmm(torch.bmm(z[:, None, :], C.transpose(1, 2)), A).squeeze(1)
 
-    def _H(self, z: torch.Tensor) -> torch.Tensor:
-        return self._apply(self.U, self.V, z)
-
-    def _HT(self, z: torch.Tensor) -> torch.Tensor:
-        return self._apply(self.V, self.U, z)
-
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         if self.prev is not None:
             s = x - self.prev[0]
             y = g - self.prev[1]
-            Hy = self._H(y)
+            Hy = self._apply(self.U, self.V, y)           # H y
             denom = _bdot(s, Hy)
-            vt = self._HT(s)
+            vt = self._apply(self.V, self.U, s)           # Hᵀ s
             # Skip the rank-one update where sᵀHy is (numerically) zero.
             ok = denom.abs() > 1e-12 * (s.norm(dim=1) * Hy.norm(dim=1)).clamp_min(torch.finfo(x.dtype).tiny)
             safe = torch.where(ok, denom, torch.ones_like(denom))
@@ -241,7 +215,7 @@ class _Broyden:
             self.V[:, col] = torch.where(ok[:, None], vt, torch.zeros_like(vt))
             self.count += 1
         self.prev = (x, g)
-        new = x - self.beta * self._H(g)
+        new = x - self.beta * self._apply(self.U, self.V, g)
         plain = x + self.beta * g
         return torch.where(torch.isfinite(new).all(dim=1)[:, None], new, plain)
 
@@ -261,7 +235,8 @@ def _report(stats: SolverStats, on_fail: str, label: str) -> None:
     nfail, B = int(failed.sum()), stats.converged.numel()
     worst = float(stats.residual[failed].max())
     msg = (f"{label} solve ({stats.method}) did not converge for {nfail} of {B} sample(s): "
-           f"max relative residual {worst:.3g} > tol {stats.tol:.3g} after {stats.max_iter} iterations")
+           f"max relative residual {worst:.3g} > tol {stats.tol:.3g} after "
+           f"{int(stats.iterations[failed].max())} iteration(s) (max_iter {stats.max_iter})")
     ndiv = int(stats.diverged.sum())
     if ndiv:
         msg += (f"; {ndiv} sample(s) diverged (residual NaN/inf or growing): the map is not a "
@@ -292,8 +267,8 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best
         iterate; ``stats`` is a :class:`SolverStats`. Runs without building a graph of the
         iterations (``f`` may still call ``torch.autograd.grad`` internally). Every ``f(x)``
-        is kept until the end, for the best-iterate pick: memory up to ``max_iter`` states
-        (``max_iter · B · n`` numbers), the price of a loop with fewer operations per iteration.
+        is kept until the end, for the best-iterate pick: memory for the iterations run
+        (``iterations · B · n`` numbers), the price of a loop with fewer operations per iteration.
     """
     opts = _resolve_options(method, max_iter, tol, options)
     if not isinstance(z0, torch.Tensor):
@@ -312,29 +287,31 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         if not isinstance(out, torch.Tensor) or out.shape != shape:
             got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
             raise ValueError(f"f must return a tensor of the state's shape {tuple(shape)}; got {got}")
+        if out.dtype != z0.dtype or out.device != z0.device:
+            raise TypeError(f"f must return the state's dtype and device ({z0.dtype}, {z0.device}); "
+                            f"got ({out.dtype}, {out.device}): cast z0 or the map so that they agree")
         return out if flat else out.reshape(B, -1)
 
     with torch.no_grad():
         x = z0.detach().reshape(B, -1).clone()
-        if method == "plain":
-            stepper: Any = _Plain(opts["damping"])
-        elif method == "anderson":
-            stepper = _Anderson(x, opts["memory"], opts["ridge"], opts["damping"])
-        else:
-            stepper = _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"])
+        stepper: Any = (_Plain(opts["damping"]) if method == "plain" else
+                        _Anderson(x, opts["memory"], opts["ridge"], opts["damping"]) if method == "anderson" else
+                        _Broyden(x, opts["memory"] or min(max_iter, 64), opts["damping"]))
 
         dev = x.device
-        # The loop keeps only what decides whether to go on: each sample's smallest
-        # relative residual so far (NaN sticks: torch.minimum propagates it). A sample that
-        # has stopped (converged, or NaN) is still iterated beside the others, since the
-        # batch is evaluated anyway, but nothing after its stop enters its result or
-        # statistics: those (with the divergence guard) are reconstructed from the recorded
-        # histories afterwards. Fewer small operations per iteration; samples stay
-        # independent (every operation acts row by row).
+        # The loop keeps only each sample's smallest relative residual so far (NaN sticks). A
+        # stopped sample is still iterated with the batch, but nothing after its stop enters its
+        # result: results, statistics and the divergence guard are rebuilt from the histories
+        # afterwards (fewer operations per iteration; every operation acts row by row).
         rel_hist, abs_hist = [], []
-        fx_hist = x.new_empty(max_iter, B, x.shape[1])   # each f(x), for the best-iterate pick
+        # Each f(x), for the best-iterate pick; grown by doubling (memory for the iterations run).
+        fx_hist = x.new_empty(min(max_iter, 64), B, x.shape[1])
         lowest = None
         for k in range(1, max_iter + 1):
+            if k > len(fx_hist):
+                grown = x.new_empty(min(2 * len(fx_hist), max_iter), B, x.shape[1])
+                grown[:k - 1].copy_(fx_hist)
+                fx_hist = grown
             fx = fx_hist[k - 1]
             fx.copy_(F(x))
             g = fx - x
@@ -366,7 +343,6 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         masked = np.where(live, rel, np.inf)
         best_k = masked.argmin(axis=0)                                         # first minimum
         best_rel = masked[best_k, cols]
-        any_live = live.any(axis=0)
         iterations = act.sum(axis=0)
         converged = (live & (rel < tol)).any(axis=0)
         guarded = (act & ~live).any(axis=0)
@@ -376,8 +352,7 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
 
         pick = torch.from_numpy(best_k * B + cols).to(dev)
         best_f = fx_hist.view(-1, x.shape[1]).index_select(0, pick)
-        if not any_live.all():
-            best_f = torch.where(torch.from_numpy(any_live).to(dev)[:, None], best_f, z0.detach().reshape(B, -1))
+        # (a sample with no finite evaluation keeps its first, non-finite f(x), flagged diverged)
         best_rel, iterations, converged, diverged, trace = (
             torch.from_numpy(a).to(dev) for a in (best_rel, iterations, converged, diverged, trace))
         stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
@@ -391,11 +366,9 @@ GRAD_MODES = ("implicit", "phantom")
 
 
 def _split(spec: Optional[dict], defaults: dict, name: str) -> dict:
-    if spec is None:
-        spec = {}
-    if not isinstance(spec, dict):
+    if spec is not None and not isinstance(spec, dict):
         raise TypeError(f"{name} must be a dict of solver options; got {type(spec).__name__}")
-    return {**defaults, **spec}
+    return {**defaults, **(spec or {})}
 
 
 def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
@@ -445,10 +418,8 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         unknown = sorted(set(bwd) - {"steps", "tau"})
         if unknown:
             raise ValueError(f"unknown phantom-gradient option(s) {unknown}; known: ['steps', 'tau']")
-        if not (isinstance(bwd["steps"], int) and bwd["steps"] >= 1):
-            raise ValueError(f"phantom steps must be an integer >= 1; got {bwd['steps']!r}")
-        if not 0 < bwd["tau"] <= 1:
-            raise ValueError(f"phantom tau must lie in (0, 1]; got {bwd['tau']!r}")
+        check_int("phantom steps", bwd["steps"], 1)
+        check_real("phantom tau", bwd["tau"], minimum=0.0, maximum=1.0, strict=True)
     fwd.setdefault("label", "forward fixed-point")
 
     stats: dict[str, Optional[SolverStats]] = {"forward": None, "backward": None}
@@ -522,9 +493,7 @@ def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generato
     Gaussian matrix drawn from ``generator``): eigenvalues evenly spread over ``[-rho, rho]``, so
     plain iteration of ``z ↦ W z + b`` contracts at rate ``rho`` and solvers can be raced on it.
     """
-    if not (isinstance(n, int) and n >= 1):
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    if not (isinstance(rho, (int, float)) and rho >= 0 and math.isfinite(rho)):
-        raise ValueError(f"rho must be a finite non-negative spectral radius; got {rho!r}")
+    check_int("n", n, 1)
+    check_real("rho", rho, minimum=0.0)
     q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
     return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

@@ -25,24 +25,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "MAX_EXACT_SPINS",
-    "ExactResult",
-    "MeanFieldResult",
-    "MeanFieldWarning",
-    "sk_couplings",
-    "exact_marginals",
-    "exact_marginals_sweep",
-    "naive_mean_field",
-    "tap",
-    "adaptive_tap",
-    "VectorTAPResult",
-    "gaussian_vector_tap",
-    "gaussian_closed_form",
-    "METHODS",
-    "Comparison",
-    "compare_mean_field",
-]
+from mfattn.companion.checks import check_choice, check_int, check_positive, check_real
+
+__all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
+           "exact_marginals", "exact_marginals_sweep", "naive_mean_field", "tap", "adaptive_tap",
+           "VectorTAPResult", "gaussian_vector_tap", "gaussian_closed_form", "METHODS", "Comparison",
+           "compare_mean_field"]
 
 #: Largest system :func:`exact_marginals` enumerates (2**24 states, ~1 s per million states).
 MAX_EXACT_SPINS = 24
@@ -52,9 +40,7 @@ class MeanFieldWarning(RuntimeWarning):
     """A mean-field iteration stopped without converging, or its susceptibility lost positivity."""
 
 
-# ----------------------------------------------------------------------------------------
-# input checking
-# ----------------------------------------------------------------------------------------
+# --- input checking ----------------------------------------------------------------------------------
 def _as_float64(x: Any, name: str) -> np.ndarray:
     if hasattr(x, "detach"):  # torch tensor
         x = x.detach().cpu().numpy()
@@ -87,19 +73,25 @@ def _check_model(J: Any, h: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_solver(damping: float, tol: float, max_iter: int, on_fail: str) -> None:
-    if not 0.0 < damping <= 1.0:
-        raise ValueError(f"damping must be in (0, 1] (fraction of the new update taken); got {damping!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be positive; got {tol!r}")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
-    if on_fail not in ("warn", "raise", "ignore"):
-        raise ValueError(f"on_fail must be 'warn', 'raise' or 'ignore'; got {on_fail!r}")
+    check_real("damping (fraction of the new update taken)", damping, minimum=0.0, maximum=1.0, strict=True)
+    check_positive("tol", tol)
+    check_int("max_iter", max_iter, 1)
+    check_choice("on_fail", on_fail, ("warn", "raise", "ignore"))
 
 
-# ----------------------------------------------------------------------------------------
-# models
-# ----------------------------------------------------------------------------------------
+def _start(m0: Any, n: int) -> np.ndarray:
+    """The initial magnetisations: zeros, or ``m0`` checked to be (n,) inside the open cube (-1, 1)^n."""
+    if m0 is None:
+        return np.zeros(n)
+    m0 = _as_float64(m0, "m0")
+    if m0.shape != (n,):
+        raise ValueError(f"m0 must have shape ({n},), one magnetisation per spin; got {m0.shape}")
+    if np.abs(m0).max() >= 1.0:
+        raise ValueError(f"m0 must lie in (-1, 1) (magnetisations of ±1 spins); got max |m0| = {np.abs(m0).max():.3g}")
+    return m0.copy()
+
+
+# --- models ------------------------------------------------------------------------------------------
 def sk_couplings(n: int, beta: float, seed: int | np.random.Generator = 0) -> np.ndarray:
     r"""Sherrington–Kirkpatrick couplings :math:`J = \beta G / \sqrt{n}`.
 
@@ -117,9 +109,7 @@ def sk_couplings(n: int, beta: float, seed: int | np.random.Generator = 0) -> np
     return beta * (upper + upper.T) / np.sqrt(n)
 
 
-# ----------------------------------------------------------------------------------------
-# exact enumeration
-# ----------------------------------------------------------------------------------------
+# --- exact enumeration -------------------------------------------------------------------------------
 @dataclass
 class ExactResult:
     """Exact marginals of a small Ising model.
@@ -193,9 +183,7 @@ def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> E
     return ExactResult(m=m, C=C, log_z=log_scale + np.log(z))
 
 
-# ----------------------------------------------------------------------------------------
-# mean-field approximations
-# ----------------------------------------------------------------------------------------
+# --- mean-field approximations -----------------------------------------------------------------------
 @dataclass
 class MeanFieldResult:
     """Result of a mean-field approximation.
@@ -282,7 +270,7 @@ def naive_mean_field(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10
     """
     J, h = _check_model(J, h)
     _check_solver(damping, tol, max_iter, on_fail)
-    m0 = np.zeros_like(h) if m0 is None else _as_float64(m0, "m0")
+    m0 = _start(m0, len(h))
     m, it, ok, res, hist = _iterate(lambda m: np.tanh(h + J @ m), m0, damping, tol, max_iter)
     chi, positive, lam = _susceptibility(np.diag(1.0 / (1.0 - m**2)) - J)
     _report("naive mean field", ok, res, it, positive, on_fail)
@@ -318,7 +306,7 @@ def tap(J: Any, h: Any, *, onsager: str = "sk", damping: float = 0.5, tol: float
     else:
         def cavity(m):
             return J2 @ (1.0 - m**2)
-    m0 = np.zeros_like(h) if m0 is None else _as_float64(m0, "m0")
+    m0 = _start(m0, len(h))
     m, it, ok, res, hist = _iterate(lambda m: np.tanh(h + J @ m - m * cavity(m)), m0, damping, tol, max_iter)
     V = cavity(m)
     reaction = 2.0 * (J2 if onsager == "site" else beta2 / n) * np.outer(m, m)
@@ -347,7 +335,7 @@ def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, ma
     J, h = _check_model(J, h)
     _check_solver(damping, tol, max_iter, on_fail)
     n = len(h)
-    m = np.zeros(n) if m0 is None else _as_float64(m0, "m0").copy()
+    m = _start(m0, n)
     V = (J**2).sum(axis=1)  # start from the site-resolved TAP value at m = 0
     history = []
     converged, residual, it = False, np.inf, 0
@@ -373,9 +361,7 @@ def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, ma
     return MeanFieldResult("adaptive_tap", m, chi, it, converged, residual, V, positive, lam_min, history)
 
 
-# ----------------------------------------------------------------------------------------
-# vector spins with a Gaussian prior
-# ----------------------------------------------------------------------------------------
+# --- vector spins with a Gaussian prior --------------------------------------------------------------
 @dataclass
 class VectorTAPResult:
     """Fixed point of adaptive TAP for vector spins: ``m`` (n, d), cavity variances ``V`` (n, d, d)."""
@@ -475,9 +461,7 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
     return VectorTAPResult(m=m, V=V, iterations=it, converged=converged, residual=residual)
 
 
-# ----------------------------------------------------------------------------------------
-# accuracy of the approximations against exact enumeration
-# ----------------------------------------------------------------------------------------
+# --- accuracy of the approximations against exact enumeration ----------------------------------------
 #: The approximations compared in Chapter 1, by name.
 METHODS = {
     "naive": naive_mean_field,

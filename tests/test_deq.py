@@ -182,6 +182,35 @@ def test_nan_in_one_sample_stops_that_sample_only():
     assert torch.isfinite(z).all()
 
 
+
+def test_a_map_that_returns_nan_at_once_is_reported_diverged_not_answered_by_z0():
+    z0 = torch.ones(2, 3, dtype=F64)
+    with pytest.warns(ConvergenceWarning, match=r"after 1 iteration\(s\) \(max_iter 40\).*2 sample\(s\) diverged"):
+        z, st = solve(lambda z: z * torch.nan, z0, method="anderson", max_iter=40)
+    assert st.diverged.all() and not st.converged.any() and st.iterations.tolist() == [1, 1]
+    assert torch.isnan(z).all()                 # not the initial guess passed off as an answer
+
+
+def test_the_message_counts_the_iterations_run_not_the_budget():
+    # f(z) = z + 1 never converges; the divergence guard does not fire (the residual is constant)
+    with pytest.warns(ConvergenceWarning, match=r"after 25 iteration\(s\) \(max_iter 25\)"):
+        solve(lambda z: z + 1, torch.zeros(1, 2, dtype=F64), method="plain", max_iter=25)
+    # a blow-up stopped by the guard after a few evaluations says so
+    with pytest.warns(ConvergenceWarning, match=r"after (\d) iteration\(s\) \(max_iter 500\)"):
+        solve(lambda z: 10 * z + 1, torch.zeros(1, 2, dtype=F64), method="plain", max_iter=500)
+
+
+def test_a_generous_max_iter_costs_memory_only_for_the_iterations_run():
+    # 10**9 iterations of history for a (1000, 1000) state would be 8 PB; the solver stores what it ran
+    z, st = solve(lambda z: 0.5 * z + 1, torch.zeros(1000, 1000, dtype=F64), method="plain",
+                  max_iter=10**9, tol=1e-12)
+    assert st.converged.all() and 30 < int(st.iterations.max()) < 100
+    assert (z - 2).abs().max() < 1e-11
+    # the doubling buffer gives the same answer as a budget it never exceeds
+    z2, st2 = solve(lambda z: 0.5 * z + 1, torch.zeros(1000, 1000, dtype=F64), method="plain", max_iter=100,
+                    tol=1e-12)
+    assert torch.equal(z, z2) and torch.equal(st.trace, st2.trace)
+
 def test_per_sample_results_do_not_depend_on_the_batch():
     J = contraction(20, 0.9, seed=8, symmetric=True)
     g = torch.Generator().manual_seed(9)
