@@ -29,8 +29,9 @@ from mfattn.companion.checks import check_choice, check_int, check_positive, che
 
 __all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
            "exact_marginals", "exact_marginals_sweep", "naive_mean_field", "tap", "adaptive_tap",
-           "VectorTAPResult", "gaussian_vector_tap", "gaussian_closed_form", "METHODS", "Comparison",
-           "compare_mean_field"]
+           "VectorTAPResult", "gaussian_vector_tap", "gaussian_closed_form", "gaussian_vector_check", "METHODS",
+           "Comparison",
+           "compare_mean_field", "damping_sweep"]
 
 #: Largest system :func:`exact_marginals` enumerates (2**24 states, ~1 s per million states).
 MAX_EXACT_SPINS = 24
@@ -461,6 +462,32 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
     return VectorTAPResult(m=m, V=V, iterations=it, converged=converged, residual=residual)
 
 
+
+def gaussian_vector_check(n: int, d: int, rng: np.random.Generator, trials: int = 3) -> dict[str, float]:
+    r"""max |m_TAP - (Σ⁻¹ - J)⁻¹ X| on a random Gaussian vector-spin model, for ``trials`` arbitrary fixed
+    cavity variances (``V_i = B_i B_iᵀ``, ``B_i`` ~ 0.1 N(0, 1)) and for the self-consistent ones.
+
+    The model: ``J_ij = A_ij + A_jiᵀ`` (A ~ N(0, 1/(nd))), no self-coupling, scaled so that its spectral
+    radius is half the prior precision's smallest eigenvalue (``Σ⁻¹ - J`` positive definite);
+    ``Σ = I + 0.2·11ᵀ``; ``X ~ N(0, 1)``. Draws from ``rng`` in that order.
+    """
+    check_int("n", n, 2), check_int("d", d, 1), check_int("trials", trials, 0)
+    A = rng.standard_normal((n, n, d, d)) / np.sqrt(n * d)
+    J = A + A.transpose(1, 0, 3, 2)                 # J_ij = J_ji^T
+    J[np.arange(n), np.arange(n)] = 0.0
+    S = np.eye(d) + 0.2 * np.ones((d, d))
+    radius = np.abs(np.linalg.eigvalsh(J.transpose(0, 2, 1, 3).reshape(n * d, n * d))).max()
+    J *= 0.5 * np.linalg.eigvalsh(np.linalg.inv(S))[0] / radius
+    X = rng.standard_normal((n, d))
+    closed = gaussian_closed_form(J, X, S)
+    out = {}
+    for trial in range(trials):
+        B = 0.1 * rng.standard_normal((n, d, d))
+        V = np.einsum("iab,icb->iac", B, B)         # symmetric positive semi-definite
+        out[f"fixed V #{trial}"] = float(np.abs(gaussian_vector_tap(J, X, S, V=V, adapt=False).m - closed).max())
+    out["self-consistent V"] = float(np.abs(gaussian_vector_tap(J, X, S, adapt=True).m - closed).max())
+    return out
+
 # --- accuracy of the approximations against exact enumeration ----------------------------------------
 #: The approximations compared in Chapter 1, by name.
 METHODS = {
@@ -505,13 +532,29 @@ class Comparison:
         with np.errstate(invalid="ignore"):
             return np.where(ok.any(-1), (values * ok).sum(-1) / ok.sum(-1), np.nan)
 
-    def breakdown_beta(self) -> dict[str, float]:
-        """Per method, the smallest beta at which some instance failed (inf if none did)."""
-        out = {}
-        for k, name in enumerate(self.methods):
-            failed = ~self.ok()[k].all(-1)
-            out[name] = float(self.betas[failed][0]) if failed.any() else float("inf")
-        return out
+    def breakdown_beta(self, mode: str = "any") -> dict[str, float]:
+        """Per method, the smallest beta at which some instance failed (inf if none did).
+
+        ``mode``: "any" failure, "not converged" (the damped iteration did not reach ``tol``), or
+        "unstable" (converged, but the inverse susceptibility is not positive definite).
+        """
+        check_choice("mode", mode, ("any", "not converged", "unstable"))
+        bad = {"any": ~self.ok(), "not converged": ~self.converged,
+               "unstable": self.converged & ~self.chi_positive}[mode]
+        return {name: float(self.betas[bad[k].any(-1)][0]) if bad[k].any() else float("inf")
+                for k, name in enumerate(self.methods)}
+
+    def at_parameter(self) -> np.ndarray:
+        r"""[beta, instance] Plefka's (AT) stability parameter of the exact state,
+        :math:`x = \beta^2 \frac1n \sum_i (1 - m_i^2)^2`; the TAP expansion converges only for
+        :math:`x < 1` (Plefka 1982), the de Almeida–Thouless condition of the SK model."""
+        return self.betas[:, None] ** 2 * np.mean((1.0 - self.m_exact**2) ** 2, axis=-1)
+
+
+def _disorder(n: int, instances: int, field_std: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per instance (G, h): beta-free SK couplings and fields, drawn in this order from ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(instances)]
 
 
 def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.3, seed: int = 0,
@@ -541,8 +584,7 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     exact_lam = np.zeros((B, I))
     m_exact, m_approx = np.zeros((B, I, n)), np.full((M, B, I, n), np.nan)
     off = ~np.eye(n, dtype=bool)
-    rng = np.random.default_rng(seed)
-    disorder = [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(I)]
+    disorder = _disorder(n, I, field_std, seed)
     from tqdm.auto import tqdm
 
     for i in tqdm(range(I), disable=not progress, desc="SK instances"):
@@ -561,3 +603,36 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
             lam[k, b, i] = res.lambda_min
             m_approx[k, b, i] = res.m
     return Comparison(tuple(methods), betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx)
+
+
+def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: float = 0.3, seed: int = 0,
+                  methods: tuple[str, ...] = ("naive", "tap", "adaptive_tap"), budget: int = 1000
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Separate a slow or oscillating iteration from a lost solution: solve every instance of
+    :func:`compare_mean_field` (same ``seed``, same disorder) with each damping ``a`` in ``dampings``
+    and ``max_iter = budget / a`` (the same total step length for every damping).
+
+    Returns ``converged`` and ``stable`` (converged with a positive-definite inverse susceptibility),
+    bool arrays [method, damping, beta, instance]. A failure that stronger damping cures was the
+    iteration's; one that persists at every damping means no stable solution was found.
+    """
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {sorted(METHODS)}")
+    betas = np.asarray([check_real("betas", b, minimum=0.0) for b in np.ravel(betas)])
+    dampings = [check_real("dampings", a, minimum=0.0, maximum=1.0, strict=True) for a in np.ravel(dampings)]
+    if betas.size == 0 or not dampings:
+        raise ValueError("betas and dampings must each name at least one value")
+    check_int("instances", instances, 1)
+    check_int("budget", budget, 1)
+    shape = (len(methods), len(dampings), betas.size, instances)
+    conv, stable = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    for i, (G, h) in enumerate(_disorder(check_int("n", n, 2), instances, field_std, seed)):
+        for k, d, b in np.ndindex(shape[:3]):
+            try:
+                res = METHODS[methods[k]](betas[b] * G, h, damping=dampings[d], on_fail="ignore",
+                                          max_iter=int(np.ceil(budget / dampings[d])))
+            except FloatingPointError:
+                continue
+            conv[k, d, b, i], stable[k, d, b, i] = res.converged, res.converged and res.chi_positive
+    return conv, stable

@@ -50,10 +50,13 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     "ising": {
         "quick": {"n": 16, "instances": 8, "betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
                                                       1.2, 1.4, 1.6], "field_std": 0.3,
-                  "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3},
+                  "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3,
+                  "damping_betas": [0.8, 1.0, 1.2, 1.4, 1.6], "dampings": [0.5, 0.2, 0.05], "damping_budget": 1000},
         # full: 2^18 states per instance, one pass for the whole beta grid; ~10 CPU-minutes.
         "full": {"n": 18, "instances": 40, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
-                 "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8},
+                 "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8,
+                 "damping_betas": [round(0.1 * k, 1) for k in range(5, 21)], "dampings": [0.5, 0.2, 0.05],
+                 "damping_budget": 1000},
     },
     # Chapters 2-6: filled in by their issues.
     # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit
