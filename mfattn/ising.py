@@ -342,12 +342,13 @@ def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, ma
     converged, residual, it = False, np.inf, 0
     for it in range(1, max_iter + 1):
         m_new = np.tanh(h + J @ m - V * m)
-        lam = V + 1.0 / (1.0 - m_new**2)
-        try:
-            chi_diag = np.diag(np.linalg.inv(np.diag(lam) - J))
-        except np.linalg.LinAlgError as err:
-            raise FloatingPointError(f"adaptive TAP: Lambda - J became singular at iteration {it}") from err
-        V_new = lam - 1.0 / chi_diag
+        with np.errstate(divide="ignore", invalid="ignore"):  # |m| -> 1 or a singular χ: reported below
+            lam = V + 1.0 / (1.0 - m_new**2)
+            try:
+                chi_diag = np.diag(np.linalg.inv(np.diag(lam) - J))
+            except np.linalg.LinAlgError as err:
+                raise FloatingPointError(f"adaptive TAP: Lambda - J became singular at iteration {it}") from err
+            V_new = lam - 1.0 / chi_diag
         if not (np.all(np.isfinite(m_new)) and np.all(np.isfinite(V_new))):
             raise FloatingPointError(f"adaptive TAP produced NaN/inf at iteration {it}")
         residual = float(max(np.abs(m_new - m).max(), np.abs(V_new - V).max()))

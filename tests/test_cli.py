@@ -31,12 +31,18 @@ def test_version_and_one_entry_point():
 # Bad command lines: the CLI rows of tests/test_bad_inputs.py.
 
 
-def test_unknown_size_in_set_is_an_error_naming_it(monkeypatch, capsys):
+def test_a_notebook_without_a_parameter_is_named_before_it_runs(monkeypatch, capsys):
     monkeypatch.setattr(rep, "_root", lambda: ROOT)
     monkeypatch.setattr(rep, "_check_parameters", lambda source, params: (_ for _ in ()).throw(
         ValueError(f"{source.name} takes the parameters device, profile, seed; unknown: ['overrides']")))
-    assert main(["reproduce", "--chapter", "ising", "--set", "spins=3", "--no-progress"]) == 2
+    assert main(["reproduce", "--chapter", "ising", "--set", "n=3", "--no-progress"]) == 2
     assert "unknown: ['overrides']" in capsys.readouterr().err
+
+
+def test_every_chapter_takes_the_parameters_reproduce_passes():
+    for chapter in rep.CHAPTERS:
+        rep._check_parameters(ROOT / chapter.notebook, {"profile": "quick", "device": "cpu", "seed": 0,
+                                                         "overrides": {"x": 1}})
 
 
 def test_full_profile_refuses_a_dirty_tree(monkeypatch, capsys):

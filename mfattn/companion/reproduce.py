@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import store
-from .profiles import CHAPTERS, DEVICE_NAMES, check_profile, chapter_info
+from .profiles import CHAPTERS, DEVICE_NAMES, PROFILES, check_profile, chapter_info
 
 __all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_TAG", "is_check_cell",
            "notebook_parameters", "DirtyTreeError"]
@@ -141,6 +141,12 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     if profile == "full" and not allow_dirty:
         _check_clean_tree(root)
     selected = _selected(chapters)
+    for chapter in selected if overrides else ():  # before any chapter runs: one clear error, no partial run
+        known = PROFILES[chapter.name][profile]
+        unknown = sorted(set(overrides) - set(known))
+        if unknown:
+            raise ValueError(f"unknown size(s) {unknown} for chapter {chapter.name!r} (--set / overrides); "
+                             f"known: {sorted(known)}")
     out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
