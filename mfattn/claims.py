@@ -15,7 +15,7 @@ import numpy as np
 
 from .companion import store
 
-__all__ = ["SUMMARY", "summarise", "save", "full_numbers", "CLAIMS", "record"]
+__all__ = ["SUMMARY", "summarise", "save", "full_numbers", "glue_full", "CLAIMS", "record"]
 
 SUMMARY = Path("data", "full", "ising", "summary.json")
 T = "tests/test_ising.py::"
@@ -58,6 +58,26 @@ def full_numbers(root: Path | None) -> dict[str, Any]:
     path = None if root is None else root / SUMMARY
     return store.read_json(path) if path is not None and path.exists() else {}
 
+
+
+def glue_full(run, root: Path | None) -> None:
+    """Glue the stored paper-scale numbers the prose quotes as ``full-<name>`` (``"(not stored)"`` if absent)."""
+    s = full_numbers(root)
+    names = ["n", "instances", "at-beta", "vector-max-dev"] + [
+        f"{what}-{k}" for k in ("naive", "tap", "adaptive_tap")
+        for what in ("rmse", "rmse-c", "first-fail", "stable-weak", "stable-strong")]
+    if not s:
+        for name in names:
+            run.number(f"full-{name}", "(not stored)")
+        return
+    beta = lambda b: "none on the grid" if b is None else f"{b:.2f}"  # noqa: E731
+    run.number("full-n", s["n"]), run.number("full-instances", s["instances"])
+    run.number("full-at-beta", beta(s["at_beta"])), run.number("full-vector-max-dev", s["vector_max_dev"], "{:.0e}")
+    for k, m in s["methods"].items():
+        run.number(f"full-rmse-{k}", m["rmse_m"], "{:.1e}"), run.number(f"full-rmse-c-{k}", m["rmse_c"], "{:.1e}")
+        run.number(f"full-first-fail-{k}", beta(m["first_any"]))
+        run.number(f"full-stable-weak-{k}", m["stable_fraction_by_damping"][0], "{:.0%}")
+        run.number(f"full-stable-strong-{k}", m["stable_fraction_by_damping"][-1], "{:.0%}")
 
 def _tap_better(s):
     m = s["methods"]
@@ -134,5 +154,5 @@ def record(run, root: Path | None) -> None:
             continue
         passed = bool(test(s))
         run.verdict(claim_id, source, claim, yes if passed else no, evidence,
-                    numbers={"passed": passed, **{k: v for k, v in _fill(s).items() if isinstance(v, (int, float))}},
+                    numbers={"test passed": "yes" if passed else "no", **{k: v for k, v in _fill(s).items() if isinstance(v, (int, float))}},
                     note=note.format(**_fill(s)))

@@ -73,14 +73,17 @@ def stability(cmp: Comparison, damping_used: float) -> plt.Figure:
         ax.plot(cmp.betas, med, "o-", ms=3.5, color=COLORS[name], label=LABELS[name])
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set(xlabel=r"$\beta$", ylabel=r"median $\lambda_{\min}(\chi)$, converged instances",
-           title="smallest eigenvalue of the susceptibility")
+           title=r"smallest eigenvalue of $\chi$")
     ax.legend()
     ax = axes[1]
     for k, name in enumerate(cmp.methods):
         ax.plot(cmp.betas, (~cmp.converged[k]).mean(-1), "-", color=COLORS[name], label=LABELS[name])
         ax.plot(cmp.betas, (cmp.converged[k] & ~cmp.chi_positive[k]).mean(-1), "--", color=COLORS[name])
+    ax.plot([], [], "-", color="0.3", label="not converged")
+    ax.plot([], [], "--", color="0.3", label=r"converged, $\chi^{-1}$ not positive definite")
+    ax.legend(loc="center right", fontsize="small")
     ax.set(xlabel=r"$\beta$", ylabel="fraction of instances", ylim=(-0.03, 1.03),
-           title=f"not converged (solid, damping {damping_used:g}); unstable (dashed)")
+           title=f"failures at damping {damping_used:g}")
     for ax in axes:
         _mark_at(ax, cmp)
     return fig
