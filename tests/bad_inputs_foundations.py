@@ -6,7 +6,7 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn import deq, ising
+from mfattn import accuracy, deq, ising
 
 J2 = np.array([[0.0, 0.3], [0.3, 0.0]])
 H2 = np.array([0.1, -0.2])
@@ -45,11 +45,11 @@ ROWS = [
     ("ising-exact-h-shape", lambda: ising.exact_marginals(J2, np.zeros(3)), ValueError, "h must have shape"),
     ("ising-exact-h-inf", lambda: ising.exact_marginals(J2, np.array([INF, 0.0])), ValueError, "h contains"),
     ("ising-sweep-betas-nan", lambda: ising.exact_marginals_sweep(J2, H2, [0.5, NAN]), ValueError, "betas"),
-    ("ising-compare-n", lambda: ising.compare_mean_field(1, [0.5], 2), ValueError, "n"),
-    ("ising-compare-instances", lambda: ising.compare_mean_field(4, [0.5], 0), ValueError, "instances"),
-    ("ising-compare-method", lambda: ising.compare_mean_field(4, [0.5], 2, methods=("bethe",)), ValueError,
+    ("ising-compare-n", lambda: accuracy.compare_mean_field(1, [0.5], 2), ValueError, "n"),
+    ("ising-compare-instances", lambda: accuracy.compare_mean_field(4, [0.5], 0), ValueError, "instances"),
+    ("ising-compare-method", lambda: accuracy.compare_mean_field(4, [0.5], 2, methods=("bethe",)), ValueError,
      "method"),
-    ("ising-compare-betas-empty", lambda: ising.compare_mean_field(4, [], 2), ValueError, "betas"),
+    ("ising-compare-betas-empty", lambda: accuracy.compare_mean_field(4, [], 2), ValueError, "betas"),
 ]
 for name, fn in _MEAN_FIELD:
     ROWS += [

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import ising
+from mfattn import accuracy, ising
 
 
 def random_model(n, beta, seed, field_std=0.3):
@@ -73,7 +73,7 @@ def test_ordering_adaptive_tap_beats_tap_beats_naive_n12():
         J, h = random_model(12, 0.5, seed=10 + seed)
         ex = ising.exact_marginals(J, h)
         for name in errors:
-            res = ising.METHODS[name](J, h)
+            res = accuracy.METHODS[name](J, h)
             assert res.converged and res.chi_positive
             errors[name].append(np.sqrt(np.mean((res.m - ex.m) ** 2)))
     mean = {k: np.mean(v) for k, v in errors.items()}
@@ -88,7 +88,7 @@ def test_ordering_adaptive_tap_beats_tap_beats_naive_n12():
 def test_linear_response_equals_derivative_of_fixed_point(method):
     # chi = dm/dh of the approximation's own fixed point (central finite differences).
     J, h = random_model(6, 0.6, seed=4)
-    solve = ising.METHODS[method]
+    solve = accuracy.METHODS[method]
     res = solve(J, h, tol=1e-14)
     eps = 1e-6
     fd = np.empty((6, 6))
@@ -194,7 +194,7 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="onsager"):
         ising.tap(J, h, onsager="plefka")
     with pytest.raises(ValueError, match="unknown method"):
-        ising.compare_mean_field(4, [0.5], 1, methods=("bethe",))
+        accuracy.compare_mean_field(4, [0.5], 1, methods=("bethe",))
     Jv, X, S, _ = vector_model()
     with pytest.raises(ValueError, match="J_ij = J_ji"):
         ising.gaussian_closed_form(Jv + 0.01 * np.arange(3)[None, None, :, None] * (1 - np.eye(5))[..., None, None], X, S)
@@ -207,7 +207,7 @@ def test_bad_input_is_a_clear_error():
 def test_compare_mean_field_shapes_and_failure_modes():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
-        cmp = ising.compare_mean_field(8, [0.3, 1.6, 2.5], 4, seed=0, max_iter=300)
+        cmp = accuracy.compare_mean_field(8, [0.3, 1.6, 2.5], 4, seed=0, max_iter=300)
     assert cmp.rmse_m.shape == (3, 3, 4)
     assert cmp.m_approx.shape == (3, 3, 4, 8)
     assert np.all(cmp.ok()[:, 0])  # everything works at beta = 0.3
@@ -224,7 +224,7 @@ def test_damping_sweep_separates_a_slow_iteration_from_a_lost_solution():
     # ... and converges there under stronger damping (same disorder: same seed): the failure was the iteration's
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
-        conv, stable = ising.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0, methods=("tap",), budget=500)
+        conv, stable = accuracy.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0, methods=("tap",), budget=500)
     assert conv.shape == stable.shape == (1, 2, 1, 4)
     assert not conv[0, 0].any() and stable[0, 1].all()
     # independent check: the strongly damped answer solves the TAP equations of instance 0
@@ -235,18 +235,18 @@ def test_damping_sweep_separates_a_slow_iteration_from_a_lost_solution():
     V = (J**2).sum() / 8 * (1 - np.mean(res.m**2))
     np.testing.assert_allclose(res.m, np.tanh(h + J @ res.m - V * res.m), atol=1e-9)
     with pytest.raises(ValueError, match="dampings"):
-        ising.damping_sweep(8, [1.0], 2, [0.0])
+        accuracy.damping_sweep(8, [1.0], 2, [0.0])
 
 
 def test_at_parameter_is_plefkas_condition_on_the_exact_state():
-    cmp = ising.compare_mean_field(6, [0.4, 1.2], 2, seed=3, methods=("naive",))
+    cmp = accuracy.compare_mean_field(6, [0.4, 1.2], 2, seed=3, methods=("naive",))
     rng = np.random.default_rng(3)
     G, h = ising.sk_couplings(6, 1.0, rng), 0.3 * rng.standard_normal(6)
     for b, beta in enumerate([0.4, 1.2]):
         m = ising.exact_marginals(beta * G, h).m
         assert cmp.at_parameter()[b, 0] == pytest.approx(beta**2 * np.mean((1 - m**2) ** 2), rel=1e-12)
     # zero field, high temperature: m = 0, so the parameter is beta^2 (the SK transition at beta = 1)
-    cmp0 = ising.compare_mean_field(6, [0.5], 1, field_std=0.0, methods=("naive",))
+    cmp0 = accuracy.compare_mean_field(6, [0.5], 1, field_std=0.0, methods=("naive",))
     assert cmp0.at_parameter()[0, 0] == pytest.approx(0.25, abs=1e-12)
 
 
@@ -284,8 +284,8 @@ def test_chapter_1_verdicts_follow_the_stored_summary(tmp_path):
     assert {v for v, _ in run.got.values()} == {"not tested"} and len(run.got) == len(claims.CLAIMS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
-        cmp = ising.compare_mean_field(8, [0.5, 1.6], 4, seed=0)
-        conv, stable = ising.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0)
+        cmp = accuracy.compare_mean_field(8, [0.5, 1.6], 4, seed=0)
+        conv, stable = accuracy.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0)
     summary = claims.summarise(cmp, 0.5, conv, stable, [1.6], [0.5, 0.05], 1e-14)
     claims.save(tmp_path, summary)
     run = Run()
