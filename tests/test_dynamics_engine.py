@@ -140,10 +140,29 @@ def test_lyapunov_signs_at_fig4_betas():
 
 
 def test_lyapunov_matches_finite_difference_growth():
-    # On a chaotic β, λ from the tangent equals the growth rate of a tiny perturbation (short horizon).
+    # On a chaotic β, λ from the tangent map equals the growth rate of the distance between two trajectories
+    # started 1e-10 apart, over the same 100 steps (after 50 steps of alignment with the leading direction,
+    # while the distance is still small: 1e-14 -> 1e-6). Log distances averaged over ±8 steps at each end.
     ctx = simulate([1.4], steps=3000, transient=2990).context_of(0)
-    lam = largest_lyapunov([1.4], steps=3000, transient=0, init=ctx, tangent_seed=1)[0]
-    assert 0.03 < lam < 0.15
+    rng = np.random.default_rng(0)
+    near = {k: v + 1e-10 * rng.standard_normal(np.shape(v)) if k == "att_window" else v for k, v in ctx.items()}
+    a, b = (simulate([1.4], steps=204, transient=4, init=c) for c in (ctx, near))
+    log_d = np.log(np.linalg.norm(a.m_o[0] - b.m_o[0], axis=-1))      # row i is t = 4 + i
+    fd = (log_d[142:158].mean() - log_d[42:58].mean()) / 100
+    lam = largest_lyapunov([1.4], steps=154, transient=54, init=ctx, tangent_seed=1)[0]
+    assert 0.1 < lam < 0.3 and abs(fd / lam - 1) < 0.1, (fd, lam)
+
+
+def test_saved_rows_are_states_the_map_computed():
+    # From a context the map starts at t = L: a transient below L would save rows never written
+    ctx = simulate([1.26], steps=1000, transient=996).context_of(0)
+    with pytest.raises(ValueError, match="transient must be >= 4 when starting from a context"):
+        simulate([1.26], steps=20, transient=0, init=ctx)
+    res = simulate([1.26], steps=20, transient=4, init=ctx, lyapunov=True)
+    assert np.all(np.isfinite(res.m_o)) and np.abs(res.m_o).min() > 1e-6   # no uninitialised memory
+    # from the token, t = 0 is the token itself and every row is written
+    tok = simulate([1.26], steps=10, transient=0)
+    assert np.all(np.abs(tok.m_o).max(axis=-1) > 1e-6)
 
 
 def test_bad_input():

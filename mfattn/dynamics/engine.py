@@ -415,6 +415,9 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     b, g, e = _grid(betas, gamma, epsilon)
     _check_saved_memory(b.size, steps - transient, model.num_features, save)
     eng, t0, warm = _init_engine(model, b, g, e, init, backend, device, tangent=lyapunov, sampler=sampler)
+    if transient < t0 and not warm:  # rows t < t0 would be memory the map never wrote; λ over-divided
+        raise ValueError(f"transient must be >= {t0} when starting from a context: the map starts at t = L = {t0} "
+                         f"there (steps t < {t0} are the context, not states the map computed); got {transient}")
     B, M, L = b.size, model.num_features, model.context_size
     n_saved = steps - transient
     out = np.empty((B, n_saved, M)) if save else None
