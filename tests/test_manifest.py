@@ -125,3 +125,23 @@ def test_a_lock_left_by_a_killed_process_is_broken_and_none_stays(tmp_path):
         store.atomic_write_json(target, {"ok": True})
     assert not lock.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
+
+
+def test_a_runs_own_stored_results_do_not_mark_it_dirty(tmp_path, monkeypatch):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "data" / "full").mkdir(parents=True)
+    (tmp_path / "data" / "full" / "manifest.json").write_text("{}")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    monkeypatch.setattr(store, "project_root", lambda *a: tmp_path)
+    assert not manifest.git_commit().endswith("+dirty")
+    (tmp_path / "data" / "full" / "manifest.json").write_text('{"fig": 1}')   # the run's own output
+    assert not manifest.git_commit().endswith("+dirty")
+    (tmp_path / "code.py").write_text("x = 2\n")                              # a code change
+    assert manifest.git_commit().endswith("+dirty")

@@ -75,14 +75,18 @@ def package_versions() -> dict[str, str]:
 
 
 def git_commit() -> str:
-    """The checkout's HEAD commit, with ``+dirty`` when tracked files differ; ``unknown`` outside git."""
+    """The checkout's HEAD commit, with ``+dirty`` when tracked files differ; ``unknown`` outside git.
+
+    The stored results (``data/full/``) do not count: a full-profile run writes them as it goes, and its
+    own outputs must not mark its later figures as made from a modified tree."""
     root = store.project_root()
     if root is None:
         return "unknown"
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                               timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)data/full"], cwd=root,
                                capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
