@@ -100,21 +100,24 @@ def _cured_by_damping(s):
     return all(m[k]["stable_fraction_by_damping"][-1] > m[k]["stable_fraction_by_damping"][0] for k in ("tap", "adaptive_tap"))
 
 
-# claim id, source, claim, test of the stored numbers, verdict if it passes / fails, evidence, note
+# claim id, source, claim, test of the stored numbers, verdict if it passes / fails, evidence, note, numbers shown
 CLAIMS = [
     ("ising-tap-onsager", "Thouless, Anderson & Palmer 1977 (the Onsager term Bal 2021 starts from)",
      "Adding the Onsager reaction term to naive mean field (TAP) makes the magnetisations of an SK model "
      "more accurate at high temperature", _tap_better, ("reproduced", "not reproduced"),
-     ["fig-ising-rmse", "fig-ising-scatter"], "RMSE of m at β = {beta:g}: naive {naive_m:.1e}, TAP {tap_m:.1e}."),
+     ["fig-ising-rmse", "fig-ising-scatter"], "RMSE of m at β = {beta:g}: naive {naive_m:.1e}, TAP {tap_m:.1e}.",
+     ("naive_m", "tap_m")),
     ("ising-adaptive-tap", "Opper & Winther 2001 (the adaptive TAP of Bal 2021)",
      "Adaptive TAP, whose cavity variances come from linear response instead of assumed coupling statistics, "
      "is more accurate than SK-TAP", _adaptive_better, ("reproduced", "not reproduced"),
      ["fig-ising-rmse", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12"],
-     "RMSE of m at β = {beta:g}: TAP {tap_m:.1e}, adaptive TAP {atap_m:.1e} (n = {n}, {instances} SK instances)."),
+     "RMSE of m at β = {beta:g}: TAP {tap_m:.1e}, adaptive TAP {atap_m:.1e} (n = {n}, {instances} SK instances).",
+     ("tap_m", "atap_m")),
     ("ising-linear-response", "Kappen & Rodríguez 1998",
      "Linear response of a mean-field solution estimates the connected correlations, better for better theories",
      _correlations_ordered, ("reproduced", "reproduced with differences"), ["fig-ising-rmse"],
-     "RMSE of off-diagonal C at β = {beta:g}: naive {naive_c:.1e}, TAP {tap_c:.1e}, adaptive TAP {atap_c:.1e}."),
+     "RMSE of off-diagonal C at β = {beta:g}: naive {naive_c:.1e}, TAP {tap_c:.1e}, adaptive TAP {atap_c:.1e}.",
+     ("naive_c", "tap_c", "atap_c")),
     ("ising-breakdown", "Plefka 1982; de Almeida & Thouless 1978",
      "TAP-type theories hold only while β²·mean(1 − m_i²)² < 1 (the AT line); beyond it their solutions "
      "stop existing as stable solutions", _cured_by_damping, ("reproduced with differences", "reproduced"),
@@ -122,12 +125,13 @@ CLAIMS = [
      "Median AT parameter crosses 1 at β ≈ {at_beta}. At damping 0.5 TAP first fails at β = {tap_fail}; "
      "stable-solution fractions over β ∈ [{b0:g}, {b1:g}] rise from {tap_s0:.0%} (damping {a0:g}) to "
      "{tap_s1:.0%} (damping {a1:g}) for TAP and {atap_s0:.0%} → {atap_s1:.0%} for adaptive TAP: most "
-     "failures are the iteration's, not a lost solution; the error still grows past the AT line."),
+     "failures are the iteration's, not a lost solution; the error still grows past the AT line.", ("tap_s0", "tap_s1", "atap_s0", "atap_s1")),
     ("ising-gaussian-vector-spins", "Bal 2021 (vector spins with a Gaussian prior)",
      "For Gaussian vector spins the adaptive-TAP fixed point is the exact mean (Σ⁻¹ − J)⁻¹X whatever the cavity "
      "variances: the Onsager term changes the path, not the answer", lambda s: s["vector_max_dev"] < 1e-10,
      ("extends", "not reproduced"), [T + "test_gaussian_vector_tap_equals_closed_form_for_any_cavity_variance"],
-     "Our derivation (the blog does not state it); max deviation {vec:.0e} at paper scale."),
+     "Our derivation (the blog does not state it); max deviation {vec:.0e} at paper scale.",
+     ("vec",)),
 ]
 
 
@@ -147,12 +151,12 @@ def _fill(s: dict[str, Any]) -> dict[str, Any]:
 def record(run, root: Path | None) -> None:
     """One ``run.verdict`` per claim, decided by the stored full-profile summary."""
     s = full_numbers(root)
-    for claim_id, source, claim, test, (yes, no), evidence, note in CLAIMS:
+    for claim_id, source, claim, test, (yes, no), evidence, note, shown in CLAIMS:
         if not s:
             run.verdict(claim_id, source, claim, "not tested", evidence,
                         note=f"no full-profile summary stored ({SUMMARY}); run the full profile of this chapter")
             continue
         passed = bool(test(s))
         run.verdict(claim_id, source, claim, yes if passed else no, evidence,
-                    numbers={"test passed": "yes" if passed else "no", **{k: v for k, v in _fill(s).items() if isinstance(v, (int, float))}},
+                    numbers={k: float(f"{_fill(s)[k]:.3g}") for k in shown},
                     note=note.format(**_fill(s)))
