@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
 import torch
 
-__all__ = ["random_patterns", "erase_entries", "hopfield_energy", "hopfield_update", "retrieve",
-           "retrieval_grid"]
+__all__ = ["random_patterns", "erase_entries", "hopfield_energy", "hopfield_update", "retrieve", "retrieval_grid",
+           "cached_retrieval_grid", "relaxation"]
 
 
 def _check_generator(generator):
@@ -178,3 +179,37 @@ def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[floa
     overlap = (final * target).sum(-1) / dim
     return {"rate": success.to(torch.float64).mean(-1), "overlap": overlap.mean(-1), "energies": energies,
             "betas": betas_t, "counts": counts}
+
+
+def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
+                          steps: int, *, seed: int, device=None) -> dict[str, np.ndarray]:
+    """:func:`retrieval_grid` (``fraction=0.5``) as numpy arrays, cached on disk under
+    ``cache_dir("structural")`` with a key of its configuration and this module's source (a code change
+    never serves a stale result)."""
+    from mfattn.companion.store import atomic_save_npz, cache_dir, config_hash, load_npz, sha256_file
+
+    cfg = {"hop_dim": dim, "hop_counts": list(pattern_counts), "hop_betas": list(betas), "hop_trials": trials,
+           "hop_steps": steps}
+    key = config_hash({**cfg, "seed": seed, "code": sha256_file(__file__)})
+    path = cache_dir("structural") / f"hopfield-{key}.npz"
+    if path.exists():
+        return load_npz(path)
+    out = retrieval_grid(dim, pattern_counts, betas, trials, steps, fraction=0.5, seed=seed, device=device)
+    arrays = {k: v.numpy() for k, v in out.items()}
+    atomic_save_npz(path, **arrays)
+    return arrays
+
+
+def relaxation(dim: int, n_patterns: int, trials: int, betas: Sequence[float], steps: int, *,
+               generator: torch.Generator, converged_steps: int = 500) -> tuple[np.ndarray, float]:
+    """Energy along ``steps`` updates from half-erased patterns (``trials`` memories of ``n_patterns``),
+    above its value after ``converged_steps``: returns the gap (steps + 1, len(betas), trials) and the
+    largest relative rise of the energy between two steps (the CCCP guarantee says ≤ 0)."""
+    patterns = random_patterns(n_patterns, dim, generator=generator, batch=(trials,))
+    xi = erase_entries(patterns[:, 0], 0.5, generator=generator)
+    beta = torch.tensor(list(betas), dtype=torch.float64)[:, None]
+    _, energy = retrieve(xi.expand(len(betas), -1, -1), patterns, beta, steps=steps)
+    xi_inf, _ = retrieve(xi.expand(len(betas), -1, -1), patterns, beta, steps=converged_steps)
+    e_inf = hopfield_energy(xi_inf, patterns, beta)
+    e = energy.numpy()
+    return (energy - e_inf).numpy(), float((np.diff(e, axis=0) / np.abs(e).max(0)).max())

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
-__all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer"]
+__all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer", "step_size_study"]
 
 METHODS = ("fixed_point", "gradient")
 
@@ -140,3 +141,24 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
         xs.append(x)
         fs.append(free_energy(x, y, C, mu, pi_y, pi))
     return {"x": torch.stack(xs), "free_energy": torch.stack(fs), "weights": synapse_weights(x, mu, pi)}
+
+
+def step_size_study(problem: dict[str, torch.Tensor], steps: int, pi: float, pi_y: float, lr_fractions) -> dict:
+    """The fixed point (CCCP) against gradient descent with step sizes ``lr_fractions / L`` on one set of
+    problems: per method, the path (:func:`infer`) and the fraction of instances whose largest synapse
+    weight is the active synapse at each step; the lowest free energy any method reached per instance;
+    and the largest relative rise of the fixed point's free energy (≤ 0 up to rounding)."""
+    kw = dict(steps=steps, pi=pi, pi_y=pi_y)
+    L = smoothness(problem, pi_y, pi)
+    runs = {"fixed point (CCCP)": infer(problem, method="fixed_point", **kw)}
+    for frac in lr_fractions:
+        runs[f"gradient, lr = {frac:g}/L"] = infer(problem, method="gradient", lr=frac / L, **kw)
+
+    def found(res):
+        return np.array([(synapse_weights(x, problem["mu"], pi).argmax(-1) == problem["active"]).double().mean().item()
+                         for x in res["x"]])
+
+    f_fixed = runs["fixed point (CCCP)"]["free_energy"].numpy()
+    f_best = np.minimum.reduce([r["free_energy"].numpy().min(0) for r in runs.values()])  # (trials,)
+    rise = float((np.diff(f_fixed, axis=0) / np.maximum(np.abs(f_fixed).max(0), 1.0)).max())
+    return {"runs": runs, "f_best": f_best, "rise": rise, "accuracy": {n: found(r) for n, r in runs.items()}}

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
-__all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign",
+__all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign", "width_study",
            "adjusted_rand_index"]
 
 PRIORS = ("slots", "hopfield")
@@ -198,3 +199,26 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
     ari = torch.where(denom != 0, (sum_ij - expected) / torch.where(denom != 0, denom, 1.0),
                       torch.ones_like(denom))
     return ari.reshape(lead)
+
+
+def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, iters: int, example_sigma: float,
+                *, data_generator: torch.Generator, init_generator: torch.Generator) -> dict:
+    """Chapter 4's comparison of the two priors over potential widths ``sigmas`` on the same mixtures and
+    the same random start: ARI per prior (len(sigmas), trials), the smallest relative step of the
+    objective (≥ 0 up to rounding: the updates are CCCP steps), the data and each prior's run at
+    ``example_sigma``."""
+    x, labels, _ = gaussian_mixture_2d(points, clusters, trials=trials, spread=spread, generator=data_generator)
+    mu0 = x.mean(1, keepdim=True) + x.std(1, keepdim=True) * torch.randn(x.shape[0], clusters, 2,
+                                                                         generator=init_generator)
+    ari = {p: [] for p in PRIORS}
+    min_step, examples = float("inf"), {}
+    for sigma in sigmas:
+        for p in PRIORS:
+            res = run_slots(x, clusters, prior=p, sigma=sigma, iters=iters, init=mu0)
+            ari[p].append(adjusted_rand_index(res["labels"], labels).numpy())
+            obj = res["objective"].numpy()
+            min_step = min(min_step, float((np.diff(obj, axis=0) / np.abs(obj).max(0)).min()))
+            if sigma == example_sigma:
+                examples[p] = res
+    return {"x": x, "labels": labels, "ari": {p: np.array(v) for p, v in ari.items()}, "min_step": min_step,
+            "examples": examples}

@@ -1,0 +1,152 @@
+"""Plots of Chapters 4-5 (Singh & Buckley 2023): each function takes a study's results and returns a figure.
+
+Chapter 4: :func:`bruteforce` (Sec. 3's identity checked by enumeration), :func:`hopfield`, :func:`slots`,
+:func:`predictive_coding` (iterative attention as collapsed inference). Styling comes from the book's
+style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from . import predictive_coding as pc
+from .slots import PRIORS, adjusted_rand_index
+
+__all__ = ["bruteforce", "hopfield", "slots", "predictive_coding"]
+
+_MARKERS = "os^vD"
+
+
+def bruteforce(study: dict, n: int, instances: int) -> plt.Figure:
+    """(a) max |enumeration − softmax attention| per instance and mechanism; (b) the sorted joint posterior
+    over the edge sets of one self-attention instance; (c)–(f) the exclusive prior: errors of the per-query
+    softmax and of Sinkhorn against its exact edge marginals, and the three marginal matrices."""
+    errors, n_structures, posterior = study["errors"], study["n_structures"], study["posterior"]
+    fig, axes = plt.subplots(2, 3, figsize=(11, 7))
+    ax = axes[0, 0]
+    for x, (mode, err) in enumerate(errors.items()):
+        ax.semilogy(np.full(err.shape, x) + np.linspace(-0.15, 0.15, err.size), np.maximum(err, 1e-18), "o", ms=5,
+                    label=f"{mode}: {n_structures[mode]} edge sets")
+    ax.axhline(1e-12, color="k", ls="--", lw=1)
+    ax.text(2.4, 1.4e-12, "test tolerance", ha="right", va="bottom", fontsize=8)
+    ax.set(xticks=range(3), xticklabels=list(errors), ylim=(1e-18, 1e-9),
+           ylabel="max |enumeration - softmax attention|", title="(a) brute force = attention")
+    ax.legend(fontsize=7, loc="upper left")
+
+    ax = axes[0, 1]
+    p_sorted = np.sort(posterior[0].numpy())[::-1]
+    ax.loglog(np.arange(1, p_sorted.size + 1), p_sorted, color="C0")
+    ax.loglog(np.arange(1, p_sorted.size + 1), np.cumsum(p_sorted), color="C3")
+    entropy = -(posterior[0] * posterior[0].clamp_min(1e-300).log()).sum().item()
+    ax.set(xlabel="edge sets, most probable first", ylabel="posterior",
+           title=f"(b) posterior over {p_sorted.size} edge sets")
+    ax.text(0.03, 0.05, f"blue: p(E | x); red: cumulative\nentropy {entropy:.2f} nats of ln {p_sorted.size} = "
+            f"{np.log(p_sorted.size):.2f}", transform=ax.transAxes, fontsize=8)
+
+    ax = axes[0, 2]
+    ax.semilogy(np.arange(instances) - 0.1, study["err_soft"], "s", label="per-query softmax (factorised)")
+    ax.semilogy(np.arange(instances) + 0.1, study["err_sink"], "o", label="Sinkhorn")
+    ax.set(xlabel="instance", ylabel="max error of the marginals", ylim=(1e-4, 1.5),
+           title=rf"(c) exclusive prior, $\beta$ = {study['beta_x']:g}")
+    ax.legend(fontsize=8)
+    titles = ["(d) softmax: factorised prior", "(e) exact: exclusive prior", "(f) Sinkhorn"]
+    for ax, mat, title in zip(axes[1], (study["soft_x"][0], study["exact_x"][0], study["sink_x"][0]), titles):
+        im = ax.imshow(mat.numpy(), vmin=0, vmax=1, cmap="viridis")
+        ax.set(title=title, xlabel="key $j$", ylabel="query $i$", xticks=range(n), yticks=range(n))
+        ax.grid(False)
+    fig.colorbar(im, ax=axes[1].tolist(), shrink=0.8, label=r"$p(E_{ij} = 1 \mid x)$")
+    return fig
+
+
+def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[float], n_long: int) -> plt.Figure:
+    """(a) retrieval rate against β for several pattern counts; (b) against the count for several β;
+    (c) median energy above its converged value along a longer iteration (``gap_long`` (steps + 1, B, T))."""
+    rate, betas_h, counts_h = grid["rate"], grid["betas"], grid["counts"]
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.5))
+    ax = axes[0]
+    show_counts = [c for c in (4, 16, 64, 256, 512) if c in counts_h]
+    for i, c in enumerate(show_counts):
+        ax.semilogx(betas_h, rate[:, list(counts_h).index(c)], marker=_MARKERS[i], ms=4, ls="-" if i % 2 else "--",
+                    label=f"P = {c}")
+    ax.set(xlabel=r"inverse temperature $\beta$", ylabel="retrieval rate", title="(a) rate vs $\\beta$")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    show_betas = [b for b in (0.05, 0.1, 0.2, 0.5, 5.0) if b in betas_h]
+    for i, b in enumerate(show_betas):
+        ax.semilogx(counts_h, rate[list(betas_h).index(b)], marker=_MARKERS[i], ms=4, ls="-" if i % 2 else "--",
+                    label=rf"$\beta$ = {b:g}")
+    ax.set(xlabel="stored patterns $P$", ylabel="retrieval rate", title=f"(b) rate vs $P$ (d = {dim})")
+    ax.legend(fontsize=8)
+    ax = axes[2]
+    steps_long = gap_long.shape[0] - 1
+    for i, b in enumerate(betas_long):
+        gap = np.median(gap_long[:, i], axis=-1)
+        ax.semilogy(np.arange(steps_long + 1), np.maximum(gap, 1e-16), "-", label=rf"$\beta$ = {b:g}")
+    ax.set(xlabel="update step $t$", ylabel=r"median $\mathcal{E}_t - \mathcal{E}_{\infty}$", ylim=(1e-16, None),
+           title=f"(c) energy, P = {n_long}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def slots(study: dict, sigmas: Sequence[float], spread: float, n_slots: int, trial: int = 0) -> plt.Figure:
+    """(a, b) one mixture, the same start, each prior's slot paths at the example width; (c) ARI against
+    the width (mean and quartiles over mixtures); dotted: the clusters' true standard deviation."""
+    x, labels, ari = study["x"], study["labels"], study["ari"]
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.7))
+    titles = {"slots": "(a) slot attention: softmax over slots", "hopfield": "(b) Hopfield prior: softmax over points"}
+    for ax, p in zip(axes[:2], PRIORS):
+        res = study["examples"][p]
+        pts = x[trial].numpy()
+        ax.scatter(pts[:, 0], pts[:, 1], c=res["labels"][trial].numpy(), cmap="tab10", vmin=0, vmax=9, s=6, alpha=0.6)
+        path = res["slots"][:, trial].numpy()  # (iters + 1, K, 2)
+        for k in range(n_slots):
+            ax.plot(path[:, k, 0], path[:, k, 1], "-", color="k", lw=1)
+            ax.plot(path[0, k, 0], path[0, k, 1], "o", mfc="white", mec="k", ms=5)
+            ax.plot(path[-1, k, 0], path[-1, k, 1], "*", color="k", ms=11)
+        a = adjusted_rand_index(res["labels"][trial], labels[trial]).item()
+        ax.set(title=titles[p], aspect="equal", xticks=[], yticks=[])
+        ax.text(0.02, 0.02, f"ARI = {a:.2f}", transform=ax.transAxes, fontsize=9)
+    ax = axes[2]
+    for p, label in (("slots", "slot attention (compete)"), ("hopfield", "Hopfield prior (no competition)")):
+        q25, q50, q75 = np.percentile(ari[p], [25, 50, 75], axis=-1)
+        ax.plot(sigmas, ari[p].mean(-1), "o-", label=label)
+        ax.fill_between(sigmas, q25, q75, alpha=0.2)
+    ax.axvline(spread, color="0.5", ls=":", lw=1)
+    ax.set(xlabel=r"potential width $\sigma$", ylabel="ARI (mean; band: quartiles)", ylim=(-0.05, 1.05),
+           title=f"(c) cluster agreement, {ari['slots'].shape[-1]} mixtures")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def predictive_coding(study: dict, problem: dict, pi: float, n_parents: int) -> plt.Figure:
+    """(a) median free energy above the lowest reached, per method; (b) fraction of instances whose largest
+    synapse weight is the active one (dotted: chance); (c) the synapse weights of one instance along the
+    fixed-point iteration (red: the active synapse)."""
+    runs, accuracy, f_best = study["runs"], study["accuracy"], study["f_best"]
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.5))
+    steps = np.arange(len(next(iter(runs.values()))["x"]))
+    for i, (name, res) in enumerate(runs.items()):
+        gap = np.median(res["free_energy"].numpy() - f_best, axis=-1)
+        axes[0].semilogy(steps, np.maximum(gap, 1e-16), "-", color=f"C{i}", label=name)
+        axes[1].plot(steps, accuracy[name], "-", color=f"C{i}", label=name)
+    axes[0].set(xlabel="step", ylabel=r"median $F_t - F_{\min}$", title="(a) free energy")
+    axes[0].legend(fontsize=7)
+    axes[1].axhline(1 / n_parents, color="0.5", ls=":", lw=1)
+    axes[1].set(xlabel="step", ylabel=r"fraction with $a_{j^\star}$ largest", title="(b) active synapse found",
+                ylim=(0, 1.02))
+    ax = axes[2]
+    w_path = torch.stack([pc.synapse_weights(x, problem["mu"], pi)
+                          for x in runs["fixed point (CCCP)"]["x"]])[:, 0].numpy()  # (steps + 1, n)
+    active = int(problem["active"][0])
+    for j in range(w_path.shape[1]):
+        ax.plot(steps, w_path[:, j], "-", lw=2.2 if j == active else 1, color="C3" if j == active else "0.55")
+    ax.set(xlabel="step", ylabel="$a_j$ (softmax over prediction errors)",
+           title="(c) attention over synapses, one instance", ylim=(0, 1.02))
+    fig.tight_layout()
+    return fig
