@@ -28,7 +28,7 @@ from . import store
 from .profiles import check_profile
 
 __all__ = ["figures_dir", "read_manifest", "read_results", "read_runs", "package_versions", "git_commit",
-           "code_fingerprint", "digest_of", "update", "mark_run", "check", "clean_stale_temporaries"]
+           "code_fingerprint", "digest_of", "tracked_changes", "update", "mark_run", "check", "clean_stale_temporaries"]
 
 
 def figures_dir(profile: str, seed: int = 0) -> Path:
@@ -74,20 +74,24 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def git_commit() -> str:
-    """The checkout's HEAD commit, with ``+dirty`` when tracked files differ; ``unknown`` outside git.
+def tracked_changes(root: Path) -> str:
+    """``git status --porcelain`` of tracked files outside the stored results (``data/full/``): a full-profile
+    run writes those as it goes, and its own outputs must not count as a modified tree. Raises OSError or
+    SubprocessError where git cannot run."""
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/full"],
+                          cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
 
-    The stored results (``data/full/``) do not count: a full-profile run writes them as it goes, and its
-    own outputs must not mark its later figures as made from a modified tree."""
+
+def git_commit() -> str:
+    """The checkout's HEAD commit, with ``+dirty`` when tracked files other than the stored results differ
+    (:func:`tracked_changes`); ``unknown`` outside git."""
     root = store.project_root()
     if root is None:
         return "unknown"
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                               timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)data/full"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = tracked_changes(root)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return (head or "unknown") + ("+dirty" if dirty else "")

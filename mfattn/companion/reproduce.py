@@ -100,9 +100,10 @@ def _check_parameters(source: Path, parameters: dict[str, Any]) -> None:
 def _check_clean_tree(root: Path) -> None:
     import subprocess
 
+    from .manifest import tracked_changes
+
     try:
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = tracked_changes(root)
     except (OSError, subprocess.SubprocessError):
         return  # not a git checkout: nothing to compare with; results record commit "unknown"
     if dirty:
