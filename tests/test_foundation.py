@@ -189,8 +189,7 @@ def test_chapter_notebook_conventions(path):
 
 
 # Chapters still being thinned and given verdicts (issue 10): this set must end empty.
-NOT_YET_THIN = {"02_deep_implicit_attention.ipynb", "03_transformer_mean_field.ipynb",
-                "04_structural_inference.ipynb", "05_new_attention_designs.ipynb"}
+NOT_YET_THIN = {"02_deep_implicit_attention.ipynb", "03_transformer_mean_field.ipynb"}
 
 HIDDEN_TAGS = {"remove-input", "hide-input", "remove-cell", "hide-cell"}
 

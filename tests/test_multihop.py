@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn.structural import multihop as mh
+from mfattn.structural import multihop as mh, optim
 
 torch.set_num_threads(1)
 REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"
@@ -121,13 +121,13 @@ def test_adam_update_matches_torch_adam():
     p0 = torch.randn(4, 3, generator=g, dtype=torch.float64)
     ours, ref = p0.clone(), p0.clone().requires_grad_(True)
     opt = torch.optim.Adam([ref], lr=1e-2, weight_decay=2.0)
-    state = mh.AdamState.zeros_like([ours])
+    state = optim.AdamState.zeros_like([ours])
     for _ in range(30):
         target = torch.randn(4, 3, generator=g, dtype=torch.float64)
         opt.zero_grad()
         ((ref - target) ** 3).abs().sum().backward()
         grad = (3 * (ours - target).abs() * (ours - target))
-        mh.adam_update([ours], [grad], state, lr=1e-2, weight_decay=2.0)
+        optim.adam_update([ours], [grad], state, lr=1e-2, weight_decay=2.0)
         opt.step()
     assert torch.allclose(ours, ref.detach(), rtol=1e-12, atol=1e-14)
 
@@ -191,5 +191,7 @@ def test_collapse_rate_counts_runs_dominated_by_noise():
 
 def test_missing_reference_data_gives_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("MFATTN_ASI_REFERENCE", str(tmp_path))
-    with pytest.raises(FileNotFoundError, match="MFATTN_ASI_REFERENCE"):
+    monkeypatch.setenv("MFATTN_OFFLINE", "1")
+    monkeypatch.setattr("mfattn.companion.store.project_root", lambda *a: tmp_path)  # no copy beside it
+    with pytest.raises(FileNotFoundError, match="multiple_training.json"):
         mh.reference_path("multiple_training.json")

@@ -34,7 +34,7 @@ import torch
 
 from ..companion import store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int
-from .multihop import AdamState, adam_update, derive_seed
+from .optim import AdamState, adam_update, derive_seed
 
 __all__ = [
     "SLOPES", "UPDATES", "OPS_MODES", "geometric_horizon", "effective_q", "prior_slope",

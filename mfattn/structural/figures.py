@@ -16,7 +16,8 @@ import torch
 from . import predictive_coding as pc
 from .slots import PRIORS, adjusted_rand_index
 
-__all__ = ["bruteforce", "hopfield", "slots", "predictive_coding"]
+__all__ = ["bruteforce", "hopfield", "slots", "predictive_coding", "multihop_curves", "multihop_attention",
+           "multihop_reproduction", "expanding_prior", "expanding_operations", "expanding_window"]
 
 _MARKERS = "os^vD"
 
@@ -149,4 +150,152 @@ def predictive_coding(study: dict, problem: dict, pi: float, n_parents: int) -> 
     ax.set(xlabel="step", ylabel="$a_j$ (softmax over prediction errors)",
            title="(c) attention over synapses, one instance", ylim=(0, 1.02))
     fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------ Chapter 5
+LABELS = {"one_layer": "one-layer attention", "multihop": "multi-hop attention ($K$=2)",
+          "two_layer": "two-layer attention"}
+COLORS = {"one_layer": "C4", "multihop": "C2", "two_layer": "C0"}
+TASK_TITLES = {"paper": "paper task: $y = W_y(x_0 + x_1)$, rank-1 $W_r$",
+               "code": "code task: $y = W_y(2x_0 + x_1 + x_2)$"}
+_MODELS = ("one_layer", "multihop", "two_layer")
+
+
+def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
+    """Training MSE / Var(y) per task: geometric mean over seeds (thick), ± one s.d. of the log (band), seeds."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, (t, r) in zip(axes, results.items()):
+        steps = r["record_steps"]
+        for m in _MODELS:
+            curves = r[f"loss/{m}"] / r["var_y"][:, None]          # normalised MSE, one row per seed
+            logc = np.log10(curves)                                # errors spread over decades: average logs
+            mean, sd = logc.mean(0), logc.std(0)
+            ax.plot(steps, curves.T, color=COLORS[m], lw=0.5, alpha=0.45)
+            ax.fill_between(steps, 10 ** (mean - sd), 10 ** (mean + sd), color=COLORS[m], alpha=0.18)
+            ax.plot(steps, 10 ** mean, color=COLORS[m], lw=2, label=LABELS[m])
+        ax.set(yscale="log", xlabel="training step", title=TASK_TITLES[t])
+    axes[0].set_ylabel("MSE / Var(y)")
+    axes[0].legend(loc="lower left")
+    fig.suptitle(f"{n_seeds} seeds: geometric mean ± s.d. of log (band) and each seed (thin)", y=1.01)
+    return fig
+
+
+def multihop_attention(results: dict, nmse_test: dict, role_labels: Sequence[str]) -> plt.Figure:
+    """Attention mass of the query per token role (mean ± s.d. over seeds) per task; held-out errors."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), gridspec_kw={"width_ratios": [1, 1, 0.8]})
+    width = 0.26
+    for ax, (t, r) in zip(axes[:2], results.items()):
+        x = np.arange(len(role_labels))
+        for j, m in enumerate(_MODELS):
+            mass = r[f"mass/{m}"]
+            ax.bar(x + (j - 1) * width, mass.mean(0), width, yerr=mass.std(0), color=COLORS[m],
+                   label=LABELS[m], capsize=2)
+        ax.set_xticks(x, ["noise (all)", "$x_0$", "$x_1$", "$x_2$ (query)"])
+        ax.set(ylabel="attention mass of the query", title=TASK_TITLES[t], ylim=(0, 1))
+    axes[0].legend(loc="upper right", fontsize=8)
+    ax = axes[2]
+    for k, t in enumerate(results):
+        for j, m in enumerate(_MODELS):
+            vals = nmse_test[t][m]
+            xpos = 4 * k + j
+            ax.bar(xpos, vals.mean(), 0.8, color=COLORS[m], alpha=0.5)
+            ax.plot(np.full(len(vals), xpos), vals, "k.", ms=4)
+    ax.set_xticks([1, 5], ["paper task", "code task"])
+    ax.set(yscale="log", ylabel="held-out MSE / Var(y)", title="test error (bars: mean; dots: seeds)")
+    return fig
+
+
+def multihop_reproduction(ref_multi: dict, repro: dict, dev: dict, seeds: Sequence[int]) -> plt.Figure:
+    """Left: the public code's stored losses (lines) and our replay (circles); right: relative deviations."""
+    logged = repro["record_steps"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    ax = axes[0]
+    all_steps = np.arange(20) * 1000
+    for key, m in (("long", "multihop"), ("standard", "one_layer")):
+        for s in range(10):
+            ax.plot(all_steps, ref_multi[str(s)][key], color=COLORS[m], lw=0.7, alpha=0.5)
+        ax.plot(np.tile(logged, (len(seeds), 1)).T, repro[f"loss/{m}"].T, "o", mfc="none", color="k", ms=5)
+    ax.plot([], [], color=COLORS["multihop"], label="stored: LongAttention (multi-hop)")
+    ax.plot([], [], color=COLORS["one_layer"], label="stored: CausalSelfAttention")
+    ax.plot([], [], "o", mfc="none", color="k", label="this replay")
+    ax.set(yscale="log", xlabel="training step", ylabel="training MSE", title="public code's run (10 seeds)")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    for m, marker in (("multihop", "o"), ("one_layer", "s")):
+        for i, s in enumerate(seeds):
+            y = np.maximum(dev[m][i], 1e-9)
+            ax.plot(logged + 60 * i, y, marker, color=COLORS[m], ms=5, label=LABELS[m] if i == 0 else None)
+    ax.axhline(1e-5, color="0.4", ls="--", lw=1)
+    ax.text(logged[0], 1.3e-5, "1e-5", color="0.4", fontsize=8)
+    ax.set(yscale="log", ylim=(5e-10, 1e-2), xlabel="training step", ylabel="relative deviation",
+           title="replay vs stored (0 drawn at 1e-9)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def expanding_prior(example: dict) -> plt.Figure:
+    """The truncated geometric prior (left) and the attention it gives (right) at each iteration, for the
+    input of :func:`.analysis.prior_example`; dashed: the true parent."""
+    res, pick, t_true, n_it = example["result"], example["pick"], example["t_true"], example["iterations"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharex=True)
+    cmap = plt.get_cmap("viridis")
+    tt = np.arange(1, 50)
+    for i, h in enumerate(res.history[:n_it]):
+        c = cmap(i / max(1, n_it - 1))
+        q = float(h["q"][pick]); m = int(h["window"][pick])  # noqa: E702
+        inside = tt < min(m, 50)
+        prior = np.where(inside, (1 - q) ** tt, 0.0)
+        axes[0].plot(tt, prior / prior.sum(), "-", color=c, label=f"iteration {i + 1}: window {m}")
+        att = h["attention"][pick].numpy()[::-1][1:]          # by distance 1..49
+        axes[1].plot(tt, att, "o-", ms=3, color=c)
+    for ax in axes:
+        ax.axvline(t_true, color="C3", ls="--", lw=1)
+        ax.set(xlabel="distance $t$ from the query", xlim=(0, 50))
+    axes[0].text(t_true + 0.5, axes[0].get_ylim()[1] * 0.9, "true parent", color="C3", fontsize=8)
+    axes[0].set(ylabel="prior $p(t)$ inside the window", title="geometric prior")
+    axes[1].set(ylabel="attention $a_t$", title="posterior over the parent")
+    axes[0].legend(fontsize=8)
+    return fig
+
+
+def expanding_operations(runs: dict, dims: Sequence[int], ps: Sequence[float], rel: dict) -> plt.Figure:
+    """Bars: operations per query relative to nd (standard, the paper's md + k, the code's m(d + k));
+    lines: training MSE of both mechanisms relative to its start, smoothed."""
+    fig, axes = plt.subplots(len(dims), len(ps), figsize=(12, 2.9 * len(dims)), sharey=True, squeeze=False)
+    for row, d in enumerate(dims):
+        r = runs[d]
+        for col, p in enumerate(ps):
+            sel = np.isclose(r["ps"], p)
+            paper_ops, code_ops = rel[d, p]
+            ax = axes[row, col]
+            ax.bar([0, 1, 2], [1.0, paper_ops, code_ops], color=["C4", "C2", "C8"], alpha=0.6, width=0.7)
+            ax.set_xticks([0, 1, 2], ["standard", "expanding\n$md+k$", "expanding\n$m(d+k)$"], fontsize=8)
+            ax.set_ylim(0, 1.6)
+            ax.set_title(f"d = {d}, p = 1/{round(1 / p)}", fontsize=9)
+            k = max(1, r["loss/expanding"].shape[1] // 20)
+            smooth = lambda z: z[: len(z) // k * k].reshape(-1, k).mean(1)  # noqa: E731
+            ls, le = smooth(r["loss/standard"][sel].mean(0)), smooth(r["loss/expanding"][sel].mean(0))
+            start = 0.5 * (ls[0] + le[0])                          # both curves relative to their start
+            xs = np.linspace(-0.4, 2.4, len(ls))
+            ax.plot(xs, ls / start, color="C4", lw=1.5, label="standard: MSE / initial")
+            ax.plot(xs, le / start, color="C2", lw=1.5, label="expanding: MSE / initial")
+            if row == 0 and col == 0:
+                ax.legend(fontsize=7, loc="upper right")
+        axes[row, 0].set_ylabel("operations / $nd$ (bars)\ntraining MSE / initial (lines)")
+    fig.tight_layout()
+    return fig
+
+
+def expanding_window(coverage: dict, dims: Sequence[int], ps: Sequence[float]) -> plt.Figure:
+    """Mean final window against the parent's true distance, one line per p; dashed: window = distance."""
+    fig, axes = plt.subplots(1, len(dims), figsize=(10, 3.6), sharey=True, squeeze=False)
+    for ax, d in zip(axes[0], dims):
+        for p in ps:
+            bins, means = coverage["curves"][d, p]
+            ax.plot(bins, means, "o-", ms=3, lw=1, label=f"p = 1/{round(1 / p)}")
+        ax.plot([0, 50], [0, 50], color="0.5", lw=1, ls="--")
+        ax.set(xlabel="true distance of $x_0$", title=f"d = {d}: final window vs distance", xlim=(0, 51), ylim=(0, 52))
+    axes[0, 0].set_ylabel("mean final window (≤ n)")
+    axes[0, 0].legend(fontsize=8)
     return fig

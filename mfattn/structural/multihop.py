@@ -16,6 +16,7 @@ The module also holds the two baselines of the paper's Figure 2 (one-layer self-
 two-layer self-attention that the public code never implements), the toy data generator in its
 paper and code variants, and a training routine that trains several seeds and models at once
 (one tensor op per step for all seeds of a model) and caches its results keyed by the config.
+The optimiser and the seed streams it shares with expanding attention are in :mod:`.optim`.
 
 Conventions: a model's parameters are stacked over a leading replica axis ``S`` (one replica per
 seed); a batch of sequences is ``X`` of shape (S, B, T, d) whose last token is the query.
@@ -23,7 +24,6 @@ seed); a batch of sequences is ``X`` of shape (S, B, T, d) whose last token is t
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,11 +34,12 @@ import torch
 
 from ..companion import store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int
+from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
-    "MultihopTask", "TaskWeights", "derive_seed", "make_task_weights", "sample_multihop_batch",
-    "hop_operator", "init_params", "forward", "adam_update", "AdamState",
+    "MultihopTask", "TaskWeights", "make_task_weights", "sample_multihop_batch",
+    "hop_operator", "init_params", "forward",
     "train_multihop", "relative_error", "collapse_rate", "reference_path",
 ]
 
@@ -53,18 +54,6 @@ ROLE_NAMES = ("noise", "x0", "x1", "x2")
 #: initial weights and ``stream_steps`` batches), which reproduces its stored curves.
 PROTOCOLS = ("paired", "code")
 SHUFFLES = ("sample", "batch", "none")
-
-
-def derive_seed(seed: int, tag: str) -> int:
-    """A 63-bit seed for the stream ``tag`` of run ``seed`` (stable across runs and platforms)."""
-    # The prefix is frozen (it names the module's first home): changing it changes every stream and
-    # every stored result of chapter 5.
-    digest = hashlib.sha256(f"mfattn.multihop:{int(seed)}:{tag}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
-
-
-def _generator(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(int(seed))
 
 
 # ----------------------------------------------------------------------------- the toy task
@@ -268,63 +257,16 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     return pred
 
 
-# ----------------------------------------------------------------------------- the optimiser
-@dataclass
-class AdamState:
-    """First and second moments and step count of :func:`adam_update` for a list of tensors."""
-
-    exp_avg: list[torch.Tensor]
-    exp_avg_sq: list[torch.Tensor]
-    step: int = 0
-
-    @classmethod
-    def zeros_like(cls, params: Sequence[torch.Tensor]) -> "AdamState":
-        return cls([torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params], 0)
-
-
-def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], state: AdamState, *,
-                lr: float, weight_decay: float = 0.0, betas=(0.9, 0.999), eps: float = 1e-8) -> None:
-    """One Adam step with L2 weight decay (Kingma & Ba 2015), in place, elementwise.
-
-    g ← g + λθ;  m ← β₁m + (1-β₁)g;  v ← β₂v + (1-β₂)g²;
-    θ ← θ - (lr/(1-β₁ᵗ)) · m / (√v/√(1-β₂ᵗ) + ε)
-
-    The arithmetic follows torch.optim.Adam of torch 1.13 (the public code's version), op by op;
-    newer torch interpolates the moments with ``lerp``, which rounds differently. Elementwise, so
-    stacking replicas along a leading axis trains each exactly as on its own.
-    """
-    b1, b2 = betas
-    state.step += 1
-    bc1 = 1 - b1 ** state.step
-    bc2_sqrt = math.sqrt(1 - b2 ** state.step)
-    step_size = lr / bc1
-    with torch.no_grad():
-        for p, g, m, v in zip(params, grads, state.exp_avg, state.exp_avg_sq):
-            if weight_decay:
-                g = g.add(p, alpha=weight_decay)
-            m.mul_(b1).add_(g, alpha=1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (v.sqrt() / bc2_sqrt).add_(eps)
-            p.addcdiv_(m, denom, value=-step_size)
-
-
 # ----------------------------------------------------------------------------- stored results
 def reference_path(name: str) -> Path:
-    """Path of a stored result of the public code, e.g. ``multiple_training.json``.
+    """A verified local copy of a stored result of the public code, e.g. ``multiple_training.json``
+    (:func:`mfattn.companion.datasets.fetch` of data set ``asi-reference``: ``$MFATTN_ASI_REFERENCE``,
+    ``data/asi-reference`` of the checkout or ``../shared``, else a download at a pinned commit).
+    Offline with no copy, :class:`~mfattn.companion.datasets.MissingDataError` says which file is
+    missing, where it looked and how to get it."""
+    from ..companion import datasets
 
-    Looked up in ``$MFATTN_ASI_REFERENCE`` or ``<project root>/../shared/data/asi-reference`` (the
-    read-only folder beside the checkout in development and CI). Never copied into the repository.
-    """
-    import os
-
-    env = os.environ.get("MFATTN_ASI_REFERENCE")
-    root = store.project_root()
-    folder = Path(env) if env else (root.parent if root else Path.cwd().parent) / "shared" / "data" / "asi-reference"
-    path = folder / name
-    if not path.is_file():
-        raise FileNotFoundError(f"stored reference result {name!r} not found at {path}; set MFATTN_ASI_REFERENCE "
-                                f"to the folder holding the public code's data/ files")
-    return path
+    return datasets.fetch("asi-reference", name)
 
 
 # ----------------------------------------------------------------------------- training

@@ -1,0 +1,141 @@
+"""Measurements on trained multi-hop and expanding-attention runs (Chapter 5, Singh & Buckley 2023).
+
+The runs come from :func:`.multihop.train_multihop` and :func:`.expanding.train_expanding` (dicts of
+numpy arrays, one row per (p, seed) or seed); the stored results of the public code from
+:func:`.multihop.reference_path`. Nothing here trains: these functions turn runs into the numbers the
+chapter quotes and its verdicts rest on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from . import expanding as ex
+from .multihop import relative_error
+
+__all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
+           "window_coverage", "code_measure", "stored_code_measure", "prior_options"]
+
+
+def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
+    """Relative deviation (seeds, logged steps) of our replay from the public code's stored losses."""
+    logged = repro["record_steps"]
+    out = {}
+    for m, key in (("multihop", "long"), ("one_layer", "standard")):
+        stored = np.array([ref_multi[str(s)][key][:len(logged)] for s in seeds])
+        out[m] = relative_error(repro[f"loss/{m}"], stored)
+    return out
+
+
+def stuck_seeds(ref_multi: dict, key: str, seeds: Sequence[int] = range(10)) -> list[int]:
+    """Seeds of the stored run whose final loss of model ``key`` is above half of its initial loss."""
+    return [s for s in seeds if ref_multi[str(s)][key][-1] > 0.5 * ref_multi[str(s)][key][0]]
+
+
+def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
+    """Per shuffle variant of the stored full replay (``data/full/designs/multihop_code_replay.json``):
+    how many logged losses, the fractions within 1e-5 and exact, per model, and the multi-hop seeds
+    that drift."""
+    out = {}
+    for variant, v in replay["variants"].items():
+        devs = {m: np.array(v[m]["relative_deviation"]) for m in ("multihop", "one_layer")}
+        every = np.concatenate([d.ravel() for d in devs.values()])
+        out[variant] = {"points": every.size, "within_fraction": float(np.mean(every < 1e-5)),
+                        "within": f"{np.mean(every < 1e-5):.0%}",
+                        "exact": f"{np.mean(every == 0):.0%}",
+                        "one-within": f"{np.mean(devs['one_layer'] < 1e-5):.0%}",
+                        "one-max": f"{devs['one_layer'].max():.0e}",
+                        "multi-within": f"{np.mean(devs['multihop'] < 1e-5):.0%}",
+                        "multi-off-seeds": ", ".join(str(s) for s in range(10) if devs["multihop"][s].max() >= 1e-5),
+                        "multi-max": f"{devs['multihop'].max():.0e}"}
+    return out
+
+
+def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_generator: torch.Generator,
+                  p: float = 0.1) -> dict[str, Any]:
+    """One held-out input for the model of ``run`` trained at recency bias ``p``: the iteration history
+    of :func:`.expanding.expanding_forward`, and the input (of 64 drawn) whose window grows most among
+    those ending with their parent inside the window (``pick``, its true distance ``t_true``)."""
+    i_p = int(np.argmin(np.abs(run["ps"] - p)))
+    W0 = torch.tensor(run["W/expanding"][i_p])[None]
+    w0 = ex.make_expanding_weights(d, weight_generator)
+    X1, _, dist1 = ex.sample_expanding_batch([ex.ExpandingTask(d=d, p=p)], [w0], 64, data_generator)
+    with torch.no_grad():
+        _, res = ex.expanding_forward(W0, X1, 0.1, 0.9, slope="paper", return_result=True, return_history=True)
+    found = (torch.clamp(res.window, max=50) > dist1[0]) & (res.iterations >= 3)
+    pick = int(torch.argmax(torch.where(found, res.window, torch.zeros_like(res.window))))
+    return {"result": res, "pick": pick, "t_true": int(dist1[0, pick]), "iterations": int(res.iterations[pick])}
+
+
+def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[dict, dict]:
+    """Per (d, p): mean relative operations (paper's md + k, code's m(d + k)) over every step and seed,
+    and the ratio of expanding to standard attention's training MSE over the last fifth of training."""
+    rel, loss_ratio = {}, {}
+    for d in dims:
+        r = runs[d]
+        for p in ps:
+            sel = np.isclose(r["ps"], p)                           # every seed of this p
+            rel[d, p] = tuple(ex.relative_operations(r["window"][sel], r["iterations"][sel], 50, d, mode).mean()
+                              for mode in ("paper", "code"))
+            tail = max(1, r["loss/expanding"].shape[1] // 5)
+            loss_ratio[d, p] = r["loss/expanding"][sel][:, -tail:].mean() / r["loss/standard"][sel][:, -tail:].mean()
+    return rel, loss_ratio
+
+
+def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_window: int = 29) -> dict[str, Any]:
+    """Over the second half of training: per (d, p) the fraction of queries whose final window (capped at
+    n = 50) passes the parent, and the mean window per true distance; pooled over everything, how often
+    a parent inside / beyond the first window is reached."""
+    covered, curves = {}, {}
+    for d in dims:
+        r = runs[d]
+        half = r["window"].shape[1] // 2
+        for p in ps:
+            sel = np.isclose(r["ps"], p)                           # pool the seeds of this p
+            w = np.minimum(r["window"][sel, half:].ravel(), 50)
+            t = r["distance/expanding"][sel, half:].ravel()
+            covered[d, p] = np.mean(w > t)
+            bins = np.unique(t)
+            curves[d, p] = (bins, np.array([w[t == b].mean() for b in bins]))
+    far_w = np.concatenate([np.minimum(runs[d]["window"][:, runs[d]["window"].shape[1] // 2:], 50).ravel()
+                            for d in dims])
+    far_t = np.concatenate([runs[d]["distance/expanding"][:, runs[d]["window"].shape[1] // 2:].ravel() for d in dims])
+    far, near = far_t >= first_window, far_t < first_window
+    return {"covered": covered, "curves": curves, "far_found": np.mean(far_w[far] > far_t[far]),
+            "near_found": np.mean(far_w[near] > far_t[near])}
+
+
+def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tuple[float, float, float]]:
+    """(p, stored run's code measure m(d + k)/(nd), ours) for each p: the public code's stored d = 50 run
+    against our run in its setting."""
+    stored = {r["expanding"]["geo_p"]: ex.relative_operations(r["expanding"]["window"],
+                                                              np.array(r["expanding"]["iterations"]) + 1,
+                                                              50, 50, "code").mean() for r in ref_exp}
+    ours: dict[float, list] = {}
+    for i, p in enumerate(code_run["ps"]):
+        ours.setdefault(float(p), []).append(
+            ex.relative_operations(code_run["window"][i], code_run["iterations"][i], 50, 50, "code").mean())
+    return [(p, stored[min(stored, key=lambda k: abs(k - p))], float(np.mean(ours[p]))) for p in ps]
+
+
+def stored_code_measure(full_exp: dict) -> list[tuple[float, float, np.ndarray]]:
+    """(p, stored single run, our per-seed values) from ``data/full/designs/expanding_code_d50.json``."""
+    return [(p, s_, np.array(list(full_exp["code_measure_per_seed"][f"{p:g}"].values())))
+            for p, s_ in zip(full_exp["ps"], full_exp["stored_code_measure"])]
+
+
+def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tuple[str, dict[str, list[float]]]:
+    """A text table of each variant's mean relative operations (paper's measure) and final training MSE
+    (mean over the last ``tail`` steps) per p, and the operations per variant."""
+    lines = [f"{'variant':<22}" + "".join(f"{'ops p=1/' + str(round(1 / p)):>12}" for p in ps)
+             + "".join(f"{'MSE p=1/' + str(round(1 / p)):>12}" for p in ps)]
+    ops = {}
+    for name, r in variants.items():
+        sels = [np.isclose(r["ps"], p) for p in ps]                # every seed of each p
+        ops[name] = [ex.relative_operations(r["window"][s], r["iterations"][s], 50, d, "paper").mean() for s in sels]
+        mse = [r["loss/expanding"][s][:, -tail:].mean() for s in sels]
+        lines.append(f"{name:<22}" + "".join(f"{o:12.2f}" for o in ops[name]) + "".join(f"{m:12.1f}" for m in mse))
+    return "\n".join(lines), ops

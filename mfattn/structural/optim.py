@@ -1,0 +1,69 @@
+"""The optimiser and the random streams the two new designs of Chapter 5 share.
+
+:func:`adam_update` is Adam written out in the arithmetic of torch 1.13 (the version of the public
+code of Singh & Buckley 2023), so that our replay of its stored runs can agree to the last bit;
+:func:`derive_seed` names one independent random stream per (run, purpose).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+__all__ = ["AdamState", "adam_update", "derive_seed", "generator"]
+
+
+def derive_seed(seed: int, tag: str) -> int:
+    """A 63-bit seed for the stream ``tag`` of run ``seed`` (stable across runs and platforms)."""
+    # The prefix is frozen (it names the module's first home): changing it changes every stream and
+    # every stored result of chapter 5.
+    digest = hashlib.sha256(f"mfattn.multihop:{int(seed)}:{tag}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+def generator(seed: int) -> torch.Generator:
+    """A CPU generator seeded with ``seed``."""
+    return torch.Generator().manual_seed(int(seed))
+
+
+@dataclass
+class AdamState:
+    """First and second moments and step count of :func:`adam_update` for a list of tensors."""
+
+    exp_avg: list[torch.Tensor]
+    exp_avg_sq: list[torch.Tensor]
+    step: int = 0
+
+    @classmethod
+    def zeros_like(cls, params: Sequence[torch.Tensor]) -> "AdamState":
+        return cls([torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params], 0)
+
+
+def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], state: AdamState, *,
+                lr: float, weight_decay: float = 0.0, betas=(0.9, 0.999), eps: float = 1e-8) -> None:
+    """One Adam step with L2 weight decay (Kingma & Ba 2015), in place, elementwise.
+
+    g ← g + λθ;  m ← β₁m + (1-β₁)g;  v ← β₂v + (1-β₂)g²;
+    θ ← θ - (lr/(1-β₁ᵗ)) · m / (√v/√(1-β₂ᵗ) + ε)
+
+    The arithmetic follows torch.optim.Adam of torch 1.13 (the public code's version), op by op;
+    newer torch interpolates the moments with ``lerp``, which rounds differently. Elementwise, so
+    stacking replicas along a leading axis trains each exactly as on its own.
+    """
+    b1, b2 = betas
+    state.step += 1
+    bc1 = 1 - b1 ** state.step
+    bc2_sqrt = math.sqrt(1 - b2 ** state.step)
+    step_size = lr / bc1
+    with torch.no_grad():
+        for p, g, m, v in zip(params, grads, state.exp_avg, state.exp_avg_sq):
+            if weight_decay:
+                g = g.add(p, alpha=weight_decay)
+            m.mul_(b1).add_(g, alpha=1 - b1)
+            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (v.sqrt() / bc2_sqrt).add_(eps)
+            p.addcdiv_(m, denom, value=-step_size)
