@@ -1,10 +1,10 @@
-"""Mean-field attention layers (mfattn.implicit.meanfield) against closed forms and exact counts."""
+"""Mean-field attention layers (mfattn.implicit.meanfield, vector_tap) against closed forms and exact counts."""
 
 import pytest
 import torch
 
-from mfattn.implicit.meanfield import (SYMMETRIES, MeanFieldAttention, VectorSpinTAP, couplings_to_matrix,
-                              symmetrise_couplings)
+from mfattn.implicit.meanfield import (SYMMETRIES, MeanFieldAttention, couplings_to_matrix, symmetrise_couplings)
+from mfattn.implicit.vector_tap import VectorSpinTAP
 
 torch.set_num_threads(1)
 F64 = torch.float64

@@ -188,9 +188,6 @@ def test_chapter_notebook_conventions(path):
 
 
 
-# Chapters still being thinned and given verdicts (issue 10): this set must end empty.
-NOT_YET_THIN = {"02_deep_implicit_attention.ipynb", "03_transformer_mean_field.ipynb"}
-
 HIDDEN_TAGS = {"remove-input", "hide-input", "remove-cell", "hide-cell"}
 
 
@@ -199,8 +196,6 @@ def test_chapter_cells_are_thin_and_typed(path):
     """Readers see short cells; papermill lists typed parameters; Colab installs; the chapter ends with its verdicts."""
     nb = nbformat.read(path, as_version=4)
     for i, cell in enumerate(nb.cells):
-        if path.name in NOT_YET_THIN:
-            break
         if cell.cell_type != "code":
             continue
         lines = len(cell.source.strip("\n").splitlines())
@@ -215,8 +210,6 @@ def test_chapter_cells_are_thin_and_typed(path):
     colab = [c for c in nb.cells if 'find_spec("mfattn")' in c.source]
     assert len(colab) == 1 and "remove-cell" in colab[0].metadata.get("tags", []), "one hidden Colab install cell"
     assert nb.cells.index(colab[0]) < nb.cells.index(params)
-    if path.name in NOT_YET_THIN:
-        return
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     name = re.search(r'ChapterRun\(\s*"([a-z]+)"', code).group(1)
     assert "## Verdicts" in text and re.search(rf"\{{glue:md\}}\s+verdicts-{name}\s*\n:format: myst", text)

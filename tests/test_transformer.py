@@ -3,8 +3,9 @@
 import pytest
 import torch
 
-from mfattn.implicit.meanfield import (MeanFieldAttention, naive_contraction_rate, naive_trajectory, softmax_naive_fixed_point,
-                              to_multihead_attention, to_transformer_block, token_spread)
+from mfattn.implicit.meanfield import MeanFieldAttention
+from mfattn.implicit.transformer import (naive_contraction_rate, naive_trajectory, softmax_naive_fixed_point,
+                                         to_multihead_attention, to_transformer_block, token_spread)
 from mfattn.implicit.onsager import amortised_mean_field, fit_onsager_net, onsager_dataset, onsager_features
 
 torch.set_num_threads(1)

@@ -6,7 +6,7 @@ magnetisations ``m_i`` solving
 
     m_i = Σ_j J_ij m_j + X_i − (Onsager self-correction)_i .
 
-Two layers of the blog post live here:
+The "fast and neural" layer of the blog post lives here:
 
 * :class:`MeanFieldAttention` ("fast and neural"): the self-correction is a feed-forward
   net ``f_θ`` shared by all sites, applied to the naive update ``g_i = Σ_j J_ij m_j + X_i``
@@ -15,22 +15,17 @@ Two layers of the blog post live here:
   ``lin_response=False`` drops it (naive mean field). The sum over couplings is linear
   (learned ``J``), softmax-coupled (``J_ij = Σ_h softmax_j(q_i·k_j/√d_h) W_O^h W_V^h`` with
   ``q, k`` computed from the sources, as in a transformer) or an MLP across sites (mixer).
-* :class:`VectorSpinTAP` ("slow and explicit"): adaptive TAP for vector spins with a Gaussian
-  prior ``p(S_i) ∝ exp(−½ S_iᵀ P_i S_i)``. Cavity variances ``V_i`` (d×d, one per site, no
-  batch copy) solve ``V_i = Λ_i − [(Λ − J)⁻¹]_ii⁻¹`` with ``Λ_i = V_i + χ_i⁻¹``,
-  ``χ_i = (P_i − V_i)⁻¹``; magnetisations solve ``m_i = χ_i(Σ_j J_ij m_j − V_i m_i + X_i)``.
-  For a Gaussian prior this is exact: ``m = (P − J)⁻¹ X`` (:meth:`VectorSpinTAP.closed_form`),
-  at an ``O((Nd)³)`` cost per linear-response solve.
+The "slow and explicit" layer, adaptive TAP for vector spins, is :mod:`.vector_tap`; the reading of a
+transformer block as one naive step of the softmax-coupled layer is :mod:`.transformer`.
 
-Both layers are DEQs (:func:`mfattn.deq.deq_fixed_point`): forward by a fixed-point solver,
+The layer is a DEQ (:func:`mfattn.deq.deq_fixed_point`): forward by a fixed-point solver,
 backward by the implicit function theorem (or the phantom gradient).
 """
 
 from __future__ import annotations
 
 import math
-import time
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import torch
 import torch.nn.functional as F
@@ -39,10 +34,8 @@ from torch import nn
 from ..companion.checks import check_choice, check_int
 from ..deq import SOLVERS, deq_fixed_point
 
-__all__ = ["MeanFieldAttention", "VectorSpinTAP", "FeedForward", "symmetrise_couplings",
-           "couplings_to_matrix", "SYMMETRIES", "INTERACTIONS", "CORRECTIONS", "explicit_tap_cost",
-           "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
-           "naive_contraction_rate", "token_spread"]
+__all__ = ["MeanFieldAttention", "FeedForward", "symmetrise_couplings", "couplings_to_matrix", "SYMMETRIES",
+           "INTERACTIONS", "CORRECTIONS"]
 
 SYMMETRIES = (None, "internal", "site", "both", "energy")
 INTERACTIONS = ("linear", "softmax", "mixer")
@@ -431,270 +424,3 @@ class MeanFieldAttention(nn.Module):
         z2, self.last_stats = deq_fixed_point(f2, z0.reshape(B, n * d), params, forward=fwd, backward=bwd,
                                               grad=self.grad, vjp=closed_adjoint if self.grad == "implicit" else None)
         return z2.view(B, n, d)
-
-
-class VectorSpinTAP(nn.Module):
-    """Adaptive TAP for vector spins with a Gaussian prior ("slow and explicit" attention).
-
-    Model: ``p(S) ∝ exp(½ Σ_ij S_iᵀ J_ij S_j + Σ_i X_i·S_i − ½ Σ_i S_iᵀ P_i S_i)``.
-    Adaptive TAP (Opper & Winther 2001) with cavity variances ``V_i`` (d×d):
-
-        χ_i = (P_i − V_i)⁻¹,    m_i = χ_i (Σ_j J_ij m_j − V_i m_i + X_i),
-        Λ_i = V_i + χ_i⁻¹,      C = (Λ − J)⁻¹  (linear response, (Nd)×(Nd)),
-        V_i = Λ_i − (C_ii)⁻¹.
-
-    The ``V`` equations do not involve the batch: they are solved once per forward (a DEQ on
-    a batch of one), then ``m`` for the whole batch (a second DEQ, using ``V*``). Each
-    ``V`` update inverts an (Nd)×(Nd) matrix: ``O((Nd)³)``. For a Gaussian prior adaptive TAP
-    is exact, ``m* = (P − J)⁻¹ X`` (:meth:`closed_form`) and ``χ_i = C_ii``.
-
-    Args:
-        num_spins, dim: N, d. symmetry: of the couplings (default ``"both"``, which makes the
-            (Nd×Nd) coupling matrix symmetric, as an energy requires; ``"energy"`` does too).
-        prior_precision: P, a scalar or (d, d) or (N, d, d) positive-definite tensor (buffer).
-        lin_response: False drops the Onsager term (V = 0, naive mean field).
-        solver, max_iter, tol, backward_*, grad: as in :class:`MeanFieldAttention`.
-    """
-
-    def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "both",
-                 prior_precision: Any = 1.0, lin_response: bool = True, weight_init_std: Optional[float] = None,
-                 solver: str = "anderson", max_iter: int = 200, tol: float = 1e-8,
-                 backward_max_iter: int = 200, backward_tol: float = 1e-8, grad: str = "implicit",
-                 solver_options: Optional[dict] = None, generator: Optional[torch.Generator] = None):
-        super().__init__()
-        n, d = _positive_int("num_spins", num_spins), _positive_int("dim", dim)
-        self.num_spins, self.dim = n, d
-        self.symmetry = check_choice("symmetry", symmetry, SYMMETRIES)
-        self.lin_response = bool(lin_response)
-        self.solver = check_choice("solver", solver, SOLVERS)
-        self.grad = check_choice("grad", grad, ("implicit", "phantom"))
-        self.max_iter, self.tol = max_iter, tol
-        self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
-        self.solver_options = dict(solver_options or {})
-        std = weight_init_std if weight_init_std is not None else 1.0 / math.sqrt(n * d * d)
-        self.weight = nn.Parameter(torch.randn(n, n, d, d, generator=generator) * std)
-        P = torch.as_tensor(prior_precision, dtype=torch.get_default_dtype())
-        if P.dim() == 0:
-            P = P * torch.eye(d)
-        if P.dim() == 2:
-            P = P.expand(n, d, d)
-        if P.shape != (n, d, d):
-            raise ValueError(f"prior_precision must be a scalar, (d, d) or (N, d, d) = ({n}, {d}, {d}); "
-                             f"got shape {tuple(P.shape)}")
-        if not bool((torch.linalg.eigvalsh(0.5 * (P + P.transpose(1, 2))) > 0).all()):
-            raise ValueError("prior_precision must be positive definite")
-        self.register_buffer("prior_precision", P.clone().contiguous())
-        self.last_stats: dict = {}
-
-    def couplings(self) -> torch.Tensor:
-        """(N, N, d, d) symmetrised couplings with zero diagonal blocks."""
-        return symmetrise_couplings(self.weight, self.symmetry)
-
-    def closed_form(self, x: torch.Tensor) -> torch.Tensor:
-        """Exact magnetisations of the Gaussian model, ``m = (P − J)⁻¹ X``; (B, N, d)."""
-        x = _check_source(x, self.num_spins, self.dim)
-        B, n, d = x.shape
-        A = torch.block_diag(*self.prior_precision.to(x.dtype)) - couplings_to_matrix(self.couplings().to(x.dtype))
-        return torch.linalg.solve(A, x.reshape(B, n * d).T).T.reshape(B, n, d)
-
-    def closed_form_covariance(self) -> torch.Tensor:
-        """Exact covariance ``(P − J)⁻¹`` as an (N·d, N·d) matrix."""
-        return torch.linalg.inv(torch.block_diag(*self.prior_precision) - couplings_to_matrix(self.couplings()))
-
-    def cavity_update(self, V: torch.Tensor, M: torch.Tensor) -> torch.Tensor:
-        """One adaptive-TAP update of the cavity variances ``V`` (N, d, d) given the coupling
-        matrix ``M`` (Nd, Nd): ``V ← Λ − (C_ii)⁻¹``, ``C = (Λ − J)⁻¹``, ``Λ = V + χ⁻¹``."""
-        n, d = self.num_spins, self.dim
-        P = self.prior_precision.to(V.dtype)
-        chi = torch.linalg.inv(P - V)
-        lam = V + torch.linalg.inv(chi)
-        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # the O((Nd)^3) step
-        C_diag = C.view(n, d, n, d).diagonal(dim1=0, dim2=2).permute(2, 0, 1)  # (N, d, d)
-        return lam - torch.linalg.inv(C_diag)
-
-    def cavity_variances(self, M: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Self-consistent cavity variances ``V*`` (N, d, d) (zeros without linear response)."""
-        n, d = self.num_spins, self.dim
-        if M is None:
-            M = couplings_to_matrix(self.couplings())
-        if not self.lin_response:
-            return M.new_zeros(n, d, d)
-        V, st = deq_fixed_point(lambda v: self.cavity_update(v[0], M)[None], M.new_zeros(1, n, d, d),
-                                [M], forward={"method": self.solver, "max_iter": self.max_iter,
-                                              "tol": self.tol, **self.solver_options},
-                                backward={"max_iter": self.backward_max_iter, "tol": self.backward_tol}
-                                if self.grad == "implicit" else None, grad=self.grad)
-        self.last_stats["cavity"] = st
-        return V[0]
-
-    def update(self, m: torch.Tensor, x: torch.Tensor, M: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
-        """``m_i ← χ_i(Σ_j J_ij m_j − V_i m_i + X_i)`` for (B, N, d) states."""
-        B, n, d = m.shape
-        chi = torch.linalg.inv(self.prior_precision.to(m.dtype) - V)
-        h = (m.reshape(B, n * d) @ M.T).view(B, n, d) - torch.einsum("ide,bie->bid", V, m) + x
-        return torch.einsum("ide,bie->bid", chi, h)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Adaptive-TAP magnetisations ``m*`` (B, N, d) for the sources ``x`` (B, N, d)."""
-        x = _check_source(x, self.num_spins, self.dim)
-        self.last_stats = {}
-        M = couplings_to_matrix(self.couplings()).to(x.dtype)
-        V = self.cavity_variances(M)
-        m, st = deq_fixed_point(lambda m: self.update(m, x, M, V), torch.zeros_like(x), [x, M, V],
-                                forward={"method": self.solver, "max_iter": self.max_iter, "tol": self.tol,
-                                         **self.solver_options},
-                                backward={"max_iter": self.backward_max_iter, "tol": self.backward_tol}
-                                if self.grad == "implicit" else None, grad=self.grad)
-        self.last_stats["magnetisation"] = st
-        self.last_cavity = V.detach()
-        return m
-
-
-def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repeats: int = 3,
-                      seed: int = 0, dtype: torch.dtype = torch.float64) -> list[dict]:
-    """Wall time of one :meth:`VectorSpinTAP.cavity_update` (the O((Nd)³) linear-response step)
-    for each ``(N, d)`` in ``sizes``; the best of ``repeats`` runs.
-
-    Returns a list of ``{"N", "d", "Nd", "seconds"}`` dicts (for a log-log plot against N·d).
-    """
-    out = []
-    gen = torch.Generator().manual_seed(seed)
-    for n, d in sizes:
-        layer = VectorSpinTAP(n, d, generator=gen).to(dtype)
-        with torch.no_grad():
-            M = couplings_to_matrix(layer.couplings())
-            V = torch.zeros(n, d, d, dtype=dtype)
-            best = math.inf
-            for _ in range(max(1, repeats)):
-                t0 = time.perf_counter()
-                for _ in range(batch):
-                    layer.cavity_update(V, M)
-                best = min(best, time.perf_counter() - t0)
-        out.append({"N": n, "d": d, "Nd": n * d, "seconds": best / batch})
-    return out
-
-
-# ----------------------------------------------------------------------------------------
-# Transformers as one naive mean-field step (chapter 3)
-# ----------------------------------------------------------------------------------------
-def _check_softmax_layer(layer: Any) -> None:
-    if not isinstance(layer, MeanFieldAttention) or layer.interaction != "softmax":
-        raise ValueError("layer must be a MeanFieldAttention with interaction='softmax'")
-
-
-def to_multihead_attention(layer: MeanFieldAttention) -> nn.MultiheadAttention:
-    """``torch.nn.MultiheadAttention`` (batch_first, no biases) with the softmax layer's weights:
-    ``W_Q, W_K, W_V`` as its input projection and ``W_O`` as its output projection.
-
-    Then ``x + mha(x, x, x)[0]`` is one naive mean-field step from ``m = x`` (:func:`naive_trajectory`).
-    Needs ``values=True`` and ``heads·dim_head == dim`` (torch's layout).
-    """
-    _check_softmax_layer(layer)
-    if layer.to_v is None or layer.heads * layer.dim_head != layer.dim:
-        raise ValueError("to_multihead_attention needs values=True and heads*dim_head == dim")
-    d = layer.dim
-    w = layer.to_q.weight
-    mha = nn.MultiheadAttention(d, layer.heads, bias=False, batch_first=True, dtype=w.dtype, device=w.device)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([layer.to_q.weight, layer.to_k.weight, layer.to_v.weight]))
-        mha.out_proj.weight.copy_(layer.to_out.weight)
-    return mha
-
-
-def to_transformer_block(layer: MeanFieldAttention) -> nn.TransformerEncoderLayer:
-    """A post-norm ``torch.nn.TransformerEncoderLayer`` without LayerNorm (norms replaced by
-    identities, dropout 0, GELU) equal to one mean-field step with the correction on ``g``:
-
-        g = x + Attn(x),   block(x) = g + FFN(g)   with   FFN = −f_θ,
-
-    i.e. the transformer's feed-forward sub-block is the negated self-correction net. The
-    block is returned in training mode (torch's inference fast path needs LayerNorms).
-    """
-    _check_softmax_layer(layer)
-    if layer.correction is None or layer.correction_on != "g":
-        raise ValueError("to_transformer_block needs lin_response=True and correction='g'")
-    mha = to_multihead_attention(layer)
-    lin1, lin2 = layer.correction[0], layer.correction[2]
-    w = lin1.weight
-    block = nn.TransformerEncoderLayer(layer.dim, layer.heads, dim_feedforward=lin1.out_features, dropout=0.0,
-                                       activation="gelu", batch_first=True, dtype=w.dtype, device=w.device)
-    block.norm1, block.norm2 = nn.Identity(), nn.Identity()
-    with torch.no_grad():
-        block.self_attn.in_proj_weight.copy_(mha.in_proj_weight)
-        block.self_attn.in_proj_bias.zero_()
-        block.self_attn.out_proj.weight.copy_(mha.out_proj.weight)
-        block.self_attn.out_proj.bias.zero_()
-        block.linear1.weight.copy_(lin1.weight)
-        block.linear1.bias.copy_(lin1.bias)
-        block.linear2.weight.copy_(-lin2.weight)
-        block.linear2.bias.copy_(-lin2.bias)
-    return block.train()
-
-
-def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, residual: bool = True,
-                     lin_response: bool = False, m0: Optional[torch.Tensor] = None) -> torch.Tensor:
-    """Iterates of the mean-field update started from ``m_0 = x`` (or ``m0``):
-    ``m_{k+1} = Σ_j J_ij m_j + [x_i if residual] (− f_θ if lin_response)``.
-
-    Step 1 from ``m_0 = x`` without the correction is a transformer attention block with its
-    residual connection; ``residual=False`` drops the source term (the skip connection).
-
-    Returns (steps+1, B, N, d), index k holding ``m_k``.
-    """
-    x = _check_source(x, layer.num_spins, layer.dim)
-    steps = int(steps)
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0; got {steps}")
-    cache = layer.prepare(x)
-    src = x if residual else torch.zeros_like(x)
-    m = x if m0 is None else m0
-    out = [m]
-    with torch.no_grad():
-        for _ in range(steps):
-            m = layer.update(m, src, cache, lin_response=lin_response)
-            out.append(m)
-    return torch.stack(out)
-
-
-def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, residual: bool = True) -> torch.Tensor:
-    """Exact fixed point of the naive softmax-coupled update, by one linear solve:
-    ``m = Σ_h (A^h ⊗ W_O^h W_V^h) m + x``  =>  ``m* = (I − Σ_h A^h ⊗ M^h)⁻¹ x`` per sample.
-
-    Returns (B, N, d) (zeros when ``residual=False``: the only fixed point of a contraction).
-    """
-    _check_softmax_layer(layer)
-    x = _check_source(x, layer.num_spins, layer.dim)
-    B, n, d = x.shape
-    with torch.no_grad():
-        A = layer.attention_matrix(x)                                          # (B, h, N, N)
-        maps = layer._head_maps().to(x.dtype)                                  # (h, d, d)
-        T = torch.einsum("bhij,hcd->bicjd", A, maps).reshape(B, n * d, n * d)
-        eye = torch.eye(n * d, dtype=x.dtype, device=x.device)
-        src = x if residual else torch.zeros_like(x)
-        return torch.linalg.solve(eye - T, src.reshape(B, n * d, 1)).reshape(B, n, d)
-
-
-def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen: bool = False) -> torch.Tensor:
-    """(B,) spectral radius of the naive update's Jacobian ``Σ_h A^h ⊗ W_O^h W_V^h`` (softmax
-    layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate.
-
-    With one head ``ρ(A ⊗ M) = ρ(A) ρ(M) = ρ(M)``, because a softmax matrix is row-stochastic
-    with positive entries (``ρ(A) = 1``); that d×d computation is used unless ``eigen=True``,
-    which diagonalises the (Nd)×(Nd) Jacobian of every sample (any number of heads)."""
-    _check_softmax_layer(layer)
-    x = _check_source(x, layer.num_spins, layer.dim)
-    B, n, d = x.shape
-    with torch.no_grad():
-        if layer.heads == 1 and not eigen:
-            rho = torch.linalg.eigvals(layer._head_maps()[0].to(x.dtype)).abs().max()
-            return rho.expand(B).clone()
-        A = layer.attention_matrix(x)
-        T = torch.einsum("bhij,hcd->bicjd", A, layer._head_maps().to(x.dtype)).reshape(B, n * d, n * d)
-        return torch.linalg.eigvals(T).abs().max(dim=1).values
-
-
-def token_spread(m: torch.Tensor) -> torch.Tensor:
-    """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
-    two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
-    centred = m - m.mean(dim=-2, keepdim=True)
-    return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)

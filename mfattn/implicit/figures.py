@@ -1,0 +1,253 @@
+"""Plots of Chapters 2-3 (Deep Implicit Attention, Bal 2021): each function takes results and returns a figure.
+
+Chapter 2: :func:`solver_race`, :func:`explicit_cost`, :func:`mnist_training`, :func:`couplings` (and
+:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`full_cpu`. Styling comes from the
+book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["solver_race", "explicit_cost", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
+           "settling", "confusion", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
+
+SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
+
+
+def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: float) -> plt.Figure:
+    """Batch-mean relative residual against evaluations of f, one panel per spectral radius ρ.
+    ``race[rho, method] = (SolverStats, seconds)``."""
+    fig, axes = plt.subplots(1, len(rhos), figsize=(3.2 * len(rhos), 3.2), sharey=True)
+    for ax, rho in zip(axes, rhos):
+        for method in methods:
+            trace = race[rho, method][0].trace.numpy()
+            ax.semilogy(np.arange(1, len(trace) + 1), trace.mean(1), color=SOLVER_COLORS[method], label=method)
+        ax.axhline(tol, color="0.5", ls=":", lw=1)
+        ax.set(title=rf"$\rho$ = {rho}", xlabel="evaluations of $f$")
+    axes[0].set_ylabel("relative residual (batch mean)")
+    axes[0].legend()
+    return fig
+
+
+def explicit_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray, slope: float) -> plt.Figure:
+    """Wall time of one cavity-variance update against Nd (log-log) with a (Nd)³ guide on the ``big`` sizes."""
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.loglog(nd, seconds, "o-", label="one cavity-variance update (measured)")
+    ax.loglog(nd[big], seconds[big][-1] * (nd[big] / nd[big][-1]) ** 3, "k--", lw=1, label=r"$\propto (Nd)^3$")
+    ax.set(xlabel="$N d$ (size of the linear-response system)", ylabel="seconds (best of 5)",
+           title=f"adaptive TAP for vector spins, float64; fitted slope {slope:.1f}")
+    ax.legend()
+    return fig
+
+
+def running_mean(x: np.ndarray, w: int) -> np.ndarray:
+    """Mean over windows of ``w`` consecutive values (length len(x) - w + 1)."""
+    w = max(1, min(w, len(x)))
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return (c[w:] - c[:-w]) / w
+
+
+def mnist_training(h: dict, test_examples: int) -> plt.Figure:
+    """Training loss (and running mean), test-subset accuracy, Anderson iterations per step."""
+    steps = np.arange(1, len(h["loss"]) + 1)
+    w = max(5, len(steps) // 20)
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
+    ax = axes[0]
+    ax.plot(steps, h["loss"], color="C0", alpha=0.25, lw=0.8)
+    ax.plot(steps[w - 1:], running_mean(h["loss"], w), color="C0", label=f"running mean ({w} steps)")
+    ax.set(xlabel="optimiser step", ylabel="training cross-entropy", title="training loss")
+    ax.legend()
+    ax = axes[1]
+    ax.plot(h["eval_step"], 100 * h["test_accuracy"], "o-", ms=3, color="C3")
+    ax.axhline(10, color="0.5", ls=":", lw=1)
+    ax.set(xlabel="optimiser step", ylabel="test accuracy (%)", title=f"test subset ({test_examples} digits)")
+    ax = axes[2]
+    ax.plot(steps, h["forward_iterations"], color="C1", lw=0.8, label="forward")
+    ax.plot(steps, h["backward_iterations"], color="C2", lw=0.8, label="backward (adjoint)")
+    ax.axhline(40, color="0.5", ls=":", lw=1)
+    ax.set(xlabel="optimiser step", ylabel="solver iterations (batch mean)", ylim=(0, 42), title="Anderson iterations")
+    ax.legend()
+    return fig
+
+
+def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
+    """Draw the ``top`` strongest site pairs of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above)."""
+    pos = np.array([[1.5, 1.3]] + [[c, -r] for r in range(4) for c in range(4)], dtype=float)
+    sym = 0.5 * (norms + norms.T)          # the drawing is undirected: mean of J_ij and J_ji norms
+    iu = np.triu_indices(len(sym), 1)
+    order = np.argsort(sym[iu])[::-1][:top]
+    for k in order[::-1]:
+        i, j = iu[0][k], iu[1][k]
+        strength = sym[i, j] / vmax
+        ax.plot(*pos[[i, j]].T, color=plt.cm.viridis(strength), lw=0.5 + 3.5 * strength,
+                alpha=0.35 + 0.65 * strength, zorder=1)
+    ax.scatter(pos[1:, 0], pos[1:, 1], s=60, color="0.2", zorder=2)
+    ax.scatter(*pos[0], s=110, color="C3", zorder=2)
+    ax.annotate("cls", pos[0], xytext=(8, 0), textcoords="offset points", va="center", color="C3")
+    ax.set(xlim=(-0.5, 3.5), ylim=(-3.5, 1.8), aspect="equal", xticks=[], yticks=[])
+    ax.grid(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_visible(False)
+
+
+def couplings(norms: np.ndarray, snap_steps: np.ndarray) -> plt.Figure:
+    """The coupling graph (top) and the norm matrix (bottom) at four snapshots, one colour scale."""
+    picks = np.unique(np.round(np.linspace(0, len(snap_steps) - 1, 4)).astype(int))
+    vmax = norms.max()
+    fig, axes = plt.subplots(2, len(picks), figsize=(2.7 * len(picks), 5.0),
+                             gridspec_kw={"height_ratios": [1.3, 1], "hspace": 0.05})
+    for col, p in enumerate(picks):
+        coupling_graph(axes[0, col], norms[p], vmax)
+        axes[0, col].set_title(f"step {snap_steps[p]}")
+        im = axes[1, col].imshow(norms[p], cmap="viridis", vmin=0, vmax=vmax)
+        axes[1, col].set(xlabel="site j", ylabel="site i" if col == 0 else None, xticks=[0, 8, 16], yticks=[0, 8, 16])
+        axes[1, col].grid(False)
+    fig.colorbar(im, ax=axes[1, :].tolist(), shrink=0.8, label=r"$\|J_{ij}\|_F$")
+    fig.suptitle("couplings between the 17 sites (top: 40 strongest pairs; bottom: all, site 0 = cls)", y=0.98)
+    return fig
+
+
+def coupling_animation(norms: np.ndarray, snap_steps: np.ndarray, frames_max: int = 21) -> str:
+    """The couplings as a small JavaScript animation (HTML), one frame per chosen snapshot."""
+    from matplotlib import animation
+
+    vmax = norms.max()
+    frames = np.unique(np.round(np.linspace(0, len(snap_steps) - 1, min(len(snap_steps), frames_max))).astype(int))
+    fig, (ax_g, ax_m) = plt.subplots(1, 2, figsize=(7.2, 3.4), dpi=72, gridspec_kw={"width_ratios": [1.1, 1]})
+
+    def frame(k):
+        ax_g.clear()
+        ax_m.clear()
+        coupling_graph(ax_g, norms[k], vmax)
+        ax_m.imshow(norms[k], cmap="viridis", vmin=0, vmax=vmax)
+        ax_m.set(xlabel="site j", ylabel="site i", xticks=[0, 8, 16], yticks=[0, 8, 16])
+        ax_m.grid(False)
+        fig.suptitle(f"step {snap_steps[k]}")
+
+    anim = animation.FuncAnimation(fig, frame, frames=frames, interval=250)
+    with plt.rc_context({"savefig.dpi": 72}):  # keep the page light: ~20 small frames
+        html = anim.to_jshtml(default_mode="once")
+    plt.close(fig)
+    return html
+
+
+def settling(snap_steps: np.ndarray, settle: np.ndarray) -> plt.Figure:
+    """Relative distance of the coupling-norm matrix to its final value against the optimiser step."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.semilogy(snap_steps[:-1], settle[:-1], "o-", ms=3)
+    ax.set(xlabel="optimiser step", ylabel=r"$\|A_t - A_{\rm final}\|_F \,/\, \|A_{\rm final}\|_F$",
+           title=r"settling of the norm matrix $A = (\|J_{ij}\|_F)$")
+    return fig
+
+
+def confusion(cm: np.ndarray) -> plt.Figure:
+    """A confusion matrix: counts written, shading by the fraction of each true digit."""
+    fig, ax = plt.subplots(figsize=(4.6, 4))
+    rates = cm / cm.sum(1, keepdims=True)
+    ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
+    for i in range(10):
+        for j in range(10):
+            if cm[i, j]:
+                ax.text(j, i, cm[i, j], ha="center", va="center", fontsize=7,
+                        color="white" if rates[i, j] > 0.5 else "0.2")
+    ax.set(xlabel="predicted digit", ylabel="true digit", xticks=range(10), yticks=range(10),
+           title=f"confusion on {cm.sum()} test digits")
+    ax.grid(False)
+    return fig
+
+
+def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.Figure:
+    """The stored full-protocol CPU run: test accuracy per half epoch, Anderson iterations, the final
+    norm matrix, and the settling of the norm matrix (``settle`` per snapshot)."""
+    spe = steps_per_epoch
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.3), layout="constrained")
+    ax = axes[0]
+    ax.plot(fr["eval_step"][1:] / spe, 100 * fr["test_accuracy"][1:], "o-", ms=3, color="C3")
+    ax.axhline(99.1, color="0.4", ls="--", lw=1, label="blog: 99.1%")
+    ax.set(xlabel="epoch", ylabel="test accuracy (%)", ylim=(96, 100), title="all 10,000 test digits")
+    ax.legend()
+    ax = axes[1]
+    t = (np.arange(len(fr["forward_iterations_per_100"])) + 0.5) * 100 / spe
+    ax.plot(t, fr["forward_iterations_per_100"], color="C1", label="forward")
+    ax.plot(t, fr["backward_iterations_per_100"], color="C2", label="backward")
+    ax.axhline(40, color="0.5", ls=":", lw=1)
+    ax.set(xlabel="epoch", ylabel="iterations per step", ylim=(0, 42), title="Anderson iterations")
+    ax.legend()
+    ax = axes[2]
+    im = ax.imshow(fr["coupling_norms"][-1], cmap="viridis", vmin=0)
+    ax.set(xlabel="site j", ylabel="site i", xticks=[0, 8, 16], yticks=[0, 8, 16], title=r"$\|J_{ij}\|_F$ after 20 epochs")
+    ax.grid(False)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax = axes[3]
+    ax.semilogy(fr["snapshot_step"][:-1] / spe, settle[:-1], color="C0")
+    ax.set(xlabel="epoch", ylabel="relative distance to final", title="settling of the norm matrix")
+    return fig
+
+
+# ------------------------------------------------------------------------------------------ Chapter 3
+def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps: int, title: str) -> plt.Figure:
+    """Left: distance of the naive iterates to the exact fixed point per ρ (median, range; dot: one step);
+    right: token spread with and without the source at ``rho_show`` (rank collapse)."""
+    distance, spread = study["distance"], study["spread"]
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.7))
+    ax = axes[0]
+    k = np.arange(steps + 1)
+    for c, rho in enumerate(rhos):
+        med = np.median(distance[rho], axis=1)
+        ax.semilogy(k, med, "-", color=f"C{c}", label=rf"$\rho$ = {rho:g}")
+        ax.fill_between(k, distance[rho].min(axis=1), distance[rho].max(axis=1), color=f"C{c}", alpha=0.15, lw=0)
+        ax.plot(1, med[1], "o", color=f"C{c}", ms=6)
+    ax.annotate("one step =\ntransformer block", xy=(1, np.median(distance[rhos[0]][1])), xytext=(6, 1e-9),
+                arrowprops=dict(arrowstyle="->", color="0.3"), fontsize=9)
+    ax.set(xlabel="naive mean-field steps $k$ (from $m_0 = X$)", ylabel=r"$\|m_k - m^*\| / \|m^*\|$",
+           title="distance to the DEQ fixed point", ylim=(1e-16, 1e5))
+    ax.legend(loc="upper right", ncol=2, fontsize=8)
+    ax = axes[1]
+    for style, key in (("-", "with source"), ("--", "without source")):
+        s = spread[rho_show][key]
+        ax.semilogy(k, np.median(s, axis=1), style, color="k",
+                    label=f"{key} (residual {'kept' if key == 'with source' else 'dropped'})")
+        ax.fill_between(k, s.min(axis=1), s.max(axis=1), color="0.5", alpha=0.2, lw=0)
+    ax.set(xlabel="steps $k$", ylabel=r"token spread $\|m - \bar m\| / \|m\|$",
+           title=rf"rank collapse ($\rho$ = {rho_show:g})", ylim=(1e-17, 3))
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.9), fontsize=8)
+    fig.suptitle(title, y=1.02)
+    return fig
+
+
+def tap_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray) -> plt.Figure:
+    """Seconds per linear-response update of the explicit layer against Nd, with a slope-3 guide."""
+    fig, ax = plt.subplots(figsize=(4.6, 3.4))
+    ax.loglog(nd, seconds, "o-", label="adaptive-TAP linear-response update")
+    ref = seconds[big][-1] * (nd / nd[big][-1]) ** 3
+    ax.loglog(nd, ref, "--", color="0.5", label=r"$\propto (Nd)^3$")
+    ax.set(xlabel="$N d$", ylabel="seconds per update", title="explicit vector-spin adaptive TAP")
+    ax.legend(fontsize=8)
+    return fig
+
+
+ONSAGER_LABELS = {"g": r"$f_\theta(g_i)$ (correction on $g$)", "m": r"$f_\theta(m_i)$ (correction on $m$)",
+                  "m+s": r"$f_\theta(m_i, s_i)$"}
+
+
+def onsager(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
+            title: str) -> plt.Figure:
+    """Error of the learned corrections at the adaptive-TAP solution (left) and of the magnetisations when
+    used inside the iteration (right), against β; grey: the training range."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.7), sharex=True)
+    for ax in axes:
+        ax.axvspan(min(train_betas) - 0.03, max(train_betas) + 0.03, color="0.9", zorder=0)
+    for c, name in enumerate(inputs):
+        axes[0].semilogy(test_betas, res[f"corr_err_{name}"], "o-", ms=4, color=f"C{c}", label=ONSAGER_LABELS[name])
+        axes[1].semilogy(test_betas, res[f"m_err_{name}"], "o-", ms=4, color=f"C{c}", label=ONSAGER_LABELS[name])
+    axes[1].semilogy(test_betas, res["m_err_naive"], "s--", ms=4, color="k", label="naive mean field")
+    axes[0].set(xlabel=r"$\beta$", ylabel=r"$\|f_\theta - V m\| / \|V m\|$", title="predicted correction at the aTAP solution")
+    axes[1].set(xlabel=r"$\beta$", ylabel="RMSE of $m$ vs adaptive TAP", title="used inside the mean-field iteration")
+    axes[0].legend(fontsize=8)
+    axes[1].legend(fontsize=8)
+    fig.suptitle(title, y=1.02)
+    return fig
