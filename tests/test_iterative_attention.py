@@ -233,5 +233,5 @@ def test_predictive_coding_bad_input():
         PC.infer(pb, method="newton")
     with pytest.raises(ValueError, match="lr must be positive"):
         PC.infer(pb, method="gradient", lr=0.0)
-    with pytest.raises(ValueError, match="precisions"):
+    with pytest.raises(ValueError, match=r"pi \(precision of the parents' predictions\) must be > 0"):
         PC.infer(pb, pi=-1.0)

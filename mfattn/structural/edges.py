@@ -38,6 +38,8 @@ import math
 
 import torch
 
+from ..companion.checks import check_real
+
 __all__ = [
     "enumeration_study",
     "MODES",
@@ -127,6 +129,7 @@ def structure_log_prior(structures: torch.Tensor, allowed: torch.Tensor) -> torc
 
 
 def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
+    check_real("beta (the inverse temperature of the edge potential)", beta, minimum=0.0)
     if q.dim() < 2 or k.dim() < 2:
         raise ValueError(f"q and k must have shape (..., tokens, dim); got {tuple(q.shape)} and {tuple(k.shape)}")
     if q.shape[-1] != k.shape[-1]:

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from ..companion import store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
 from .optim import AdamState, adam_update, derive_seed
 
 __all__ = [
@@ -110,6 +110,11 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     _check_choice("slope", slope, SLOPES)
     _check_choice("update", update, UPDATES)
     _check_int("max_iter", max_iter, 1)
+    check_real("tol", tol, minimum=0.0)
+    for name, value in (("alpha0", alpha0), ("beta0", beta0)):
+        v = torch.as_tensor(value).detach()
+        if not bool(torch.all(v > 0) & torch.all(torch.isfinite(v))):
+            raise ValueError(f"{name} (Beta hyper-prior) must be positive and finite; got {value!r}")
     if scores.dim() != 2:
         raise ValueError(f"scores must have shape (B, T); got {tuple(scores.shape)}")
     B, T = scores.shape

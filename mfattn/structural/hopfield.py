@@ -68,6 +68,9 @@ def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Ge
 
 def _scores(xi, patterns, beta, active):
     # xi: (..., d); patterns: (..., P, d) broadcastable; beta broadcastable to (...,)
+    if xi.shape[-1] != patterns.shape[-1]:
+        raise ValueError(f"xi (..., d) and patterns (..., P, d) must share the pattern dimension d; got "
+                         f"{xi.shape[-1]} and {patterns.shape[-1]}")
     scores = torch.einsum("...d,...pd->...p", xi, patterns) * beta.unsqueeze(-1)
     if active is not None:
         scores = scores.masked_fill(~active, -math.inf)
@@ -76,8 +79,8 @@ def _scores(xi, patterns, beta, active):
 
 def _as_beta(beta, like):
     beta = torch.as_tensor(beta, dtype=like.dtype, device=like.device)
-    if not torch.all(beta > 0):
-        raise ValueError(f"beta must be positive; got {beta}")
+    if not (torch.all(beta > 0) and torch.all(torch.isfinite(beta))):
+        raise ValueError(f"beta must be positive and finite; got {beta}")
     return beta
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from ..companion import store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, check_probability
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = [
@@ -276,6 +276,7 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
     mass: (S, 4) mean attention mass per run over :data:`ROLE_NAMES` (``mass/<model>`` of
     :func:`train_multihop`). A collapsed head averages noise instead of finding x0, x1.
     """
+    check_probability("threshold", threshold)
     mass = np.asarray(mass, dtype=float)
     if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES):
         raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}); got {mass.shape}")
@@ -419,6 +420,7 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
         raise ValueError("models must name at least one of " + ", ".join(MODEL_NAMES))
     for m in models:
         _check_choice("model", m, MODEL_NAMES)
+    check_positive("lr", lr)
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be distinct non-negative integers; got {seeds!r}")

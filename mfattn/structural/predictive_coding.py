@@ -37,6 +37,8 @@ import math
 import numpy as np
 import torch
 
+from ..companion.checks import check_positive
+
 __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer", "step_size_study"]
 
 METHODS = ("fixed_point", "gradient")
@@ -112,8 +114,8 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
-    if pi <= 0 or pi_y <= 0:
-        raise ValueError(f"precisions must be positive; got pi={pi!r}, pi_y={pi_y!r}")
+    check_positive("pi (precision of the parents' predictions)", pi)
+    check_positive("pi_y (precision of the observation)", pi_y)
     mu, C, y = problem["mu"], problem["C"], problem["y"]
     T, n, d = mu.shape
     lr = torch.as_tensor(lr, dtype=mu.dtype)

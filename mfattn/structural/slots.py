@@ -35,6 +35,8 @@ import math
 import numpy as np
 import torch
 
+from ..companion.checks import check_positive
+
 __all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign", "width_study",
            "adjusted_rand_index"]
 
@@ -136,8 +138,7 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
         raise ValueError(f"x must have shape (trials, points, dim); got {tuple(x.shape)}")
     if not isinstance(iters, int) or iters < 0:
         raise ValueError(f"iters must be a non-negative integer; got {iters!r}")
-    if sigma <= 0:
-        raise ValueError(f"sigma must be positive; got {sigma!r}")
+    check_positive("sigma", sigma)
     T, N, D = x.shape
     if init is None:
         if not isinstance(generator, torch.Generator):
