@@ -208,7 +208,7 @@ def main(argv=None) -> int:
         args.weights = trained.folder / "model.pt"
         args.label = args.label or f"trained ({trained.summary['steps']} steps, chapter 2 quick profile)"
     if args.weights is not None:
-        state = torch.load(args.weights, map_location="cpu", weights_only=False)
+        state = torch.load(args.weights, map_location="cpu", weights_only=True)  # a state dict: tensors only
         ours.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
     copy_into_reference(ref, ours.state_dict())  # identical starting point, identical batches
     with torch.no_grad():

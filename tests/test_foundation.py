@@ -270,3 +270,12 @@ def test_lock_file_matches_the_versions_the_stored_results_record():
     for versions in map(json.loads, recorded):
         for name in ("numpy", "torch", "matplotlib"):
             assert lock[name] == versions[name], (name, lock[name], versions[name])
+
+
+def test_no_pickle_is_ever_loaded_from_a_file():
+    """torch.load only with weights_only=True (tensors and plain types), np.load never with allow_pickle=True."""
+    for path in [*ROOT.joinpath("mfattn").rglob("*.py"), *ROOT.joinpath("benchmarks").rglob("*.py")]:
+        text = path.read_text()
+        for call in re.findall(r"torch\.load\([^)]*\)", text):
+            assert "weights_only=True" in call, f"{path.relative_to(ROOT)}: {call}"
+        assert "allow_pickle=True" not in text and "pickle.load" not in text, path.relative_to(ROOT)

@@ -267,20 +267,21 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
 
     ckpt_path = folder / "checkpoint.pt"
     if use_cache and ckpt_path.is_file():
-        state = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        state = torch.load(ckpt_path, map_location="cpu", weights_only=True)  # tensors and plain types only
         if state["config"] != config.to_dict():
             raise ValueError(f"{ckpt_path} was written for another configuration; delete it or pass "
                              f"use_cache=False")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         logs, evals = state["logs"], state["evals"]
-        snapshots, snapshot_steps = state["snapshots"], state["snapshot_steps"]
+        snapshots, snapshot_steps = [t.numpy() for t in state["snapshots"]], state["snapshot_steps"]
         epoch, step_in_epoch, elapsed = state["epoch"], state["step_in_epoch"], state["elapsed"]
 
     def checkpoint() -> None:
         _save_checkpoint(ckpt_path, {
             "config": config.to_dict(), "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "logs": logs, "evals": evals, "snapshots": snapshots, "snapshot_steps": snapshot_steps,
+            "logs": logs, "evals": evals, "snapshots": [torch.from_numpy(np.asarray(a)) for a in snapshots],
+            "snapshot_steps": snapshot_steps,
             "epoch": epoch, "step_in_epoch": step_in_epoch, "elapsed": elapsed + time.perf_counter() - t0})
 
     def run_eval(step: int) -> None:
@@ -427,7 +428,7 @@ def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
         evals = {k: h[k].tolist() for k in _EVAL_KEYS}
         fwd = h["forward_iterations"]
     elif (folder / "checkpoint.pt").is_file():
-        state = torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)
+        state = torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=True)
         epochs, finished, wall, evals = state["epoch"], False, state["elapsed"], state["evals"]
         fwd = np.asarray(state["logs"]["forward_iterations"])
     else:
