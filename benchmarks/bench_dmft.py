@@ -24,6 +24,7 @@ whole diagram for real. Usage::
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import subprocess
 import sys
@@ -73,7 +74,7 @@ def time_reference(path: Path, steps: int, beta: float):
         print("reference failed:", out.stderr[-2000:])
         return None
     dt, last = out.stdout.strip().split(" ", 1)
-    return float(dt), np.array(eval(last))  # our own printed list of floats
+    return float(dt), np.array(ast.literal_eval(last))  # a printed list of floats: parsed, never executed
 
 
 def main(argv=None):

@@ -100,13 +100,16 @@ class FeedForward(nn.Sequential):
         super().__init__(nn.Linear(dim, inner), nn.GELU(), nn.Linear(inner, dim_out or dim))
 
 
-def _check_source(x: Any, n: int, d: int) -> torch.Tensor:
+def _check_source(x: Any, n: int, d: int, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch.Tensor of shape (B, {n}, {d}); got {type(x).__name__}")
     if x.dim() != 3 or x.shape[1] != n or x.shape[2] != d or x.shape[0] < 1:
         raise ValueError(f"x must have shape (B, num_spins={n}, dim={d}); got {tuple(x.shape)}")
     if not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor; got dtype {x.dtype}")
+    if dtype is not None and x.dtype != dtype:
+        raise TypeError(f"x has dtype {x.dtype} but the layer's parameters are {dtype}: cast x, or the layer "
+                        f"(layer.double() / layer.float())")
     if not bool(torch.isfinite(x).all()):
         raise ValueError("x contains NaN or inf")
     return x
@@ -393,7 +396,7 @@ class MeanFieldAttention(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Fixed point ``m*`` (B, N, d) of :meth:`update` for the sources ``x`` (B, N, d)."""
-        x = _check_source(x, self.num_spins, self.dim)
+        x = _check_source(x, self.num_spins, self.dim, next(self.parameters()).dtype)
         B, n, d = x.shape
         cache = self.prepare(x)  # symmetrised couplings built once per forward
         fwd = {"method": self.solver, "max_iter": self.max_iter, "tol": self.tol, **self.solver_options}

@@ -144,8 +144,10 @@ def evaluate(model, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1000) ->
 
 
 def confusion_matrix(labels: np.ndarray, pred: np.ndarray, classes: int = 10) -> np.ndarray:
-    """Counts C[true, predicted] (classes, classes)."""
+    """Counts C[true, predicted] (classes, classes); labels and predictions are integers in [0, classes)."""
     labels, pred = np.asarray(labels), np.asarray(pred)
+    if labels.shape != pred.shape or (labels.size and not 0 <= min(labels.min(), pred.min()) <= max(labels.max(), pred.max()) < classes):
+        raise ValueError(f"labels and pred must be integers in [0, {classes}) of one shape; got {labels.shape}, {pred.shape}")
     return np.bincount(labels * classes + pred, minlength=classes * classes).reshape(classes, classes)
 
 

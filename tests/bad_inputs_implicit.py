@@ -1,0 +1,46 @@
+"""Bad-input rows of ``mfattn.implicit`` (chapters 2-3), gathered by test_bad_inputs.py.
+
+Each row: (id, call, exception type(s), pattern naming the parameter).
+"""
+
+import numpy as np
+import torch
+
+from mfattn.implicit import meanfield, onsager, train, transformer, variants, vector_tap
+from mfattn.implicit.models import build_model
+
+NAN = float("nan")
+
+
+def _layer(**kw):
+    return meanfield.MeanFieldAttention(4, 3, **kw)
+
+
+ROWS = [
+    ("implicit-layer-spins", lambda: meanfield.MeanFieldAttention(0, 3), ValueError, "num_spins"),
+    ("implicit-layer-dim", lambda: meanfield.MeanFieldAttention(4, 0), ValueError, "dim"),
+    ("implicit-layer-interaction", lambda: _layer(interaction="cubic"), ValueError, "interaction"),
+    ("implicit-layer-symmetry", lambda: _layer(symmetry="mirror"), ValueError, "symmetry"),
+    ("implicit-layer-x-shape", lambda: _layer()(torch.zeros(2, 5, 3)), ValueError, "x must have shape"),
+    ("implicit-layer-x-dtype", lambda: _layer()(torch.zeros(2, 4, 3, dtype=torch.float64)), TypeError,
+     "x has dtype torch.float64 but the layer"),
+    ("implicit-layer-x-nan", lambda: _layer()(torch.full((2, 4, 3), NAN)), ValueError, "x contains NaN"),
+    ("implicit-layer-x-int", lambda: _layer()(torch.zeros(2, 4, 3, dtype=torch.long)), TypeError, "floating-point"),
+    ("implicit-layer-x-list", lambda: _layer()([[0.0]]), TypeError, "x must be a torch.Tensor"),
+    ("implicit-tap-prior", lambda: vector_tap.VectorSpinTAP(3, 2, prior_precision=-1.0), ValueError, "prior"),
+    ("implicit-tap-cost-sizes", lambda: vector_tap.explicit_tap_cost([(0, 2)]), ValueError, "sizes|num_spins"),
+    ("implicit-transformer-layer", lambda: transformer.to_multihead_attention(_layer(interaction="linear")),
+     ValueError, "interaction='softmax'"),
+    ("implicit-transformer-steps", lambda: transformer.naive_trajectory(_layer(interaction="softmax"),
+                                                                        torch.zeros(1, 4, 3), -1), ValueError, "steps"),
+    ("implicit-onsager-inputs", lambda: onsager.onsager_features(torch.zeros(3, 3), torch.zeros(3), torch.zeros(3), "q"),
+     ValueError, "inputs"),
+    ("implicit-train-config-lr", lambda: train.TrainConfig(lr=-1.0), ValueError, "lr"),
+    ("implicit-train-config-epochs", lambda: train.TrainConfig(epochs=0), ValueError, "epochs"),
+    ("implicit-train-config-batch", lambda: train.TrainConfig(batch_size=0), ValueError, "batch_size"),
+    ("implicit-confusion-classes", lambda: train.confusion_matrix(np.array([0, 11]), np.array([0, 1])), ValueError,
+     "labels|classes"),
+    ("implicit-settling-shape", lambda: train.settling_curve(np.zeros(3)), ValueError, "norms"),
+    ("implicit-variants-se", lambda: variants.binomial_se(1.5, 100), ValueError, "accuracy"),
+    ("implicit-model-dim", lambda: build_model(0, dim=0), ValueError, "dim"),
+]
