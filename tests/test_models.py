@@ -254,3 +254,28 @@ def test_stored_full_protocol_reaches_the_blog_accuracy():
     final = np.array([r["evals"]["test_accuracy"][-1] for r in finished.values()])
     assert np.all(final > 0.99), final
     assert final.mean() >= 0.991 - 2 * final.std(ddof=1), (final.mean(), final.std(ddof=1))
+
+
+def test_a_planted_pickle_checkpoint_is_refused_not_run(tmp_path, monkeypatch):
+    # A checkpoint that would run code when unpickled (the exploit of weights_only=False) is refused
+    # with a clear error, and its payload never runs.
+    import pickle
+
+    from mfattn.implicit import train
+
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path / "out"))
+    cfg = train.TrainConfig(epochs=1, train_limit=60, test_limit=60, steps_per_epoch=1)
+    folder = train.run_dir(cfg)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "checkpoint.pt").write_bytes(pickle.dumps({"config": Payload()}))
+    with pytest.raises(ValueError, match="refusing to load .*checkpoint.pt"):
+        train.train_mnist(cfg)
+    with pytest.raises(ValueError, match="refusing to load"):
+        train.run_progress(cfg)
+    assert not marker.exists()

@@ -5,9 +5,8 @@ shortened version of it, and returns a :class:`TrainResult` with the learning cu
 the solver's iteration counts, snapshots of the coupling norms ||J_ij||_F and the test
 predictions. Guarantees:
 
-* **Deterministic.** The initial weights depend only on ``seed``; the order of the
-  training examples in epoch ``e`` depends only on ``(seed, e)``. On CPU a run is
-  bit-reproducible.
+* **Deterministic.** The initial weights depend only on ``seed``; the order of the training
+  examples in epoch ``e`` only on ``(seed, e)``. On CPU a run is bit-reproducible.
 * **Resumable.** A checkpoint (weights, optimiser state, position, logs) is written
   atomically at the end of every epoch and, optionally, every ``checkpoint_every``
   steps. A run that is interrupted (killed, Ctrl-C, a crash) and started again with
@@ -21,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import pickle
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -102,12 +102,10 @@ def code_version() -> str:
     """A digest of the code that determines a training result (solver, layer, model, loop): a change
     of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
     instead of stale results."""
-    import sys
-
     from .. import deq
     from . import meanfield, models
 
-    return store.code_digest(deq, meanfield, models, sys.modules[__name__])
+    return store.code_digest(deq, meanfield, models, __file__)
 
 
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
@@ -190,10 +188,7 @@ _EVAL_KEYS = ("eval_step", "eval_epoch", "test_loss", "test_accuracy")
 
 
 def _convergence_warning() -> type[Warning]:
-    try:
-        from ..deq import ConvergenceWarning
-    except ImportError:  # pragma: no cover - older solver module
-        return RuntimeWarning
+    from ..deq import ConvergenceWarning
     return ConvergenceWarning
 
 
@@ -201,6 +196,14 @@ def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     buf = io.BytesIO()
     torch.save(state, buf)
     store.atomic_write_bytes(path, buf.getvalue())
+
+
+def _load_checkpoint(path: Path) -> dict[str, Any]:
+    """A checkpoint of tensors and plain types; anything else (a pickle that could run code) is refused."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        raise ValueError(f"refusing to load {path}: not only tensors and plain types; delete it to start afresh") from err
 
 
 def _load_result(folder: Path) -> TrainResult:
@@ -269,7 +272,7 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
 
     ckpt_path = folder / "checkpoint.pt"
     if use_cache and ckpt_path.is_file():
-        state = torch.load(ckpt_path, map_location="cpu", weights_only=True)  # tensors and plain types only
+        state = _load_checkpoint(ckpt_path)
         if state["config"] != config.to_dict():
             raise ValueError(f"{ckpt_path} was written for another configuration; delete it or pass "
                              f"use_cache=False")
@@ -407,9 +410,9 @@ def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = Fals
 
 
 def settling_curve(norms: np.ndarray) -> np.ndarray:
-    """How far the coupling organisation is from its final state: (S, N, N) -> (S,).
+    """Distance of each snapshot of the norm matrix to the final one (pattern and growth of the norms alike).
 
-    ``||A_t - A_T||_F / ||A_T||_F`` for the snapshots ``A_t`` of the norm matrix ``||J_ij||_F``.
+    ``||A_t - A_T||_F / ||A_T||_F`` for the snapshots ``A_t`` (S, N, N) of ``||J_ij||_F``; returns (S,).
     """
     norms = np.asarray(norms, dtype=np.float64)
     if norms.ndim != 3 or norms.shape[1] != norms.shape[2]:
@@ -430,7 +433,7 @@ def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
         evals = {k: h[k].tolist() for k in _EVAL_KEYS}
         fwd = h["forward_iterations"]
     elif (folder / "checkpoint.pt").is_file():
-        state = torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=True)
+        state = _load_checkpoint(folder / "checkpoint.pt")
         epochs, finished, wall, evals = state["epoch"], False, state["elapsed"], state["evals"]
         fwd = np.asarray(state["logs"]["forward_iterations"])
     else:
@@ -494,6 +497,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
-    sys.exit(main())
+    raise SystemExit(main())
