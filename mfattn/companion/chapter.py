@@ -325,7 +325,7 @@ class ChapterRun:
             raise FileNotFoundError(f"the full-profile manifest names {path}, which is missing")
         device = entry.get("device_name") or entry["device"]
         dirty = " (from a tree with uncommitted changes)" if entry["git_commit"].endswith("+dirty") else ""
-        command = f"`python -m mfattn reproduce --profile full --chapter {self.chapter.name}`"
+        command = f"python -m mfattn reproduce --profile full --chapter {self.chapter.name}"  # plain text: no backticks
         _glue(f"{label}-full-note", (f"{title}: " if title else "") + f"data/full/figures/{entry['file']}, sha256 {entry['sha256'][:8]}, computed "
                                     f"on {device} in {entry['wall_time_s']:.0f} s at commit "
                                     f"{entry['git_commit'][:8]}{dirty}; remade by {command}")
