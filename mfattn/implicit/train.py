@@ -406,7 +406,7 @@ def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = Fals
                        test_limit=sizes["test_limit"], steps_per_epoch=steps,
                        snapshot_every=sizes["snapshot_every"],
                        eval_every=None if variant else sizes["eval_every"],
-                       checkpoint_every=200, attention=dict(attention))
+                       checkpoint_every=100, attention=dict(attention))  # a mid-run checkpoint every ~20 s
 
 
 def settling_curve(norms: np.ndarray) -> np.ndarray:
