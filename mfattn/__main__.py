@@ -112,14 +112,22 @@ def _figures(args) -> int:
     return 0
 
 
+_FORWARDED = ("data", "train", "variants")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in _FORWARDED:
+        # their own parsers take every option: argparse's REMAINDER would drop a leading one (--progress)
+        args = argparse.Namespace(command=argv[0], args=argv[1:])
+    else:
+        args = _parser().parse_args(argv)
     try:
         if args.command == "reproduce":
             return _reproduce(args)
         if args.command == "figures":
             return _figures(args)
-        if args.command in ("data", "train", "variants"):
+        if args.command in _FORWARDED:
             if args.command == "data":
                 from .companion.datasets import main as run
             elif args.command == "train":

@@ -18,6 +18,7 @@ predictions. Guarantees:
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import io
 import pickle
@@ -449,15 +450,12 @@ def main(argv: list[str] | None = None) -> int:
     Trains the chapter's MNIST runs into the cache the notebook reads (resuming any
     interrupted run), so the full profile can be prepared ahead of ``mfattn reproduce``.
     """
-    import argparse
-
     from ..companion.profiles import get_profile, resolve_device
-
     parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.train", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick", choices=("quick", "full"))
     parser.add_argument("--seed", type=int, nargs="*", default=None, help="seeds (default: the profile's)")
     parser.add_argument("--variants", action="store_true", help="also train the variant table (first seed)")
-    parser.add_argument("--device", default="auto")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--data", default=None, help="MNIST folder (default: $MFATTN_DATA or data/mnist)")
     parser.add_argument("--progress", metavar="JSON", nargs="?", const="-", default=None,
@@ -465,36 +463,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", default=None,
                         help="with one --seed: the run's folder (default: the cache folder of the current code)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    sizes = get_profile("deq", args.profile)
-    device = resolve_device(args.device)
-    seeds = args.seed if args.seed else sizes["seeds"]
-    if args.progress is not None:
-        if args.folder is not None and len(seeds) != 1:
-            parser.error("--folder needs exactly one --seed")
-        report = {f"seed {s}": run_progress(profile_config(sizes, s), device, folder=args.folder) for s in seeds}
-        if args.progress == "-":
-            for name, rep in report.items():
-                if rep is None:
-                    print(f"{name}: not started")
-                    continue
-                acc = rep["evals"]["test_accuracy"]
-                print(f"{name}: {'finished' if rep['finished'] else 'in progress'}, {rep['epochs_done']}/"
-                      f"{rep['epochs']} epochs, {rep['steps_done']} steps, last test accuracy "
-                      f"{acc[-1] if acc else float('nan'):.4f}, {rep['seconds']:.0f} s")
-        else:
-            store.atomic_write_json(args.progress, {"profile": args.profile, "runs": report})
+    try:  # a user error (a negative seed, no MNIST copy offline) is one line, no traceback
+        torch.set_num_threads(args.threads)
+        sizes, device = get_profile("deq", args.profile), resolve_device(args.device)
+        seeds = args.seed or sizes["seeds"]
+        if args.progress is not None:
+            if args.folder is not None and len(seeds) != 1:
+                parser.error("--folder needs exactly one --seed")
+            report = {f"seed {s}": run_progress(profile_config(sizes, s), device, folder=args.folder) for s in seeds}
+            if args.progress == "-":
+                for name, rep in report.items():
+                    if rep is None:
+                        print(f"{name}: not started")
+                        continue
+                    acc = rep["evals"]["test_accuracy"]
+                    print(f"{name}: {'finished' if rep['finished'] else 'in progress'}, {rep['epochs_done']}/"
+                          f"{rep['epochs']} epochs, {rep['steps_done']} steps, last test accuracy "
+                          f"{acc[-1] if acc else float('nan'):.4f}, {rep['seconds']:.0f} s")
+            else:
+                store.atomic_write_json(args.progress, {"profile": args.profile, "runs": report})
+            return 0
+        for seed in seeds:
+            res = train_mnist(profile_config(sizes, seed), data_root=args.data, device=device)
+            print(f"seed {seed}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
+        if args.variants:
+            for name, options in VARIANTS.items():
+                res = train_mnist(profile_config(sizes, seeds[0], variant=True, **options), data_root=args.data,
+                                  device=device)
+                print(f"{name}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
         return 0
-    for seed in seeds:
-        res = train_mnist(profile_config(sizes, seed), data_root=args.data, device=device)
-        print(f"seed {seed}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
-    if args.variants:
-        for name, options in VARIANTS.items():
-            res = train_mnist(profile_config(sizes, seeds[0], variant=True, **options), data_root=args.data,
-                              device=device)
-            print(f"{name}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
-    return 0
 
+    except (ValueError, RuntimeError) as err:
+        parser.error(str(err))
 
 if __name__ == "__main__":
     raise SystemExit(main())
