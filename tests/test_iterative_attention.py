@@ -128,6 +128,62 @@ def test_slot_objective_is_the_gmm_log_likelihood():
     assert (SL.slot_objective(x, mu, sigma, "slots") - direct).abs().max().item() < 1e-10
 
 
+
+def test_hopfield_slot_objective_against_plain_python_and_finite_differences():
+    """sum_k ln sum_i (1/N) N(mu_k; x_i, sigma^2 I), written out with math.exp on a tiny instance; and the
+    Hopfield update is its convex-concave step mu + sigma^2 grad L_k (gradient by central differences)."""
+    x = [[0.3, -1.0], [1.5, 0.2], [-0.7, 0.9]]
+    mu = [[0.0, 0.5], [1.0, -0.4]]
+    sigma = 0.8
+    oracle = 0.0
+    for m in mu:
+        dens = [math.exp(-((m[0] - p[0]) ** 2 + (m[1] - p[1]) ** 2) / (2 * sigma ** 2)) / (2 * math.pi * sigma ** 2)
+                for p in x]
+        oracle += math.log(sum(dens) / len(x))
+    xt, mut = torch.tensor([x], dtype=F64), torch.tensor([mu], dtype=F64)
+    assert abs(SL.slot_objective(xt, mut, sigma, "hopfield").item() - oracle) < 1e-13
+    h = 1e-6
+    grad = torch.zeros_like(mut)
+    for k in range(2):
+        for c in range(2):
+            e = torch.zeros_like(mut)
+            e[0, k, c] = h
+            grad[0, k, c] = (SL.slot_objective(xt, mut + e, sigma, "hopfield")
+                             - SL.slot_objective(xt, mut - e, sigma, "hopfield")) / (2 * h)
+    new, attn = SL.slot_update(xt, mut, sigma, "hopfield")
+    assert (new - (mut + sigma ** 2 * grad)).abs().max().item() < 1e-8
+    assert (attn.sum(-2) - 1).abs().max().item() < 1e-14  # normalised over points, per slot
+
+
+def test_paper_slot_update_against_the_weighted_mean_in_closed_form():
+    """Points x = (1, 2) on a line, slots (1, -1), scores x_i mu_k: A_i1 = sigma(2 x_i). The paper's update
+    keeps W_Q^T W_K and no 1/sum A; Locatello's divides by the slot's mass and uses W_V."""
+    sig = lambda z: 1 / (1 + math.exp(-z))  # noqa: E731
+    x = torch.tensor([[[1.0], [2.0]]], dtype=F64)
+    mu = torch.tensor([[[1.0], [-1.0]]], dtype=F64)
+    a1, a2 = sig(2.0), sig(4.0)  # A_11, A_21 (point i, slot 1)
+    w_q, w_k, w_v = (torch.tensor([[c]], dtype=F64) for c in (2.0, 0.5, 3.0))  # W_Q^T W_K = 1, same scores
+    paper, attn = SL.paper_slot_update(x, mu, w_q, w_k)
+    assert abs(attn[0, 0, 0].item() - a1) < 1e-15 and abs(attn[0, 1, 0].item() - a2) < 1e-15
+    assert abs(paper[0, 0, 0].item() - (a1 * 1 + a2 * 2)) < 1e-14
+    assert abs(paper[0, 1, 0].item() - ((1 - a1) * 1 + (1 - a2) * 2)) < 1e-14
+    mean, _ = SL.weighted_mean_slot_update(x, mu, w_q, w_k, w_v)
+    assert abs(mean[0, 0, 0].item() - 3 * (a1 + 2 * a2) / (a1 + a2)) < 1e-14
+    assert abs(mean[0, 1, 0].item() - 3 * ((1 - a1) + 2 * (1 - a2)) / (2 - a1 - a2)) < 1e-14
+    # W_Q^T W_K enters the paper's update: doubling W_K doubles the scores and the output's scale
+    paper2, attn2 = SL.paper_slot_update(x, mu, w_q, 2 * w_k)
+    assert abs(attn2[0, 0, 0].item() - sig(4.0)) < 1e-15
+    assert abs(paper2[0, 0, 0].item() - 2 * (sig(4.0) + 2 * sig(8.0))) < 1e-14
+    # on data: paper = mass x weighted mean with W_V = W_Q^T W_K; slots then leave the data's range
+    xs, _, _ = SL.gaussian_mixture_2d(200, 4, trials=3, generator=gen(7))
+    study = SL.update_forms_study(xs, torch.randn(3, 4, 2, generator=gen(8), dtype=F64), 0.6)
+    assert study["relation_error"] < 1e-14
+    assert abs(study["mass"].sum(-1) - 200).max().item() < 1e-10
+    assert study["norms"]["paper"][-1] > 10 * study["data_radius"] > 10 * study["norms"]["mean"][-1] / 2
+    with pytest.raises(ValueError, match="w_v must have shape"):
+        SL.weighted_mean_slot_update(x, mu, w_q, w_k, torch.ones(2, 2, dtype=F64))
+
+
 @pytest.mark.parametrize("prior", SL.PRIORS)
 def test_slot_updates_never_decrease_their_objective(prior):
     x, _, _ = SL.gaussian_mixture_2d(200, 4, trials=20, generator=gen(3))

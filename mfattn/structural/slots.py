@@ -223,3 +223,69 @@ def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, 
                 examples[p] = res
     return {"x": x, "labels": labels, "ari": {p: np.array(v) for p, v in ari.items()}, "min_step": min_step,
             "examples": examples}
+
+
+# ---------------------------------------------------------------- the paper's update beside Locatello's
+def _projections(x, mu, w_q, w_k, w_v=None):
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        if w is not None and (not isinstance(w, torch.Tensor) or w.dim() != 2):
+            raise ValueError(f"{name} must be a 2-D torch.Tensor (a projection matrix); got "
+                             f"{tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__}")
+    if x.dim() != 3 or mu.dim() != 3 or x.shape[0] != mu.shape[0]:
+        raise ValueError(f"x must be (trials, points, dim) and mu (trials, slots, slot_dim); got {tuple(x.shape)} "
+                         f"and {tuple(mu.shape)}")
+    if w_q.shape[1] != mu.shape[-1] or w_k.shape[1] != x.shape[-1] or w_q.shape[0] != w_k.shape[0]:
+        raise ValueError(f"w_q must be (h, slot_dim = {mu.shape[-1]}) and w_k (h, dim = {x.shape[-1]}) with one h; "
+                         f"got {tuple(w_q.shape)} and {tuple(w_k.shape)}")
+    if w_v is not None and tuple(w_v.shape) != (mu.shape[-1], x.shape[-1]):
+        raise ValueError(f"w_v must have shape (slot_dim, dim) = {(mu.shape[-1], x.shape[-1])}; got {tuple(w_v.shape)}")
+    # A_ik = softmax over slots of (W_K x_i) . (W_Q mu_k): each point has one parent slot
+    return torch.softmax((x @ w_k.T) @ (mu @ w_q.T).transpose(-1, -2), dim=-1)  # (T, N, K)
+
+
+def paper_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor):
+    """Singh & Buckley's slot update (Sec. 4): the gradient of the collapsed objective with the dot-product
+    potential ``s_ik = (W_K x_i) . (W_Q mu_k)`` and one parent slot per point,
+
+        mu_k <- sum_i A_ik W_Q^T W_K x_i,   A_ik = softmax_k(s_ik)                          (no 1 / sum_i A_ik)
+
+    x : (T, N, D); mu : (T, K, D_s); w_q : (h, D_s); w_k : (h, D). Returns the new slots (T, K, D_s) and A.
+    """
+    attn = _projections(x, mu, w_q, w_k)
+    return torch.einsum("tnk,tnd->tkd", attn, x @ (w_q.T @ w_k).T), attn
+
+
+def weighted_mean_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor,
+                              w_v: torch.Tensor):
+    """Locatello et al.'s slot update without its GRU and MLP: the same attention, then a weighted mean of the
+    values, ``mu_k <- sum_i A_ik W_V x_i / sum_i A_ik``. w_v : (D_s, D). Returns the new slots and A.
+
+    With ``W_V = W_Q^T W_K`` it is :func:`paper_slot_update` divided by each slot's mass ``sum_i A_ik``; with
+    Gaussian potentials (the ``|mu_k|^2`` term kept) it is the fixed point of the collapsed mixture
+    likelihood, i.e. :func:`slot_update`.
+    """
+    attn = _projections(x, mu, w_q, w_k, w_v)
+    return torch.einsum("tnk,tnd->tkd", attn, x @ w_v.T) / attn.sum(-2)[..., None], attn
+
+
+def update_forms_study(x: torch.Tensor, mu: torch.Tensor, sigma: float, steps: int = 3) -> dict:
+    """The two updates on data: projections ``W_Q = W_K = I / sigma`` (the dot-product part of the Gaussian
+    potential of width sigma); x (T, N, D), mu (T, K, D). Returns the largest relative
+    |paper - mass x weighted mean| with ``W_V = W_Q^T W_K`` (the closed-form relation), the slot masses
+    ``sum_i A_ik`` of the first step, and the median slot norm over ``steps`` iterations of the paper's update
+    and of the weighted mean of the data (``W_V = I``), with the data's median radius."""
+    check_positive("sigma", sigma)
+    eye = torch.eye(x.shape[-1], dtype=x.dtype) / sigma
+    paper, attn = paper_slot_update(x, mu, eye, eye)
+    mean, _ = weighted_mean_slot_update(x, mu, eye, eye, eye.T @ eye)
+    mass = attn.sum(-2)
+    relation = ((paper - mass[..., None] * mean).abs().max() / paper.abs().max()).item()
+    norms = {"paper": [mu.norm(dim=-1).median().item()], "mean": [mu.norm(dim=-1).median().item()]}
+    a, b = mu, mu
+    for _ in range(steps):
+        a, _ = paper_slot_update(x, a, eye, eye)
+        b, _ = weighted_mean_slot_update(x, b, eye, eye, torch.eye(x.shape[-1], dtype=x.dtype))
+        norms["paper"].append(a.norm(dim=-1).median().item())
+        norms["mean"].append(b.norm(dim=-1).median().item())
+    return {"relation_error": relation, "mass": mass,
+            "norms": norms, "data_radius": x.norm(dim=-1).median().item()}
