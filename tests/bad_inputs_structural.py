@@ -75,3 +75,36 @@ ROWS = [
     ("structural-collapse-threshold", lambda: mh.collapse_rate(torch.zeros(2, 4).numpy(), threshold=NAN), ValueError,
      "threshold"),
 ]
+
+# Chapter 4, issue 12: graph attention over a mask, Eqs 3-7, other edge priors, the paper's slot update.
+from mfattn.structural import edge_priors as ep  # noqa: E402
+from mfattn.structural import potentials  # noqa: E402
+
+_EYE2 = torch.eye(2, dtype=F64)
+ROWS += [
+    ("structural-graph-mask-shape", lambda: edges.graph_attention(*_qkv(3, 4), torch.ones(4, 3, dtype=torch.bool)),
+     ValueError, "allowed"),
+    ("structural-graph-mask-dtype", lambda: edges.graph_attention(*_qkv(3, 4), torch.ones(3, 4)), TypeError, "allowed"),
+    ("structural-graph-mask-no-parent", lambda: edges.brute_force_graph_attention(
+        *_qkv(2, 2), torch.tensor([[True, False], [False, False]])), ValueError, "allowed"),
+    ("structural-graph-log-prior-shape", lambda: edges.graph_attention(
+        *_qkv(3, 3), torch.ones(3, 3, dtype=torch.bool), log_prior=torch.zeros(2, 3)), ValueError, "log_prior"),
+    ("structural-graph-beta-nan", lambda: edges.graph_attention(*_qkv(3, 3), torch.ones(3, 3, dtype=torch.bool),
+                                                                beta=NAN), ValueError, "beta"),
+    ("structural-logz-mask-shape", lambda: potentials.log_partition(torch.zeros(3, 3), torch.ones(3, 2, dtype=torch.bool)),
+     ValueError, "allowed"),
+    ("structural-gaussian-beta-zero", lambda: potentials.gaussian_log_potential(*_qkv()[:2], beta=0.0), ValueError, "beta"),
+    ("structural-partition-keys-2d", lambda: potentials.dot_potential_partition(torch.zeros(3, 2)), ValueError, "k must"),
+    ("structural-binary-edges-too-many", lambda: ep.enumerate_binary_edge_sets(5, 4), ValueError, "m \\* n"),
+    ("structural-binary-temperature-zero", lambda: ep.sigmoid_gate(torch.zeros(2, 2), temperature=0.0), ValueError,
+     "temperature"),
+    ("structural-binary-temperature-nan", lambda: ep.binary_edges_brute_force(torch.zeros(2, 2), torch.zeros(2, 1),
+                                                                             temperature=NAN), ValueError, "temperature"),
+    ("structural-relpos-bias-length", lambda: ep.relative_position_log_prior(4, torch.zeros(3)), ValueError, "bias"),
+    ("structural-paper-slots-w-q", lambda: slots.paper_slot_update(torch.zeros(1, 3, 2), torch.zeros(1, 2, 2),
+                                                                    torch.zeros(2, 3), _EYE2), ValueError, "w_q"),
+    ("structural-slots-w-v-shape", lambda: slots.weighted_mean_slot_update(
+        torch.zeros(1, 3, 2), torch.zeros(1, 2, 2), _EYE2, _EYE2, torch.zeros(3, 2)), ValueError, "w_v"),
+    ("structural-slots-forms-sigma", lambda: slots.update_forms_study(torch.zeros(1, 3, 2), torch.zeros(1, 2, 2), -1.0),
+     ValueError, "sigma"),
+]
