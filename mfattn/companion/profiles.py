@@ -99,7 +99,10 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "slot_points": 300, "slot_clusters": 4, "slot_trials": 50, "slot_iters": 30,
                   "slot_sigmas": [0.3, 0.6, 1.0, 1.5, 2.5], "slot_sigma": 0.6, "slot_spread": 0.6,
                   "pc_trials": 200, "pc_dim": 8, "pc_parents": 6, "pc_obs_dim": 8, "pc_steps": 40,
-                  "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.5, 1.0, 1.9]},
+                  "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.5, 1.0, 1.9],
+                  "ident_n": 5, "ident_d": 4, "ident_beta": 0.5, "ident_instances": 8, "mask_n": 6,
+                  "mask_density": 0.5, "mask_instances": 8, "prior_n": 6, "prior_instances": 8,
+                  "prior_temperatures": [0.1, 0.3, 1.0, 3.0], "forms_steps": 3},
         "full": {"enum_n": 6, "enum_d": 4, "enum_beta": 0.5, "enum_instances": 24,
                  "hop_dim": 32, "hop_counts": [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
                  "hop_betas": [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], "hop_trials": 500,
@@ -108,7 +111,11 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "slot_sigmas": [0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.5], "slot_sigma": 0.6,
                  "slot_spread": 0.6,
                  "pc_trials": 2000, "pc_dim": 16, "pc_parents": 10, "pc_obs_dim": 16, "pc_steps": 100,
-                 "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.25, 0.5, 1.0, 1.9]},
+                 "pc_pi": 1.0, "pc_pi_y": 4.0, "pc_lr_fractions": [0.25, 0.5, 1.0, 1.9],
+                 # Eqs 3-7, masks and other priors: exact checks, seconds at these sizes
+                 "ident_n": 6, "ident_d": 4, "ident_beta": 0.5, "ident_instances": 24, "mask_n": 6,
+                 "mask_density": 0.5, "mask_instances": 100, "prior_n": 6, "prior_instances": 50,
+                 "prior_temperatures": [0.1, 0.3, 1.0, 3.0], "forms_steps": 3},
     },
     # Chapter 5: multi-hop toy (d = 3, n = 5, batch 200, Adam 1e-3, weight decay 2) for `seeds`
     # and `steps` per model and task; `repro_*` the public code's run replayed in its RNG order;

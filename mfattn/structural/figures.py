@@ -299,3 +299,37 @@ def expanding_window(coverage: dict, dims: Sequence[int], ps: Sequence[float]) -
     axes[0, 0].set_ylabel("mean final window (≤ n)")
     axes[0, 0].legend(fontsize=8)
     return fig
+
+
+def paper_steps(ident: dict, forms: dict, temperatures: Sequence[float]) -> plt.Figure:
+    """Chapter 4's checks of the paper's derivation: (a) dot-product attention against the Gaussian posterior,
+    every attention weight of every instance, with the drawn keys and with keys of one common norm; (b) the
+    expected score-weighted value ``s sigma(s / T)`` of a binary edge with an even Bernoulli prior, against
+    ReLU; (c) the median slot norm along the paper's unnormalised update and along the weighted mean."""
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.6))
+    ax = axes[0]
+    ax.plot(ident["gauss"].flatten(), ident["soft"].flatten(), "o", ms=3, alpha=0.5,
+            label="keys as drawn (norms differ)")
+    ax.plot(ident["gauss_equal"].flatten(), ident["soft_equal"].flatten(), "x", ms=4, color="C1",
+            label="the same keys rescaled to one norm")
+    ax.plot([0, 1], [0, 1], "k-", lw=0.6)
+    ax.set(xlabel=r"Gaussian posterior $p(E_i = j \mid x)$", ylabel=r"softmax$_j(\beta\, q_i \cdot k_j)$",
+           title="(a) the key-norm term", xlim=(0, 1), ylim=(0, 1), aspect="equal")
+    ax.legend(fontsize=7, loc="upper left")
+    ax = axes[1]
+    s = np.linspace(-4, 4, 801)
+    for t in temperatures:
+        ax.plot(s, s / (1 + np.exp(-s / t)), label=f"T = {t:g}" + (" (SiLU)" if t == 1 else ""))
+    ax.plot(s, np.maximum(s, 0), "k--", lw=1, label="ReLU (T → 0)")
+    ax.set(xlabel="edge score $s$", ylabel=r"$\mathbb{E}[E\, s] = s\,\sigma(s/T)$",
+           title="(b) binary edges, Bernoulli(1/2) prior")
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    steps = np.arange(len(forms["norms"]["paper"]))
+    ax.semilogy(steps, forms["norms"]["paper"], "o-", label=r"paper: $\sum_i A_{ik} W_Q^\top W_K x_i$")
+    ax.semilogy(steps, forms["norms"]["mean"], "s-", label=r"Locatello: $\sum_i A_{ik} x_i / \sum_i A_{ik}$")
+    ax.axhline(forms["data_radius"], color="0.5", ls=":", lw=1, label="median |x| of the data")
+    ax.set(xlabel="update step", ylabel="median slot norm", title="(c) slot updates", xticks=steps)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -145,8 +145,8 @@ def identity_study(n: int, d: int, beta: float, instances: int, generator: torch
     Returns the largest errors of ln Z (factorised vs enumerated), of d ln Z / d lambda against the enumerated
     E[v] and of d ln Z / d q against beta E[k]; of the Laplace step against attention; the key-norm gaps
     (max |softmax(beta q.k) - Gaussian posterior| per instance, with the drawn keys and with the keys
-    rescaled to one common norm) and both attention matrices of every instance; and the relative error of
-    the quadrature of the dot-product potential's partition function and the spread of ln Z_j over keys.
+    rescaled to one common norm) and both attention matrices of every instance in both cases; and the relative
+    error of the quadrature of the dot-product potential's partition function and the spread of ln Z_j over keys.
     """
     from .edges import brute_force_graph_attention, graph_structure_posterior
 
@@ -166,8 +166,9 @@ def identity_study(n: int, d: int, beta: float, instances: int, generator: torch
     k_equal = k / k.norm(dim=-1, keepdim=True) * math.sqrt(d)  # every key on the sphere of radius sqrt(d)
     out["soft"], out["gauss"] = soft, gaussian_posterior(q, k, allowed, beta)
     out["gap_raw"] = (out["soft"] - out["gauss"]).abs().amax((-1, -2)).numpy()
-    gauss_equal = gaussian_posterior(q, k_equal, allowed, beta)
-    out["gap_equal"] = (torch.softmax(beta * q @ k_equal.transpose(-1, -2), -1) - gauss_equal).abs().amax((-1, -2)).numpy()
+    out["gauss_equal"] = gaussian_posterior(q, k_equal, allowed, beta)
+    out["soft_equal"] = torch.softmax(beta * q @ k_equal.transpose(-1, -2), -1)
+    out["gap_equal"] = (out["soft_equal"] - out["gauss_equal"]).abs().amax((-1, -2)).numpy()
     quad, closed = dot_potential_partition(k[0, :, 0], beta)
     out["z_quad_error"] = ((quad - closed) / closed).abs().max().item()
     out["log_z_spread"] = (closed.log().max() - closed.log().min()).item()
