@@ -161,7 +161,7 @@ CLAIMS["structural"] += [
     ("structural-key-norm", f"{PAPER}, Sec. 3 (the Gaussian edge potential)",
      "A Gaussian edge potential gives dot-product attention once the terms without a query-key product are "
      "dropped as a constant", lambda s: s["keynorm_gap_equal"] < 1e-12 and s["keynorm_gap_raw"] > 1e-3,
-     ("reproduced with differences", "reproduced"),
+     ("reproduced with differences", "not reproduced"),
      ["fig-structural-paper-steps", TP + "test_key_norm_term_changes_the_posterior"],
      "Exact only when the allowed keys share one norm (largest gap {keynorm_gap_equal:.0e}). With keys as drawn the "
      "posterior is softmax(βq·k − β‖k‖²/2) and differs from softmax attention by {keynorm_gap_raw:.2f} (median over "
