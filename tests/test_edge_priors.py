@@ -86,7 +86,16 @@ def test_relative_position_prior_is_an_additive_bias():
 def test_temperature_limits():
     study = EP.priors_study(5, 3, [0.3, 1.0], 3, torch.Generator().manual_seed(0))
     assert max(study[k] for k in ("gate_error", "value_error", "ffn_error", "relpos_error")) < 1e-12
+    assert study["temp_error"] < 1e-10  # scores up to ~1e3 at T = 1e-3
     assert study["hard_gap"] < 1e-6 and study["prior_gap"] < 0.05
+    # hard attention directly: well-separated scores, T -> 0 gives the argmax parent's value
+    from mfattn.structural import edges as S
+    q = torch.tensor([[1.0, 0.0]], dtype=F64)
+    k = torch.tensor([[0.9, 0.0], [0.5, 0.0], [0.0, 1.0]], dtype=F64)
+    v = torch.tensor([[1.0], [2.0], [3.0]], dtype=F64)
+    allowed = torch.ones(1, 3, dtype=torch.bool)
+    assert abs(S.graph_attention(q, k, v, allowed, 1e3).item() - 1.0) < 1e-12
+    assert abs(S.brute_force_graph_attention(q, k, v, allowed, 1e-6).item() - 2.0) < 1e-5
     assert abs(study["relu_gap"][1.0] - EP.RELU_GAP) < 1e-6
 
 

@@ -117,7 +117,7 @@ def test_new_verdicts_read_their_keys_from_the_full_summary(monkeypatch):
     keys = dict(ident_n=6, ident_logz_error=1e-15, ident_grad_error=5e-15, ident_laplace_error=1e-15,
                 keynorm_gap_raw=0.3, keynorm_gap_raw_max=0.6, keynorm_gap_equal=3e-16, z_quad_error=2e-16, mask_n=6,
                 mask_instances=100, mask_max_error=3e-15, mask_min_structures=64, mask_max_structures=2880,
-                bin_gate_error=5e-15, bin_ffn_error=2e-14, relu_gap_1=0.2785, relpos_error=3e-15, temp_hard_gap=1e-14,
+                bin_gate_error=5e-15, bin_ffn_error=2e-14, relu_gap_1=0.2785, relpos_error=3e-15, temp_error=4e-13, temp_hard_gap=1e-14,
                 temp_prior_gap=4e-3, forms_steps=3, slot_forms_relation_error=1e-16, slot_forms_mass=100.0,
                 slot_forms_norm_paper=800.0, slot_forms_norm_mean=3.0, slot_forms_radius=3.1)
     old = claims.full_numbers(None, "structural")  # {}: no root
