@@ -75,16 +75,26 @@ def mnist_training(h: dict, test_examples: int) -> plt.Figure:
 
 
 def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
-    """Draw the ``top`` strongest site pairs of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above)."""
+    """Draw the ``top`` strongest DIRECTED couplings of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above).
+
+    An arrow j → i has the width and colour of ``‖J_ij‖_F``: site i listens to site j
+    (``g_i = Σ_j J_ij m_j + X_i``). ``J_ij`` and ``J_ji`` are separate arrows (the model imposes only
+    ``J_ij = J_ijᵀ``, not ``‖J_ij‖ = ‖J_ji‖``), bent so that the two directions of a pair do not overlap.
+    """
+    from matplotlib.patches import FancyArrowPatch
+
     pos = np.array([[1.5, 1.3]] + [[c, -r] for r in range(4) for c in range(4)], dtype=float)
-    sym = 0.5 * (norms + norms.T)          # the drawing is undirected: mean of J_ij and J_ji norms
-    iu = np.triu_indices(len(sym), 1)
-    order = np.argsort(sym[iu])[::-1][:top]
-    for k in order[::-1]:
-        i, j = iu[0][k], iu[1][k]
-        strength = sym[i, j] / vmax
-        ax.plot(*pos[[i, j]].T, color=plt.cm.viridis(strength), lw=0.5 + 3.5 * strength,
-                alpha=0.35 + 0.65 * strength, zorder=1)
+    n = len(norms)
+    i_idx, j_idx = np.nonzero(~np.eye(n, dtype=bool))
+    strength_all = norms[i_idx, j_idx]
+    order = np.argsort(strength_all)[::-1][:top]
+    for k in order[::-1]:                      # weakest first, so the strongest are drawn on top
+        i, j = i_idx[k], j_idx[k]
+        strength = strength_all[k] / vmax
+        ax.add_patch(FancyArrowPatch(pos[j], pos[i], connectionstyle="arc3,rad=0.18", arrowstyle="-|>",
+                                     mutation_scale=6 + 6 * strength, shrinkA=6, shrinkB=6,
+                                     color=plt.cm.viridis(strength), lw=0.4 + 2.6 * strength,
+                                     alpha=0.35 + 0.65 * strength, zorder=1))
     ax.scatter(pos[1:, 0], pos[1:, 1], s=60, color="0.2", zorder=2)
     ax.scatter(*pos[0], s=110, color="C3", zorder=2)
     ax.annotate("cls", pos[0], xytext=(8, 0), textcoords="offset points", va="center", color="C3")
@@ -107,7 +117,8 @@ def couplings(norms: np.ndarray, snap_steps: np.ndarray) -> plt.Figure:
         axes[1, col].set(xlabel="site j", ylabel="site i" if col == 0 else None, xticks=[0, 8, 16], yticks=[0, 8, 16])
         axes[1, col].grid(False)
     fig.colorbar(im, ax=axes[1, :].tolist(), shrink=0.8, label=r"$\|J_{ij}\|_F$")
-    fig.suptitle("couplings between the 17 sites (top: 40 strongest pairs; bottom: all, site 0 = cls)", y=0.98)
+    fig.suptitle(r"directed couplings $\|J_{ij}\|_F$, arrow $j \to i$ (top: the 40 strongest; bottom: all, row $i$ "
+                 r"listens to column $j$; site 0 = cls)", y=0.99)
     return fig
 
 
