@@ -29,6 +29,8 @@ ROWS = [
     ("implicit-layer-x-list", lambda: _layer()([[0.0]]), TypeError, "x must be a torch.Tensor"),
     ("implicit-tap-prior", lambda: vector_tap.VectorSpinTAP(3, 2, prior_precision=-1.0), ValueError, "prior"),
     ("implicit-tap-cost-sizes", lambda: vector_tap.explicit_tap_cost([(0, 2)]), ValueError, "sizes|num_spins"),
+    ("implicit-tap-cost-window", lambda: vector_tap.cost_exponent([8, 16], [1.0, 2.0], 32), ValueError, "fit_min_nd"),
+    ("implicit-tap-cost-negative", lambda: vector_tap.cost_exponent([8, 16], [1.0, -2.0], 8), ValueError, "seconds"),
     ("implicit-transformer-layer", lambda: transformer.to_multihead_attention(_layer(interaction="linear")),
      ValueError, "interaction='softmax'"),
     ("implicit-transformer-steps", lambda: transformer.naive_trajectory(_layer(interaction="softmax"),

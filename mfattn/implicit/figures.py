@@ -1,6 +1,6 @@
 """Plots of Chapters 2-3 (Deep Implicit Attention, Bal 2021): each function takes results and returns a figure.
 
-Chapter 2: :func:`solver_race`, :func:`explicit_cost`, :func:`mnist_training`, :func:`couplings` (and
+Chapter 2: :func:`solver_race`, :func:`mnist_training`, :func:`couplings` (and
 :func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`full_cpu`. Styling comes from the
 book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 """
@@ -12,7 +12,7 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["solver_race", "explicit_cost", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
+__all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
            "settling", "confusion", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
@@ -30,17 +30,6 @@ def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: 
         ax.set(title=rf"$\rho$ = {rho}", xlabel="evaluations of $f$")
     axes[0].set_ylabel("relative residual (batch mean)")
     axes[0].legend()
-    return fig
-
-
-def explicit_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray, slope: float) -> plt.Figure:
-    """Wall time of one cavity-variance update against Nd (log-log) with a (Nd)³ guide on the ``big`` sizes."""
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.loglog(nd, seconds, "o-", label="one cavity-variance update (measured)")
-    ax.loglog(nd[big], seconds[big][-1] * (nd[big] / nd[big][-1]) ** 3, "k--", lw=1, label=r"$\propto (Nd)^3$")
-    ax.set(xlabel="$N d$ (size of the linear-response system)", ylabel="seconds (best of 5)",
-           title=f"adaptive TAP for vector spins, float64; fitted slope {slope:.1f}")
-    ax.legend()
     return fig
 
 
@@ -230,13 +219,17 @@ def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps
     return fig
 
 
-def tap_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray) -> plt.Figure:
-    """Seconds per linear-response update of the explicit layer against Nd, with a slope-3 guide."""
-    fig, ax = plt.subplots(figsize=(4.6, 3.4))
-    ax.loglog(nd, seconds, "o-", label="adaptive-TAP linear-response update")
-    ref = seconds[big][-1] * (nd / nd[big][-1]) ** 3
-    ax.loglog(nd, ref, "--", color="0.5", label=r"$\propto (Nd)^3$")
-    ax.set(xlabel="$N d$", ylabel="seconds per update", title="explicit vector-spin adaptive TAP")
+def tap_cost(scaling: dict) -> plt.Figure:
+    """Seconds per linear-response update of the explicit layer against Nd (log-log), the fit window
+    marked, with the fitted power law and a slope-3 guide (``scaling``: :func:`~mfattn.implicit.vector_tap.explicit_cost_scaling`)."""
+    nd, sec, fit, p = scaling["Nd"], scaling["seconds"], scaling["fit"], scaling["exponent"]
+    fig, ax = plt.subplots(figsize=(4.8, 3.5))
+    ax.loglog(nd, sec, "o-", color="C0", label="linear-response update (measured)")
+    ax.loglog(nd[fit], sec[fit], "o", color="C3", label=f"fit window: exponent {p:.2f}")
+    ax.loglog(nd[fit], sec[fit][-1] * (nd[fit] / nd[fit][-1]) ** p, "-", color="C3", lw=1)
+    ax.loglog(nd, sec[fit][-1] * (nd / nd[fit][-1]) ** 3, "--", color="0.5", label=r"$\propto (Nd)^3$")
+    ax.set(xlabel="$N d$ (size of the linear-response system)", ylabel="seconds per update (best of 3)",
+           title="explicit vector-spin adaptive TAP, float64")
     ax.legend(fontsize=8)
     return fig
 
