@@ -62,16 +62,19 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit
     # layer checked against its closed form at one size (N, d) (Chapter 3 measures its cost); the
     # blog's MNIST model (train/test subsets, steps per epoch, seeds) and the variant table (same
-    # protocol, attention options changed).
+    # protocol, attention options changed); the trained layer's stability (spectral radius of df/dm on
+    # `stability_digits` test digits) and its accuracy after `budget_steps` plain steps.
     "deq": {
         "quick": {"solver_dim": 64, "solver_batch": 8, "solver_rhos": [0.5, 0.9, 0.97], "solver_tol": 1e-6,
                   "solver_max_iter": 500, "explicit_size": [8, 8],
                   "train_limit": 12000, "test_limit": 1000, "epochs": 1, "steps_per_epoch": 200,
-                  "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100},
+                  "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100,
+                  "stability_digits": 300, "budget_steps": [1, 2, 3, 5, 10, 20, 40]},
         "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
                  "solver_max_iter": 2000, "explicit_size": [8, 8],
                  "train_limit": None, "test_limit": None, "epochs": 20, "steps_per_epoch": None,
-                 "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None},
+                 "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None,
+                 "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100]},
     },
     # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive
     # update's contraction rate; SK Onsager-amortisation experiment (onsager_n spins); explicit

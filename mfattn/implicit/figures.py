@@ -1,7 +1,7 @@
 """Plots of Chapters 2-3 (Deep Implicit Attention, Bal 2021): each function takes results and returns a figure.
 
 Chapter 2: :func:`solver_race`, :func:`mnist_training`, :func:`couplings` (and
-:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`full_cpu`. Styling comes from the
+:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`fixed_point_stability`, :func:`full_cpu`. Styling comes from the
 book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 """
 
@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
-           "settling", "confusion", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
+           "settling", "confusion", "fixed_point_stability", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
 
@@ -157,6 +157,30 @@ def confusion(cm: np.ndarray) -> plt.Figure:
     ax.set(xlabel="predicted digit", ylabel="true digit", xticks=range(10), yticks=range(10),
            title=f"confusion on {cm.sum()} test digits")
     ax.grid(False)
+    return fig
+
+
+def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
+    """Left: test accuracy after k plain mean-field steps from m_0 = X (``budget``: {"k": acc, ...,
+    "fixed point": acc}). Right: histogram of the spectral radius of ∂f/∂m at the fixed point over digits
+    (``rho``: {label: (n,) array}), with the stability boundary ρ = 1."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
+    ax = axes[0]
+    ks = sorted(int(k) for k in budget if k != "fixed point")
+    ax.semilogx(ks, [100 * budget[str(k)] for k in ks], "o-", color="C0", label="k plain steps from $m_0 = X$")
+    ax.axhline(100 * budget["fixed point"], color="C3", ls="--", lw=1, label="fixed point (Anderson)")
+    ax.annotate("1 step: one\ntransformer-like block", (ks[0], 100 * budget[str(ks[0])]), xytext=(8, -4),
+                textcoords="offset points", fontsize=8, va="top")
+    ax.set(xlabel="mean-field steps $k$", ylabel="test accuracy (%)", title="accuracy against the solver budget")
+    ax.legend(fontsize=8, loc="lower right")
+    ax = axes[1]
+    for c, (label, r) in enumerate(rho.items()):
+        r = np.asarray(r)
+        ax.hist(r[np.isfinite(r)], bins=30, color=f"C{c + 1}", alpha=0.6, label=label)
+    ax.axvline(1.0, color="k", ls=":", lw=1)
+    ax.set(xlabel=r"spectral radius $\rho(\partial f/\partial m)$ at $m^*$", ylabel="test digits",
+           title="linear stability of the fixed point")
+    ax.legend(fontsize=8)
     return fig
 
 

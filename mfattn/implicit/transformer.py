@@ -164,12 +164,16 @@ def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator])
 
 def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> dict[str, dict]:
     """For each contraction rate ρ (``base``'s output projection rescaled): relative distance of the naive
-    iterates to the exact fixed point (steps + 1, B), token spread with and without the source, and the
-    Anderson DEQ's mean iterations and largest relative error against the exact fixed point."""
+    iterates to the exact fixed point (steps + 1, B), token spread with and without the source, the
+    Anderson DEQ's mean iterations and largest relative error against the exact fixed point, and the
+    smallest spectral radius over the batch of ``∂f/∂m`` at that fixed point (``jacobian_rho``; power
+    iteration, :func:`mfattn.implicit.stability.jacobian_spectral_radius`)."""
     import copy
 
+    from .stability import jacobian_spectral_radius
+
     rho0 = naive_contraction_rate(base, x)[0].item()
-    out = {"distance": {}, "spread": {}, "anderson_iters": {}, "anderson_dev": {}}
+    out = {"distance": {}, "spread": {}, "anderson_iters": {}, "anderson_dev": {}, "jacobian_rho": {}}
     for rho in rhos:
         layer = copy.deepcopy(base)
         with torch.no_grad():
@@ -183,4 +187,7 @@ def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> 
         out["anderson_iters"][rho] = layer.last_stats["forward"].iterations.double().mean().item()
         # relative error; the error bound is cond(I - A⊗M) times the solver's tolerance (1e-12)
         out["anderson_dev"][rho] = ((m_deq - m_star).flatten(1).norm(dim=1) / m_star.flatten(1).norm(dim=1)).max().item()
+        # Linear stability of the fixed point Anderson returns: ρ(∂f/∂m) there, by power iteration (smallest
+        # over the batch: above 1, every sample's fixed point repels plain iteration).
+        out["jacobian_rho"][rho] = jacobian_spectral_radius(layer, x, m_deq.detach(), iters=400).min().item()
     return out
