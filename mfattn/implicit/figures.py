@@ -169,8 +169,8 @@ def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     ks = sorted(int(k) for k in budget if k != "fixed point")
     ax.semilogx(ks, [100 * budget[str(k)] for k in ks], "o-", color="C0", label="k plain steps from $m_0 = X$")
     ax.axhline(100 * budget["fixed point"], color="C3", ls="--", lw=1, label="fixed point (Anderson)")
-    ax.annotate("1 step: one\ntransformer-like block", (ks[0], 100 * budget[str(ks[0])]), xytext=(8, -4),
-                textcoords="offset points", fontsize=8, va="top")
+    ax.annotate("1 step: one transformer-like block", (ks[0], 100 * budget[str(ks[0])]), xytext=(10, 0),
+                textcoords="offset points", fontsize=8, va="center")
     ax.set(xlabel="mean-field steps $k$", ylabel="test accuracy (%)", title="accuracy against the solver budget")
     ax.legend(fontsize=8, loc="lower right")
     ax = axes[1]
