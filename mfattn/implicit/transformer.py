@@ -18,7 +18,8 @@ from torch import nn
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
-           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study"]
+           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "softmax_couplings",
+           "off_head_block_fraction", "coupling_asymmetry"]
 
 
 def _check_softmax_layer(layer: Any) -> None:
@@ -135,6 +136,34 @@ def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen:
         A = layer.attention_matrix(x)
         T = torch.einsum("bhij,hcd->bicjd", A, layer._head_maps().to(x.dtype)).reshape(B, n * d, n * d)
         return torch.linalg.eigvals(T).abs().max(dim=1).values
+
+
+def softmax_couplings(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tensor:
+    """(B, N, N, d, d) couplings of the softmax layer for the sources ``x``: ``J_ij = Σ_h A^h_ij W_O^h W_V^h``,
+    so that ``Σ_j J_ij m_j`` is :meth:`MeanFieldAttention.sum_over_couplings` (tested)."""
+    _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
+    with torch.no_grad():
+        return torch.einsum("bhij,hcd->bijcd", layer.attention_matrix(x), layer._head_maps().to(x.dtype))
+
+
+def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
+    """``‖J outside the head blocks‖_F / ‖J‖_F`` for couplings (..., d, d) whose feature axis is split into
+    ``heads`` slices of ``d / heads``: 0 when every ``J_ij`` is block-diagonal, one block per head."""
+    d = J.shape[-1]
+    if heads < 1 or d % heads:
+        raise ValueError(f"heads must divide the dimension d = {d}; got {heads!r}")
+    dh = d // heads
+    block = torch.block_diag(*[torch.ones(dh, dh, dtype=J.dtype, device=J.device)] * heads).bool()
+    return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
+
+
+def coupling_asymmetry(J: torch.Tensor) -> float:
+    """``‖J − Jᵀ‖_F / ‖J‖_F`` of the (Nd)×(Nd) coupling matrix built from (..., N, N, d, d) couplings
+    (batched over leading axes): 0 for the symmetric couplings an energy ``−½ Σ S_iᵀ J_ij S_j`` needs."""
+    *lead, n, _, d, _ = J.shape
+    M = J.movedim(-3, -2).reshape(*lead, n * d, n * d)
+    return ((M - M.transpose(-1, -2)).norm() / M.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
 
 
 def token_spread(m: torch.Tensor) -> torch.Tensor:
