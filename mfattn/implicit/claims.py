@@ -63,6 +63,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             **({"plain_fwd": rows["plain"]["forward_iterations"], "plain_bwd": rows["plain"]["backward_iterations"],
                 "plain_conv": rows["plain"]["forward_converged"]} if "plain" in rows else {}),
             "se": 100 * np.sqrt(2 * 0.991 * 0.009 / 10_000),
+            "norm_growth": np.linalg.norm(norms[-1]) / np.linalg.norm(norms[0]),
             "early_epoch": snaps[early] / 1000, "early_corr": corr[early], "early_norm": np.linalg.norm(norms[early])
             / np.linalg.norm(norms[-1]), "mid_corr": corr[len(corr) // 4], "mid_epoch": snaps[len(corr) // 4] / 1000}
 
