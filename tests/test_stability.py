@@ -3,6 +3,7 @@ closed-form / autograd adjoint map, against the eigenvalues of the dense Jacobia
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -87,3 +88,15 @@ def test_bad_input_is_named():
         stability.jacobian_spectral_radius(layer, _x(0), iters=1)
     with pytest.raises(ValueError, match="m_star"):
         stability.jacobian_spectral_radius(layer, _x(0), torch.zeros(2, 4, 3, dtype=torch.float64))
+
+
+def test_fixed_point_spectral_radius_skips_non_finite_samples():
+    layer = _layer(8, weight_init_std=0.5, solver="plain", max_iter=3)    # a layer that cannot reach m* itself
+    x = _x(9, batch=3)
+    x_bad = x.clone()
+    x_bad[1, 0, 0] = float("inf")
+    rho, conv = stability.fixed_point_spectral_radius(layer, x_bad, iters=1500)
+    m_star, _ = stability.anderson_fixed_point(layer, x[[0, 2]], max_iter=200, tol=1e-12)
+    exact = torch.linalg.eigvals(stability.dense_jacobian(layer, x[[0, 2]], m_star)).abs().max(dim=1).values
+    assert np.isnan(rho[1]) and not conv[1] and conv[[0, 2]].all()
+    np.testing.assert_allclose(rho[[0, 2]], exact.numpy(), rtol=0.01)

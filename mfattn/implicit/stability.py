@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_int
 from .meanfield import MeanFieldAttention, _check_source
 
-__all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point", "truncated_logits",
-           "accuracy_by_steps"]
+__all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
+           "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps"]
 
 
 def _check_layer(layer: Any) -> MeanFieldAttention:
@@ -113,11 +114,11 @@ def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
 
 @torch.no_grad()
 def anderson_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, max_iter: int = 100,
-                         tol: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+                         tol: float = 1e-4) -> tuple[torch.Tensor, torch.Tensor]:
     """``(m*, converged)``: the fixed point of ``layer`` for the sources ``x`` (B, N, d) found by Anderson
     acceleration with ``max_iter`` evaluations, whatever solver the layer itself uses (a layer trained
     with plain iteration is examined at its fixed point, which plain iteration may not reach), and the
-    (B,) bool of the samples that reached ``tol``."""
+    (B,) bool of the samples that reached ``tol`` (default 1e-4, the MNIST layer's own, reachable in float32)."""
     import copy
     import warnings
 
@@ -129,6 +130,26 @@ def anderson_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, max_iter: i
         warnings.simplefilter("ignore", ConvergenceWarning)
         m = layer(x)
     return m, layer.last_stats["forward"].converged
+
+
+def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, max_iter: int = 100,
+                                iters: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """``(rho, converged)``, (B,) each: the spectral radius of ``∂f/∂m`` (:func:`jacobian_spectral_radius`) at the
+    fixed point Anderson finds (:func:`anderson_fixed_point`), and whether it reached it. Samples whose sources
+    or fixed point are not finite (a layer whose training diverged) get ``rho = nan`` instead of an error."""
+    layer = _check_layer(layer)
+    x = x.detach()
+    rho = np.full(len(x), np.nan)
+    converged = np.zeros(len(x), dtype=bool)
+    ok = torch.isfinite(x).flatten(1).all(dim=1)
+    if bool(ok.any()):
+        m, conv = anderson_fixed_point(layer, x[ok], max_iter=max_iter)
+        finite = torch.isfinite(m).flatten(1).all(dim=1)
+        idx = torch.nonzero(ok).flatten()
+        converged[idx.numpy()] = conv.numpy()
+        if bool(finite.any()):
+            rho[idx[finite].numpy()] = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters).numpy()
+    return rho, converged
 
 
 @torch.no_grad()
