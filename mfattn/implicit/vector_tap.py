@@ -101,8 +101,9 @@ class VectorSpinTAP(nn.Module):
         n, d = self.num_spins, self.dim
         P = self.prior_precision.to(V.dtype)
         chi = torch.linalg.inv(P - V)
-        lam = V + torch.linalg.inv(chi)
-        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # the O((Nd)^3) step
+        lam = V + torch.linalg.inv(chi)       # Λ ≡ P for this Gaussian prior: C below does not depend on V or m,
+        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # so the V iteration settles in two
+        # evaluations; the O((Nd)^3) inversion is the cost (a non-Gaussian prior would move Λ with m)
         C_diag = C.view(n, d, n, d).diagonal(dim1=0, dim2=2).permute(2, 0, 1)  # (N, d, d)
         return lam - torch.linalg.inv(C_diag)
 
