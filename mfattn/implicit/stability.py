@@ -145,10 +145,11 @@ def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, m
     if bool(ok.any()):
         m, conv = anderson_fixed_point(layer, x[ok], max_iter=max_iter)
         finite = torch.isfinite(m).flatten(1).all(dim=1)
-        idx = torch.nonzero(ok).flatten()
-        converged[idx.numpy()] = conv.numpy()
+        idx = torch.nonzero(ok).flatten().cpu()
+        converged[idx.numpy()] = conv.cpu().numpy()
         if bool(finite.any()):
-            rho[idx[finite].numpy()] = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters).numpy()
+            est = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters)
+            rho[idx[finite.cpu()].numpy()] = est.cpu().numpy()
     return rho, converged
 
 
