@@ -6,7 +6,7 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn.implicit import meanfield, onsager, train, transformer, variants, vector_tap
+from mfattn.implicit import meanfield, onsager, stability, train, transformer, variants, vector_tap
 from mfattn.implicit.models import build_model
 
 NAN = float("nan")
@@ -29,6 +29,21 @@ ROWS = [
     ("implicit-layer-x-list", lambda: _layer()([[0.0]]), TypeError, "x must be a torch.Tensor"),
     ("implicit-tap-prior", lambda: vector_tap.VectorSpinTAP(3, 2, prior_precision=-1.0), ValueError, "prior"),
     ("implicit-tap-cost-sizes", lambda: vector_tap.explicit_tap_cost([(0, 2)]), ValueError, "sizes|num_spins"),
+    ("implicit-stability-layer", lambda: stability.jacobian_spectral_radius(None, torch.zeros(1, 4, 3)), TypeError,
+     "layer must be a MeanFieldAttention"),
+    ("implicit-stability-iters", lambda: stability.jacobian_spectral_radius(_layer(), torch.zeros(1, 4, 3), iters=0),
+     ValueError, "iters"),
+    ("implicit-stability-m-star", lambda: stability.jacobian_spectral_radius(_layer(), torch.zeros(1, 4, 3),
+                                                                            torch.zeros(2, 4, 3)), ValueError, "m_star"),
+    ("implicit-stability-steps", lambda: stability.accuracy_by_steps(build_model(0), torch.zeros(2, 1, 28, 28),
+                                                                     torch.zeros(2, dtype=torch.long), steps=(-1,)),
+     ValueError, "steps"),
+    ("implicit-variants-mcnemar-length", lambda: variants.mcnemar(np.ones(3, bool), np.ones(4, bool)), ValueError,
+     "correct_a and correct_b"),
+    ("implicit-transformer-heads-divide", lambda: transformer.off_head_block_fraction(torch.zeros(2, 2, 6, 6), 4),
+     ValueError, "heads must divide"),
+    ("implicit-tap-cost-window", lambda: vector_tap.cost_exponent([8, 16], [1.0, 2.0], 32), ValueError, "fit_min_nd"),
+    ("implicit-tap-cost-negative", lambda: vector_tap.cost_exponent([8, 16], [1.0, -2.0], 8), ValueError, "seconds"),
     ("implicit-transformer-layer", lambda: transformer.to_multihead_attention(_layer(interaction="linear")),
      ValueError, "interaction='softmax'"),
     ("implicit-transformer-steps", lambda: transformer.naive_trajectory(_layer(interaction="softmax"),

@@ -1,5 +1,6 @@
 """Mean-field attention layers (mfattn.implicit.meanfield, vector_tap) against closed forms and exact counts."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -144,6 +145,42 @@ def test_vector_spin_tap_is_exact_for_a_gaussian_prior_including_gradients():
     naive = VectorSpinTAP(n, d, lin_response=False, generator=torch.Generator().manual_seed(9)).double()
     naive(x.detach())
     assert naive.last_cavity.abs().max() == 0
+
+
+def test_cost_exponent_fits_the_power_law_above_the_overhead():
+    from mfattn.implicit.vector_tap import cost_exponent
+
+    nd = 2.0 ** np.arange(3, 13)                        # 8 ... 4096
+    seconds = 1e-3 + 1e-10 * nd ** 3                     # a fixed overhead, then the cubic law
+    # Above Nd = 512 the cubic term is >= 13x the overhead: the fitted exponent is within 0.05 of 3 ...
+    assert abs(cost_exponent(nd, seconds, 512) - 3) < 0.05
+    # ... while a fit over every size, overheads included, badly underestimates it.
+    assert cost_exponent(nd, seconds, 0) < 2.0
+    assert abs(cost_exponent(nd, 7 * nd ** 2.5, 0) - 2.5) < 1e-10  # an exact power law, any window
+    with pytest.raises(ValueError, match="fit_min_nd"):
+        cost_exponent(nd, seconds, 4096)                 # one size cannot give a slope
+
+
+def test_explicit_cost_scaling_returns_the_measurement_and_its_fit_window():
+    from mfattn.implicit.vector_tap import explicit_cost_scaling
+
+    sc = explicit_cost_scaling([(2, 2), (4, 2), (4, 4)], 8, repeats=1)
+    assert sc["Nd"].tolist() == [4, 8, 16] and sc["fit"].tolist() == [False, True, True]
+    assert (sc["fit_min_nd"], sc["fit_max_nd"]) == (8.0, 16.0) and np.all(sc["seconds"] > 0)
+    assert np.isfinite(sc["exponent"])
+
+
+def test_stored_explicit_cost_exponent_is_near_cubic():
+    """The book's one cost measurement (Chapter 3's full profile, quoted by Chapter 2): the update's
+    arithmetic is an (Nd)x(Nd) inversion, exactly cubic; the wall-time exponent over Nd >= 512 may sit
+    below 3 (kernels run faster on larger matrices), not above it by much, and far above the 2 of a
+    matrix-vector product."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "full" / "transformer" / "summary.json"
+    slope = json.loads(path.read_text())["tap_slope"]
+    assert 2.5 < slope < 3.3, slope
 
 
 def test_bad_input_is_named():

@@ -94,3 +94,46 @@ def test_adaptive_tap_dataset_and_amortised_correction():
     assert err(m_amortised) < 0.3 * err(m_naive)
     feats = onsager_features(test["J"], test["h"], test["m"], "g")
     assert feats.shape == (6, 20, 1)
+
+
+def test_multi_head_couplings_are_block_diagonal_without_a_dense_output_projection():
+    """Heads that each read and write their own slice of the d features (values=False, W_O = I) give couplings
+    J_ij = blockdiag(A^1_ij I, ..., A^H_ij I); a dense output projection mixes the heads' slices, and
+    J_ij = Σ_h A^h_ij W_O^h W_V^h is no longer block-diagonal."""
+    from mfattn.implicit.transformer import off_head_block_fraction, softmax_couplings
+
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 5, 6, generator=gen, dtype=torch.float64)
+    layer = MeanFieldAttention(5, 6, interaction="softmax", heads=3, values=False, lin_response=False,
+                               generator=gen).double()
+    dense = off_head_block_fraction(softmax_couplings(layer, x), 3)
+    with torch.no_grad():
+        layer.to_out.weight.copy_(torch.eye(6, dtype=torch.float64))
+    J = softmax_couplings(layer, x)
+    assert off_head_block_fraction(J, 3) == 0.0 and dense > 0.5
+    A = layer.attention_matrix(x)                                      # (B, 3, N, N)
+    expected = torch.einsum("bhij,hcd->bijcd", A, torch.stack([torch.diag((torch.arange(6) // 2 == h).double())
+                                                                 for h in range(3)]))
+    torch.testing.assert_close(J, expected, rtol=0, atol=1e-15)
+    # J is the layer's coupling: sum_j J_ij m_j is its update's sum over couplings.
+    m = torch.randn(2, 5, 6, generator=gen, dtype=torch.float64)
+    torch.testing.assert_close(torch.einsum("bijcd,bjd->bic", J, m), layer.sum_over_couplings(m, A), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="heads must divide"):
+        off_head_block_fraction(J, 4)
+
+
+def test_softmax_and_learned_couplings_are_not_symmetric():
+    """No energy stands behind softmax couplings or the MNIST layer's internally symmetric ones: the (Nd)x(Nd)
+    coupling matrix is not symmetric (J_ij != J_jiᵀ), unlike the 'energy' symmetry that a Boltzmann
+    distribution needs."""
+    from mfattn.implicit.meanfield import symmetrise_couplings
+    from mfattn.implicit.transformer import coupling_asymmetry, softmax_couplings
+
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(1, 6, 4, generator=gen, dtype=torch.float64)
+    soft = MeanFieldAttention(6, 4, interaction="softmax", lin_response=False, generator=gen).double()
+    assert coupling_asymmetry(softmax_couplings(soft, x)) > 0.3
+    W = torch.randn(6, 6, 4, 4, generator=gen, dtype=torch.float64)
+    assert coupling_asymmetry(symmetrise_couplings(W, "internal")[None]) > 0.3      # the blog's MNIST layer
+    assert coupling_asymmetry(symmetrise_couplings(W, "energy")[None]) < 1e-15
+    assert coupling_asymmetry(symmetrise_couplings(W, "both")[None]) < 1e-15

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from mfattn.implicit.train import VARIANTS, TrainConfig, TrainResult
-from mfattn.implicit.variants import binomial_se, compare_to_blog, export_variants, markdown_table, variant_rows
+from mfattn.implicit.variants import (ALL_VARIANTS, binomial_se, compare_to_blog, export_variants, markdown_table,
+                                     mcnemar, pack_correct, seed_summary, summary_table, unpack_correct, variant_rows)
 
 
 def fake_result(accuracy, losses, converged, backward=12.5, seconds=3.0):
@@ -42,8 +43,10 @@ def test_export_reads_the_cache_and_never_trains(tmp_path, monkeypatch):
     monkeypatch.setenv("MFATTN_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "variants.json"
     table = export_variants("full", out)
-    assert table["rows"] == [] and table["missing"] == list(VARIANTS)
-    assert json.loads(out.read_text())["missing"] == list(VARIANTS)
+    assert table["rows"] == [] and table["missing"] == [f"{name} (seed 0)" for name in VARIANTS]
+    assert json.loads(out.read_text())["missing"] == table["missing"]
+    table = export_variants("full", None, seed=[0, 1, 2], interactions=True)
+    assert len(table["missing"]) == 3 * len(ALL_VARIANTS) == 21 and table["seeds"] == [0, 1, 2]
 
 
 def test_comparison_with_the_blog_model_and_markdown():
@@ -58,3 +61,51 @@ def test_comparison_with_the_blog_model_and_markdown():
     assert table.count("\n") == 4 and "| 14.00% |" in table
     with pytest.raises(ValueError, match="blog model"):
         compare_to_blog(rows[1:])
+
+
+def test_mcnemar_is_the_exact_binomial_test_on_the_discordant_digits():
+    # 100 digits: 80 both right, 10 both wrong, A alone right on 2, B alone right on 8.
+    a = np.array([1] * 80 + [0] * 10 + [1] * 2 + [0] * 8, dtype=bool)
+    b = np.array([1] * 80 + [0] * 10 + [0] * 2 + [1] * 8, dtype=bool)
+    # By hand: n = 10 discordant, P[X <= 2] = (1 + 10 + 45) / 1024, two-sided p = 112 / 1024.
+    res = mcnemar(a, b)
+    assert (res["b"], res["c"]) == (2, 8) and res["p"] == pytest.approx(112 / 1024, rel=1e-12)
+    assert mcnemar(b, a)["p"] == res["p"]                                   # symmetric
+    assert mcnemar(a, a)["p"] == 1.0                                         # no discordant digit
+    # 0 against 6 discordant: p = 2 / 64; the concordant digits do not matter.
+    assert mcnemar(np.zeros(6, bool), np.ones(6, bool))["p"] == pytest.approx(2 / 64)
+    with pytest.raises(ValueError, match="correct_a and correct_b"):
+        mcnemar(a, b[:-1])
+
+
+def test_packed_correct_digits_round_trip():
+    rng = np.random.default_rng(0)
+    c = rng.random(10_001) < 0.99
+    assert np.array_equal(unpack_correct(pack_correct(c), c.size), c)
+
+
+def _row(key, seed, acc, correct, loss=0.1):
+    return {"key": key, "variant": key, "seed": seed, "test_accuracy": acc, "test_examples": len(correct),
+            "final_loss": loss, "forward_iterations": 20.0, "forward_converged": 1.0, "correct": pack_correct(correct)}
+
+
+def test_seed_summary_pairs_each_variant_with_the_blog_model_of_its_seed():
+    base = np.ones(100, bool)
+    rows = []
+    for seed, wrong in ((0, 8), (1, 6), (2, 7)):
+        blog = base.copy()
+        blog[:wrong] = False
+        naive = blog.copy()
+        naive[wrong:wrong + 5] = False                                       # 5 more errors, none fixed
+        rows += [_row("blog", seed, blog.mean(), blog), _row("naive", seed, naive.mean(), naive, loss=0.2)]
+    summary = {r["key"]: r for r in seed_summary(rows)}
+    blog, naive = summary["blog"], summary["naive"]
+    assert blog["n_seeds"] == naive["n_seeds"] == 3 and naive["seeds"] == [0, 1, 2]
+    assert blog["acc_mean"] == pytest.approx(0.93) and blog["acc_std"] == pytest.approx(0.01)  # 0.92, 0.94, 0.93
+    assert naive["delta"] == pytest.approx(-0.05) and naive["loss_mean"] == pytest.approx(0.2)
+    assert naive["mcnemar_p"] == pytest.approx([2 / 32] * 3)                  # 5 vs 0 discordant, each seed
+    assert blog["delta"] is None and blog["mcnemar_p"] == []
+    table = summary_table(seed_summary(rows))
+    assert "| naive | 3 | 88.00% ± 1.00 | -5.00 points | 0.062, 0.062, 0.062 | 0.2 |" in table
+    # One seed: no spread is claimed.
+    assert seed_summary(rows[:2])[0]["acc_std"] is None

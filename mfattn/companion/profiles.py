@@ -60,35 +60,40 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     },
     # Chapters 2-6: filled in by their issues.
     # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit
-    # (Nd)^3 layer at sizes (N, d); the blog's MNIST model (train/test subsets, steps per
-    # epoch, seeds) and the variant table (same protocol, attention options changed).
+    # layer checked against its closed form at one size (N, d) (Chapter 3 measures its cost); the
+    # blog's MNIST model (train/test subsets, steps per epoch, seeds) and the variant table (same
+    # protocol, attention options changed); the trained layer's stability (spectral radius of df/dm on
+    # `stability_digits` test digits) and its accuracy after `budget_steps` plain steps.
     "deq": {
         "quick": {"solver_dim": 64, "solver_batch": 8, "solver_rhos": [0.5, 0.9, 0.97], "solver_tol": 1e-6,
-                  "solver_max_iter": 500, "explicit_sizes": [[2, 2], [4, 2], [4, 4], [8, 4], [8, 8], [16, 8],
-                                                             [16, 16], [32, 16], [32, 32]],
+                  "solver_max_iter": 500, "explicit_size": [8, 8],
                   "train_limit": 12000, "test_limit": 1000, "epochs": 1, "steps_per_epoch": 200,
-                  "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100},
+                  "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100, "variant_seeds": [0],
+                  "stability_digits": 300, "budget_steps": [1, 2, 3, 5, 10, 20, 40]},
         "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
-                 "solver_max_iter": 2000, "explicit_sizes": [[2, 2], [4, 2], [4, 4], [8, 4], [8, 8], [16, 8],
-                                                            [16, 16], [32, 16], [32, 32], [64, 32]],
+                 "solver_max_iter": 2000, "explicit_size": [8, 8],
                  "train_limit": None, "test_limit": None, "epochs": 20, "steps_per_epoch": None,
-                 "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None},
+                 "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None,
+                 "variant_seeds": [0, 1, 2],
+                 "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100]},
     },
     # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive
     # update's contraction rate; SK Onsager-amortisation experiment (onsager_n spins); explicit
-    # adaptive-TAP cost sizes (N, d).
+    # adaptive-TAP cost sizes (N, d), the exponent fitted over Nd >= tap_fit_min_nd (the book's one
+    # cost measurement; full: up to Nd = 4096, about a minute on one thread).
     "transformer": {
         "quick": {"tokens": 16, "dim": 8, "batch": 8, "steps": 30, "rhos": [0.3, 0.6, 0.9, 1.1],
                   "onsager_n": 32, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 12,
                   "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 6,
                   "field_std": 0.3, "hidden": 16, "fit_steps": 400,
-                  "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16]]},
+                  "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16], [64, 16]],
+                  "tap_fit_min_nd": 256},
         "full": {"tokens": 64, "dim": 16, "batch": 32, "steps": 60, "rhos": [0.3, 0.6, 0.9, 1.1],
                  "onsager_n": 64, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 50,
                  "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 20,
                  "field_std": 0.3, "hidden": 32, "fit_steps": 3000,
                  "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16], [64, 16],
-                               [64, 32]]},
+                               [64, 32], [128, 32]], "tap_fit_min_nd": 512},
     },
     # Chapter 4: brute force over all n^n edge sets (n <= 6), then three iterative mechanisms.
     "structural": {

@@ -1,7 +1,7 @@
 """Plots of Chapters 2-3 (Deep Implicit Attention, Bal 2021): each function takes results and returns a figure.
 
-Chapter 2: :func:`solver_race`, :func:`explicit_cost`, :func:`mnist_training`, :func:`couplings` (and
-:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`full_cpu`. Styling comes from the
+Chapter 2: :func:`solver_race`, :func:`mnist_training`, :func:`couplings` (and
+:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`fixed_point_stability`, :func:`full_cpu`. Styling comes from the
 book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 """
 
@@ -12,8 +12,8 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["solver_race", "explicit_cost", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
-           "settling", "confusion", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
+__all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
+           "settling", "confusion", "fixed_point_stability", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
 
@@ -30,17 +30,6 @@ def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: 
         ax.set(title=rf"$\rho$ = {rho}", xlabel="evaluations of $f$")
     axes[0].set_ylabel("relative residual (batch mean)")
     axes[0].legend()
-    return fig
-
-
-def explicit_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray, slope: float) -> plt.Figure:
-    """Wall time of one cavity-variance update against Nd (log-log) with a (Nd)³ guide on the ``big`` sizes."""
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.loglog(nd, seconds, "o-", label="one cavity-variance update (measured)")
-    ax.loglog(nd[big], seconds[big][-1] * (nd[big] / nd[big][-1]) ** 3, "k--", lw=1, label=r"$\propto (Nd)^3$")
-    ax.set(xlabel="$N d$ (size of the linear-response system)", ylabel="seconds (best of 5)",
-           title=f"adaptive TAP for vector spins, float64; fitted slope {slope:.1f}")
-    ax.legend()
     return fig
 
 
@@ -75,16 +64,26 @@ def mnist_training(h: dict, test_examples: int) -> plt.Figure:
 
 
 def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
-    """Draw the ``top`` strongest site pairs of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above)."""
+    """Draw the ``top`` strongest DIRECTED couplings of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above).
+
+    An arrow j → i has the width and colour of ``‖J_ij‖_F``: site i listens to site j
+    (``g_i = Σ_j J_ij m_j + X_i``). ``J_ij`` and ``J_ji`` are separate arrows (the model imposes only
+    ``J_ij = J_ijᵀ``, not ``‖J_ij‖ = ‖J_ji‖``), bent so that the two directions of a pair do not overlap.
+    """
+    from matplotlib.patches import FancyArrowPatch
+
     pos = np.array([[1.5, 1.3]] + [[c, -r] for r in range(4) for c in range(4)], dtype=float)
-    sym = 0.5 * (norms + norms.T)          # the drawing is undirected: mean of J_ij and J_ji norms
-    iu = np.triu_indices(len(sym), 1)
-    order = np.argsort(sym[iu])[::-1][:top]
-    for k in order[::-1]:
-        i, j = iu[0][k], iu[1][k]
-        strength = sym[i, j] / vmax
-        ax.plot(*pos[[i, j]].T, color=plt.cm.viridis(strength), lw=0.5 + 3.5 * strength,
-                alpha=0.35 + 0.65 * strength, zorder=1)
+    n = len(norms)
+    i_idx, j_idx = np.nonzero(~np.eye(n, dtype=bool))
+    strength_all = norms[i_idx, j_idx]
+    order = np.argsort(strength_all)[::-1][:top]
+    for k in order[::-1]:                      # weakest first, so the strongest are drawn on top
+        i, j = i_idx[k], j_idx[k]
+        strength = strength_all[k] / vmax
+        ax.add_patch(FancyArrowPatch(pos[j], pos[i], connectionstyle="arc3,rad=0.18", arrowstyle="-|>",
+                                     mutation_scale=6 + 6 * strength, shrinkA=6, shrinkB=6,
+                                     color=plt.cm.viridis(strength), lw=0.4 + 2.6 * strength,
+                                     alpha=0.35 + 0.65 * strength, zorder=1))
     ax.scatter(pos[1:, 0], pos[1:, 1], s=60, color="0.2", zorder=2)
     ax.scatter(*pos[0], s=110, color="C3", zorder=2)
     ax.annotate("cls", pos[0], xytext=(8, 0), textcoords="offset points", va="center", color="C3")
@@ -107,7 +106,8 @@ def couplings(norms: np.ndarray, snap_steps: np.ndarray) -> plt.Figure:
         axes[1, col].set(xlabel="site j", ylabel="site i" if col == 0 else None, xticks=[0, 8, 16], yticks=[0, 8, 16])
         axes[1, col].grid(False)
     fig.colorbar(im, ax=axes[1, :].tolist(), shrink=0.8, label=r"$\|J_{ij}\|_F$")
-    fig.suptitle("couplings between the 17 sites (top: 40 strongest pairs; bottom: all, site 0 = cls)", y=0.98)
+    fig.suptitle(r"directed couplings $\|J_{ij}\|_F$, arrow $j \to i$ (top: the 40 strongest; bottom: all, row $i$ "
+                 r"listens to column $j$; site 0 = cls)", y=0.99)
     return fig
 
 
@@ -157,6 +157,30 @@ def confusion(cm: np.ndarray) -> plt.Figure:
     ax.set(xlabel="predicted digit", ylabel="true digit", xticks=range(10), yticks=range(10),
            title=f"confusion on {cm.sum()} test digits")
     ax.grid(False)
+    return fig
+
+
+def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
+    """Left: test accuracy after k plain mean-field steps from m_0 = X (``budget``: {"k": acc, ...,
+    "fixed point": acc}). Right: histogram of the spectral radius of ∂f/∂m at the fixed point over digits
+    (``rho``: {label: (n,) array}), with the stability boundary ρ = 1."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
+    ax = axes[0]
+    ks = sorted(int(k) for k in budget if k != "fixed point")
+    ax.semilogx(ks, [100 * budget[str(k)] for k in ks], "o-", color="C0", label="k plain steps from $m_0 = X$")
+    ax.axhline(100 * budget["fixed point"], color="C3", ls="--", lw=1, label="fixed point (Anderson)")
+    ax.annotate("1 step: one transformer-like block", (ks[0], 100 * budget[str(ks[0])]), xytext=(10, 0),
+                textcoords="offset points", fontsize=8, va="center")
+    ax.set(xlabel="mean-field steps $k$", ylabel="test accuracy (%)", title="accuracy against the solver budget")
+    ax.legend(fontsize=8, loc="lower right")
+    ax = axes[1]
+    for c, (label, r) in enumerate(rho.items()):
+        r = np.asarray(r)
+        ax.hist(r[np.isfinite(r)], bins=30, color=f"C{c + 1}", alpha=0.6, label=label)
+    ax.axvline(1.0, color="k", ls=":", lw=1)
+    ax.set(xlabel=r"spectral radius $\rho(\partial f/\partial m)$ at $m^*$", ylabel="test digits",
+           title="linear stability of the fixed point")
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -219,13 +243,17 @@ def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps
     return fig
 
 
-def tap_cost(nd: np.ndarray, seconds: np.ndarray, big: np.ndarray) -> plt.Figure:
-    """Seconds per linear-response update of the explicit layer against Nd, with a slope-3 guide."""
-    fig, ax = plt.subplots(figsize=(4.6, 3.4))
-    ax.loglog(nd, seconds, "o-", label="adaptive-TAP linear-response update")
-    ref = seconds[big][-1] * (nd / nd[big][-1]) ** 3
-    ax.loglog(nd, ref, "--", color="0.5", label=r"$\propto (Nd)^3$")
-    ax.set(xlabel="$N d$", ylabel="seconds per update", title="explicit vector-spin adaptive TAP")
+def tap_cost(scaling: dict) -> plt.Figure:
+    """Seconds per linear-response update of the explicit layer against Nd (log-log), the fit window
+    marked, with the fitted power law and a slope-3 guide (``scaling``: :func:`~mfattn.implicit.vector_tap.explicit_cost_scaling`)."""
+    nd, sec, fit, p = scaling["Nd"], scaling["seconds"], scaling["fit"], scaling["exponent"]
+    fig, ax = plt.subplots(figsize=(4.8, 3.5))
+    ax.loglog(nd, sec, "o-", color="C0", label="linear-response update (measured)")
+    ax.loglog(nd[fit], sec[fit], "o", color="C3", label=f"fit window: exponent {p:.2f}")
+    ax.loglog(nd[fit], sec[fit][-1] * (nd[fit] / nd[fit][-1]) ** p, "-", color="C3", lw=1)
+    ax.loglog(nd, sec[fit][-1] * (nd / nd[fit][-1]) ** 3, "--", color="0.5", label=r"$\propto (Nd)^3$")
+    ax.set(xlabel="$N d$ (size of the linear-response system)", ylabel="seconds per update (best of 3)",
+           title="explicit vector-spin adaptive TAP, float64")
     ax.legend(fontsize=8)
     return fig
 

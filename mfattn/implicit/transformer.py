@@ -18,7 +18,8 @@ from torch import nn
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
-           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study"]
+           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "softmax_couplings",
+           "off_head_block_fraction", "coupling_asymmetry"]
 
 
 def _check_softmax_layer(layer: Any) -> None:
@@ -137,6 +138,34 @@ def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen:
         return torch.linalg.eigvals(T).abs().max(dim=1).values
 
 
+def softmax_couplings(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tensor:
+    """(B, N, N, d, d) couplings of the softmax layer for the sources ``x``: ``J_ij = Σ_h A^h_ij W_O^h W_V^h``,
+    so that ``Σ_j J_ij m_j`` is :meth:`MeanFieldAttention.sum_over_couplings` (tested)."""
+    _check_softmax_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim)
+    with torch.no_grad():
+        return torch.einsum("bhij,hcd->bijcd", layer.attention_matrix(x), layer._head_maps().to(x.dtype))
+
+
+def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
+    """``‖J outside the head blocks‖_F / ‖J‖_F`` for couplings (..., d, d) whose feature axis is split into
+    ``heads`` slices of ``d / heads``: 0 when every ``J_ij`` is block-diagonal, one block per head."""
+    d = J.shape[-1]
+    if heads < 1 or d % heads:
+        raise ValueError(f"heads must divide the dimension d = {d}; got {heads!r}")
+    dh = d // heads
+    block = torch.block_diag(*[torch.ones(dh, dh, dtype=J.dtype, device=J.device)] * heads).bool()
+    return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
+
+
+def coupling_asymmetry(J: torch.Tensor) -> float:
+    """``‖J − Jᵀ‖_F / ‖J‖_F`` of the (Nd)×(Nd) coupling matrix built from (..., N, N, d, d) couplings
+    (batched over leading axes): 0 for the symmetric couplings an energy ``−½ Σ S_iᵀ J_ij S_j`` needs."""
+    *lead, n, _, d, _ = J.shape
+    M = J.movedim(-3, -2).reshape(*lead, n * d, n * d)
+    return ((M - M.transpose(-1, -2)).norm() / M.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
+
+
 def token_spread(m: torch.Tensor) -> torch.Tensor:
     """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
     two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
@@ -164,12 +193,16 @@ def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator])
 
 def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> dict[str, dict]:
     """For each contraction rate ρ (``base``'s output projection rescaled): relative distance of the naive
-    iterates to the exact fixed point (steps + 1, B), token spread with and without the source, and the
-    Anderson DEQ's mean iterations and largest relative error against the exact fixed point."""
+    iterates to the exact fixed point (steps + 1, B), token spread with and without the source, the
+    Anderson DEQ's mean iterations and largest relative error against the exact fixed point, and the
+    smallest spectral radius over the batch of ``∂f/∂m`` at that fixed point (``jacobian_rho``; power
+    iteration, :func:`mfattn.implicit.stability.jacobian_spectral_radius`)."""
     import copy
 
+    from .stability import jacobian_spectral_radius
+
     rho0 = naive_contraction_rate(base, x)[0].item()
-    out = {"distance": {}, "spread": {}, "anderson_iters": {}, "anderson_dev": {}}
+    out = {"distance": {}, "spread": {}, "anderson_iters": {}, "anderson_dev": {}, "jacobian_rho": {}}
     for rho in rhos:
         layer = copy.deepcopy(base)
         with torch.no_grad():
@@ -183,4 +216,7 @@ def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> 
         out["anderson_iters"][rho] = layer.last_stats["forward"].iterations.double().mean().item()
         # relative error; the error bound is cond(I - A⊗M) times the solver's tolerance (1e-12)
         out["anderson_dev"][rho] = ((m_deq - m_star).flatten(1).norm(dim=1) / m_star.flatten(1).norm(dim=1)).max().item()
+        # Linear stability of the fixed point Anderson returns: ρ(∂f/∂m) there, by power iteration (smallest
+        # over the batch: above 1, every sample's fixed point repels plain iteration).
+        out["jacobian_rho"][rho] = jacobian_spectral_radius(layer, x, m_deq.detach(), iters=400).min().item()
     return out

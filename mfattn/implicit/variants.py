@@ -2,38 +2,63 @@
 
 Each variant retrains the model of :mod:`mfattn.implicit.models` with one option changed
 (:data:`mfattn.implicit.train.VARIANTS`: correction on ``m``, no correction, plain iteration, phantom
-gradient). This module turns finished runs into table rows, and stores the rows of the full
-profile in ``data/`` so that the book, built in the quick profile, can show them::
+gradient; :data:`INTERACTION_VARIANTS`: softmax and MLP-mixer couplings instead of learned ``J``), for
+several seeds. This module turns finished runs into table rows (one per variant and seed, with the test
+digits each run got right, bit-packed), summarises them over seeds (:func:`seed_summary`: mean and seed
+spread of the accuracy, training loss, and the paired exact McNemar test against the blog model of the
+same seed on the same test digits, :func:`mcnemar`), and stores the rows of the full profile in ``data/``
+so that the book, built in the quick profile, can show them::
 
-    python -m mfattn.implicit.train --profile full --variants       # trains (hours on a CPU)
-    python -m mfattn.implicit.variants --profile full --out data/full/deq_variants.json
+    python -m mfattn.implicit.variants --profile full --seeds 0 1 2 --interactions --train   # trains (CPU: hours)
+    python -m mfattn.implicit.variants --profile full --seeds 0 1 2 --interactions --out data/full/deq_variants.json
 
-The export reads the training cache only; it never trains.
+Without ``--train`` the export reads the training cache only; it never trains.
 """
 
 from __future__ import annotations
 
+import base64
 import math
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ..companion import store
 from .train import VARIANTS, TrainResult, profile_config, run_dir, train_mnist
 
-__all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "cached_variant_results",
-           "export_variants", "main"]
+__all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "mcnemar", "compare_paired", "seeds_statement", "pack_correct",
+           "unpack_correct", "seed_summary", "summary_table", "cached_variant_results", "export_variants",
+           "train_variants", "INTERACTION_VARIANTS", "ALL_VARIANTS", "main"]
 
-#: Short keys of the variants, in the order of :data:`mfattn.implicit.train.VARIANTS`.
-KEYS = dict(zip(VARIANTS, ("blog", "m", "naive", "plain", "phantom")))
+#: The blog's other interactions (its layer's ``interaction`` option): couplings computed from the sources
+#: by softmax attention, or an MLP across the site axis, in place of the learned ``J``.
+INTERACTION_VARIANTS: dict[str, dict[str, Any]] = {
+    "softmax couplings (attention)": {"interaction": "softmax", "symmetry": None},
+    "MLP-mixer couplings": {"interaction": "mixer", "symmetry": None},
+}
+ALL_VARIANTS: dict[str, dict[str, Any]] = {**VARIANTS, **INTERACTION_VARIANTS}
+
+#: Short keys of the variants, in the order of :data:`ALL_VARIANTS`.
+KEYS = dict(zip(ALL_VARIANTS, ("blog", "m", "naive", "plain", "phantom", "softmax", "mixer")))
+
+
+def pack_correct(correct: np.ndarray) -> str:
+    """A (n,) bool array of correctly classified test digits as base64 of its packed bits (JSON-friendly)."""
+    return base64.b64encode(np.packbits(np.asarray(correct, dtype=bool)).tobytes()).decode("ascii")
+
+
+def unpack_correct(packed: str, n: int) -> np.ndarray:
+    """Inverse of :func:`pack_correct`: the (n,) bool array."""
+    return np.unpackbits(np.frombuffer(base64.b64decode(packed), dtype=np.uint8), count=n).astype(bool)
 
 
 def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
-    """One row per run: test accuracy, training loss over the last fifth of the steps, mean
+    """One row per run: seed, test accuracy, training loss over the last fifth of the steps, mean
     forward/backward solver iterations per sample (``None`` without an adjoint solve),
-    fraction of forward solves that converged, and wall-clock milliseconds per step
-    (test evaluations included)."""
+    fraction of forward solves that converged, wall-clock milliseconds per step
+    (test evaluations included), and which test digits it got right (``correct``, :func:`pack_correct`;
+    ``None`` when the history has no predictions)."""
     rows = []
     for name, r in results.items():
         h = r.history
@@ -46,7 +71,9 @@ def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
                      "backward_iterations": None if bwd is None else float(bwd),
                      "forward_converged": float(np.nanmean(h["forward_converged"])),
                      "ms_per_step": 1e3 * float(r.summary["wall_time_s"]) / max(1, int(r.summary["steps"])),
-                     "device": r.summary.get("device", "cpu")})
+                     "device": r.summary.get("device", "cpu"), "seed": int(getattr(r.config, "seed", 0)),
+                     "correct": pack_correct(h["test_pred"] == h["test_labels"])
+                     if "test_pred" in h and "test_labels" in h else None})
     return rows
 
 
@@ -83,49 +110,178 @@ def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[
     return se, close, far
 
 
-def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "cpu") -> dict[str, TrainResult]:
-    """The finished variant runs of profile ``sizes`` found in the training cache (missing
-    ones are left out, never trained)."""
+def mcnemar(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, float]:
+    """Exact (binomial) two-sided McNemar test of two classifiers on the SAME test examples.
+
+    ``b`` = examples only A gets right, ``c`` = only B gets right; under the null hypothesis of equal
+    accuracy each discordant example is a fair coin, so ``p = min(1, 2 P[X <= min(b, c)])`` for
+    ``X ~ Binomial(b + c, 1/2)`` (``p = 1`` without discordant examples). Unlike a standard error of two
+    independent accuracies it uses the pairing: examples both get right or both get wrong carry no
+    information about the difference. Returns ``{"b", "c", "p"}``.
+    """
+    a, bb = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != bb.shape or a.ndim != 1:
+        raise ValueError(f"correct_a and correct_b must be 1-d and of one length (the same test examples); "
+                         f"got {a.shape} and {bb.shape}")
+    b, c = int(np.sum(a & ~bb)), int(np.sum(~a & bb))
+    n, k = b + c, min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n if n else 1.0
+    return {"b": float(b), "c": float(c), "p": min(1.0, 2 * tail)}
+
+
+def seed_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of :func:`variant_rows` (one per variant and seed) summarised per variant, in the order of first
+    appearance: ``seeds``, ``n_seeds``, ``acc_mean``, ``acc_std`` (sample s.d. over seeds; None for one seed),
+    ``loss_mean``, ``forward_iterations``, ``forward_converged``, and against the blog model of the same
+    seed: ``delta`` (mean paired difference of accuracies), ``mcnemar_p`` (the exact McNemar p-value of each
+    paired seed, :func:`mcnemar`; empty where the test digits of a run are not stored)."""
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_key.setdefault(r["key"], []).append(r)
+    blog = {r.get("seed", 0): r for r in by_key.get("blog", [])}
+    out = []
+    for key, runs in by_key.items():
+        acc = np.array([r["test_accuracy"] for r in runs])
+        deltas, ps = [], []
+        for r in runs:
+            base = blog.get(r.get("seed", 0))
+            if key == "blog" or base is None:
+                continue
+            deltas.append(r["test_accuracy"] - base["test_accuracy"])
+            if r.get("correct") and base.get("correct") and r["test_examples"] == base["test_examples"]:
+                n = int(r["test_examples"])
+                ps.append(mcnemar(unpack_correct(r["correct"], n), unpack_correct(base["correct"], n))["p"])
+        out.append({"key": key, "variant": runs[0]["variant"], "seeds": [int(r.get("seed", 0)) for r in runs],
+                    "n_seeds": len(runs), "acc_mean": float(acc.mean()),
+                    "acc_std": float(acc.std(ddof=1)) if len(acc) > 1 else None,
+                    "loss_mean": float(np.mean([r["final_loss"] for r in runs])),
+                    "forward_iterations": float(np.mean([r["forward_iterations"] for r in runs])),
+                    "forward_converged": float(np.mean([r["forward_converged"] for r in runs])),
+                    "delta": float(np.mean(deltas)) if deltas else None, "mcnemar_p": ps,
+                    "test_examples": int(runs[0]["test_examples"])})
+    return out
+
+
+def summary_table(summary: list[dict[str, Any]]) -> str:
+    """:func:`seed_summary` as a Markdown table (accuracy: mean ± s.d. over seeds; Δ and McNemar against
+    the blog model of the same seed, on the same test digits)."""
+    lines = ["| variant | seeds | test accuracy (mean ± s.d. over seeds) | Δ vs blog model (paired) "
+             "| McNemar p per seed | final training loss | forward iterations | converged (forward) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in summary:
+        acc = f"{100 * r['acc_mean']:.2f}%" + (f" ± {100 * r['acc_std']:.2f}" if r["acc_std"] is not None else "")
+        delta = "-" if r["delta"] is None else f"{100 * r['delta']:+.2f} points"
+        ps = ", ".join(f"{p:.2g}" for p in r["mcnemar_p"]) or "-"
+        lines.append(f"| {r['variant']} | {r['n_seeds']} | {acc} | {delta} | {ps} | {r['loss_mean']:.3g} | "
+                     f"{r['forward_iterations']:.1f} | {100 * r['forward_converged']:.0f}% |")
+    return "\n".join(lines)
+
+
+def compare_paired(summary: list[dict[str, Any]], alpha: float = 0.05) -> dict[str, list[str]]:
+    """Variants of :func:`seed_summary` sorted by the paired McNemar test against the blog model:
+    ``"same"`` (p >= alpha for every paired seed), ``"different"`` (p < alpha for every seed), ``"mixed"``
+    (seeds disagree) and ``"untested"`` (no stored test digits to pair)."""
+    out: dict[str, list[str]] = {"same": [], "different": [], "mixed": [], "untested": []}
+    for r in summary:
+        if r["key"] == "blog":
+            continue
+        ps = r["mcnemar_p"]
+        group = ("untested" if not ps else "same" if min(ps) >= alpha else "different" if max(ps) < alpha
+                 else "mixed")
+        out[group].append(r["variant"])
+    return out
+
+
+def seeds_statement(summary: list[dict[str, Any]]) -> str:
+    """What a table has, in words: seeds per variant (and a note when fewer than the three the book asks for)."""
+    counts = sorted({r["n_seeds"] for r in summary})
+    if not counts:
+        return "no variant runs"
+    seeds = sorted({s for r in summary for s in r["seeds"]})
+    text = (f"{counts[0]} seed{'s' * (counts[0] > 1)} per variant" if len(counts) == 1
+            else f"{counts[0]} to {counts[-1]} seeds per variant") + f" (seed{'s' * (len(seeds) > 1)} " + \
+        ", ".join(map(str, seeds)) + ")"
+    return text + ("" if counts[0] >= 3 else "; fewer than the three seeds per variant a seed spread needs")
+
+
+def _variant_options(interactions: bool) -> dict[str, dict[str, Any]]:
+    return ALL_VARIANTS if interactions else dict(VARIANTS)
+
+
+def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "cpu", *,
+                           interactions: bool = False) -> dict[str, TrainResult]:
+    """The finished variant runs of profile ``sizes`` and ``seed`` found in the training cache (missing
+    ones are left out, never trained); ``interactions`` adds :data:`INTERACTION_VARIANTS`."""
     out = {}
-    for name, options in VARIANTS.items():
+    for name, options in _variant_options(interactions).items():
         config = profile_config(sizes, seed, variant=True, **options)
         if (run_dir(config, device) / "result.json").is_file():
             out[name] = train_mnist(config, device=device)  # a cache hit: loads, does not train
     return out
 
 
-def export_variants(profile: str = "full", path: Optional[str | Path] = None, seed: int = 0,
-                    device: str = "cpu") -> dict[str, Any]:
-    """Write the variant rows of ``profile`` found in the cache to ``path`` (atomically) and
-    return them as ``{"profile", "seed", "rows", "missing"}``."""
+def export_variants(profile: str = "full", path: Optional[str | Path] = None, seed: int | Sequence[int] = 0,
+                    device: str = "cpu", *, interactions: bool = False) -> dict[str, Any]:
+    """Write the variant rows of ``profile`` for the seed(s) found in the cache to ``path`` (atomically) and
+    return them as ``{"profile", "seeds", "rows", "missing"}`` (``missing``: "variant (seed s)" strings)."""
     from ..companion.profiles import get_profile
 
     sizes = get_profile("deq", profile)
-    results = cached_variant_results(sizes, seed, device)
-    table = {"profile": profile, "seed": seed, "rows": variant_rows(results),
-             "missing": [name for name in VARIANTS if name not in results]}
+    seeds = [seed] if isinstance(seed, int) else list(seed)
+    rows, missing = [], []
+    for s in seeds:
+        results = cached_variant_results(sizes, s, device, interactions=interactions)
+        rows += variant_rows(results)
+        missing += [f"{name} (seed {s})" for name in _variant_options(interactions) if name not in results]
+    table = {"profile": profile, "seeds": seeds, "rows": rows, "missing": missing}
     if path is not None:
         store.atomic_write_json(path, table)
     return table
 
 
+def train_variants(profile: str, seeds: Sequence[int], device: str = "cpu", *, interactions: bool = False,
+                   data_root=None) -> None:
+    """Train (or resume, or load) every variant run of ``profile`` for ``seeds`` into the training cache."""
+    from ..companion.profiles import get_profile
+
+    sizes = get_profile("deq", profile)
+    for s in seeds:
+        for name, options in _variant_options(interactions).items():
+            res = train_mnist(profile_config(sizes, s, variant=True, **options), data_root=data_root, device=device)
+            print(f"{name} (seed {s}): test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m mfattn.implicit.variants [--profile full] [--out JSON]``: export the cached variant table."""
+    """``python -m mfattn.implicit.variants [--profile full] [--seeds S ...] [--interactions] [--train] [--out JSON]``:
+    export (or first train) the variant table."""
     import argparse
+
+    import torch
 
     parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.variants", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="full", choices=("quick", "full"))
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", "--seeds", dest="seeds", type=int, nargs="+", default=[0],
+                        help="seeds of every variant (the book asks for at least three: 0 1 2)")
+    parser.add_argument("--interactions", action="store_true", help="add the softmax and MLP-mixer couplings")
+    parser.add_argument("--train", action="store_true", help="train the missing runs first (hours on a CPU)")
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--out", default=None, help="JSON file to write (default: print only)")
     args = parser.parse_args(argv)
-    table = export_variants(args.profile, args.out, args.seed, args.device)
-    for row in table["rows"]:
-        print(f"{row['variant']:<40} {100 * row['test_accuracy']:6.2f}%  loss {row['final_loss']:.3f}  "
-              f"{row['ms_per_step']:5.0f} ms/step  ({row['steps']} steps)")
+    if any(s < 0 for s in args.seeds):
+        parser.error(f"seeds must be non-negative integers; got {args.seeds}")
+    if args.threads < 1:
+        parser.error(f"--threads must be a positive integer; got {args.threads}")
+    torch.set_num_threads(args.threads)
+    if args.train:
+        train_variants(args.profile, args.seeds, args.device, interactions=args.interactions)
+    table = export_variants(args.profile, args.out, args.seeds, args.device, interactions=args.interactions)
+    for row in seed_summary(table["rows"]):
+        sd = f" ± {100 * row['acc_std']:.2f}" if row["acc_std"] is not None else ""
+        print(f"{row['variant']:<40} {row['n_seeds']} seed(s)  {100 * row['acc_mean']:6.2f}%{sd}  "
+              f"loss {row['loss_mean']:.3g}  McNemar p vs blog: {', '.join(f'{p:.2g}' for p in row['mcnemar_p']) or '-'}")
     if table["missing"]:
-        print("not in the cache (train them with python -m mfattn.implicit.train --profile "
-              f"{args.profile} --variants): {', '.join(table['missing'])}")
+        print("not in the cache (train them with --train): " + ", ".join(table["missing"]))
     return 0
 
 

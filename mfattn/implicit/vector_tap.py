@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 import time
+
+import numpy as np
 from typing import Any, Optional, Sequence
 
 import torch
@@ -22,7 +24,7 @@ from ..companion.checks import check_choice
 from ..deq import SOLVERS, deq_fixed_point
 from .meanfield import SYMMETRIES, _check_source, _positive_int, couplings_to_matrix, symmetrise_couplings
 
-__all__ = ["VectorSpinTAP", "explicit_tap_cost"]
+__all__ = ["VectorSpinTAP", "explicit_tap_cost", "cost_exponent", "explicit_cost_scaling"]
 
 
 class VectorSpinTAP(nn.Module):
@@ -99,8 +101,9 @@ class VectorSpinTAP(nn.Module):
         n, d = self.num_spins, self.dim
         P = self.prior_precision.to(V.dtype)
         chi = torch.linalg.inv(P - V)
-        lam = V + torch.linalg.inv(chi)
-        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # the O((Nd)^3) step
+        lam = V + torch.linalg.inv(chi)       # Λ ≡ P for this Gaussian prior: C below does not depend on V or m,
+        C = torch.linalg.inv(torch.block_diag(*lam) - M)                      # so the V iteration settles in two
+        # evaluations; the O((Nd)^3) inversion is the cost (a non-Gaussian prior would move Λ with m)
         C_diag = C.view(n, d, n, d).diagonal(dim1=0, dim2=2).permute(2, 0, 1)  # (N, d, d)
         return lam - torch.linalg.inv(C_diag)
 
@@ -164,3 +167,40 @@ def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repea
                 best = min(best, time.perf_counter() - t0)
         out.append({"N": n, "d": d, "Nd": n * d, "seconds": best / batch})
     return out
+
+
+def cost_exponent(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: float) -> float:
+    """Least-squares slope of ``log seconds`` against ``log Nd`` over the sizes with ``Nd >= fit_min_nd``.
+
+    For ``seconds = a + b (Nd)^p`` the slope tends to ``p`` once ``b (Nd)^p`` dominates the fixed
+    overhead ``a``; below that it is smaller, so the window must start where the cubic term dominates.
+    Needs at least two sizes in the window.
+    """
+    nd, seconds = np.asarray(nd, dtype=float), np.asarray(seconds, dtype=float)
+    if nd.shape != seconds.shape or nd.ndim != 1:
+        raise ValueError(f"nd and seconds must be 1-d arrays of one length; got {nd.shape}, {seconds.shape}")
+    if not (np.all(nd > 0) and np.all(seconds > 0)):
+        raise ValueError("nd and seconds must be positive (a log-log fit)")
+    window = nd >= fit_min_nd
+    if np.unique(nd[window]).size < 2:
+        raise ValueError(f"fit_min_nd={fit_min_nd!r} leaves fewer than two sizes to fit (largest Nd: {nd.max():g})")
+    return float(np.polyfit(np.log(nd[window]), np.log(seconds[window]), 1)[0])
+
+
+def explicit_cost_scaling(sizes: Sequence[tuple[int, int]], fit_min_nd: int, *, repeats: int = 3,
+                          seed: int = 0) -> dict[str, Any]:
+    """The book's one measurement of the explicit layer's cost (Chapters 2 and 3 quote it).
+
+    Times one linear-response update (:func:`explicit_tap_cost`, float64, best of ``repeats``) for every
+    ``(N, d)`` in ``sizes`` and fits the exponent ``p`` of ``seconds ∝ (Nd)^p`` over ``Nd >= fit_min_nd``
+    (:func:`cost_exponent`). The update's arithmetic is an (Nd)×(Nd) inversion, ``O((Nd)³)`` operations;
+    wall time grows a little slower over any finite window, because the BLAS kernels run closer to peak
+    speed on larger matrices.
+
+    Returns ``{"Nd": (S,), "seconds": (S,), "fit": (S,) bool, "exponent": p, "fit_min_nd", "fit_max_nd"}``.
+    """
+    cost = explicit_tap_cost([tuple(s) for s in sizes], repeats=repeats, seed=seed)
+    nd = np.array([c["Nd"] for c in cost], dtype=float)
+    sec = np.array([c["seconds"] for c in cost])
+    return {"Nd": nd, "seconds": sec, "fit": nd >= fit_min_nd, "exponent": cost_exponent(nd, sec, fit_min_nd),
+            "fit_min_nd": float(fit_min_nd), "fit_max_nd": float(nd.max())}

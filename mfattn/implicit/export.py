@@ -1,0 +1,89 @@
+"""The stored CPU run of Chapter 2's full protocol: a finished training run condensed for the repository.
+
+``data/full/deq_mnist_seed0_cpu.npz`` keeps what the chapter plots of one 20-epoch run (seed 0) without
+the training cache: the coupling-norm snapshots, the test evaluations, the loss and the solver iterations
+averaged over blocks of 100 steps, and the final test predictions. It is written from the cache only
+(never trains)::
+
+    python -m mfattn.implicit.export --profile full --seed 0 --out data/full/deq_mnist_seed0_cpu.npz
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from ..companion import store
+from .train import TrainResult, profile_config, run_dir, train_mnist
+
+__all__ = ["condensed_run", "export_run", "main"]
+
+#: Keys of the condensed run, in the stored file's order.
+KEYS = ("snapshot_step", "coupling_norms", "eval_step", "test_accuracy", "test_loss", "loss_per_100",
+        "forward_iterations_per_100", "backward_iterations_per_100", "test_labels", "test_pred")
+
+
+def _per_block(x: np.ndarray, block: int = 100) -> np.ndarray:
+    """Means over consecutive blocks of ``block`` steps (a last partial block is dropped)."""
+    x = np.asarray(x, dtype=np.float64)
+    n = len(x) // block
+    return x[:n * block].reshape(n, block).mean(axis=1)
+
+
+def condensed_run(result: TrainResult) -> dict[str, np.ndarray]:
+    """The arrays of :data:`KEYS` from a finished run's history (step logs averaged per 100 steps)."""
+    h = result.history
+    return {"snapshot_step": np.asarray(h["snapshot_step"], dtype=np.int64),
+            "coupling_norms": np.asarray(h["coupling_norms"], dtype=np.float32),
+            "eval_step": np.asarray(h["eval_step"], dtype=np.float64),
+            "test_accuracy": np.asarray(h["test_accuracy"], dtype=np.float64),
+            "test_loss": np.asarray(h["test_loss"], dtype=np.float64),
+            "loss_per_100": _per_block(h["loss"]),
+            "forward_iterations_per_100": _per_block(h["forward_iterations"]),
+            "backward_iterations_per_100": _per_block(h["backward_iterations"]),
+            "test_labels": np.asarray(h["test_labels"], dtype=np.int64),
+            "test_pred": np.asarray(h["test_pred"], dtype=np.int64)}
+
+
+def export_run(profile: str = "full", seed: int = 0, path: Optional[str | Path] = None,
+               device: str = "cpu") -> dict[str, Any]:
+    """Condense the finished run of ``profile`` and ``seed`` found in the cache and write it to ``path``
+    (atomically); raises FileNotFoundError, naming the cache folder, when the run is not finished."""
+    from ..companion.profiles import get_profile
+
+    config = profile_config(get_profile("deq", profile), seed)
+    folder = run_dir(config, device)
+    if not (folder / "result.json").is_file():
+        raise FileNotFoundError(f"the {profile} run of seed {seed} is not finished in {folder} (train it with "
+                                f"python -m mfattn.implicit.train --profile {profile} --seed {seed})")
+    arrays = condensed_run(train_mnist(config, device=device))       # a cache hit: loads, does not train
+    if path is not None:
+        store.atomic_save_npz(path, **arrays)
+    return arrays
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """``python -m mfattn.implicit.export [--profile full] [--seed 0] --out NPZ``: condense a finished run."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.export", description=main.__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="full", choices=("quick", "full"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--out", required=True, help="the .npz file to write")
+    args = parser.parse_args(argv)
+    if args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer; got {args.seed}")
+    try:
+        arrays = export_run(args.profile, args.seed, args.out, args.device)
+    except FileNotFoundError as err:
+        parser.error(str(err))
+    print(f"wrote {args.out}: final test accuracy {arrays['test_accuracy'][-1]:.4f}, "
+          f"{len(arrays['snapshot_step'])} coupling snapshots")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""Linear stability of the mean-field fixed point, and what a truncated iteration returns (Chapters 2-3).
+
+At a fixed point ``m* = f(m*)`` of the layer's update ``f`` (:meth:`MeanFieldAttention.update`), a small
+perturbation ``δ`` evolves under plain iteration as ``δ ← J_f δ`` with ``J_f = ∂f/∂m`` at ``m*``. Plain
+iteration (a stack of identical blocks) converges to ``m*`` only if the spectral radius ``ρ(J_f) < 1``; for
+``ρ(J_f) > 1`` the fixed point repels it, while a root finder (Anderson, Broyden), which solves
+``f(m) − m = 0``, can still reach it as long as ``I − J_f`` is invertible.
+
+* :func:`adjoint_map` is ``v ↦ J_fᵀ v`` at ``m*`` per sample: the layer's closed-form adjoint
+  (:meth:`MeanFieldAttention.adjoint_vjp`, learned couplings) or autograd (softmax, mixer).
+* :func:`jacobian_spectral_radius` estimates ``ρ(J_f) = ρ(J_fᵀ)`` per sample by power iteration on that map.
+* :func:`dense_jacobian` builds ``J_f`` itself (B, Nd, Nd) by autograd, the independent check on small layers.
+* :func:`accuracy_by_steps` evaluates a trained :class:`~mfattn.implicit.models.MeanFieldMNIST` when its
+  layer returns ``k`` plain steps from ``m_0 = X`` (step 1: one transformer-like block) instead of the fixed point.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+import torch
+
+from ..companion.checks import check_int
+from .meanfield import MeanFieldAttention, _check_source
+
+__all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
+           "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps"]
+
+
+def _check_layer(layer: Any) -> MeanFieldAttention:
+    if not isinstance(layer, MeanFieldAttention):
+        raise TypeError(f"layer must be a MeanFieldAttention; got {type(layer).__name__}")
+    return layer
+
+
+def _fixed_point(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor]) -> torch.Tensor:
+    if m_star is None:
+        with torch.no_grad():
+            return layer(x)
+    if not isinstance(m_star, torch.Tensor) or m_star.shape != x.shape:
+        raise ValueError(f"m_star must be a tensor of the shape of x {tuple(x.shape)}; got "
+                         f"{tuple(m_star.shape) if isinstance(m_star, torch.Tensor) else type(m_star).__name__}")
+    return m_star.detach()
+
+
+def adjoint_map(layer: MeanFieldAttention, x: torch.Tensor,
+                m_star: Optional[torch.Tensor] = None) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``v ↦ J_fᵀ v`` for (B, N, d) ``v``, ``J_f = ∂f/∂m`` of the layer's update at ``m_star`` (B, N, d)
+    (default: the layer's own fixed point for the sources ``x``). Samples do not mix: sample b's
+    ``J_f`` depends on ``x[b], m_star[b]`` only."""
+    layer = _check_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim, next(layer.parameters()).dtype).detach()
+    m_star = _fixed_point(layer, x, m_star)
+    with torch.no_grad():
+        cache = layer.prepare(x)
+        closed = layer.adjoint_vjp(m_star, x, cache)
+    if closed is not None:
+        def vjp(v: torch.Tensor) -> torch.Tensor:
+            with torch.no_grad():
+                return closed(v)
+        return vjp
+    with torch.enable_grad():
+        m = m_star.clone().requires_grad_()
+        fm = layer.update(m, x, cache)
+
+    def vjp(v: torch.Tensor) -> torch.Tensor:
+        return torch.autograd.grad(fm, m, v, retain_graph=True)[0]
+    return vjp
+
+
+def jacobian_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None,
+                             *, iters: int = 300, seed: int = 0) -> torch.Tensor:
+    """(B,) spectral radius ``ρ(∂f/∂m)`` of the layer's update at the fixed point, per sample, by power
+    iteration on ``v ↦ J_fᵀ v`` (:func:`adjoint_map`; ``J_fᵀ`` has the eigenvalues of ``J_f``).
+
+    ``ρ ≈ exp(mean_k log ‖J_fᵀ v_k‖)`` over the second half of ``iters`` normalised iterates: the mean of
+    the log growth, not the last ratio, because a dominant complex pair makes the ratio oscillate and
+    a non-normal ``J_f`` makes the first iterates grow transiently. Start: a normal vector from ``seed``
+    (row b depends only on ``seed`` and b). Plain iteration converges near ``m*`` iff ``ρ < 1``.
+    """
+    iters = check_int("iters", iters, 2)
+    check_int("seed", seed, 0)
+    vjp = adjoint_map(layer, x, m_star)
+    B, n, d = x.shape
+    gen = torch.Generator().manual_seed(seed)
+    v = torch.randn(B, n * d, generator=gen, dtype=torch.float64).to(x.dtype).to(x.device).view(B, n, d)
+    v = v / v.flatten(1).norm(dim=1).clamp_min(torch.finfo(x.dtype).tiny)[:, None, None]
+    logs = []
+    for _ in range(iters):
+        w = vjp(v)
+        norm = w.flatten(1).norm(dim=1)
+        logs.append(torch.log(norm.double().clamp_min(1e-300)))
+        v = w / norm.clamp_min(torch.finfo(x.dtype).tiny)[:, None, None]
+    return torch.exp(torch.stack(logs[iters // 2:]).mean(dim=0))
+
+
+def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """(B, N·d, N·d) Jacobian ``∂f/∂m`` of the update at ``m_star`` per sample, by autograd (for small layers
+    and tests: ``Nd`` backward passes)."""
+    layer = _check_layer(layer)
+    x = _check_source(x, layer.num_spins, layer.dim, next(layer.parameters()).dtype).detach()
+    m_star = _fixed_point(layer, x, m_star)
+    B, n, d = x.shape
+    out = []
+    for b in range(B):
+        xb = x[b:b + 1]
+        cache = layer.prepare(xb)
+        jac = torch.autograd.functional.jacobian(lambda m: layer.update(m.view(1, n, d), xb, cache).reshape(-1),
+                                                 m_star[b].reshape(-1))
+        out.append(jac.detach())
+    return torch.stack(out)
+
+
+@torch.no_grad()
+def anderson_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, max_iter: int = 100,
+                         tol: float = 1e-4) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(m*, converged)``: the fixed point of ``layer`` for the sources ``x`` (B, N, d) found by Anderson
+    acceleration with ``max_iter`` evaluations, whatever solver the layer itself uses (a layer trained
+    with plain iteration is examined at its fixed point, which plain iteration may not reach), and the
+    (B,) bool of the samples that reached ``tol`` (default 1e-4, the MNIST layer's own, reachable in float32)."""
+    import copy
+    import warnings
+
+    from ..deq import ConvergenceWarning
+
+    layer = copy.deepcopy(_check_layer(layer))
+    layer.solver, layer.max_iter, layer.tol = "anderson", check_int("max_iter", max_iter, 1), float(tol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = layer(x)
+    return m, layer.last_stats["forward"].converged
+
+
+def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, max_iter: int = 100,
+                                iters: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """``(rho, converged)``, (B,) each: the spectral radius of ``∂f/∂m`` (:func:`jacobian_spectral_radius`) at the
+    fixed point Anderson finds (:func:`anderson_fixed_point`), and whether it reached it. Samples whose sources
+    or fixed point are not finite (a layer whose training diverged) get ``rho = nan`` instead of an error."""
+    layer = _check_layer(layer)
+    x = x.detach()
+    rho = np.full(len(x), np.nan)
+    converged = np.zeros(len(x), dtype=bool)
+    ok = torch.isfinite(x).flatten(1).all(dim=1)
+    if bool(ok.any()):
+        m, conv = anderson_fixed_point(layer, x[ok], max_iter=max_iter)
+        finite = torch.isfinite(m).flatten(1).all(dim=1)
+        idx = torch.nonzero(ok).flatten().cpu()
+        converged[idx.numpy()] = conv.cpu().numpy()
+        if bool(finite.any()):
+            est = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters)
+            rho[idx[finite.cpu()].numpy()] = est.cpu().numpy()
+    return rho, converged
+
+
+@torch.no_grad()
+def truncated_logits(model, images: torch.Tensor, steps: Sequence[int]) -> dict[str, torch.Tensor]:
+    """Logits (B, 10) of a :class:`~mfattn.implicit.models.MeanFieldMNIST` whose mean-field layer returns
+    ``k`` plain steps ``m_{k+1} = f(m_k)`` from ``m_0 = X`` (the sources) for each ``k`` in ``steps``
+    (keys ``"k"``), and the fixed point found by the model's own solver (key ``"fixed point"``)."""
+    steps = sorted({check_int("steps", k, 0) for k in steps})
+    was_training = model.training
+    model.eval()
+    try:
+        x = model.sources(images)
+        layer = model.attention
+        cache = layer.prepare(x)
+        out, m = {}, x
+        for k in range(max(steps, default=0) + 1):
+            if k in steps:
+                out[str(k)] = model.head(m[:, 0])
+            m = layer.update(m, x, cache)
+        out["fixed point"] = model.head(layer(x)[:, 0])
+    finally:
+        model.train(was_training)
+    return out
+
+
+def accuracy_by_steps(model, images: torch.Tensor, labels: torch.Tensor, steps: Sequence[int] = (1, 2, 5, 10, 40),
+                      batch_size: int = 1000) -> dict[str, float]:
+    """Test accuracy of a trained MNIST model after ``k`` plain mean-field steps from ``m_0 = X`` for each
+    ``k`` in ``steps``, and at the fixed point (:func:`truncated_logits`); non-finite logits count as errors."""
+    batch_size = check_int("batch_size", batch_size, 1)
+    if len(images) != len(labels):
+        raise ValueError(f"images and labels must have one length; got {len(images)} and {len(labels)}")
+    correct: dict[str, float] = {}
+    device = next(model.parameters()).device
+    import warnings
+    from ..deq import ConvergenceWarning
+
+    for start in range(0, len(labels), batch_size):
+        xb, yb = images[start:start + batch_size].to(device), labels[start:start + batch_size].to(device)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            logits = truncated_logits(model, xb, steps)
+        for key, lg in logits.items():
+            ok = (lg.argmax(1) == yb) & torch.isfinite(lg).all(dim=1)
+            correct[key] = correct.get(key, 0.0) + float(ok.sum())
+    return {key: c / len(labels) for key, c in correct.items()}

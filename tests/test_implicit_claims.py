@@ -1,0 +1,86 @@
+"""Verdicts of Chapters 2-3 (mfattn.implicit.claims) from stored full-profile results written into a scratch root."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mfattn.companion import store
+from mfattn.implicit import claims
+from mfattn.implicit.variants import pack_correct
+
+
+class Recorder:
+    def __init__(self):
+        self.verdicts = {}
+
+    def verdict(self, claim_id, source, claim, verdict, evidence, numbers=None, note=None):
+        self.verdicts[claim_id] = (verdict, numbers, note)
+
+
+def _write_deq(root, naive_extra_errors, summary=None):
+    full = root / "data" / "full"
+    full.mkdir(parents=True)
+    runs = {f"seed {s}": {"finished": True, "evals": {"test_accuracy": [0.1, a]}} for s, a in enumerate((0.9916, 0.9917, 0.9901))}
+    (full / "deq_mnist_progress.json").write_text(json.dumps({"runs": runs}))
+    rows = []
+    for seed in (0, 1, 2):
+        blog = np.ones(10_000, bool)
+        blog[:90] = False
+        naive = blog.copy()
+        naive[100:100 + naive_extra_errors] = False
+        for key, correct, loss in (("blog", blog, 0.011), ("naive", naive, 0.023), ("plain", np.zeros(10_000, bool), 3e4),
+                                   ("phantom", blog, 0.3), ("m", blog, 0.012)):
+            rows.append({"key": key, "variant": key, "seed": seed, "test_accuracy": float(correct.mean()),
+                         "test_examples": 10_000, "final_loss": loss, "forward_iterations": 26.0 if key != "plain" else 8.8,
+                         "backward_iterations": 26.0 if key != "plain" else 8.4,
+                         "forward_converged": 0.98 if key != "plain" else 0.07, "correct": pack_correct(correct)})
+    (full / "deq_variants.json").write_text(json.dumps({"rows": rows, "missing": []}))
+    snaps = np.arange(0, 20_001, 250)
+    noise = np.random.default_rng(0).random((17, 17))
+    norms = np.stack([(1.0 + s / 10_000) * (1 + 0.1 * noise) for s in snaps])
+    norms[:, 0, 1:] += np.linspace(0, 1, len(snaps))[:, None]         # a pattern that forms during training
+    store.atomic_save_npz(full / "deq_mnist_seed0_cpu.npz", coupling_norms=norms, snapshot_step=snaps)
+    if summary is not None:
+        claims.save(root, "deq", summary)
+
+
+STAB = {"rho_blog_median": 1.05, "rho_blog_max": 1.2, "rho_blog_unstable": 0.8, "rho_plain_median": 1.3,
+        "rho_plain_unstable": 1.0, "plain_anderson_converged": 0.9, "stability_digits": 1000, "acc_step_1": 0.2,
+        "acc_step_3": 0.7, "acc_step_10": 0.98, "acc_fixed": 0.9916}
+
+
+def test_paired_test_decides_the_learned_correction_and_stability_numbers_are_glued(tmp_path):
+    _write_deq(tmp_path, naive_extra_errors=40, summary=STAB)       # naive: 40 more errors, none fixed, per seed
+    rec = Recorder()
+    claims.record(rec, tmp_path, "deq")
+    verdict, numbers, note = rec.verdicts["deq-learned-onsager"]
+    assert verdict == "reproduced" and "3 seeds per variant" in note and "McNemar" in note   # p = 2^-39 per seed
+    assert rec.verdicts["deq-anderson"][0] == "reproduced" and "8.8 evaluations" in rec.verdicts["deq-anderson"][2]
+    verdict, numbers, note = rec.verdicts["deq-one-step-mnist"]
+    assert verdict == "extends" and numbers["acc_step_1"] == 0.2 and "median 1.05" in note
+    assert "median is 1.05" in claims.stability_prose(tmp_path)
+
+
+def test_a_few_discordant_digits_do_not_make_the_correction_necessary(tmp_path):
+    _write_deq(tmp_path, naive_extra_errors=3)                       # p = 0.25 per seed
+    rec = Recorder()
+    claims.record(rec, tmp_path, "deq")
+    assert rec.verdicts["deq-learned-onsager"][0] == "not reproduced"
+    # Without the chapter's own summary the claim that rests on it is "not tested", naming the number.
+    verdict, _, note = rec.verdicts["deq-one-step-mnist"]
+    assert verdict == "not tested" and "acc_step_1" in note
+    assert claims.stability_prose(tmp_path).startswith("not stored yet")
+
+
+@pytest.mark.parametrize("slope, verdict", [(2.9, "reproduced"), (2.2, "reproduced with differences")])
+def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
+    claims.save(tmp_path, "transformer", {"max_dev_step": 1e-16, "tap_slope": slope, "tap_fit_min_nd": 512,
+                                          "tap_fit_max_nd": 4096, "rho_show": 0.9, "spread_nores": 1e-16,
+                                          "spread_res": 0.3, "corr_in_ms": 0.07, "corr_in_g": 0.4, "corr_in_m": 0.5,
+                                          "corr_above_ms": 0.2})
+    rec = Recorder()
+    claims.record(rec, tmp_path, "transformer")
+    got, _, note = rec.verdicts["transformer-explicit-cost"]
+    assert got == verdict and "Nd = 512 to 4096" in note
+    assert claims.stored_cost_exponent(tmp_path) == f"exponent {slope:.2f} over Nd = 512 to 4096"

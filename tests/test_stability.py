@@ -1,0 +1,102 @@
+"""Linear stability of the mean-field fixed point: the spectral radius of ∂f/∂m by power iteration on the
+closed-form / autograd adjoint map, against the eigenvalues of the dense Jacobian."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from mfattn.implicit import stability
+from mfattn.implicit.meanfield import MeanFieldAttention
+
+
+def _layer(seed: int, **kw) -> MeanFieldAttention:
+    opts = dict(max_iter=200, tol=1e-12, generator=torch.Generator().manual_seed(seed))
+    opts.update(kw)
+    return MeanFieldAttention(4, 3, **opts).double()
+
+
+def _x(seed: int, batch: int = 3) -> torch.Tensor:
+    return torch.randn(batch, 4, 3, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("options", [dict(correction="g"), dict(correction="m"), dict(lin_response=False),
+                                     dict(interaction="softmax", lin_response=False),
+                                     dict(interaction="softmax", heads=1)])
+def test_power_iteration_finds_the_dense_jacobians_spectral_radius(options):
+    layer = _layer(1, weight_init_std=0.5, **options) if options.get("interaction") is None else _layer(1, **options)
+    x = _x(2)
+    m_star = layer(x).detach()
+    exact = torch.linalg.eigvals(stability.dense_jacobian(layer, x, m_star)).abs().max(dim=1).values
+    est = stability.jacobian_spectral_radius(layer, x, m_star, iters=2000)
+    assert exact.min() > 0.05                                   # a non-trivial Jacobian
+    torch.testing.assert_close(est, exact, rtol=0.01, atol=0)
+
+
+def test_closed_form_adjoint_map_is_the_transposed_dense_jacobian():
+    layer = _layer(3, weight_init_std=0.5)
+    x = _x(4)
+    m_star = layer(x).detach()
+    jac = stability.dense_jacobian(layer, x, m_star)
+    v = _x(5)
+    expected = torch.einsum("bij,bi->bj", jac, v.flatten(1)).view_as(v)   # J_fᵀ v
+    torch.testing.assert_close(stability.adjoint_map(layer, x, m_star)(v), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_scaled_couplings_cross_the_stability_boundary_and_plain_iteration_follows():
+    """ρ(J_f) of a naive linear layer is ρ(M) exactly (f is affine); scaling M to ρ = 0.9 and 1.1 gives plain
+    iteration that converges and diverges, while Anderson reaches the fixed point in both cases."""
+    layer = _layer(6, lin_response=False)
+    x = _x(7)
+    rho0 = torch.linalg.eigvals(layer.coupling_matrix()).abs().max().item()
+    for rho, converges in ((0.9, True), (1.1, False)):
+        with torch.no_grad():
+            layer.weight.mul_(rho / rho0)
+        rho0 = rho
+        est = stability.jacobian_spectral_radius(layer, x, iters=1500)
+        torch.testing.assert_close(est, torch.full_like(est, rho), rtol=0.01, atol=0)
+        m_star = layer(x).detach()
+        assert torch.allclose(layer.update(m_star, x), m_star, atol=1e-9)    # Anderson: a fixed point either way
+        m = x.clone()
+        for _ in range(300):
+            m = layer.update(m, x)
+        assert bool((m - m_star).abs().max() < 1e-6) == converges
+
+
+def test_truncated_steps_and_accuracy_by_steps_on_a_small_model():
+    from mfattn.implicit.models import build_model
+
+    model = build_model(0, dim=4, channels=4).double()
+    images = torch.rand(6, 1, 28, 28, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    logits = stability.truncated_logits(model, images, steps=(0, 1, 3))
+    x = model.sources(images).detach()
+    # k = 1 is one update from m_0 = X; k = 0 reads the sources themselves.
+    torch.testing.assert_close(logits["0"], model.head(x[:, 0]))
+    torch.testing.assert_close(logits["1"], model.head(model.attention.update(x, x)[:, 0]))
+    torch.testing.assert_close(logits["fixed point"], model(images))
+    labels = logits["fixed point"].argmax(1)
+    acc = stability.accuracy_by_steps(model, images, labels, steps=(1, 3), batch_size=4)
+    assert acc["fixed point"] == 1.0 and set(acc) == {"1", "3", "fixed point"}
+
+
+def test_bad_input_is_named():
+    layer = _layer(0)
+    with pytest.raises(TypeError, match="layer must be a MeanFieldAttention"):
+        stability.jacobian_spectral_radius("layer", _x(0))
+    with pytest.raises(ValueError, match="iters"):
+        stability.jacobian_spectral_radius(layer, _x(0), iters=1)
+    with pytest.raises(ValueError, match="m_star"):
+        stability.jacobian_spectral_radius(layer, _x(0), torch.zeros(2, 4, 3, dtype=torch.float64))
+
+
+def test_fixed_point_spectral_radius_skips_non_finite_samples():
+    layer = _layer(8, weight_init_std=0.5, solver="plain", max_iter=3)    # a layer that cannot reach m* itself
+    x = _x(9, batch=3)
+    x_bad = x.clone()
+    x_bad[1, 0, 0] = float("inf")
+    rho, conv = stability.fixed_point_spectral_radius(layer, x_bad, iters=1500)
+    m_star, _ = stability.anderson_fixed_point(layer, x[[0, 2]], max_iter=200, tol=1e-12)
+    exact = torch.linalg.eigvals(stability.dense_jacobian(layer, x[[0, 2]], m_star)).abs().max(dim=1).values
+    assert np.isnan(rho[1]) and not conv[1] and conv[[0, 2]].all()
+    np.testing.assert_allclose(rho[[0, 2]], exact.numpy(), rtol=0.01)
