@@ -41,7 +41,7 @@ def test_confusion_matrix_counts_each_beta_once():
 def test_stroboscopic_section_takes_every_lth_state_at_a_phase():
     m = np.arange(40 * 3, dtype=float).reshape(40, 3)
     s = stroboscopic_section(m, period=4, phase=1, t0=6)   # row r is step 6 + r; t ≡ 1 mod 4 at r = 3, 7, ...
-    np.testing.assert_array_equal(s[0], m[3::4])
+    np.testing.assert_array_equal(s, m[3::4])
 
 
 def test_envelope_decay_time_of_damped_and_undamped_oscillations():

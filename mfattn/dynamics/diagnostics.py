@@ -21,7 +21,7 @@ from ..companion.checks import check_int, check_real
 
 __all__ = ["CLASS_NAMES", "ORBIT_NAMES", "quantize", "bin_counts", "bin_count_bounds", "classify", "confusion",
            "orbit_period", "section_band", "stroboscopic_section", "poincare_section", "power_spectrum",
-           "autocorrelation", "envelope_decay_time", "attractor_distance"]
+           "autocorrelation", "envelope_decay_time", "attractor_distance", "compare_attractors"]
 
 CLASS_NAMES = ("periodic", "quasi-periodic", "chaotic")
 #: Columns of :func:`confusion`: what the orbit is by its period and its largest Lyapunov exponent.
@@ -152,13 +152,14 @@ def section_band(m_o: np.ndarray, plot: int = 0, cut: int = 1, width: float = 1e
 def stroboscopic_section(m_o: np.ndarray, period: int = 4, phase: int = 0, t0: int = 0) -> np.ndarray:
     """The stroboscopic section of the period-``period`` forced map: the saved states at steps t with
     ``t ≡ phase (mod period)``, where row 0 of ``m_o`` is step ``t0``. Every point is a state of the
-    orbit. m_o : (B, T, M) or (T, M); returns (B, K, M) (K = number of such steps)."""
+    orbit. m_o : (B, T, M) or (T, M); returns (B, K, M) or (K, M) (K = number of such steps)."""
     x = _orbits(m_o)
+    single = np.ndim(m_o) == 2
     check_int("period", period, 1)
     check_int("phase", phase, 0, period - 1)
     check_int("t0", t0, 0)
     first = (phase - t0) % period
-    return x[:, first::period]
+    return x[0, first::period] if single else x[:, first::period]
 
 
 def poincare_section(m_o: np.ndarray, plot: int = 0, cut: int = 1, direction: int = 1) -> list[np.ndarray]:
@@ -232,12 +233,35 @@ def attractor_distance(a: np.ndarray, b: np.ndarray, q: float = 0.9) -> tuple[fl
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or len(a) < 2 or len(b) < 2:
         raise ValueError(f"a and b must be (K, M) point sets with K >= 2 and the same M; got {a.shape}, {b.shape}")
 
-    def nn(u, v, self_set):
-        d = np.sqrt(((u[:, None, :] - v[None, :, :]) ** 2).sum(-1))
-        if self_set:
-            np.fill_diagonal(d, np.inf)
-        return d.min(1)
+    def nn(u, v, self_set):  # nearest-neighbour distance of each point of u in v (itself excluded), in tiles
+        out = np.empty(len(u))
+        for i in range(0, len(u), 256):
+            d = np.sqrt(((u[i:i + 256, None, :] - v[None, :, :]) ** 2).sum(-1))
+            if self_set:
+                d[np.arange(d.shape[0]), np.arange(i, i + d.shape[0])] = np.inf
+            out[i:i + 256] = d.min(1)
+        return out
 
     d = max(np.quantile(nn(a, b, False), q), np.quantile(nn(b, a, False), q))
     s = max(np.quantile(nn(a, a, True), q), np.quantile(nn(b, b, True), q))
     return float(d), float(s)
+
+
+def compare_attractors(sections_a, sections_b, period_a, period_b, factor: float = 3.0,
+                       atol: float = 1e-9) -> dict[str, np.ndarray]:
+    """Compare, per β, the attractors two runs reached, as sets: their stroboscopic sections
+    ``sections_* (B, K, M)`` (same phase), periods ``period_* (B,)`` (0 = none found).
+
+    Two attractors differ when their periods differ, or when the distance between the sections exceeds
+    ``factor`` times the sections' own sampling scale plus ``atol`` (:func:`attractor_distance`). Returns
+    ``{"distance", "scale", "differ"}``, each (B,).
+    """
+    check_real("factor", factor, minimum=0.0, strict=True)
+    A, Bs = np.asarray(sections_a, dtype=np.float64), np.asarray(sections_b, dtype=np.float64)
+    if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2]:
+        raise ValueError(f"sections_a and sections_b must be (B, K, M) with the same B and M; got {A.shape}, {Bs.shape}")
+    pa, pb = np.asarray(period_a), np.asarray(period_b)
+    dist, scale = np.empty(A.shape[0]), np.empty(A.shape[0])
+    for i in range(A.shape[0]):
+        dist[i], scale[i] = attractor_distance(A[i], Bs[i])
+    return {"distance": dist, "scale": scale, "differ": (pa != pb) | (dist > factor * scale + atol)}

@@ -14,8 +14,8 @@ from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
 
 from .diagnostics import CLASS_NAMES, autocorrelation, power_spectrum
 
-__all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "bins_vs_lyapunov", "planes",
-           "time_series", "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams"]
+__all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov",
+           "planes", "time_series", "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams"]
 
 CLASS_COLORS = ["#1f77b4", "#2ca02c", "#d62728"]  # periodic, quasi-periodic, chaotic
 # λ colours: blue (periodic, λ < 0), dark grey (λ ≈ 0, quasi-periodic), red (chaotic); grey stays visible on white.
@@ -32,7 +32,7 @@ def diagram_points(res, use="band"):
     cls = res.classes()
     xs, ys, idx = [], [], []
     for i, b in enumerate(res.betas):
-        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.poincare[i])
+        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.strobe[i][:, 0])
         xs.append(np.full(pts.size, b)); ys.append(pts); idx.append(np.full(pts.size, i))
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(idx)
 
@@ -67,6 +67,28 @@ def bifurcation(diagrams):
     return fig
 
 
+def all_values(diagrams, images):
+    """Fig. 3's first form: every saved m^o_1 of each β (``images[key]`` (rows, B) bool from
+    :func:`~mfattn.dynamics.sweep.all_values_image`), blue where the bin rule says periodic, black otherwise."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    for ax, key in zip(axes, ("fig3a", "fig3b")):
+        res, img = diagrams[key], images[key]
+        per = res.classes() == 0
+        rgb = np.ones(img.shape + (3,))
+        rgb[img & ~per[None, :]] = 0.0
+        rgb[img & per[None, :]] = (0.12, 0.47, 0.71)
+        ax.imshow(rgb, origin="lower", aspect="auto", interpolation="nearest",
+                  extent=(res.betas[0], res.betas[-1], -1, 1))
+        ys = np.nonzero(img.any(1))[0]
+        pad = 0.05
+        ax.set(xlabel=r"$\beta$", ylabel=r"$m^o_1$ (every saved step)",
+               ylim=(ys[0] / img.shape[0] * 2 - 1 - pad, (ys[-1] + 1) / img.shape[0] * 2 - 1 + pad))
+    axes[0].plot([], [], "s", color=(0.12, 0.47, 0.71), label="periodic (bin rule)")
+    axes[0].plot([], [], "s", color="k", label="not periodic")
+    axes[0].legend(loc="lower left", fontsize=8)
+    return fig
+
+
 def bins_vs_lyapunov(diagrams):
     """Bin count against λ_max for every β of both diagrams, with the rule's thresholds 80 and 2500."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
@@ -83,18 +105,31 @@ def bins_vs_lyapunov(diagrams):
     return fig
 
 
-def planes(betas, result, periods):
-    """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points)."""
+def planes(betas, result, periods, other=None, other_periods=None, differ=None, names=("", "")):
+    """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points).
+
+    ``other`` (optional): the same β from another start; where ``differ[i]`` its attractor is drawn too,
+    in orange, and the title gives both λ_max (``names`` label the two starts)."""
     fig, axes = plt.subplots(2, 3, figsize=(11, 7), layout="constrained")
+    runs = [(result, periods, "k", "C0")] + ([(other, other_periods, "C1", "C1")] if other is not None else [])
     for ax, i in zip(axes.ravel(), range(len(betas))):
-        m = result.m_o[i]
-        if periods[i]:
-            ax.plot(m[:periods[i], 0], m[:periods[i], 1], "o", ms=3, color="C0")
-        else:
-            ax.plot(m[:, 0], m[:, 1], ",", color="k", alpha=0.5, rasterized=True)
-        per = f", period {periods[i]}" if periods[i] else ""
-        ax.set(title=rf"$\beta$ = {betas[i]:g}" + "\n" + rf"$\lambda_{{\max}}$ = {fmt_lam(result.lyapunov[i])}{per}",
-               xlabel=r"$m^o_1$", ylabel=r"$m^o_2$")
+        title = rf"$\beta$ = {betas[i]:g}"
+        for j, (r, per, cc, cp) in enumerate(runs):
+            if j == 1 and not differ[i]:
+                continue
+            m = r.m_o[i]
+            if per[i]:
+                ax.plot(m[:per[i], 0], m[:per[i], 1], "o", ms=3, color=cp, label=names[j] or None)
+            else:
+                ax.plot(m[:, 0], m[:, 1], ",", color=cc, alpha=0.5, rasterized=True)
+                ax.plot([], [], "s", color=cc, label=names[j] or None)
+            p = f", period {per[i]}" if per[i] else ""
+            title += "\n" + (names[j] + ": " if len(runs) > 1 and differ[i] else "") + \
+                rf"$\lambda_{{\max}}$ = {fmt_lam(r.lyapunov[i])}{p}"
+        if len(runs) > 1 and differ[i]:
+            ax.legend(fontsize=7, loc="lower right")
+        ax.set(title=title, xlabel=r"$m^o_1$", ylabel=r"$m^o_2$")
+        ax.title.set_fontsize(9)
         ax.xaxis.set_major_locator(plt.MaxNLocator(4))
     return fig
 
@@ -118,10 +153,10 @@ def time_series(betas, result, pick):
 
 
 def sections(res):
-    """The paper's band section next to a true Poincaré section, on one diagram, coloured by the bin rule."""
+    """The paper's band section next to the stroboscopic section (t ≡ 0 mod L), coloured by the bin rule."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, layout="constrained")
-    for ax, use, title in zip(axes, ("band", "poincare"), (r"band $|m^o_2| \leq 10^{-3}$ (paper)",
-                                                            r"upward crossings of $m^o_2 = 0$ (interpolated)")):
+    for ax, use, title in zip(axes, ("band", "strobe"), (r"band $|m^o_2| \leq 10^{-3}$ (paper)",
+                                                          r"stroboscopic: every $L$-th state, $t \equiv 0$ (mod $L$)")):
         draw_diagram(ax, res, "class", use=use)
         ax.set(xlabel=r"$\beta$", title=title, xlim=(res.betas[0], res.betas[-1]))
     axes[0].set_ylabel(r"$m^o_1$")
@@ -129,11 +164,11 @@ def sections(res):
 
 
 def coexisting(results, grid, coexist):
-    """Poincaré sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
+    """Stroboscopic sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
     fig, axes = plt.subplots(len(results), 1, figsize=(10, 1.9 * len(results)), sharex=True, sharey=True,
                              layout="constrained")
     for ax, (cb, r) in zip(axes, results.items()):
-        draw_diagram(ax, r, "lyapunov", use="poincare")
+        draw_diagram(ax, r, "lyapunov", use="strobe")
         ax.set_title(rf"from the final context of a token run at $\beta$ = {cb:g}", fontsize=9)
         ax.set_ylabel(r"$m^o_1$")
         for b in grid[coexist]:
@@ -172,11 +207,11 @@ def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
 
 
 def finite_n_diagrams(panels, grid):
-    """One Poincaré-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
+    """One stroboscopic-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
     fig, axes = plt.subplots(1, len(panels), figsize=(13, 3.4), sharey=True, layout="constrained")
     for ax, (name, pts) in zip(axes, panels.items()):
         x = np.concatenate([np.full(p.size, b) for b, p in zip(grid, pts)])
         ax.scatter(x, np.concatenate(pts), s=min(1.5, 100 / grid.size), lw=0, color="k", rasterized=True)
         ax.set(title=name, xlabel=r"$\beta$")
-    axes[0].set_ylabel(r"$m^o_1$ (Poincaré section)")
+    axes[0].set_ylabel(r"$m^o_1$ (stroboscopic section)")
     return fig
