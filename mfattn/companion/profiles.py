@@ -126,7 +126,8 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.
     "dmft": {
-        "quick": {"fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000, "transient": 4000,
+        "quick": {"protocol": "short", "fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000,
+                  "transient": 4000,
                   "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 40000,
                   "fig4_transient": 20000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
@@ -134,7 +135,9 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
                   "error_reps": 200, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
                   "finite_grid": [1.2, 1.45, 61], "finite_steps": 8000, "finite_transient": 4000},
-        "full": {"fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000, "transient": 100000,
+        # protocol: "paper-code" (1.2e5 steps, 1e5 discarded) or "seed-text" (1.2e6/1e6, ten times longer)
+        "full": {"protocol": "paper-code", "fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000,
+                 "transient": 100000,
                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 120000,
                  "fig4_transient": 100000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 1001],
                  "gamma_betas": [1.0, 2.0, 161], "gammas": [100.0, 300.0, 81], "gamma_steps": 30000,
