@@ -128,8 +128,8 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     "dmft": {
         "quick": {"protocol": "short", "fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000,
                   "transient": 4000,
-                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 40000,
-                  "fig4_transient": 20000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
+                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 24000,
+                  "fig4_transient": 12000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 61],
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
                   "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
                   "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
