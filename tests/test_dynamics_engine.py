@@ -205,7 +205,7 @@ def test_fig4_from_the_papers_context_reaches_another_torus_at_1_26405():
     if not REFERENCE.is_dir():
         pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
     paper = load_context(REFERENCE / "context_beta1.28_zoom.npz")
-    ours = simulate([1.28], steps=20_000, transient=19_999).context_of(0)
+    ours = simulate([1.28], steps=120_000, transient=119_999).context_of(0)   # the protocol of the paper's code
     runs = [simulate([1.26405, 1.27], steps=20_000, transient=12_000, init=c, lyapunov=True) for c in (paper, ours)]
     per = [orbit_period(r.m_o, max_period=200) for r in runs]
     cmp = compare_attractors(*(stroboscopic_section(r.m_o, 4, 0, 12_000) for r in runs), *per)
