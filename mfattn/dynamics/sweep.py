@@ -298,7 +298,7 @@ def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows
     Section points are stored as their distinct levels on a grid of ``levels`` values over [−1, 1]
     (|m^o| <= 1; resolution 1.2e-4, finer than the paper's 5001 bins), which keeps a 4001-β diagram at
     a few MB. Keys: ``betas, gamma, epsilon`` (B,); ``band`` / ``strobe`` (uint16 levels of m^o_1 on the
-    band section and on the stroboscopic section, packed, with ``*_sizes`` per β; value =
+    band section and on the last 300 states of the stroboscopic section, packed, with ``*_sizes`` per β; value =
     level / (levels − 1) · 2 − 1); ``bin_lo, bin_hi`` (B,) bounds of the paper's bin count,
     ``bin_counts, classes`` (B,) (from the lower bound; ``undecided`` the β whose class the bounds leave
     open), ``period`` (B,); ``lyapunov`` (B,, NaN if not computed); ``max_y``; ``levels``;
@@ -310,7 +310,7 @@ def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows
         return np.unique(q.astype(np.uint16))
 
     band, band_sizes = _ragged_pack([distinct(p) for p in res.band], np.uint16)
-    strobe, strobe_sizes = _ragged_pack([distinct(p[:, 0]) for p in res.strobe], np.uint16)
+    strobe, strobe_sizes = _ragged_pack([distinct(p[-300:, 0]) for p in res.strobe], np.uint16)  # last 300 states
     lo, hi = res.bin_count_bounds()
     lyap = res.lyapunov if res.lyapunov is not None else np.full(res.betas.size, np.nan)
     return store.atomic_save_npz(path, betas=res.betas, gamma=res.gamma, epsilon=res.epsilon, band=band,
