@@ -206,15 +206,19 @@ def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
 
 
 def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp(-1))) -> float:
-    """Decay time of the autocorrelation's envelope: the smallest lag τ after which |ρ(τ')| < level for
-    every τ' in [τ, max_lag] (the upper envelope ``max_{τ' >= τ} |ρ(τ')|`` crosses ``level``).
+    """Decay time of the autocorrelation's envelope: the smallest lag τ <= ``max_lag`` after which
+    |ρ(τ')| < level for every τ' in [τ, 2 max_lag] (the upper envelope ``max_{τ' >= τ} |ρ(τ')|`` crosses
+    ``level``; looking up to twice the range keeps one lag where an oscillation passes near zero from
+    counting as decay).
 
     Returns ``inf`` when the envelope stays above ``level`` up to ``max_lag`` (memory longer than the
-    window), a float lag otherwise. x : (T,) series.
+    window), a float lag otherwise. x : (T,) series with T > 2 max_lag.
     """
     check_real("level", level, minimum=0.0, strict=True)
-    ac = np.abs(autocorrelation(x, max_lag))
-    env = np.maximum.accumulate(ac[::-1])[::-1]
+    x = np.asarray(x, dtype=np.float64)
+    check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 2))
+    ac = np.abs(autocorrelation(x, 2 * max_lag))
+    env = np.maximum.accumulate(ac[::-1])[::-1][:max_lag + 1]
     below = np.nonzero(env < level)[0]
     return float(below[0]) if below.size else float("inf")
 
