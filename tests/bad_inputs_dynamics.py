@@ -137,3 +137,19 @@ ROWS = [
     ("dmft-section-width", lambda: diagnostics.section_band(np.zeros((1, 10, 3)), width=0.0), ValueError, "width"),
     ("dmft-section-plot", lambda: diagnostics.poincare_section(np.zeros((1, 10, 3)), plot=5), ValueError, "plot"),
 ]
+
+# beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
+ROWS += [
+    ("dmft-network-N-zero", lambda: finite_n.simulate_network([1.0], 0, 10), ValueError, "N"),
+    ("dmft-network-N-float", lambda: finite_n.simulate_network([1.0], 99.5, 10), ValueError, "N"),
+    ("dmft-network-betas-empty", lambda: finite_n.simulate_network([], 99, 10), ValueError, "betas"),
+    ("dmft-network-betas-negative", lambda: finite_n.simulate_network([-1.0], 99, 10), ValueError, "betas"),
+    ("dmft-network-steps", lambda: finite_n.simulate_network([1.0], 99, 0), ValueError, "steps"),
+    ("dmft-network-transient", lambda: finite_n.simulate_network([1.0], 99, 10, 10), ValueError, "transient"),
+    ("dmft-network-seed-negative", lambda: finite_n.simulate_network([1.0], 99, 10, seed=-1), ValueError, "seed"),
+    ("dmft-network-seed-length", lambda: finite_n.simulate_network([1.0, 2.0], 99, 10, seed=[1]), ValueError, "seed"),
+    ("dmft-network-seed-text", lambda: finite_n.simulate_network([1.0], 99, 10, seed=object()), TypeError, "seed"),
+    ("dmft-network-epsilon", lambda: finite_n.simulate_network([1.0], 99, 10, epsilon=2.0), ValueError, "epsilon"),
+    ("dmft-network-gamma-nan", lambda: finite_n.simulate_network([1.0], 99, 10, gamma=NAN), ValueError, "gamma"),
+    ("dmft-network-token-epsilon", lambda: finite_n.network_token_model(M, epsilon=-0.1), ValueError, "epsilon"),
+]
