@@ -139,7 +139,15 @@ ROWS = [
 ]
 
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
+from mfattn.dynamics import floquet  # noqa: E402
+
 ROWS += [
+    ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
+    ("dmft-floquet-period-phase", lambda: floquet.floquet_multipliers([1.0], period=6), ValueError, "period"),
+    ("dmft-floquet-betas-empty", lambda: floquet.floquet_multipliers([], period=4), ValueError, "betas"),
+    ("dmft-floquet-steps", lambda: floquet.floquet_multipliers([1.0], steps=0), ValueError, "steps"),
+    ("dmft-floquet-newton", lambda: floquet.floquet_multipliers([1.0], newton=-1), ValueError, "newton"),
+    ("dmft-floquet-tol", lambda: floquet.floquet_multipliers([1.0], tol=0.0), ValueError, "tol"),
     ("dmft-network-N-zero", lambda: finite_n.simulate_network([1.0], 0, 10), ValueError, "N"),
     ("dmft-network-N-float", lambda: finite_n.simulate_network([1.0], 99.5, 10), ValueError, "N"),
     ("dmft-network-betas-empty", lambda: finite_n.simulate_network([], 99, 10), ValueError, "betas"),
