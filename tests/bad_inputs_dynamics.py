@@ -139,7 +139,7 @@ ROWS = [
 ]
 
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
-from mfattn.dynamics import floquet  # noqa: E402
+from mfattn.dynamics import floquet, lyapunov  # noqa: E402
 
 ROWS += [
     ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
@@ -148,6 +148,17 @@ ROWS += [
     ("dmft-floquet-steps", lambda: floquet.floquet_multipliers([1.0], steps=0), ValueError, "steps"),
     ("dmft-floquet-newton", lambda: floquet.floquet_multipliers([1.0], newton=-1), ValueError, "newton"),
     ("dmft-floquet-tol", lambda: floquet.floquet_multipliers([1.0], tol=0.0), ValueError, "tol"),
+    ("dmft-spectrum-k-too-large", lambda: lyapunov.lyapunov_spectrum([1.0], k=13, steps=20, transient=10), ValueError,
+     "k must be at most the state dimension"),
+    ("dmft-spectrum-k-zero", lambda: lyapunov.lyapunov_spectrum([1.0], k=0, steps=20, transient=10), ValueError, "k"),
+    ("dmft-spectrum-betas-empty", lambda: lyapunov.lyapunov_spectrum([], k=2, steps=20, transient=10), ValueError,
+     "betas"),
+    ("dmft-spectrum-transient", lambda: lyapunov.lyapunov_spectrum([1.0], k=2, steps=20, transient=20), ValueError,
+     "transient"),
+    ("dmft-spectrum-qr-every", lambda: lyapunov.lyapunov_spectrum([1.0], k=2, steps=20, transient=10, qr_every=0),
+     ValueError, "qr_every"),
+    ("dmft-spectrum-context-transient", lambda: lyapunov.lyapunov_spectrum([1.0], k=2, steps=20, transient=1,
+                                                                           init=_context()), ValueError, "transient"),
     ("dmft-network-N-zero", lambda: finite_n.simulate_network([1.0], 0, 10), ValueError, "N"),
     ("dmft-network-N-float", lambda: finite_n.simulate_network([1.0], 99.5, 10), ValueError, "N"),
     ("dmft-network-betas-empty", lambda: finite_n.simulate_network([], 99, 10), ValueError, "betas"),
