@@ -139,7 +139,7 @@ ROWS = [
 ]
 
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
-from mfattn.dynamics import floquet, lyapunov  # noqa: E402
+from mfattn.dynamics import floquet, lyapunov, rotation  # noqa: E402
 
 ROWS += [
     ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
@@ -148,6 +148,14 @@ ROWS += [
     ("dmft-floquet-steps", lambda: floquet.floquet_multipliers([1.0], steps=0), ValueError, "steps"),
     ("dmft-floquet-newton", lambda: floquet.floquet_multipliers([1.0], newton=-1), ValueError, "newton"),
     ("dmft-floquet-tol", lambda: floquet.floquet_multipliers([1.0], tol=0.0), ValueError, "tol"),
+    ("dmft-rotation-betas-empty", lambda: rotation.rotation_number([], 40, 10), ValueError, "betas"),
+    ("dmft-rotation-phase", lambda: rotation.rotation_number([1.0], 40, 10, phase=4), ValueError, "phase"),
+    ("dmft-rotation-too-short", lambda: rotation.rotation_number([1.0], 16, 10), ValueError, "stroboscopic"),
+    ("dmft-rotation-cap", lambda: rotation.rotation_number([1.0], 40, 10, cap=1), ValueError, "cap"),
+    ("dmft-rotation-locked-q", lambda: rotation.locked_fraction(0.25, max_q=0), ValueError, "max_q"),
+    ("dmft-tongues-epsilons-empty", lambda: rotation.arnold_tongues([1.0], []), ValueError, "epsilons"),
+    ("dmft-tongues-epsilons-range", lambda: rotation.arnold_tongues([1.0], [1.5]), ValueError, "epsilons"),
+    ("dmft-tongues-betas-nan", lambda: rotation.arnold_tongues([NAN], [0.02]), ValueError, "betas"),
     ("dmft-spectrum-k-too-large", lambda: lyapunov.lyapunov_spectrum([1.0], k=13, steps=20, transient=10), ValueError,
      "k must be at most the state dimension"),
     ("dmft-spectrum-k-zero", lambda: lyapunov.lyapunov_spectrum([1.0], k=0, steps=20, transient=10), ValueError, "k"),
