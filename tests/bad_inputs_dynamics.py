@@ -139,7 +139,7 @@ ROWS = [
 ]
 
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
-from mfattn.dynamics import floquet, lyapunov, rotation  # noqa: E402
+from mfattn.dynamics import basins, floquet, lyapunov, rotation  # noqa: E402
 
 ROWS += [
     ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
@@ -156,6 +156,12 @@ ROWS += [
     ("dmft-tongues-epsilons-empty", lambda: rotation.arnold_tongues([1.0], []), ValueError, "epsilons"),
     ("dmft-tongues-epsilons-range", lambda: rotation.arnold_tongues([1.0], [1.5]), ValueError, "epsilons"),
     ("dmft-tongues-betas-nan", lambda: rotation.arnold_tongues([NAN], [0.02]), ValueError, "betas"),
+    ("dmft-basins-betas-empty", lambda: basins.basin_fractions([], 4), ValueError, "betas"),
+    ("dmft-basins-contexts", lambda: basins.basin_fractions([1.0], 0), ValueError, "n_contexts"),
+    ("dmft-basins-tol", lambda: basins.basin_fractions([1.0], 4, tol=0.0), ValueError, "tol"),
+    ("dmft-basins-window", lambda: basins.basin_fractions([1.0], 4, 1000, 900), ValueError, "points"),
+    ("dmft-random-contexts-n", lambda: basins.random_contexts(0), ValueError, "n"),
+    ("dmft-random-contexts-seed", lambda: basins.random_contexts(4, seed=-1), ValueError, "seed"),
     ("dmft-spectrum-k-too-large", lambda: lyapunov.lyapunov_spectrum([1.0], k=13, steps=20, transient=10), ValueError,
      "k must be at most the state dimension"),
     ("dmft-spectrum-k-zero", lambda: lyapunov.lyapunov_spectrum([1.0], k=0, steps=20, transient=10), ValueError, "k"),
