@@ -40,3 +40,10 @@ def test_rotation_number_matches_the_torus_frequency_of_the_spectrum():
     rho_spec = abs(L * f_star - np.round(L * f_star))
     r = rotation.rotation_number([1.255], 24_000, 4000, ctx)
     assert abs(r.rho[0] - rho_spec) < 3 * L / T, (r.rho[0], rho_spec)
+
+
+def test_plateaus_group_neighbouring_locked_points():
+    rho = np.array([0.2419, 0.25, 0.25 + 3e-5, 0.25, 0.2601, 2 / 7, 0.2702, 2 / 7 + 1e-5, 2 / 7, np.nan])
+    res = rotation.RotationResult(np.linspace(1.0, 1.9, 10), None, None, rho, np.full(10, 200), np.ones(10), 200)
+    found = rotation.plateaus(res)
+    assert [(p["fraction"], p["beta_lo"], p["points"]) for p in found] == [("1/4", 1.1, 3), ("2/7", 1.7, 2)]

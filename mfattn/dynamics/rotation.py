@@ -31,7 +31,7 @@ from ..companion.checks import check_grid, check_int, check_real
 from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, paper_model
 
-__all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues"]
+__all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus"]
 
 
 @dataclass
@@ -159,3 +159,39 @@ def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *,
     shape = BB.shape
     return RotationResult(BB, np.broadcast_to(r.gamma, BB.size).reshape(shape), EE, r.rho.reshape(shape),
                           r.distinct.reshape(shape), r.radius.reshape(shape), cap)
+
+
+def plateaus(result: RotationResult, max_q: int = 16, tol: float = 1e-4, min_points: int = 2) -> list[dict]:
+    """Mode-locked plateaus of a 1-d staircase: maximal runs of neighbouring grid points whose ρ lies within
+    ``tol`` of one fraction p/q (q <= max_q), at least ``min_points`` long (a lone point near a fraction is
+    more often a coincidence than a window).
+
+    ``tol`` should exceed the averaging error of a locked cycle (≤ 1/(2n) over n stroboscopic iterates) and
+    stay far below the spacing of the fractions with q <= max_q (so that an irrational ρ is rarely labelled).
+    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "points", "strobe_cycles"}]`` in β order;
+    ``strobe_cycles`` are the distinct-point counts seen on the plateau (q for a converged q-cycle, 2q, 4q
+    after period doublings, ``cap`` where the orbit is not a short cycle).
+    """
+    check_int("max_q", max_q, 1)
+    check_int("min_points", min_points, 1)
+    b = np.asarray(result.betas)
+    if b.ndim != 1:
+        raise ValueError("result must be a 1-d staircase (from rotation_number), not an Arnold-tongue grid")
+    labels = [locked_fraction(r, max_q, tol) for r in result.rho]
+    out, i = [], 0
+    while i < b.size:
+        f = labels[i]
+        if f is None:
+            i += 1
+            continue
+        j = i
+        while j + 1 < b.size and labels[j + 1] == f:
+            j += 1
+        if j - i + 1 < min_points:
+            i = j + 1
+            continue
+        out.append({"fraction": f"{f.numerator}/{f.denominator}", "rho": float(f), "beta_lo": float(b[i]),
+                    "beta_hi": float(b[j]), "points": j - i + 1,
+                    "strobe_cycles": sorted({int(q) for q in result.distinct[i:j + 1]})})
+        i = j + 1
+    return out
