@@ -27,7 +27,7 @@ from .engine import SimulationResult, simulate
 from .model import MeanFieldModel, paper_model
 
 __all__ = ["class_sizes", "binomial_sampler", "direct_sampler", "simulate_finite", "error_vs_n", "SAMPLERS",
-           "NetworkResult", "network_token_model", "simulate_network"]
+           "NetworkResult", "network_token_model", "simulate_network", "network_error_vs_n", "lattice_chi2_z"]
 
 SAMPLERS = ("binomial", "direct")
 
@@ -314,3 +314,38 @@ def _generators(seed, B: int) -> list:
     if len(seeds) != B:
         raise ValueError(f"seed must be one integer or one per β ({B}); got {len(seeds)}")
     return [np.random.default_rng(s) for s in seeds]
+
+
+def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: int = 32, seed: int = 0,
+                       model: MeanFieldModel | None = None) -> np.ndarray:
+    """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between the explicit network
+    (:func:`simulate_network`, ``reps`` realisations, seed ``seed + j`` for the j-th N) and the mean-field map
+    started from the network's own first-token statistics (:func:`network_token_model`). Returns (len(Ns),)."""
+    check_real("beta", beta, minimum=0.0)
+    check_int("reps", reps, 1)
+    check_int("steps", steps, 1)
+    if len(Ns) == 0:
+        raise ValueError("Ns must name at least one network size")
+    Ns = [_check_n(N) for N in Ns]
+    start = network_token_model(model or paper_model())
+    mf = simulate([beta], steps, steps - 1, model=start).m_o[0, 0]
+    out = np.empty(len(Ns))
+    for j, N in enumerate(Ns):  # one batched run of reps realisations per size
+        net = simulate_network(np.full(reps, beta), N, steps, steps - 1, seed=seed + j, model=model).m_o[:, 0]
+        out[j] = np.sqrt(((net - mf) ** 2).sum(-1).mean())
+    return out
+
+
+def lattice_chi2_z(xa, xb, N: int) -> float:
+    """Two-sample χ² of two samples of a statistic on the lattice ``k/N`` (cells with more than 10 counts),
+    as ``z = (χ² − dof)/√(2 dof)``: |z| below about 4 is agreement at level ~1e-4."""
+    N = _check_n(N)
+    ia, ib = np.rint(np.asarray(xa) * N).astype(np.int64), np.rint(np.asarray(xb) * N).astype(np.int64)
+    lo, hi = min(ia.min(), ib.min()), max(ia.max(), ib.max())
+    ha, hb = np.bincount(ia - lo, minlength=hi - lo + 1), np.bincount(ib - lo, minlength=hi - lo + 1)
+    keep = (ha + hb) > 10
+    dof = int(keep.sum()) - 1
+    if dof < 1:
+        raise ValueError("xa and xb must spread over at least two lattice cells with more than 10 counts")
+    chi2 = float((((ha - hb)[keep] ** 2) / (ha + hb)[keep]).sum())
+    return (chi2 - dof) / np.sqrt(2 * dof)
