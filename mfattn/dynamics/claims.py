@@ -113,7 +113,11 @@ def record_beyond(run, current: dict, root: Path | None) -> None:
     β ≈ 1.244, Fig. 3b; the finite network tends to the mean-field map) get reproduced / not reproduced
     from the full numbers, or "not tested" with the reason when no full-profile numbers are stored.
     """
-    full = current if getattr(run, "profile", None) == "full" else beyond_full_numbers(root)
+    full = dict(current) if getattr(run, "profile", None) == "full" else beyond_full_numbers(root)
+    if full:  # the ledger keeps numbers and strings only
+        full["plateaus"] = "; ".join(f"{p['fraction']} in [{p['beta_lo']:.4f}, {p['beta_hi']:.4f}]"
+                                     for p in full.get("plateaus") or []) or "none"
+        full["basins_multi"] = "; ".join(full.get("basins_multi") or []) or "none"
     basis = "" if full else " Quick-profile observation only: the full-profile numbers are not stored yet."
     F, tests = "tests/test_dynamics_", "tests/test_dynamics_"
     ext = [
