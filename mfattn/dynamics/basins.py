@@ -1,9 +1,9 @@
 """Basins of attraction: which attractor a random initial context (a random prompt) reaches, and how often.
 
 Random contexts are drawn over the set of contexts the layer can produce: every slot is written from some
-attention, ``m^x_s = (1-ε) Σ_c (n_c/N_SE) W^x_c T_c + ε π^x(s mod L)`` with ``T_c = tanh(β W^o_c·A) ∈ [−1, 1]``,
-so we draw ``T_c ~ U[−1, 1]`` independently per slot and class (:func:`random_contexts`); ``A`` is the
-softmax average over that window. Each context is run at each β (one batched run), and the orbits reached
+attention, ``m^x_s = (1-ε) Σ_c (n_c/N_SE) W^x_c T_c + ε π^x(s mod L)`` with ``T_c = tanh(β W^o_c·A)``
+in [−1, 1], so we draw ``T_c ~ U[−1, 1]`` independently per slot and class (:func:`random_contexts`); ``A``
+is the softmax average over that window. Each context is run at each β (one batched run), and the orbits reached
 are compared **as sets** (:func:`same_attractor`): two orbits are one attractor when they have the same
 period (or both none) and their stroboscopic sections (``m^o`` every L-th step) lie within ``tol`` of each
 other in the symmetric mean nearest-neighbour distance. Each attractor is reported with its period, its
@@ -126,7 +126,8 @@ def basin_fractions(betas, n_contexts: int = 64, steps: int = 30_000, transient:
             else:
                 reps.append(j)
                 members.append([j])
-        found = [Attractor(float(beta), int(period[r]), float(np.mean(res.lyapunov[g])), len(g) / n_contexts, r - idx[0])
+        found = [Attractor(float(beta), int(period[r]), float(np.mean(res.lyapunov[g])), len(g) / n_contexts,
+                           r - idx[0])
                  for r, g in zip(reps, members)]
         out.append(sorted(found, key=lambda a: -a.fraction))
     return out

@@ -119,47 +119,50 @@ def record_beyond(run, current: dict, root: Path | None) -> None:
                                      for p in full.get("plateaus") or []) or "none"
         full["basins_multi"] = "; ".join(full.get("basins_multi") or []) or "none"
     basis = "" if full else " Quick-profile observation only: the full-profile numbers are not stored yet."
-    F, tests = "tests/test_dynamics_", "tests/test_dynamics_"
+    t = lambda module, name: f"tests/test_dynamics_{module}.py::{name}"  # noqa: E731  a test id
+    pick = lambda *keys: {k: full.get(k) for k in keys} if full else None  # noqa: E731
     ext = [
-        ("dmft-floquet-neimark-sacker", "new (Floquet analysis of the period-4 orbit)", "The period-4 orbit loses "
-         "stability in a Neimark-Sacker bifurcation: a complex pair of multipliers crosses |μ| = 1",
-         ["fig-dmft-floquet", F + "floquet.py::test_multipliers_match_finite_differences_of_the_reference_map",
-          F + "floquet.py::test_neimark_sacker_point_of_the_period_4_orbit"],
-         {k: full.get(k) for k in ("ns_beta", "ns_angle", "ns_rotation")} if full else None),
-        ("dmft-lyapunov-spectrum", "new (QR method on the 12-dimensional state)", "The Lyapunov spectrum of the map "
-         "(state dimension L M = 12) shows the torus (λ1 = 0 > λ2) and its breakdown into chaos (λ1 > 0)",
-         ["fig-dmft-floquet", tests + "lyapunov.py::test_spectrum_sums_to_mean_log_det",
-          tests + "lyapunov.py::test_largest_exponent_is_engine_lambda_max"], None),
-        ("dmft-devils-staircase", "new (rotation number of the stroboscopic map)", "The rotation number of the "
-         "stroboscopic map is a devil's staircase over the zoom: it starts at the Neimark-Sacker angle and the "
-         "periodic windows are mode-locked plateaus", ["fig-dmft-rotation",
-                                                      tests + "rotation.py::test_period_28_window_is_locked_at_two_sevenths",
-                                                      tests + "rotation.py::test_rotation_number_starts_at_the_neimark_sacker_angle"],
-         {k: full.get(k) for k in ("rho_birth", "plateaus")} if full else None),
-        ("dmft-arnold-tongues", "new (forcing amplitude ε)", "Over (β, ε) the locked regions of the positional "
-         "forcing form Arnold tongues", ["fig-dmft-rotation"], {"tongue_locked": full.get("tongue_locked")} if full else None),
+        ("dmft-floquet-neimark-sacker", "new (Floquet analysis of the period-4 orbit)",
+         "The period-4 orbit loses stability in a Neimark-Sacker bifurcation: a complex pair of multipliers "
+         "crosses |μ| = 1", ["fig-dmft-floquet",
+                             t("floquet", "test_multipliers_match_finite_differences_of_the_reference_map"),
+                             t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")],
+         pick("ns_beta", "ns_angle", "ns_rotation")),
+        ("dmft-lyapunov-spectrum", "new (QR method on the 12-dimensional state)",
+         "The Lyapunov spectrum of the map (state dimension L M = 12) shows the torus (λ1 = 0 > λ2) and its "
+         "breakdown into chaos (λ1 > 0)", ["fig-dmft-floquet", t("lyapunov", "test_spectrum_sums_to_mean_log_det"),
+                                            t("lyapunov", "test_largest_exponent_is_engine_lambda_max")], None),
+        ("dmft-devils-staircase", "new (rotation number of the stroboscopic map)",
+         "The rotation number of the stroboscopic map is a devil's staircase over the zoom: it starts at the "
+         "Neimark-Sacker angle and the periodic windows are mode-locked plateaus",
+         ["fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths"),
+          t("rotation", "test_rotation_number_starts_at_the_neimark_sacker_angle")], pick("rho_birth", "plateaus")),
+        ("dmft-arnold-tongues", "new (forcing amplitude ε)",
+         "Over (β, ε) the locked regions of the positional forcing form Arnold tongues", ["fig-dmft-rotation"],
+         pick("tongue_locked")),
         ("dmft-basins", "new (random initial contexts)", "Random initial contexts reach one attractor at most β; "
-         "where several coexist, their basins have measurable fractions", ["fig-dmft-basins",
-                                                                         tests + "basins.py::test_random_contexts_reach_every_attractor_with_its_fraction"],
-         {"basins_multi": full.get("basins_multi")} if full else None),
+         "where several coexist, their basins have measurable fractions",
+         ["fig-dmft-basins", t("basins", "test_random_contexts_reach_every_attractor_with_its_fraction")],
+         pick("basins_multi")),
     ]
     for cid, source, claim, evidence, nums in ext:
         run.verdict(cid, source, claim, "extends", evidence, numbers=nums, note=basis.strip())
     # The paper's torus birth (Fig. 3b zoom: "a torus is born near β ≈ 1.244") against our Floquet crossing.
-    ev = ["fig-dmft-floquet", F + "floquet.py::test_neimark_sacker_point_of_the_period_4_orbit"]
+    ev = ["fig-dmft-floquet", t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")]
+    torus = "A quasi-periodic torus is born near β ≈ 1.244"
     if full and full.get("ns_beta") is not None:
         off = abs(full["ns_beta"] - 1.244)
         word = "reproduced" if off <= 1e-3 else "reproduced with differences"
         note = (f"Floquet crossing at β = {full['ns_beta']:.4f} (|Δ| = {off:.1e} from the paper's 1.244); the torus "
                 f"appears there with rotation θ/2π = {full['ns_rotation']:.3f}.")
-        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", "A quasi-periodic torus is born near β ≈ 1.244",
-                    word, ev, numbers={"ns_beta": full["ns_beta"]}, note=note)
+        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", torus, word, ev,
+                    numbers={"ns_beta": full["ns_beta"]}, note=note)
     else:
-        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", "A quasi-periodic torus is born near β ≈ 1.244",
-                    "not tested", ev, note="The full-profile Floquet numbers are not stored yet." + basis)
+        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", torus, "not tested", ev,
+                    note="The full-profile Floquet numbers are not stored yet." + basis)
     # The mean-field limit, checked by the independent explicit network (not the column-class sampler).
-    ev = ["fig-dmft-network", "tests/test_dynamics_finite_n.py::test_network_converges_to_the_mean_field_map_as_n_grows",
-          "tests/test_dynamics_finite_n.py::test_network_is_the_oracle_of_the_binomial_sampler"]
+    ev = ["fig-dmft-network", t("finite_n", "test_network_converges_to_the_mean_field_map_as_n_grows"),
+          t("finite_n", "test_network_is_the_oracle_of_the_binomial_sampler")]
     claim = "The token statistics of the finite network converge to the mean-field map as N grows (N^-1/2)"
     if full and full.get("network_slope") is not None:
         ok = abs(full["network_slope"] + 0.5) <= 0.1 and abs(full["network_chi2_z"]) < 4

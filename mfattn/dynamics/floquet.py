@@ -115,7 +115,7 @@ def floquet_multipliers(betas, period: int = 4, steps: int = 20_000, init: Any =
     fx, J = monodromy(b, x, period, **kw)
     D = x.shape[1]
     for _ in range(newton):
-        # (J − I) δ = −(F^n(x) − x); the stored representation's D − LM zero multipliers keep J − I invertible
+        # (J − I) δ = −(F^n(x) − x); the D − LM zero multipliers of the stored state keep J − I invertible
         delta = np.linalg.solve(J - np.eye(D), -(fx - x)[..., None])[..., 0]
         ok = np.all(np.isfinite(delta), axis=1)
         x = np.where(ok[:, None], x + np.where(ok[:, None], delta, 0.0), x)
