@@ -184,5 +184,11 @@ ROWS += [
     ("dmft-network-seed-text", lambda: finite_n.simulate_network([1.0], 99, 10, seed=object()), TypeError, "seed"),
     ("dmft-network-epsilon", lambda: finite_n.simulate_network([1.0], 99, 10, epsilon=2.0), ValueError, "epsilon"),
     ("dmft-network-gamma-nan", lambda: finite_n.simulate_network([1.0], 99, 10, gamma=NAN), ValueError, "gamma"),
+    ("dmft-network-error-Ns-empty", lambda: finite_n.network_error_vs_n(1.0, []), ValueError, "Ns"),
+    ("dmft-network-error-N", lambda: finite_n.network_error_vs_n(1.0, [0]), ValueError, "N"),
+    ("dmft-network-error-reps", lambda: finite_n.network_error_vs_n(1.0, [99], reps=0), ValueError, "reps"),
+    ("dmft-network-error-beta", lambda: finite_n.network_error_vs_n(NAN, [99]), ValueError, "beta"),
+    ("dmft-lattice-chi2-N", lambda: finite_n.lattice_chi2_z(np.zeros(5), np.zeros(5), 0), ValueError, "N"),
+    ("dmft-lattice-chi2-cells", lambda: finite_n.lattice_chi2_z(np.zeros(5), np.zeros(5), 99), ValueError, "xa and xb"),
     ("dmft-network-token-epsilon", lambda: finite_n.network_token_model(M, epsilon=-0.1), ValueError, "epsilon"),
 ]

@@ -39,7 +39,9 @@ def _start_basis(model: MeanFieldModel, B: int, k: int, tangent_seed: int) -> np
     dA = rng.standard_normal((M, B))  # the draws of engine._MeanFieldEngine.set_tangent, in its order
     dwin = rng.standard_normal((L, 2 * M, B))
     first = np.concatenate([dA.T, dwin.reshape(L * 2 * M, B).T], axis=1)
-    rest = np.random.default_rng([tangent_seed, 1]).standard_normal((B, D, k - 1))
+    # the other columns are drawn per grid point, so they do not depend on the batch (column 0 follows
+    # engine.set_tangent, whose draws have the batch's shape: that is what makes λ_1 equal its λ_max)
+    rest = np.stack([np.random.default_rng([tangent_seed, 1, i]).standard_normal((D, k - 1)) for i in range(B)])
     Q, R = np.linalg.qr(np.concatenate([first[:, :, None], rest], axis=2))
     return Q * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]
 
