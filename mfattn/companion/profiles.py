@@ -150,13 +150,13 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
                  "error_reps": 2000, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
                  "finite_grid": [1.2, 1.45, 401], "finite_steps": 120000, "finite_transient": 100000,
-                 # beyond the paper (about 8 CPU-minutes in all, single thread)
+                 # beyond the paper (measured 3.2 CPU-minutes single thread with 128 basin contexts; ~4 with 256)
                  "floquet_grid": [0.05, 1.3, 126], "floquet_steps": 20000, "floquet_newton": 6, "ns_fine": 41,
                  "spectrum_grid": [1.24, 1.28, 401], "spectrum_k": 4, "spectrum_steps": 30000,
                  "spectrum_transient": 20000, "rotation_grid": [1.24, 1.28, 4001], "rotation_steps": 30000,
                  "rotation_transient": 10000, "tongue_betas": [1.15, 1.35, 161], "tongue_epsilons": [0.0, 0.08, 33],
                  "tongue_steps": 16000, "tongue_transient": 8000, "basin_betas": [1.0, 1.255, 1.27, 1.28, 1.3, 1.4],
-                 "basin_contexts": 128, "basin_steps": 30000, "basin_transient": 26000, "network_n": 99,
+                 "basin_contexts": 256, "basin_steps": 30000, "basin_transient": 26000, "network_n": 99,
                  "network_reps": 20000, "network_t": 12, "network_ns": [99, 990, 9900, 99000],
                  "network_error_reps": 64},
     },
