@@ -212,11 +212,12 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
     counting as decay).
 
     Returns ``inf`` when the envelope stays above ``level`` up to ``max_lag`` (memory longer than the
-    window), a float lag otherwise. x : (T,) series with T > 2 max_lag.
+    window), a float lag otherwise. x : (T,) series with T > 4 max_lag (so that ρ is read only up to half the
+    series, where each lag still averages over T/2 pairs or more).
     """
     check_real("level", level, minimum=0.0, strict=True)
     x = np.asarray(x, dtype=np.float64)
-    check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 2))
+    check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 4))
     ac = np.abs(autocorrelation(x, 2 * max_lag))
     env = np.maximum.accumulate(ac[::-1])[::-1][:max_lag + 1]
     below = np.nonzero(env < level)[0]
