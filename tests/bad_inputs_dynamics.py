@@ -149,6 +149,7 @@ ROWS = [
     ("dmft-strobe-t0", lambda: diagnostics.stroboscopic_section(np.zeros((1, 10, 3)), t0=-1), ValueError, "t0"),
     ("dmft-envelope-level", lambda: diagnostics.envelope_decay_time(np.ones(10), 5, level=0.0), ValueError, "level"),
     ("dmft-envelope-lag", lambda: diagnostics.envelope_decay_time(np.ones(10), 50), ValueError, "max_lag"),
+    ("dmft-envelope-period", lambda: diagnostics.envelope_decay_time(np.ones(40), 5, period=0), ValueError, "period"),
     ("dmft-attractor-distance-shapes", lambda: diagnostics.attractor_distance(np.zeros((5, 3)), np.zeros((5, 2))),
      ValueError, "a and b"),
     ("dmft-attractor-distance-q", lambda: diagnostics.attractor_distance(np.zeros((5, 3)), np.zeros((5, 3)), q=2.0),

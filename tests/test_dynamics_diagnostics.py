@@ -55,6 +55,10 @@ def test_envelope_decay_time_of_damped_and_undamped_oscillations():
     tau = envelope_decay_time(x, 400)
     assert abs(tau - (-1 / np.log(r))) < 0.3 * (-1 / np.log(r)), tau
     assert envelope_decay_time(np.sin(0.3 * t) + np.sin(0.3 * np.sqrt(2) * t), 400) == float("inf")
+    # a response locked to a period-4 forcing never decays; removed by phase means, the AR decay time is back
+    forced = x + 3 * np.std(x) * np.array([1.0, -0.5, 0.2, -0.7])[t % 4]
+    assert envelope_decay_time(forced, 400) == float("inf")
+    assert abs(envelope_decay_time(forced, 400, period=4) - tau) <= 2
 
 
 def test_attractor_distance_separates_two_circles_not_two_samples_of_one():

@@ -26,7 +26,7 @@ TOL = 1e-3  # |λ_max| below this is "zero within the run's resolution"
 
 def _tau(x):
     lag = min(2000, (len(x) - 1) // 4)  # the chapter's window: 2000 lags (a shorter run: what it allows)
-    t = envelope_decay_time(x, lag), envelope_decay_time(x, lag, 0.1)
+    t = envelope_decay_time(x, lag, period=4), envelope_decay_time(x, lag, 0.1, period=4)  # forcing removed
     return [None if math.isinf(v) else v for v in t]
 
 

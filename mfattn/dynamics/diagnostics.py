@@ -205,7 +205,8 @@ def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     return ac / ac[0] if ac[0] > 0 else ac
 
 
-def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp(-1))) -> float:
+def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp(-1)),
+                        period: int | None = None) -> float:
     """Decay time of the autocorrelation's envelope: the smallest lag τ <= ``max_lag`` after which
     |ρ(τ')| < level for every τ' in [τ, 2 max_lag] (the upper envelope ``max_{τ' >= τ} |ρ(τ')|`` crosses
     ``level``; looking up to twice the range keeps one lag where an oscillation passes near zero from
@@ -213,11 +214,18 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
 
     Returns ``inf`` when the envelope stays above ``level`` up to ``max_lag`` (memory longer than the
     window), a float lag otherwise. x : (T,) series with T > 4 max_lag (so that ρ is read only up to half the
-    series, where each lag still averages over T/2 pairs or more).
+    series, where each lag still averages over T/2 pairs or more). ``period`` (optional): subtract first the
+    mean of each phase ``t mod period`` (the response locked to a periodic forcing, here the positional code,
+    which is not a memory of the past and would otherwise hold ρ at a plateau).
     """
     check_real("level", level, minimum=0.0, strict=True)
     x = np.asarray(x, dtype=np.float64)
     check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 4))
+    if period is not None:
+        check_int("period", period, 1)
+        x = x.copy()
+        for ph in range(period):
+            x[ph::period] -= x[ph::period].mean()
     ac = np.abs(autocorrelation(x, 2 * max_lag))
     env = np.maximum.accumulate(ac[::-1])[::-1][:max_lag + 1]
     below = np.nonzero(env < level)[0]
