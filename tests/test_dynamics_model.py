@@ -49,3 +49,27 @@ def test_bad_model_input():
         paper_model(context_size=3)
     with pytest.raises(ValueError, match="token_index must be in"):
         paper_model(token_index=3)
+
+
+def test_sigma_expansion_of_eq16_equals_sum_over_column_classes(model):
+    # The paper's Eq. 16 writes the mean field through the weights' correlations: with σ ∈ {±1}^M, σ_0 = +1
+    # (tanh is odd, so σ and −σ pair up), s^x_a = 2^{-(M-1)} Σ_σ [Σ_{S odd} σ_S <W^o_S W^x_a>] tanh(β σ·A),
+    # where S runs over the subsets of odd size of the M features (for M = 3: the three pairs <W^o_b W^x_a>
+    # and the quadruple <W^o_0 W^o_1 W^o_2 W^x_a>). It must equal our sum over column classes.
+    import itertools
+
+    W = {x: model.weights[x][:, :99] for x in "ovkq"}
+    M = 3
+    odd = [S for r in range(1, M + 1, 2) for S in itertools.combinations(range(M), r)]
+    sigmas = np.array([(1,) + s for s in itertools.product((1, -1), repeat=M - 1)], dtype=float)  # (2^{M-1}, M)
+    rng = np.random.default_rng(5)
+    for beta in (0.3, 1.26405, 3.0):
+        A = rng.uniform(-1, 1, M)
+        T = np.tanh(beta * sigmas @ A)
+        expansion = []
+        for x in "ovkq":
+            corr = np.array([[np.mean(np.prod(W["o"][list(S)], axis=0) * W[x][a]) for a in range(M)] for S in odd])
+            sign = np.array([[np.prod(s[list(S)]) for S in odd] for s in sigmas])        # σ_S
+            expansion.append((sign @ corr).T @ T / 2 ** (M - 1))
+        ours = model.coef @ np.tanh(beta * model.o_classes @ A)
+        np.testing.assert_allclose(np.concatenate(expansion), ours, atol=1e-14)

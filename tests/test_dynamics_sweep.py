@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from mfattn.dynamics.diagnostics import poincare_section, section_band
+from mfattn.dynamics.diagnostics import bin_counts, classify, section_band, stroboscopic_section
 from mfattn.dynamics.engine import simulate
-from mfattn.dynamics.sweep import sweep
+from mfattn.dynamics.sweep import LEVELS, sweep
 
 
 def test_sweep_resumes_identically(tmp_path):
@@ -27,5 +27,40 @@ def test_sweep_from_batched_contexts_matches_single_runs():
     res = sweep(betas, steps=3000, transient=2000, init=starts, chunk_size=3, progress=False)
     for i in (0, 4, 6):
         one = simulate(betas[i:i + 1], steps=3000, transient=2000, init={k: v[i] for k, v in starts.items()})
-        assert np.array_equal(poincare_section(one.m_o)[0].astype(np.float32), res.poincare[i])
+        strobe = stroboscopic_section(one.m_o, period=4, t0=2000)[0].astype(np.float32)
+        assert np.array_equal(strobe[-res.strobe.shape[1]:], res.strobe[i])
         assert np.array_equal(section_band(one.m_o)[0].astype(np.float32), res.band[i])
+
+
+def test_stroboscopic_points_are_states_of_the_orbit():
+    # Every stroboscopic point is a state the map visited at a step t ≡ 0 (mod L): on the period-24 orbit
+    # at β = 3 (24 = 6 L) the section is exactly 6 distinct states, each found among the saved states.
+    res = sweep([3.0, 1.28], steps=6000, transient=4000, progress=False, strobe_points=200)
+    run = simulate([3.0, 1.28], steps=6000, transient=4000)
+    pts = np.unique(np.round(res.strobe[0].astype(np.float64), 6), axis=0)
+    assert pts.shape == (6, 3)
+    for i in (0, 1):   # each point is a saved state (float32), and on the chaotic orbit at its step's phase
+        d = np.abs(res.strobe[i][:, None, :] - run.m_o[i][None, :, :].astype(np.float32)).max(-1)
+        assert np.all(d.min(1) == 0)
+    assert np.all((4000 + d.argmin(1)) % 4 == 0)
+
+
+def test_bin_count_bounds_bracket_the_papers_exact_count():
+    # The paper counts distinct int(5001 (v / max_y + 1) / 2) over every saved value; the sweep keeps fine
+    # levels only. The bounds must bracket the exact count for every β, and agree on the class.
+    betas = np.linspace(1.24, 1.30, 9)
+    res = sweep(betas, steps=6000, transient=2000, progress=False)
+    run = simulate(betas, steps=6000, transient=2000)
+    max_y = float(run.m_o.max())
+    assert max_y == res.max_y                      # the paper's scale: the largest m^o, signed, all features
+    exact = bin_counts(run.m_o[:, :, 0], max_y=max_y)
+    lo, hi = res.bin_count_bounds()
+    assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
+    assert (hi - lo).max() <= 0.2 * hi.max()
+    # where the bounds leave the class open the β is re-run and counted exactly: the classes are the paper's
+    np.testing.assert_array_equal(res.classes(), classify(exact))
+    und = res.undecided()
+    np.testing.assert_array_equal(res.bin_counts()[und], exact[und])
+    # the old recount from level centres was not a bound of the exact count
+    centre = np.array([bin_counts(((lv + 0.5) / LEVELS * 2 - 1)[None], max_y=max_y)[0] for lv in res.levels])
+    assert np.any(centre != exact)

@@ -138,22 +138,42 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.
     "dmft": {
-        "quick": {"fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000, "transient": 4000,
-                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 40000,
-                  "fig4_transient": 20000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 101],
+        "quick": {"protocol": "short", "fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000,
+                  "transient": 4000,
+                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 24000,
+                  "fig4_transient": 12000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 61],
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
                   "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
                   "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
                   "error_reps": 200, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
-                  "finite_grid": [1.2, 1.45, 61], "finite_steps": 8000, "finite_transient": 4000},
-        "full": {"fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000, "transient": 100000,
+                  "finite_grid": [1.2, 1.45, 61], "finite_steps": 8000, "finite_transient": 4000,
+                  # beyond the paper: Floquet/NS, Lyapunov spectrum, rotation numbers, tongues, basins, network
+                  "floquet_grid": [0.2, 1.3, 45], "floquet_steps": 4000, "floquet_newton": 4, "ns_fine": 21,
+                  "spectrum_grid": [1.24, 1.28, 81], "spectrum_k": 4, "spectrum_steps": 6000,
+                  "spectrum_transient": 3000, "rotation_grid": [1.24, 1.28, 201], "rotation_steps": 12000,
+                  "rotation_transient": 4000, "tongue_betas": [1.15, 1.35, 41], "tongue_epsilons": [0.0, 0.08, 9],
+                  "tongue_steps": 6000, "tongue_transient": 3000, "basin_betas": [1.0, 1.255, 1.27, 1.3],
+                  "basin_contexts": 24, "basin_steps": 10000, "basin_transient": 6000, "network_n": 99,
+                  "network_reps": 2000, "network_t": 12, "network_ns": [99, 990, 9900], "network_error_reps": 32},
+        # protocol: "paper-code" (1.2e5 steps, 1e5 discarded) or "seed-text" (1.2e6/1e6, ten times longer)
+        "full": {"protocol": "paper-code", "fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000,
+                 "transient": 100000,
                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 120000,
                  "fig4_transient": 100000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 1001],
                  "gamma_betas": [1.0, 2.0, 161], "gammas": [100.0, 300.0, 81], "gamma_steps": 30000,
                  "gamma_transient": 20000, "validate_n": 30, "validate_reps": 40000, "validate_t": 12,
                  "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
                  "error_reps": 2000, "error_t": 40, "finite_ns": [1000, 100000, 10000000],
-                 "finite_grid": [1.2, 1.45, 401], "finite_steps": 120000, "finite_transient": 100000},
+                 "finite_grid": [1.2, 1.45, 401], "finite_steps": 120000, "finite_transient": 100000,
+                 # beyond the paper (measured 3.2 CPU-minutes single thread with 128 basin contexts; ~4 with 256)
+                 "floquet_grid": [0.05, 1.3, 126], "floquet_steps": 20000, "floquet_newton": 6, "ns_fine": 41,
+                 "spectrum_grid": [1.24, 1.28, 401], "spectrum_k": 4, "spectrum_steps": 30000,
+                 "spectrum_transient": 20000, "rotation_grid": [1.24, 1.28, 4001], "rotation_steps": 30000,
+                 "rotation_transient": 10000, "tongue_betas": [1.15, 1.35, 161], "tongue_epsilons": [0.0, 0.08, 33],
+                 "tongue_steps": 16000, "tongue_transient": 8000, "basin_betas": [1.0, 1.255, 1.27, 1.28, 1.3, 1.4],
+                 "basin_contexts": 256, "basin_steps": 30000, "basin_transient": 26000, "network_n": 99,
+                 "network_reps": 20000, "network_t": 12, "network_ns": [99, 990, 9900, 99000],
+                 "network_error_reps": 64},
     },
 }
 

@@ -3,7 +3,14 @@
 All functions take saved trajectories of ``m^o`` (``(B, T, M)`` or ``(T, M)``) or series ``(T,)``.
 The paper (Poc-López & Aguilera 2024, for Fig. 3) classifies an orbit by how many of 5001 bins over
 ``[−max|m^o|, max|m^o|]`` its saved ``m^o_1`` values occupy (:func:`bin_counts`, :func:`classify`);
-:func:`section_band` is its section ``|m^o_2| <= 10^{-3}``, :func:`poincare_section` a true one.
+:func:`section_band` is its section ``|m^o_2| <= 10^{-3}``. The map is forced with period L by the
+positional code, so the section that consists of points of the attractor is the stroboscopic one
+(:func:`stroboscopic_section`: every L-th state at a fixed phase); :func:`poincare_section`
+interpolates between successive iterates, i.e. it returns points on chords, not on the attractor.
+:func:`bin_count_bounds` brackets the paper's exact bin count from the fine levels a sweep keeps,
+:func:`confusion` tabulates the bin rule against (period found, sign of λ), :func:`envelope_decay_time`
+measures how long the autocorrelation's envelope takes to fall, and :func:`attractor_distance`
+compares two attractors as sets of stroboscopic points.
 """
 
 from __future__ import annotations
@@ -12,10 +19,13 @@ import numpy as np
 
 from ..companion.checks import check_int, check_real
 
-__all__ = ["CLASS_NAMES", "quantize", "bin_counts", "classify", "orbit_period", "section_band",
-           "poincare_section", "power_spectrum", "autocorrelation"]
+__all__ = ["CLASS_NAMES", "ORBIT_NAMES", "quantize", "bin_counts", "bin_count_bounds", "classify", "confusion",
+           "orbit_period", "section_band", "stroboscopic_section", "poincare_section", "power_spectrum",
+           "autocorrelation", "envelope_decay_time", "attractor_distance", "compare_attractors"]
 
 CLASS_NAMES = ("periodic", "quasi-periodic", "chaotic")
+#: Columns of :func:`confusion`: what the orbit is by its period and its largest Lyapunov exponent.
+ORBIT_NAMES = ("period found", "no period, λ ≤ tol", "no period, λ > tol")
 
 
 def _orbits(m_o, name: str = "m_o") -> np.ndarray:
@@ -45,17 +55,60 @@ def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
 def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
     """Number of distinct bins (of ``bins`` over [−max_y, max_y]) that each row's values occupy.
 
-    m1 : (B, T) samples of m^o_1 after the transient. ``max_y`` defaults to max |m1| over the grid
-    (the paper takes the largest |m^o| of the whole diagram). Returns (B,) int.
+    m1 : (B, T) samples of m^o_1 after the transient. max_y : the paper's scale, the largest value of
+    m^o (all features, all β) of the whole diagram; it is required, since the rows passed are rarely the
+    whole diagram (:attr:`mfattn.dynamics.sweep.SweepResult.paper_max_y` gives it for a sweep).
+    Returns (B,) int.
     """
     check_int("bins", bins, 2)
     m1 = np.asarray(m1, dtype=np.float64)
     if m1.ndim != 2:
         raise ValueError(f"m1 must have shape (B, T) (one row of m^o_1 samples per β); got {m1.shape}")
     if max_y is None:
-        max_y = float(np.abs(m1).max())
+        raise ValueError("max_y must be given: the paper's bin scale is the largest m^o of the whole diagram "
+                         "(all features, all β), not of the rows passed")
     q = np.sort(quantize(m1, max_y, bins), axis=1)
     return 1 + (np.diff(q, axis=1) != 0).sum(axis=1)
+
+
+def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the paper's bin count per β from the distinct fine levels of m^o_1.
+
+    levels : list of B integer arrays, the distinct levels ``l = floor((v + 1)/2 · fine)`` of the saved
+    values v (a level covers [−1 + 2l/fine, −1 + 2(l+1)/fine)). A level lying inside one paper bin
+    (``quantize``) certainly occupies it; a level straddling a bin edge occupies one or both of its two
+    bins. So the exact count lies in [bins of the levels inside one bin ∪ nothing, bins of all level
+    edges]: ``lo <= exact <= hi``, with equality where no occupied level straddles an edge. Needs
+    paper bins wider than a fine level (2 max_y / bins > 2 / fine). Returns (lo, hi), each (B,) int.
+    """
+    check_int("bins", bins, 2)
+    check_int("fine", fine, 2)
+    check_real("max_y", max_y, minimum=0.0, strict=True)
+    if 2 * max_y / bins <= 2 / fine:
+        raise ValueError(f"max_y ({max_y}) too small for fine levels ({fine}): a paper bin must be wider than a level")
+    lo = np.empty(len(levels), dtype=np.int64)
+    hi = np.empty(len(levels), dtype=np.int64)
+    for i, lv in enumerate(levels):
+        lv = np.asarray(lv, dtype=np.int64)
+        a = quantize(lv / fine * 2 - 1, max_y, bins)               # bin of the level's lower edge
+        b = quantize(np.nextafter((lv + 1) / fine * 2 - 1, -np.inf), max_y, bins)  # of its upper end
+        inside = a == b
+        lo[i] = np.unique(a[inside]).size
+        hi[i] = np.unique(np.concatenate([a, b])).size
+    return lo, hi
+
+
+def confusion(classes, period, lam, tol: float = 1e-3) -> np.ndarray:
+    """3×3 counts: rows the bin rule (:data:`CLASS_NAMES`), columns :data:`ORBIT_NAMES` (a period found;
+    none and λ_max ≤ tol; none and λ_max > tol). ``classes, period, lam`` are (B,)."""
+    check_real("tol", tol, minimum=0.0)
+    c, p, lam = (np.asarray(x) for x in (classes, period, lam))
+    if not c.shape == p.shape == lam.shape or c.ndim != 1:
+        raise ValueError(f"classes, period and lam must be 1-d of one length; got {c.shape}, {p.shape}, {lam.shape}")
+    col = np.where(p > 0, 0, np.where(lam > tol, 2, 1))
+    out = np.zeros((3, 3), dtype=np.int64)
+    np.add.at(out, (c.astype(np.int64), col), 1)
+    return out
 
 
 def classify(counts, periodic_below: int = 80, chaotic_from: int = 2500) -> np.ndarray:
@@ -96,8 +149,24 @@ def section_band(m_o: np.ndarray, plot: int = 0, cut: int = 1, width: float = 1e
     return [xi[np.abs(xi[:, cut]) <= width, plot] for xi in x]
 
 
+def stroboscopic_section(m_o: np.ndarray, period: int = 4, phase: int = 0, t0: int = 0) -> np.ndarray:
+    """The stroboscopic section of the period-``period`` forced map: the saved states at steps t with
+    ``t ≡ phase (mod period)``, where row 0 of ``m_o`` is step ``t0``. Every point is a state of the
+    orbit. m_o : (B, T, M) or (T, M); returns (B, K, M) or (K, M) (K = number of such steps)."""
+    x = _orbits(m_o)
+    single = np.ndim(m_o) == 2
+    check_int("period", period, 1)
+    check_int("phase", phase, 0, period - 1)
+    check_int("t0", t0, 0)
+    first = (phase - t0) % period
+    return x[0, first::period] if single else x[:, first::period]
+
+
 def poincare_section(m_o: np.ndarray, plot: int = 0, cut: int = 1, direction: int = 1) -> list[np.ndarray]:
-    """A true Poincaré section: m^o_{plot} linearly interpolated where m^o_{cut} changes sign.
+    """m^o_{plot} linearly interpolated where m^o_{cut} changes sign (kept for comparison only).
+
+    For a map this is not a Poincaré section: the interpolated points lie on chords between successive
+    iterates, not on the attractor (use :func:`stroboscopic_section`).
 
     ``direction=+1`` keeps upward crossings (m_cut < 0 <= m_cut next), −1 downward. List of B arrays.
     """
@@ -134,3 +203,81 @@ def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     f = np.fft.rfft(x, 2 * n)
     ac = np.fft.irfft(f * np.conj(f))[:max_lag + 1] / (n - np.arange(max_lag + 1))
     return ac / ac[0] if ac[0] > 0 else ac
+
+
+def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp(-1)),
+                        period: int | None = None) -> float:
+    """Decay time of the autocorrelation's envelope: the smallest lag τ <= ``max_lag`` after which
+    |ρ(τ')| < level for every τ' in [τ, 2 max_lag] (the upper envelope ``max_{τ' >= τ} |ρ(τ')|`` crosses
+    ``level``; looking up to twice the range keeps one lag where an oscillation passes near zero from
+    counting as decay).
+
+    Returns ``inf`` when the envelope stays above ``level`` up to ``max_lag`` (memory longer than the
+    window), a float lag otherwise. x : (T,) series with T > 4 max_lag (so that ρ is read only up to half the
+    series, where each lag still averages over T/2 pairs or more). ``period`` (optional): subtract first the
+    mean of each phase ``t mod period`` (the response locked to a periodic forcing, here the positional code,
+    which is not a memory of the past and would otherwise hold ρ at a plateau).
+    """
+    check_real("level", level, minimum=0.0, strict=True)
+    x = np.asarray(x, dtype=np.float64)
+    check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 4))
+    if period is not None:
+        check_int("period", period, 1)
+        x = x.copy()
+        for ph in range(period):
+            x[ph::period] -= x[ph::period].mean()
+    ac = np.abs(autocorrelation(x, 2 * max_lag))
+    env = np.maximum.accumulate(ac[::-1])[::-1][:max_lag + 1]
+    below = np.nonzero(env < level)[0]
+    return float(below[0]) if below.size else float("inf")
+
+
+def attractor_distance(a: np.ndarray, b: np.ndarray, q: float = 0.9) -> tuple[float, float]:
+    """Distance between two attractors given as point sets (e.g. stroboscopic sections) and their scale.
+
+    a : (Ka, M), b : (Kb, M). Returns ``(d, s)``: d is the larger of the two directed ``q``-quantiles of
+    nearest-neighbour distances (a → b and b → a; a quantile rather than the maximum so that one stray
+    point does not decide), s the same quantile of nearest-neighbour distances inside each set (how
+    finely each set samples its attractor). Two samples of one attractor give d ≈ s; d ≫ s means
+    different attractors.
+    """
+    check_real("q", q, minimum=0.0, maximum=1.0)
+    a, b = (np.asarray(v, dtype=np.float64) for v in (a, b))
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or len(a) < 2 or len(b) < 2:
+        raise ValueError(f"a and b must be (K, M) point sets with K >= 2 and the same M; got {a.shape}, {b.shape}")
+
+    def nn(u, v, self_set):  # nearest-neighbour distance of each point of u in v (itself excluded), in tiles
+        out = np.empty(len(u))
+        vv = (v * v).sum(1)
+        for i in range(0, len(u), 1024):  # |u - v|² = |u|² + |v|² − 2 u·v (one matrix product per tile)
+            t = u[i:i + 1024]
+            d2 = (t * t).sum(1)[:, None] + vv[None, :] - 2 * t @ v.T
+            if self_set:
+                d2[np.arange(len(t)), np.arange(i, i + len(t))] = np.inf
+            out[i:i + 1024] = np.sqrt(np.maximum(d2.min(1), 0.0))
+        return out
+
+    d = max(np.quantile(nn(a, b, False), q), np.quantile(nn(b, a, False), q))
+    s = max(np.quantile(nn(a, a, True), q), np.quantile(nn(b, b, True), q))
+    return float(d), float(s)
+
+
+def compare_attractors(sections_a, sections_b, period_a, period_b, factor: float = 3.0,
+                       atol: float = 1e-6) -> dict[str, np.ndarray]:
+    """Compare, per β, the attractors two runs reached, as sets: their stroboscopic sections
+    ``sections_* (B, K, M)`` (same phase), periods ``period_* (B,)`` (0 = none found).
+
+    Two attractors differ when their periods differ, or when the distance between the sections exceeds
+    ``factor`` times the sections' own sampling scale plus ``atol`` (:func:`attractor_distance`; ``atol`` covers
+the rounding of the distances, ~1e-8, on periodic orbits whose sections repeat exactly). Returns
+    ``{"distance", "scale", "differ"}``, each (B,).
+    """
+    check_real("factor", factor, minimum=0.0, strict=True)
+    A, Bs = np.asarray(sections_a, dtype=np.float64), np.asarray(sections_b, dtype=np.float64)
+    if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2]:
+        raise ValueError(f"sections_a and sections_b must be (B, K, M) with the same B and M; got {A.shape}, {Bs.shape}")
+    pa, pb = np.asarray(period_a), np.asarray(period_b)
+    dist, scale = np.empty(A.shape[0]), np.empty(A.shape[0])
+    for i in range(A.shape[0]):
+        dist[i], scale[i] = attractor_distance(A[i], Bs[i])
+    return {"distance": dist, "scale": scale, "differ": (pa != pb) | (dist > factor * scale + atol)}

@@ -14,8 +14,8 @@ from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
 
 from .diagnostics import CLASS_NAMES, autocorrelation, power_spectrum
 
-__all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "bins_vs_lyapunov", "planes",
-           "time_series", "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams"]
+__all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov",
+           "planes", "time_series", "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams"]
 
 CLASS_COLORS = ["#1f77b4", "#2ca02c", "#d62728"]  # periodic, quasi-periodic, chaotic
 # λ colours: blue (periodic, λ < 0), dark grey (λ ≈ 0, quasi-periodic), red (chaotic); grey stays visible on white.
@@ -32,7 +32,7 @@ def diagram_points(res, use="band"):
     cls = res.classes()
     xs, ys, idx = [], [], []
     for i, b in enumerate(res.betas):
-        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.poincare[i])
+        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.strobe[i][:, 0])
         xs.append(np.full(pts.size, b)); ys.append(pts); idx.append(np.full(pts.size, i))
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(idx)
 
@@ -67,6 +67,28 @@ def bifurcation(diagrams):
     return fig
 
 
+def all_values(diagrams, images):
+    """Fig. 3's first form: every saved m^o_1 of each β (``images[key]`` (rows, B) bool from
+    :func:`~mfattn.dynamics.sweep.all_values_image`), blue where the bin rule says periodic, black otherwise."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    for ax, key in zip(axes, ("fig3a", "fig3b")):
+        res, img = diagrams[key], images[key]
+        per = res.classes() == 0
+        rgb = np.ones(img.shape + (3,))
+        rgb[img & ~per[None, :]] = 0.0
+        rgb[img & per[None, :]] = (0.12, 0.47, 0.71)
+        ax.imshow(rgb, origin="lower", aspect="auto", interpolation="nearest",
+                  extent=(res.betas[0], res.betas[-1], -1, 1))
+        ys = np.nonzero(img.any(1))[0]
+        pad = 0.05
+        ax.set(xlabel=r"$\beta$", ylabel=r"$m^o_1$ (every saved step)",
+               ylim=(ys[0] / img.shape[0] * 2 - 1 - pad, (ys[-1] + 1) / img.shape[0] * 2 - 1 + pad))
+    axes[0].plot([], [], "s", color=(0.12, 0.47, 0.71), label="periodic (bin rule)")
+    axes[0].plot([], [], "s", color="k", label="not periodic")
+    axes[0].legend(loc="lower left", fontsize=8)
+    return fig
+
+
 def bins_vs_lyapunov(diagrams):
     """Bin count against λ_max for every β of both diagrams, with the rule's thresholds 80 and 2500."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
@@ -83,18 +105,31 @@ def bins_vs_lyapunov(diagrams):
     return fig
 
 
-def planes(betas, result, periods):
-    """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points)."""
+def planes(betas, result, periods, other=None, other_periods=None, differ=None, names=("", "")):
+    """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points).
+
+    ``other`` (optional): the same β from another start; where ``differ[i]`` its attractor is drawn too,
+    in orange, and the title gives both λ_max (``names`` label the two starts)."""
     fig, axes = plt.subplots(2, 3, figsize=(11, 7), layout="constrained")
+    runs = [(result, periods, "k", "C0")] + ([(other, other_periods, "C1", "C1")] if other is not None else [])
     for ax, i in zip(axes.ravel(), range(len(betas))):
-        m = result.m_o[i]
-        if periods[i]:
-            ax.plot(m[:periods[i], 0], m[:periods[i], 1], "o", ms=3, color="C0")
-        else:
-            ax.plot(m[:, 0], m[:, 1], ",", color="k", alpha=0.5, rasterized=True)
-        per = f", period {periods[i]}" if periods[i] else ""
-        ax.set(title=rf"$\beta$ = {betas[i]:g}" + "\n" + rf"$\lambda_{{\max}}$ = {fmt_lam(result.lyapunov[i])}{per}",
-               xlabel=r"$m^o_1$", ylabel=r"$m^o_2$")
+        title = rf"$\beta$ = {betas[i]:g}"
+        for j, (r, per, cc, cp) in enumerate(runs):
+            if j == 1 and not differ[i]:
+                continue
+            m = r.m_o[i]
+            if per[i]:
+                ax.plot(m[:per[i], 0], m[:per[i], 1], "o", ms=3, color=cp, label=names[j] or None)
+            else:
+                ax.plot(m[:, 0], m[:, 1], ",", color=cc, alpha=0.5, rasterized=True)
+                ax.plot([], [], "s", color=cc, label=names[j] or None)
+            p = f", period {per[i]}" if per[i] else ""
+            title += "\n" + (names[j] + ": " if len(runs) > 1 and differ[i] else "") + \
+                rf"$\lambda_{{\max}}$ = {fmt_lam(r.lyapunov[i])}{p}"
+        if len(runs) > 1 and differ[i]:
+            ax.legend(fontsize=7, loc="lower right")
+        ax.set(title=title, xlabel=r"$m^o_1$", ylabel=r"$m^o_2$")
+        ax.title.set_fontsize(9)
         ax.xaxis.set_major_locator(plt.MaxNLocator(4))
     return fig
 
@@ -118,10 +153,10 @@ def time_series(betas, result, pick):
 
 
 def sections(res):
-    """The paper's band section next to a true Poincaré section, on one diagram, coloured by the bin rule."""
+    """The paper's band section next to the stroboscopic section (t ≡ 0 mod L), coloured by the bin rule."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, layout="constrained")
-    for ax, use, title in zip(axes, ("band", "poincare"), (r"band $|m^o_2| \leq 10^{-3}$ (paper)",
-                                                            r"upward crossings of $m^o_2 = 0$ (interpolated)")):
+    for ax, use, title in zip(axes, ("band", "strobe"), (r"band $|m^o_2| \leq 10^{-3}$ (paper)",
+                                                          r"stroboscopic: every $L$-th state, $t \equiv 0$ (mod $L$)")):
         draw_diagram(ax, res, "class", use=use)
         ax.set(xlabel=r"$\beta$", title=title, xlim=(res.betas[0], res.betas[-1]))
     axes[0].set_ylabel(r"$m^o_1$")
@@ -129,11 +164,11 @@ def sections(res):
 
 
 def coexisting(results, grid, coexist):
-    """Poincaré sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
+    """Stroboscopic sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
     fig, axes = plt.subplots(len(results), 1, figsize=(10, 1.9 * len(results)), sharex=True, sharey=True,
                              layout="constrained")
     for ax, (cb, r) in zip(axes, results.items()):
-        draw_diagram(ax, r, "lyapunov", use="poincare")
+        draw_diagram(ax, r, "lyapunov", use="strobe")
         ax.set_title(rf"from the final context of a token run at $\beta$ = {cb:g}", fontsize=9)
         ax.set_ylabel(r"$m^o_1$")
         for b in grid[coexist]:
@@ -172,11 +207,124 @@ def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
 
 
 def finite_n_diagrams(panels, grid):
-    """One Poincaré-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
+    """One stroboscopic-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
     fig, axes = plt.subplots(1, len(panels), figsize=(13, 3.4), sharey=True, layout="constrained")
     for ax, (name, pts) in zip(axes, panels.items()):
         x = np.concatenate([np.full(p.size, b) for b, p in zip(grid, pts)])
         ax.scatter(x, np.concatenate(pts), s=min(1.5, 100 / grid.size), lw=0, color="k", rasterized=True)
         ax.set(title=name, xlabel=r"$\beta$")
-    axes[0].set_ylabel(r"$m^o_1$ (Poincaré section)")
+    axes[0].set_ylabel(r"$m^o_1$ (stroboscopic section)")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# Beyond the paper: Floquet multipliers, Lyapunov spectrum, rotation numbers, tongues, basins, network
+# ----------------------------------------------------------------------------------------------
+__all__ += ["floquet_and_spectrum", "staircase_and_tongues", "basins", "network_oracle"]
+
+
+def floquet_and_spectrum(flq, ns, spec_betas, spec):
+    """Left: |μ| of the period-4 orbit's leading multipliers against β (unit circle dashed, the Neimark-Sacker
+    point marked). Middle: the multipliers in the complex plane, coloured by β. Right: the Lyapunov
+    spectrum ``spec`` (len(spec_betas), k) over the zoom, with λ = 0 and β_NS marked."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
+    mod = np.abs(flq.multipliers)
+    for i in range(min(6, mod.shape[1])):
+        axes[0].plot(flq.betas, mod[:, i], lw=1.2, color=f"C{i // 2}", ls="-" if i % 2 == 0 else ":")
+    axes[0].axhline(1, color="k", ls="--", lw=0.8)
+    axes[0].set(xlabel=r"$\beta$", ylabel=r"$|\mu_i|$ (period-4 orbit)", title="Floquet multipliers")
+    sc = axes[1].scatter(flq.multipliers.real[:, :6].ravel(), flq.multipliers.imag[:, :6].ravel(),
+                         c=np.repeat(flq.betas, min(6, mod.shape[1])), s=6, cmap="viridis")
+    t = np.linspace(0, 2 * np.pi, 400)
+    axes[1].plot(np.cos(t), np.sin(t), "k--", lw=0.8)
+    axes[1].set(xlabel=r"Re $\mu$", ylabel=r"Im $\mu$", aspect="equal", title="in the complex plane")
+    fig.colorbar(sc, ax=axes[1], label=r"$\beta$")
+    if np.isfinite(ns["beta"]):
+        axes[0].axvline(ns["beta"], color="C3", lw=0.8)
+        axes[0].annotate(rf"NS: $\beta$ = {ns['beta']:.4f}, $\theta/2\pi$ = {ns['rotation']:.3f}",
+                         (ns["beta"], 1.0), xytext=(0.03, 0.9), textcoords="axes fraction", fontsize=8)
+        z = np.exp(1j * ns["angle"])
+        axes[1].plot([z.real, z.real], [z.imag, -z.imag], "o", mfc="none", color="C3", ms=8)
+    for j in range(spec.shape[1]):
+        axes[2].plot(spec_betas, spec[:, j], lw=1, label=rf"$\lambda_{j + 1}$")
+    axes[2].axhline(0, color="k", lw=0.6)
+    if np.isfinite(ns["beta"]):
+        axes[2].axvline(ns["beta"], color="C3", lw=0.8)
+    axes[2].set(xlabel=r"$\beta$", ylabel="exponent per step", title="Lyapunov spectrum (zoom)",
+                ylim=(max(-0.6, float(np.nanmin(spec)) - 0.02), float(np.nanmax(spec)) + 0.02))
+    axes[2].legend(fontsize=7, ncol=2)
+    return fig
+
+
+def staircase_and_tongues(rot, found, ns, tongues):
+    """Left: the devil's staircase ρ(β) of the stroboscopic map over the zoom (plateaus ``found`` labelled,
+    θ_NS/2π at β_NS marked). Right: ρ over (β, ε) from the token; grey where the stroboscopic orbit is a
+    fixed point (the period-4 orbit: locked at 0), hatched where it is a short cycle (locked), the paper's
+    ε = 0.02 dashed."""
+    fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.0), layout="constrained")
+    ax = axes[0]
+    ax.plot(rot.betas, rot.rho, ".", ms=2.5, color="0.3", label=r"$\rho$")
+    fractions = list(dict.fromkeys(p["fraction"] for p in found))  # one colour and one label per fraction
+    for p in found:
+        ax.plot([p["beta_lo"], p["beta_hi"]], [p["rho"]] * 2, "-", lw=4, alpha=0.6,
+                color=f"C{fractions.index(p['fraction']) % 10}")
+    for k, f in enumerate(fractions):
+        first = next(p for p in found if p["fraction"] == f)
+        ax.annotate(f, (first["beta_lo"], first["rho"]), xytext=(-4, 6), textcoords="offset points", fontsize=9,
+                    ha="right", color=f"C{k % 10}")
+    if np.isfinite(ns["beta"]):
+        ax.plot([ns["beta"]], [ns["rotation"]], "*", color="C3", ms=10, label=r"$\theta_{NS}/2\pi$ at $\beta_{NS}$")
+    ax.set(xlabel=r"$\beta$", ylabel=r"rotation number $\rho$ (turns per $L$ steps)", title="devil's staircase")
+    ax.legend(fontsize=8, loc="lower left")
+    ax = axes[1]
+    rho = np.ma.masked_invalid(tongues.rho)
+    im = ax.pcolormesh(tongues.betas[0], tongues.epsilon[:, 0], rho, cmap="viridis", shading="nearest",
+                       vmin=0, vmax=0.5, rasterized=True)
+    # grey: the stroboscopic orbit is a fixed point (1 distinct point); light grey: no ρ yet (still spiralling in)
+    grey = np.where(tongues.distinct == 1, 0.0, np.where(np.isnan(tongues.rho), 1.0, np.nan))
+    ax.pcolormesh(tongues.betas[0], tongues.epsilon[:, 0], np.ma.masked_invalid(grey), shading="nearest",
+                  cmap=LinearSegmentedColormap.from_list("g", ["0.6", "0.88"]), vmin=0, vmax=1, rasterized=True)
+    ax.plot(tongues.betas[tongues.locked], tongues.epsilon[tongues.locked], "o", ms=2.5, mfc="w", mec="k", mew=0.3,
+            label="short cycle (locked)")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.axhline(0.02, color="w", ls="--", lw=0.8)
+    ax.set(xlabel=r"$\beta$", ylabel=r"forcing amplitude $\epsilon$", title="Arnold tongues")
+    fig.colorbar(im, ax=ax, label=r"$\rho$")
+    return fig
+
+
+def basins(found, contexts):
+    """Stacked bars: fraction of ``contexts`` random initial contexts reaching each attractor at each β
+    (``found``: one list of :class:`~mfattn.dynamics.basins.Attractor` per β), labelled by kind and λ_max."""
+    fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+    colors = {"period": "#2171b5", "quasi-periodic": "#404040", "chaotic": "#cb181d"}
+    for x, atts in enumerate(found):
+        bottom = 0.0
+        for a in atts:
+            c = colors["period"] if a.period else colors[a.kind]
+            ax.bar(x, a.fraction, bottom=bottom, color=c, edgecolor="w", alpha=0.85)
+            if a.fraction > 0.06:
+                ax.text(x, bottom + a.fraction / 2, f"{a.kind}\n" + rf"$\lambda$ = {fmt_lam(a.lyapunov)}",
+                        ha="center", va="center", fontsize=7, color="w")
+            bottom += a.fraction
+    ax.set_xticks(range(len(found)), [f"{atts[0].beta:g}" for atts in found])
+    ax.set(xlabel=r"$\beta$", ylabel=f"fraction of {contexts} random contexts", ylim=(0, 1))
+    return fig
+
+
+def network_oracle(samples, N0, t0, Ns, errs, beta):
+    """Left: m^o_1 at t = t0 − 1 of the explicit network and of the binomial sampler at N = N0 (lattice
+    counts). Right: RMS distance of the explicit network to the mean-field map against N, with N^{-1/2}."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    for k, (name, x) in enumerate(samples.items()):
+        vals, counts = np.unique(np.rint(x * N0).astype(int), return_counts=True)
+        axes[0].step(vals / N0, counts, where="mid", lw=1.4, color=f"C{k}", label=f"{name}: mean {x.mean():+.3f}")
+    axes[0].set(xlabel=rf"$m^o_1$ at t = {t0 - 1}, N = {N0}, $\beta$ = {beta:g}", ylabel="count")
+    axes[0].legend(fontsize=8)
+    Ns = np.asarray(Ns, dtype=float)
+    slope = np.polyfit(np.log(Ns), np.log(errs), 1)[0]
+    axes[1].loglog(Ns, errs, "o-", label=f"explicit network (slope {slope:.2f})")
+    axes[1].loglog(Ns, errs[0] * (Ns / Ns[0]) ** -0.5, "k--", lw=0.8, label=r"$N^{-1/2}$")
+    axes[1].set(xlabel="N (semantic units)", ylabel=r"RMS $|\hat m^o_t - m^o_t|$ at t = 39")
+    axes[1].legend(fontsize=8)
     return fig

@@ -18,13 +18,18 @@ import numpy as np
 from ..companion import store
 from ..companion.checks import check_int as _check_int
 
-__all__ = ["PAPER", "paper_weights", "MeanFieldModel", "paper_model", "token_context", "load_context"]
+__all__ = ["PAPER", "PROTOCOLS", "paper_weights", "MeanFieldModel", "paper_model", "token_context", "load_context"]
 
 #: The paper configuration (seed-1 weights, Fig 3 run lengths).
 PAPER: dict[str, Any] = {
     "seed": 1, "num_features": 3, "semantic_size": 99, "pe_bits": 2, "segments": 3,
     "gamma": 220.0, "epsilon": 0.02, "steps": 120_000, "transient": 100_000,
 }
+
+#: Step protocols of a bifurcation diagram, (steps, transient): the paper-era code ran 1.2e5 steps and discarded
+#: 1e5; the paper's text (and its seed script) states 1.2e6 and 1e6. The profile key ``protocol`` picks one
+#: (any other value keeps the profile's own ``steps`` and ``transient``).
+PROTOCOLS: dict[str, tuple[int, int]] = {"paper-code": (120_000, 100_000), "seed-text": (1_200_000, 1_000_000)}
 
 
 def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,

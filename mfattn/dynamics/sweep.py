@@ -1,8 +1,9 @@
 """Long bifurcation sweeps over a β grid: chunked over β, reduced online over time, resumable.
 
 A sweep never keeps a whole trajectory: each block of saved ``m^o`` steps is reduced on the fly to
-the paper's band section, a true Poincaré section, fine levels of ``m^o_1`` (to count bins with any
-``max_y`` afterwards), the extent and the period of the last steps. Chunks of β are written atomically
+the paper's band section, the stroboscopic section (the last states at steps t ≡ 0 mod L: the map is
+forced with period L, so these are points of the attractor), fine levels of ``m^o_1`` (to bracket the
+paper's bin count for any ``max_y`` afterwards), the extent and the period of the last steps. Chunks of β are written atomically
 (:mod:`mfattn.companion.store`), so an interrupted sweep resumes where it stopped with the same result
 (a β's orbit does not depend on its batch, see :mod:`~mfattn.dynamics.engine`).
 :func:`bifurcation_diagram` is the paper's Fig. 3 protocol; :func:`save_diagram` stores what a
@@ -11,7 +12,7 @@ figure needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,11 @@ import numpy as np
 from ..companion import store
 from ..companion.checks import check_int as _check_int
 from ..companion.checks import check_real
-from .diagnostics import classify, orbit_period, quantize
+from .diagnostics import bin_count_bounds, bin_counts, classify, orbit_period
 from .engine import _grid, _progress, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
 
-__all__ = ["LEVELS", "SweepResult", "sweep", "bifurcation_diagram", "save_diagram"]
+__all__ = ["LEVELS", "SweepResult", "sweep", "bifurcation_diagram", "all_values_image", "save_diagram"]
 
 LEVELS = 2 ** 16  # fine quantisation of m^o_1 on [-1, 1] kept per β to recount bins with any max_y
 
@@ -34,9 +35,10 @@ class SweepResult:
     """Per-β summaries of a bifurcation sweep (ragged lists have one array per β).
 
     band : m^o_1 where |m^o_2| <= band width (the paper's section).
-    poincare : m^o_1 at upward zero crossings of m^o_2 (interpolated).
+    strobe : (B, K, M) float32, the last K saved states m^o_t with t ≡ 0 (mod L), oldest first (the
+        stroboscopic section of the period-L forced map; K = ``strobe_points`` or fewer).
     levels : sorted distinct fine levels of m^o_1 (``LEVELS`` on [−1, 1]; |m^o| <= 1 always).
-    extent : (B, 2) min and max of m^o over all features (the paper's max_y is max |extent|).
+    extent : (B, 2) min and max of m^o over all features after the transient.
     period : (B,) period of the orbit (0 = none found); lyapunov : (B,) or None.
     contexts : final contexts, batched.
     """
@@ -45,26 +47,56 @@ class SweepResult:
     gamma: np.ndarray
     epsilon: np.ndarray
     band: list
-    poincare: list
+    strobe: np.ndarray
     levels: list
     extent: np.ndarray
     period: np.ndarray
     lyapunov: np.ndarray | None
     contexts: dict
     config: dict
+    model: MeanFieldModel | None = None
+    _exact: dict = field(default_factory=dict, repr=False)
 
     @property
     def max_y(self) -> float:
-        return float(np.abs(self.extent).max())
+        """The paper's bin scale: the largest m^o (signed, all features, all β) of the diagram. (The
+        paper's code also includes the transient steps; we take the saved steps only.)"""
+        return float(self.extent[:, 1].max())
+
+    def bin_count_bounds(self, max_y: float | None = None, bins: int = 5001) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) bounds of the paper's exact bin count per β (:func:`~.diagnostics.bin_count_bounds`)."""
+        return bin_count_bounds(self.levels, self.max_y if max_y is None else max_y, LEVELS, bins)
 
     def bin_counts(self, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
-        """Distinct bins of ``bins`` over [−max_y, max_y] occupied by m^o_1 (paper's rule), per β."""
-        my = self.max_y if max_y is None else max_y
-        counts = np.empty(len(self.levels), dtype=np.int64)
-        for i, lv in enumerate(self.levels):
-            centre = (lv.astype(np.float64) + 0.5) / LEVELS * 2 - 1
-            counts[i] = np.unique(quantize(centre, my, bins)).size
-        return counts
+        """The paper's bin count per β: exact where the bounds agree or where the class they leave open
+        was settled by re-running the β (:meth:`exact_counts`), else the lower bound (same class)."""
+        lo, hi = self.bin_count_bounds(max_y, bins)
+        out = lo.copy()
+        idx = np.nonzero(classify(lo) != classify(hi))[0]
+        if idx.size:
+            out[idx] = self.exact_counts(idx, max_y, bins)
+        return out
+
+    def undecided(self, max_y: float | None = None) -> np.ndarray:
+        """Indices of β whose bin-rule class differs between the lower and upper bound of the count (these
+        are re-run by :meth:`bin_counts` to count exactly)."""
+        lo, hi = self.bin_count_bounds(max_y)
+        return np.nonzero(classify(lo) != classify(hi))[0]
+
+    def exact_counts(self, idx, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
+        """The paper's exact bin count for the β at ``idx``, by re-running them from their start (a β's
+        orbit does not depend on its batch, so it is the sweep's orbit) and counting every saved value."""
+        idx = np.asarray(idx, dtype=np.int64)
+        key = (tuple(idx.tolist()), max_y, bins)
+        if key not in self._exact:
+            c = self.config
+            init = c["init"]
+            if not isinstance(init, str) and np.asarray(init["att_window"]).ndim == 2:
+                init = {k: np.asarray(v)[idx] for k, v in init.items()}
+            run = simulate(self.betas[idx], c["steps"], c["transient"], init, gamma=self.gamma[idx],
+                           epsilon=self.epsilon[idx], model=self.model, backend="numpy")
+            self._exact[key] = bin_counts(run.m_o[:, :, 0], self.max_y if max_y is None else max_y, bins)
+        return self._exact[key]
 
     def classes(self, max_y: float | None = None) -> np.ndarray:
         return classify(self.bin_counts(max_y))
@@ -86,16 +118,17 @@ def _ragged_unpack(flat, sizes):
 
 
 def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, device, lyapunov,
-                 band_width, max_period, period_tol, tangent_seed, progress=False):
+                 band_width, max_period, period_tol, tangent_seed, progress=False, strobe_points=1000):
     B = betas.size
     M = model.num_features
     band = [[] for _ in range(B)]
-    cross = [[] for _ in range(B)]
+    L = model.context_size
+    strobe_t = np.arange(steps - 1 - (steps - 1) % L, transient - 1, -L)[:strobe_points][::-1]  # t ≡ 0 mod L
+    strobe = np.empty((B, strobe_t.size, M), dtype=np.float32)
     n_total = steps - transient
     levels = np.empty((n_total, B), dtype=np.uint16)  # time-major, like the blocks
     lo = np.full(B, np.inf)
     hi = np.full(B, -np.inf)
-    prev = {"last": None}
     tail_len = min(2 * max_period + 1, steps - transient)
     tail = np.empty((B, tail_len, M))
 
@@ -107,16 +140,9 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
         i0 = t0 - transient
         levels[i0:i0 + nb] = np.clip(((y + 1) / 2 * LEVELS).astype(np.int64), 0, LEVELS - 1)
         _collect(band, y.T, np.abs(z.T) <= band_width)
-        if prev["last"] is not None:
-            y = np.concatenate([prev["last"][None, 0], y], axis=0)
-            z = np.concatenate([prev["last"][None, 1], z], axis=0)
-        yT, zT = y.T, z.T
-        up = (zT[:, :-1] < 0) & (zT[:, 1:] >= 0)
-        rows, cols = np.nonzero(up)
-        frac = -zT[rows, cols] / (zT[rows, cols + 1] - zT[rows, cols])
-        vals = yT[rows, cols] + frac * (yT[rows, cols + 1] - yT[rows, cols])
-        _split_append(cross, rows, vals, B)
-        prev["last"] = blk[-1].copy()
+        k = np.nonzero((strobe_t >= t0) & (strobe_t < t0 + nb))[0]
+        if k.size:
+            strobe[:, k] = blk[strobe_t[k] - t0].transpose(2, 0, 1)
         end = i0 + nb
         first_tail = n_total - tail_len
         if end > first_tail:
@@ -141,9 +167,9 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
         "period": period,
         "lyapunov": res.lyapunov if lyapunov else np.full(B, np.nan),
     }
-    for name, lists in (("band", band), ("poincare", cross)):
-        arrays = [np.concatenate(v) if v else np.zeros(0, np.float32) for v in lists]
-        out[name], out[name + "_sizes"] = _ragged_pack(arrays, np.float32)
+    arrays = [np.concatenate(v) if v else np.zeros(0, np.float32) for v in band]
+    out["band"], out["band_sizes"] = _ragged_pack(arrays, np.float32)
+    out["strobe"] = strobe
     out["levels"], out["levels_sizes"] = _ragged_pack(lv_list, np.uint16)
     for k, v in res.context.items():
         out["ctx_" + k] = v
@@ -167,12 +193,13 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
           epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
           lyapunov: bool = False, chunk_size: int = 4001, out_dir: str | Path | None = None,
           band_width: float = 1e-3, max_period: int = 500, period_tol: float = 1e-9,
-          tangent_seed: int = 0, progress: bool | None = None) -> SweepResult:
+          tangent_seed: int = 0, progress: bool | None = None, strobe_points: int = 1000) -> SweepResult:
     """A bifurcation sweep over a β grid (and γ, ε), summarised per β, resumable.
 
     The grid is cut into chunks of ``chunk_size`` points; each chunk is simulated as one batch and
-    reduced on the fly (the paper's band section, the Poincaré section, fine levels for bin
-    counting, the extent, the period from the last ``2 max_period + 1`` steps, λ_max if asked),
+    reduced on the fly (the paper's band section, the last ``strobe_points`` states of the stroboscopic
+    section, fine levels for bin counting, the extent, the period from the last ``2 max_period + 1``
+    steps, λ_max if asked),
     then written atomically to ``out_dir/chunk-XXXXX.npz``. A rerun with the same configuration
     reads the chunks already written and computes only the missing ones; since a β's trajectory
     does not depend on its batch, the result is identical to an uninterrupted run.
@@ -186,6 +213,7 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     check_real("band_width", band_width, minimum=0.0, strict=True)
     _check_int("max_period", max_period, 1)
     check_real("period_tol", period_tol, minimum=0.0, strict=True)
+    _check_int("strobe_points", strobe_points, 1)
     B = b.size
     if isinstance(init, (Path,)) or (isinstance(init, str) and init != "token"):
         init = load_context(init)
@@ -199,7 +227,8 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
               "init": init if isinstance(init, str) else {k: np.asarray(v) for k, v in init.items()},
               "model": {"o": model.o_classes, "coef": model.coef, "pe": model.positional, "tok": model.token},
               "backend": backend, "lyapunov": lyapunov, "band_width": band_width, "max_period": max_period,
-              "period_tol": period_tol, "tangent_seed": tangent_seed, "chunk_size": chunk_size, "version": 1}
+              "period_tol": period_tol, "tangent_seed": tangent_seed, "chunk_size": chunk_size,
+              "strobe_points": strobe_points, "version": 2}
     key = store.config_hash(config)
     folder = store.make_folder(Path(out_dir), "out_dir") / key if out_dir is not None else None
     chunks = []
@@ -215,7 +244,7 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
             if batched_init:
                 ini = {k: np.asarray(v)[sl] for k, v in init.items()}
             data = _sweep_chunk(b[sl], g[sl], e[sl], ini, steps, transient, model, backend, device, lyapunov,
-                                band_width, max_period, period_tol, tangent_seed, progress)
+                                band_width, max_period, period_tol, tangent_seed, progress, strobe_points)
             if path is not None:
                 store.atomic_save_npz(path, **data)
                 data = store.load_npz(path)
@@ -226,12 +255,12 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
         pbar.close()
     cat = lambda k: np.concatenate([c[k] for c in chunks])  # noqa: E731
     ragged = {}
-    for name in ("band", "poincare", "levels"):
+    for name in ("band", "levels"):
         ragged[name] = [a for c in chunks for a in _ragged_unpack(c[name], c[name + "_sizes"])]
     lyap = cat("lyapunov") if lyapunov else None
     ctx = {k[4:]: cat(k) for k in chunks[0] if k.startswith("ctx_")}
-    return SweepResult(b, g, e, ragged["band"], ragged["poincare"], ragged["levels"], cat("extent"),
-                       cat("period"), lyap, ctx, {k: v for k, v in config.items() if k not in ("model",)})
+    return SweepResult(b, g, e, ragged["band"], cat("strobe"), ragged["levels"], cat("extent"),
+                       cat("period"), lyap, ctx, {k: v for k, v in config.items() if k not in ("model",)}, model)
 
 
 def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,
@@ -253,25 +282,40 @@ def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *
     return res, context
 
 
-def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14) -> Path:
-    """Write the small part of a sweep a figure needs, atomically, as a compressed ``.npz``.
+def all_values_image(res: SweepResult, rows: int = 1000) -> np.ndarray:
+    """The paper's Fig. 3 first form as an image: (rows, B) bool, True where some saved m^o_1 of β falls
+    in that row of ``rows`` equal bins over [−1, 1] (from the fine levels; every saved value, not a section)."""
+    _check_int("rows", rows, 2)
+    img = np.zeros((rows, res.betas.size), dtype=bool)
+    for i, lv in enumerate(res.levels):
+        img[np.unique(lv.astype(np.int64) * rows // LEVELS), i] = True
+    return img
+
+
+def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows: int = 1000) -> Path:
+    """Write the small part of a sweep a figure and the verdicts need, atomically, as a compressed ``.npz``.
 
     Section points are stored as their distinct levels on a grid of ``levels`` values over [−1, 1]
     (|m^o| <= 1; resolution 1.2e-4, finer than the paper's 5001 bins), which keeps a 4001-β diagram at
-    a few MB. Keys: ``betas, gamma, epsilon`` (B,); ``band`` / ``poincare`` (uint16 levels, packed,
-    with ``*_sizes`` per β; value = level / (levels − 1) · 2 − 1); ``bin_counts, classes, period``
-    (B,); ``lyapunov`` (B,, NaN if not computed); ``max_y``; ``levels``. Unpack a ragged key with
-    ``np.split(x, np.cumsum(x_sizes)[:-1])``.
+    a few MB. Keys: ``betas, gamma, epsilon`` (B,); ``band`` / ``strobe`` (uint16 levels of m^o_1 on the
+    band section and on the last 300 states of the stroboscopic section, packed, with ``*_sizes`` per β; value =
+    level / (levels − 1) · 2 − 1); ``bin_lo, bin_hi`` (B,) bounds of the paper's bin count,
+    ``bin_counts, classes`` (B,) (from the lower bound; ``undecided`` the β whose class the bounds leave
+    open), ``period`` (B,); ``lyapunov`` (B,, NaN if not computed); ``max_y``; ``levels``;
+    ``all_values`` (rows, B) packed bits of :func:`all_values_image` (``np.unpackbits(x, axis=0)[:rows]``),
+    ``rows``. Unpack a ragged key with ``np.split(x, np.cumsum(x_sizes)[:-1])``.
     """
     def distinct(points):
         q = np.clip(np.rint((np.asarray(points, dtype=np.float64) + 1) / 2 * (levels - 1)), 0, levels - 1)
         return np.unique(q.astype(np.uint16))
 
     band, band_sizes = _ragged_pack([distinct(p) for p in res.band], np.uint16)
-    cross, cross_sizes = _ragged_pack([distinct(p) for p in res.poincare], np.uint16)
-    counts = res.bin_counts()
+    strobe, strobe_sizes = _ragged_pack([distinct(p[-300:, 0]) for p in res.strobe], np.uint16)  # last 300 states
+    lo, hi = res.bin_count_bounds()
     lyap = res.lyapunov if res.lyapunov is not None else np.full(res.betas.size, np.nan)
     return store.atomic_save_npz(path, betas=res.betas, gamma=res.gamma, epsilon=res.epsilon, band=band,
-                                 band_sizes=band_sizes, poincare=cross, poincare_sizes=cross_sizes,
-                                 bin_counts=counts, classes=classify(counts), period=res.period,
-                                 lyapunov=lyap, max_y=np.float64(res.max_y), levels=np.int64(levels))
+                                 band_sizes=band_sizes, strobe=strobe, strobe_sizes=strobe_sizes,
+                                 bin_lo=lo, bin_hi=hi, bin_counts=lo, classes=classify(lo),
+                                 undecided=res.undecided(), period=res.period, lyapunov=lyap,
+                                 max_y=np.float64(res.max_y), levels=np.int64(levels),
+                                 all_values=np.packbits(all_values_image(res, rows), axis=0), rows=np.int64(rows))

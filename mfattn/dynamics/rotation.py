@@ -1,0 +1,197 @@
+"""Rotation numbers of the stroboscopic map, mode locking and Arnold tongues.
+
+The positional encoding forces the mean-field map with period L, so the natural Poincaré map is
+**stroboscopic**: every L-th state, at a fixed phase ``t ≡ phase (mod L)``. A period-L orbit is a fixed
+point of it; a torus of the forced map is an invariant circle, on which the stroboscopic map acts like a
+circle map with a **rotation number** ρ, the mean fraction of a turn per iterate; a periodic window of
+period ``qL`` is a q-cycle locked at a rational ``ρ = p/q`` (a plateau of the devil's staircase ρ(β)).
+
+We measure ρ on the stroboscopic points of ``m^o`` (a 3-d projection of the L M-dimensional state): the
+angle of each point about the points' centroid in their principal plane (first two principal axes), the
+increments wrapped to (−π, π], averaged: ``ρ = |<Δθ>| / 2π`` in [0, 1/2] (the plane has no preferred
+orientation, so ρ and 1 − ρ are not told apart, as for the angle ±θ of a complex Floquet pair). This is the
+rotation number of the circle map wherever the invariant circle winds once around its centroid in that plane
+(true near its birth from the Neimark-Sacker bifurcation, where ρ → θ_NS / 2π). On chaotic orbits it is the
+mean angular speed, not a topological invariant.
+
+Arnold tongues: ε, the paper's positional weight (``m^x_t = (1-ε) s^x(A_{t-1}) + ε π^x(t mod L)``) is the
+**amplitude of the periodic forcing** (at ε = 0 the map is autonomous: the softmax over the window does not
+know the slots' order); a (β, ε) grid of ρ shows the locked regions as tongues.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..companion.checks import check_grid, check_int, check_real
+from .engine import _grid, _steps, simulate
+from .model import MeanFieldModel, paper_model
+
+__all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus"]
+
+
+@dataclass
+class RotationResult:
+    """Output of :func:`rotation_number` (all (B,)).
+
+    rho : rotation number in [0, 1/2]; NaN where the stroboscopic orbit is a fixed point (a period-L orbit)
+        or still converging to one (RMS radius of the last quarter of the points < half that of the first).
+    distinct : distinct stroboscopic points (to ``1e-7``, capped at ``cap``): q for a locked q-cycle.
+    radius : RMS distance of the stroboscopic points from their centroid.
+    betas, epsilon, gamma : the grid.
+    """
+
+    betas: np.ndarray
+    gamma: np.ndarray
+    epsilon: np.ndarray
+    rho: np.ndarray
+    distinct: np.ndarray
+    radius: np.ndarray
+    cap: int
+
+    @property
+    def locked(self) -> np.ndarray:
+        """(B,) bool: the stroboscopic orbit is a q-cycle with 2 <= q < cap (a periodic window)."""
+        return (self.distinct >= 2) & (self.distinct < self.cap)
+
+
+def stroboscopic_points(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *,
+                        phase: int = 0, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
+                        backend: str = "numpy", device=None) -> np.ndarray:
+    """``m^o_t`` at ``t ≡ phase (mod L)``, ``transient <= t < steps``: (B, n, M), collected block by block."""
+    model = model or paper_model()
+    L = model.context_size
+    check_int("phase", phase, 0, L - 1)
+    _steps(steps, transient)
+    first = transient + (phase - transient) % L
+    n = max(0, (steps - 1 - first) // L + 1)
+    if n < 3:
+        raise ValueError(f"steps - transient must leave at least 3 stroboscopic points (every L = {L}-th step); "
+                         f"got steps={steps}, transient={transient}")
+    b, g, e = _grid(betas, gamma, epsilon)
+    out = np.empty((b.size, n, model.num_features))
+
+    def keep(t0, blk):  # blk (nb, M, B): steps t0 .. t0 + nb - 1
+        ts = np.arange(t0, t0 + blk.shape[0])
+        sel = (ts >= first) & ((ts - first) % L == 0)
+        if sel.any():
+            idx = (ts[sel] - first) // L
+            out[:, idx] = blk[sel].transpose(2, 0, 1)
+
+    simulate(b, steps, transient, init, gamma=g, epsilon=e, model=model, backend=backend, device=device,
+             save=False, block_callback=keep)
+    return out
+
+
+def _rotation_of_points(x: np.ndarray, cap: int):
+    """ρ, distinct count and radius of each row of stroboscopic points x (B, n, M)."""
+    B = x.shape[0]
+    c = x - x.mean(axis=1, keepdims=True)
+    radius = np.sqrt((c ** 2).sum(-1).mean(1))
+    cov = np.einsum("bni,bnj->bij", c, c) / x.shape[1]
+    _, vec = np.linalg.eigh(cov)  # ascending: the last two columns span the principal plane
+    u = np.einsum("bni,bi->bn", c, vec[:, :, -1])
+    v = np.einsum("bni,bi->bn", c, vec[:, :, -2])
+    theta = np.arctan2(v, u)
+    d = np.angle(np.exp(1j * np.diff(theta, axis=1)))  # wrapped to (−π, π]
+    rho = np.abs(d.mean(1)) / (2 * np.pi)
+    rounded = np.round(x / 1e-7).astype(np.int64)
+    distinct = np.array([min(np.unique(r, axis=0).shape[0], cap) for r in rounded])
+    # A fixed point of the stroboscopic map (a period-L orbit) has no angle; an orbit still spiralling into
+    # one (near the Neimark-Sacker point, |μ| ≈ 1) shows the Floquet angle, not a rotation number: both NaN.
+    q = max(x.shape[1] // 4, 1)
+    r_first = np.sqrt((c[:, :q] ** 2).sum(-1).mean(1))
+    r_last = np.sqrt((c[:, -q:] ** 2).sum(-1).mean(1))
+    rho[(radius < 1e-9) | (r_last < 0.5 * r_first)] = np.nan
+    return rho, distinct, radius
+
+
+def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *, phase: int = 0,
+                    gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
+                    device=None, cap: int = 200, chunk_size: int = 1000) -> RotationResult:
+    """The stroboscopic rotation number ρ(β) (and distinct-point count, radius) for a grid, in β chunks.
+
+    Arguments as :func:`~mfattn.dynamics.engine.simulate`; γ and ε may be (B,) arrays (for Arnold tongues).
+    ``init`` is ``"token"`` or one context shared by the grid. ``cap`` bounds the distinct-point count
+    (orbits with ``cap`` or more are not locked at a small q). Returns :class:`RotationResult`.
+    """
+    check_int("cap", cap, 3)
+    check_int("chunk_size", chunk_size, 1)
+    b, g, e = _grid(betas, gamma, epsilon)
+    parts = []
+    for s in range(0, b.size, chunk_size):
+        sl = slice(s, s + chunk_size)
+        x = stroboscopic_points(b[sl], steps, transient, init, phase=phase, gamma=g[sl], epsilon=e[sl], model=model,
+                                backend=backend, device=device)
+        parts.append(_rotation_of_points(x, cap))
+    rho, distinct, radius = (np.concatenate(p) for p in zip(*parts))
+    return RotationResult(b, g, e, rho, distinct, radius, cap)
+
+
+def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction | None:
+    """The fraction p/q (q <= max_q) within ``tol`` of ρ, or None: the label of a mode-locked plateau."""
+    check_int("max_q", max_q, 1)
+    check_real("tol", tol, minimum=0.0, strict=True)
+    if not np.isfinite(rho):
+        return None
+    f = Fraction(float(rho)).limit_denominator(max_q)
+    return f if abs(float(f) - rho) <= tol else None
+
+
+def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *, gamma=220.0,
+                   model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
+                   cap: int = 200) -> RotationResult:
+    """ρ over the (ε, β) plane from the token: one batched run of ``len(epsilons) × len(betas)`` points.
+
+    Returns a :class:`RotationResult` whose arrays have shape (len(epsilons), len(betas)).
+    """
+    b = check_grid("betas", betas, minimum=0.0)
+    eps = check_grid("epsilons", epsilons, minimum=0.0)
+    if np.any(eps > 1):
+        raise ValueError("epsilons must lie in [0, 1] (ε is a weight)")
+    BB, EE = np.meshgrid(b, eps)
+    r = rotation_number(BB.ravel(), steps, transient, "token", gamma=gamma, epsilon=EE.ravel(), model=model,
+                        backend=backend, device=device, cap=cap)
+    shape = BB.shape
+    return RotationResult(BB, np.broadcast_to(r.gamma, BB.size).reshape(shape), EE, r.rho.reshape(shape),
+                          r.distinct.reshape(shape), r.radius.reshape(shape), cap)
+
+
+def plateaus(result: RotationResult, max_q: int = 16, tol: float = 1e-4, min_points: int = 2) -> list[dict]:
+    """Mode-locked plateaus of a 1-d staircase: maximal runs of neighbouring grid points whose ρ lies within
+    ``tol`` of one fraction p/q (q <= max_q), at least ``min_points`` long (a lone point near a fraction is
+    more often a coincidence than a window).
+
+    ``tol`` should exceed the averaging error of a locked cycle (≤ 1/(2n) over n stroboscopic iterates) and
+    stay far below the spacing of the fractions with q <= max_q (so that an irrational ρ is rarely labelled).
+    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "points", "strobe_cycles"}]`` in β order;
+    ``strobe_cycles`` are the distinct-point counts seen on the plateau (q for a converged q-cycle, 2q, 4q
+    after period doublings, ``cap`` where the orbit is not a short cycle).
+    """
+    check_int("max_q", max_q, 1)
+    check_int("min_points", min_points, 1)
+    b = np.asarray(result.betas)
+    if b.ndim != 1:
+        raise ValueError("result must be a 1-d staircase (from rotation_number), not an Arnold-tongue grid")
+    labels = [locked_fraction(r, max_q, tol) for r in result.rho]
+    out, i = [], 0
+    while i < b.size:
+        f = labels[i]
+        if f is None:
+            i += 1
+            continue
+        j = i
+        while j + 1 < b.size and labels[j + 1] == f:
+            j += 1
+        if j - i + 1 < min_points:
+            i = j + 1
+            continue
+        out.append({"fraction": f"{f.numerator}/{f.denominator}", "rho": float(f), "beta_lo": float(b[i]),
+                    "beta_hi": float(b[j]), "points": j - i + 1,
+                    "strobe_cycles": sorted({int(q) for q in result.distinct[i:j + 1]})})
+        i = j + 1
+    return out
