@@ -20,6 +20,7 @@ def reference_loop(scores, values, alpha, beta, slope, update, mass=0.95, max_it
     """One sequence at a time, in plain Python floats: the mechanism written out directly."""
     T = len(scores)
     h_old, out = 0.0, None
+    alpha0, beta0 = alpha, beta
     for i in range(max_iter):
         if update == "plugin":
             q = alpha / (alpha + beta)
@@ -36,10 +37,16 @@ def reference_loop(scores, values, alpha, beta, slope, update, mass=0.95, max_it
         z = sum(w)
         att = {j: wj / z for j, wj in zip(keys, w)}
         out = (sum(att[j] * values[j] for j in keys), m, i + 1)
-        alpha += 1
-        beta += sum(att[j] * (T - 1 - j) for j in keys)
-        if h > T or h < h_old or h - h_old < tol:
-            break
+        if update == "cavi":   # q(q) = Beta(α₀ + 1, β₀ + E[t - 1]), from the prior each sweep
+            alpha = alpha0 + 1
+            beta = beta0 + sum(att[j] * (T - 2 - j) for j in keys)
+            if abs(h - h_old) < tol:
+                break
+        else:
+            alpha += 1
+            beta += sum(att[j] * (T - 1 - j) for j in keys)
+            if h > T or h < h_old or h - h_old < tol:
+                break
         h_old = h
     return out
 
