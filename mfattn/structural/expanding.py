@@ -395,8 +395,9 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     R, B, T, _ = X.shape
     q, k, v = _qkv(X, W)
     s = _last_scores(q, k, score).reshape(R * B, T)
-    a0 = torch.as_tensor(alpha0).reshape(-1, 1).expand(R, B).reshape(-1)
-    b0 = torch.as_tensor(beta0).reshape(-1, 1).expand(R, B).reshape(-1)
+    # in X's dtype: a Python 0.1 made a float32 tensor first would enter float64 runs rounded
+    a0 = torch.as_tensor(alpha0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
+    b0 = torch.as_tensor(beta0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
     res = expanding_attention(s, v.reshape(R * B, T, -1), a0, b0, slope=slope, update=update,
                               detach_prior=detach_prior, **kw)
     pred = res.output[:, 0].reshape(R, B)
@@ -443,7 +444,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
         window = np.zeros((R, steps, batch_size), dtype=np.int32)
         iters = np.zeros((R, steps, batch_size), dtype=np.int16)
         dist = np.zeros((R, steps, batch_size), dtype=np.int16)
-        prior = np.zeros((R, steps // record_every, 2), dtype=np.float32)
+        prior = np.zeros((R, -(-steps // record_every), 2), dtype=np.float32)   # steps 0, record_every, ...
         for step in tqdm(range(steps), disable=None if progress else True, desc=f"expanding d={d} {model}"):
             X, y, distance = sample_expanding_batch(tasks, weights, batch_size, gen)
             if model == "expanding":
