@@ -195,3 +195,33 @@ def test_missing_reference_data_gives_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr("mfattn.companion.store.project_root", lambda *a: tmp_path)  # no copy beside it
     with pytest.raises(FileNotFoundError, match="multiple_training.json"):
         mh.reference_path("multiple_training.json")
+
+
+def test_noise_root_is_drawn_like_the_noise():
+    """root='noise': x0 ~ N(0, noise_std²) like the noise tokens (mean 0, s.d. 1, 4σ tolerances), the chain and
+    target built from it as before; the default root is the U[0, 10) of paper and code (draws unchanged)."""
+    task = mh.MultihopTask(mode="paper", root="noise")
+    w = mh.make_task_weights(task, torch.Generator().manual_seed(0))
+    X, y, roles = mh.sample_multihop_batch(task, w, 20000, torch.Generator().manual_seed(1), shuffle="none")
+    x0, noise = X[:, 2].double(), X[:, :2].double()
+    for z in (x0, noise):
+        assert abs(z.mean().item()) < 4 / math.sqrt(z.numel())
+        assert abs(z.std().item() - 1.0) < 4 / math.sqrt(2 * z.numel())
+    assert torch.allclose(y[:, 0], (X[:, 2] + X[:, 3]) @ w.W_y[0], rtol=1e-5, atol=1e-5)
+    # the same generator state gives the uniform root for the default task: only x0's law changed
+    X_u, _, _ = mh.sample_multihop_batch(mh.MultihopTask(mode="paper"), w, 4, torch.Generator().manual_seed(1),
+                                         shuffle="none")
+    assert torch.equal(X_u[:, 2], torch.rand(4, 1, 3, generator=torch.Generator().manual_seed(1))[:, 0] * 10)
+
+
+@pytest.mark.parametrize("root", mh.ROOTS)
+def test_skipped_batches_leave_the_generator_where_sampling_does(root):
+    """protocol='code' skips a model's batches without building them; the generator must end where drawing
+    them would leave it, for either root."""
+    task = mh.MultihopTask(mode="code", root=root)
+    w = mh.make_task_weights(task, torch.Generator().manual_seed(0))
+    g1, g2 = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    for _ in range(5):
+        mh.sample_multihop_batch(task, w, 7, g1, shuffle="none")
+    mh._skip_batches(task, 7, g2, 5)
+    assert torch.equal(g1.get_state(), g2.get_state())
