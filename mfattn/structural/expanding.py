@@ -517,8 +517,7 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
     for m in models:
         _check_choice("model", m, ("expanding", "standard"))
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
-    if not (alpha0 > 0 and beta0 > 0):
-        raise ValueError(f"alpha0 and beta0 must be positive; got {alpha0}, {beta0}")
+    _check_hyper_prior(alpha0, beta0)
     config = {"version": 2, "code": _code_digest(), "ps": ps, "d": d, "n": n, "seeds": seeds, "steps": steps,
               "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "alpha0": alpha0,
               "beta0": beta0, "slope": slope, "update": update, "score": score,
