@@ -261,3 +261,27 @@ def test_chapter_5_verdicts_follow_the_stored_summary(tmp_path):
     claims.record(run, tmp_path, "designs")
     assert run.got["designs-multihop-ablation"][0] == "not reproduced"
     assert run.got["designs-expanding-inference"][0] == "not reproduced"
+
+
+def test_toy_problem_graphs_draw_every_edge_and_node():
+    """Figs 2-3 (left): the chosen edges are allowed ones; the two-hop path is x0 → x1 → x2; the expanding
+    panel's prior weights fall geometrically with the distance; every node and edge is drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    from mfattn.structural import graphs
+
+    two_hop, expanding = graphs.toy_problem_panels()
+    for panel in (two_hop, expanding):
+        assert set(panel.chosen) <= set(panel.candidates)
+    assert two_hop.chosen == [("x1", "q"), ("x0", "x1")]
+    w = [expanding.weights[(f"t{i}", "q")] for i in range(7)]              # t6 is the nearest token
+    np.testing.assert_allclose(np.array(w[:-1]) / np.array(w[1:]), 0.75, rtol=1e-12)
+    fig = graphs.draw_toy_problems()
+    for ax, panel in zip(fig.axes, (two_hop, expanding)):
+        arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+        nodes = [p for p in ax.patches if isinstance(p, Circle)]
+        assert len(arrows) == len(panel.candidates) + len(panel.fixed)   # chosen ones drawn over candidates
+        assert len(nodes) == len(panel.nodes)
