@@ -350,3 +350,24 @@ def test_paper_measure_of_the_stored_run_and_its_ordering():
     order = np.argsort(ps)[::-1]                                 # p = 1/2 first
     assert all(np.diff(np.array(paper)[order]) > 0)
     np.testing.assert_allclose(paper, PAPER_MEASURE_STORED, rtol=1e-6)
+
+
+def test_stored_windowed_benchmark_and_the_comparison_table():
+    """The stored benchmark's rows are consistent (lazy = dense to float32 rounding, scored keys ≤ n) and the
+    chapter's summary of it is the last and first rows' ratios; inference_comparison averages per p."""
+    from mfattn.structural import analysis
+
+    path = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / "bench_windowed_attention.json"
+    table, s = analysis.windowed_benchmark(path)
+    rows = json.loads(path.read_text())["rows"]
+    assert s["n_max"] == rows[-1]["n"] and s["time_ratio_max_n"] == rows[-1]["lazy_ms"] / rows[-1]["full_ms"]
+    for r in rows:
+        assert r["max_abs_diff"] < 1e-5 and 1 <= r["scored"] < r["n"]
+        # per query m·d + k with m ≤ the batch's largest window (scored + 1) and k ≤ 100 iterations
+        assert 0 < r["ops_ratio"] * (r["n"] - 1) * 64 <= (r["scored"] + 1) * 64 + 100
+    assert len(table.splitlines()) == len(rows) + 1
+    run = {"ps": np.array([0.5, 0.1, 0.5]), "window": np.array([[[10]], [[60]], [[20]]]),
+           "iterations": np.array([[[2]], [[4]], [[4]]]), "loss/expanding": np.array([[1.0], [3.0], [2.0]])}
+    got = analysis.inference_comparison({"x": run}, [0.5, 0.1], d=10, tail=1)["x"]
+    assert got["window"] == [15.0, 50.0] and got["iterations"] == [3.0, 4.0] and got["mse"] == [1.5, 3.0]
+    np.testing.assert_allclose(got["ops"], [((100 + 2) / 500 + (200 + 4) / 500) / 2, (500 + 4) / 500])
