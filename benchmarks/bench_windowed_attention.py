@@ -14,13 +14,18 @@ Printed per n: median wall time of each (after a warm-up) and its ratio to ``ful
 operation counts per query, full n·d, lazy (m·d + k) with m the scored keys and k the iterations.
 Times are process CPU time (the machine may be shared), wall-clock medians beside them.
 
-Run:  python benchmarks/bench_windowed_attention.py [--lengths 256 1024 4096 16384 32768] [--d 64] [--batch 16]
+``--save`` writes the table to ``data/benchmarks/bench_windowed_attention.json`` (one row per n, with
+the machine and versions), which Chapter 5 shows beside its operation counts.
+
+Run:  python benchmarks/bench_windowed_attention.py [--lengths 256 1024 4096 16384 32768] [--d 64] [--batch 16] [--save]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import platform
 import statistics
 import sys
 import time
@@ -77,7 +82,9 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--p", type=float, default=0.1, help="recency bias of the parent's distance")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--save", action="store_true", help="write data/benchmarks/bench_windowed_attention.json")
     args = parser.parse_args(argv)
+    rows = []
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(0)
     print(f"d = {args.d}, batch = {args.batch}, parent distance 1 + Geometric({args.p}); "
@@ -99,6 +106,18 @@ def main(argv=None) -> None:
               f"{iters:>6.1f} {diff:>11.1e}")
         print(f"{'':>6} wall: full {1e3 * w_full:.3f} ms, dense {1e3 * w_dense:.3f} ms, lazy {1e3 * w_lazy:.3f} ms "
               f"(lazy/full {w_lazy / w_full:.2f})")
+        rows.append({"n": n, "full_ms": 1e3 * t_full, "dense_ms": 1e3 * t_dense, "lazy_ms": 1e3 * t_lazy,
+                     "full_wall_ms": 1e3 * w_full, "dense_wall_ms": 1e3 * w_dense, "lazy_wall_ms": 1e3 * w_lazy,
+                     "ops_ratio": ops_ratio, "scored": scored, "iterations": iters, "max_abs_diff": diff})
+    if args.save:
+        path = ROOT / "data" / "benchmarks" / "bench_windowed_attention.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"d": args.d, "batch": args.batch, "p": args.p, "repeats": args.repeats, "threads": 1,
+                "times": "median process CPU time (ms) and wall-clock (ms), after one warm-up",
+                "machine": f"{platform.machine()}, {platform.system()}", "python": platform.python_version(),
+                "torch": torch.__version__, "command": "python benchmarks/bench_windowed_attention.py --save"}
+        path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+        print(f"saved {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ ROWS = [
     ("structural-expanding-beta0-negative", lambda: _expanding(beta0=-1.0), ValueError, "beta0"),
     ("structural-expanding-tol-negative", lambda: _expanding(tol=-1.0), ValueError, "tol"),
     ("structural-expanding-slope", lambda: _expanding(slope="steep"), ValueError, "slope"),
-    ("structural-expanding-update", lambda: _expanding(update="cavi"), ValueError, "update"),
+    ("structural-expanding-update", lambda: _expanding(update="mode"), ValueError, "update"),
     ("structural-expanding-max-iter", lambda: _expanding(max_iter=0), ValueError, "max_iter"),
     ("structural-expanding-task-p", lambda: ex.ExpandingTask(p=0.0), ValueError, "p"),
     ("structural-multihop-task-mode", lambda: mh.MultihopTask(mode="poem"), ValueError, "mode"),
@@ -74,6 +74,21 @@ ROWS = [
     ("structural-multihop-hops", lambda: mh.hop_operator(torch.zeros(1, 3, 3), hops=0), ValueError, "hops"),
     ("structural-collapse-threshold", lambda: mh.collapse_rate(torch.zeros(2, 4).numpy(), threshold=NAN), ValueError,
      "threshold"),
+    ("structural-expanding-cavi-beta0-zero", lambda: _expanding(update="cavi", beta0=0.0), ValueError, "beta0"),
+    ("structural-expanding-lazy-alpha0-negative",
+     lambda: ex.lazy_expanding_attention(torch.zeros(2, 3), torch.zeros(2, 10, 3), torch.zeros(2, 10, 1), -0.1, 0.9),
+     ValueError, "alpha0"),
+    ("structural-expanding-lazy-update",
+     lambda: ex.lazy_expanding_attention(torch.zeros(2, 3), torch.zeros(2, 10, 3), torch.zeros(2, 10, 1), 0.1, 0.9,
+                                         update="vmp"), ValueError, "update"),
+    ("structural-expanding-train-update", lambda: ex.train_expanding(steps=1, update="em", cache=False), ValueError,
+     "update"),
+    ("structural-expanding-train-beta0-zero", lambda: ex.train_expanding(steps=1, beta0=0.0, cache=False), ValueError,
+     "beta0"),
+    ("structural-expanding-generators", lambda: ex.sample_expanding_batch(
+        [ex.ExpandingTask()], [ex.make_expanding_weights(10, torch.Generator())], 2,
+        [torch.Generator(), torch.Generator()]), ValueError, "generator"),
+    ("structural-multihop-task-root", lambda: mh.MultihopTask(root="gaussian"), ValueError, "root"),
 ]
 
 # Chapter 4, issue 12: graph attention over a mask, Eqs 3-7, other edge priors, the paper's slot update.

@@ -129,11 +129,14 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {"seeds": [0, 1, 2], "steps": 3000, "record_every": 50, "batch_size": 200,
                   "test_size": 2000, "hops": 2, "rank": 1, "repro_seeds": [0, 1, 2], "repro_steps": 2000,
                   "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 1000,
-                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 1000},
+                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 1000,
+                  "abl_seeds": [0, 1, 2], "abl_steps": 1000},
         "full": {"seeds": list(range(10)), "steps": 20000, "record_every": 250, "batch_size": 200,
                  "test_size": 10000, "hops": 2, "rank": 1, "repro_seeds": list(range(10)),
                  "repro_steps": 20000, "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04],
-                 "exp_steps": 10000, "exp_batch": 1, "exp_seeds": [0, 1, 2], "exp_code_steps": 10000},
+                 "exp_steps": 10000, "exp_batch": 1, "exp_seeds": [0, 1, 2], "exp_code_steps": 10000,
+                 # the x0 ~ N(0, 1) ablation: half the seeds and steps of the main task (~4 CPU-minutes)
+                 "abl_seeds": [0, 1, 2, 3, 4], "abl_steps": 10000},
     },
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.

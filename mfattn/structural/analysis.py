@@ -17,7 +17,8 @@ from . import expanding as ex
 from .multihop import relative_error
 
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
-           "window_coverage", "code_measure", "stored_code_measure", "prior_options"]
+           "window_coverage", "code_measure", "stored_code_measure", "prior_options", "inference_comparison",
+           "multihop_numbers", "cavi_residual", "windowed_benchmark"]
 
 
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
@@ -139,3 +140,62 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
         mse = [r["loss/expanding"][s][:, -tail:].mean() for s in sels]
         lines.append(f"{name:<22}" + "".join(f"{o:12.2f}" for o in ops[name]) + "".join(f"{m:12.1f}" for m in mse))
     return "\n".join(lines), ops
+
+
+def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int, n: int = 50) -> dict[str, dict]:
+    """Per variant (name -> run of :func:`.expanding.train_expanding`) and p: the mean final window (capped
+    at n), iterations per query, the paper's relative operations (md + k)/(nd), all over every training step
+    and seed, and the training MSE over the last ``tail`` steps. Returns {name: {key: [value per p]}}."""
+    out = {}
+    for name, r in variants.items():
+        sels = [np.isclose(r["ps"], p) for p in ps]
+        out[name] = {"window": [float(np.minimum(r["window"][s], n).mean()) for s in sels],
+                     "iterations": [float(r["iterations"][s].mean()) for s in sels],
+                     "ops": [float(ex.relative_operations(r["window"][s], r["iterations"][s], n, d, "paper").mean())
+                             for s in sels],
+                     "mse": [float(r["loss/expanding"][s][:, -tail:].mean()) for s in sels]}
+    return out
+
+
+def multihop_numbers(result: dict) -> dict[str, float]:
+    """Held-out MSE / Var(y) per model (mean over seeds), the share of the one-to-two-layer gap that multi-hop
+    closes, and the mean attention mass on x0 and x1 per model, from one run of :func:`.multihop.train_multihop`."""
+    nmse = {m: float(np.mean(result[f"test_mse/{m}"] / result["var_y"])) for m in ("one_layer", "multihop", "two_layer")}
+    out = {"nmse_one": nmse["one_layer"], "nmse_multi": nmse["multihop"], "nmse_two": nmse["two_layer"],
+           "gap_closed": (nmse["one_layer"] - nmse["multihop"]) / (nmse["one_layer"] - nmse["two_layer"])}
+    for m, short in (("one_layer", "one"), ("multihop", "multi"), ("two_layer", "two")):
+        for role, name in ((1, "x0"), (2, "x1")):
+            out[f"mass_{name}_{short}"] = float(result[f"mass/{m}"][:, role].mean())
+    return out
+
+
+def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
+    """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
+    ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T))."""
+    B, T = scores.shape
+    res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update="cavi",
+                                 max_iter=1000, tol=1e-9, **kw)
+    dist = torch.arange(T - 1, -1, -1, dtype=scores.dtype)
+    # the attention of the last sweep, recomputed from the final prior: a fixed point changes nothing
+    q = ex.effective_q(res.alpha, res.beta, "cavi")
+    m = torch.clamp(torch.ceil(ex.geometric_horizon(q)), min=2)
+    inside = (dist >= 1) & (dist[None, :] < torch.clamp(m, max=T)[:, None])
+    a = torch.softmax((scores + dist * torch.log1p(-q)[:, None]).masked_fill(~inside, float("-inf")), -1)
+    beta_gap = (res.beta - beta0 - (a * (dist - 1).clamp(min=0)).sum(-1)).abs().max()
+    return float(max(beta_gap, (res.alpha - alpha0 - 1).abs().max()))
+
+
+def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
+    """The stored benchmark of lazy windowed attention (``benchmarks/bench_windowed_attention.py --save``): a
+    text table (n, CPU ms of full / lazy, time ratio, operation ratio) and the numbers at the longest context."""
+    import json
+
+    data = json.loads(path.read_text())
+    lines = [f"{'n':>7} {'full ms':>9} {'lazy ms':>9} {'dense ms':>9} {'time lazy/full':>15} {'ops lazy/full':>14}"]
+    for r in data["rows"]:
+        lines.append(f"{r['n']:>7} {r['full_ms']:>9.3f} {r['lazy_ms']:>9.3f} {r['dense_ms']:>9.3f} "
+                     f"{r['lazy_ms'] / r['full_ms']:>15.2f} {r['ops_ratio']:>14.3f}")
+    first, last = data["rows"][0], data["rows"][-1]
+    return "\n".join(lines), {"meta": data["meta"], "n_max": last["n"], "time_ratio_max_n": last["lazy_ms"] / last["full_ms"],
+                              "ops_ratio_max_n": last["ops_ratio"], "n_min": first["n"],
+                              "time_ratio_min_n": first["lazy_ms"] / first["full_ms"], "ops_ratio_min_n": first["ops_ratio"]}

@@ -14,8 +14,16 @@ window grows while the posterior says the parent lies further back. Two slopes a
     paper: slope = log(1 - q̃)           (the geometric log-prior itself)
     code : slope = -1 / H(q̃)            (the public code: a linear ramp reaching -1 at the horizon)
 
-and two estimates of q: ``plugin`` q̃ = α/(α+β) (the public code), and ``digamma``
-q̃ = 1 - exp(ψ(β) - ψ(α+β)), i.e. log(1 - q̃) = E_Beta[log(1 - q)], the exact mean-field update.
+The hyper-prior update of the paper (and code) *accumulates*: α and β grow on every sweep, so the
+same single edge is counted once per iteration. It comes with two estimates of q: ``plugin``
+q̃ = α/(α+β) (the paper's step 1 and the public code), and ``digamma`` q̃ = 1 - exp(ψ(β) - ψ(α+β)),
+i.e. log(1 - q̃) = E_Beta[log(1 - q)]. ``cavi`` is coordinate-ascent variational inference for
+the model t ~ Geometric(q) on {1, 2, ...}, q ~ Beta(α₀, β₀), with q(t) q(q) factorised:
+
+    q(t) ∝ exp(s_t + t · E[log(1 - q)])                  (E over the current Beta(α, β))
+    q(q) = Beta(α₀ + 1, β₀ + E[t - 1])                  (recomputed from the prior every sweep)
+
+iterated to its fixed point (|ΔH| < tol); the window is the 95 % horizon of the current prior.
 
 Everything is batched: α, β, the horizon, the window and a stopping flag are (B,) tensors and
 the window is a mask, so one iteration is a few tensor ops for the whole batch.
@@ -44,7 +52,9 @@ __all__ = [
 ]
 
 SLOPES = ("paper", "code")
-UPDATES = ("plugin", "digamma")
+#: ``plugin``/``digamma``: the paper's accumulating hyper-prior updates with the plug-in or the digamma
+#: estimate of q; ``cavi``: coordinate-ascent VI (α = α₀ + 1, β = β₀ + E[t - 1] every sweep).
+UPDATES = ("plugin", "digamma", "cavi")
 OPS_MODES = ("paper", "code")
 
 
@@ -58,7 +68,7 @@ def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin")
     """The hyper-prior's point estimate of q.
 
     plugin : q̃ = α / (α + β)                          (the posterior mean; the public code)
-    digamma: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
+    digamma, cavi: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
     """
     _check_choice("update", update, UPDATES)
     if update == "plugin":
@@ -89,6 +99,21 @@ class ExpandingResult(NamedTuple):
     slope_final: torch.Tensor | None = None   # (B,) the prior slope of the last iteration
 
 
+def _check_hyper_prior(alpha0, beta0) -> None:
+    for name, value in (("alpha0", alpha0), ("beta0", beta0)):
+        v = torch.as_tensor(value).detach()
+        if not bool(torch.all(v > 0) & torch.all(torch.isfinite(v))):
+            raise ValueError(f"{name} (Beta hyper-prior) must be positive and finite; got {value!r}")
+
+
+def _stop(h: torch.Tensor, h_old: torch.Tensor, T: int, tol: float, update: str) -> torch.Tensor:
+    """Which sequences stop after this sweep. The paper's rules: the horizon passes T, shrinks, or grows
+    by less than ``tol``; CAVI: the horizon (a function of β, the only moving parameter) moved by < tol."""
+    if update == "cavi":
+        return (h - h_old).abs() < tol
+    return (h > T) | (h < h_old) | (h - h_old < tol)
+
+
 def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta0, *,
                         slope: str = "paper", update: str = "plugin", mass: float = 0.95,
                         max_iter: int = 100, tol: float = 0.01, detach_prior: bool = False,
@@ -102,8 +127,10 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     Iteration i (all sequences at once, each frozen once it stops):
       q̃ = effective_q(α, β);  H = H(q̃);  m = ⌈H⌉ (at least 2);
       a_t = softmax_t(s_t + t·slope(q̃)) over 1 ≤ t ≤ min(m, T) - 1;
-      α ← α + 1;  β ← β + Σ_t t a_t;
-      stop if H > T, H < H_prev or H - H_prev < tol (the public code's rules; H_prev = 0 first).
+      plugin/digamma (the paper's accumulating updates): α ← α + 1;  β ← β + Σ_t t a_t;
+        stop if H > T, H < H_prev or H - H_prev < tol (the public code's rules; H_prev = 0 first);
+      cavi (coordinate ascent): α = α₀ + 1;  β = β₀ + Σ_t (t - 1) a_t;  stop when |H - H_prev| < tol
+        (the fixed point; the window follows H up and down) or after ``max_iter`` sweeps.
     The output and the recorded window are those of the stopping iteration. ``detach_prior``
     cuts the gradient through α, β (the public code's behaviour: its α, β never get gradients).
     """
@@ -111,10 +138,7 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     _check_choice("update", update, UPDATES)
     _check_int("max_iter", max_iter, 1)
     check_real("tol", tol, minimum=0.0)
-    for name, value in (("alpha0", alpha0), ("beta0", beta0)):
-        v = torch.as_tensor(value).detach()
-        if not bool(torch.all(v > 0) & torch.all(torch.isfinite(v))):
-            raise ValueError(f"{name} (Beta hyper-prior) must be positive and finite; got {value!r}")
+    _check_hyper_prior(alpha0, beta0)
     if scores.dim() != 2:
         raise ValueError(f"scores must have shape (B, T); got {tuple(scores.shape)}")
     B, T = scores.shape
@@ -150,6 +174,7 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         output = (att[..., None] * values).sum(1)
         return res._replace(output=output, attention=att)
     slope_final = torch.zeros(B, dtype=dtype, device=device)
+    alpha_prior, beta_prior = alpha, beta
     for i in range(max_iter):
         q = effective_q(alpha, beta, update)
         h = geometric_horizon(q, mass)
@@ -164,13 +189,17 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         window = torch.where(active, m, window)
         horizon = torch.where(active, h, horizon)
         iterations = torch.where(active, torch.full_like(iterations, i + 1), iterations)
-        alpha = torch.where(active, alpha + 1, alpha)
-        beta = torch.where(active, beta + (a_new * dist).sum(-1), beta)
+        if update == "cavi":   # recomputed from the prior: E[t - 1] under the current attention
+            alpha = torch.where(active, alpha_prior + 1, alpha)
+            beta = torch.where(active, beta_prior + (a_new * (dist - 1).clamp(min=0)).sum(-1), beta)
+        else:                  # the paper's accumulating update
+            alpha = torch.where(active, alpha + 1, alpha)
+            beta = torch.where(active, beta + (a_new * dist).sum(-1), beta)
         if history is not None:
             history.append({"q": q.detach().clone(), "horizon": h.detach().clone(), "window": m.clone(),
                             "attention": a_new.detach().clone(), "active": active.clone()})
         hd = h.detach()
-        stop = (hd > T) | (hd < h_old) | (hd - h_old < tol)
+        stop = _stop(hd, h_old, T, tol, update)
         h_old = torch.where(active, hd, h_old)
         active = active & ~stop
         if not bool(active.any()):
@@ -191,6 +220,11 @@ def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: to
     scores (the masked entries have zero weight). Returns (ExpandingResult, n_dot_products),
     where n_dot_products is the number of key rows scored per sequence.
     """
+    _check_choice("slope", slope, SLOPES)
+    _check_choice("update", update, UPDATES)
+    _check_int("max_iter", max_iter, 1)
+    check_real("tol", tol, minimum=0.0)
+    _check_hyper_prior(alpha0, beta0)
     if query.dim() != 2 or keys.dim() != 3 or keys.shape[0] != query.shape[0] or keys.shape[2] != query.shape[1]:
         raise ValueError(f"query must be (B, dk) and keys (B, T, dk); got {tuple(query.shape)}, {tuple(keys.shape)}")
     B, T, _ = keys.shape
@@ -228,9 +262,13 @@ def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: to
         window = torch.where(active, hm, window)
         horizon = torch.where(active, h, horizon)
         iterations = torch.where(active, torch.full_like(iterations, i + 1), iterations)
-        alpha = torch.where(active, alpha + 1, alpha)
-        beta = torch.where(active, beta + (a_new * d_win).sum(-1), beta)
-        stop = (h > T) | (h < h_old) | (h - h_old < tol)
+        if update == "cavi":
+            alpha = torch.where(active, alpha0 + 1.0, alpha)
+            beta = torch.where(active, beta0 + (a_new * (d_win - 1)).sum(-1), beta)
+        else:
+            alpha = torch.where(active, alpha + 1, alpha)
+            beta = torch.where(active, beta + (a_new * d_win).sum(-1), beta)
+        stop = _stop(h, h_old, T, tol, update)
         h_old = torch.where(active, h, h_old)
         active = active & ~stop
         if not bool(active.any()):
@@ -291,11 +329,19 @@ def make_expanding_weights(d: int, generator: torch.Generator):
 
 
 def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: int,
-                           generator: torch.Generator):
-    """A batch for each of R tasks (same d and n, any p), drawn at once.
+                           generator: torch.Generator | Sequence[torch.Generator]):
+    """A batch for each of R tasks (same d and n, any p).
 
-    weights: list of (W_y, W_r) per task. Returns X (R, B, n, d), y (R, B), distance (R, B) long.
+    weights: list of (W_y, W_r) per task. ``generator``: one generator for all R tasks (drawn at
+    once), or a list of R generators, one stream per task, so that a task's batch does not depend
+    on which other tasks are drawn with it. Returns X (R, B, n, d), y (R, B), distance (R, B) long.
     """
+    if not isinstance(generator, torch.Generator):
+        generator = list(generator)
+        if len(generator) != len(tasks):
+            raise ValueError(f"generator: one per task ({len(tasks)}); got {len(generator)}")
+        parts = [sample_expanding_batch([t], [w], batch_size, g) for t, w, g in zip(tasks, weights, generator)]
+        return tuple(torch.cat(xs) for xs in zip(*parts))
     R, B = len(tasks), _check_int("batch_size", batch_size, 1)
     d, n = tasks[0].d, tasks[0].n
     if any(t.d != d or t.n != n for t in tasks):
@@ -349,8 +395,9 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     R, B, T, _ = X.shape
     q, k, v = _qkv(X, W)
     s = _last_scores(q, k, score).reshape(R * B, T)
-    a0 = torch.as_tensor(alpha0).reshape(-1, 1).expand(R, B).reshape(-1)
-    b0 = torch.as_tensor(beta0).reshape(-1, 1).expand(R, B).reshape(-1)
+    # in X's dtype: a Python 0.1 made a float32 tensor first would enter float64 runs rounded
+    a0 = torch.as_tensor(alpha0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
+    b0 = torch.as_tensor(beta0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
     res = expanding_attention(s, v.reshape(R * B, T, -1), a0, b0, slope=slope, update=update,
                               detach_prior=detach_prior, **kw)
     pred = res.output[:, 0].reshape(R, B)
@@ -379,8 +426,11 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
     bound = 1.0 / math.sqrt(d)
     out: dict[str, Any] = {"ps": np.array([p for p, _ in reps]), "seeds": np.array([s for _, s in reps])}
     for model in models:
-        g_init = torch.Generator().manual_seed(derive_seed(seeds[0], f"exp-init:{model}:{d}"))
-        W = torch.empty(R, 2 * d + 1, d).uniform_(-bound, bound, generator=g_init).requires_grad_(True)
+        # one stream per (p, seed) for the initial weights and the data: a replica's run does not
+        # depend on which other replicas are trained beside it
+        W = torch.stack([torch.empty(2 * d + 1, d).uniform_(
+            -bound, bound, generator=torch.Generator().manual_seed(derive_seed(s, f"exp-init:{model}:{d}:{p!r}")))
+            for p, s in reps]).requires_grad_(True)
         params = [W]
         if model == "expanding" and learn_prior:
             # softplus⁻¹ of the initial hyper-prior, one pair per replica
@@ -388,12 +438,13 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             params.append(raw.requires_grad_(True))
         # weight decay regularises the attention weights only, not the hyper-prior
         states = [AdamState.zeros_like([q]) for q in params]
-        gen = torch.Generator().manual_seed(derive_seed(seeds[0], f"exp-data:{d}"))   # same data for all models
+        # same data for all models of a replica (common random numbers)
+        gen = [torch.Generator().manual_seed(derive_seed(s, f"exp-data:{d}:{p!r}")) for p, s in reps]
         loss = np.zeros((R, steps), dtype=np.float32)
         window = np.zeros((R, steps, batch_size), dtype=np.int32)
         iters = np.zeros((R, steps, batch_size), dtype=np.int16)
         dist = np.zeros((R, steps, batch_size), dtype=np.int16)
-        prior = np.zeros((R, steps // record_every, 2), dtype=np.float32)
+        prior = np.zeros((R, -(-steps // record_every), 2), dtype=np.float32)   # steps 0, record_every, ...
         for step in tqdm(range(steps), disable=None if progress else True, desc=f"expanding d={d} {model}"):
             X, y, distance = sample_expanding_batch(tasks, weights, batch_size, gen)
             if model == "expanding":
@@ -424,6 +475,12 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             out["prior"] = prior
         out[f"W/{model}"] = W.detach().numpy()
     return out
+
+
+def _code_digest() -> str:
+    """Digest of the modules that compute a training run (this one and the shared optimiser)."""
+    from . import optim
+    return store.code_digest(__file__, optim)
 
 
 def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int = 10, n: int = 50, *,
@@ -460,9 +517,8 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
     for m in models:
         _check_choice("model", m, ("expanding", "standard"))
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
-    if not (alpha0 > 0 and beta0 > 0):
-        raise ValueError(f"alpha0 and beta0 must be positive; got {alpha0}, {beta0}")
-    config = {"version": 1, "ps": ps, "d": d, "n": n, "seeds": seeds, "steps": steps,
+    _check_hyper_prior(alpha0, beta0)
+    config = {"version": 2, "code": _code_digest(), "ps": ps, "d": d, "n": n, "seeds": seeds, "steps": steps,
               "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "alpha0": alpha0,
               "beta0": beta0, "slope": slope, "update": update, "score": score,
               "learn_prior": learn_prior, "models": tuple(models), "record_every": record_every,

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms"]
+__all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "toy_problem_panels",
+           "draw_toy_problems"]
 
 _EDGE = "#1f77b4"
 _CAND = "0.6"
@@ -163,4 +164,45 @@ def draw_mechanisms(panels: list[GraphPanel] | None = None, ncols: int = 4, pane
     ]
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, bbox_to_anchor=(0.5, -0.02))
     fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def toy_problem_panels() -> list[GraphPanel]:
+    """The toy problems of Singh & Buckley (2023), Figs 2 and 3 (left): which token the query must reach.
+
+    (a) the two-hop task: noise tokens, the root x0 and the chain x0 → x1 → x2 (the query); the target
+    y = W_y(x0 + x1) needs x1 (the query's parent) and x0 (its parent's parent). (b) the expanding task:
+    the root x0 sits at a geometric distance t back from the query x1; opacity is the prior (1 - p)^t."""
+    nodes = {"n0": (-1.5, 0.0, "$n_1$", True), "n1": (-0.5, 0.0, "$n_2$", True), "x0": (0.5, 0.0, "$x_0$", True),
+             "x1": (1.6, 0.6, "$x_1$", True), "q": (0.5, 1.3, "$x_2$", True)}
+    toks = ("n0", "n1", "x0", "x1")
+    cand = [(t, "q") for t in toks] + [(t, "x1") for t in toks if t != "x1"]
+    two_hop = GraphPanel("(a) Fig. 2: the two-hop task", nodes, cand, [("x1", "q"), ("x0", "x1")],
+                         note="$x_0 \\to x_1 \\to x_2$ by $W_r$;  $y = W_y(x_0 + x_1)$")
+    xs = np.linspace(-1.8, 1.8, 7)
+    labels = ["$n$", "$n$", "$x_0$", "$n$", "$n$", "$n$", "$n$"]
+    nodes = {f"t{i}": (float(xs[i]), 0.0, labels[i], True) for i in range(7)}
+    nodes["q"] = (float(xs[-1]) + 0.0, 1.2, "$x_1$", True)
+    cand = [(f"t{i}", "q") for i in range(7)]
+    weights = {(f"t{i}", "q"): 0.75 ** (6 - i) for i in range(7)}   # geometric prior over the distance
+    expanding = GraphPanel("(b) Fig. 3: a parent $t$ tokens back", nodes, cand, [("t2", "q")],
+                           note="$t = G + 1$, $G \\sim \\mathrm{Geom}(p)$;  $x_1 = x_0 W_r + \\varepsilon$, $y = W_y x_0$",
+                           weights=weights)
+    return [two_hop, expanding]
+
+
+def draw_toy_problems(panel_size: float = 3.2):
+    """Both toy problems side by side (:func:`toy_problem_panels`). Returns the Figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    panels = toy_problem_panels()
+    fig, axes = plt.subplots(1, 2, figsize=(2 * panel_size * 1.3, panel_size * 0.85))
+    for ax, panel in zip(axes, panels):
+        with plt.rc_context({"axes.grid": False}):
+            draw_panel(ax, panel)
+    handles = [Line2D([], [], color=_CAND, lw=0.9, linestyle=(0, (3, 2)), label="edge the query may take"),
+               Line2D([], [], color=_EDGE, lw=2.0, label="the path to the target's tokens")]
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, -0.02))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

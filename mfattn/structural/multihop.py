@@ -34,10 +34,11 @@ import torch
 
 from ..companion import store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, check_probability
+from . import optim as _optim
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = [
-    "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES",
+    "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
     "MultihopTask", "TaskWeights", "make_task_weights", "sample_multihop_batch",
     "hop_operator", "init_params", "forward",
     "train_multihop", "relative_error", "collapse_rate", "reference_path",
@@ -54,6 +55,9 @@ ROLE_NAMES = ("noise", "x0", "x1", "x2")
 #: initial weights and ``stream_steps`` batches), which reproduces its stored curves.
 PROTOCOLS = ("paired", "code")
 SHUFFLES = ("sample", "batch", "none")
+#: How the root x0 is drawn: ``uniform`` U[0, x0_scale)^d (paper and code: told apart from the noise
+#: by its keys alone) or ``noise`` N(0, noise_std²)^d like the noise tokens (the ablation).
+ROOTS = ("uniform", "noise")
 
 
 # ----------------------------------------------------------------------------- the toy task
@@ -63,7 +67,8 @@ class MultihopTask:
 
     A sequence of ``n`` tokens in R^d: ``n - 3`` noise tokens ~ N(0, noise_std²), a root
     x0 ~ U[0, x0_scale)^d and a chain x1 = x0 W_r + ε, x2 = x1 W_r + ε (ε ~ N(0, noise_std²)).
-    The query is x2 (last token); the target is
+    The query is x2 (last token); with ``root="noise"`` x0 ~ N(0, noise_std²)^d is drawn like the
+    noise, so that its keys alone cannot single it out (the ablation of the chapter). The target is
 
         paper: y = W_y (x0 + x1),           W_r of rank ``rank`` (x0 is only reachable via x1)
         code : y = W_y (2·x0 + x1 + x2),    W_r ~ U[0, 1)^{d×d} (full rank)
@@ -77,9 +82,11 @@ class MultihopTask:
     noise_std: float = 1.0
     x0_scale: float = 10.0
     rank: int = 1
+    root: str = "uniform"
 
     def __post_init__(self) -> None:
         _check_choice("task mode", self.mode, TASK_MODES)
+        _check_choice("root", self.root, ROOTS)
         _check_int("d", self.d, 1)
         _check_int("n", self.n, 3)
         _check_int("rank", self.rank, 1)
@@ -114,6 +121,13 @@ def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWei
     return TaskWeights(W_y, W_r)
 
 
+def _draw_root(task: MultihopTask, B: int, generator: torch.Generator) -> torch.Tensor:
+    """x0 (B, 1, d): U[0, x0_scale) (the code's 10·U[0, 1)) or, for ``root="noise"``, N(0, noise_std²)."""
+    if task.root == "noise":
+        return torch.normal(mean=torch.zeros(B, 1, task.d), std=task.noise_std, generator=generator)
+    return torch.rand(B, 1, task.d, generator=generator) * task.x0_scale
+
+
 def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: int,
                           generator: torch.Generator, *, shuffle: str = "sample",
                           shuffle_generator: torch.Generator | None = None):
@@ -131,7 +145,7 @@ def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: 
     _check_choice("shuffle", shuffle, SHUFFLES)
     B, n, d, std = batch_size, task.n, task.d, task.noise_std
     with torch.no_grad():
-        x0 = torch.rand(B, 1, d, generator=generator) * task.x0_scale
+        x0 = _draw_root(task, B, generator)
         noise = torch.normal(mean=torch.zeros(B, n - 3, d), std=std, generator=generator)
         x1 = x0 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
         x2 = x1 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
@@ -321,7 +335,7 @@ def _skip_batches(task: MultihopTask, batch_size: int, generator: torch.Generato
     B, n, d, std = batch_size, task.n, task.d, task.noise_std
     z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
     for _ in range(count):
-        torch.rand(B, 1, d, generator=generator)
+        _draw_root(task, B, generator)
         torch.normal(mean=z_noise, std=std, generator=generator)
         torch.normal(mean=z_one, std=std, generator=generator)
         torch.normal(mean=z_one, std=std, generator=generator)
@@ -441,7 +455,9 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
                              f"got {missing}")
         if steps > stream_steps:
             raise ValueError(f"steps ({steps}) must be ≤ stream_steps ({stream_steps}) under protocol='code'")
-    config = {"version": 1, "task": asdict(task), "models": models, "seeds": seeds, "steps": steps,
+    # the digest of the computing modules: a code change gives a new key, never a stale result
+    config = {"version": 2, "code": store.code_digest(__file__, _optim), "task": asdict(task),
+              "models": models, "seeds": seeds, "steps": steps,
               "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "hops": hops,
               "operator": operator, "protocol": protocol,
               "stream_steps": stream_steps if protocol == "code" else None, "shuffle": shuffle,
