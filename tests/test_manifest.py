@@ -127,6 +127,16 @@ def test_a_lock_left_by_a_killed_process_is_broken_and_none_stays(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
 
 
+def test_a_run_records_the_commit_it_started_from(glued, monkeypatch):
+    # a commit or merge made while a long run goes on must not relabel the figures it saves later
+    monkeypatch.setattr(chapter, "git_commit", lambda: "a" * 40)
+    run = ChapterRun("ising", profile="full", device="cpu")
+    monkeypatch.setattr(chapter, "git_commit", lambda: "b" * 40 + "+dirty")
+    run.figure(_plot(), "fig-test-commit", paper_figure="new")
+    assert manifest.read_manifest("full")["fig-test-commit"]["git_commit"] == "a" * 40
+    assert manifest.read_runs("full")["ising"]["git_commit"] == "a" * 40
+
+
 def test_a_runs_own_stored_results_do_not_mark_it_dirty(tmp_path, monkeypatch):
     import subprocess
 

@@ -141,11 +141,14 @@ class ChapterRun:
         torch.manual_seed(self.seed)
         self._start = time.perf_counter()
         self._started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        # The commit (and tree state) the run starts from: its code is loaded now, so a commit or merge
+        # made while a long run goes on must not relabel the figures it saves later.
+        self._git_commit = git_commit()
         self._figures: list[str] = []
         self._verdicts: dict[str, dict[str, Any]] = {}
         self._style()
         manifest.mark_run(self.profile, self.seed, self.chapter.name, "started", started=self._started,
-                          device=str(self.device), overrides=self.overrides)
+                          device=str(self.device), overrides=self.overrides, git_commit=self._git_commit)
         _glue("profile", self.profile)
         _glue("device", str(self.device))
 
@@ -176,7 +179,7 @@ class ChapterRun:
         modules, digest = manifest.code_fingerprint(self.chapter.notebook)
         return {"chapter": self.chapter.name, "notebook": self.chapter.notebook, "profile": self.profile,
                 "seed": self.seed, "device": str(self.device), "device_name": _device_name(self.device),
-                "versions": package_versions(), "git_commit": git_commit(), "code_digest": digest,
+                "versions": package_versions(), "git_commit": self._git_commit, "code_digest": digest,
                 "code_modules": modules, "wall_time_s": round(self.wall_time, 2)}
 
     # -- output to the book ---------------------------------------------------------------
@@ -278,7 +281,7 @@ class ChapterRun:
             raise ledger.LedgerError(f"claim_id {claim_id!r} was already given a verdict in this run of "
                                      f"chapter {self.chapter.name!r}; each claim gets one verdict")
         stored = set(read_manifest("full"))
-        info = {"seed": self.seed, "git_commit": git_commit(), "run_started": self._started}
+        info = {"seed": self.seed, "git_commit": self._git_commit, "run_started": self._started}
         self._verdicts[claim_id] = ledger.record(self.profile, entry, chapter=self.chapter.name,
                                                  run_info=info, figure_labels=set(self._figures) | stored,
                                                  shown=self._figures, seed=self.seed, stored_full=stored)
@@ -298,7 +301,8 @@ class ChapterRun:
             text = "*This chapter records no verdict yet.*"
         _glue(f"verdicts-{self.chapter.name}", Markdown(text))
         manifest.mark_run(self.profile, self.seed, self.chapter.name, "finished", started=self._started,
-                          device=str(self.device), overrides=self.overrides, wall_time_s=round(self.wall_time, 1))
+                          device=str(self.device), overrides=self.overrides, wall_time_s=round(self.wall_time, 1),
+                          git_commit=self._git_commit)
 
     def stored_figure(self, label: str, title: str | None = None) -> dict[str, Any]:
         """The manifest entry of the full-profile figure ``label`` stored in ``data/full/figures``, and
