@@ -56,7 +56,9 @@ class TrainConfig:
     Adam at 5e-4, batch 60). For quick runs, ``train_limit``/``test_limit`` keep the
     first examples of each split and ``steps_per_epoch`` cuts epochs short.
     ``attention`` overrides :data:`mfattn.implicit.models.ATTENTION_DEFAULTS`, e.g.
-    ``{"correction": "m"}`` or ``{"grad": "phantom"}``.
+    ``{"correction": "m"}`` or ``{"grad": "phantom"}``. ``weights_every`` keeps the model's weights at
+    step 0, every ``weights_every`` steps and at the end (``weights/step_NNNNNN.pt``, about 160 kB each),
+    so the trained layer can be analysed over training (its Jacobian's spectral radius, its correction).
     """
 
     epochs: int = 20
@@ -73,13 +75,15 @@ class TrainConfig:
     eval_every: int | None = None
     checkpoint_every: int | None = None
     eval_batch_size: int = 1000
+    weights_every: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("epochs", "batch_size", "dim", "channels", "snapshot_every", "eval_batch_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        for name in ("train_limit", "test_limit", "steps_per_epoch", "eval_every", "checkpoint_every"):
+        for name in ("train_limit", "test_limit", "steps_per_epoch", "eval_every", "checkpoint_every",
+                     "weights_every"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
                 raise ValueError(f"{name} must be a positive integer or None; got {value!r}")
@@ -183,6 +187,45 @@ class TrainResult:
         return model.to(device) if device is not None else model
 
 
+    def weight_steps(self) -> list[int]:
+        """The steps whose weights were kept (``weights_every``), in order; [] when none were."""
+        folder = self.folder / "weights"
+        return sorted(int(p.stem.split("_")[1]) for p in folder.glob("step_*.pt")) if folder.is_dir() else []
+
+    def load_model_at(self, step: int, device=None):
+        """The model with the weights it had after ``step`` optimiser steps (one of :meth:`weight_steps`)."""
+        steps = self.weight_steps()
+        if step not in steps:
+            raise ValueError(f"step must be one of the kept steps {steps[:3]}...{steps[-2:]}; got {step!r}"
+                             if steps else f"no weights were kept for this run (weights_every=None); step={step!r}")
+        cfg = self.config
+        model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
+        model.load_state_dict(torch.load(_weights_path(self.folder, step), map_location="cpu", weights_only=True))
+        return model.to(device) if device is not None else model
+
+
+def _coupling_norms(model) -> np.ndarray:
+    """(N, N) ||J_ij||_F of learned couplings; NaN for the interaction variants, whose couplings
+    depend on the input (softmax) or do not exist (MLP-mixer)."""
+    layer = model.attention
+    if layer.interaction == "linear":
+        return layer.coupling_norms().detach().cpu().numpy()
+    return np.full((layer.num_spins, layer.num_spins), np.nan, dtype=np.float32)
+
+
+def _weights_path(folder: Path, step: int) -> Path:
+    return folder / "weights" / f"step_{step:06d}.pt"
+
+
+def _save_weights(folder: Path, step: int, model: torch.nn.Module) -> None:
+    """Keep ``model``'s weights after ``step`` steps (atomically; a resumed run rewrites the same bytes)."""
+    path = _weights_path(folder, step)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, buf)
+    store.atomic_write_bytes(path, buf.getvalue())
+
+
 _LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
              "forward_converged")
 _EVAL_KEYS = ("eval_step", "eval_epoch", "test_loss", "test_accuracy")
@@ -267,7 +310,7 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
     optimizer = make_optimizer(model, config.lr)
     logs = {k: [] for k in _LOG_KEYS}
     evals = {k: [] for k in _EVAL_KEYS}
-    snapshots: list[np.ndarray] = [model.attention.coupling_norms().detach().cpu().numpy()]
+    snapshots: list[np.ndarray] = [_coupling_norms(model)]
     snapshot_steps = [0]
     epoch, step_in_epoch, elapsed = 0, 0, 0.0
 
@@ -299,6 +342,8 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
     t0 = time.perf_counter()
     if not evals["eval_step"]:
         run_eval(0)  # the untrained model: the start of the test curve
+        if config.weights_every:
+            _save_weights(folder, 0, model)
     total = config.epochs * steps_per_epoch
     bar = tqdm(total=total, initial=epoch * steps_per_epoch + step_in_epoch, disable=progress is False if
                progress is not None else None, desc="train", unit="step", leave=False)
@@ -332,10 +377,12 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
                 for k in _LOG_KEYS:
                     logs[k].append(log[k])
                 if step % config.snapshot_every == 0:
-                    snapshots.append(model.attention.coupling_norms().detach().cpu().numpy())
+                    snapshots.append(_coupling_norms(model))
                     snapshot_steps.append(step)
                 if config.eval_every and step % config.eval_every == 0 and step_in_epoch < steps_per_epoch:
                     run_eval(step)
+                if config.weights_every and step % config.weights_every == 0:
+                    _save_weights(folder, step, model)
                 bar.update(1)
                 bar.set_postfix(epoch=epoch + 1, loss=f"{log['loss']:.3f}",
                                 fwd_it=f"{log['forward_iterations']:.1f}",
@@ -355,8 +402,10 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
 
     total_steps = config.epochs * steps_per_epoch
     if snapshot_steps[-1] != total_steps:
-        snapshots.append(model.attention.coupling_norms().detach().cpu().numpy())
+        snapshots.append(_coupling_norms(model))
         snapshot_steps.append(total_steps)
+    if config.weights_every and not _weights_path(folder, total_steps).is_file():
+        _save_weights(folder, total_steps, model)
     final = evaluate(model, x_test, y_test, config.eval_batch_size)
     wall = elapsed + time.perf_counter() - t0
     history = {**{k: np.asarray(v, dtype=np.float64) for k, v in logs.items()},
@@ -394,20 +443,25 @@ def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = Fals
                    **attention: Any) -> TrainConfig:
     """The :class:`TrainConfig` of the chapter's MNIST run for profile ``sizes`` (from
     :func:`mfattn.companion.profiles.get_profile`). ``variant=True`` uses the variant table's length
-    (``variant_steps`` steps of one epoch when set, else the full protocol).
+    (``variant_steps`` steps of one epoch when set, else the full protocol). Without ``variant_steps`` the
+    blog model's row of the variant table is the chapter's run itself (same training: test evaluations and
+    kept weights do not change it), so it is not trained twice.
 
     The notebook and ``python -m mfattn.implicit.train`` both build their runs here, so a training run
     started from the command line fills the same cache the notebook reads.
     """
     steps = sizes["steps_per_epoch"]
     epochs = sizes["epochs"]
+    if variant and not attention and not sizes.get("variant_steps"):
+        variant = False  # the blog model over the full protocol: the chapter's own run
     if variant and sizes.get("variant_steps"):
         steps, epochs = sizes["variant_steps"], 1
     return TrainConfig(epochs=epochs, seed=seed, train_limit=sizes["train_limit"],
                        test_limit=sizes["test_limit"], steps_per_epoch=steps,
                        snapshot_every=sizes["snapshot_every"],
                        eval_every=None if variant else sizes["eval_every"],
-                       checkpoint_every=100, attention=dict(attention))  # a mid-run checkpoint every ~20 s
+                       checkpoint_every=100, attention=dict(attention),  # a mid-run checkpoint every ~20 s
+                       weights_every=None if variant else sizes["eval_every"])
 
 
 def settling_curve(norms: np.ndarray) -> np.ndarray:
