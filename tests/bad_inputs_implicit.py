@@ -6,7 +6,7 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn.implicit import meanfield, onsager, stability, train, transformer, variants, vector_tap
+from mfattn.implicit import correction, meanfield, onsager, stability, train, transformer, variants, vector_tap
 from mfattn.implicit.models import build_model
 
 NAN = float("nan")
@@ -57,5 +57,18 @@ ROWS = [
      "labels|classes"),
     ("implicit-settling-shape", lambda: train.settling_curve(np.zeros(3)), ValueError, "norms"),
     ("implicit-variants-se", lambda: variants.binomial_se(1.5, 100), ValueError, "accuracy"),
+    ("implicit-train-config-weights-every", lambda: train.TrainConfig(weights_every=0), ValueError, "weights_every"),
+    ("implicit-correction-fit-shapes", lambda: correction.affine_fit(np.zeros((10, 3)), np.zeros((9, 2))), ValueError,
+     "inputs and outputs"),
+    ("implicit-correction-fit-nan", lambda: correction.affine_fit(np.full((10, 2), NAN), np.zeros((10, 2))), ValueError,
+     "finite"),
+    ("implicit-correction-cavity-p", lambda: correction.gaussian_cavity(torch.zeros(3, 3, 2, 2), -1.0), ValueError, "P must"),
+    ("implicit-correction-cavity-shape", lambda: correction.gaussian_cavity(torch.zeros(3, 2, 2, 2)), ValueError, "J must"),
+    ("implicit-correction-cavity-singular", lambda: correction.gaussian_cavity(
+        torch.eye(2).repeat(2, 2, 1, 1) * (1 - torch.eye(2))[:, :, None, None], 1.0), ValueError, "P − J is singular"),
+    ("implicit-correction-model", lambda: correction.fixed_point_fields(build_model(0, interaction="softmax", symmetry=None),
+                                                                        torch.zeros(2, 1, 28, 28)), ValueError, "model must"),
+    ("implicit-stability-training-result", lambda: stability.spectral_radius_over_training(None, torch.zeros(2, 1, 28, 28)),
+     TypeError, "result must be a TrainResult"),
     ("implicit-model-dim", lambda: build_model(0, dim=0), ValueError, "dim"),
 ]

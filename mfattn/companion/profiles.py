@@ -63,19 +63,23 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # layer checked against its closed form at one size (N, d) (Chapter 3 measures its cost); the
     # blog's MNIST model (train/test subsets, steps per epoch, seeds) and the variant table (same
     # protocol, attention options changed); the trained layer's stability (spectral radius of df/dm on
-    # `stability_digits` test digits) and its accuracy after `budget_steps` plain steps.
+    # `stability_digits` test digits) and its accuracy after `budget_steps` plain steps; the same spectral
+# radius over training on `rho_training_digits` digits, from the weights kept every `rho_training_every`
+# steps; the learned correction against the Gaussian one on `correction_digits` digits.
     "deq": {
         "quick": {"solver_dim": 64, "solver_batch": 8, "solver_rhos": [0.5, 0.9, 0.97], "solver_tol": 1e-6,
                   "solver_max_iter": 500, "explicit_size": [8, 8],
                   "train_limit": 12000, "test_limit": 1000, "epochs": 1, "steps_per_epoch": 200,
                   "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100, "variant_seeds": [0],
-                  "stability_digits": 300, "budget_steps": [1, 2, 3, 5, 10, 20, 40]},
+                  "stability_digits": 300, "budget_steps": [1, 2, 3, 5, 10, 20, 40],
+                  "rho_training_digits": 100, "rho_training_every": 40, "correction_digits": 300},
         "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
                  "solver_max_iter": 2000, "explicit_size": [8, 8],
                  "train_limit": None, "test_limit": None, "epochs": 20, "steps_per_epoch": None,
                  "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None,
                  "variant_seeds": [0, 1, 2],
-                 "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100]},
+                 "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100],
+                 "rho_training_digits": 300, "rho_training_every": 1000, "correction_digits": 1000},
     },
     # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive
     # update's contraction rate; SK Onsager-amortisation experiment (onsager_n spins); explicit

@@ -1,7 +1,8 @@
 """Plots of Chapters 2-3 (Deep Implicit Attention, Bal 2021): each function takes results and returns a figure.
 
 Chapter 2: :func:`solver_race`, :func:`mnist_training`, :func:`couplings` (and
-:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`fixed_point_stability`, :func:`full_cpu`. Styling comes from the
+:func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`fixed_point_stability`, :func:`stability_over_training`, :func:`learned_correction`,
+:func:`full_cpu`. Styling comes from the
 book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 """
 
@@ -13,7 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
-           "settling", "confusion", "fixed_point_stability", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
+           "settling", "confusion", "fixed_point_stability", "stability_over_training",
+           "learned_correction", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
 
@@ -181,6 +183,51 @@ def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     ax.set(xlabel=r"spectral radius $\rho(\partial f/\partial m)$ at $m^*$", ylabel="test digits",
            title="linear stability of the fixed point")
     ax.legend(fontsize=8)
+    return fig
+
+
+def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
+    """Left: the spectral radius of ∂f/∂m at the fixed point over training (``ot`` from
+    :func:`mfattn.implicit.stability.spectral_radius_over_training`: median and interquartile band over the
+    digits, dotted ρ = 1). Right: Anderson evaluations per forward and adjoint solve (running mean over
+    ``window`` steps of the training history ``h``)."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
+    ax = axes[0]
+    ax.fill_between(ot["step"], ot["rho_q25"], ot["rho_q75"], color="C1", alpha=0.3, lw=0, label="interquartile range")
+    ax.plot(ot["step"], ot["rho_median"], "o-", ms=3, color="C1", label="median over test digits")
+    ax.axhline(1.0, color="k", ls=":", lw=1)
+    ax.set(xlabel="optimiser step", ylabel=r"$\rho(\partial f/\partial m)$ at $m^*$",
+           title="stability of the fixed point during training")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    for key, label, color in (("forward_iterations", "forward solve", "C0"), ("backward_iterations", "adjoint solve", "C2")):
+        it = np.asarray(h[key], dtype=float)
+        if np.isfinite(it).any():
+            w = max(1, min(window, len(it) // 10))
+            ax.plot(np.arange(w, len(it) + 1), running_mean(it, w), color=color, label=label)
+    ax.axhline(40, color="0.5", ls=":", lw=1)
+    ax.set(xlabel="optimiser step", ylabel="Anderson evaluations per solve", title="solver work during training")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def learned_correction(points: dict, r2: float, cosine: float, max_points: int = 4000) -> plt.Figure:
+    """The trained layer's correction ``f = f_θ(g)`` at the fixed point, every component of every site and
+    digit (a fixed subsample of ``max_points``): left against its best site-shared affine map of ``g``
+    (``r2``: the variance it explains); right against the reaction term ``V_i m_i`` of the learned couplings
+    at ``P = I`` (``cosine``)."""
+    f = np.asarray(points["f"]).ravel()
+    idx = np.linspace(0, len(f) - 1, min(max_points, len(f))).astype(int)
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), layout="constrained")
+    for ax, key, xlabel, title in ((axes[0], "f_affine", "best site-shared affine map of $g$",
+                                    rf"how linear $f_\theta$ is ($R^2$ = {r2:.3f})"),
+                                   (axes[1], "reaction", r"reaction term $V_i m_i$ (learned $J$, $P = I$)",
+                                    rf"$f_\theta$ against the Gaussian reaction term (cos = {cosine:.2f})")):
+        other = np.asarray(points[key]).ravel()
+        ax.plot(other[idx], f[idx], ".", ms=2, alpha=0.4, color="C0")
+        lo, hi = np.nanmin([other[idx].min(), f[idx].min()]), np.nanmax([other[idx].max(), f[idx].max()])
+        ax.plot([lo, hi], [lo, hi], color="k", ls=":", lw=1)
+        ax.set(xlabel=xlabel, ylabel=r"$f_\theta(g)$ at the fixed point", title=title)
     return fig
 
 

@@ -10,6 +10,7 @@ iteration (a stack of identical blocks) converges to ``m*`` only if the spectral
   (:meth:`MeanFieldAttention.adjoint_vjp`, learned couplings) or autograd (softmax, mixer).
 * :func:`jacobian_spectral_radius` estimates ``ρ(J_f) = ρ(J_fᵀ)`` per sample by power iteration on that map.
 * :func:`dense_jacobian` builds ``J_f`` itself (B, Nd, Nd) by autograd, the independent check on small layers.
+* :func:`spectral_radius_over_training` follows ρ(J_f) through training from the weights a run kept.
 * :func:`accuracy_by_steps` evaluates a trained :class:`~mfattn.implicit.models.MeanFieldMNIST` when its
   layer returns ``k`` plain steps from ``m_0 = X`` (step 1: one transformer-like block) instead of the fixed point.
 """
@@ -25,7 +26,8 @@ from ..companion.checks import check_int
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
-           "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps"]
+           "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps",
+           "spectral_radius_over_training"]
 
 
 def _check_layer(layer: Any) -> MeanFieldAttention:
@@ -197,3 +199,39 @@ def accuracy_by_steps(model, images: torch.Tensor, labels: torch.Tensor, steps: 
             ok = (lg.argmax(1) == yb) & torch.isfinite(lg).all(dim=1)
             correct[key] = correct.get(key, 0.0) + float(ok.sum())
     return {key: c / len(labels) for key, c in correct.items()}
+
+
+def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Optional[Sequence[int]] = None, *,
+                                  iters: int = 300, max_iter: int = 100) -> dict[str, np.ndarray]:
+    """The spectral radius of ``∂f/∂m`` at the fixed point over training, from the weights a run kept.
+
+    ``result``: a :class:`~mfattn.implicit.train.TrainResult` trained with ``weights_every``; ``images``
+    (B, 1, 28, 28) test digits; ``steps``: which kept steps (default all). For each step, the model with that
+    step's weights is examined at the fixed point Anderson finds (:func:`fixed_point_spectral_radius`).
+    Returns ``step`` (S,), ``rho`` (S, B; nan where the fixed point is not finite), the quartiles
+    ``rho_q25, rho_median, rho_q75`` (S,), ``unstable`` (S,), the fraction of digits with ``ρ > 1``, and
+    ``converged`` (S,), the fraction Anderson brought to tolerance within ``max_iter`` evaluations.
+    """
+    kept = result.weight_steps() if hasattr(result, "weight_steps") else None
+    if kept is None:
+        raise TypeError(f"result must be a TrainResult; got {type(result).__name__}")
+    if not kept:
+        raise ValueError("result kept no weights (train with weights_every set)")
+    steps = kept if steps is None else [check_int("steps", s, 0) for s in steps]
+    missing = sorted(set(steps) - set(kept))
+    if missing:
+        raise ValueError(f"steps {missing[:5]} were not kept; kept steps: {kept[0]}, {kept[1] if len(kept) > 1 else ''}"
+                         f" ... {kept[-1]}")
+    rhos, conv = [], []
+    for step in steps:
+        model = result.load_model_at(step)
+        model.eval()
+        with torch.no_grad():
+            x = model.sources(images)
+        rho, ok = fixed_point_spectral_radius(model.attention, x, max_iter=max_iter, iters=iters)
+        rhos.append(rho)
+        conv.append(ok.mean())
+    rho = np.stack(rhos)
+    q25, med, q75 = np.nanpercentile(rho, [25, 50, 75], axis=1)
+    return {"step": np.asarray(steps), "rho": rho, "rho_q25": q25, "rho_median": med, "rho_q75": q75,
+            "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}

@@ -1,0 +1,172 @@
+"""What the trained MNIST layer's correction ``f_θ`` is, compared with the Gaussian adaptive-TAP correction.
+
+The "fast and neural" layer solves ``m_i = g_i − f_θ(g_i)`` with ``g_i = Σ_j J_ij m_j + X_i``
+(:class:`~mfattn.implicit.meanfield.MeanFieldAttention`, ``correction="g"``); the "slow and explicit" layer
+for Gaussian spins of prior precision ``P`` solves ``m_i = χ_i(g_i − V_i m_i)`` with ``χ_i = (P − V_i)⁻¹`` and
+cavity variances ``V_i = P − [(P − J)⁻¹]_ii⁻¹`` (adaptive TAP with ``Λ ≡ P``, :mod:`.vector_tap`).
+
+Two exact facts frame the comparison:
+
+* For a Gaussian prior the reaction term cancels in the means: ``m_i = χ_i g_i − χ_i V_i m_i`` gives
+  ``(χ_i⁻¹ + V_i) m_i = g_i``, i.e. ``m_i = P⁻¹ g_i`` (:func:`gaussian_correction`). Written as
+  ``m_i = g_i − c_i``, the Gaussian correction is ``c_i = (I − P⁻¹) g_i``: linear, and the same map at
+  every site. The site-dependent ``V_i`` only enter the local covariances ``χ_i``, which the neural layer
+  does not output. A site-shared ``f_θ`` can therefore represent the Gaussian correction of the means; it
+  could not represent the reaction term ``V_i m_i`` on its own (a different linear map at each site).
+* Couplings with only the blog's "internal" symmetry ``J_ij = J_ijᵀ`` do not make the (Nd × Nd) matrix
+  symmetric (``J_ji ≠ J_ij``): no energy ``−½ Sᵀ J S`` and no Boltzmann measure stand behind them
+  (:func:`coupling_asymmetry`), so the TAP equations are then used as a parametrised update, not derived.
+
+:func:`fixed_point_fields` evaluates a trained model at its fixed point; :func:`affine_fit` measures how
+linear ``f_θ`` is there (and the effective prior precision ``P_eff = (I − A)⁻¹`` of its best site-shared
+linear part); :func:`correction_report` gathers the numbers the chapter quotes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..companion.checks import check_tensor
+
+__all__ = ["fixed_point_fields", "affine_fit", "gaussian_cavity", "gaussian_correction", "coupling_asymmetry",
+           "correction_report"]
+
+
+@torch.no_grad()
+def fixed_point_fields(model: Any, images: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``{"x", "g", "m", "f"}``, each (B, N, d), of a trained :class:`~mfattn.implicit.models.MeanFieldMNIST`
+    with learned couplings at its fixed point: sources ``X``, naive fields ``g_i = Σ_j J_ij m*_j + X_i``,
+    magnetisations ``m*`` and the correction ``f = g − m*`` (``= f_θ(g)`` at a converged fixed point)."""
+    layer = getattr(model, "attention", None)
+    if layer is None or getattr(layer, "interaction", None) != "linear":
+        raise ValueError("model must be a MeanFieldMNIST with learned couplings (interaction='linear')")
+    check_tensor("images", images, ndim=4)
+    was_training = model.training
+    model.eval()
+    try:
+        x = model.sources(images)
+        m = layer(x)
+        g = x + torch.einsum("ijab,zjb->zia", layer.couplings(), m)
+    finally:
+        model.train(was_training)
+    return {"x": x, "g": g, "m": m, "f": g - m}
+
+
+def affine_fit(inputs: Any, outputs: Any) -> dict[str, Any]:
+    """Least-squares site-shared affine map ``y ≈ A u + b`` over all leading axes.
+
+    ``inputs`` (..., d_in), ``outputs`` (..., d_out), same leading shape. Returns ``A`` (d_out, d_in), ``b``
+    (d_out,) and ``r2`` = 1 − Σ‖y − ŷ‖² / Σ‖y − ȳ‖², the fraction of the outputs' variance (about their
+    mean) the map explains: 1 for an exactly affine relation."""
+    u = np.asarray(inputs.detach().cpu() if isinstance(inputs, torch.Tensor) else inputs, dtype=np.float64)
+    y = np.asarray(outputs.detach().cpu() if isinstance(outputs, torch.Tensor) else outputs, dtype=np.float64)
+    if u.ndim < 2 or y.ndim < 2 or u.shape[:-1] != y.shape[:-1]:
+        raise ValueError(f"inputs and outputs must be (..., d_in) and (..., d_out) with one leading shape; "
+                         f"got {u.shape} and {y.shape}")
+    u2, y2 = u.reshape(-1, u.shape[-1]), y.reshape(-1, y.shape[-1])
+    if len(u2) <= u2.shape[1] + 1:
+        raise ValueError(f"affine_fit needs more rows ({len(u2)}) than d_in + 1 = {u2.shape[1] + 1}")
+    if not (np.isfinite(u2).all() and np.isfinite(y2).all()):
+        raise ValueError("inputs and outputs must be finite (a fixed point that diverged?)")
+    design = np.hstack([u2, np.ones((len(u2), 1))])
+    coef, *_ = np.linalg.lstsq(design, y2, rcond=None)
+    resid = y2 - design @ coef
+    total = ((y2 - y2.mean(axis=0)) ** 2).sum()
+    return {"A": coef[:-1].T, "b": coef[-1], "r2": float(1.0 - (resid ** 2).sum() / total) if total > 0 else 1.0}
+
+
+def _check_couplings(J: Any) -> torch.Tensor:
+    J = check_tensor("J", J, ndim=4)
+    n, n2, d, d2 = J.shape
+    if n != n2 or d != d2:
+        raise ValueError(f"J must have shape (N, N, d, d); got {tuple(J.shape)}")
+    return J.double()
+
+
+def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
+    """(N, d, d) adaptive-TAP cavity variances ``V_i = P − [(P − J)⁻¹]_ii⁻¹`` of Gaussian spins (``Λ ≡ P``).
+
+    ``J`` (N, N, d, d) couplings (any symmetry: for non-symmetric ``J`` these are the formal linear-response
+    equations); ``P`` a positive scalar or (d, d) prior precision. Raises if ``P − J`` is singular."""
+    from .meanfield import couplings_to_matrix
+
+    J = _check_couplings(J)
+    n, _, d, _ = J.shape
+    Pd = torch.as_tensor(P, dtype=torch.float64)
+    if Pd.dim() == 0:
+        if not float(Pd) > 0:
+            raise ValueError(f"P must be a positive scalar or a (d, d) matrix; got {float(Pd)!r}")
+        Pd = float(Pd) * torch.eye(d, dtype=torch.float64)
+    if Pd.shape != (d, d):
+        raise ValueError(f"P must be a positive scalar or a ({d}, {d}) matrix; got shape {tuple(Pd.shape)}")
+    A = torch.block_diag(*([Pd] * n)) - couplings_to_matrix(J)
+    if torch.linalg.matrix_rank(A) < n * d:
+        raise ValueError("P − J is singular: the Gaussian model has no linear response at this P")
+    C = torch.linalg.inv(A).view(n, d, n, d).diagonal(dim1=0, dim2=2).permute(2, 0, 1)   # (N, d, d) C_ii
+    return Pd - torch.linalg.inv(C)
+
+
+def gaussian_correction(P: Any, g: torch.Tensor) -> torch.Tensor:
+    """The Gaussian adaptive-TAP correction of the means in the neural layer's form ``m = g − c``:
+    ``c_i = (I − P⁻¹) g_i`` for ``g`` (..., d) and prior precision ``P`` (scalar or (d, d)); see the module
+    docstring (the reaction term ``V_i m_i`` cancels against ``χ_i``)."""
+    g = check_tensor("g", g)
+    d = g.shape[-1]
+    Pd = torch.as_tensor(P, dtype=g.dtype)
+    Pd = float(Pd) * torch.eye(d, dtype=g.dtype) if Pd.dim() == 0 else Pd
+    if Pd.shape != (d, d):
+        raise ValueError(f"P must be a scalar or a ({d}, {d}) matrix; got shape {tuple(Pd.shape)}")
+    return g - torch.linalg.solve(Pd, g.unsqueeze(-1)).squeeze(-1)
+
+
+def coupling_asymmetry(J: Any) -> float:
+    """``‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F`` of the (Nd × Nd) coupling matrix ``M`` of ``J`` (N, N, d, d): 0 when an
+    energy ``−½ Sᵀ M S`` exists, 1 for an antisymmetric ``M``."""
+    from .meanfield import couplings_to_matrix
+
+    M = couplings_to_matrix(_check_couplings(J))
+    denom = float(torch.linalg.norm(M + M.T))
+    return float(torch.linalg.norm(M - M.T)) / denom if denom > 0 else float("inf")
+
+
+def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
+    """Numbers on a trained model's correction at its fixed point on ``images`` (B, 1, 28, 28).
+
+    ``r2_affine``: how much of ``f_θ(g)``'s variance one site-shared affine map of ``g`` explains;
+    ``r2_per_site_gain``: what separate affine maps per site add to it; ``p_eff_eig``: eigenvalues (real parts,
+    sorted) of ``P_eff = (I − A)⁻¹`` of that affine map's linear part (a Gaussian prior whose correction it
+    would be); ``reaction_cosine``: cosine between ``f`` and the reaction term ``V_i m*_i`` of the learned
+    couplings at ``P = I`` (nan when ``I − J`` is singular); ``v_site_spread``: mean ``‖V_i − V̄‖_F / ‖V̄‖_F``;
+    ``asymmetry``: :func:`coupling_asymmetry`; ``f_to_g``: ``‖f‖/‖g‖``; ``residual``: max over digits of
+    ``‖f − f_θ(g)‖/‖m‖``, the fixed-point residual (small when the solver converged, so ``f`` is ``f_θ(g)``).
+    ``points`` holds (B, N, d) arrays for plots: ``f``, its affine fit ``f_affine`` and the ``reaction`` term."""
+    fields = fixed_point_fields(model, images)
+    g, m, f = (fields[k].double() for k in ("g", "m", "f"))
+    with torch.no_grad():
+        net = model.attention.correction
+        f_theta = net(fields["g"]).double() if net is not None else torch.zeros_like(g)
+    fit = affine_fit(g, f)
+    per_site = [affine_fit(g[:, i], f[:, i])["r2"] for i in range(g.shape[1])]
+    var_site = ((f - f.mean(dim=0)) ** 2).sum(dim=(0, 2))
+    r2_sites = float(1 - sum((1 - r) * v for r, v in zip(per_site, var_site.tolist())) / float(var_site.sum()))
+    d = g.shape[-1]
+    p_eff = np.linalg.eigvals(np.linalg.inv(np.eye(d) - fit["A"]))
+    J = model.attention.couplings().detach()
+    reaction = torch.full_like(f, float("nan"))
+    try:
+        V = gaussian_cavity(J, 1.0)
+        reaction = torch.einsum("iab,zib->zia", V, m)
+        cosine = float((reaction * f).sum() / (reaction.norm() * f.norm()))
+        Vbar = V.mean(dim=0)
+        spread = float(((V - Vbar).flatten(1).norm(dim=1) / Vbar.norm()).mean())
+    except ValueError:
+        cosine, spread = float("nan"), float("nan")
+    return {"r2_affine": fit["r2"], "r2_per_site": r2_sites, "r2_per_site_gain": r2_sites - fit["r2"],
+            "p_eff_eig": np.sort(p_eff.real).tolist(), "reaction_cosine": cosine, "v_site_spread": spread,
+            "asymmetry": coupling_asymmetry(J), "f_to_g": float(f.norm() / g.norm()),
+            "residual": float(((f - f_theta).flatten(1).norm(dim=1) / m.flatten(1).norm(dim=1)).max()),
+            "digits": int(len(images)),
+            "points": {"f": f.numpy(), "f_affine": (g.numpy() @ fit["A"].T + fit["b"]), "reaction": reaction.numpy()}}
