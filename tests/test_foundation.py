@@ -245,6 +245,10 @@ def test_citation_cff_is_valid():
     import mfattn
 
     assert str(cff["version"]) == mfattn.__version__ == str(cff["preferred-citation"]["version"])
+    # the newest CHANGELOG entry is this version, released on the CFF's date
+    entries = re.findall(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert entries, "CHANGELOG.md has no '## X.Y.Z (YYYY-MM-DD)' entry"
+    assert entries[0] == (mfattn.__version__, str(cff["date-released"])), entries[0]
 
 
 def test_repository_url_agrees_everywhere():
