@@ -1,14 +1,16 @@
 """The "How to cite" page: the build's version and commit, and a figure citation a reader can verify."""
 
+import io
 import json
 import re
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 
 import mfattn
-from mfattn.companion import citation
+from mfattn.companion import _archive, citation
 from mfattn.companion.manifest import read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,8 +27,15 @@ def test_build_statement_names_the_version_and_the_commit(monkeypatch):
     assert f"`{COMMIT[:12]}`" in text and "+dirty" not in text and "(with uncommitted changes)" in text
 
 
-def test_build_statement_of_this_checkout():
-    """The statement names this package's version and the checkout's HEAD, read by git here."""
+def test_an_archive_names_the_commit_it_was_made_from(monkeypatch):
+    """Built from a release archive (no .git), the page names the commit `git archive` wrote into _archive.py."""
+    monkeypatch.setattr(citation, "git_commit", lambda: "unknown")
+    assert "commit `unknown`" in citation.build_statement()  # a checkout's placeholder is not a commit
+    monkeypatch.setattr(_archive, "COMMIT", COMMIT)
+    assert f"commit `{COMMIT[:12]}`" in citation.build_statement()
+
+
+def _head() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                               timeout=10).stdout.strip()
@@ -34,6 +43,22 @@ def test_build_statement_of_this_checkout():
         head = ""
     if not re.fullmatch(r"[0-9a-f]{40}", head):
         pytest.skip("not a git checkout")
+    return head
+
+
+def test_git_archive_writes_the_commit_into_the_package():
+    """.gitattributes marks _archive.py export-subst: `git archive HEAD` holds HEAD's commit there."""
+    head = _head()
+    tar = subprocess.run(["git", "archive", "--format=tar", "HEAD", "--", "mfattn/companion/_archive.py"], cwd=ROOT,
+                         capture_output=True, timeout=30).stdout
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        text = archive.extractfile("mfattn/companion/_archive.py").read().decode()
+    assert f'COMMIT = "{head}"' in text
+
+
+def test_build_statement_of_this_checkout():
+    """The statement names this package's version and the checkout's HEAD, read by git here."""
+    head = _head()
     text = citation.build_statement()
     assert f"**mfattn {mfattn.__version__}**" in text and f"`{head[:12]}`" in text
 

@@ -7,17 +7,27 @@ from __future__ import annotations
 import html
 import time
 
+from . import _archive
 from .ledger import FIGURE_RE
 from .manifest import check, git_commit, read_manifest
 
 __all__ = ["build_statement", "figure_citation", "figures_table"]
 
 
+def _build_commit() -> str:
+    """The checkout's commit (``+dirty`` when modified); in a ``git archive`` (a release archive, no ``.git``)
+    the commit it was made from; else ``unknown``."""
+    commit = git_commit()
+    if commit == "unknown":
+        commit = _archive.archived_commit() or commit
+    return commit
+
+
 def build_statement() -> str:
     """A Markdown sentence naming the version, the commit and the date of this build."""
     from .. import __version__
 
-    commit = git_commit()
+    commit = _build_commit()
     dirty = " (with uncommitted changes)" if commit.endswith("+dirty") else ""
     return (f"**mfattn {__version__}**, commit `{commit.split('+')[0][:12]}`{dirty}, built on "
             f"{time.strftime('%Y-%m-%d')}.")
@@ -40,7 +50,7 @@ def figure_citation(label: str, profile: str = "full") -> str:
         raise ValueError(f"label must name a stored {profile}-profile figure (e.g. {sorted(entries)[0]!r}); "
                          f"got {label!r}")
     entry = entries[label]
-    commit = git_commit()
+    commit = _build_commit()
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
     return (f"> Figure `{label}` of mfattn {__version__} ({profile} profile, commit `{commit.split('+')[0][:12]}`"
             f"{dirty}, sha256 `{entry['sha256'][:8]}`): {entry.get('paper_figure') or 'a figure of the book'}.")
