@@ -18,7 +18,7 @@ import torch
 
 import mfattn
 from mfattn import ChapterRun
-from mfattn.companion import checks, datasets, ledger, manifest, profiles, store
+from mfattn.companion import checks, citation, datasets, ledger, manifest, profiles, store
 
 PACKAGE = Path(mfattn.__file__).resolve().parent
 
@@ -58,6 +58,7 @@ def _companion_rows() -> list[tuple]:
         ("run-chapter", lambda: ChapterRun("chapter1"), ValueError, "chapter must be one of"),
         ("run-override", lambda: ChapterRun("ising", spins=4), ValueError, "spins"),
         ("figures-dir-profile", lambda: manifest.figures_dir("medium"), ValueError, "profile must be one of"),
+        ("citation-figure-label", lambda: citation.figure_citation("Figure 3"), ValueError, "label"),
         # the ledger
         ("ledger-verdict-word", lambda: ledger.make_entry(**{**entry, "verdict": "confirmed"}), ValueError, "verdict"),
         ("ledger-claim-id", lambda: ledger.make_entry(**{**entry, "claim_id": "Bad Id"}), ValueError, "claim_id"),

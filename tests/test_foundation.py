@@ -245,6 +245,10 @@ def test_citation_cff_is_valid():
     import mfattn
 
     assert str(cff["version"]) == mfattn.__version__ == str(cff["preferred-citation"]["version"])
+    # the newest CHANGELOG entry is this version, released on the CFF's date
+    entries = re.findall(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert entries, "CHANGELOG.md has no '## X.Y.Z (YYYY-MM-DD)' entry"
+    assert entries[0] == (mfattn.__version__, str(cff["date-released"])), entries[0]
 
 
 def test_repository_url_agrees_everywhere():
@@ -276,6 +280,8 @@ def test_no_pickle_is_ever_loaded_from_a_file():
     """torch.load only with weights_only=True (tensors and plain types), np.load never with allow_pickle=True."""
     for path in [*ROOT.joinpath("mfattn").rglob("*.py"), *ROOT.joinpath("benchmarks").rglob("*.py")]:
         text = path.read_text()
-        for call in re.findall(r"torch\.load\([^)]*\)", text):
+        calls = re.findall(r"torch\.load\((?:[^()]|\([^()]*\))*\)", text)  # arguments may hold one call
+        assert len(calls) == text.count("torch.load("), f"{path.relative_to(ROOT)}: a torch.load call not read"
+        for call in calls:
             assert "weights_only=True" in call, f"{path.relative_to(ROOT)}: {call}"
         assert "allow_pickle=True" not in text and "pickle.load" not in text, path.relative_to(ROOT)

@@ -116,3 +116,58 @@ def test_stored_full_profile_ledger_names_existing_evidence():
         assert entry["claim_id"] == claim_id and entry["profile"] == "full"
         assert entry["chapter"] in chapters and entry["verdict"] in ledger.VERDICTS
         assert not ledger.check_evidence(entry["evidence"], labels, ROOT), claim_id
+
+
+#: Stored verdicts whose numbers are written only in their note (or, for the Lyapunov spectrum, nowhere): chapter
+#: 6's (its claims.py passes no ``numbers=``); the chapter's next full run should give each its numbers. This set
+#: may only shrink.
+NUMBERS_NOT_YET_RECORDED = {
+    "dmft-asymmetric-nonequilibrium", "dmft-coexistence", "dmft-finite-n", "dmft-lyapunov-spectrum",
+    "dmft-mean-field-map", "dmft-memory", "dmft-path-probability", "dmft-planes", "dmft-spectra"}
+#: Chapters whose full-profile verdicts are still to be stored: chapter 2 (its MNIST runs re-run with 0.2.0's code).
+CHAPTERS_PENDING = {"deq"}
+
+
+def _stored_full_ledger() -> dict:
+    stored = ledger.read_ledger("full")
+    if not stored:
+        pytest.skip("no stored full-profile ledger (outside a checkout)")
+    return stored
+
+
+def test_stored_full_profile_ledger_is_complete():
+    """The Reproduction report's promise for every verdict in data/full/ledger.json: a claim with its source,
+    its evidence and the number it rests on; a "not tested" claim has neither, so it must say why."""
+    stored = _stored_full_ledger()
+    without_numbers = set()
+    for claim_id, entry in stored.items():
+        assert entry["claim"].strip() and entry["source"].strip(), claim_id
+        if entry["verdict"] == "not tested":  # nothing measured: the reason stands for evidence and numbers
+            assert entry.get("note", "").strip(), f"{claim_id}: 'not tested' without a reason"
+            continue
+        assert entry.get("evidence"), f"{claim_id}: a '{entry['verdict']}' verdict without evidence"
+        if not entry.get("numbers"):
+            without_numbers.add(claim_id)
+    assert without_numbers <= NUMBERS_NOT_YET_RECORDED, f"verdicts without numbers: {sorted(without_numbers)}"
+    absent = {c.name for c in CHAPTERS} - {e["chapter"] for e in stored.values()}
+    assert absent <= CHAPTERS_PENDING, f"chapters without full-profile verdicts: {sorted(absent)}"
+
+
+def test_the_report_shows_every_stored_verdict_with_its_numbers_evidence_and_reason(tmp_path, monkeypatch):
+    """Each stored verdict is a row of the Reproduction report: claim, verdict, numbers, evidence and note."""
+    stored = _stored_full_ledger()
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))  # no quick ledger; the full one copied
+    ledger.ledger_path("full").parent.mkdir(parents=True)
+    ledger.ledger_path("full").write_text((ROOT / "data" / "full" / "ledger.json").read_text())
+    report = ledger.report_markdown([c.name for c in CHAPTERS])
+    assert report.startswith(f"{len(stored)} claims: ")
+    rows = report.splitlines()
+    for claim_id, entry in stored.items():
+        row = [r for r in rows if r.startswith("| ") and ledger._cell(entry["claim"]) in r]
+        assert len(row) == 1, claim_id
+        row = row[0]
+        assert f"**{entry['verdict']}**" in row, claim_id
+        assert all(f"{name} = " in row for name in entry.get("numbers", {})), claim_id
+        assert all(f"`{item}`" in row for item in entry["evidence"]), claim_id
+        if entry.get("note"):
+            assert f"*({ledger._cell(entry['note'])})*" in row, claim_id

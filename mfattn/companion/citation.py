@@ -1,24 +1,59 @@
-"""What the book's "How to cite" and "Figures" pages show: the build's version and commit, and a table of
-the stored figures with their files, SHA-256, commit and status against today's code."""
+"""What the book's "How to cite" and "Figures" pages show: the build's version and commit, an example
+citation of a stored figure, and a table of the stored figures with their files, SHA-256, commit and
+status against today's code."""
 
 from __future__ import annotations
 
 import html
 import time
 
+from . import _archive
+from .ledger import FIGURE_RE
 from .manifest import check, git_commit, read_manifest
 
-__all__ = ["build_statement", "figures_table"]
+__all__ = ["build_statement", "figure_citation", "figures_table"]
+
+
+def _build_commit() -> str:
+    """The checkout's commit (``+dirty`` when modified); in a ``git archive`` (a release archive, no ``.git``)
+    the commit it was made from; else ``unknown``."""
+    commit = git_commit()
+    if commit == "unknown":
+        commit = _archive.archived_commit() or commit
+    return commit
 
 
 def build_statement() -> str:
     """A Markdown sentence naming the version, the commit and the date of this build."""
     from .. import __version__
 
-    commit = git_commit()
+    commit = _build_commit()
     dirty = " (with uncommitted changes)" if commit.endswith("+dirty") else ""
     return (f"**mfattn {__version__}**, commit `{commit.split('+')[0][:12]}`{dirty}, built on "
             f"{time.strftime('%Y-%m-%d')}.")
+
+
+def figure_citation(label: str, profile: str = "full") -> str:
+    """A Markdown quotation citing the stored figure ``label`` as the "How to cite" page asks: its label,
+    the version and commit of this build, the profile, the first 8 characters of the file's SHA-256 and
+    what it reproduces (the manifest's ``paper_figure``). Raises ValueError naming ``label`` when it is not a
+    figure label or the manifest has figures but not this one; says so when none is stored (outside a
+    checkout)."""
+    from .. import __version__
+
+    if not isinstance(label, str) or not FIGURE_RE.match(label):
+        raise ValueError(f"label must be a figure label ('fig-...'); got {label!r}")
+    entries = read_manifest(profile)
+    if not entries:
+        return f"*(No {profile}-profile figure is stored in this build.)*"
+    if label not in entries:
+        raise ValueError(f"label must name a stored {profile}-profile figure (e.g. {sorted(entries)[0]!r}); "
+                         f"got {label!r}")
+    entry = entries[label]
+    commit = _build_commit()
+    dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
+    return (f"> Figure `{label}` of mfattn {__version__} ({profile} profile, commit `{commit.split('+')[0][:12]}`"
+            f"{dirty}, sha256 `{entry['sha256'][:8]}`): {entry.get('paper_figure') or 'a figure of the book'}.")
 
 
 def figures_table(profile: str = "full", base: str = "..") -> str:
