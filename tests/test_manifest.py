@@ -155,3 +155,23 @@ def test_a_runs_own_stored_results_do_not_mark_it_dirty(tmp_path, monkeypatch):
     assert not manifest.git_commit().endswith("+dirty")
     (tmp_path / "code.py").write_text("x = 2\n")                              # a code change
     assert manifest.git_commit().endswith("+dirty")
+
+
+def test_setting_the_repository_url_does_not_make_stored_results_stale(tmp_path):
+    """.ci/set-repository rewrites the Colab install cells' URL: the code digest must not change, while any
+    other edit of a code cell must."""
+    import json
+
+    from mfattn.companion import manifest
+
+    nb = json.loads((Path(__file__).resolve().parents[1] / "book" / "02_deep_implicit_attention.ipynb").read_text())
+    original = tmp_path / "a.ipynb"
+    original.write_text(json.dumps(nb))
+    moved = json.loads(json.dumps(nb).replace("https://github.com/mfattn/mfattn", "https://github.com/some-lab/mf-attn.v2"))
+    assert json.dumps(moved) != json.dumps(nb)
+    (tmp_path / "b.ipynb").write_text(json.dumps(moved))
+    assert manifest._notebook_code(tmp_path / "b.ipynb") == manifest._notebook_code(original)
+    code = next(c for c in moved["cells"] if c["cell_type"] == "code" and "profile" in "".join(c["source"]))
+    code["source"] = "".join(code["source"]).replace('"quick"', '"full"', 1)
+    (tmp_path / "c.ipynb").write_text(json.dumps(moved))
+    assert manifest._notebook_code(tmp_path / "c.ipynb") != manifest._notebook_code(original)

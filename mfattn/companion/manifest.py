@@ -97,13 +97,21 @@ def git_commit() -> str:
     return (head or "unknown") + ("+dirty" if dirty else "")
 
 
+#: The repository URL as the chapters' Colab install cells are hashed: ``.ci/set-repository`` writes the
+#: project's real URL into those cells, which must not make every stored result stale.
+_HASHED_REPOSITORY = "https://github.com/mfattn/mfattn"
+
+
 def _notebook_code(notebook: Path) -> bytes:
-    """The code cells of a notebook (sources only: outputs and metadata never change a result)."""
+    """The code cells of a notebook (sources only: outputs and metadata never change a result; a GitHub
+    repository URL, which only the Colab install cell names, is hashed as one fixed placeholder)."""
     import json
+    import re
 
     cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
-    return "\n\0".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                       for c in cells if c.get("cell_type") == "code").encode()
+    code = "\n\0".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                       for c in cells if c.get("cell_type") == "code")
+    return re.sub(r"https://github\.com/[\w.-]+/[\w.-]+", _HASHED_REPOSITORY, code).encode()
 
 
 def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
