@@ -164,6 +164,8 @@ ROWS = [
 
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
 from mfattn.dynamics import basins, floquet, lyapunov, rotation  # noqa: E402
+_STAIR = rotation.RotationResult(np.array([1.0, 1.1]), None, None, np.array([0.25, 0.25]), np.full(2, 4),
+                               np.ones(2), 200)
 
 ROWS += [
     ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
@@ -177,6 +179,9 @@ ROWS += [
     ("dmft-rotation-too-short", lambda: rotation.rotation_number([1.0], 16, 10), ValueError, "stroboscopic"),
     ("dmft-rotation-cap", lambda: rotation.rotation_number([1.0], 40, 10, cap=1), ValueError, "cap"),
     ("dmft-rotation-locked-q", lambda: rotation.locked_fraction(0.25, max_q=0), ValueError, "max_q"),
+    ("dmft-plateaus-max-gap", lambda: rotation.plateaus(_STAIR, max_gap=-1), ValueError, "max_gap"),
+    ("dmft-plateaus-max-gap-float", lambda: rotation.plateaus(_STAIR, max_gap=2.5), (ValueError, TypeError), "max_gap"),
+    ("dmft-stored-plateaus-max-gap", lambda: rotation.merge_stored_plateaus([], max_gap=-1), ValueError, "max_gap"),
     ("dmft-tongues-epsilons-empty", lambda: rotation.arnold_tongues([1.0], []), ValueError, "epsilons"),
     ("dmft-tongues-epsilons-range", lambda: rotation.arnold_tongues([1.0], [1.5]), ValueError, "epsilons"),
     ("dmft-tongues-betas-nan", lambda: rotation.arnold_tongues([NAN], [0.02]), ValueError, "betas"),

@@ -47,3 +47,57 @@ def test_plateaus_group_neighbouring_locked_points():
     res = rotation.RotationResult(np.linspace(1.0, 1.9, 10), None, None, rho, np.full(10, 200), np.ones(10), 200)
     found = rotation.plateaus(res)
     assert [(p["fraction"], p["beta_lo"], p["points"]) for p in found] == [("1/4", 1.1, 3), ("2/7", 1.7, 2)]
+
+
+def _staircase(rho, distinct=None):
+    rho = np.asarray(rho, float)
+    b = 1.0 + 0.01 * np.arange(rho.size)
+    distinct = np.full(rho.size, 200) if distinct is None else np.asarray(distinct)
+    return rotation.RotationResult(b, None, None, rho, distinct, np.ones(rho.size), 200), b.tolist()
+
+
+Q, F, S, T = 0.25, 4 / 15, 2 / 7, 3 / 11
+NAN = np.nan
+#        0    1  2        3  4    5  6       7       8  9  10    11 12 13 14 15   16     17     18     19 20 21
+STAIR = [NAN, Q, Q + 3e-5, Q, NAN, Q, Q, 0.2601, F, F, 0.27, S, S, T, S, S, 0.201, 0.211, 0.221, S, S, NAN]
+
+
+def test_plateaus_merge_runs_of_one_fraction_across_short_unlabelled_gaps():
+    distinct = [200, 4, 4, 4, 9, 8, 8, 200, 15, 15, 200, 7, 14, 11, 7, 7, 200, 200, 200, 28, 28, 200]
+    res, b = _staircase(STAIR, distinct)
+    got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"]), p["points"], p["runs"], p["strobe_cycles"])
+           for p in rotation.plateaus(res)]
+    # 1/4: runs 1-3 and 5-6 across one unlabelled point; 4/15 after a gap is another fraction: never joined;
+    # 2/7 at 11-12 and 14-15: the point between is labelled 3/11 (a lone point, no plateau of its own), so no
+    # merge; 14-15 and 19-20: three unlabelled points <= the default max_gap, merged.
+    assert got == [("1/4", 1, 6, 5, 2, [4, 8]), ("4/15", 8, 9, 2, 1, [15]), ("2/7", 11, 12, 2, 1, [7, 14]),
+                   ("2/7", 14, 20, 4, 2, [7, 28])]
+    widths = [p["width"] for p in rotation.plateaus(res)]
+    np.testing.assert_allclose(widths, [0.05, 0.01, 0.01, 0.06], atol=1e-12)
+    # a gap longer than max_gap is not bridged; max_gap=0 gives the runs as found
+    got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in rotation.plateaus(res, max_gap=2)]
+    assert got == [("1/4", 1, 6), ("4/15", 8, 9), ("2/7", 11, 12), ("2/7", 14, 15), ("2/7", 19, 20)]
+    assert len(rotation.plateaus(res, max_gap=0)) == 6
+
+
+def test_plateaus_never_merge_two_different_fractions_whatever_the_gap():
+    res, b = _staircase([Q, Q, NAN, F, F, NAN, Q, Q, S, S, T, T])
+    for gap in (0, 1, 5, 100):
+        got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in rotation.plateaus(res, gap)]
+        assert got == [("1/4", 0, 1), ("4/15", 3, 4), ("1/4", 6, 7), ("2/7", 8, 9), ("3/11", 10, 11)], gap
+
+
+def test_stored_fragments_are_merged_like_the_staircase():
+    # A list stored before plateaus() merged (no "runs"): the grid step is read from it; the result is what
+    # plateaus() gives on the staircase itself. A list from today's plateaus() comes back unchanged.
+    res, b = _staircase(STAIR)
+    old = [{k: p[k] for k in ("fraction", "rho", "beta_lo", "beta_hi", "points", "strobe_cycles")}
+           for p in rotation.plateaus(res, max_gap=0)]
+    merged = rotation.merge_stored_plateaus(old)
+    keys = ("fraction", "beta_lo", "beta_hi", "points", "runs")
+    new = rotation.plateaus(res)
+    assert [tuple(p[k] for k in keys) for p in merged][:2] == [tuple(p[k] for k in keys) for p in new][:2]
+    # the stored list cannot see the lone 3/11 point between the two 2/7 runs (dropped by min_points): merged
+    assert [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in merged][2:] == [("2/7", 11, 20)]
+    assert rotation.merge_stored_plateaus(new) == new
+    assert [p["runs"] for p in rotation.merge_stored_plateaus(old, max_gap=0)] == [1] * 6

@@ -31,7 +31,8 @@ from ..companion.checks import check_grid, check_int, check_real
 from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, paper_model
 
-__all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus"]
+__all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus",
+           "merge_stored_plateaus", "MAX_GAP"]
 
 
 @dataclass
@@ -161,37 +162,87 @@ def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *,
                           r.distinct.reshape(shape), r.radius.reshape(shape), cap)
 
 
-def plateaus(result: RotationResult, max_q: int = 16, tol: float = 1e-4, min_points: int = 2) -> list[dict]:
-    """Mode-locked plateaus of a 1-d staircase: maximal runs of neighbouring grid points whose ρ lies within
-    ``tol`` of one fraction p/q (q <= max_q), at least ``min_points`` long (a lone point near a fraction is
-    more often a coincidence than a window).
+#: Default of ``max_gap`` (grid points) in :func:`plateaus`. In the stored full staircase (4001 β over the zoom,
+#: step 1e-5) the 2/7 window is cut by unlabelled points (its period doublings, where the averaged ρ misses 2/7
+#: by more than ``tol``) into fragments 1 to 4 points apart; the next gap between two 2/7 runs is 16 points (a
+#: separate small window beyond its end). Any value from 4 to 15 gives the same plateaus; 4 is the smallest.
+MAX_GAP = 4
+
+
+def plateaus(result: RotationResult, max_gap: int = MAX_GAP, max_q: int = 16, tol: float = 1e-4,
+             min_points: int = 2) -> list[dict]:
+    """Mode-locked plateaus of a 1-d staircase: runs of neighbouring grid points whose ρ lies within ``tol`` of
+    one fraction p/q (q <= max_q), each at least ``min_points`` long (a lone point near a fraction is more often
+    a coincidence than a window), then **merged**: two runs of the same fraction separated by at most
+    ``max_gap`` grid points, none of which is labelled with another fraction, are one plateau. Inside a window,
+    period doublings and short chaotic bands make the averaged ρ miss p/q by more than ``tol`` at a few points;
+    without merging the window falls into fragments (defaults: :data:`MAX_GAP`). A gap holding a point of
+    another fraction is never bridged, whatever its length.
 
     ``tol`` should exceed the averaging error of a locked cycle (≤ 1/(2n) over n stroboscopic iterates) and
     stay far below the spacing of the fractions with q <= max_q (so that an irrational ρ is rarely labelled).
-    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "points", "strobe_cycles"}]`` in β order;
-    ``strobe_cycles`` are the distinct-point counts seen on the plateau (q for a converged q-cycle, 2q, 4q
-    after period doublings, ``cap`` where the orbit is not a short cycle).
+    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "width", "points", "runs", "strobe_cycles"}]``
+    in β order: ``width = beta_hi - beta_lo``; ``points`` the grid points labelled p/q inside, ``runs`` how many
+    runs were merged; ``strobe_cycles`` are the distinct-point counts seen at those points (q for a converged
+    q-cycle, 2q, 4q after period doublings, ``cap`` where the orbit is not a short cycle).
     """
+    check_int("max_gap", max_gap, 0)
     check_int("max_q", max_q, 1)
     check_int("min_points", min_points, 1)
     b = np.asarray(result.betas)
     if b.ndim != 1:
         raise ValueError("result must be a 1-d staircase (from rotation_number), not an Arnold-tongue grid")
     labels = [locked_fraction(r, max_q, tol) for r in result.rho]
-    out, i = [], 0
+    runs, i = [], 0  # (first, last) grid index of each run of one fraction, at least min_points long
     while i < b.size:
-        f = labels[i]
-        if f is None:
-            i += 1
-            continue
         j = i
-        while j + 1 < b.size and labels[j + 1] == f:
+        while j + 1 < b.size and labels[j + 1] == labels[i]:
             j += 1
-        if j - i + 1 < min_points:
-            i = j + 1
-            continue
-        out.append({"fraction": f"{f.numerator}/{f.denominator}", "rho": float(f), "beta_lo": float(b[i]),
-                    "beta_hi": float(b[j]), "points": j - i + 1,
-                    "strobe_cycles": sorted({int(q) for q in result.distinct[i:j + 1]})})
+        if labels[i] is not None and j - i + 1 >= min_points:
+            runs.append([i, j])
         i = j + 1
+    merged = []
+    for lo, hi in runs:
+        if merged:
+            prev = merged[-1]
+            gap = labels[prev[1] + 1:lo]
+            if labels[lo] == labels[prev[0]] and len(gap) <= max_gap and all(g in (None, labels[lo]) for g in gap):
+                prev[1], prev[2] = hi, prev[2] + 1
+                continue
+        merged.append([lo, hi, 1])
+    out = []
+    for lo, hi, n in merged:
+        f = labels[lo]
+        on = [k for k in range(lo, hi + 1) if labels[k] == f]
+        out.append({"fraction": f"{f.numerator}/{f.denominator}", "rho": float(f), "beta_lo": float(b[lo]),
+                    "beta_hi": float(b[hi]), "width": float(b[hi] - b[lo]), "points": len(on), "runs": n,
+                    "strobe_cycles": sorted({int(result.distinct[k]) for k in on})})
+    return out
+
+
+def merge_stored_plateaus(found: list[dict], max_gap: int = MAX_GAP) -> list[dict]:
+    """Merge a stored plateau list made before :func:`plateaus` merged (entries without ``"runs"``): neighbours
+    in the list with the same fraction and at most ``max_gap`` grid points between them become one plateau.
+
+    Such a list keeps only the runs (no per-point labels), so the grid step is read from it (``(beta_hi -
+    beta_lo) / (points - 1)`` of its runs) and a lone point of another fraction inside a gap, dropped there by
+    ``min_points``, cannot be seen: a gap between two *listed* runs of different fractions is never bridged.
+    A list from today's :func:`plateaus` (every entry has ``"runs"``) is returned unchanged.
+    """
+    check_int("max_gap", max_gap, 0)
+    if all("runs" in p for p in found):
+        return [dict(p) for p in found]
+    steps = [(p["beta_hi"] - p["beta_lo"]) / (p["points"] - 1) for p in found if p["points"] > 1]
+    step = float(np.median(steps)) if steps else None
+    out: list[dict] = []
+    for p in found:
+        p = dict(p, runs=p.get("runs", 1), width=p["beta_hi"] - p["beta_lo"])
+        if out and step and out[-1]["fraction"] == p["fraction"] \
+                and round((p["beta_lo"] - out[-1]["beta_hi"]) / step) - 1 <= max_gap:
+            q = out[-1]
+            q.update(beta_hi=p["beta_hi"], width=p["beta_hi"] - q["beta_lo"], points=q["points"] + p["points"],
+                     runs=q["runs"] + p["runs"],
+                     strobe_cycles=sorted(set(q.get("strobe_cycles", [])) | set(p.get("strobe_cycles", []))))
+            continue
+        out.append(p)
     return out
