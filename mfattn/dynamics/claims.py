@@ -16,10 +16,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .diagnostics import confusion, envelope_decay_time
+from .claims_beyond import PAPER, beyond_full_numbers, plateau_summary, record_beyond
 
-__all__ = ["summary", "full_numbers", "glue_values", "CLAIMS", "decide", "record"]
-
-PAPER = "Poc-López & Aguilera 2024"
+__all__ = ["summary", "full_numbers", "glue_values", "CLAIMS", "decide", "record", "record_beyond",
+           "beyond_full_numbers", "plateau_summary"]
 FIG4 = (1.255, 1.26405, 1.266, 1.27, 1.28, 1.4)
 TOL = 1e-3  # |λ_max| below this is "zero within the run's resolution"
 
@@ -67,7 +67,8 @@ def _summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_peri
 
 def full_numbers(root: Path | None) -> dict:
     """Numbers from the stored full profile: per diagram (``fig3a``, ``fig3b``) the bin-rule classes, the
-    confusion against (period, λ), onsets; ``summary`` (:func:`summary`, when stored). {} if absent."""
+    confusion against (period, λ), onsets; ``summary`` (:func:`summary`, when stored); ``beyond``
+    (:func:`beyond_full_numbers`, when stored). {} if absent."""
     out: dict[str, Any] = {}
     if root is None:
         return out
@@ -98,6 +99,9 @@ def full_numbers(root: Path | None) -> dict:
         import json
 
         out["summary"] = json.loads(path.read_text())
+    beyond = beyond_full_numbers(Path(root))
+    if beyond:
+        out["beyond"] = beyond
     return out
 
 
@@ -191,9 +195,12 @@ def _planes(n):
     start = "the paper's stored β = 1.28 context" if f4["start"] == "paper" else "our own β = 1.28 context"
     verdict = "reproduced" if signs and f4["start"] == "paper" else (
         "reproduced with differences" if signs else "not reproduced")
+    nums = {f"lambda_max at beta = {b:g}": v for b, v in lam.items()}
+    nums.update({"period at beta = 1.27": per[1.27], "start": start,
+                 "betas where our own start differs": ", ".join(f"{b:g}" for b in differ) or "none"})
     return (verdict, f"From {start}: λ_max = " + ", ".join(f"{b:g}: {v:+.2g}" for b, v in lam.items())
             + f"; period at 1.27: {per[1.27]}. From our own context the attractor differs as a set at β = "
-            + (", ".join(f"{b:g}" for b in differ) or "none") + ".")
+            + (", ".join(f"{b:g}" for b in differ) or "none") + ".", nums)
 
 
 def _spectra(n):
@@ -202,10 +209,21 @@ def _spectra(n):
         return None
     i_q, i_c = f4["betas"].index(1.26405), f4["betas"].index(1.28)
     ok = f4["tau_e"][i_q] is None and f4["tau_e"][i_c] is not None
+    nums = {"1/e decay time at beta = 1.26405 (steps)": _steps_or_never(f4["tau_e"][i_q]),
+            "1/e decay time at beta = 1.28 (steps)": _steps_or_never(f4["tau_e"][i_c])}
     return ("reproduced" if ok else "not reproduced",
             f"Autocorrelation envelope below 1/e: never within 2000 lags at β = 1.26405 (torus) "
-            f"{'(as expected)' if f4['tau_e'][i_q] is None else '(it did: ' + str(f4['tau_e'][i_q]) + ')'}, "
-            f"after {f4['tau_e'][i_c]} steps at β = 1.28 (chaos).")
+            f"{'(as expected)' if f4['tau_e'][i_q] is None else '(it did: ' + _fmt_steps(f4['tau_e'][i_q]) + ')'}, "
+            f"after {_fmt_steps(f4['tau_e'][i_c])} steps at β = 1.28 (chaos).", nums)
+
+
+def _steps_or_never(t):
+    """A decay time for the ledger: the number of steps, or why there is none (the envelope never fell)."""
+    return "none within 2000 lags" if t is None else t
+
+
+def _fmt_steps(t):
+    return "never within 2000 lags" if t is None else f"{t:.0f}"
 
 
 def _memory(n):
@@ -217,11 +235,13 @@ def _memory(n):
     L = 4  # the context length
     verdict = ("reproduced" if all(t is None or t > 10 * L for t in chaotic) else
                "reproduced with differences" if all(t is None or t > L for t in chaotic) else "not reproduced")
+    nums = {f"0.1 decay time at beta = {b:g} (steps)": _steps_or_never(t01[b]) for b in FIG4}
+    nums["context length L"] = L
     return (verdict,
             "Envelope of the autocorrelation below 0.1 after " + ", ".join(
                 f"β = {b:g}: {'> 2000' if t01[b] is None else f'{t01[b]:.0f}'} steps" for b in FIG4)
             + "; the context holds L = 4 tokens. The chaotic orbits keep correlations for tens to hundreds of steps, "
-            "the tori indefinitely.")
+            "the tori indefinitely.", nums)
 
 
 def _finite(n):
@@ -229,19 +249,25 @@ def _finite(n):
     if not fn:
         return None
     ok = abs(fn["slopes"][0] + 0.5) < 0.1
+    nums = {"RMS slope at beta = 1": fn["slopes"][0], "RMS slope at beta = 3": fn["slopes"][1],
+            "RMS slope at beta = 3 without the smallest N": fn["slope_beta3_without_first"],
+            "smallest N": min(fn["Ns"]), "largest N": max(fn["Ns"])}
     return ("reproduced with differences" if ok else "not reproduced",
             f"RMS distance to the mean field at a fixed time: slope {fn['slopes'][0]:.2f} at β = 1 (N^-1/2 law); at "
             f"β = 3 {fn['slopes'][1]:.2f} over N = 1e3-1e7, {fn['slope_beta3_without_first']:.2f} without N = 1e3 (that "
             "point is off the orbit's phase). The diagrams at N = 1e7 still miss narrow periodic windows and chaos "
-            "starts earlier (noise-induced chaos).")
+            "starts earlier (noise-induced chaos).", nums)
 
 
 def _coexist(n):
     co = n.get("summary", {}).get("coexist")
     if not co:
         return None
+    nums = {"betas with different attractors": co["n"], "betas on the grid": co["total"],
+            "betas with two different tori": co["tori"], "starting contexts": len(co["starts"]),
+            "start betas": ", ".join(f"{b:g}" for b in co["starts"])}
     return ("extends", f"{co['n']} of {co['total']} β reach different attractors (as sets) from {len(co['starts'])} "
-            f"starting contexts; at {co['tori']} of them two different tori coexist.")
+            f"starting contexts; at {co['tori']} of them two different tori coexist.", nums)
 
 
 def _lyapunov(n):
@@ -257,9 +283,25 @@ def _nonequilibrium(n):
     if not a:
         return None
     ok = a["max period"] > 2 and a["lambda>1e-3"] > 0
+    nums = {"fig3a max period": a["max period"], "fig3a quasi-periodic by the bin rule": a["quasi-periodic"],
+            "fig3a betas with lambda_max > 1e-3": a["lambda>1e-3"], "fig3a betas": a["n_betas"]}
     return ("reproduced" if ok else "not reproduced",
             f"A symmetric coupling would give a Lyapunov function and orbits of period ≤ 2 only; the map shows periods "
-            f"up to {a['max period']}, tori and chaos ({a['lambda>1e-3']} β of Fig. 3a with λ_max > 1e-3).")
+            f"up to {a['max period']}, tori and chaos ({a['lambda>1e-3']} β of Fig. 3a with λ_max > 1e-3).", nums)
+
+
+def _path_probability(n):
+    """The N → ∞ limit of the path probability, from the stored slopes (the tests back it where none are)."""
+    fn, net = n.get("summary", {}).get("finite_n"), n.get("beyond", {}).get("network_slope")
+    if not fn or net is None:
+        return PATH_FIXED
+    s = fn["slopes"][0]
+    ok = abs(s + 0.5) <= 0.1 and abs(net + 0.5) <= 0.1
+    return ("reproduced" if ok else "not reproduced",
+            f"The finite network converges to the map as N^-1/2: slope of the RMS distance against N at β = 1 is "
+            f"{s:.2f} with the binomial class sampler and {net:.2f} with the explicit ±1 network sampled unit by "
+            "unit (tests check both samplers against each other).",
+            {"RMS slope at beta = 1, class sampler": s, "RMS slope at beta = 1, explicit network": net})
 
 
 T = "tests/test_dynamics_engine.py::"
@@ -267,16 +309,18 @@ M = "tests/test_dynamics_model.py::"
 D = "tests/test_dynamics_diagnostics.py::"
 S = "tests/test_dynamics_sweep.py::"
 F = "tests/test_dynamics_finite_n.py::"
-# claim id, source, claim, evidence, rule (numbers -> (verdict, note) or None), fixed (verdict, note) if no rule
+PATH_FIXED = ("reproduced", "The finite network sampled unit by unit and with the binomial class sampler converges "
+              "to the map as N^-1/2 (tests; the stored full run has no slopes to quote).")
+# claim id, source, claim, evidence, rule (numbers -> (verdict, note[, numbers]) or None), fixed (verdict, note[,
+# numbers]) if no rule
 CLAIMS: list[tuple[str, str, str, list[str], Callable | None, tuple[str, str] | None]] = [
     ("dmft-asymmetric-nonequilibrium", f"{PAPER}, Eqs. 1-3", "Self-attention is a bipartite Hopfield-like network "
      "with asymmetric couplings, so its dynamics is out of equilibrium (no energy function; non-trivial attractors)",
      ["fig-dmft-bifurcation", "fig-dmft-all-values"], _nonequilibrium, None),
     ("dmft-path-probability", f"{PAPER}, Eqs. 4-8", "Attention is a softmax conditional with U = N²√M scaling; the "
      "token sequence has an autoregressive path probability whose N → ∞ limit is the mean-field map",
-     [F + "test_finite_n_converges_to_mean_field_with_slope_minus_half"], None,
-     ("reproduced", "The finite network sampled unit by unit and with the binomial class sampler converges to the map "
-      "as N^-1/2 (tests).")),
+     [F + "test_finite_n_converges_to_mean_field_with_slope_minus_half", "fig-dmft-network"], _path_probability,
+     None),
     ("dmft-mean-field-map", f"{PAPER}, Eqs. 9-16", "As N → ∞ the generating functional's saddle point gives a "
      "deterministic low-dimensional map (the σ-expansion of Eq. 16, here a sum over the weights' column classes)",
      [M + "test_mean_field_sum_over_columns_matches_direct_sum", M + "test_sigma_expansion_of_eq16_equals_sum_over_column_classes",
@@ -284,7 +328,9 @@ CLAIMS: list[tuple[str, str, str, list[str], Callable | None, tuple[str, str] | 
       T + "test_transient_sensitive_cross_check_from_reference_context"], None,
      ("reproduced", "The σ-expansion of Eq. 16 equals the class sum to 1e-14; our β = 3 context after 1.2e5 steps "
       "equals the paper code's to 1e-12, and since other starts reach that period-24 orbit in another phase, this "
-      "checks the transient from the token too (tests).")),
+      "checks the transient from the token too (tests; the numbers are the bounds they assert).",
+      {"Eq. 16 expansion minus class sum, bound asserted": 1e-14,
+       "beta = 3 context minus the paper code's, bound asserted": 1e-12, "steps of that run": 120_000})),
     ("dmft-route-to-chaos", f"{PAPER}, Fig. 3a", "As β grows over [0, 3] the orbit goes from a period-L orbit "
      "to quasi-periodic, chaotic with periodic windows, and periodic again at large β",
      ["fig-dmft-bifurcation", "fig-dmft-all-values"], _route, None),
@@ -339,7 +385,7 @@ def decide(numbers: dict) -> list[tuple[str, str, str, str, list[str], dict | No
         if got is None:
             got = ("not tested", "The stored full-profile run predates this check: run `python -m mfattn reproduce "
                    "--profile full --chapter dmft` to decide it.")
-        nums = _flat(numbers) if rule in (_route, _zoom, _bin_rule, _lyapunov) else None
+        nums = got[2] if len(got) > 2 else _flat(numbers) if rule in (_route, _zoom, _bin_rule, _lyapunov) else None
         out.append((claim_id, source, claim, got[0], evidence, nums, got[1]))
     return out
 
@@ -348,91 +394,3 @@ def record(run, root: Path | None) -> None:
     """Call ``run.verdict`` for every claim, decided from the stored full-profile numbers."""
     for claim_id, source, claim, verdict, evidence, nums, note in decide(full_numbers(root)):
         run.verdict(claim_id, source, claim, verdict, evidence, numbers=nums, note=note)
-
-
-# ----------------------------------------------------------------------------------------------
-# Beyond the paper: verdicts on our extensions and on the two paper claims they check independently
-# ----------------------------------------------------------------------------------------------
-def beyond_full_numbers(root: Path | None) -> dict:
-    """The numbers the full profile's "Beyond the paper" section stores in ``data/full/dmft/beyond.json``
-    ({} if absent): ``ns_beta, ns_angle, ns_rotation, rho_birth, plateaus, tongue_locked, basins_multi,
-    network_slope, network_chi2_z, spectrum_lambda2_at_ns``."""
-    if root is None:
-        return {}
-    path = root / "data" / "full" / "dmft" / "beyond.json"
-    if not path.exists():
-        return {}
-    import json
-
-    return json.loads(path.read_text())
-
-
-def record_beyond(run, current: dict, root: Path | None) -> None:
-    """Verdicts of the "Beyond the paper" section, decided by the full-profile numbers.
-
-    In the full profile these are ``current`` (this run); otherwise the stored ``beyond.json``. Our own
-    analyses get "extends"; the two claims of the paper they test independently (the torus is born near
-    β ≈ 1.244, Fig. 3b; the finite network tends to the mean-field map) get reproduced / not reproduced
-    from the full numbers, or "not tested" with the reason when no full-profile numbers are stored.
-    """
-    full = dict(current) if getattr(run, "profile", None) == "full" else beyond_full_numbers(root)
-    if full:  # the ledger keeps numbers and strings only
-        full["plateaus"] = "; ".join(f"{p['fraction']} in [{p['beta_lo']:.4f}, {p['beta_hi']:.4f}]"
-                                     for p in full.get("plateaus") or []) or "none"
-        full["basins_multi"] = "; ".join(full.get("basins_multi") or []) or "none"
-    basis = "" if full else " Quick-profile observation only: the full-profile numbers are not stored yet."
-    t = lambda module, name: f"tests/test_dynamics_{module}.py::{name}"  # noqa: E731  a test id
-    pick = lambda *keys: {k: full.get(k) for k in keys} if full else None  # noqa: E731
-    ext = [
-        ("dmft-floquet-neimark-sacker", "new (Floquet analysis of the period-4 orbit)",
-         "The period-4 orbit loses stability in a Neimark-Sacker bifurcation: a complex pair of multipliers "
-         "crosses |μ| = 1", ["fig-dmft-floquet",
-                             t("floquet", "test_multipliers_match_finite_differences_of_the_reference_map"),
-                             t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")],
-         pick("ns_beta", "ns_angle", "ns_rotation")),
-        ("dmft-lyapunov-spectrum", "new (QR method on the 12-dimensional state)",
-         "The Lyapunov spectrum of the map (state dimension L M = 12) shows the torus (λ1 = 0 > λ2) and its "
-         "breakdown into chaos (λ1 > 0)", ["fig-dmft-floquet", t("lyapunov", "test_spectrum_sums_to_mean_log_det"),
-                                            t("lyapunov", "test_largest_exponent_is_engine_lambda_max")], None),
-        ("dmft-devils-staircase", "new (rotation number of the stroboscopic map)",
-         "The rotation number of the stroboscopic map is a devil's staircase over the zoom: it starts at the "
-         "Neimark-Sacker angle and the periodic windows are mode-locked plateaus",
-         ["fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths"),
-          t("rotation", "test_rotation_number_starts_at_the_neimark_sacker_angle")], pick("rho_birth", "plateaus")),
-        ("dmft-arnold-tongues", "new (forcing amplitude ε)",
-         "Over (β, ε) the locked regions of the positional forcing form Arnold tongues", ["fig-dmft-rotation"],
-         pick("tongue_locked")),
-        ("dmft-basins", "new (random initial contexts)", "Random initial contexts reach one attractor at most β; "
-         "where several coexist, their basins have measurable fractions",
-         ["fig-dmft-basins", t("basins", "test_random_contexts_reach_every_attractor_with_its_fraction")],
-         pick("basins_multi")),
-    ]
-    for cid, source, claim, evidence, nums in ext:
-        run.verdict(cid, source, claim, "extends", evidence, numbers=nums, note=basis.strip())
-    # The paper's torus birth (Fig. 3b zoom: "a torus is born near β ≈ 1.244") against our Floquet crossing.
-    ev = ["fig-dmft-floquet", t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")]
-    torus = "A quasi-periodic torus is born near β ≈ 1.244"
-    if full and full.get("ns_beta") is not None:
-        off = abs(full["ns_beta"] - 1.244)
-        word = "reproduced" if off <= 1e-3 else "reproduced with differences"
-        note = (f"Floquet crossing at β = {full['ns_beta']:.4f} (|Δ| = {off:.1e} from the paper's 1.244); the torus "
-                f"appears there with rotation θ/2π = {full['ns_rotation']:.3f}.")
-        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", torus, word, ev,
-                    numbers={"ns_beta": full["ns_beta"]}, note=note)
-    else:
-        run.verdict("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b", torus, "not tested", ev,
-                    note="The full-profile Floquet numbers are not stored yet." + basis)
-    # The mean-field limit, checked by the independent explicit network (not the column-class sampler).
-    ev = ["fig-dmft-network", t("finite_n", "test_network_converges_to_the_mean_field_map_as_n_grows"),
-          t("finite_n", "test_network_is_the_oracle_of_the_binomial_sampler")]
-    claim = "The token statistics of the finite network converge to the mean-field map as N grows (N^-1/2)"
-    if full and full.get("network_slope") is not None:
-        ok = abs(full["network_slope"] + 0.5) <= 0.1 and abs(full["network_chi2_z"]) < 4
-        run.verdict("dmft-network-limit", f"{PAPER}, mean-field limit N → ∞", claim,
-                    "reproduced" if ok else "not reproduced", ev,
-                    numbers={k: full[k] for k in ("network_slope", "network_chi2_z")},
-                    note="Explicit ±1 network (tiled weights, U = N²√M), not the binomial sampler; "
-                         "slope of the RMS error at t = 39, β = 1; χ² z against the sampler at N = 99.")
-    else:
-        run.verdict("dmft-network-limit", f"{PAPER}, mean-field limit N → ∞", claim, "not tested", ev,
-                    note="The full-profile network numbers are not stored yet." + basis)
