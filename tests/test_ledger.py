@@ -121,9 +121,7 @@ def test_stored_full_profile_ledger_names_existing_evidence():
 #: Stored verdicts whose numbers are written only in their note (or, for the Lyapunov spectrum, nowhere): chapter
 #: 6's (its claims.py passes no ``numbers=``); the chapter's next full run should give each its numbers. This set
 #: may only shrink.
-NUMBERS_NOT_YET_RECORDED = {
-    "dmft-asymmetric-nonequilibrium", "dmft-coexistence", "dmft-finite-n", "dmft-lyapunov-spectrum",
-    "dmft-mean-field-map", "dmft-memory", "dmft-path-probability", "dmft-planes", "dmft-spectra"}
+NUMBERS_NOT_YET_RECORDED: set[str] = set()
 #: Chapters whose full-profile verdicts are still to be stored: chapter 2 (its MNIST runs re-run with 0.2.0's code).
 CHAPTERS_PENDING = {"deq"}
 
