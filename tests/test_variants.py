@@ -109,3 +109,26 @@ def test_seed_summary_pairs_each_variant_with_the_blog_model_of_its_seed():
     assert "| naive | 3 | 88.00% ± 1.00 | -5.00 points | 0.062, 0.062, 0.062 | 0.2 |" in table
     # One seed: no spread is claimed.
     assert seed_summary(rows[:2])[0]["acc_std"] is None
+
+
+_SHARED_MNIST = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
+
+
+@pytest.mark.skipif(not (_SHARED_MNIST / "t10k-labels-idx1-ubyte.gz").is_file(), reason="shared MNIST not found")
+def test_interaction_variants_train_and_enter_the_table(tmp_path):
+    """The softmax and MLP-mixer couplings (INTERACTION_VARIANTS) train through train_mnist: their layers are the
+    requested interaction, their coupling norms are NaN (input-dependent or absent), their rows are complete."""
+    from mfattn.implicit.train import train_mnist
+    from mfattn.implicit.variants import INTERACTION_VARIANTS, KEYS
+
+    results = {}
+    for name, options in INTERACTION_VARIANTS.items():
+        cfg = TrainConfig(epochs=1, steps_per_epoch=4, train_limit=600, test_limit=60, snapshot_every=2,
+                          attention=options)
+        results[name] = res = train_mnist(cfg, data_root=_SHARED_MNIST, folder=tmp_path / KEYS[name], progress=False)
+        assert res.load_model().attention.interaction == options["interaction"]
+        assert np.isnan(res.history["coupling_norms"]).all() and res.history["coupling_norms"].shape == (3, 17, 17)
+        assert np.isfinite(res.history["loss"]).all() and res.summary["mean_forward_iterations"] > 1
+    rows = variant_rows(results)
+    assert [r["key"] for r in rows] == ["softmax", "mixer"]
+    assert all(0 <= r["test_accuracy"] <= 1 and r["correct"] is not None for r in rows)
