@@ -63,6 +63,12 @@ ROWS = [
     ("implicit-correction-fit-nan", lambda: correction.affine_fit(np.full((10, 2), NAN), np.zeros((10, 2))), ValueError,
      "finite"),
     ("implicit-correction-cavity-p", lambda: correction.gaussian_cavity(torch.zeros(3, 3, 2, 2), -1.0), ValueError, "P must"),
+    ("implicit-correction-p-zero", lambda: correction.gaussian_correction(0.0, torch.ones(4, 3)), ValueError,
+     "P must be a positive scalar"),
+    ("implicit-correction-p-singular", lambda: correction.gaussian_correction(torch.zeros(3, 3), torch.ones(4, 3)),
+     ValueError, "P must be .* invertible"),
+    ("implicit-correction-p-shape", lambda: correction.gaussian_correction(torch.eye(2), torch.ones(4, 3)), ValueError,
+     r"P must be .*\(3, 3\) matrix; got shape \(2, 2\)"),
     ("implicit-correction-cavity-shape", lambda: correction.gaussian_cavity(torch.zeros(3, 2, 2, 2)), ValueError, "J must"),
     ("implicit-correction-cavity-singular", lambda: correction.gaussian_cavity(
         torch.eye(2).repeat(2, 2, 1, 1) * (1 - torch.eye(2))[:, :, None, None], 1.0), ValueError, "P − J is singular"),
@@ -70,5 +76,7 @@ ROWS = [
                                                                         torch.zeros(2, 1, 28, 28)), ValueError, "model must"),
     ("implicit-stability-training-result", lambda: stability.spectral_radius_over_training(None, torch.zeros(2, 1, 28, 28)),
      TypeError, "result must be a TrainResult"),
+    ("implicit-stability-crossing", lambda: stability.unit_crossing([0, 1000], [0.5]), ValueError,
+     "steps and values must be 1-d and of one length"),
     ("implicit-model-dim", lambda: build_model(0, dim=0), ValueError, "dim"),
 ]

@@ -18,7 +18,7 @@ class Recorder:
         self.verdicts[claim_id] = (verdict, numbers, note)
 
 
-def _write_deq(root, naive_extra_errors, summary=None):
+def _write_deq(root, naive_extra_errors, summary=None, interactions=()):
     full = root / "data" / "full"
     full.mkdir(parents=True)
     runs = {f"seed {s}": {"finished": True, "evals": {"test_accuracy": [0.1, a]}} for s, a in enumerate((0.9916, 0.9917, 0.9901))}
@@ -35,6 +35,12 @@ def _write_deq(root, naive_extra_errors, summary=None):
                          "test_examples": 10_000, "final_loss": loss, "forward_iterations": 26.0 if key != "plain" else 8.8,
                          "backward_iterations": 26.0 if key != "plain" else 8.4,
                          "forward_converged": 0.98 if key != "plain" else 0.07, "correct": pack_correct(correct)})
+        for key, n_seeds, errors in interactions:      # (key, seeds it has, test errors per run)
+            if seed < n_seeds:
+                correct = np.ones(10_000, bool)
+                correct[:errors] = False
+                rows.append({**rows[-1], "key": key, "variant": key, "test_accuracy": float(correct.mean()),
+                             "final_loss": 0.05, "correct": pack_correct(correct)})
     (full / "deq_variants.json").write_text(json.dumps({"rows": rows, "missing": []}))
     snaps = np.arange(0, 20_001, 250)
     noise = np.random.default_rng(0).random((17, 17))
@@ -84,3 +90,46 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
     got, _, note = rec.verdicts["transformer-explicit-cost"]
     assert got == verdict and "Nd = 512 to 4096" in note
     assert claims.stored_cost_exponent(tmp_path) == f"exponent {slope:.2f} over Nd = 512 to 4096"
+
+
+def test_each_interaction_variant_gets_its_own_verdict_from_the_seeds_it_has(tmp_path):
+    """Softmax couplings stored for one seed at 98.8 %, the MLP mixer for two at 60 %: two verdicts, each naming its
+    seeds and paired test; the blog model is at 99.1 %."""
+    _write_deq(tmp_path, naive_extra_errors=3, interactions=(("softmax", 1, 120), ("mixer", 2, 4000)))
+    rec = Recorder()
+    claims.record(rec, tmp_path, "deq")
+    verdict, numbers, note = rec.verdicts["deq-softmax-couplings"]
+    assert verdict == "reproduced" and numbers == {"var_softmax": 98.8} and "(1 seed(s): 98.80 %)" in note
+    assert "same seed: 1.9e-09;" in note            # 30 more errors, none fixed: p = 2 / 2^30
+    verdict, numbers, note = rec.verdicts["deq-mixer-couplings"]
+    assert verdict == "not reproduced" and "(2 seed(s): 60.00 %, 60.00 %)" in note
+
+
+def test_an_interaction_variant_not_stored_is_not_tested_with_its_reason(tmp_path):
+    _write_deq(tmp_path, naive_extra_errors=3, interactions=(("mixer", 3, 200),))
+    rec = Recorder()
+    claims.record(rec, tmp_path, "deq")
+    assert rec.verdicts["deq-mixer-couplings"][0] == "reproduced with differences"     # 98.0 % < 99.1 - 0.5
+    verdict, numbers, note = rec.verdicts["deq-softmax-couplings"]
+    assert verdict == "not tested" and numbers is None and "softmax couplings were not trained" in note
+
+
+@pytest.mark.parametrize("acc, verdict", [(99.0, "reproduced"), (98.5, "reproduced with differences"),
+                                          (95.5, "reproduced with differences"), (36.0, "not reproduced")])
+def test_interaction_verdict_thresholds(acc, verdict):
+    assert claims.interaction_verdict(acc, 99.2) == verdict
+
+
+def test_unit_crossing_tells_a_first_crossing_from_staying_above():
+    from mfattn.implicit.stability import crossing_text, unit_crossing
+
+    steps = [0, 1000, 2000, 3000, 4000]
+    assert unit_crossing(steps, [0.2, 1.1, 0.9, 1.2, 1.3]) == (1000.0, 3000.0)
+    assert unit_crossing(steps, [0.2, 1.1, 1.2, 1.2, 1.3]) == (1000.0, 1000.0)
+    assert unit_crossing(steps, [0.2, 1.1, 1.2, 1.2, 0.9]) == (1000.0, -1.0)
+    assert unit_crossing(steps, [0.2] * 5) == (-1.0, -1.0)
+    assert crossing_text(1000.0, 1000.0) == "from step 1,000 on"
+    assert crossing_text(1000.0, 3000.0) == "first at step 1,000, and at every kept step from step 3,000 on"
+    assert crossing_text(1000.0, -1.0) == "first at step 1,000, but not at the last kept step"
+    with pytest.raises(ValueError, match="steps and values"):
+        unit_crossing([0, 1], [0.5])

@@ -86,6 +86,20 @@ def _check_couplings(J: Any) -> torch.Tensor:
     return J.double()
 
 
+def _prior_precision(P: Any, d: int, dtype: torch.dtype) -> torch.Tensor:
+    """The prior precision ``P`` (a positive scalar, meaning ``P·I``, or an invertible (d, d) matrix) as a (d, d) tensor."""
+    Pd = torch.as_tensor(P, dtype=dtype)
+    if Pd.dim() == 0:
+        if not float(Pd) > 0:
+            raise ValueError(f"P must be a positive scalar or an invertible ({d}, {d}) matrix; got {float(Pd)!r}")
+        return float(Pd) * torch.eye(d, dtype=dtype)
+    if Pd.shape != (d, d):
+        raise ValueError(f"P must be a positive scalar or an invertible ({d}, {d}) matrix; got shape {tuple(Pd.shape)}")
+    if not bool(torch.isfinite(Pd).all()) or int(torch.linalg.matrix_rank(Pd.double())) < d:
+        raise ValueError("P must be a positive scalar or an invertible, finite (d, d) matrix; got a singular one")
+    return Pd
+
+
 def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
     """(N, d, d) adaptive-TAP cavity variances ``V_i = P − [(P − J)⁻¹]_ii⁻¹`` of Gaussian spins (``Λ ≡ P``).
 
@@ -95,13 +109,7 @@ def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
 
     J = _check_couplings(J)
     n, _, d, _ = J.shape
-    Pd = torch.as_tensor(P, dtype=torch.float64)
-    if Pd.dim() == 0:
-        if not float(Pd) > 0:
-            raise ValueError(f"P must be a positive scalar or a (d, d) matrix; got {float(Pd)!r}")
-        Pd = float(Pd) * torch.eye(d, dtype=torch.float64)
-    if Pd.shape != (d, d):
-        raise ValueError(f"P must be a positive scalar or a ({d}, {d}) matrix; got shape {tuple(Pd.shape)}")
+    Pd = _prior_precision(P, d, torch.float64)
     A = torch.block_diag(*([Pd] * n)) - couplings_to_matrix(J)
     if torch.linalg.matrix_rank(A) < n * d:
         raise ValueError("P − J is singular: the Gaussian model has no linear response at this P")
@@ -114,11 +122,7 @@ def gaussian_correction(P: Any, g: torch.Tensor) -> torch.Tensor:
     ``c_i = (I − P⁻¹) g_i`` for ``g`` (..., d) and prior precision ``P`` (scalar or (d, d)); see the module
     docstring (the reaction term ``V_i m_i`` cancels against ``χ_i``)."""
     g = check_tensor("g", g)
-    d = g.shape[-1]
-    Pd = torch.as_tensor(P, dtype=g.dtype)
-    Pd = float(Pd) * torch.eye(d, dtype=g.dtype) if Pd.dim() == 0 else Pd
-    if Pd.shape != (d, d):
-        raise ValueError(f"P must be a scalar or a ({d}, {d}) matrix; got shape {tuple(Pd.shape)}")
+    Pd = _prior_precision(P, g.shape[-1], g.dtype)
     return g - torch.linalg.solve(Pd, g.unsqueeze(-1)).squeeze(-1)
 
 

@@ -11,6 +11,7 @@ iteration (a stack of identical blocks) converges to ``m*`` only if the spectral
 * :func:`jacobian_spectral_radius` estimates ``ρ(J_f) = ρ(J_fᵀ)`` per sample by power iteration on that map.
 * :func:`dense_jacobian` builds ``J_f`` itself (B, Nd, Nd) by autograd, the independent check on small layers.
 * :func:`spectral_radius_over_training` follows ρ(J_f) through training from the weights a run kept.
+* :func:`unit_crossing` finds where a median ρ passes 1 and where it stays above (:func:`crossing_text`: in words).
 * :func:`accuracy_by_steps` evaluates a trained :class:`~mfattn.implicit.models.MeanFieldMNIST` when its
   layer returns ``k`` plain steps from ``m_0 = X`` (step 1: one transformer-like block) instead of the fixed point.
 """
@@ -27,7 +28,7 @@ from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
            "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps",
-           "spectral_radius_over_training"]
+           "spectral_radius_over_training", "unit_crossing", "crossing_text"]
 
 
 def _check_layer(layer: Any) -> MeanFieldAttention:
@@ -235,3 +236,26 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
     q25, med, q75 = np.nanpercentile(rho, [25, 50, 75], axis=1)
     return {"step": np.asarray(steps), "rho": rho, "rho_q25": q25, "rho_median": med, "rho_q75": q75,
             "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}
+
+
+def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float = 1.0) -> tuple[float, float]:
+    """``(first, stays)``: the first step whose value exceeds ``level``, and the first step from which every
+    later value exceeds it (the value stays above); ``-1.0`` for either where there is none.
+    ``steps`` and ``values``: (n,) in increasing order of step (the kept steps of a training run)."""
+    s, v = np.asarray(steps, dtype=float), np.asarray(values, dtype=float)
+    if s.ndim != 1 or s.shape != v.shape:
+        raise ValueError(f"steps and values must be 1-d and of one length; got shapes {s.shape} and {v.shape}")
+    above = v > level
+    tail = np.flip(np.cumprod(np.flip(above))).astype(bool)       # above here and at every later step
+    return (float(s[above][0]) if above.any() else -1.0, float(s[tail][0]) if tail.any() else -1.0)
+
+
+def crossing_text(first: float, stays: float) -> str:
+    """:func:`unit_crossing`'s result as words (numbers glued into the chapter's prose)."""
+    if first < 0:
+        return "at no kept step"
+    if stays == first:
+        return f"from step {first:,.0f} on"
+    if stays >= 0:
+        return f"first at step {first:,.0f}, and at every kept step from step {stays:,.0f} on"
+    return f"first at step {first:,.0f}, but not at the last kept step"
