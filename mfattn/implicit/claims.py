@@ -74,10 +74,24 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             "plain_loss": rows["plain"]["final_loss"] if "plain" in rows else float("nan"),
             **({"plain_fwd": rows["plain"]["forward_iterations"], "plain_bwd": rows["plain"]["backward_iterations"],
                 "plain_conv": rows["plain"]["forward_converged"]} if "plain" in rows else {}),
+            **_solver_numbers(table["rows"]),
             "se": 100 * np.sqrt(2 * 0.991 * 0.009 / 10_000),
             "norm_growth": np.linalg.norm(norms[-1]) / np.linalg.norm(norms[0]),
             "early_epoch": snaps[early] / 1000, "early_corr": corr[early], "early_norm": np.linalg.norm(norms[early])
             / np.linalg.norm(norms[-1]), "mid_corr": corr[len(corr) // 4], "mid_epoch": snaps[len(corr) // 4] / 1000}
+
+
+def _solver_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Plain iteration against Anderson over every stored seed: accuracies, the best plain accuracy and
+    converged fraction, the worst converged fraction of the blog model's Anderson solves ({} without both)."""
+    plain = [r for r in rows if r["key"] == "plain"]
+    blog = [r for r in rows if r["key"] == "blog"]
+    if not plain or not blog:
+        return {}
+    return {"plain_seeds": len(plain), "plain_accs": ", ".join(f"{100 * r['test_accuracy']:.1f} %" for r in plain),
+            "plain_acc_max": 100 * max(r["test_accuracy"] for r in plain),
+            "plain_conv_max": max(r["forward_converged"] for r in plain),
+            "blog_conv_min": min(r["forward_converged"] for r in blog)}
 
 
 def _variant_numbers(key: str, summary_rows: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -138,12 +152,15 @@ CLAIMS: dict[str, list[tuple]] = {"deq": [
      "{acc_std:.2f} (s.d.).", ("acc_mean", "acc_std")),
     ("deq-anderson", f"{BAL} (DEQ with Anderson acceleration)",
      "Anderson acceleration finds the layer's fixed point where plain iteration, with the same budget, does not",
-     lambda s: s["var_blog"] - s["var_plain"] > 50, ("reproduced", "not reproduced"),
+     lambda s: s["plain_conv_max"] < 0.5 < 0.9 < s["blog_conv_min"] and s["plain_acc_max"] < s["var_blog"] - 5,
+     ("reproduced", "not reproduced"),
      ["fig-deq-solvers", "fig-deq-stability", TD + "test_linear_deq_matches_closed_form_and_its_gradients"],
-     "With plain iteration instead of Anderson (40 evaluations) the full protocol ends at {var_plain:.1f} % against "
-     "{var_blog:.2f} %: plain iteration diverges (forward solves stopped by the divergence guard after {plain_fwd:.1f} "
-     "evaluations, {plain_conv:.0%} converged; adjoint {plain_bwd:.1f}; training loss {plain_loss:.3g}).",
-     ("var_plain", "var_blog")),
+     "With plain iteration instead of Anderson (40 evaluations) the full protocol ends at {plain_accs} ({plain_seeds} "
+     "seeds; mean {var_plain:.1f} %) against {var_blog:.2f} %: plain iteration diverges. At most {plain_conv_max:.0%} of "
+     "its forward solves converge in any seed (Anderson: at least {blog_conv_min:.0%}); in seed 0 the divergence guard "
+     "stops them after {plain_fwd:.1f} evaluations on average, the adjoint after {plain_bwd:.1f}, and the training loss "
+     "is {plain_loss:.3g}. How far a seed gets before its couplings leave the contracting regime varies widely.",
+     ("var_plain", "plain_acc_max", "plain_conv_max", "var_blog")),
     ("deq-implicit-gradient", f"{BAL} (implicit differentiation of the fixed point)",
      "Gradients through the fixed point follow from the implicit function theorem (an adjoint fixed point), "
      "without backpropagating through the solver", lambda s: s["var_blog"] - s["var_phantom"] > 0.5,
