@@ -98,8 +98,13 @@ def _variant_numbers(key: str, summary_rows: list[dict[str, Any]], rows: list[di
     """The numbers a verdict on variant ``key`` of the variant table quotes: seeds, accuracy per seed, paired
     McNemar p per seed, mean training loss."""
     summ = next(r for r in summary_rows if r["key"] == key)
-    accs = [r["test_accuracy"] for r in rows if r["key"] == key]
+    runs = [r for r in rows if r["key"] == key]
+    accs = [r["test_accuracy"] for r in runs]
+    broke = [f"seed {r.get('seed', 0)}" for r in runs if r["test_accuracy"] < 0.5]
     return {f"var_{key}_seeds": summ["n_seeds"], f"var_{key}_accs": ", ".join(f"{100 * a:.2f} %" for a in accs),
+            f"var_{key}_median": 100 * float(np.median(accs)),
+            f"var_{key}_broke": (f" Training broke down in {', '.join(broke)} (final accuracy below 50 %): the verdict "
+                                 f"rests on the median over seeds, and the breakdown is part of it." if broke else ""),
             f"var_{key}_p": ", ".join(f"{p:.2g}" for p in summ["mcnemar_p"]) or "no stored test digits to pair",
             f"var_{key}_loss": summ["loss_mean"]}
 
@@ -180,11 +185,11 @@ CLAIMS: dict[str, list[tuple]] = {"deq": [
      ("var_naive", "var_blog", "naive_loss", "blog_loss")),
     *[(f"deq-{key}-couplings", f"{BAL} (the reference code's other interactions: {what})",
        f"The mean-field layer also learns MNIST with {claim} in place of learned J",
-       lambda s, key=key: interaction_verdict(s[f"var_{key}"], s["var_blog"]), ("", ""),
+       lambda s, key=key: interaction_verdict(s[f"var_{key}_median"], s["var_blog"]), ("", ""),
        ["tests/test_variants.py::test_interaction_variants_train_and_enter_the_table"],
-       f"Full protocol: {what} {{var_{key}:.2f}} % ({{var_{key}_seeds:.0f}} seed(s): {{var_{key}_accs}}), blog model "
-       f"{{var_blog:.2f}} %; paired McNemar p against the blog model of the same seed: {{var_{key}_p}}; training loss "
-       f"{{var_{key}_loss:.3g}} against {{blog_loss:.3g}}.", (f"var_{key}",))
+       f"Full protocol, {{var_{key}_seeds:.0f}} seed(s): {what} {{var_{key}_accs}} (median {{var_{key}_median:.2f}} %), "
+       f"blog model {{var_blog:.2f}} % (mean); paired McNemar p against the blog model of the same seed: {{var_{key}_p}}; "
+       f"training loss {{var_{key}_loss:.3g}} against {{blog_loss:.3g}}.{{var_{key}_broke}}", (f"var_{key}_median", f"var_{key}"))
       for key, what, claim in (("softmax", "softmax couplings", "couplings computed from the sources by softmax "
                                 "attention, J_ij = softmax_j(q_i·k_j/√d) W_O W_V,"),
                                ("mixer", "MLP-mixer couplings", "an MLP mixing the sites (MLP-mixer)"))],
@@ -265,7 +270,8 @@ NOT_TESTED_REASONS = {f"deq-{key}-couplings": f"the {what} were not trained at t
 
 
 def interaction_verdict(acc: float, blog: float) -> str:
-    """Verdict on "the layer also learns MNIST" with other couplings, from the mean full-protocol accuracy (%):
+    """Verdict on "the layer also learns MNIST" with other couplings, from the median full-protocol accuracy over
+    seeds (%; a median, so that one seed whose training broke down does not decide it alone):
     within 0.5 points of the blog model's it learns as well ("reproduced"), above 95 % it learns but
     measurably worse ("reproduced with differences"), below that it does not learn the task."""
     return ("reproduced" if acc > blog - 0.5 else "reproduced with differences" if acc > 95
