@@ -112,7 +112,7 @@ def test_an_interaction_variant_not_stored_is_not_tested_with_its_reason(tmp_pat
     claims.record(rec, tmp_path, "deq")
     assert rec.verdicts["deq-mixer-couplings"][0] == "reproduced with differences"     # 98.0 % < 99.1 - 0.5
     verdict, numbers, note = rec.verdicts["deq-softmax-couplings"]
-    assert verdict == "not tested" and numbers is None and "softmax couplings were not trained" in note
+    assert verdict == "not tested" and numbers is None and "no runs of the softmax couplings" in note
 
 
 @pytest.mark.parametrize("acc, verdict", [(99.0, "reproduced"), (98.5, "reproduced with differences"),
@@ -153,7 +153,7 @@ def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain
     claims.record(rec, tmp_path, "deq")
     got, numbers, note = rec.verdicts["deq-anderson"]
     assert got == verdict and numbers["plain_conv_max"] == plain_conv
-    assert f"ends at 0.0 %, 0.0 %, {100 * plain_acc:.1f} % (3 seeds" in note and "8.8 evaluations" in note
+    assert f"ends at 0.00 %, 0.00 %, {100 * plain_acc:.2f} % (3 seeds" in note and "8.8 evaluations" in note
 
 
 def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(tmp_path):
