@@ -2,7 +2,8 @@
 
 Commands: ``reproduce`` (execute chapters through papermill; figures, manifest, ledger), ``figures``
 (list or ``--check`` the stored figures and results), ``data`` (fetch or check the data sets),
-``train`` (the MNIST model of chapter 2), ``variants`` (chapter 2's variant table),
+``train`` (the MNIST model of chapter 2), ``variants`` (chapter 2's variant table), ``verdicts`` (re-decide
+every declared claim from the stored full-profile numbers, check or write the ledger),
 ``refresh-outputs`` and ``strip`` (keep notebooks clean for version control).
 """
 
@@ -53,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     fig.add_argument("--check", action="store_true",
                      help="list stored results whose code changed since (stale), made from a dirty tree, "
                           "missing, or of chapters whose run did not finish; exit 1 if any")
+
+    ver = sub.add_parser("verdicts", help="re-decide every declared claim from the stored full-profile numbers")
+    ver.add_argument("--check", action="store_true", help="exit 1 if the stored ledger differs from the rules' decisions")
+    ver.add_argument("--write", action="store_true", help="write the re-decided verdicts into data/full/ledger.json")
+    ver.add_argument("--allow-dirty", action="store_true", help="write from a checkout with uncommitted changes")
 
     for name, helptext in (("data", "fetch or check the data sets (MNIST, the papers' stored results)"),
                            ("train", "train the MNIST model of chapter 2 (see mfattn train --help)"),
@@ -112,6 +118,37 @@ def _figures(args) -> int:
     return 0
 
 
+def _verdicts(args) -> int:
+    from .companion import ledger, store, verdicts
+    from .companion.manifest import git_commit
+
+    root = store.project_root()
+    if root is None:
+        raise FileNotFoundError("the stored full-profile numbers live in data/full/ of a checkout; none here")
+    decided = verdicts.redecide(root)
+    stored = ledger.read_ledger("full")
+    differ = []
+    for cid, d in decided.items():
+        e = stored.get(cid, {})
+        keys = [k for k in ("verdict", "how", "note", "numbers", "origin", "evidence", "claim", "source") if e.get(k) != d[k]]
+        print(f"{d['verdict']:<28} {cid}" + (f"  (stored differs: {', '.join(keys)})" if keys else ""))
+        if keys:
+            differ.append(cid)
+    extra = sorted(set(stored) - set(decided))
+    print(f"{len(decided)} claims decided; {len(differ)} differ from the stored ledger"
+          + (f"; {len(extra)} stored but no longer declared: {', '.join(extra)}" if extra else ""))
+    if args.write:
+        commit = git_commit()
+        if commit.endswith("+dirty") and not args.allow_dirty:
+            raise RuntimeError("the checkout has uncommitted changes: commit the rules first (or --allow-dirty)")
+        changes = ledger.apply_decisions(decided, commit)
+        for cid in changes["changed"]:
+            print(f"verdict changed: {cid}")
+        print(f"wrote {ledger.ledger_path('full')} at commit {commit[:12]}")
+        return 0
+    return 1 if args.check and (differ or extra) else 0
+
+
 _FORWARDED = ("data", "train", "variants")
 
 
@@ -127,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             return _reproduce(args)
         if args.command == "figures":
             return _figures(args)
+        if args.command == "verdicts":
+            return _verdicts(args)
         if args.command in _FORWARDED:
             if args.command == "data":
                 from .companion.datasets import main as run

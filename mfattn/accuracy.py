@@ -17,7 +17,7 @@ import numpy as np
 from .companion.checks import check_choice, check_int, check_real
 from .ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
-__all__ = ["METHODS", "Comparison", "compare_mean_field", "damping_sweep"]
+__all__ = ["METHODS", "Comparison", "compare_mean_field", "damping_sweep", "summarise"]
 
 #: The approximations compared in Chapter 1, by name.
 METHODS = {
@@ -166,3 +166,37 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
                 continue
             conv[k, d, b, i], stable[k, d, b, i] = res.converged, res.converged and res.chi_positive
     return conv, stable
+
+
+def _beta_or_none(b: float) -> float | None:
+    return float(b) if np.isfinite(b) else None  # JSON has no inf: None = no failure on the grid
+
+
+def summarise(cmp: Comparison, beta: float, converged: np.ndarray, stable: np.ndarray, damping_betas: Any,
+              dampings: Any, vector_dev: float) -> dict[str, Any]:
+    """The numbers behind Chapter 1's verdicts (JSON-able): per method the RMSE of m and C at ``beta`` with
+    the quartiles of the per-instance RMSE of m there, the RMSE of m at every β of the grid, the first failing
+    β by mode, the damping sweep's stable and converged fractions (over all its β, and over its β at or
+    beyond the AT crossing); the β where the median AT parameter of the exact state first reaches 1."""
+    b = int(np.argmin(np.abs(cmp.betas - beta)))
+    at = np.median(cmp.at_parameter(), axis=-1)
+    at_beta = float(cmp.betas[np.argmax(at >= 1)]) if (at >= 1).any() else float("inf")
+    beyond = np.asarray(damping_betas, dtype=float) >= at_beta
+    rm, rc = cmp.mean_rmse("m"), cmp.mean_rmse("c")
+    out = {"n": int(cmp.m_exact.shape[-1]), "instances": int(cmp.m_exact.shape[1]), "beta": float(cmp.betas[b]),
+           "betas": [float(x) for x in cmp.betas], "at_beta": _beta_or_none(at_beta),
+           "damping_betas": [float(x) for x in damping_betas], "dampings": [float(x) for x in dampings],
+           "vector_max_dev": float(vector_dev), "methods": {}}
+    for k, name in enumerate(cmp.methods):
+        ok = cmp.ok()[k, b]
+        q = np.quantile(cmp.rmse_m[k, b][ok], [0.25, 0.5, 0.75]) if ok.any() else [float("nan")] * 3
+        out["methods"][name] = {
+            "rmse_m": float(rm[k, b]), "rmse_c": float(rc[k, b]), "rmse_m_quartiles": [float(x) for x in q],
+            "rmse_m_by_beta": [None if not np.isfinite(x) else float(x) for x in rm[k]],
+            **{f"first_{mode.replace(' ', '_')}": _beta_or_none(cmp.breakdown_beta(mode)[name])
+               for mode in ("any", "not converged", "unstable")},
+            "stable_fraction_by_damping": [float(stable[k, d].mean()) for d in range(len(dampings))],
+            "converged_fraction_by_damping": [float(converged[k, d].mean()) for d in range(len(dampings))],
+            "stable_beyond_at_by_damping": [float(stable[k, d][beyond].mean()) if beyond.any() else None
+                                            for d in range(len(dampings))]}
+    return out

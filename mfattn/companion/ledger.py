@@ -31,10 +31,16 @@ from . import store
 from .checks import check_choice
 
 __all__ = ["VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
-           "verdict_table", "report_markdown", "LedgerError"]
+           "verdict_table", "claim_block", "anchor", "citation", "report_markdown",
+           "apply_decisions", "LedgerError", "ORIGINS"]
 
-#: The verdict words, in the order the report sorts them.
-VERDICTS = ("reproduced", "reproduced with differences", "not reproduced", "not tested", "extends")
+#: The verdict words, in the order the report sorts them: a claim of a paper is reproduced / reproduced with
+#: differences / not reproduced, a claim of ours confirmed / confirmed with differences / refuted
+#: (:data:`mfattn.companion.verdicts.SCALES`); either may be "not tested", with the reason.
+VERDICTS = ("reproduced", "reproduced with differences", "not reproduced", "confirmed", "confirmed with differences",
+            "refuted", "not tested")
+#: Where a claim comes from: a paper's claim or one of ours (beyond the papers).
+ORIGINS = {"paper": VERDICTS[:3], "ours": VERDICTS[3:6]}
 
 CLAIM_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 TEST_ID_RE = re.compile(r"^(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?$")
@@ -81,8 +87,11 @@ def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
-               numbers: Mapping[str, Any] | None = None, note: str = "") -> dict[str, Any]:
-    """A ledger entry with every field checked (no file is touched)."""
+               numbers: Mapping[str, Any] | None = None, note: str = "", *, how: str, measured: str = "",
+               origin: str = "paper") -> dict[str, Any]:
+    """A ledger entry with every field checked (no file is touched). ``how`` is the sentence of the rule
+    that decided the verdict (its threshold and the reason); ``origin`` says whose claim it is (``"paper"``
+    or ``"ours"``) and so which verdict words apply (:data:`ORIGINS`)."""
     if not isinstance(claim_id, str) or not CLAIM_ID_RE.match(claim_id):
         raise LedgerError(f"claim_id must be lowercase words joined by '-' (e.g. 'bal-mnist-accuracy'); "
                           f"got {claim_id!r}")
@@ -90,9 +99,14 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
         if not isinstance(text, str) or not text.strip():
             raise LedgerError(f"{name} of claim {claim_id!r} must be a non-empty string; got {text!r}")
     try:
-        check_choice("verdict", verdict, VERDICTS)
+        check_choice("origin", origin, tuple(ORIGINS))
+        check_choice("verdict", verdict, ORIGINS[origin] + ("not tested",))
     except ValueError as err:
-        raise LedgerError(f"claim {claim_id!r}: {err}") from None
+        raise LedgerError(f"claim {claim_id!r} (a claim of {'a paper' if origin == 'paper' else 'ours'}): {err}") from None
+    for name, text in (("how", how), ("measured", measured)):
+        if not isinstance(text, str) or (name == "how" and not text.strip()):
+            raise LedgerError(f"claim {claim_id!r}: {name} must be a {'non-empty ' if name == 'how' else ''}string "
+                              f"(the rule's threshold and its reason); got {text!r}")
     if isinstance(evidence, str):
         evidence = [evidence]
     evidence = list(evidence)
@@ -107,7 +121,8 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
     if not isinstance(note, str):
         raise LedgerError(f"note of claim {claim_id!r} must be a string; got {note!r}")
     return {"claim_id": claim_id, "source": source.strip(), "claim": claim.strip(), "verdict": verdict,
-            "evidence": evidence, "numbers": _clean_numbers(numbers), "note": note.strip()}
+            "evidence": evidence, "numbers": _clean_numbers(numbers), "note": note.strip(), "how": how.strip(),
+            "measured": measured.strip(), "origin": origin}
 
 
 def _test_exists(root: Path, test_id: str) -> bool:
@@ -216,28 +231,68 @@ def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bo
     return ", ".join(parts)
 
 
+def _basis(e: Mapping[str, Any]) -> str:
+    return e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
+
+
+def anchor(claim_id: str) -> str:
+    """The label of a claim on the Reproduction report (``#claim-<id>`` in its HTML)."""
+    return f"claim-{claim_id}"
+
+
+def citation(e: Mapping[str, Any]) -> str:
+    """The one-line citation of a verdict: claim id, verdict, version, profile and the commit that decided it."""
+    from .. import __version__
+
+    commit = str(e.get("git_commit", "unknown"))
+    dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
+    return (f"mfattn {__version__}, claim `{e['claim_id']}`: {e['verdict']} ({e.get('profile', 'full')} profile, "
+            f"decided at commit `{commit.split('+')[0][:12]}`{dirty})")
+
+
+def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = False) -> str:
+    """One claim as a MyST dropdown: its verdict and claim in the title; inside, whose claim it is, what is
+    measured, how it is decided (the rule's sentence), the numbers, the note, the evidence, what the verdict
+    rests on (:data:`BASES`) and its one-line citation. ``label`` puts the report's anchor before it (only
+    the report does, so that each claim has one anchor); elsewhere the block links to it."""
+    origin = "ours (beyond the papers)" if e.get("origin") == "ours" else "the paper's"
+    rows = [f"**Source**: {_cell(e['source'])} ({'a claim of ' + origin if e.get('origin') == 'ours' else origin + ' claim'})"]
+    if e.get("measured"):
+        rows.append(f"**Measured**: {e['measured']}")
+    if e.get("how"):
+        rows.append(f"**How it is decided**: {e['how']}")
+    if e.get("numbers"):
+        rows.append(f"**Numbers**: {_numbers_text(e['numbers'])}")
+    if e.get("note"):
+        rows.append(f"**Note**: {e['note']}")
+    ev = _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)
+    rows.append(f"**Evidence**: {ev or 'none'}; rests on: *{_basis(e)}*")
+    rows.append(f"**Cite as**: {citation(e)}"
+                + ("" if label or not cross_refs else f"; {{ref}}`in the report <{anchor(e['claim_id'])}>`"))
+    title = f"**{e['verdict']}** · `{e['claim_id']}`: {_cell(e['claim'])}"
+    head = f"({anchor(e['claim_id'])})=\n" if label else ""
+    return head + f":::{{dropdown}} {title}\n" + "\n\n".join(rows) + "\n:::\n"
+
+
 def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = True,
                   show_chapter: bool = False) -> str:
-    """A Markdown (MyST) table of ledger entries: claim (and note), source, verdict, numbers, evidence,
-    and what the verdict rests on (:data:`BASES`).
+    """A compact Markdown (MyST) table of ledger entries (claim id, verdict, claim), then one dropdown per
+    claim with its rule, numbers, note, evidence and citation (:func:`claim_block`).
 
-    ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book);
-    other labels and test ids stay plain text.
+    ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book) and
+    links each claim to its anchor on the report; ``show_chapter`` adds the chapter column.
     """
-    head = ["Claim", "Source", "Verdict", "Numbers", "Evidence", "Rests on"]
-    if show_chapter:
-        head.insert(0, "Chapter")
+    entries = list(entries)
+    head = ["Claim", "Verdict", "Rests on"] + (["Chapter"] if show_chapter else [])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:
-        claim = _cell(e["claim"]) + (f" *({_cell(e['note'])})*" if e.get("note") else "")
-        cells = [claim, _cell(e["source"]), f"**{e['verdict']}**", _cell(_numbers_text(e.get("numbers", {}))),
-                 _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)]
+        name = f"{{ref}}`{e['claim_id']} <{anchor(e['claim_id'])}>`" if cross_refs else f"`{e['claim_id']}`"
+        cells = [name, f"**{e['verdict']}**", _basis(e)]
         if show_chapter:
-            cells.insert(0, f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
-        basis = e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
-        cells.append(f"*{basis}*" if basis == "quick run" else basis)
+            cells.append(f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
         rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+    blocks = [claim_block(e, cross_refs=cross_refs, label=show_chapter and cross_refs) for e in entries]
+    return "\n".join(rows) + "\n\n" + "\n".join(blocks)
 
 
 def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
@@ -249,17 +304,62 @@ def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
     return sorted(merged.values(), key=lambda e: (order.get(e.get("chapter"), len(order)), e["claim_id"]))
 
 
-def report_markdown(chapters: Sequence[str]) -> str:
-    """The Reproduction report: a count per verdict and one table of every recorded claim."""
+def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The Reproduction report: a count per verdict, then one section per paper (``papers`` maps a paper's
+    title to its chapters; default one section) with the compact table of its claims and each claim's
+    dropdown under its anchor ``claim-<id>``."""
     entries = report_entries(chapters)
     if not entries:
         return ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
                 "or the full profile for paper-scale verdicts.*")
     counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
-    bases = {b: sum((e.get("basis") or "quick run") == b for e in entries) for b in BASES}
+    bases = {b: sum(_basis(e) == b for e in entries) for b in BASES}
     summary = (f"{len(entries)} claims: " + ", ".join(f"{c} {v}" for v, c in counts.items() if c)
                + ". The verdicts rest on " + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
                + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
                "only a short run's figures, an observation rather than a conclusion).")
-    return summary + "\n\n" + verdict_table(entries, show_chapter=True)
+    papers = papers or {"All claims": list(chapters)}
+    parts = [summary]
+    for title, names in papers.items():
+        group = [e for e in entries if e.get("chapter") in names]
+        if group:
+            tally = ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))
+            parts.append(f"## {title}\n\n{len(group)} claims: {tally}.\n\n" + verdict_table(group, show_chapter=True))
+    return "\n\n".join(parts)
 
+
+def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profile: str = "full") -> dict[str, list[str]]:
+    """Write re-decided verdicts (:func:`mfattn.companion.verdicts.redecide`) into ``profile``'s ledger.
+
+    Each entry keeps the run it came from (chapter run's seed, start time, the figures it showed) and gets the
+    new decision, ``git_commit`` = ``commit`` (the code whose rules decided it) and its ``basis``; entries
+    of claims no longer declared are dropped. Returns ``{"changed": [...], "added": [...], "dropped": [...]}``
+    (claim ids whose verdict changed, that were new, that were dropped)."""
+    from .manifest import read_manifest
+
+    stored_full = set(read_manifest("full"))
+    root = store.project_root()
+    path = ledger_path(profile)
+    report = {"changed": [], "added": [], "dropped": []}
+    with store.locked(path):
+        old = store.read_json(path, default={}) or {}
+        new = {}
+        for cid, d in decided.items():
+            entry = make_entry(cid, d["source"], d["claim"], d["verdict"], d["evidence"], d["numbers"], d["note"],
+                               how=d["how"], measured=d["measured"], origin=d["origin"])
+            missing = check_evidence(entry["evidence"], stored_full, root)
+            if missing:
+                raise LedgerError(f"claim {cid!r}: evidence {missing} does not exist")
+            prev = old.get(cid)
+            if prev is None:
+                report["added"].append(cid)
+            elif prev.get("verdict") != entry["verdict"]:
+                report["changed"].append(f"{cid}: {prev.get('verdict')} -> {entry['verdict']}")
+            keep = {k: prev[k] for k in ("seed", "run_started") if prev and k in prev}
+            shown = set(prev.get("figures_shown", [])) if prev else set()
+            new[cid] = {**entry, "chapter": d["chapter"], "profile": profile, **keep, "git_commit": commit,
+                        "basis": evidence_basis(entry["evidence"], profile, stored_full),
+                        "figures_shown": [e for e in entry["evidence"] if e in shown]}
+        report["dropped"] = sorted(set(old) - set(new))
+        store.atomic_write_json(path, new)
+    return report

@@ -114,10 +114,19 @@ def _notebook_code(notebook: Path) -> bytes:
     return re.sub(r"https://github\.com/[\w.-]+/[\w.-]+", _HASHED_REPOSITORY, code).encode()
 
 
+def decides_only(name: str) -> bool:
+    """True for the modules that only decide verdicts from stored numbers (``claims``, ``claims_beyond``):
+    they compute no stored result, so they are left out of a result's code digest, and a changed rule
+    re-decides the ledger (``python -m mfattn verdicts --write``) without re-running a chapter."""
+    return name.rsplit(".", 1)[-1] in ("claims", "claims_beyond")
+
+
 def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
     package = Path(__file__).resolve().parents[1]
     out = []
     for name in sorted(set(modules)):
+        if decides_only(name):
+            continue
         path = package.joinpath(*name.split(".")[1:])
         path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
         out.append((name, path))
@@ -146,7 +155,7 @@ def code_fingerprint(notebook: str | None) -> tuple[list[str], str | None]:
     together with the notebook's code."""
     modules = sorted(name for name, mod in list(sys.modules.items())
                      if name.startswith("mfattn.") and not name.startswith("mfattn.companion")
-                     and name != "mfattn.__main__" and getattr(mod, "__file__", None))
+                     and name != "mfattn.__main__" and not decides_only(name) and getattr(mod, "__file__", None))
     return modules, digest_of(modules, notebook)
 
 

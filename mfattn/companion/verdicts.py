@@ -1,0 +1,302 @@
+"""Claims declared once, each with the rule that decides it from the stored full-profile numbers.
+
+Every paper folder's ``claims.py`` declares its claims as :class:`Claim` objects: the claim in the
+paper's words (or ours), what is measured, the evidence, and a **rule** from the stored numbers to one of
+three grades (:data:`GRADES`: the claim holds, holds with differences, fails). The rule's threshold and
+the reason for it are one sentence, ``how``, that the ledger and the report show beside the verdict.
+The grade becomes a verdict on the claim's own scale (:data:`SCALES`): a claim of a paper is
+reproduced / reproduced with differences / not reproduced; a claim of ours is confirmed / confirmed
+with differences / refuted. A claim without stored numbers is "not tested", saying why.
+
+A rule that cannot come out negative is a defect, so each claim carries **counterfactual examples**:
+numbers, declared beside the rule, that give each of its grades, the failing one included.
+``tests/test_verdict_rules.py`` feeds every declared claim its examples.
+
+A claim with no rule (an identity the test suite asserts to a bound) names the tests in its evidence and
+says so in ``how``: its verdict rests on the tests' asserted bounds (``tests_grade``).
+
+Usage in a folder's claims.py::
+
+    CLAIMS = [Claim("ising-tap-onsager", "Thouless, Anderson & Palmer 1977", "TAP is more accurate ...",
+                    measured="RMSE of m against exact enumeration at β = 0.5",
+                    rule=lambda s: "holds" if s["tap"] < s["naive"] else "fails",
+                    how="TAP's RMSE below naive mean field's ...", evidence=("fig-ising-rmse",),
+                    examples={"holds": {"tap": 1, "naive": 2}, "fails": {"tap": 2, "naive": 1}})]
+    ...
+    DECLARED = {"ising": CLAIMS}
+
+    def stored_numbers(root, chapter):   # (numbers, the command that makes them)
+        ...
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+__all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "record", "check_claims",
+           "below", "above", "identity", "identity_examples", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
+           "decide_chapter", "record_chapter", "redecide"]
+
+#: What a rule returns: the claim holds, holds only in part or with a measurable difference, or fails.
+GRADES = ("holds", "partly", "fails")
+#: The verdict words of each origin of a claim, in the order of :data:`GRADES`.
+SCALES = {"paper": ("reproduced", "reproduced with differences", "not reproduced"),
+          "ours": ("confirmed", "confirmed with differences", "refuted")}
+ORIGINS = tuple(SCALES)
+NOT_TESTED = "not tested"
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class ClaimError(ValueError):
+    """A claim declared wrongly (no negative example, an example that gives another grade, a bad field)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a claim's rule says of a set of numbers: the verdict word, its grade (None when not tested),
+    the note (numbers in words), the numbers shown in the ledger and the rule's sentence."""
+    verdict: str
+    grade: str | None
+    note: str
+    numbers: dict[str, Any]
+    how: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper (``origin="paper"``) or of ours (``origin="ours"``) and the rule deciding it.
+
+    ``rule(numbers) -> grade`` reads the stored full-profile numbers (a flat or nested mapping; a missing
+    key makes the claim "not tested"). ``how`` states the threshold and the reason for it (theory, the
+    paper's own tolerance, a measured noise level). ``note`` is a format string over the numbers (or a
+    callable of them) and ``numbers`` the keys quoted in the ledger (or a callable giving the mapping).
+    ``examples`` maps each grade the rule can give to numbers that give it; ``"fails"`` is required.
+    ``rule=None`` declares a claim that rests on the tests it names: ``tests_grade`` is then its grade.
+    """
+    id: str
+    source: str
+    claim: str
+    measured: str
+    how: str
+    evidence: tuple[str, ...]
+    rule: Callable[[Mapping[str, Any]], str] | None = None
+    note: str | Callable[[Mapping[str, Any]], str] = ""
+    numbers: tuple[str, ...] | Callable[[Mapping[str, Any]], Mapping[str, Any]] = ()
+    examples: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    origin: str = "paper"
+    tests_grade: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.id, str) or not _ID_RE.match(self.id):
+            raise ClaimError(f"claim id must be lowercase words joined by '-'; got {self.id!r}")
+        for name in ("source", "claim", "measured", "how"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise ClaimError(f"claim {self.id!r}: {name} must be a non-empty string")
+        if self.origin not in SCALES:
+            raise ClaimError(f"claim {self.id!r}: origin must be one of {ORIGINS}; got {self.origin!r}")
+        object.__setattr__(self, "evidence", tuple(self.evidence))
+        if not self.evidence:
+            raise ClaimError(f"claim {self.id!r}: evidence must name a figure label or a test id")
+        if self.rule is None:
+            if self.tests_grade not in GRADES:
+                raise ClaimError(f"claim {self.id!r}: a claim without a rule rests on its tests and needs "
+                                 f"tests_grade in {GRADES}; got {self.tests_grade!r}")
+            if not any(e.startswith("tests/") for e in self.evidence):
+                raise ClaimError(f"claim {self.id!r}: a claim that rests on tests must name them in its evidence")
+            if self.examples:
+                raise ClaimError(f"claim {self.id!r}: a claim without a rule has no examples to decide")
+        else:
+            if not callable(self.rule):
+                raise ClaimError(f"claim {self.id!r}: rule must be callable (numbers -> grade) or None")
+            if self.tests_grade is not None:
+                raise ClaimError(f"claim {self.id!r}: tests_grade is only for claims without a rule")
+            unknown = set(self.examples) - set(GRADES)
+            if unknown:
+                raise ClaimError(f"claim {self.id!r}: examples are keyed by grade {GRADES}; got {sorted(unknown)}")
+            if "fails" not in self.examples:
+                raise ClaimError(f"claim {self.id!r}: a rule needs a counterfactual example of its failing "
+                                 f"outcome (examples['fails']): a rule that cannot fail decides nothing")
+
+    @property
+    def scale(self) -> tuple[str, str, str]:
+        """The verdict words of this claim's origin, in the order of :data:`GRADES`."""
+        return SCALES[self.origin]
+
+    def verdict_of(self, grade: str) -> str:
+        """The verdict word of ``grade`` on this claim's scale."""
+        if grade not in GRADES:
+            raise ClaimError(f"claim {self.id!r}: a rule must return one of {GRADES}; got {grade!r}")
+        return self.scale[GRADES.index(grade)]
+
+    def grade(self, numbers: Mapping[str, Any]) -> str:
+        """The rule's grade of ``numbers`` (KeyError where a number it needs is missing)."""
+        if self.rule is None:
+            return self.tests_grade
+        got = self.rule(numbers)
+        if got not in GRADES:
+            raise ClaimError(f"claim {self.id!r}: its rule returned {got!r}, not one of {GRADES}")
+        return got
+
+    @property
+    def rests_on_tests(self) -> bool:
+        return self.rule is None
+
+    def decide(self, numbers: Mapping[str, Any] | None, remedy: str = "") -> Decision:
+        """The decision on stored ``numbers``. Without numbers (``{}`` or None), or when the rule or the
+        note needs a number they lack, the claim is "not tested" and the note says why and what to do
+        (``remedy``: the command that makes the numbers)."""
+        if self.rule is None:
+            grade = self.tests_grade
+            note = self._text(numbers or {}) if numbers else ""
+            return Decision(self.verdict_of(grade), grade, note or "Rests on the tests named in the evidence "
+                            "(their asserted bounds).", self._numbers(numbers or {}) if numbers else {}, self.how)
+        remedy = remedy or "run the full profile of this chapter"
+        if not numbers:
+            return Decision(NOT_TESTED, None, f"No full-profile numbers are stored: {remedy}.", {}, self.how)
+        try:
+            grade = self.grade(numbers)
+            note, shown = self._text(numbers), self._numbers(numbers)
+        except KeyError as key:  # a stored result that predates a number this claim rests on
+            return Decision(NOT_TESTED, None, f"The stored full-profile numbers lack {key} (they predate this "
+                            f"claim's rule): {remedy}.", {}, self.how)
+        return Decision(self.verdict_of(grade), grade, note, shown, self.how)
+
+    def _text(self, numbers: Mapping[str, Any]) -> str:
+        return self.note(numbers) if callable(self.note) else self.note.format(**numbers)
+
+    def _numbers(self, numbers: Mapping[str, Any]) -> dict[str, Any]:
+        if callable(self.numbers):
+            return {k: v for k, v in self.numbers(numbers).items() if v is not None}
+        return {k: _three_digits(numbers[k]) for k in self.numbers if numbers[k] is not None}
+
+
+def _three_digits(value: Any) -> Any:
+    """A number as the ledger quotes it (three significant digits); strings as they are."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return float(f"{value:.3g}") if math.isfinite(value) else str(value)
+
+
+def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, remedy: str = "") -> list[Decision]:
+    """Decide every claim on ``numbers`` (the stored full-profile numbers) and hand each decision to
+    ``run.verdict`` with the rule's sentence. Returns the decisions in order."""
+    out = []
+    for c in claims:
+        d = c.decide(numbers, remedy)
+        run.verdict(c.id, c.source, c.claim, d.verdict, list(c.evidence), numbers=d.numbers, note=d.note,
+                    how=d.how, measured=c.measured, origin=c.origin)
+        out.append(d)
+    return out
+
+
+def check_claims(claims: Sequence[Claim]) -> None:
+    """Raise :class:`ClaimError` if two claims share an id or an example gives another grade than its key."""
+    seen = set()
+    for c in claims:
+        if c.id in seen:
+            raise ClaimError(f"claim id {c.id!r} is declared twice")
+        seen.add(c.id)
+        for grade, example in c.examples.items():
+            got = c.grade(example)
+            if got != grade:
+                raise ClaimError(f"claim {c.id!r}: its example for {grade!r} gives {got!r}")
+
+
+# --- rules that recur ----------------------------------------------------------------------------------
+
+def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
+    """A rule on one number: ``numbers[key] < holds`` holds, ``< partly`` (if given) holds partly, else fails."""
+    if partly is not None and partly < holds:
+        raise ClaimError(f"below({key!r}): the partial threshold {partly} must not be below {holds}")
+
+    def rule(s):
+        x = s[key]
+        return "holds" if x < holds else "partly" if partly is not None and x < partly else "fails"
+    return rule
+
+
+def above(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
+    """A rule on one number: ``numbers[key] > holds`` holds, ``> partly`` (if given) holds partly, else fails."""
+    if partly is not None and partly > holds:
+        raise ClaimError(f"above({key!r}): the partial threshold {partly} must not be above {holds}")
+
+    def rule(s):
+        x = s[key]
+        return "holds" if x > holds else "partly" if partly is not None and x > partly else "fails"
+    return rule
+
+
+#: The declared tolerance of an identity computed in float64, and its reason.
+IDENTITY_HOW = ("An identity computed in float64: it holds if the largest deviation is below 1e-12 (round-off of "
+                "sums of at most ~10⁴ terms, ε ≈ 2.2e-16); below 1e-6 it holds to single precision only (with "
+                "differences: an approximation right to six digits, not an identity); above that it fails.")
+
+
+def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Mapping[str, Any]], str]:
+    """The rule of an identity checked numerically: the largest of ``numbers[k]`` (absolute deviations) below
+    ``tol`` holds, below ``near`` holds partly, else (or NaN) fails. See :data:`IDENTITY_HOW`."""
+    def rule(s):
+        x = max(float(s[k]) for k in keys)
+        if not math.isfinite(x):
+            return "fails"
+        return "holds" if x < tol else "partly" if x < near else "fails"
+    return rule
+
+
+def identity_examples(*keys: str) -> dict[str, dict[str, float]]:
+    """Counterfactual examples of :func:`identity` over ``keys``: just inside each threshold and just outside."""
+    return {"holds": {k: 9e-13 for k in keys}, "partly": {k: 2e-12 if i == 0 else 0.0 for i, k in enumerate(keys)},
+            "fails": {k: 2e-6 if i == len(keys) - 1 else 0.0 for i, k in enumerate(keys)}}
+
+
+# --- every chapter's claims, re-decided from the stored numbers -------------------------------------------
+
+#: The module that declares each chapter's claims (imported by name: the machinery imports no physics module).
+#: Each has ``DECLARED`` (chapter -> list of :class:`Claim`) and ``stored_numbers(root, chapter)`` returning
+#: ``(numbers, remedy)``: the stored full-profile numbers ({} if none) and the command that makes them.
+CLAIM_MODULES = {"ising": "mfattn.claims", "deq": "mfattn.implicit.claims", "transformer": "mfattn.implicit.claims",
+                 "structural": "mfattn.structural.claims", "designs": "mfattn.structural.claims",
+                 "dmft": "mfattn.dynamics.claims"}
+
+
+def _module(chapter: str):
+    import importlib
+
+    if chapter not in CLAIM_MODULES:
+        raise ValueError(f"chapter must be one of {', '.join(map(repr, CLAIM_MODULES))}; got {chapter!r}")
+    return importlib.import_module(CLAIM_MODULES[chapter])
+
+
+def declared(chapter: str | None = None) -> list[Claim]:
+    """The declared claims of ``chapter`` (all chapters' in book order when None)."""
+    chapters = list(CLAIM_MODULES) if chapter is None else [chapter]
+    return [c for ch in chapters for c in _module(ch).DECLARED[ch]]
+
+
+def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
+    """Each claim of ``chapter`` with its decision on the numbers stored under ``root`` (the checkout)."""
+    numbers, remedy = _module(chapter).stored_numbers(root, chapter)
+    return [(c, c.decide(numbers, remedy)) for c in declared(chapter)]
+
+
+def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = None) -> list[Decision]:
+    """What a chapter calls at its end: decide its claims (or ``claims``, a subset) on the stored numbers and
+    record each verdict with ``run.verdict``."""
+    numbers, remedy = _module(chapter).stored_numbers(root, chapter)
+    return record(run, declared(chapter) if claims is None else claims, numbers, remedy)
+
+
+def redecide(root) -> dict[str, dict[str, Any]]:
+    """``{claim_id: fields}`` of every declared claim re-decided from the stored numbers: chapter, source,
+    claim, verdict, evidence, numbers, note, how, measured, origin (what a ledger entry holds of a decision)."""
+    out = {}
+    for chapter in dict.fromkeys(CLAIM_MODULES):
+        for c, d in decide_chapter(root, chapter):
+            out[c.id] = {"chapter": chapter, "source": c.source, "claim": c.claim, "verdict": d.verdict,
+                         "evidence": list(c.evidence), "numbers": d.numbers, "note": d.note, "how": d.how,
+                         "measured": c.measured, "origin": c.origin}
+    return out
