@@ -70,7 +70,8 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
             out[f"{key}_m_iqr"] = f"{q[0]:.1e} to {q[2]:.1e}"
         if "rmse_m_by_beta" in m[name]:
             out[f"{key}_by_beta"] = m[name]["rmse_m_by_beta"]
-            out[f"{key}_last"] = m[name]["rmse_m_by_beta"][-1]
+            last = out[f"{key}_last"] = m[name]["rmse_m_by_beta"][-1]
+            out[f"{key}_last_text"] = "no converged, stable instance" if last is None else f"{last:.2g}"
             out[f"{key}_beyond"] = m[name]["stable_beyond_at_by_damping"][-1]
     if "betas" in s:
         out["betas"] = s["betas"]
@@ -166,7 +167,7 @@ CLAIMS = [
               "fails if they have already lost it before the crossing.",
           evidence=("fig-ising-rmse", "fig-ising-stability"),
           note="Median AT parameter crosses 1 at β ≈ {at_text}; RMSE of m at the grid's last β: naive "
-               "{naive_last:.2g}, TAP {tap_last:.2g}, adaptive TAP {atap_last:.2g}.",
+               "{naive_last_text}, TAP {tap_last_text}, adaptive TAP {atap_last_text}.",
           numbers=("at_beta", "naive_last", "tap_last", "atap_last"),
           examples={"holds": {"betas": _grid, "at_beta": 1.2, "naive_by_beta": [1, 1, 1, 1],
                               "tap_by_beta": [.1, .1, .9, .9], "atap_by_beta": [.1, .1, .2, .9]},

@@ -18,7 +18,7 @@ import torch
 
 import mfattn
 from mfattn import ChapterRun
-from mfattn.companion import checks, citation, datasets, ledger, manifest, profiles, store
+from mfattn.companion import checks, citation, datasets, ledger, manifest, profiles, stats, store, verdicts
 
 PACKAGE = Path(mfattn.__file__).resolve().parent
 
@@ -41,7 +41,7 @@ def _broken_json(tmp: Path):
 
 def _companion_rows() -> list[tuple]:
     entry = dict(claim_id="x-claim", source="Someone 2024, Fig. 1", claim="A claim.", verdict="reproduced",
-                 evidence=["fig-x"])
+                 evidence=["fig-x"], how="holds if x > 1 (the paper's tolerance)")
     return [
         # profiles and runs
         ("profile-unknown", lambda: profiles.get_profile("ising", "paper"), ValueError, "profile must be one of"),
@@ -70,6 +70,20 @@ def _companion_rows() -> list[tuple]:
         ("ledger-not-tested-why", lambda: ledger.make_entry(**{**entry, "verdict": "not tested", "evidence": []}),
          ValueError, "note"),
         ("ledger-note-type", lambda: ledger.make_entry(**{**entry, "note": 3}), ValueError, "note"),
+        ("ledger-how-missing", lambda: ledger.make_entry(**{**entry, "how": ""}), ValueError, "how"),
+        ("ledger-origin", lambda: ledger.make_entry(**{**entry, "origin": "blog"}), ValueError, "origin"),
+        ("ledger-scale-of-ours", lambda: ledger.make_entry(**{**entry, "origin": "ours"}), ValueError, "verdict"),
+        ("claim-no-negative", lambda: verdicts.Claim("x-y", "s", "c", "m", "h", ("fig-x",), rule=lambda s: "holds",
+                                                     examples={"holds": {}}), ValueError, "examples"),
+        ("claim-origin", lambda: verdicts.Claim("x-y", "s", "c", "m", "h", ("fig-x",), rule=None, tests_grade="holds",
+                                                origin="blog"), ValueError, "origin"),
+        ("claim-rests-on-no-test", lambda: verdicts.Claim("x-y", "s", "c", "m", "h", ("fig-x",), tests_grade="holds"),
+         ValueError, "evidence"),
+        ("claim-grade-word", lambda: verdicts.Claim("x-y", "s", "c", "m", "h", ("fig-x",), rule=lambda s: "yes",
+                                                    examples={"fails": {}}).grade({}), ValueError, "rule"),
+        ("stats-pooled-empty", lambda: stats.pooled_over_seeds([], []), ValueError, "deltas"),
+        ("stats-paired-int", lambda: stats.paired_difference(np.ones(3, int), np.ones(3, int)), ValueError, "correct_a"),
+        ("stats-t-df", lambda: stats.t_quantile_975(0), ValueError, "df"),
         ("ledger-numbers-nan", lambda: ledger.make_entry(**{**entry, "numbers": {"x": float("nan")}}), ValueError,
          "numbers"),
         # shared argument checks

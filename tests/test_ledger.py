@@ -34,9 +34,10 @@ glued: dict = {}
 
 def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     run.verdict("test-claim-one", "Nobody 2024, Fig. 1", "Lines go down.", "reproduced",
-                evidence=["fig-test-claim", THIS_TEST], numbers={"slope": -1.0, "points": 2}, note="two points")
+                evidence=["fig-test-claim", THIS_TEST], numbers={"slope": -1.0, "points": 2}, note="two points",
+                how="holds if the fitted slope is below -0.5", measured="slope of a line")
     run.verdict("test-claim-two", "Nobody 2024, Sec. 2", "Nothing else.", "not tested", evidence=[],
-                note="needs a GPU")
+                note="needs a GPU", how="holds if anything else happens")
     book = ledger.read_ledger("quick")
     assert ledger.ledger_path("quick") == tmp_path / "ledger-quick.json"
     assert set(book) == {"test-claim-one", "test-claim-two"}
@@ -46,11 +47,17 @@ def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     run.verdicts()
     table = glued["verdicts-ising"].data
     assert "{numref}`fig-test-claim`" in table and f"`{THIS_TEST}`" in table
-    assert "**reproduced**" in table and "slope = -1" in table and "*(two points)*" in table
+    assert "**reproduced**" in table and "slope = -1" in table and "**Note**: two points" in table
+    assert "**How it is decided**: holds if the fitted slope is below -0.5" in table
+    assert "**Measured**: slope of a line" in table
+    assert "{ref}`in the report <claim-test-claim-one>`" in table   # a chapter links to the report's anchor
+    assert "(claim-test-claim-one)=" not in table                    # ... which only the report defines
     report = ledger.report_markdown([c.name for c in CHAPTERS])
     assert report.startswith("2 claims: 1 reproduced, 1 not tested. The verdicts rest on 1 tests, 1 quick run")
     assert entry["basis"] == "tests" and book["test-claim-two"]["basis"] == "quick run"
-    assert "| tests |" in report and "| *quick run* |" in report
+    assert "| tests |" in report and "| quick run |" in report
+    assert report.count("(claim-test-claim-one)=") == 1 and "(claim-test-claim-two)=" in report
+    assert "**Cite as**: mfattn " in report and "claim `test-claim-one`: reproduced (quick profile" in report
 
 
 def test_a_verdict_rests_on_the_strongest_evidence_it_names():
@@ -63,21 +70,25 @@ def test_a_verdict_rests_on_the_strongest_evidence_it_names():
 
 
 def test_a_later_run_drops_claims_the_chapter_no_longer_makes(run, monkeypatch):
-    run.verdict("test-old-claim", "Nobody 2024", "Old.", "reproduced", evidence="fig-test-claim")
+    run.verdict("test-old-claim", "Nobody 2024", "Old.", "reproduced", evidence="fig-test-claim", how="rule")
     run.verdicts()
     again = ChapterRun("ising", profile="quick", device="cpu")
-    again.verdict("test-new-claim", "Nobody 2024", "New.", "extends", evidence=THIS_TEST)
+    again.verdict("test-new-claim", "Nobody 2024", "New.", "confirmed", evidence=THIS_TEST, how="rule", origin="ours")
     again.verdicts()
     assert set(ledger.read_ledger("quick")) == {"test-new-claim"}
     full = ChapterRun("ising", profile="full", device="cpu")  # the full profile keeps its own ledger
-    full.verdict("test-new-claim", "Nobody 2024", "New.", "reproduced", evidence=THIS_TEST)
-    assert ledger.read_ledger("full")["test-new-claim"]["verdict"] == "reproduced"
-    assert ledger.read_ledger("quick")["test-new-claim"]["verdict"] == "extends"
+    full.verdict("test-new-claim", "Nobody 2024", "New.", "refuted", evidence=THIS_TEST, how="rule", origin="ours")
+    assert ledger.read_ledger("full")["test-new-claim"]["verdict"] == "refuted"
+    assert ledger.read_ledger("quick")["test-new-claim"]["verdict"] == "confirmed"
 
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(verdict="confirmed"), r"verdict must be one of 'reproduced', 'reproduced with differences', "
-                                r"'not reproduced', 'not tested', 'extends'; got 'confirmed'"),
+                                r"'not reproduced', 'not tested'; got 'confirmed'"),
+    (dict(verdict="reproduced", origin="ours"), r"verdict must be one of 'confirmed', .*; got 'reproduced'"),
+    (dict(verdict="extends"), "verdict must be one of"),
+    (dict(origin="theirs"), "origin must be one of"),
+    (dict(how=" "), "how must be a non-empty string"),
     (dict(claim_id="Bad Id"), "claim_id must be lowercase words"),
     (dict(source=""), "source of claim 'test-claim' must be a non-empty string"),
     (dict(evidence=[]), "evidence must name at least one figure label or test id"),
@@ -91,7 +102,7 @@ def test_a_later_run_drops_claims_the_chapter_no_longer_makes(run, monkeypatch):
 ])
 def test_bad_verdicts_are_clear_errors(run, kwargs, match):
     args = dict(claim_id="test-claim", source="Nobody 2024", claim="A claim.", verdict="reproduced",
-                evidence=["fig-test-claim"])
+                evidence=["fig-test-claim"], how="holds if x > 1")
     args.update(kwargs)
     with pytest.raises(ledger.LedgerError, match=match):
         run.verdict(**args)
@@ -99,22 +110,23 @@ def test_bad_verdicts_are_clear_errors(run, kwargs, match):
 
 
 def test_a_claim_id_is_given_once_and_belongs_to_one_chapter(run):
-    run.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence="fig-test-claim")
+    run.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence="fig-test-claim", how="rule")
     with pytest.raises(ledger.LedgerError, match="already given a verdict in this run"):
-        run.verdict("test-claim", "Nobody 2024", "A claim.", "not reproduced", evidence="fig-test-claim")
+        run.verdict("test-claim", "Nobody 2024", "A claim.", "not reproduced", evidence="fig-test-claim", how="rule")
     other = ChapterRun("dmft", profile="quick", device="cpu")
     with pytest.raises(ledger.LedgerError, match="already used by chapter 'ising'"):
-        other.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence=THIS_TEST)
+        other.verdict("test-claim", "Nobody 2024", "A claim.", "reproduced", evidence=THIS_TEST, how="rule")
 
 
-def test_stored_full_profile_ledger_names_existing_evidence():
+def test_stored_full_profile_ledger_names_existing_evidence_and_its_rule():
     """Every verdict kept in data/full/ledger.json names figures of the full manifest and existing tests."""
     stored = ledger.read_ledger("full")
     labels = set(read_manifest("full"))
     chapters = {c.name for c in CHAPTERS}
     for claim_id, entry in stored.items():
         assert entry["claim_id"] == claim_id and entry["profile"] == "full"
-        assert entry["chapter"] in chapters and entry["verdict"] in ledger.VERDICTS
+        assert entry["chapter"] in chapters and entry["verdict"] in ledger.ORIGINS[entry["origin"]] + ("not tested",)
+        assert entry["how"].strip(), f"{claim_id}: no rule sentence"
         assert not ledger.check_evidence(entry["evidence"], labels, ROOT), claim_id
 
 
@@ -133,7 +145,7 @@ def _stored_full_ledger() -> dict:
     return stored
 
 
-def test_stored_full_profile_ledger_is_complete():
+def test_stored_full_profile_ledger_is_complete():  # a check of the stored ledger
     """The Reproduction report's promise for every verdict in data/full/ledger.json: a claim with its source,
     its evidence and the number it rests on; a "not tested" claim has neither, so it must say why."""
     stored = _stored_full_ledger()
@@ -151,21 +163,22 @@ def test_stored_full_profile_ledger_is_complete():
     assert absent <= CHAPTERS_PENDING, f"chapters without full-profile verdicts: {sorted(absent)}"
 
 
-def test_the_report_shows_every_stored_verdict_with_its_numbers_evidence_and_reason(tmp_path, monkeypatch):
-    """Each stored verdict is a row of the Reproduction report: claim, verdict, numbers, evidence and note."""
+def test_stored_verdicts_each_have_one_anchor_and_block_on_the_report(tmp_path, monkeypatch):
+    """Each stored verdict is one row of the report's table and one dropdown under its anchor, with its
+    verdict, rule, numbers, evidence, note and citation (a check of the stored ledger's rendering)."""
     stored = _stored_full_ledger()
     monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))  # no quick ledger; the full one copied
     ledger.ledger_path("full").parent.mkdir(parents=True)
     ledger.ledger_path("full").write_text((ROOT / "data" / "full" / "ledger.json").read_text())
     report = ledger.report_markdown([c.name for c in CHAPTERS])
     assert report.startswith(f"{len(stored)} claims: ")
-    rows = report.splitlines()
     for claim_id, entry in stored.items():
-        row = [r for r in rows if r.startswith("| ") and ledger._cell(entry["claim"]) in r]
-        assert len(row) == 1, claim_id
-        row = row[0]
-        assert f"**{entry['verdict']}**" in row, claim_id
-        assert all(f"{name} = " in row for name in entry.get("numbers", {})), claim_id
-        assert all(f"`{item}`" in row for item in entry["evidence"]), claim_id
+        assert report.count(f"({ledger.anchor(claim_id)})=") == 1, claim_id
+        block = report.split(f"({ledger.anchor(claim_id)})=", 1)[1].split("\n:::\n", 1)[0]
+        assert f"**{entry['verdict']}** · `{claim_id}`" in block, claim_id
+        assert f"**How it is decided**: {entry['how']}" in block, claim_id
+        assert all(f"{name} = " in block for name in entry.get("numbers", {})), claim_id
+        assert all(f"`{item}`" in block or f"{{numref}}`{item}`" in block for item in entry["evidence"]), claim_id
         if entry.get("note"):
-            assert f"*({ledger._cell(entry['note'])})*" in row, claim_id
+            assert f"**Note**: {entry['note']}" in block, claim_id
+        assert f"claim `{claim_id}`: {entry['verdict']} (full profile, decided at commit" in block, claim_id
