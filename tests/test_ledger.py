@@ -57,6 +57,7 @@ def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     assert entry["basis"] == "tests" and book["test-claim-two"]["basis"] == "quick run"
     assert "| tests |" in report and "| quick run |" in report
     assert report.count("(claim-test-claim-one)=") == 1 and "(claim-test-claim-two)=" in report
+    assert "- **reproduced** (1): {ref}`test-claim-one <claim-test-claim-one>`" in report   # the index by verdict
     assert "**Cite as**: mfattn " in report and "claim `test-claim-one`: reproduced (quick profile" in report
 
 

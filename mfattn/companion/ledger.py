@@ -319,7 +319,9 @@ def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]]
                + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
                "only a short run's figures, an observation rather than a conclusion).")
     papers = papers or {"All claims": list(chapters)}
-    parts = [summary]
+    by_verdict = [f"- **{v}** ({len(ids)}): " + ", ".join(f"{{ref}}`{cid} <{anchor(cid)}>`" for cid in ids)
+                  for v in VERDICTS if (ids := [e["claim_id"] for e in entries if e["verdict"] == v])]
+    parts = [summary, "Claims by verdict:\n\n" + "\n".join(by_verdict)]
     for title, names in papers.items():
         group = [e for e in entries if e.get("chapter") in names]
         if group:
