@@ -157,3 +157,25 @@ def test_stored_ledger_is_what_the_declared_rules_decide_from_the_stored_numbers
         e = stored[cid]
         for key in ("verdict", "how", "note", "numbers", "origin", "evidence", "claim", "source", "chapter"):
             assert e.get(key) == d[key], f"{cid}: stored {key} {e.get(key)!r} but the rule gives {d[key]!r}"
+
+
+def test_a_rule_that_cannot_decide_its_numbers_says_not_tested_and_why():
+    def rule(s):
+        if s["points beyond"] == 0:
+            raise verdicts.Undecidable("no point beyond the line converged")
+        return "holds" if s["x"] > 1 else "fails"
+    c = Claim("x-y", "s", "c", "m", "how it is decided", ("fig-x",), rule=rule,
+              examples={"holds": {"points beyond": 1, "x": 2}, "fails": {"points beyond": 1, "x": 0}})
+    d = c.decide({"points beyond": 0, "x": 2})
+    assert d.verdict == "not tested" and "no point beyond the line converged" in d.note
+
+
+def test_chapter_1_at_line_rule_reads_the_last_measured_beta_beyond_the_crossing():
+    """TAP theories that stop converging beyond the AT line are judged where they were last measured, not at
+    the grid's end (a non-converged iteration is not an inaccurate theory)."""
+    claim = next(c for c in CLAIMS if c.id == "ising-at-accuracy")
+    s = {"betas": [0.5, 1.0, 1.5, 2.0], "at_beta": 1.2, "naive_by_beta": [1, 1, 1, 1],
+         "tap_by_beta": [.1, .1, .2, None], "atap_by_beta": [.1, .1, .2, None]}
+    assert claim.grade(s) == "partly"           # still ahead at β = 1.5, the last measured point
+    s["tap_by_beta"] = [.1, .1, None, None]
+    assert claim.decide(s).verdict == "not tested"

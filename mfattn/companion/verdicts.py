@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "record", "check_claims",
+__all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "Undecidable", "record", "check_claims",
            "below", "above", "identity", "identity_examples", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
            "decide_chapter", "record_chapter", "redecide"]
 
@@ -53,6 +53,11 @@ _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 class ClaimError(ValueError):
     """A claim declared wrongly (no negative example, an example that gives another grade, a bad field)."""
+
+
+class Undecidable(Exception):
+    """Raised by a rule whose stored numbers cannot decide it (e.g. no measurement in the range the claim is
+    about): the claim is "not tested" and the message says why."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +168,8 @@ class Claim:
         except KeyError as key:  # a stored result that predates a number this claim rests on
             return Decision(NOT_TESTED, None, f"The stored full-profile numbers lack {key} (they predate this "
                             f"claim's rule): {remedy}.", {}, self.how)
+        except Undecidable as why:
+            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", {}, self.how)
         return Decision(self.verdict_of(grade), grade, note, shown, self.how)
 
     def _text(self, numbers: Mapping[str, Any]) -> str:
