@@ -297,7 +297,8 @@ def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
     assert run.got["ising-tap-onsager"][0] == "reproduced"
     assert run.got["ising-gaussian-vector-spins"][0] == "confirmed"
     assert run.got["ising-breakdown"][0] in ("reproduced", "reproduced with differences", "not reproduced")
-    assert run.got["ising-at-accuracy"][0] != "not tested"
+    verdict, note = run.got["ising-at-accuracy"]   # decided, or the rule says why these numbers cannot
+    assert verdict != "not tested" or "cannot decide" in note
     # a summary in which TAP were worse than naive mean field gives the opposite verdict
     summary["methods"]["tap"]["rmse_m"] = 2 * summary["methods"]["naive"]["rmse_m"]
     claims.save(tmp_path, summary)
