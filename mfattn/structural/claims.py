@@ -94,6 +94,7 @@ def _derived(s: dict[str, Any], chapter: str) -> dict[str, Any]:
     if chapter == "structural":
         out["slot_trials"] = s.get("slot_trials", sizes["slot_trials"])
         out["pc_trials"] = s.get("pc_trials", sizes["pc_trials"])
+        out["hop_trials"] = s.get("hop_trials", sizes["hop_trials"])
         if "slot_min_step" in s:  # the largest decrease of the objective (0 if it never decreased)
             out["slot_max_drop"] = max(0.0, -s["slot_min_step"])
         if "pc_acc_fixed" in s:   # binomial standard error of the fraction over the instances
@@ -216,20 +217,24 @@ _STRUCTURAL = [
           "under a factorised prior that gives each query one parent, uniform over the allowed keys",
           measured="Largest |enumeration − attention| over every edge set of n = 6 tokens, cross, self and causal "
                    "attention, every instance (float64)",
-          rule=verdicts.identity("enum_max_error"), how=verdicts.IDENTITY_HOW, examples=verdicts.identity_examples("enum_max_error"),
+          rule=verdicts.identity("enum_max_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("enum_max_error"),
           evidence=("fig-structural-bruteforce", TS + "test_brute_force_equals_attention",
                     TS + "test_against_enumeration_of_all_binary_adjacency_matrices"),
-          note="Every edge set enumerated (n = {enum_n:.0f} tokens): max |enumeration − attention| = {enum_max_error:.0e} "
+          note="Every edge set enumerated (n = {enum_n:.0f} tokens): max |enumeration − attention| = "
+               "{enum_max_error:.0e} "
                "(the largest over every instance: a bound, not a mean).", numbers=("enum_max_error",)),
     Claim("structural-factorised-marginals", f"{PAPER}, Sec. 3",
           "Because the prior factorises over queries, the posterior's edge marginals are the per-query softmax "
           "(the m × n scores replace n^m edge sets)",
           measured="Largest difference between the enumerated edge marginals and the per-query softmax (n = 6, "
                    "float64)",
-          rule=verdicts.identity("enum_marginal_error"), how=verdicts.IDENTITY_HOW, examples=verdicts.identity_examples("enum_marginal_error"),
+          rule=verdicts.identity("enum_marginal_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("enum_marginal_error"),
           evidence=("fig-structural-bruteforce", TS + "test_factorised_marginals_equal_joint_enumeration",
                     TS + "test_exclusive_prior_does_not_factorise"),
-          note="Largest difference of the edge marginals {enum_marginal_error:.0e}. A prior that does not factorise (no "
+          note="Largest difference of the edge marginals {enum_marginal_error:.0e}. A prior that does not factorise "
+               "(no "
                "shared parents) breaks it: softmax misses its marginals by {excl_soft_error:.2f}, Sinkhorn by "
                "{excl_sink_error:.2f} (medians over instances; our extension).",
           numbers=("enum_marginal_error", "excl_soft_error", "excl_sink_error")),
@@ -246,7 +251,8 @@ _STRUCTURAL = [
                     TI + "test_hopfield_energy_decreases_every_step"),
           note="Largest relative energy rise {hop_max_rise:.0e} over every step, β, P and trial (d = {hop_dim:.0f}); "
                "retrieval of P = 16 patterns: rate {hop_rate_lo:.2f} at β = {hop_beta_lo:g}, {hop_rate_hi:.2f} at "
-               "β = {hop_beta_hi:g} (fractions of 500 trials).", numbers=("hop_max_rise", "hop_rate_lo", "hop_rate_hi")),
+               "β = {hop_beta_hi:g} (fractions of {hop_trials:.0f} trials; binomial spread below 0.03).",
+          numbers=("hop_max_rise", "hop_rate_lo", "hop_rate_hi")),
     Claim("structural-slot-attention", f"{PAPER}, Sec. 4 (slot attention)",
           "Slot attention is collapsed inference with a prior that gives each data point one parent slot: its update "
           "(softmax over slots, weighted mean) never decreases the collapsed mixture likelihood",
@@ -301,7 +307,8 @@ _STRUCTURAL = [
                     "fails": {"pc_rise": 9e-13, "pc_acc_fixed": 0.49}}),
     # Issue 12: what the paper has that the book lacked (Eqs 3-7, masks, the paper's slot update, Sec. 6.1, App. A.8.2)
     Claim("structural-gradient-expectation", f"{PAPER}, Sec. 3 (Eqs 3-7)",
-          "The attention output is the gradient of the log partition function over edge sets (the posterior expectation "
+          "The attention output is the gradient of the log partition function over edge sets (the posterior "
+          "expectation "
           "of the value function as a gradient, Eq. 7); with Gaussian potentials the Laplace step on the collapsed "
           "likelihood is one attention step",
           measured="Largest deviation of autograd of the enumerated ln Z from the enumerated posterior expectation, of "
@@ -319,14 +326,16 @@ _STRUCTURAL = [
           "A Gaussian edge potential gives dot-product attention once the terms without a query-key product are "
           "dropped as a constant",
           measured="Largest difference between the Gaussian potential's posterior and softmax attention, with keys "
-                   "rescaled to one norm and with keys as drawn (median over instances of the largest weight difference)",
+                   "rescaled to one norm and with keys as drawn (median over instances of the largest weight "
+                   "difference)",
           rule=_identity_and(("keynorm_gap_equal",), lambda s: s["keynorm_gap_raw"] < 1e-12),
           how="The dropped term −β‖k‖²/2 is a constant only across keys of one norm. Holds if the posterior is softmax "
               "attention to float64 round-off (1e-12) both for keys of one norm and for keys as drawn (the term really "
               "is a constant); with differences if it is exact for keys of one norm only (or to single precision, "
               "1e-6): the claim needs that condition; fails if even keys of one norm miss it by 1e-6 or more.",
           evidence=("fig-structural-paper-steps", TP + "test_key_norm_term_changes_the_posterior"),
-          note="Exact only when the allowed keys share one norm (largest gap {keynorm_gap_equal:.0e}). With keys as drawn "
+          note="Exact only when the allowed keys share one norm (largest gap {keynorm_gap_equal:.0e}). With keys as "
+               "drawn "
                "the posterior is softmax(βq·k − β‖k‖²/2) and differs from softmax attention by {keynorm_gap_raw:.2f} "
                "(median over instances of the largest weight difference; up to {keynorm_gap_raw_max:.2f}): the "
                "dot-product potential's partition function Z_j ∝ exp(β‖k_j‖²/2) depends on the key (quadrature: "
@@ -338,7 +347,8 @@ _STRUCTURAL = [
           "Attention over a given graph is the same posterior expectation with a prior whose support is that graph's "
           "edges (an arbitrary allowed-edge mask)",
           measured="Largest |enumeration − masked softmax| over 100 random masks of 6 tokens (float64)",
-          rule=verdicts.identity("mask_max_error"), how=verdicts.IDENTITY_HOW, examples=verdicts.identity_examples("mask_max_error"),
+          rule=verdicts.identity("mask_max_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("mask_max_error"),
           evidence=("fig-structural-paper-steps", TS + "test_graph_attention_on_a_random_mask_equals_enumeration",
                     TS + "test_graph_attention_with_a_non_uniform_prior"),
           note="{mask_instances:.0f} random masks of {mask_n:.0f} tokens ({mask_min_structures:.0f} to "
@@ -346,7 +356,8 @@ _STRUCTURAL = [
           numbers=("mask_max_error",)),
     Claim("structural-slot-update-form", f"{PAPER}, Sec. 4 (slot attention)",
           "Collapsed inference gives the slot update μ_k ← Σ_i A_ik W_Qᵀ W_K x_i (no division by Σ_i A_ik)",
-          measured="Largest deviation of the paper's update from the weighted mean times the slot's mass (float64), and "
+          measured="Largest deviation of the paper's update from the weighted mean times the slot's mass (float64), "
+                   "and "
                    "the median slot norm after 3 updates as written against the data's radius",
           rule=_identity_and(("slot_forms_relation_error",),
                              lambda s: s["slot_forms_norm_paper"] <= 2 * s["slot_forms_radius"]),
@@ -358,10 +369,12 @@ _STRUCTURAL = [
           evidence=("fig-structural-paper-steps", TI + "test_paper_slot_update_against_the_weighted_mean_in_closed_form"),
           note="The paper's update is the gradient of the dot-product objective: Locatello's weighted mean times the "
                "slot's mass Σ_i A_ik (median {slot_forms_mass:.0f} points; relation exact to "
-               "{slot_forms_relation_error:.0e}), with W_Qᵀ W_K in place of W_V. Iterated as written the slots leave the "
+               "{slot_forms_relation_error:.0e}), with W_Qᵀ W_K in place of W_V. Iterated as written the slots leave "
+               "the "
                "data (median norm {slot_forms_norm_paper:.0f} after {forms_steps:.0f} steps; data radius "
                "{slot_forms_radius:.1f}); the weighted mean stays inside it ({slot_forms_norm_mean:.1f}). Keeping the "
-               "Gaussian potential's ‖μ_k‖² term and solving for the stationary point gives the normalised (EM) update.",
+               "Gaussian potential's ‖μ_k‖² term and solving for the stationary point gives the normalised (EM) "
+               "update.",
           numbers=("slot_forms_relation_error", "slot_forms_norm_paper", "slot_forms_radius"),
           examples={"holds": {"slot_forms_relation_error": 9e-13, "slot_forms_norm_paper": 6.0, "slot_forms_radius": 3.0},
                     "partly": {"slot_forms_relation_error": 9e-13, "slot_forms_norm_paper": 6.1,
@@ -371,11 +384,14 @@ _STRUCTURAL = [
     Claim("structural-binary-edges", f"{PAPER}, Sec. 6.1 (feed-forward layers)",
           "With a factorised prior over binary edges (each edge present or absent on its own) the softmax becomes "
           "independent sigmoid gates, and a feed-forward layer is attention under such a prior",
-          measured="Largest deviation of the enumerated posterior (all 4096 binary edge sets) from sigmoid gates and of "
+          measured="Largest deviation of the enumerated posterior (all 4096 binary edge sets) from sigmoid gates and "
+                   "of "
                    "a score-weighted value from s σ(s/T) (float64), and the largest gap between s σ(s) and ReLU",
           rule=_identity_and(("bin_gate_error", "bin_ffn_error"), lambda s: s["relu_gap_1"] < 1e-12),
-          how="Holds if both identities hold to float64 round-off (1e-12) and the resulting activation is the ReLU of a "
-              "standard feed-forward layer at the attention's temperature T = 1 (largest gap to ReLU below 1e-12); with "
+          how="Holds if both identities hold to float64 round-off (1e-12) and the resulting activation is the ReLU of "
+              "a "
+              "standard feed-forward layer at the attention's temperature T = 1 (largest gap to ReLU below 1e-12); "
+              "with "
               "differences if the identities hold (or to 1e-6) but the activation is another one (SiLU at T = 1, ReLU "
               "only as T → 0); fails if an identity misses by 1e-6 or more.",
           evidence=("fig-structural-paper-steps", TE + "test_factorised_bernoulli_prior_gives_sigmoid_gates",
@@ -389,10 +405,12 @@ _STRUCTURAL = [
     Claim("structural-temperature-positions", f"{PAPER}, Sec. 6.1 and App. A.8.2 (temperature, relative positions)",
           "The softmax temperature is the precision of the edge potential, and relative-position encodings are a prior "
           "over edges that depends on the offset i − j",
-          measured="Largest deviation of the enumerated posterior from softmax(s + b_(i−j)) and from softmax(s/T + b) at "
+          measured="Largest deviation of the enumerated posterior from softmax(s + b_(i−j)) and from softmax(s/T + b) "
+                   "at "
                    "T = 1e-3 to 1e3 (float64)",
           rule=_temperature_rule,
-          how="Identities in float64: hold if the relative-position prior matches to 1e-12 and the temperature identity "
+          how="Identities in float64: hold if the relative-position prior matches to 1e-12 and the temperature "
+              "identity "
               "to 1e-10 (at T = 1e-3 the scores s/T reach ~1e3, and the round-off of exp and log-sum-exp grows with "
               "them: ~1e3 × 1e-13); with differences if both only match to 1e-6 (single precision); fails beyond.",
           evidence=("fig-structural-paper-steps", TE + "test_relative_position_prior_is_an_additive_bias",
@@ -427,12 +445,14 @@ _DESIGNS = [
                    "(10 seeds, held-out sequences of n = 5 tokens)",
           rule=lambda s: ("holds" if s["mass_x1_multi"] - s["mass_x1_one"] > 0.05 else
                           "partly" if s["mass_x1_multi"] - s["mass_x1_one"] > 0.02 else "fails"),
-          how="Holds if multi-hop puts more than 0.05 more of its mass on x₁ than one-layer attention (a quarter of the "
+          how="Holds if multi-hop puts more than 0.05 more of its mass on x₁ than one-layer attention (a quarter of "
+              "the "
               "uniform share 1/5 of a 5-token context); with differences if more by 0.02 to 0.05 (a tenth to a quarter "
               "of that share); fails at 0.02 or less: the two masses then agree to within what means over 10 seeds "
               "can separate without their spread (not stored).",
           evidence=("fig-designs-multihop-attention", TM + "test_targets_and_roles_of_the_generator"),
-          note="Mass on x₁: multi-hop {mass_x1_multi:.2f}, one-layer {mass_x1_one:.2f}, two-layer {mass_x1_two:.2f}; on "
+          note="Mass on x₁: multi-hop {mass_x1_multi:.2f}, one-layer {mass_x1_one:.2f}, two-layer {mass_x1_two:.2f}; "
+               "on "
                "x₀: {mass_x0_multi:.2f}, {mass_x0_one:.2f}, {mass_x0_two:.2f} (means over {seeds:.0f} seeds; spread "
                "not stored).", numbers=("mass_x1_multi", "mass_x1_one", "mass_x1_two"),
           examples={"holds": {"mass_x1_multi": 0.26, "mass_x1_one": 0.2},
@@ -443,7 +463,8 @@ _DESIGNS = [
           measured="One-layer attention's mean mass on x₀ (10 seeds, held-out sequences of n = 5 tokens)",
           rule=verdicts.below("mass_x0_one", 0.3, 0.5),
           how="Holds if one-layer attention puts less than 0.3 of its mass on x₀ (near the uniform share 1/5 of a "
-              "5-token context: one hop does not find x₀); with differences below 0.5; fails if one hop puts half of its "
+              "5-token context: one hop does not find x₀); with differences below 0.5; fails if one hop puts half of "
+              "its "
               "mass or more on x₀ (it reads x₀ directly, with no path through x₁).",
           evidence=("fig-designs-multihop-attention", TM + "test_targets_and_roles_of_the_generator"),
           note="One-layer attention puts {mass_x0_one:.2f} of its mass on x₀ directly (mean over {seeds:.0f} seeds; "
@@ -467,7 +488,8 @@ _DESIGNS = [
                     "fails": {"replay_within": 0.9}}),
     Claim("designs-expanding-operations", f"{PAPER}, Fig. 3 (right)",
           "Expanding attention scores fewer tokens than full attention, the fewer the stronger the recency bias",
-          measured="The paper's relative operations (md + k)/(nd) of expanding attention, d = 10 and 50, p = 1/2 … 1/25, "
+          measured="The paper's relative operations (md + k)/(nd) of expanding attention, d = 10 and 50, p = 1/2 … "
+                   "1/25, "
                    "mean over every training step and 3 seeds",
           rule=_ops_ordered,
           how="Holds if the relative operations are below 1 (fewer than full attention) at every d and p and rise "
@@ -490,34 +512,40 @@ _DESIGNS = [
               "(the claim is made for every p of the figure); with differences if at least half of them; fails if "
               "fewer than half.",
           evidence=("fig-designs-expanding-operations", TX + "test_batched_equals_per_sample_reference_loop"),
-          note="Final training MSE, expanding / standard (means over {exp_seeds:.0f} seeds; spread not stored): d = 10: "
+          note="Final training MSE, expanding / standard (means over {exp_seeds:.0f} seeds; spread not stored): d = "
+               "10: "
                "{loss_ratio_10_2:.1f}, {loss_ratio_10_5:.1f}, {loss_ratio_10_10:.1f}, {loss_ratio_10_25:.1f}; d = 50: "
                "{loss_ratio_50_2:.2f}, {loss_ratio_50_5:.1f}, {loss_ratio_50_10:.1f}, {loss_ratio_50_25:.1f} "
-               "(p = 1/2 … 1/25): below 1.5 at {loss_ratio_within:.0f} of 8. Equivalent only with a strong recency bias.",
+               "(p = 1/2 … 1/25): below 1.5 at {loss_ratio_within:.0f} of 8. Equivalent only with a strong recency "
+               "bias.",
           numbers=("loss_ratio_within", "loss_ratio_max", "loss_ratio_10_2", "loss_ratio_50_2"),
           examples={"holds": {"loss_ratio_within": 8}, "partly": {"loss_ratio_within": 4},
                     "fails": {"loss_ratio_within": 3}}),
     Claim("designs-expanding-window", f"{PAPER}, Sec. 5 (adaptive context; our measurement)",
           "The window adapts per input to how far back the parent lies: it grows past its first size to reach a parent "
           "beyond it",
-          measured="Over the second half of training (d = 10 and 50, every p, 3 seeds): the share of queries whose parent "
+          measured="Over the second half of training (d = 10 and 50, every p, 3 seeds): the share of queries whose "
+                   "parent "
                    "lies beyond the first window (29 tokens) that the final window reaches",
           rule=verdicts.above("far_found", 0.5, 0.1), origin="ours",
           how="A parent inside the first window is reached by construction (its share is shown, not tested); a window "
               "that never grew would reach none beyond it. Confirmed if the window reaches more than half of the far "
               "parents (as it reaches the near ones); with differences above 10 %; refuted at 10 % or less. Not "
               "separated: a window that grows for every input reaches far parents too; the window per true distance "
-              "(fig-designs-expanding-window) shows whether it grows with the distance, and its numbers are not stored.",
+              "(fig-designs-expanding-window) shows whether it grows with the distance, and its numbers are not "
+              "stored.",
           evidence=("fig-designs-expanding-window", TX + "test_sampler_places_x0_at_a_geometric_distance",
                     TX + "test_lazy_equals_dense_and_scores_only_the_window"),
-          note="A parent beyond the first window (29 tokens) is reached in {far_found:.0%} of the queries (one inside it "
+          note="A parent beyond the first window (29 tokens) is reached in {far_found:.0%} of the queries (one inside "
+               "it "
                "in {near_found:.0%}, by construction; pooled over d, p and {exp_seeds:.0f} seeds, spread not stored): "
                "nothing the query sees tells it to look further back.", numbers=("far_found", "near_found"),
           examples={"holds": {"far_found": 0.51}, "partly": {"far_found": 0.11}, "fails": {"far_found": 0.1}}),
     Claim("designs-multihop-ablation", f"{PAPER}, Sec. 5 (the task's rationale; our ablation with x₀ ~ N(0, 1))",
           "Where x₀ cannot be told from the noise by its keys, multi-hop attention learns the two-hop task better than "
           "one-layer attention",
-          measured="Held-out MSE / Var(y) of one-layer, multi-hop and two-layer attention with x₀ ~ N(0, 1)ᵈ, 5 seeds × "
+          measured="Held-out MSE / Var(y) of one-layer, multi-hop and two-layer attention with x₀ ~ N(0, 1)ᵈ, 5 seeds "
+                   "× "
                    "10 000 steps, weight decay 2",
           rule=_multihop_rule("abl_"), how=MULTIHOP_HOW, examples=_multihop_examples("abl_"), origin="ours",
           evidence=("fig-designs-multihop-ablation", TM + "test_noise_root_is_drawn_like_the_noise",
@@ -534,7 +562,8 @@ _DESIGNS = [
           measured="Training MSE (last fifth of training) of CAVI over the paper's update at d = 10, p = 1/2 … 1/25 "
                    "(means over 3 seeds): the smallest ratio and the geometric mean",
           rule=_cavi_rule, origin="ours",
-          how="Confirmed if CAVI's MSE is at least 0.8 of the paper update's at every p (the paper's update never trains "
+          how="Confirmed if CAVI's MSE is at least 0.8 of the paper update's at every p (the paper's update never "
+              "trains "
               "more than 25 % worse: a declared tolerance, since the seed spread is not stored); with differences if "
               "only the geometric mean over p is; refuted if even that is below 0.8. The paper's update is not CAVI "
               "(it counts the single edge once per sweep, which the tests check): 'workable' is all that is claimed.",
