@@ -291,3 +291,43 @@ def test_predictive_coding_bad_input():
         PC.infer(pb, method="gradient", lr=0.0)
     with pytest.raises(ValueError, match=r"pi \(precision of the parents' predictions\) must be > 0"):
         PC.infer(pb, pi=-1.0)
+
+
+def test_chapter_4_verdicts_on_slots_and_predictive_coding_can_fail(tmp_path):
+    """The stored summary's numbers decide the slot and predictive-coding claims; derived numbers (the largest
+    decrease of the slot objective, the binomial spread of the accuracy) come from it, and moving a number across
+    its threshold gives 'not reproduced' (claims of the paper) or 'refuted' (ours)."""
+    import json
+    from pathlib import Path
+
+    from mfattn.structural import claims
+
+    class Run:
+        def __init__(self):
+            self.got = {}
+
+        def verdict(self, claim_id, source, claim, verdict, evidence, numbers=None, note="", **kw):
+            self.got[claim_id] = (verdict, note, numbers)
+
+    stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "full" / "structural" /
+                         "summary.json").read_text())
+    for change, claim_id, verdict in (({}, "structural-slot-attention", "reproduced"),
+                                      ({"slot_min_step": -1e-5}, "structural-slot-attention", "not reproduced"),
+                                      ({"slot_min_step": -1e-9}, "structural-slot-attention",
+                                       "reproduced with differences"),
+                                      ({}, "structural-slot-competition", "confirmed"),
+                                      ({"slot_ari_hopfield": 0.96}, "structural-slot-competition", "refuted"),
+                                      ({}, "structural-predictive-coding", "reproduced"),
+                                      ({"pc_acc_fixed": 0.6}, "structural-predictive-coding",
+                                       "reproduced with differences"),
+                                      ({"pc_acc_fixed": 0.4}, "structural-predictive-coding", "not reproduced"),
+                                      ({"pc_rise": 1e-3}, "structural-predictive-coding", "not reproduced")):
+        claims.save(tmp_path, "structural", {**stored, **change})
+        run = Run()
+        claims.record(run, tmp_path, "structural")
+        assert run.got[claim_id][0] == verdict, (change, claim_id)
+    n = 2000  # the full profile's instances
+    p = stored["pc_acc_fixed"]
+    assert run.got["structural-predictive-coding"][2]["pc_acc_se"] == pytest.approx((p * (1 - p) / n) ** 0.5, rel=1e-2)
+    with pytest.raises(ValueError, match="chapter"):
+        claims.record(Run(), tmp_path, "ising")

@@ -1,34 +1,46 @@
-"""Verdicts of Chapters 4-5 on the claims of Singh & Buckley (2023), read from the stored full profile.
+"""Chapters 4-5's claims on Singh & Buckley (2023), each with the rule that decides it from the full profile.
 
-A full-profile run of a chapter stores the numbers its verdicts rest on in
-``data/full/<chapter>/summary.json`` (a flat dict; :func:`save`); :func:`record` reads that file and hands
-one verdict per claim of :data:`CLAIMS` to ``run.verdict``, and :func:`glue_full` glues every stored number
-as ``full-<key>`` for the prose. A quick run therefore shows the paper-scale verdicts, never its own
-short-run numbers. Without a stored summary every claim is "not tested", with the reason.
+A full-profile run of a chapter stores the numbers its verdicts rest on in ``data/full/<chapter>/summary.json``
+(a flat dict; :func:`save`); :data:`DECLARED` declares each claim with its rule
+(:class:`mfattn.companion.verdicts.Claim`), :func:`stored_numbers` reads that file (adding the few numbers
+derived from it, e.g. the seed-pooled difference where per-seed values are stored) and :func:`record` decides
+every claim of a chapter from it. :func:`glue_full` glues stored numbers as ``full-<key>`` for the prose. A
+quick run therefore shows the paper-scale verdicts, never its own short-run numbers; without a stored summary
+every claim is "not tested", with the reason.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
-from mfattn.companion import store
+from mfattn.companion import profiles, stats, store, verdicts
+from mfattn.companion.verdicts import Claim
 
-__all__ = ["CLAIMS", "summary_path", "save", "full_numbers", "glue_full", "record"]
+__all__ = ["DECLARED", "CLAIMS", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record"]
 
 PAPER = "Singh & Buckley 2023"
 TS, TI = "tests/test_structural.py::", "tests/test_iterative_attention.py::"
+TP, TE = "tests/test_potentials.py::", "tests/test_edge_priors.py::"
+TM, TX = "tests/test_multihop.py::", "tests/test_expanding.py::"
+CHAPTERS = ("structural", "designs")
 
 
 def summary_path(root: Path, chapter: str) -> Path:
+    """Where the full profile of ``chapter`` stores its numbers."""
     return root / "data" / "full" / chapter / "summary.json"
 
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
-    """Write a chapter's full-profile numbers (a flat dict of numbers and strings) atomically."""
+    """Write a chapter's full-profile numbers (a flat dict of numbers, strings and lists of numbers) atomically."""
+    def plain(v):
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return float(v) if hasattr(v, "__float__") and not isinstance(v, (int, str)) else v
+
     path = summary_path(root, chapter)
-    store.atomic_write_json(path, {k: (float(v) if hasattr(v, "__float__") and not isinstance(v, (int, str))
-                                       else v) for k, v in summary.items()})
+    store.atomic_write_json(path, {k: plain(v) for k, v in summary.items()})
     return path
 
 
@@ -45,204 +57,534 @@ def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> 
         run.number(f"full-{key}", fmt.format(s[key]) if key in s else "(not stored)")
 
 
-# chapter -> [(claim id, source, claim, test of the summary, (verdict if it passes, if not), evidence,
-#              note (formatted with the summary), keys shown as numbers)]
-CLAIMS: dict[str, list[tuple]] = {"structural": [
-    ("structural-posterior-expectation", f"{PAPER}, Sec. 3",
-     "Softmax attention (cross, self, causal) is the posterior expectation of the value function over edge sets "
-     "under a factorised prior that gives each query one parent, uniform over the allowed keys",
-     lambda s: s["enum_max_error"] < 1e-12, ("reproduced", "not reproduced"),
-     ["fig-structural-bruteforce", TS + "test_brute_force_equals_attention",
-      TS + "test_against_enumeration_of_all_binary_adjacency_matrices"],
-     "Every edge set enumerated (n = {enum_n:.0f} tokens): max |enumeration − attention| = {enum_max_error:.0e}.",
-     ("enum_max_error",)),
-    ("structural-factorised-marginals", f"{PAPER}, Sec. 3",
-     "Because the prior factorises over queries, the posterior's edge marginals are the per-query softmax "
-     "(the m × n scores replace n^m edge sets)", lambda s: s["enum_marginal_error"] < 1e-12,
-     ("reproduced", "not reproduced"), ["fig-structural-bruteforce", TS + "test_factorised_marginals_equal_joint_enumeration"],
-     "Largest difference of the edge marginals {enum_marginal_error:.0e}. A prior that does not factorise (no "
-     "shared parents) breaks it: softmax misses its marginals by {excl_soft_error:.2f}, Sinkhorn by {excl_sink_error:.2f} "
-     "(our extension).", ("enum_marginal_error", "excl_soft_error", "excl_sink_error")),
-    ("structural-hopfield", f"{PAPER}, Sec. 4 (Hopfield networks)",
-     "With one stored pattern as the parent of the state, collapsing the edge gives the modern Hopfield energy, "
-     "and the attention update is its convex–concave (never-increasing) step",
-     lambda s: s["hop_max_rise"] < 1e-12, ("reproduced", "not reproduced"),
-     ["fig-structural-hopfield", TI + "test_hopfield_energy_is_the_collapsed_mixture_likelihood",
-      TI + "test_hopfield_energy_decreases_every_step"],
-     "Largest relative energy rise {hop_max_rise:.0e} over every step, β, P and trial (d = {hop_dim:.0f}); retrieval "
-     "of P = 16 patterns: rate {hop_rate_lo:.2f} at β = {hop_beta_lo:g}, {hop_rate_hi:.2f} at β = {hop_beta_hi:g}.",
-     ("hop_max_rise", "hop_rate_lo", "hop_rate_hi")),
-    ("structural-slot-attention", f"{PAPER}, Sec. 4 (slot attention)",
-     "Slot attention is collapsed inference with a prior that gives each data point one parent slot: its update "
-     "(softmax over slots, weighted mean) never decreases the collapsed mixture likelihood",
-     lambda s: s["slot_min_step"] > -1e-12, ("reproduced", "not reproduced"),
-     ["fig-structural-slots", TI + "test_slot_objective_is_the_gmm_log_likelihood",
-      TI + "test_slot_updates_never_decrease_their_objective"],
-     "Worst relative step of the objective {slot_min_step:.0e} (without the learned projections and GRU).",
-     ("slot_min_step",)),
-    ("structural-slot-competition", f"{PAPER}, Sec. 4 (our comparison of the two priors)",
-     "The prior decides the mechanism: slots that compete for points (slot attention) recover clusters that "
-     "per-slot Hopfield updates (one parent point per slot) do not", lambda s: s["slot_ari_slots"] > s["slot_ari_hopfield"],
-     ("extends", "not reproduced"), ["fig-structural-slots", TI + "test_competition_recovers_clusters_better"],
-     "Mean ARI at σ = {slot_sigma:g}: slot attention {slot_ari_slots:.2f}, Hopfield prior {slot_ari_hopfield:.2f}.",
-     ("slot_ari_slots", "slot_ari_hopfield")),
-    ("structural-predictive-coding", f"{PAPER}, Sec. 4 (predictive coding)",
-     "A uniform prior over which incoming synapse is active turns predictive coding's precisions into attention: "
-     "a softmax over prediction errors that selects the active synapse",
-     lambda s: s["pc_rise"] < 1e-12 and s["pc_acc_fixed"] > 0.9, ("reproduced", "reproduced with differences"),
-     ["fig-structural-pc", TI + "test_softmax_over_prediction_errors_finds_the_active_synapse",
-      TI + "test_fixed_point_free_energy_is_monotone_and_converges"],
-     "Fixed point: F never rises ({pc_rise:.0e}), within 1e-10 of the lowest F in {pc_fixed_steps:.0f} steps, active "
-     "synapse found in {pc_acc_fixed:.2f} of the instances (chance {pc_chance:.2f}); gradient descent at 1/L is "
-     "still {pc_grad_gap:.0e} above after {pc_steps:.0f} steps.", ("pc_acc_fixed", "pc_fixed_steps")),
-],
-    "designs": [
-    ("designs-multihop-ordering", f"{PAPER}, Fig. 2 (top right)",
-     "On the two-hop task, multi-hop attention (one head, K = 2) learns better than one-layer attention and "
-     "approaches two-layer attention", lambda s: s["nmse_two"] < s["nmse_multi"] < s["nmse_one"] and s["gap_closed"] > 0.5,
-     ("reproduced", "reproduced with differences"), ["fig-designs-multihop-curves", "fig-designs-multihop-attention"],
-     "Held-out MSE / Var(y) over {seeds:.0f} seeds × {steps:.0f} steps: two-layer {nmse_two:.2f}, multi-hop "
-     "{nmse_multi:.2f}, one-layer {nmse_one:.2f}; multi-hop closes {gap_closed:.0%} of the gap.",
-     ("nmse_two", "nmse_multi", "nmse_one", "gap_closed")),
-    ("designs-multihop-two-positions", f"{PAPER}, Fig. 2 (centre)",
-     "Multi-hop attention spreads the query's attention over the two positions of the path (x₀ and x₁)",
-     lambda s: s["mass_x1_multi"] > s["mass_x1_one"] + 0.05, ("reproduced", "not reproduced"),
-     ["fig-designs-multihop-attention"],
-     "Mass on x₁: multi-hop {mass_x1_multi:.2f}, one-layer {mass_x1_one:.2f}, two-layer {mass_x1_two:.2f}; on "
-     "x₀: {mass_x0_multi:.2f}, {mass_x0_one:.2f}, {mass_x0_two:.2f}.", ("mass_x1_multi", "mass_x1_one")),
-    ("designs-multihop-rationale", f"{PAPER}, Sec. 5 (the task)",
-     "x₀ cannot be read off the query x₂: the query must reach it through x₁, a path of length two",
-     lambda s: s["mass_x0_one"] < 0.3, ("reproduced", "not reproduced"), ["fig-designs-multihop-attention"],
-     "One-layer attention puts {mass_x0_one:.2f} of its mass on x₀ directly: x₀ ~ U[0, 10)ᵈ is told apart from "
-     "the N(0, 1) noise by its keys alone, so one hop reaches it.", ("mass_x0_one",)),
-    ("designs-replay", f"{PAPER}, public code (stored multiple_training.json)",
-     "The public code's stored multi-hop and one-layer training losses (10 seeds × 20 000 steps)",
-     lambda s: s["replay_within"] > 0.99, ("reproduced", "reproduced with differences"),
-     ["fig-designs-multihop-reproduction", "tests/test_multihop.py::test_code_protocol_reproduces_the_stored_initial_losses"],
-     "Replayed in the code's random-number order: {replay_within:.1%} of {replay_points:.0f} logged losses within "
-     "1e-5 relative; multi-hop seeds {replay_off} drift after their slow phase (summation order unknown).",
-     ("replay_within",)),
-    ("designs-expanding-operations", f"{PAPER}, Fig. 3 (right)",
-     "Expanding attention scores fewer tokens than full attention, the fewer the stronger the recency bias",
-     lambda s: s["ops_10_2"] < s["ops_10_5"] < s["ops_10_10"] < s["ops_10_25"] < 1, ("reproduced", "not reproduced"),
-     ["fig-designs-expanding-operations", "tests/test_expanding.py::test_code_measure_reproduces_the_stored_relative_operations"],
-     "Paper's measure (md + k)/(nd), d = 10: {ops_10_2:.2f}, {ops_10_5:.2f}, {ops_10_10:.2f}, {ops_10_25:.2f} for "
-     "p = 1/2, 1/5, 1/10, 1/25.", ("ops_10_2", "ops_10_25")),
-    ("designs-expanding-accuracy", f"{PAPER}, Fig. 3 (\"training curves remained roughly equivalent\")",
-     "Expanding attention trains about as well as standard attention", lambda s: s["loss_ratio_max"] < 1.5,
-     ("reproduced", "not reproduced"), ["fig-designs-expanding-operations"],
-     "Final training MSE, expanding / standard: d = 10: {loss_ratio_10_2:.1f}, {loss_ratio_10_5:.1f}, "
-     "{loss_ratio_10_10:.1f}, {loss_ratio_10_25:.1f}; d = 50: {loss_ratio_50_2:.1f}, {loss_ratio_50_5:.1f}, "
-     "{loss_ratio_50_10:.1f}, {loss_ratio_50_25:.1f} (p = 1/2 … 1/25). Equivalent only with a strong recency bias.",
-     ("loss_ratio_10_25", "loss_ratio_50_25")),
-    ("designs-expanding-window", f"{PAPER}, Sec. 5 (adaptive context; our measurement)",
-     "The window adapts per input to how far back the parent lies", lambda s: s["near_found"] > s["far_found"],
-     ("extends", "not reproduced"), ["fig-designs-expanding-window"],
-     "A parent inside the first window (29 tokens) is reached in {near_found:.0%} of the queries, one beyond it in "
-     "{far_found:.0%}: nothing the query sees tells it to look further back.", ("near_found", "far_found")),
-    ("designs-multihop-ablation", f"{PAPER}, Sec. 5 (the task's rationale; our ablation with x₀ ~ N(0, 1))",
-     "Where x₀ cannot be told from the noise by its keys, multi-hop attention learns the two-hop task better than "
-     "one-layer attention", lambda s: s["abl_nmse_multi"] < 0.9 * s["abl_nmse_one"] and s["abl_gap_closed"] > 0.25,
-     ("reproduced", "not reproduced"), ["fig-designs-multihop-ablation", "tests/test_multihop.py::test_noise_root_is_drawn_like_the_noise"],
-     "x₀ ~ N(0, 1)ᵈ, {abl_seeds:.0f} seeds × {abl_steps:.0f} steps (half the main task's): held-out MSE / Var(y) "
-     "two-layer {abl_nmse_two:.2f}, multi-hop {abl_nmse_multi:.2f}, one-layer {abl_nmse_one:.2f} (multi-hop closes "
-     "{abl_gap_closed:.0%} of the gap); one-layer mass on x₀ {abl_mass_x0_one:.2f}.",
-     ("abl_nmse_two", "abl_nmse_multi", "abl_nmse_one", "abl_gap_closed")),
-    ("designs-expanding-inference", f"{PAPER}, Sec. 5 (the α, β updates as inference of the recency prior)",
-     "The paper's iteration (α ← α + 1, β ← β + Σ t a_t on every sweep) is a workable inference of the geometric "
-     "prior's parameter: it trains at least as well as coordinate-ascent VI (α = α₀ + 1, β = β₀ + E[t − 1] each "
-     "sweep, our extension)",
-     lambda s: s["cavi_mse_ratio"] > 0.8, ("reproduced with differences", "not reproduced"),
-     ["fig-designs-expanding-cavi", "tests/test_expanding.py::test_cavi_is_the_fixed_point_of_the_mean_field_equations"],
-     "The paper's update is not CAVI (it counts the single edge once per sweep). d = 10, p = 1/2 … 1/25: mean final "
-     "window {paper_window_2:.1f}, {paper_window_5:.1f}, {paper_window_10:.1f}, {paper_window_25:.1f} (paper) against "
-     "{cavi_window_2:.1f}, {cavi_window_5:.1f}, {cavi_window_10:.1f}, {cavi_window_25:.1f} (CAVI); training MSE "
-     "{paper_mse_2:.2f}, {paper_mse_5:.2f}, {paper_mse_10:.2f}, {paper_mse_25:.2f} against {cavi_mse_2:.2f}, "
-     "{cavi_mse_5:.2f}, {cavi_mse_10:.2f}, {cavi_mse_25:.2f} (CAVI / paper, geometric mean {cavi_mse_ratio:.2f}).",
-     ("cavi_mse_ratio", "paper_window_25", "cavi_window_25")),
-]}
+# --- the numbers the rules read ----------------------------------------------------------------------------
+
+def _pooled_gap(s: dict[str, Any], prefix: str) -> dict[str, float] | None:
+    """One-layer minus multi-hop held-out MSE / Var(y), paired per seed and pooled over seeds
+    (:func:`mfattn.companion.stats.pooled_over_seeds`), when the summary stores per-seed values; else None.
+    The within-seed variance is taken as 0: each seed's MSE is on 10 000 held-out sequences, whose noise is
+    far below the seed-to-seed spread, so the interval is the seeds' t interval."""
+    one, multi = s.get(f"{prefix}nmse_one_seeds"), s.get(f"{prefix}nmse_multi_seeds")
+    if one is None or multi is None:
+        return None
+    if len(one) != len(multi) or len(one) < 2:
+        raise ValueError(f"{prefix}nmse_one_seeds and {prefix}nmse_multi_seeds must pair at least two seeds")
+    return stats.pooled_over_seeds([a - b for a, b in zip(one, multi)], [0.0] * len(one))
 
 
-# Chapter 4, issue 12: what the paper has that the book lacked (Eqs 3-7, masks, the paper's slot update, Sec. 6.1
-# and App. A.8.2). Keys written by the chapter's full run beside the ones above.
-TP, TE = "tests/test_potentials.py::", "tests/test_edge_priors.py::"
-CLAIMS["structural"] += [
-    ("structural-gradient-expectation", f"{PAPER}, Sec. 3 (Eqs 3-7)",
-     "The attention output is the gradient of the log partition function over edge sets (the posterior expectation "
-     "of the value function as a gradient, Eq. 7); with Gaussian potentials the Laplace step on the collapsed "
-     "likelihood is one attention step",
-     lambda s: max(s["ident_logz_error"], s["ident_grad_error"], s["ident_laplace_error"]) < 1e-12,
-     ("reproduced", "not reproduced"),
-     ["fig-structural-paper-steps", TP + "test_gradient_of_log_partition_is_the_posterior_expectation",
-      TP + "test_laplace_step_is_one_attention_step", TP + "test_log_partition_factorises"],
-     "Autograd of the enumerated ln Z against the enumerated posterior expectations: {ident_grad_error:.0e}; "
-     "factorised against enumerated ln Z: {ident_logz_error:.0e}; Laplace step against attention: "
-     "{ident_laplace_error:.0e} (n = {ident_n:.0f} tokens, float64).", ("ident_grad_error", "ident_laplace_error")),
-    ("structural-key-norm", f"{PAPER}, Sec. 3 (the Gaussian edge potential)",
-     "A Gaussian edge potential gives dot-product attention once the terms without a query-key product are "
-     "dropped as a constant", lambda s: s["keynorm_gap_equal"] < 1e-12 and s["keynorm_gap_raw"] > 1e-3,
-     ("reproduced with differences", "not reproduced"),
-     ["fig-structural-paper-steps", TP + "test_key_norm_term_changes_the_posterior"],
-     "Exact only when the allowed keys share one norm (largest gap {keynorm_gap_equal:.0e}). With keys as drawn the "
-     "posterior is softmax(βq·k − β‖k‖²/2) and differs from softmax attention by {keynorm_gap_raw:.2f} (median over "
-     "instances of the largest weight difference; up to {keynorm_gap_raw_max:.2f}): the dot-product potential's "
-     "partition function Z_j ∝ exp(β‖k_j‖²/2) depends on the key (quadrature: {z_quad_error:.0e}).",
-     ("keynorm_gap_raw", "keynorm_gap_equal")),
-    ("structural-graph-mask", f"{PAPER}, Sec. 3 (graph attention)",
-     "Attention over a given graph is the same posterior expectation with a prior whose support is that graph's "
-     "edges (an arbitrary allowed-edge mask)", lambda s: s["mask_max_error"] < 1e-12, ("reproduced", "not reproduced"),
-     ["fig-structural-paper-steps", TS + "test_graph_attention_on_a_random_mask_equals_enumeration",
-      TS + "test_graph_attention_with_a_non_uniform_prior"],
-     "{mask_instances:.0f} random masks of {mask_n:.0f} tokens ({mask_min_structures:.0f} to "
-     "{mask_max_structures:.0f} edge sets each): max |enumeration − masked softmax| = {mask_max_error:.0e}.",
-     ("mask_max_error",)),
-    ("structural-slot-update-form", f"{PAPER}, Sec. 4 (slot attention)",
-     "Collapsed inference gives the slot update μ_k ← Σ_i A_ik W_Qᵀ W_K x_i (no division by Σ_i A_ik)",
-     lambda s: s["slot_forms_relation_error"] < 1e-12, ("reproduced with differences", "not reproduced"),
-     ["fig-structural-paper-steps", TI + "test_paper_slot_update_against_the_weighted_mean_in_closed_form"],
-     "The paper's update is the gradient of the dot-product objective: Locatello's weighted mean times the slot's "
-     "mass Σ_i A_ik (median {slot_forms_mass:.0f} points; relation exact to {slot_forms_relation_error:.0e}), with "
-     "W_Qᵀ W_K in place of W_V. Iterated as written the slots leave the data (median norm {slot_forms_norm_paper:.0f} "
-     "after {forms_steps:.0f} steps; data radius {slot_forms_radius:.1f}); the weighted mean stays inside it "
-     "({slot_forms_norm_mean:.1f}). Keeping the Gaussian potential's ‖μ_k‖² term and solving for the stationary point "
-     "gives the normalised (EM) update.",
-     ("slot_forms_mass", "slot_forms_norm_paper")),
-    ("structural-binary-edges", f"{PAPER}, Sec. 6.1 (feed-forward layers)",
-     "With a factorised prior over binary edges (each edge present or absent on its own) the softmax becomes "
-     "independent sigmoid gates, and a feed-forward layer is attention under such a prior",
-     lambda s: max(s["bin_gate_error"], s["bin_ffn_error"]) < 1e-12, ("reproduced with differences", "not reproduced"),
-     ["fig-structural-paper-steps", TE + "test_factorised_bernoulli_prior_gives_sigmoid_gates",
-      TE + "test_score_weighted_value_is_silu_and_tends_to_relu"],
-     "Enumeration of all 4096 binary edge sets: gates σ(s/T + logit ρ) to {bin_gate_error:.0e}; a value weighted by "
-     "its own score gives s σ(s/T) to {bin_ffn_error:.0e}: SiLU at T = 1, ReLU only as T → 0 (gap {relu_gap_1:.3f} T).",
-     ("bin_gate_error", "relu_gap_1")),
-    ("structural-temperature-positions", f"{PAPER}, Sec. 6.1 and App. A.8.2 (temperature, relative positions)",
-     "The softmax temperature is the precision of the edge potential, and relative-position encodings are a prior "
-     "over edges that depends on the offset i − j",
-     lambda s: s["relpos_error"] < 1e-12 and s["temp_error"] < 1e-10, ("reproduced", "not reproduced"),
-     ["fig-structural-paper-steps", TE + "test_relative_position_prior_is_an_additive_bias",
-      TE + "test_temperature_limits"],
-     "A prior p(E_i = j) ∝ exp(b_(i−j)) adds b_(i−j) to the scores (enumeration: {relpos_error:.0e}); the posterior "
-     "over edge sets with potentials s/T is softmax(s/T + b) at every T tried, 1e-3 to 1e3 ({temp_error:.0e}; scores "
-     "up to ~1e3 at T = 1e-3). At T = 1e-3 attention is within {temp_hard_gap:.0e} of the most probable edge set's "
-     "value, at T = 1e3 within {temp_prior_gap:.0e} of the prior's average (medians over instances).",
-     ("relpos_error", "temp_error")),
+def _multihop_numbers(s: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The pooled per-seed test of multi-hop against one-layer and its sentence (or why there is none)."""
+    seeds = s.get(f"{prefix}seeds")
+    pooled = _pooled_gap(s, prefix)
+    if pooled is None:
+        return {f"{prefix}spread_text": f"means over {seeds:.0f} seeds; the seed-to-seed spread is not stored, so "
+                                        "the pooled test across seeds cannot be made"}
+    return {f"{prefix}pooled": pooled["effect"], f"{prefix}pooled_lo": pooled["lo"],
+            f"{prefix}pooled_hi": pooled["hi"], f"{prefix}pooled_tau": pooled["tau"],
+            f"{prefix}spread_text": f"one-layer minus multi-hop, pooled over {pooled['k']:.0f} seeds: "
+                                    f"{pooled['effect']:.3f} (95 % interval {pooled['lo']:.3f} to {pooled['hi']:.3f}, "
+                                    f"seed-to-seed sd {pooled['tau']:.3f})"}
+
+
+def _derived(s: dict[str, Any], chapter: str) -> dict[str, Any]:
+    """Numbers the rules and notes read that the summary does not hold as such: counts from the full profile's
+    sizes where the summary predates storing them, binomial spreads, the seed-pooled multi-hop test."""
+    sizes = profiles.get_profile(chapter, "full")
+    out: dict[str, Any] = {}
+    if chapter == "structural":
+        out["slot_trials"] = s.get("slot_trials", sizes["slot_trials"])
+        out["pc_trials"] = s.get("pc_trials", sizes["pc_trials"])
+        out["hop_trials"] = s.get("hop_trials", sizes["hop_trials"])
+        if "slot_min_step" in s:  # the largest decrease of the objective (0 if it never decreased)
+            out["slot_max_drop"] = max(0.0, -s["slot_min_step"])
+        if "pc_acc_fixed" in s:   # binomial standard error of the fraction over the instances
+            p = s["pc_acc_fixed"]
+            out["pc_acc_se"] = math.sqrt(p * (1 - p) / out["pc_trials"])
+        if "slot_ari_slots" in s and "slot_ari_hopfield" in s:
+            out["slot_ari_gap"] = s["slot_ari_slots"] - s["slot_ari_hopfield"]
+            sd = s.get("slot_ari_gap_sd")
+            out["slot_spread_text"] = (f"paired sd over mixtures {sd:.2f}, standard error of the mean gap "
+                                       f"{sd / math.sqrt(out['slot_trials']):.3f}" if sd is not None
+                                       else "spread over the mixtures not stored")
+    else:
+        out["exp_seeds"] = s.get("exp_seeds", len(sizes["exp_seeds"]))
+        for prefix in ("", "abl_"):
+            if f"{prefix}seeds" in s:
+                out.update(_multihop_numbers(s, prefix))
+        ps = (2, 5, 10, 25)
+        if all(f"{n}_mse_{p}" in s for n in ("paper", "cavi") for p in ps):
+            out["cavi_ratio_min"] = min(s[f"cavi_mse_{p}"] / s[f"paper_mse_{p}"] for p in ps)
+        if all(f"loss_ratio_{d}_{p}" in s for d in (10, 50) for p in ps):
+            out["loss_ratio_within"] = sum(s[f"loss_ratio_{d}_{p}"] < 1.5 for d in (10, 50) for p in ps)
+    return out
+
+
+def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str]:
+    """The stored summary of ``chapter`` with the numbers derived from it ({} when absent), and the command
+    that makes it. A number stored as NaN (e.g. the replay share when the replay was not stored) is left out,
+    so the claim that needs it is "not tested"."""
+    if chapter not in CHAPTERS:
+        raise ValueError(f"chapter must be one of {CHAPTERS}; got {chapter!r}")
+    remedy = (f"`python -m mfattn reproduce --profile full --chapter {chapter}` writes "
+              f"data/full/{chapter}/summary.json")
+    s = full_numbers(root, chapter)
+    if not s:
+        return {}, remedy
+    s = {k: v for k, v in s.items() if not (isinstance(v, float) and not math.isfinite(v))}
+    return {**s, **_derived(s, chapter)}, remedy
+
+
+# --- rules that recur in these chapters --------------------------------------------------------------------
+
+def _identity_and(keys: tuple[str, ...], exact_in_general):
+    """An identity on ``keys`` (:func:`verdicts.identity`) that the paper states more generally than it holds:
+    fails if the identity fails, holds if it holds and ``exact_in_general(numbers)``, else partly."""
+    ident = verdicts.identity(*keys)
+
+    def rule(s):
+        g = ident(s)
+        return "fails" if g == "fails" else "holds" if g == "holds" and exact_in_general(s) else "partly"
+    return rule
+
+
+def _multihop_rule(prefix: str):
+    """Multi-hop against one- and two-layer attention: fails unless multi-hop is better than one-layer (pooled
+    interval above 0 where per-seed values are stored; closing at least a tenth of the one-to-two-layer gap
+    otherwise) and the task rewards a second layer; holds if it closes at least half of that gap."""
+    def rule(s):
+        one, multi, two = s[f"{prefix}nmse_one"], s[f"{prefix}nmse_multi"], s[f"{prefix}nmse_two"]
+        if not two < one:
+            return "fails"
+        closed = (one - multi) / (one - two)
+        better = s[f"{prefix}pooled_lo"] > 0 if f"{prefix}pooled_lo" in s else closed >= 0.1
+        return "fails" if not better else "holds" if closed >= 0.5 else "partly"
+    return rule
+
+
+def _multihop_examples(prefix: str) -> dict[str, dict[str, float]]:
+    n = lambda one, multi, two: {f"{prefix}nmse_one": one, f"{prefix}nmse_multi": multi,  # noqa: E731
+                                 f"{prefix}nmse_two": two}
+    return {"holds": n(1.0, 0.5, 0.0), "partly": n(1.0, 0.51, 0.0), "fails": n(1.0, 0.901, 0.0)}
+
+
+MULTIHOP_HOW = (
+    "Fails unless multi-hop beats one-layer attention: across seeds by the pooled per-seed difference (its 95 % "
+    "interval above 0) where per-seed values are stored, else by closing at least a tenth of the one-to-two-layer "
+    "gap in held-out MSE / Var(y) (a margin declared without the seed spread, which the stored summary lacks); it "
+    "also fails if two-layer attention is not better than one-layer (the task then rewards no second hop). Holds if "
+    "multi-hop closes at least half of that gap (it 'approaches' two-layer attention), else with differences. Not "
+    "yet controlled: multi-hop's operator P + P² has row sums 2 and training uses weight decay 2, so a larger output "
+    "scale at the same weight norm may explain part or all of the advantage; the output-scale control is a separate "
+    "issue, and until it is made this verdict is about the models as specified, not about the second hop.")
+
+
+def _ops_ordered(s):
+    """Expanding attention's relative operations: below 1 everywhere, and rising as the recency bias weakens."""
+    rows = [[s[f"ops_{d}_{p}"] for p in (2, 5, 10, 25)] for d in (10, 50)]
+    if max(max(r) for r in rows) >= 1:
+        return "fails"
+    return "holds" if all(a < b for r in rows for a, b in zip(r, r[1:])) else "partly"
+
+
+def _ops_examples() -> dict[str, dict[str, float]]:
+    base = {f"ops_{d}_{p}": v for d in (10, 50) for p, v in zip((2, 5, 10, 25), (0.3, 0.4, 0.6, 0.99))}
+    return {"holds": base, "partly": {**base, "ops_50_5": 0.3}, "fails": {**base, "ops_50_25": 1.0}}
+
+
+def _cavi_rule(s):
+    """The paper's update against CAVI: CAVI's training MSE over the paper update's, per p."""
+    return "holds" if s["cavi_ratio_min"] >= 0.8 else "partly" if s["cavi_mse_ratio"] >= 0.8 else "fails"
+
+
+def _pc_rule(s):
+    """F never rises (an identity) and the softmax over prediction errors selects the active synapse."""
+    rise = verdicts.identity("pc_rise")(s)
+    if rise == "holds" and s["pc_acc_fixed"] >= 0.9:
+        return "holds"
+    return "partly" if rise != "fails" and s["pc_acc_fixed"] >= 0.5 else "fails"
+
+
+def _temperature_rule(s):
+    """Relative positions to 1e-12; the temperature identity to 1e-10 (its scores reach ~1e3); 1e-6 for both."""
+    if s["relpos_error"] < 1e-12 and s["temp_error"] < 1e-10:
+        return "holds"
+    return "partly" if max(s["relpos_error"], s["temp_error"]) < 1e-6 else "fails"
+
+
+_STRUCTURAL = [
+    Claim("structural-posterior-expectation", f"{PAPER}, Sec. 3",
+          "Softmax attention (cross, self, causal) is the posterior expectation of the value function over edge sets "
+          "under a factorised prior that gives each query one parent, uniform over the allowed keys",
+          measured="Largest |enumeration − attention| over every edge set of n = 6 tokens, cross, self and causal "
+                   "attention, every instance (float64)",
+          rule=verdicts.identity("enum_max_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("enum_max_error"),
+          evidence=("fig-structural-bruteforce", TS + "test_brute_force_equals_attention",
+                    TS + "test_against_enumeration_of_all_binary_adjacency_matrices"),
+          note="Every edge set enumerated (n = {enum_n:.0f} tokens): max |enumeration − attention| = "
+               "{enum_max_error:.0e} "
+               "(the largest over every instance: a bound, not a mean).", numbers=("enum_max_error",)),
+    Claim("structural-factorised-marginals", f"{PAPER}, Sec. 3",
+          "Because the prior factorises over queries, the posterior's edge marginals are the per-query softmax "
+          "(the m × n scores replace n^m edge sets)",
+          measured="Largest difference between the enumerated edge marginals and the per-query softmax (n = 6, "
+                   "float64)",
+          rule=verdicts.identity("enum_marginal_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("enum_marginal_error"),
+          evidence=("fig-structural-bruteforce", TS + "test_factorised_marginals_equal_joint_enumeration",
+                    TS + "test_exclusive_prior_does_not_factorise"),
+          note="Largest difference of the edge marginals {enum_marginal_error:.0e}. A prior that does not factorise "
+               "(no "
+               "shared parents) breaks it: softmax misses its marginals by {excl_soft_error:.2f}, Sinkhorn by "
+               "{excl_sink_error:.2f} (medians over instances; our extension).",
+          numbers=("enum_marginal_error", "excl_soft_error", "excl_sink_error")),
+    Claim("structural-hopfield", f"{PAPER}, Sec. 4 (Hopfield networks)",
+          "With one stored pattern as the parent of the state, collapsing the edge gives the modern Hopfield energy, "
+          "and the attention update is its convex–concave (never-increasing) step",
+          measured="Largest relative rise of the Hopfield energy over every step, β, number of patterns and trial "
+                   "(d = 32, float64)",
+          rule=verdicts.identity("hop_max_rise"), examples=verdicts.identity_examples("hop_max_rise"),
+          how="A theorem (a convex–concave step never raises the energy) checked in float64: holds if the largest "
+              "relative energy rise is below 1e-12 (round-off of the energy's sums, ε ≈ 2.2e-16, over at most ~10⁴ "
+              "terms); below 1e-6 it holds to single precision only (with differences); a larger rise fails.",
+          evidence=("fig-structural-hopfield", TI + "test_hopfield_energy_is_the_collapsed_mixture_likelihood",
+                    TI + "test_hopfield_energy_decreases_every_step"),
+          note="Largest relative energy rise {hop_max_rise:.0e} over every step, β, P and trial (d = {hop_dim:.0f}); "
+               "retrieval of P = 16 patterns: rate {hop_rate_lo:.2f} at β = {hop_beta_lo:g}, {hop_rate_hi:.2f} at "
+               "β = {hop_beta_hi:g} (fractions of {hop_trials:.0f} trials; binomial spread below 0.03).",
+          numbers=("hop_max_rise", "hop_rate_lo", "hop_rate_hi")),
+    Claim("structural-slot-attention", f"{PAPER}, Sec. 4 (slot attention)",
+          "Slot attention is collapsed inference with a prior that gives each data point one parent slot: its update "
+          "(softmax over slots, weighted mean) never decreases the collapsed mixture likelihood",
+          measured="Largest relative decrease of the collapsed mixture likelihood over every update, σ and mixture "
+                   "(without the learned projections and GRU; float64)",
+          rule=verdicts.identity("slot_max_drop"), examples=verdicts.identity_examples("slot_max_drop"),
+          how="A theorem (the EM-like update never lowers its objective) checked in float64: holds if the largest "
+              "relative decrease is below 1e-12 (round-off, ε ≈ 2.2e-16, of sums over 500 points); below 1e-6 it "
+              "holds to single precision only (with differences); a larger decrease fails.",
+          evidence=("fig-structural-slots", TI + "test_slot_objective_is_the_gmm_log_likelihood",
+                    TI + "test_slot_updates_never_decrease_their_objective"),
+          note="Worst relative step of the objective {slot_min_step:.0e} (a decrease of at most {slot_max_drop:.0e}; "
+               "without the learned projections and GRU).", numbers=("slot_min_step", "slot_max_drop")),
+    Claim("structural-slot-competition", f"{PAPER}, Sec. 4 (our comparison of the two priors)",
+          "The prior decides the mechanism: slots that compete for points (slot attention) recover clusters that "
+          "per-slot Hopfield updates (one parent point per slot) do not",
+          measured="Mean adjusted Rand index of the recovered clusters over 200 Gaussian mixtures (5 clusters, 500 "
+                   "points) at σ = 0.6: slot attention against the Hopfield prior, on the same mixtures",
+          rule=lambda s: "holds" if s["slot_ari_gap"] >= 0.1 else "partly" if s["slot_ari_gap"] > 0 else "fails",
+          origin="ours",
+          how="Holds if slot attention's mean ARI exceeds the Hopfield prior's by at least 0.1 on the same mixtures "
+              "(the gap the chapter uses to mark the widths where the priors differ, a tenth of the ARI's range); "
+              "a smaller positive gap is with differences; none (the Hopfield prior as good or better) refutes it.",
+          evidence=("fig-structural-slots", TI + "test_competition_recovers_clusters_better",
+                    TI + "test_hopfield_slots_do_not_compete"),
+          note="Mean ARI at σ = {slot_sigma:g} over {slot_trials:.0f} mixtures: slot attention {slot_ari_slots:.2f}, "
+               "Hopfield prior {slot_ari_hopfield:.2f} (gap {slot_ari_gap:.2f}; {slot_spread_text}). At the widest "
+               "σ = {slot_sigma_max:g} the two agree ({slot_ari_slots_max:.2f} and {slot_ari_hopfield_max:.2f}): "
+               "competition matters up to σ = {slot_gap_sigma:g}.",
+          numbers=("slot_ari_slots", "slot_ari_hopfield", "slot_ari_gap"),
+          examples={"holds": {"slot_ari_gap": 0.1}, "partly": {"slot_ari_gap": 0.09},
+                    "fails": {"slot_ari_gap": 0.0}}),
+    Claim("structural-predictive-coding", f"{PAPER}, Sec. 4 (predictive coding)",
+          "A uniform prior over which incoming synapse is active turns predictive coding's precisions into attention: "
+          "a softmax over prediction errors that selects the active synapse",
+          measured="Largest rise of the free energy F along the fixed-point (CCCP) iteration, and the fraction of 2000 "
+                   "instances (10 candidate synapses) where its attention's largest weight is on the active synapse",
+          rule=_pc_rule,
+          how="Holds if F never rises beyond float64 round-off (1e-12, as for an identity) and the softmax puts its "
+              "largest weight on the active synapse in at least 90 % of the instances ('selects': at most one miss "
+              "in ten; the binomial standard error at 2000 instances is below 0.01, so the threshold is not noise); "
+              "with differences if F's rises stay below 1e-6 and it selects the active synapse in at least half of "
+              "the instances (chance is 1/10); otherwise (F rises, or it misses more often than it selects) it fails.",
+          evidence=("fig-structural-pc", TI + "test_softmax_over_prediction_errors_finds_the_active_synapse",
+                    TI + "test_fixed_point_free_energy_is_monotone_and_converges"),
+          note="Fixed point: F never rises ({pc_rise:.0e}), within 1e-10 of the lowest F in {pc_fixed_steps:.0f} steps "
+               "(median over instances); active synapse found in {pc_acc_fixed:.3f} ± {pc_acc_se:.3f} (binomial "
+               "standard error) of the {pc_trials:.0f} instances (chance {pc_chance:.2f}); gradient descent at 1/L is "
+               "still {pc_grad_gap:.0e} above after {pc_steps:.0f} steps.",
+          numbers=("pc_rise", "pc_acc_fixed", "pc_acc_se", "pc_fixed_steps"),
+          examples={"holds": {"pc_rise": 9e-13, "pc_acc_fixed": 0.9}, "partly": {"pc_rise": 9e-13, "pc_acc_fixed": 0.89},
+                    "fails": {"pc_rise": 9e-13, "pc_acc_fixed": 0.49}}),
+    # Issue 12: what the paper has that the book lacked (Eqs 3-7, masks, the paper's slot update, Sec. 6.1, App. A.8.2)
+    Claim("structural-gradient-expectation", f"{PAPER}, Sec. 3 (Eqs 3-7)",
+          "The attention output is the gradient of the log partition function over edge sets (the posterior "
+          "expectation "
+          "of the value function as a gradient, Eq. 7); with Gaussian potentials the Laplace step on the collapsed "
+          "likelihood is one attention step",
+          measured="Largest deviation of autograd of the enumerated ln Z from the enumerated posterior expectation, of "
+                   "the factorised from the enumerated ln Z, and of the Laplace step from attention (n = 6, float64)",
+          rule=verdicts.identity("ident_logz_error", "ident_grad_error", "ident_laplace_error"),
+          how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("ident_logz_error", "ident_grad_error", "ident_laplace_error"),
+          evidence=("fig-structural-paper-steps", TP + "test_gradient_of_log_partition_is_the_posterior_expectation",
+                    TP + "test_laplace_step_is_one_attention_step", TP + "test_log_partition_factorises"),
+          note="Autograd of the enumerated ln Z against the enumerated posterior expectations: {ident_grad_error:.0e}; "
+               "factorised against enumerated ln Z: {ident_logz_error:.0e}; Laplace step against attention: "
+               "{ident_laplace_error:.0e} (n = {ident_n:.0f} tokens, float64).",
+          numbers=("ident_grad_error", "ident_logz_error", "ident_laplace_error")),
+    Claim("structural-key-norm", f"{PAPER}, Sec. 3 (the Gaussian edge potential)",
+          "A Gaussian edge potential gives dot-product attention once the terms without a query-key product are "
+          "dropped as a constant",
+          measured="Largest difference between the Gaussian potential's posterior and softmax attention, with keys "
+                   "rescaled to one norm and with keys as drawn (median over instances of the largest weight "
+                   "difference)",
+          rule=_identity_and(("keynorm_gap_equal",), lambda s: s["keynorm_gap_raw"] < 1e-12),
+          how="The dropped term −β‖k‖²/2 is a constant only across keys of one norm. Holds if the posterior is softmax "
+              "attention to float64 round-off (1e-12) both for keys of one norm and for keys as drawn (the term really "
+              "is a constant); with differences if it is exact for keys of one norm only (or to single precision, "
+              "1e-6): the claim needs that condition; fails if even keys of one norm miss it by 1e-6 or more.",
+          evidence=("fig-structural-paper-steps", TP + "test_key_norm_term_changes_the_posterior"),
+          note="Exact only when the allowed keys share one norm (largest gap {keynorm_gap_equal:.0e}). With keys as "
+               "drawn "
+               "the posterior is softmax(βq·k − β‖k‖²/2) and differs from softmax attention by {keynorm_gap_raw:.2f} "
+               "(median over instances of the largest weight difference; up to {keynorm_gap_raw_max:.2f}): the "
+               "dot-product potential's partition function Z_j ∝ exp(β‖k_j‖²/2) depends on the key (quadrature: "
+               "{z_quad_error:.0e}).", numbers=("keynorm_gap_equal", "keynorm_gap_raw", "keynorm_gap_raw_max"),
+          examples={"holds": {"keynorm_gap_equal": 9e-13, "keynorm_gap_raw": 9e-13},
+                    "partly": {"keynorm_gap_equal": 9e-13, "keynorm_gap_raw": 1.1e-12},
+                    "fails": {"keynorm_gap_equal": 1.1e-6, "keynorm_gap_raw": 0.3}}),
+    Claim("structural-graph-mask", f"{PAPER}, Sec. 3 (graph attention)",
+          "Attention over a given graph is the same posterior expectation with a prior whose support is that graph's "
+          "edges (an arbitrary allowed-edge mask)",
+          measured="Largest |enumeration − masked softmax| over 100 random masks of 6 tokens (float64)",
+          rule=verdicts.identity("mask_max_error"), how=verdicts.IDENTITY_HOW,
+          examples=verdicts.identity_examples("mask_max_error"),
+          evidence=("fig-structural-paper-steps", TS + "test_graph_attention_on_a_random_mask_equals_enumeration",
+                    TS + "test_graph_attention_with_a_non_uniform_prior"),
+          note="{mask_instances:.0f} random masks of {mask_n:.0f} tokens ({mask_min_structures:.0f} to "
+               "{mask_max_structures:.0f} edge sets each): max |enumeration − masked softmax| = {mask_max_error:.0e}.",
+          numbers=("mask_max_error",)),
+    Claim("structural-slot-update-form", f"{PAPER}, Sec. 4 (slot attention)",
+          "Collapsed inference gives the slot update μ_k ← Σ_i A_ik W_Qᵀ W_K x_i (no division by Σ_i A_ik)",
+          measured="Largest deviation of the paper's update from the weighted mean times the slot's mass (float64), "
+                   "and "
+                   "the median slot norm after 3 updates as written against the data's radius",
+          rule=_identity_and(("slot_forms_relation_error",),
+                             lambda s: s["slot_forms_norm_paper"] <= 2 * s["slot_forms_radius"]),
+          how="Holds if the update is the gradient of the dot-product objective to float64 round-off (1e-12) and, "
+              "iterated as written, keeps the slots within twice the data's radius (an update of a mixture's means "
+              "stays near the data: the weighted mean stays inside the radius); with differences if the relation is "
+              "exact (or to 1e-6) but the slots leave the data (it is a gradient step, not a usable update); fails if "
+              "the relation misses by 1e-6 or more.",
+          evidence=("fig-structural-paper-steps", TI + "test_paper_slot_update_against_the_weighted_mean_in_closed_form"),
+          note="The paper's update is the gradient of the dot-product objective: Locatello's weighted mean times the "
+               "slot's mass Σ_i A_ik (median {slot_forms_mass:.0f} points; relation exact to "
+               "{slot_forms_relation_error:.0e}), with W_Qᵀ W_K in place of W_V. Iterated as written the slots leave "
+               "the "
+               "data (median norm {slot_forms_norm_paper:.0f} after {forms_steps:.0f} steps; data radius "
+               "{slot_forms_radius:.1f}); the weighted mean stays inside it ({slot_forms_norm_mean:.1f}). Keeping the "
+               "Gaussian potential's ‖μ_k‖² term and solving for the stationary point gives the normalised (EM) "
+               "update.",
+          numbers=("slot_forms_relation_error", "slot_forms_norm_paper", "slot_forms_radius"),
+          examples={"holds": {"slot_forms_relation_error": 9e-13, "slot_forms_norm_paper": 6.0, "slot_forms_radius": 3.0},
+                    "partly": {"slot_forms_relation_error": 9e-13, "slot_forms_norm_paper": 6.1,
+                               "slot_forms_radius": 3.0},
+                    "fails": {"slot_forms_relation_error": 1.1e-6, "slot_forms_norm_paper": 3.0,
+                              "slot_forms_radius": 3.0}}),
+    Claim("structural-binary-edges", f"{PAPER}, Sec. 6.1 (feed-forward layers)",
+          "With a factorised prior over binary edges (each edge present or absent on its own) the softmax becomes "
+          "independent sigmoid gates, and a feed-forward layer is attention under such a prior",
+          measured="Largest deviation of the enumerated posterior (all 4096 binary edge sets) from sigmoid gates and "
+                   "of "
+                   "a score-weighted value from s σ(s/T) (float64), and the largest gap between s σ(s) and ReLU",
+          rule=_identity_and(("bin_gate_error", "bin_ffn_error"), lambda s: s["relu_gap_1"] < 1e-12),
+          how="Holds if both identities hold to float64 round-off (1e-12) and the resulting activation is the ReLU of "
+              "a "
+              "standard feed-forward layer at the attention's temperature T = 1 (largest gap to ReLU below 1e-12); "
+              "with "
+              "differences if the identities hold (or to 1e-6) but the activation is another one (SiLU at T = 1, ReLU "
+              "only as T → 0); fails if an identity misses by 1e-6 or more.",
+          evidence=("fig-structural-paper-steps", TE + "test_factorised_bernoulli_prior_gives_sigmoid_gates",
+                    TE + "test_score_weighted_value_is_silu_and_tends_to_relu"),
+          note="Enumeration of all 4096 binary edge sets: gates σ(s/T + logit ρ) to {bin_gate_error:.0e}; a value "
+               "weighted by its own score gives s σ(s/T) to {bin_ffn_error:.0e}: SiLU at T = 1, ReLU only as T → 0 "
+               "(gap {relu_gap_1:.3f} T).", numbers=("bin_gate_error", "bin_ffn_error", "relu_gap_1"),
+          examples={"holds": {"bin_gate_error": 9e-13, "bin_ffn_error": 9e-13, "relu_gap_1": 9e-13},
+                    "partly": {"bin_gate_error": 9e-13, "bin_ffn_error": 9e-13, "relu_gap_1": 1.1e-12},
+                    "fails": {"bin_gate_error": 0.0, "bin_ffn_error": 1.1e-6, "relu_gap_1": 0.0}}),
+    Claim("structural-temperature-positions", f"{PAPER}, Sec. 6.1 and App. A.8.2 (temperature, relative positions)",
+          "The softmax temperature is the precision of the edge potential, and relative-position encodings are a prior "
+          "over edges that depends on the offset i − j",
+          measured="Largest deviation of the enumerated posterior from softmax(s + b_(i−j)) and from softmax(s/T + b) "
+                   "at "
+                   "T = 1e-3 to 1e3 (float64)",
+          rule=_temperature_rule,
+          how="Identities in float64: hold if the relative-position prior matches to 1e-12 and the temperature "
+              "identity "
+              "to 1e-10 (at T = 1e-3 the scores s/T reach ~1e3, and the round-off of exp and log-sum-exp grows with "
+              "them: ~1e3 × 1e-13); with differences if both only match to 1e-6 (single precision); fails beyond.",
+          evidence=("fig-structural-paper-steps", TE + "test_relative_position_prior_is_an_additive_bias",
+                    TE + "test_temperature_limits"),
+          note="A prior p(E_i = j) ∝ exp(b_(i−j)) adds b_(i−j) to the scores (enumeration: {relpos_error:.0e}); the "
+               "posterior over edge sets with potentials s/T is softmax(s/T + b) at every T tried, 1e-3 to 1e3 "
+               "({temp_error:.0e}; scores up to ~1e3 at T = 1e-3). At T = 1e-3 attention is within {temp_hard_gap:.0e} "
+               "of the most probable edge set's value, at T = 1e3 within {temp_prior_gap:.0e} of the prior's average "
+               "(medians over instances).", numbers=("relpos_error", "temp_error"),
+          examples={"holds": {"relpos_error": 9e-13, "temp_error": 9e-11},
+                    "partly": {"relpos_error": 9e-13, "temp_error": 1.1e-10},
+                    "fails": {"relpos_error": 1.1e-6, "temp_error": 0.0}}),
 ]
+
+_MH_NOTE = ("Held-out MSE / Var(y), {steps:.0f} steps: two-layer {nmse_two:.2f}, multi-hop {nmse_multi:.2f}, one-layer "
+            "{nmse_one:.2f} ({spread_text}); multi-hop closes {gap_closed:.0%} of the one-to-two-layer gap. Output "
+            "scale not controlled (P + P² has row sums 2).")
+_DESIGNS = [
+    Claim("designs-multihop-ordering", f"{PAPER}, Fig. 2 (top right)",
+          "On the two-hop task, multi-hop attention (one head, K = 2) learns better than one-layer attention and "
+          "approaches two-layer attention",
+          measured="Held-out MSE / Var(y) of one-layer, multi-hop (P + P²) and two-layer attention on the paper's "
+                   "two-hop task (x₀ ~ U[0, 10)ᵈ), 10 seeds × 20 000 steps, weight decay 2",
+          rule=_multihop_rule(""), how=MULTIHOP_HOW, examples=_multihop_examples(""),
+          evidence=("fig-designs-multihop-curves", "fig-designs-multihop-attention",
+                    TM + "test_paper_operator_is_sum_of_matrix_powers",
+                    TM + "test_batched_seeds_train_exactly_as_separate_runs"),
+          note=_MH_NOTE, numbers=("nmse_two", "nmse_multi", "nmse_one", "gap_closed")),
+    Claim("designs-multihop-two-positions", f"{PAPER}, Fig. 2 (centre)",
+          "Multi-hop attention spreads the query's attention over the two positions of the path (x₀ and x₁)",
+          measured="The query's mean attention mass on x₁ (the path's middle), multi-hop against one-layer attention "
+                   "(10 seeds, held-out sequences of n = 5 tokens)",
+          rule=lambda s: ("holds" if s["mass_x1_multi"] - s["mass_x1_one"] > 0.05 else
+                          "partly" if s["mass_x1_multi"] - s["mass_x1_one"] > 0.02 else "fails"),
+          how="Holds if multi-hop puts more than 0.05 more of its mass on x₁ than one-layer attention (a quarter of "
+              "the "
+              "uniform share 1/5 of a 5-token context); with differences if more by 0.02 to 0.05 (a tenth to a quarter "
+              "of that share); fails at 0.02 or less: the two masses then agree to within what means over 10 seeds "
+              "can separate without their spread (not stored).",
+          evidence=("fig-designs-multihop-attention", TM + "test_targets_and_roles_of_the_generator"),
+          note="Mass on x₁: multi-hop {mass_x1_multi:.2f}, one-layer {mass_x1_one:.2f}, two-layer {mass_x1_two:.2f}; "
+               "on "
+               "x₀: {mass_x0_multi:.2f}, {mass_x0_one:.2f}, {mass_x0_two:.2f} (means over {seeds:.0f} seeds; spread "
+               "not stored).", numbers=("mass_x1_multi", "mass_x1_one", "mass_x1_two"),
+          examples={"holds": {"mass_x1_multi": 0.26, "mass_x1_one": 0.2},
+                    "partly": {"mass_x1_multi": 0.23, "mass_x1_one": 0.2},
+                    "fails": {"mass_x1_multi": 0.21, "mass_x1_one": 0.2}}),
+    Claim("designs-multihop-rationale", f"{PAPER}, Sec. 5 (the task)",
+          "x₀ cannot be read off the query x₂: the query must reach it through x₁, a path of length two",
+          measured="One-layer attention's mean mass on x₀ (10 seeds, held-out sequences of n = 5 tokens)",
+          rule=verdicts.below("mass_x0_one", 0.3, 0.5),
+          how="Holds if one-layer attention puts less than 0.3 of its mass on x₀ (near the uniform share 1/5 of a "
+              "5-token context: one hop does not find x₀); with differences below 0.5; fails if one hop puts half of "
+              "its "
+              "mass or more on x₀ (it reads x₀ directly, with no path through x₁).",
+          evidence=("fig-designs-multihop-attention", TM + "test_targets_and_roles_of_the_generator"),
+          note="One-layer attention puts {mass_x0_one:.2f} of its mass on x₀ directly (mean over {seeds:.0f} seeds; "
+               "spread not stored): x₀ ~ U[0, 10)ᵈ is told apart from the N(0, 1) noise by its keys alone, so one hop "
+               "reaches it.", numbers=("mass_x0_one",),
+          examples={"holds": {"mass_x0_one": 0.29}, "partly": {"mass_x0_one": 0.49}, "fails": {"mass_x0_one": 0.5}}),
+    Claim("designs-replay", f"{PAPER}, public code (stored multiple_training.json)",
+          "The public code's stored multi-hop and one-layer training losses (10 seeds × 20 000 steps)",
+          measured="Share of the 400 logged training losses (10 seeds × 2 models × 20 logged steps) that our replay in "
+                   "the code's random-number order matches to 1e-5 relative",
+          rule=verdicts.above("replay_within", 0.99, 0.9),
+          how="Holds if more than 99 % of the logged losses match to 1e-5 relative (a replay of the same arithmetic "
+              "differs only by float summation order); with differences above 90 % (each of the 20 curves, seed × "
+              "model, is 5 % of the points: at most two curves drift, as chaotic training amplifies summation order); "
+              "fails at 90 % or below (more than two whole curves off: a different run, not a drift).",
+          evidence=("fig-designs-multihop-reproduction", TM + "test_code_protocol_reproduces_the_stored_initial_losses"),
+          note="Replayed in the code's random-number order: {replay_within:.1%} of {replay_points:.0f} logged losses "
+               "within 1e-5 relative; multi-hop seeds {replay_off} drift after their slow phase (summation order "
+               "unknown).", numbers=("replay_within",),
+          examples={"holds": {"replay_within": 0.991}, "partly": {"replay_within": 0.901},
+                    "fails": {"replay_within": 0.9}}),
+    Claim("designs-expanding-operations", f"{PAPER}, Fig. 3 (right)",
+          "Expanding attention scores fewer tokens than full attention, the fewer the stronger the recency bias",
+          measured="The paper's relative operations (md + k)/(nd) of expanding attention, d = 10 and 50, p = 1/2 … "
+                   "1/25, "
+                   "mean over every training step and 3 seeds",
+          rule=_ops_ordered,
+          how="Holds if the relative operations are below 1 (fewer than full attention) at every d and p and rise "
+              "strictly as the recency bias weakens (p = 1/2 → 1/25) at both d; with differences if below 1 but not "
+              "in that order; fails if any reaches 1 (no saving).",
+          evidence=("fig-designs-expanding-operations",
+                    TX + "test_code_measure_reproduces_the_stored_relative_operations",
+                    TX + "test_lazy_equals_dense_and_scores_only_the_window"),
+          note="Paper's measure (md + k)/(nd), p = 1/2, 1/5, 1/10, 1/25: d = 10: {ops_10_2:.2f}, {ops_10_5:.2f}, "
+               "{ops_10_10:.2f}, {ops_10_25:.2f}; d = 50: {ops_50_2:.2f}, {ops_50_5:.2f}, {ops_50_10:.2f}, "
+               "{ops_50_25:.2f} (means over every step and {exp_seeds:.0f} seeds; spread not stored).",
+          numbers=("ops_10_2", "ops_10_25", "ops_50_2", "ops_50_25"), examples=_ops_examples()),
+    Claim("designs-expanding-accuracy", f"{PAPER}, Fig. 3 (\"training curves remained roughly equivalent\")",
+          "Expanding attention trains about as well as standard attention",
+          measured="Final training MSE (last fifth of training) of expanding over standard attention at each of the 8 "
+                   "settings d = 10, 50 × p = 1/2 … 1/25 (means over 3 seeds)",
+          rule=lambda s: ("holds" if s["loss_ratio_within"] == 8 else "partly" if s["loss_ratio_within"] >= 4
+                          else "fails"),
+          how="'Roughly equivalent' read as a final-MSE ratio below 1.5: holds if it is below 1.5 at all 8 settings "
+              "(the claim is made for every p of the figure); with differences if at least half of them; fails if "
+              "fewer than half.",
+          evidence=("fig-designs-expanding-operations", TX + "test_batched_equals_per_sample_reference_loop"),
+          note="Final training MSE, expanding / standard (means over {exp_seeds:.0f} seeds; spread not stored): d = "
+               "10: "
+               "{loss_ratio_10_2:.1f}, {loss_ratio_10_5:.1f}, {loss_ratio_10_10:.1f}, {loss_ratio_10_25:.1f}; d = 50: "
+               "{loss_ratio_50_2:.2f}, {loss_ratio_50_5:.1f}, {loss_ratio_50_10:.1f}, {loss_ratio_50_25:.1f} "
+               "(p = 1/2 … 1/25): below 1.5 at {loss_ratio_within:.0f} of 8. Equivalent only with a strong recency "
+               "bias.",
+          numbers=("loss_ratio_within", "loss_ratio_max", "loss_ratio_10_2", "loss_ratio_50_2"),
+          examples={"holds": {"loss_ratio_within": 8}, "partly": {"loss_ratio_within": 4},
+                    "fails": {"loss_ratio_within": 3}}),
+    Claim("designs-expanding-window", f"{PAPER}, Sec. 5 (adaptive context; our measurement)",
+          "The window adapts per input to how far back the parent lies: it grows past its first size to reach a parent "
+          "beyond it",
+          measured="Over the second half of training (d = 10 and 50, every p, 3 seeds): the share of queries whose "
+                   "parent "
+                   "lies beyond the first window (29 tokens) that the final window reaches",
+          rule=verdicts.above("far_found", 0.5, 0.1), origin="ours",
+          how="A parent inside the first window is reached by construction (its share is shown, not tested); a window "
+              "that never grew would reach none beyond it. Confirmed if the window reaches more than half of the far "
+              "parents (as it reaches the near ones); with differences above 10 %; refuted at 10 % or less. Not "
+              "separated: a window that grows for every input reaches far parents too; the window per true distance "
+              "(fig-designs-expanding-window) shows whether it grows with the distance, and its numbers are not "
+              "stored.",
+          evidence=("fig-designs-expanding-window", TX + "test_sampler_places_x0_at_a_geometric_distance",
+                    TX + "test_lazy_equals_dense_and_scores_only_the_window"),
+          note="A parent beyond the first window (29 tokens) is reached in {far_found:.0%} of the queries (one inside "
+               "it "
+               "in {near_found:.0%}, by construction; pooled over d, p and {exp_seeds:.0f} seeds, spread not stored): "
+               "nothing the query sees tells it to look further back.", numbers=("far_found", "near_found"),
+          examples={"holds": {"far_found": 0.51}, "partly": {"far_found": 0.11}, "fails": {"far_found": 0.1}}),
+    Claim("designs-multihop-ablation", f"{PAPER}, Sec. 5 (the task's rationale; our ablation with x₀ ~ N(0, 1))",
+          "Where x₀ cannot be told from the noise by its keys, multi-hop attention learns the two-hop task better than "
+          "one-layer attention",
+          measured="Held-out MSE / Var(y) of one-layer, multi-hop and two-layer attention with x₀ ~ N(0, 1)ᵈ, 5 seeds "
+                   "× "
+                   "10 000 steps, weight decay 2",
+          rule=_multihop_rule("abl_"), how=MULTIHOP_HOW, examples=_multihop_examples("abl_"), origin="ours",
+          evidence=("fig-designs-multihop-ablation", TM + "test_noise_root_is_drawn_like_the_noise",
+                    TM + "test_paper_operator_is_sum_of_matrix_powers"),
+          note="x₀ ~ N(0, 1)ᵈ, {abl_steps:.0f} steps (half the main task's): held-out MSE / Var(y) two-layer "
+               "{abl_nmse_two:.2f}, multi-hop {abl_nmse_multi:.2f}, one-layer {abl_nmse_one:.2f} ({abl_spread_text}; "
+               "multi-hop closes {abl_gap_closed:.0%} of the gap); one-layer mass on x₀ {abl_mass_x0_one:.2f}. Output "
+               "scale not controlled (P + P² has row sums 2).",
+          numbers=("abl_nmse_two", "abl_nmse_multi", "abl_nmse_one", "abl_gap_closed")),
+    Claim("designs-expanding-inference", f"{PAPER}, Sec. 5 (the α, β updates as inference of the recency prior)",
+          "The paper's iteration (α ← α + 1, β ← β + Σ t a_t on every sweep) is a workable inference of the geometric "
+          "prior's parameter: it trains at least as well as coordinate-ascent VI (α = α₀ + 1, β = β₀ + E[t − 1] each "
+          "sweep, our extension)",
+          measured="Training MSE (last fifth of training) of CAVI over the paper's update at d = 10, p = 1/2 … 1/25 "
+                   "(means over 3 seeds): the smallest ratio and the geometric mean",
+          rule=_cavi_rule, origin="ours",
+          how="Confirmed if CAVI's MSE is at least 0.8 of the paper update's at every p (the paper's update never "
+              "trains "
+              "more than 25 % worse: a declared tolerance, since the seed spread is not stored); with differences if "
+              "only the geometric mean over p is; refuted if even that is below 0.8. The paper's update is not CAVI "
+              "(it counts the single edge once per sweep, which the tests check): 'workable' is all that is claimed.",
+          evidence=("fig-designs-expanding-cavi", TX + "test_cavi_is_the_fixed_point_of_the_mean_field_equations"),
+          note="d = 10, p = 1/2 … 1/25: mean final window {paper_window_2:.1f}, {paper_window_5:.1f}, "
+               "{paper_window_10:.1f}, {paper_window_25:.1f} (paper) against {cavi_window_2:.1f}, {cavi_window_5:.1f}, "
+               "{cavi_window_10:.1f}, {cavi_window_25:.1f} (CAVI); training MSE {paper_mse_2:.2f}, {paper_mse_5:.2f}, "
+               "{paper_mse_10:.2f}, {paper_mse_25:.2f} against {cavi_mse_2:.2f}, {cavi_mse_5:.2f}, {cavi_mse_10:.2f}, "
+               "{cavi_mse_25:.2f} (CAVI; means over {exp_seeds:.0f} seeds, spread not stored); CAVI / paper at least "
+               "{cavi_ratio_min:.2f}, geometric mean {cavi_mse_ratio:.2f}.",
+          numbers=("cavi_ratio_min", "cavi_mse_ratio", "paper_window_25", "cavi_window_25"),
+          examples={"holds": {"cavi_ratio_min": 0.8, "cavi_mse_ratio": 1.0},
+                    "partly": {"cavi_ratio_min": 0.79, "cavi_mse_ratio": 0.8},
+                    "fails": {"cavi_ratio_min": 0.5, "cavi_mse_ratio": 0.79}}),
+]
+DECLARED: dict[str, list[Claim]] = {"structural": _STRUCTURAL, "designs": _DESIGNS}
+CLAIMS = DECLARED  # the name the notebooks and older tests used
 
 
 def record(run, root: Path | None, chapter: str) -> None:
-    """One ``run.verdict`` per claim of ``chapter``, decided by its stored full-profile summary."""
-    s = full_numbers(root, chapter)
-    for claim_id, source, claim, test, (yes, no), evidence, note, shown in CLAIMS[chapter]:
-        if not s:
-            run.verdict(claim_id, source, claim, "not tested", evidence,
-                        note=f"no full-profile summary stored (data/full/{chapter}/summary.json); run the full profile")
-            continue
-        try:
-            decided, numbers, text = test(s), {k: float(f"{s[k]:.3g}") for k in shown}, note.format(**s)
-        except KeyError as missing:  # a summary stored before this claim's numbers were added
-            run.verdict(claim_id, source, claim, "not tested", evidence,
-                        note=f"the stored full-profile summary (data/full/{chapter}/summary.json) has no {missing} "
-                             f"(it predates this check); run the full profile")
-            continue
-        run.verdict(claim_id, source, claim, yes if decided else no, evidence, numbers=numbers, note=text)
+    """One ``run.verdict`` per declared claim of ``chapter``, decided by its stored full-profile summary."""
+    if chapter not in CHAPTERS:
+        raise ValueError(f"chapter must be one of {CHAPTERS}; got {chapter!r}")
+    verdicts.record_chapter(run, root, chapter)
