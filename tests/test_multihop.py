@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from mfattn.companion import verdicts
 from mfattn.structural import multihop as mh, optim
 
 torch.set_num_threads(1)
@@ -283,7 +284,7 @@ def test_multihop_rule_pools_per_seed_differences_when_they_are_stored():
     the gap but seeds that disagree in sign give 'not reproduced'; seeds that agree give 'reproduced'."""
     from mfattn.structural import claims
 
-    claim = next(c for c in claims.DECLARED["designs"] if c.id == "designs-multihop-ordering")
+    claim = next(c for c in verdicts.declared("designs") if c.id == "designs-multihop-ordering")
     base = {"seeds": 3, "steps": 100, "nmse_one": 1.0, "nmse_multi": 0.4, "nmse_two": 0.0, "gap_closed": 0.6}
     agree = {**base, "nmse_one_seeds": [1.0, 1.1, 0.9], "nmse_multi_seeds": [0.4, 0.5, 0.3]}
     split = {**base, "nmse_one_seeds": [1.0, 1.0, 1.0], "nmse_multi_seeds": [0.0, 0.1, 1.1]}

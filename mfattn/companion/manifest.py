@@ -115,10 +115,10 @@ def _notebook_code(notebook: Path) -> bytes:
 
 
 def decides_only(name: str) -> bool:
-    """True for the modules that only decide verdicts from stored numbers (``claims``, ``claims_beyond``):
+    """True for the modules that only decide verdicts from stored numbers (``claims``, ``claims_*``):
     they compute no stored result, so they are left out of a result's code digest, and a changed rule
     re-decides the ledger (``python -m mfattn verdicts --write``) without re-running a chapter."""
-    return name.rsplit(".", 1)[-1] in ("claims", "claims_beyond")
+    return name.rsplit(".", 1)[-1].startswith("claims")
 
 
 def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:

@@ -266,7 +266,7 @@ def identity_examples(*keys: str) -> dict[str, dict[str, float]]:
 #: Each has ``DECLARED`` (chapter -> list of :class:`Claim`) and ``stored_numbers(root, chapter)`` returning
 #: ``(numbers, remedy)``: the stored full-profile numbers ({} if none) and the command that makes them.
 CLAIM_MODULES = {"ising": "mfattn.claims", "deq": "mfattn.implicit.claims", "transformer": "mfattn.implicit.claims",
-                 "structural": "mfattn.structural.claims", "designs": "mfattn.structural.claims",
+                 "structural": "mfattn.structural.claims", "designs": "mfattn.structural.claims_designs",
                  "dmft": "mfattn.dynamics.claims"}
 
 
