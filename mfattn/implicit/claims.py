@@ -178,14 +178,21 @@ def stored_cost_exponent(root: Path | None) -> str:
     return f"exponent {s['tap_slope']:.2f}{window}"
 
 
+def _share(x: float) -> str:
+    """A fraction as a percentage that never reads 0 % or 100 % unless it is (99.8 %, not 100 %)."""
+    text = f"{100 * x:.0f}%"
+    return f"{math.floor(1000 * x) / 10:.1f}%" if text == "100%" and x < 1 else \
+        f"{math.ceil(1000 * x) / 10:.1f}%" if text == "0%" and x > 0 else text
+
+
 def stability_prose(root: Path | None) -> str:
     """The stored full-profile stability numbers of Chapter 2 (``data/full/deq/summary.json``) as prose."""
     s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
     return (f"for seed 0 after 20 epochs, on {s['stability_digits']:.0f} test digits, the median is "
-            f"{s['rho_blog_median']:.2f} (largest {s['rho_blog_max']:.2f}, {100 * s['rho_blog_unstable']:.0f}% above 1), and "
-            f"for the model trained with plain iteration {s['rho_plain_median']:.2f} ({100 * s['rho_plain_unstable']:.0f}% "
+            f"{s['rho_blog_median']:.2f} (largest {s['rho_blog_max']:.2f}, {_share(s['rho_blog_unstable'])} above 1), and "
+            f"for the model trained with plain iteration {s['rho_plain_median']:.2f} ({_share(s['rho_plain_unstable'])} "
             f"not below 1); one plain step from m = X classifies {100 * s['acc_step_1']:.1f}% of the test digits, "
             f"the fixed point {100 * s['acc_fixed']:.1f}%")
 
@@ -433,7 +440,7 @@ DECLARED = {"deq": [
           note="Seed 0 after 20 epochs, 10,000 test digits: {acc_step_1:.1%} after one plain step ({step_gap:.1f} points "
                "below the fixed point), {acc_step_3:.1%} after three, {acc_step_10:.1%} after ten, {acc_fixed:.1%} at the "
                "fixed point. Spectral radius of ∂f/∂m at the fixed point: median {rho_blog_median:.2f}, largest "
-               "{rho_blog_max:.2f} ({rho_blog_unstable:.0%} of {stability_digits:.0f} digits above 1). One seed: the "
+               "{rho_blog_max:.2f} ({rho_blog_unstable:.1%} of {stability_digits:.0f} digits above 1). One seed: the "
                "gap's spread over seeds is not measured.",
           numbers=_shown("acc_step_1", "acc_fixed", "step_gap", "rho_blog_median"),
           examples={"holds": {"step_gap": 0.3}, "partly": {"step_gap": 1.0}, "fails": {"step_gap": 1.01}}),
