@@ -6,7 +6,7 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn.implicit import correction, meanfield, onsager, stability, train, transformer, variants, vector_tap
+from mfattn.implicit import claims, correction, meanfield, onsager, stability, train, transformer, variants, vector_tap
 from mfattn.implicit.models import build_model
 
 NAN = float("nan")
@@ -79,4 +79,8 @@ ROWS = [
     ("implicit-stability-crossing", lambda: stability.unit_crossing([0, 1000], [0.5]), ValueError,
      "steps and values must be 1-d and of one length"),
     ("implicit-model-dim", lambda: build_model(0, dim=0), ValueError, "dim"),
+    ("implicit-stability-change-correlation", lambda: stability.change_correlation([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]),
+     ValueError, "a and b must be finite 1-d series"),
+    ("implicit-claims-chapter", lambda: claims.stored_numbers(None, "ising"), ValueError, "chapter"),
+    ("implicit-claims-interaction", lambda: claims.interaction_grade(NAN, 99.2), ValueError, "acc"),
 ]

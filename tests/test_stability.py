@@ -100,3 +100,23 @@ def test_fixed_point_spectral_radius_skips_non_finite_samples():
     exact = torch.linalg.eigvals(stability.dense_jacobian(layer, x[[0, 2]], m_star)).abs().max(dim=1).values
     assert np.isnan(rho[1]) and not conv[1] and conv[[0, 2]].all()
     np.testing.assert_allclose(rho[[0, 2]], exact.numpy(), rtol=0.01)
+
+
+def test_change_correlation_removes_a_common_trend():
+    """Two rising series with independent steps correlate strongly as levels but not as changes; two series whose
+    steps move together correlate as changes too. The rule of deq-stability-training reads the changes."""
+    rng = np.random.default_rng(0)
+    n = 400
+    a = np.cumsum(1 + rng.normal(size=n))               # a trend of 1 per step plus independent noise
+    b = np.cumsum(1 + rng.normal(size=n))
+    assert np.corrcoef(a, b)[0, 1] > 0.95                 # the levels: any two trends
+    r, k = stability.change_correlation(a, b)
+    assert k == n - 1 and abs(r) < 1.96 / np.sqrt(k)      # the changes: within the band of unrelated pairs
+    c = np.cumsum(np.diff(a, prepend=0) + 0.3 * rng.normal(size=n))   # moves with a, step by step
+    r, _ = stability.change_correlation(a, c)
+    assert r > 0.9
+    assert np.isnan(stability.change_correlation(np.arange(5.0), 2 * np.arange(5.0))[0])   # constant changes
+    with pytest.raises(ValueError, match="a and b"):
+        stability.change_correlation([1.0, 2.0, np.nan, 3.0], [1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match="at least 4"):
+        stability.change_correlation([1.0, 2.0], [1.0, 2.0])

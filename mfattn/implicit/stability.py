@@ -12,6 +12,7 @@ iteration (a stack of identical blocks) converges to ``m*`` only if the spectral
 * :func:`dense_jacobian` builds ``J_f`` itself (B, Nd, Nd) by autograd, the independent check on small layers.
 * :func:`spectral_radius_over_training` follows ρ(J_f) through training from the weights a run kept.
 * :func:`unit_crossing` finds where a median ρ passes 1 and where it stays above (:func:`crossing_text`: in words).
+* :func:`change_correlation` correlates the changes of two series between kept steps (their common trend removed).
 * :func:`accuracy_by_steps` evaluates a trained :class:`~mfattn.implicit.models.MeanFieldMNIST` when its
   layer returns ``k`` plain steps from ``m_0 = X`` (step 1: one transformer-like block) instead of the fixed point.
 """
@@ -28,7 +29,7 @@ from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
            "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps",
-           "spectral_radius_over_training", "unit_crossing", "crossing_text"]
+           "spectral_radius_over_training", "unit_crossing", "crossing_text", "change_correlation"]
 
 
 def _check_layer(layer: Any) -> MeanFieldAttention:
@@ -259,3 +260,18 @@ def crossing_text(first: float, stays: float) -> str:
     if stays >= 0:
         return f"first at step {first:,.0f}, and at every kept step from step {stays:,.0f} on"
     return f"first at step {first:,.0f}, but not at the last kept step"
+
+
+def change_correlation(a: Sequence[float], b: Sequence[float]) -> tuple[float, int]:
+    """``(r, n)``: the Pearson correlation of the first differences of two series ``a`` and ``b`` ((m,) each, in
+    the order of the kept steps, finite) and the number ``n = m − 1`` of differences. Two series that both rise
+    correlate whatever drives them; their changes from one kept step to the next correlate only where they move
+    together (for n unrelated pairs |r| stays below about 1.96/√n in 95 % of cases). NaN where a series'
+    changes are all equal."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 4 or not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError(f"a and b must be finite 1-d series of one length, at least 4; got shapes {x.shape} and {y.shape}")
+    dx, dy = np.diff(x), np.diff(y)
+    if dx.std() == 0 or dy.std() == 0:
+        return float("nan"), int(dx.size)
+    return float(np.corrcoef(dx, dy)[0, 1]), int(dx.size)
