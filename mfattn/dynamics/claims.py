@@ -20,7 +20,7 @@ import numpy as np
 from ..companion import verdicts
 from ..companion.verdicts import Claim
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SLOPE_HOW, beyond_full_numbers, beyond_numbers, glue_values, \
-    plateau_summary, record_beyond, slope_rule
+    ledger_safe, plateau_summary, record_beyond, slope_rule
 from .diagnostics import classify, confusion
 
 __all__ = ["full_numbers", "stored_numbers", "glue_values", "MISSING", "CLAIMS", "DECLARED", "record", "record_beyond",
@@ -491,6 +491,7 @@ CLAIMS = [
                              "start betas": s["coexist_start_betas"]},
           examples={"holds": {"coexist_n": 10}, "partly": {"coexist_n": 9}, "fails": {"coexist_n": 0}}),
 ]
+CLAIMS = [ledger_safe(c) for c in CLAIMS]
 DECLARED = {"dmft": CLAIMS + BEYOND}
 
 

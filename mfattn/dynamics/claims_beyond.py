@@ -9,6 +9,7 @@ and :func:`glue_values`, the strings of the stored numbers that the chapter's pr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -23,7 +24,7 @@ from ..companion.verdicts import Claim
 from .rotation import MAX_GAP, merge_stored_plateaus
 
 __all__ = ["PAPER", "FIG4", "MISSING", "glue_values", "BEYOND", "beyond_full_numbers", "beyond_numbers",
-           "plateau_summary", "record_beyond", "SLOPE_HOW", "slope_rule"]
+           "plateau_summary", "record_beyond", "SLOPE_HOW", "slope_rule", "ledger_safe"]
 
 PAPER = "Poc-López & Aguilera 2024"
 FIG4 = (1.255, 1.26405, 1.266, 1.27, 1.28, 1.4)
@@ -141,10 +142,22 @@ def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
         if n_betas and n_ctx:
             out.update(basin_n_betas=int(n_betas), basin_contexts=int(n_ctx),
                        smallest_basin_contexts=None if smallest is None else smallest * n_ctx)
-    if "network_errors" in b and "network_ns" in params and len(params["network_ns"]) == len(b["network_errors"]):
-        _, se = _slope_and_error(params["network_ns"], b["network_errors"])
-        out.update(network_slope_se=se, network_ns=", ".join(f"{n:g}" for n in params["network_ns"]))
+    ns = b.get("network_ns", params.get("network_ns"))
+    if "network_errors" in b and ns is not None and len(ns) == len(b["network_errors"]):
+        _, se = _slope_and_error(ns, b["network_errors"])
+        out.update(network_slope_se=se, network_ns=", ".join(f"{n:g}" for n in ns))
     return out
+
+
+def ledger_safe(claim: Claim) -> Claim:
+    """``claim`` with its shown numbers fit for the ledger: a non-finite float (no crossing, no such β on the grid)
+    becomes the string "none" (the ledger takes finite numbers and strings only; None is left out)."""
+    if not callable(claim.numbers):
+        return claim
+    shown = claim.numbers
+    safe = lambda s: {k: "none" if isinstance(v, float) and not math.isfinite(v) else v  # noqa: E731
+                      for k, v in shown(s).items()}
+    return dataclasses.replace(claim, numbers=safe)
 
 
 def _digits(x, n: int):
@@ -365,6 +378,9 @@ BEYOND = [
                                                    "network_ns")},
           examples=_F),
 ]
+
+
+BEYOND = [ledger_safe(c) for c in BEYOND]
 
 
 def record_beyond(run, root: Path | None) -> list:
