@@ -85,6 +85,10 @@ def test_beyond_numbers_read_the_basins_and_the_network_fit():
     exact = claims_beyond.beyond_numbers({"network_errors": list(np.array([10, 100, 1000, 10000.]) ** -0.5)}, params)
     assert exact["network_slope_se"] == pytest.approx(0.0, abs=1e-12)
     assert claims_beyond._slope_and_error([10, 100, 1000], [1.0, 0.3, 0.1])[1] > 0
+    with pytest.raises(TypeError, match="params"):
+        claims_beyond.beyond_numbers({}, None)
+    with pytest.raises(ValueError, match="chapter"):
+        claims.stored_numbers(None, "ising")
 
 
 def test_plateau_summary_lists_the_widest_first_and_counts_the_rest():

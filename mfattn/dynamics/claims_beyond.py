@@ -115,6 +115,9 @@ def _slope_and_error(ns, errors) -> tuple[float, float]:
 def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
     """The beyond section's stored numbers ``b`` (beyond.json) flattened for the rules; ``params`` are the full
     run's sizes (from the stored figure manifest) for what beyond.json does not hold (basin sample, network Ns)."""
+    for name, value in (("b", b), ("params", params)):
+        if not isinstance(value, dict):
+            raise TypeError(f"{name} must be a dict (beyond.json's numbers, the run's sizes); got {type(value).__name__}")
     out: dict[str, Any] = {k: b[k] for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth", "tongue_locked",
                                              "network_slope", "network_chi2_z") if k in b}
     for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth"):  # NaN/None (no crossing) as None
