@@ -202,9 +202,18 @@ def _planes_note(s):
     lam = lambda key: ", ".join(f"{b:g}: {v:+.2g}" for b, v in zip(s["f4_betas"], s[key]))  # noqa: E731
     return (f"From {n['start']}: λ_max = {lam('f4_lyapunov')}; period at 1.27: {s['f4_period'][3]}. One λ per β and "
             f"start (one window of the run): the second start is the spread we have, λ_max = {lam('f4_lyapunov_ours')} "
-            f"(the same kind at {'all' if _fig4_match(s, '_ours') else 'not all'} six β; chaotic λ differ up to a "
-            f"factor 2 from one window to another, tori stay within 1e-4 of 0); the attractors differ as sets at "
-            f"β = {n['betas where our own start differs']}.")
+            f"(the same kind at {'all' if _fig4_match(s, '_ours') else 'not all'} six β{_two_starts(s)}); the "
+            f"attractors differ as sets at β = {n['betas where our own start differs']}.")
+
+
+def _two_starts(s):
+    """How far the two starts' λ_max lie apart: the largest ratio where both are chaotic, the largest |λ| where
+    both are tori (the only spread of λ the stored run holds)."""
+    pairs = list(zip(s["f4_lyapunov"], s["f4_lyapunov_ours"]))
+    ratio = [max(a, o) / min(a, o) for a, o in pairs if min(a, o) > TOL]
+    zero = [max(abs(a), abs(o)) for a, o in pairs if max(abs(a), abs(o)) <= TOL]
+    return ((f"; chaotic λ differ by up to a factor {max(ratio):.1f}" if ratio else "")
+            + (f", tori stay within {max(zero):.0e} of 0" if zero else ""))
 
 
 def _tau(s, key, beta):
