@@ -1,73 +1,94 @@
-"""Verdicts of chapter 6's 'Beyond the paper' section (claims.record_beyond), from full-profile numbers."""
+"""Chapter 6's 'Beyond the paper' claims (mfattn.dynamics.claims_beyond): decided by their rules from the
+stored beyond.json, each able to come out negative."""
 
 import json
-from pathlib import Path
+import math
 
+import numpy as np
 import pytest
 
-from mfattn.companion import ledger
-from mfattn.dynamics import claims
+from mfattn.companion import store, verdicts
+from mfattn.dynamics import claims, claims_beyond
 
-ROOT = Path(__file__).resolve().parents[1]
-
+#: beyond.json as the notebook's full profile writes it (keys of today's notebook included)
 FULL = {"ns_beta": 1.2434, "ns_angle": 1.52, "ns_rotation": 0.242, "rho_birth": 0.242, "tongue_locked": 0.1,
-        "plateaus": [{"fraction": "2/7", "beta_lo": 1.267, "beta_hi": 1.2736, "rho": 2 / 7, "points": 661,
-                      "strobe_cycles": [7, 14]}], "spectrum_max": [0.15, -6e-5, -0.08, -0.29],
-        "basins_multi": ["β = 1.27 (period 28, 88% and period 56, 12%)"], "network_slope": -0.51,
-        "network_chi2_z": 0.4}
+        "plateaus": [{"fraction": "2/7", "beta_lo": 1.267, "beta_hi": 1.2736, "rho": 2 / 7, "points": 661, "runs": 1,
+                      "strobe_cycles": [7, 14]},
+                     {"fraction": "1/4", "beta_lo": 1.2495, "beta_hi": 1.2509, "rho": 0.25, "points": 144, "runs": 1,
+                      "strobe_cycles": [4]}],
+        "spectrum_max": [0.15, -6e-5, -0.08, -0.29],
+        "basins_multi": ["β = 1.27 (period 28, 88% and period 56, 12%)"], "basin_n_betas": 6, "basin_contexts": 256,
+        "basin_smallest_fraction": 0.12, "network_slope": -0.51, "network_chi2_z": 0.4,
+        "network_errors": [0.3, 0.095, 0.03, 0.0095], "network_ns": [99, 990, 9900, 99000],
+        "tongue_locked_by_eps": [0.0, 0.02, 0.05, 0.08], "tongue_epsilons": [0.0, 0.02, 0.04, 0.08],
+        "tongue_n_betas": 161}
 
 
-class _Run:
-    def __init__(self, profile):
-        self.profile, self.got, self.entries = profile, {}, {}
-
-    def verdict(self, claim_id, source, claim, verdict, evidence, numbers=None, note=""):
-        entry = ledger.make_entry(claim_id, source, claim, verdict, evidence, numbers, note)  # the ledger's checks
-        self.got[claim_id], self.entries[claim_id] = verdict, entry
-
-
-def test_full_numbers_decide_the_verdicts():
-    run = _Run("full")
-    claims.record_beyond(run, FULL, None)
-    assert run.got["dmft-torus-birth-floquet"] == "reproduced" and run.got["dmft-network-limit"] == "reproduced"
-    assert run.got["dmft-devils-staircase"] == "extends"
-    run = _Run("full")
-    claims.record_beyond(run, dict(FULL, ns_beta=1.25, network_slope=-0.3), None)
-    assert run.got["dmft-torus-birth-floquet"] == "reproduced with differences"
-    assert run.got["dmft-network-limit"] == "not reproduced"
+def _decide(beyond, tmp_path):
+    folder = tmp_path / "data" / "full" / "dmft"
+    folder.mkdir(parents=True, exist_ok=True)
+    store.atomic_write_json(folder / "beyond.json", beyond)
+    ids = {c.id for c in claims_beyond.BEYOND}
+    return {c.id: d.verdict for c, d in verdicts.decide_chapter(tmp_path, "dmft") if c.id in ids}
 
 
-def test_quick_run_without_stored_numbers_says_not_tested(tmp_path):
-    run = _Run("quick")
-    claims.record_beyond(run, FULL, tmp_path)
-    assert run.got["dmft-torus-birth-floquet"] == "not tested" and run.got["dmft-network-limit"] == "not tested"
+def test_stored_beyond_numbers_decide_the_verdicts(tmp_path):
+    got = _decide(FULL, tmp_path)
+    assert got == {"dmft-floquet-neimark-sacker": "confirmed", "dmft-lyapunov-spectrum": "confirmed",
+                   "dmft-devils-staircase": "confirmed", "dmft-arnold-tongues": "confirmed",
+                   "dmft-basins": "confirmed", "dmft-torus-birth-floquet": "reproduced",
+                   "dmft-network-limit": "reproduced"}
 
 
-def _stored_root():
-    if not (ROOT / "data" / "full" / "dmft" / "summary.json").is_file():
-        pytest.skip("no stored chapter-6 full results (outside a checkout)")
-    return ROOT
+@pytest.mark.parametrize("change, claim_id, verdict", [
+    ({"ns_beta": 1.25}, "dmft-torus-birth-floquet", "not reproduced"),
+    ({"ns_beta": 1.246}, "dmft-torus-birth-floquet", "reproduced with differences"),
+    ({"ns_beta": float("nan")}, "dmft-torus-birth-floquet", "not reproduced"),   # no crossing found
+    ({"ns_angle": math.pi}, "dmft-floquet-neimark-sacker", "refuted"),            # a flip, not Neimark-Sacker
+    ({"ns_angle": math.pi / 2}, "dmft-floquet-neimark-sacker", "confirmed with differences"),  # 1:4 resonance
+    ({"spectrum_max": [0.15, 0.05]}, "dmft-lyapunov-spectrum", "refuted"),        # a second unstable direction
+    ({"spectrum_max": [5e-4, -0.1]}, "dmft-lyapunov-spectrum", "refuted"),        # no chaos on the grid
+    ({"rho_birth": 0.25}, "dmft-devils-staircase", "refuted"),                    # not the Neimark-Sacker angle
+    ({"plateaus": []}, "dmft-devils-staircase", "refuted"),
+    ({"tongue_locked_by_eps": [0.1, 0.1, 0.1, 0.1]}, "dmft-arnold-tongues", "refuted"),   # no wedge
+    ({"tongue_locked_by_eps": [0.0, 0.2, 0.05, 0.08]}, "dmft-arnold-tongues", "confirmed with differences"),
+    ({"basins_multi": ["a (x, 50%)"] * 3}, "dmft-basins", "refuted"),             # coexistence at half the β
+    ({"basin_smallest_fraction": 0.01}, "dmft-basins", "confirmed with differences"),  # 2.6 of 256 contexts
+    ({"network_slope": -0.2}, "dmft-network-limit", "not reproduced"),
+    ({"network_chi2_z": 5.0}, "dmft-network-limit", "not reproduced"),
+    ({"network_slope": -0.7}, "dmft-network-limit", "reproduced with differences"),
+])
+def test_each_beyond_claim_can_come_out_otherwise(tmp_path, change, claim_id, verdict):
+    assert _decide({**FULL, **change}, tmp_path)[claim_id] == verdict
 
 
-@pytest.mark.parametrize("profile", ["quick", "full"])
-def test_every_chapter6_verdict_has_numbers_and_a_note_from_the_stored_full_results(profile):
-    """What the chapter records from the committed data/full/dmft (the quick profile reads beyond.json, the full
-    profile passes this run's numbers, here the same file): every verdict with its numbers and a note."""
-    root = _stored_root()
-    run = _Run(profile)
-    claims.record(run, root)
-    claims.record_beyond(run, json.loads((root / "data" / "full" / "dmft" / "beyond.json").read_text()), root)
-    assert len(run.entries) == len(claims.CLAIMS) + 7
-    bare = sorted(c for c, e in run.entries.items() if not e["numbers"] or not e["note"])
-    assert not bare, f"verdicts without numbers or note: {bare}"
-    assert all(e["verdict"] != "not tested" for e in run.entries.values())
-    stair = run.entries["dmft-devils-staircase"]["numbers"]
-    # the 2/7 window in a few pieces (lone points of another fraction inside it split it), not 32 fragments;
-    # the summary names the widest five and counts the rest
-    assert stair["plateaus"].startswith("2/7 on β ∈ [1.26696, ") and len(stair["plateaus"]) < 500
-    assert stair["plateau count"] <= 20 and stair["plateaus"].count(" on β ∈ ") <= 5
-    spec = run.entries["dmft-lyapunov-spectrum"]
-    assert spec["numbers"]["max lambda1 over the grid"] > 0 > spec["numbers"]["max lambda2 over the grid"]
+def test_a_root_without_beyond_json_says_not_tested(tmp_path):
+    run = []
+
+    class Run:
+        def verdict(self, claim_id, source, claim, verdict, evidence, numbers=None, note="", **kw):
+            run.append((claim_id, verdict, note))
+
+    claims.record_beyond(Run(), tmp_path)
+    assert len(run) == len(claims_beyond.BEYOND) and all(v == "not tested" and "reproduce" in n for _, v, n in run)
+
+
+def test_beyond_numbers_read_the_basins_and_the_network_fit():
+    old = {k: v for k, v in FULL.items() if k not in ("basin_n_betas", "basin_contexts", "basin_smallest_fraction",
+                                                       "network_ns")}
+    old["basins_multi"] = ["β = 1.27 (period 28, 80% and period 56, 18% and period 16, 1%)"]
+    params = {"basin_betas": [1.0, 1.27, 1.3], "basin_contexts": 200, "network_ns": [10, 100, 1000, 10000]}
+    n = claims_beyond.beyond_numbers(old, params)
+    assert n["basin_n_betas"] == 3 and n["n_multi"] == 1
+    assert n["smallest_basin_contexts"] == pytest.approx(0.015 * 200)  # 1 % rounded up by half a percent
+    # errors exactly ∝ N^-1/2: slope −1/2, no residual
+    exact = claims_beyond.beyond_numbers({"network_errors": list(np.array([10, 100, 1000, 10000.]) ** -0.5)}, params)
+    assert exact["network_slope_se"] == pytest.approx(0.0, abs=1e-12)
+    assert claims_beyond._slope_and_error([10, 100, 1000], [1.0, 0.3, 0.1])[1] > 0
+    with pytest.raises(TypeError, match="params"):
+        claims_beyond.beyond_numbers({}, None)
+    with pytest.raises(ValueError, match="chapter"):
+        claims.stored_numbers(None, "ising")
 
 
 def test_plateau_summary_lists_the_widest_first_and_counts_the_rest():
@@ -78,3 +99,17 @@ def test_plateau_summary_lists_the_widest_first_and_counts_the_rest():
         "2/7 on β ∈ [1.02000, 1.03000] (width 1.0e-02); 1/4 on β ∈ [1.00000, 1.00200] (width 2.0e-03); "
         "and 3 narrower (each ≤ 5.0e-04 wide: 4/15, 3/11, 2/7)")  # their fractions in increasing order
     assert claims.plateau_summary([]) == "none"
+
+
+@pytest.mark.skipif(store.project_root() is None
+                    or not (store.project_root() / "data/full/dmft/beyond.json").is_file(),
+                    reason="no stored chapter-6 full results (outside a checkout)")
+def test_stored_staircase_and_spectrum_numbers():
+    """A check of the stored beyond.json: the 2/7 window in a few pieces (lone points of another fraction inside it
+    split it), not 32 fragments; the summary names the widest five and counts the rest; λ1 > 0 > λ2."""
+    root = store.project_root()
+    numbers, _ = claims.stored_numbers(root, "dmft")
+    assert numbers["beyond"] == json.loads((root / "data/full/dmft/beyond.json").read_text())
+    assert numbers["plateaus"].startswith("2/7 on β ∈ [1.26696, ") and len(numbers["plateaus"]) < 500
+    assert numbers["plateau_count"] <= 20 and numbers["plateaus"].count(" on β ∈ ") <= 5
+    assert numbers["lam1_max"] > 0 > numbers["lam2_max"]

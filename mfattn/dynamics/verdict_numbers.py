@@ -1,0 +1,70 @@
+"""The numbers behind chapter 6's verdicts that the stored diagrams do not hold: Fig. 4 and 5 (λ_max, periods,
+decay times of the autocorrelation), the coexistence of attractors and the finite-N slopes.
+
+:func:`summary` turns the chapter's results into plain JSON; the full profile writes it to
+``data/full/dmft/summary.json``, which :mod:`.claims` reads to decide the verdicts. (It computes stored numbers,
+so it lives here, inside the results' code digest, and not in the claims module, which only decides.)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .diagnostics import envelope_decay_time
+
+__all__ = ["summary", "decay_times", "plain"]
+
+
+def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
+    """Decay times of the autocorrelation's envelope of the series ``x`` to 1/e and to 0.1 (None where it never
+    falls within the window), after removing the response locked to the positional forcing of ``period``.
+
+    The window is ``max_lag`` lags (the chapter's 2000), shortened to what a short series allows ((T − 1) // 4).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 5:
+        raise ValueError(f"x must be a 1-d series of at least 5 values; got shape {x.shape}")
+    lag = min(max_lag, (x.size - 1) // 4)
+    t = envelope_decay_time(x, lag, period=period), envelope_decay_time(x, lag, 0.1, period=period)
+    return [None if math.isinf(v) else v for v in t]
+
+
+def plain(obj):
+    """Arrays and numpy scalars as plain lists and numbers (the JSON the verdicts read back)."""
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
+            coexist, both_tori, slopes, Ns, errs) -> dict[str, Any]:
+    """The numbers behind the verdicts that the stored diagrams do not hold (JSON-able).
+
+    ``planes``/``ours``: the Fig. 4 runs from the paper's context and from ours (their periods, and ``cmp4`` the
+    comparison of their attractors); ``ctx_results``: the sweeps from each starting context and ``coexist`` /
+    ``both_tori`` the β where they differ; ``slopes``, ``Ns``, ``errs``: the finite-N errors and their fits.
+    """
+    if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
+        raise ValueError("sizes must be the chapter's sizes (a dict with protocol, steps, transient)")
+    taus = [decay_times(x) for x in planes.m_o[:, :, 0]]
+    Ns, errs = np.asarray(Ns), np.asarray(errs, dtype=np.float64)
+    # β = 3 without the smallest N (off the orbit's phase there): the slope over the large-N range
+    fit = np.polyfit(np.log(Ns[1:].astype(np.float64)), np.log(errs[1, 1:]), 1)[0] if len(Ns) > 2 else float("nan")
+    return plain({
+        "protocol": sizes["protocol"], "steps": sizes["steps"], "transient": sizes["transient"],
+        "fig4": {"betas": fig4_betas, "start": "paper" if has_ref else "ours", "lyapunov": planes.lyapunov,
+                 "period": plane_periods, "lyapunov_ours": ours.lyapunov, "period_ours": ours_periods,
+                 "differ": cmp4["differ"], "distance": cmp4["distance"], "scale": cmp4["scale"],
+                 "tau_e": [t[0] for t in taus], "tau_01": [t[1] for t in taus]},
+        "coexist": {"n": int(np.sum(coexist)), "total": int(np.size(coexist)), "tori": int(np.sum(both_tori)),
+                    "starts": list(ctx_results)},
+        "finite_n": {"Ns": Ns, "slopes": slopes, "slope_beta3_without_first": fit},
+        "fig3_rerun": {k: int(r.undecided().size) for k, r in diagrams.items()},
+    })
