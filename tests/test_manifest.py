@@ -175,3 +175,40 @@ def test_setting_the_repository_url_does_not_make_stored_results_stale(tmp_path)
     code["source"] = "".join(code["source"]).replace('"quick"', '"full"', 1)
     (tmp_path / "c.ipynb").write_text(json.dumps(moved))
     assert manifest._notebook_code(tmp_path / "c.ipynb") != manifest._notebook_code(original)
+
+
+def test_verdict_modules_are_out_of_the_digest_and_legacy_entries_use_their_source_at_their_commit(monkeypatch):
+    """A rule changed after a result was made does not make it stale; a result recorded while the digest still
+    held the verdict modules is checked with their source as of its commit (and only then)."""
+    import hashlib
+
+    from mfattn.companion import manifest as mf
+
+    mods = ["mfattn.claims", "mfattn.ising"]
+    ising = (Path(mf.__file__).resolve().parents[1] / "ising.py").read_bytes()
+    old_rules = b"the rules as they were"
+    h = hashlib.sha256()
+    h.update(b"mfattn.claims\0" + old_rules)
+    h.update(b"mfattn.ising\0" + ising)
+    recorded = h.hexdigest()[:16]
+    monkeypatch.setattr(mf, "_source_at", lambda commit, path: old_rules if commit == "abc1234" else None)
+    entry = {"code_modules": mods, "notebook": None, "git_commit": "abc1234", "code_digest": recorded}
+    assert mf._digest_of_entry(entry) == recorded
+    assert mf._digest_of_entry({**entry, "git_commit": "def5678"}) is None        # source not found: not current
+    new = hashlib.sha256(b"mfattn.ising\0" + ising).hexdigest()[:16]
+    assert mf.digest_of(mods, None) == new == mf.digest_of(["mfattn.ising"], None)   # rules left out today
+    assert mf.decides_only("mfattn.structural.claims_designs") and not mf.decides_only("mfattn.dynamics.verdict_numbers")
+
+
+def test_source_at_reads_a_file_as_committed():
+    import subprocess
+
+    from mfattn.companion import manifest as mf
+
+    root = Path(__file__).resolve().parents[1]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout")
+    committed = subprocess.run(["git", "show", "HEAD:CHANGELOG.md"], cwd=root, capture_output=True).stdout
+    assert mf._source_at(head, root / "CHANGELOG.md") == committed
+    assert mf._source_at("not-a-commit; rm -rf /", root / "CHANGELOG.md") is None

@@ -18,11 +18,12 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from . import store
 from .profiles import check_profile
@@ -121,11 +122,11 @@ def decides_only(name: str) -> bool:
     return name.rsplit(".", 1)[-1].startswith("claims")
 
 
-def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
+def _module_files(modules: Iterable[str], keep_verdicts: bool = False) -> list[tuple[str, Path]]:
     package = Path(__file__).resolve().parents[1]
     out = []
     for name in sorted(set(modules)):
-        if decides_only(name):
+        if decides_only(name) and not keep_verdicts:
             continue
         path = package.joinpath(*name.split(".")[1:])
         path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
@@ -133,14 +134,35 @@ def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
     return out
 
 
-def digest_of(modules: Iterable[str], notebook: str | None) -> str | None:
+def _source_at(commit: str, path: Path) -> bytes | None:
+    """The bytes of ``path`` (inside the checkout) at ``commit``, or None (no git, unknown commit or file)."""
+    root = store.project_root()
+    if root is None or not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+        return None
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+        got = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, capture_output=True, timeout=10)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    return got.stdout if got.returncode == 0 else None
+
+
+def digest_of(modules: Iterable[str], notebook: str | None, made_at: str | None = None) -> str | None:
     """Digest of the named ``mfattn`` modules' source and of ``notebook``'s code cells (None if a file
-    is missing, e.g. outside a checkout)."""
+    is missing, e.g. outside a checkout). Verdict modules (:func:`decides_only`) are left out; a result
+    recorded before they were (its ``code_modules`` name them) is checked with their source at ``made_at``,
+    the commit that made it: today's computing code against the code that made it, whatever the rules became."""
     h = hashlib.sha256()
-    for name, path in _module_files(modules):
-        if not path.is_file():
+    for name, path in _module_files(modules, keep_verdicts=made_at is not None):
+        if decides_only(name):
+            source = _source_at(made_at, path)
+            if source is None:
+                return None
+        elif not path.is_file():
             return None
-        h.update(name.encode() + b"\0" + path.read_bytes())
+        else:
+            source = path.read_bytes()
+        h.update(name.encode() + b"\0" + source)
     if notebook:
         root = store.project_root()
         if root is None or not (root / notebook).is_file():
@@ -177,6 +199,13 @@ def mark_run(profile: str, seed: int, chapter: str, status: str, **info: Any) ->
     update(profile, seed, "runs", chapter, entry)
 
 
+def _digest_of_entry(entry: Mapping[str, Any]) -> str | None:
+    """Today's digest of the code that made ``entry`` (its verdict modules as of its commit, if it names any)."""
+    modules = entry.get("code_modules", [])
+    legacy = any(decides_only(m) for m in modules)
+    return digest_of(modules, entry.get("notebook"), made_at=str(entry.get("git_commit", "")) if legacy else None)
+
+
 def check(profile: str, seed: int = 0) -> list[dict[str, Any]]:
     """One row per stored figure and result of ``profile``: ``{"kind", "key", "chapter", "status"}`` with
     status ``current``, ``stale`` (its code changed since), ``dirty`` (made from a tree with uncommitted
@@ -193,7 +222,7 @@ def check(profile: str, seed: int = 0) -> list[dict[str, Any]]:
                 status = "missing"
             elif "code_digest" not in entry:
                 status = "unknown"
-            elif digest_of(entry.get("code_modules", []), entry.get("notebook")) != entry["code_digest"]:
+            elif _digest_of_entry(entry) != entry["code_digest"]:
                 status = "stale"
             elif str(entry.get("git_commit", "")).endswith("+dirty"):
                 status = "dirty"
