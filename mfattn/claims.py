@@ -178,7 +178,7 @@ CLAIMS = [
           how="Holds if the errors are ordered adaptive TAP < TAP < naive mean field (strictly: better theories give "
               "better correlations); if both TAP theories beat naive mean field but not in that order, with "
               "differences; if either does not beat naive mean field, it fails.",
-          evidence=("fig-ising-rmse",),
+          evidence=("fig-ising-rmse", T + "test_linear_response_equals_derivative_of_fixed_point"),
           note="RMSE of off-diagonal C at β = {beta:g}: naive {naive_c:.1e}, TAP {tap_c:.1e}, adaptive TAP {atap_c:.1e}.",
           numbers=("naive_c", "tap_c", "atap_c"),
           examples={"holds": {"atap_c": 1, "tap_c": 2, "naive_c": 3}, "partly": {"atap_c": 2, "tap_c": 1, "naive_c": 3},
@@ -193,7 +193,8 @@ CLAIMS = [
               "still converge to a stable solution (the end of the range where their accuracy is measured); with "
               "differences if they keep it there too (no breakdown of accuracy at the line); fails if they have "
               "already lost it before the crossing. Not tested if the grid has no crossing or no measured β beyond.",
-          evidence=("fig-ising-rmse", "fig-ising-stability"), note=_at_note, numbers=_at_numbers,
+          evidence=("fig-ising-rmse", "fig-ising-stability", T + "test_at_parameter_is_plefkas_condition_on_the_exact_state",
+                    T + "test_summarise_counts_stable_solutions_beyond_the_at_crossing_only"), note=_at_note, numbers=_at_numbers,
           examples={"holds": {"betas": _grid, "at_beta": 1.2, "naive_by_beta": [1, 1, 1, 1],
                               "tap_by_beta": [.1, .1, .9, .9], "atap_by_beta": [.1, .1, .2, .9]},
                     "partly": {"betas": _grid, "at_beta": 1.2, "naive_by_beta": [1, 1, 1, 1],
@@ -209,7 +210,9 @@ CLAIMS = [
           how="Holds if fewer than half of the points beyond the crossing have a stable solution for either theory "
               "(solutions mostly lost); with differences if fewer than 90 % (some lost); fails if a stable solution "
               "is found at 90 % or more of them for both (they still exist beyond the line).",
-          evidence=("fig-ising-stability", "fig-ising-damping"),
+          evidence=("fig-ising-stability", "fig-ising-damping",
+                    T + "test_damping_sweep_separates_a_slow_iteration_from_a_lost_solution",
+                    T + "test_summarise_counts_stable_solutions_beyond_the_at_crossing_only"),
           note="Median AT parameter crosses 1 at β ≈ {at_text}. At damping {a0:g} TAP first fails at β = {tap_fail}; "
                "beyond the crossing the strongest damping finds stable solutions at {tap_beyond:.0%} (TAP) and "
                "{atap_beyond:.0%} (adaptive TAP) of the points: most failures are the iteration's, not a lost "

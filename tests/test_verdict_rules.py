@@ -54,6 +54,14 @@ def test_evidence_tests_exist(claim: Claim):
     assert not missing, f"{claim.id}: {missing}"
 
 
+@pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
+def test_every_claim_names_a_test_of_the_code_behind_its_numbers(claim: Claim):
+    """Beside its figures, each claim names at least one test that exercises the code that made its numbers (a
+    test that only reads stored results, ``test_stored_*``, checks the stored result, not the code)."""
+    code_tests = [e for e in claim.evidence if e.startswith("tests/") and "::test_stored" not in e]
+    assert code_tests, f"{claim.id}: evidence names no test of the code ({claim.evidence})"
+
+
 @pytest.mark.parametrize("claim", RULED, ids=[c.id for c in RULED])
 def test_without_numbers_a_claim_is_not_tested_and_says_why(claim: Claim):
     d = claim.decide({}, "run the full profile")

@@ -285,7 +285,8 @@ CLAIMS = [
           how="A symmetric coupling has a Lyapunov function, under which parallel dynamics reaches only fixed points "
               "and 2-cycles; holds if all three attractors it forbids appear (periods > 2, tori, chaos); with "
               "differences if only one or two kinds do; fails if only periods ≤ 2 are found. " + LAMBDA_HOW,
-          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values"),
+          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_classification_rules",
+                    D + "test_orbit_at_beta3_has_period_24"),
           note=lambda s: (f"Periods up to {s['a_max_period']}, {s['a_orbits_torus']} tori and {s['a_orbits_chaotic']} "
                           f"chaotic β of {s['a_n_betas']} in Fig. 3a (one orbit per β)."),
           numbers=lambda s: {"fig3a max period": s["a_max_period"], "fig3a tori": s["a_orbits_torus"],
@@ -340,7 +341,8 @@ CLAIMS = [
               "tori before chaos, at least one periodic window between chaotic β, and a period found at ≥ 95 % of the "
               "β > 2.5 (the grid's last sixth, 'large β'); with differences if the windows or the periodic return are "
               "missing; fails if there is no torus, no chaos, no period-L start or chaos comes first. " + LAMBDA_HOW,
-          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values"),
+          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_classification_rules",
+                    S + "test_sweep_from_batched_contexts_matches_single_runs"),
           note=_route_note,
           numbers=lambda s: {"first torus beta": s["a_first_torus_beta"],
                              "first beta with lambda_max > 1e-3": s["a_first_lambda_gt_1e_3_beta"],
@@ -358,7 +360,8 @@ CLAIMS = [
           how="Holds if the first quasi-periodic β is within 1e-3 of the paper's 1.244 (one unit of the last digit "
               "it quotes) and chaos with periodic windows follows; within 4e-3 (a tenth of the zoom's width), or "
               "without windows: with differences; farther, or no chaos: not reproduced. " + LAMBDA_HOW,
-          evidence=("fig-dmft-bifurcation", "fig-dmft-stroboscopic"),
+          evidence=("fig-dmft-bifurcation", "fig-dmft-stroboscopic", D + "test_classification_rules",
+                    "tests/test_dynamics_rotation.py::test_rotation_number_starts_at_the_neimark_sacker_angle"),
           note=lambda s: (f"Zoom ({s['z_n_betas']} β): first quasi-periodic β = {s['z_first_quasi_periodic_beta']:.4f} "
                           f"by the bin rule (paper ≈ 1.244), first β without a period {s['z_first_torus_beta']:.4f}; "
                           f"{s['z_orbits_chaotic']} chaotic β from {s['z_first_lambda_gt_1e_3_beta']:.4f}, "
@@ -413,7 +416,7 @@ CLAIMS = [
               "one's does within 100 steps (25 forcing periods: a broadband spectrum has a correlation time of a few "
               "periods); decaying only after more than 100 steps (a near-line spectrum): with differences; the "
               "torus's decaying or the chaotic one's not: not reproduced.",
-          evidence=("fig-dmft-time-series",),
+          evidence=("fig-dmft-time-series", D + "test_envelope_decay_time_of_damped_and_undamped_oscillations"),
           note=lambda s: ("Envelope below 1/e: " + ", ".join(
               f"β = {b:g}: {'never within 2000 lags' if t is None else f'after {t:.0f} steps'}"
               for b, t in zip(s["f4_betas"], s["f4_tau_e"])) + ". One series per β (one decay time each, no "

@@ -319,7 +319,7 @@ BEYOND = [
               "row grows from the smallest to the largest ε and never falls by more than one β grid point from one ε "
               "to the next; grows overall but falls somewhere (tongues overlapping into chaos): with differences; "
               "does not grow by more than one grid point: refuted.",
-          evidence=("fig-dmft-rotation",),
+          evidence=("fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths")),
           note=lambda s: ("Locked share of β per ε row, ε = " + ", ".join(f"{e:g}" for e in s["tongue_epsilons"])
                           + ": " + ", ".join(f"{w:.0%}" for w in s["tongue_by_eps"]) + f" ({s['tongue_n_betas']} β "
                           "per row; one run per grid point)."),
