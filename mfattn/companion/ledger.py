@@ -275,12 +275,13 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
 
 
 def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = True,
-                  show_chapter: bool = False) -> str:
-    """A compact Markdown (MyST) table of ledger entries (claim id, verdict, claim), then one dropdown per
-    claim with its rule, numbers, note, evidence and citation (:func:`claim_block`).
+                  show_chapter: bool = False, anchors: bool = False) -> str:
+    """A compact Markdown (MyST) table of ledger entries (claim id, verdict, what it rests on), then one
+    dropdown per claim with its rule, numbers, note, evidence and citation (:func:`claim_block`).
 
     ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book) and
-    links each claim to its anchor on the report; ``show_chapter`` adds the chapter column.
+    links each claim to its anchor on the report; ``show_chapter`` adds the chapter column; ``anchors`` puts
+    each claim's anchor before its block (the report does; a chapter links to it).
     """
     entries = list(entries)
     head = ["Claim", "Verdict", "Rests on"] + (["Chapter"] if show_chapter else [])
@@ -291,7 +292,7 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
         if show_chapter:
             cells.append(f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
         rows.append("| " + " | ".join(cells) + " |")
-    blocks = [claim_block(e, cross_refs=cross_refs, label=show_chapter and cross_refs) for e in entries]
+    blocks = [claim_block(e, cross_refs=cross_refs, label=anchors and cross_refs) for e in entries]
     return "\n".join(rows) + "\n\n" + "\n".join(blocks)
 
 
@@ -305,9 +306,11 @@ def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]] | None = None) -> str:
-    """The Reproduction report: a count per verdict, then one section per paper (``papers`` maps a paper's
-    title to its chapters; default one section) with the compact table of its claims and each claim's
-    dropdown under its anchor ``claim-<id>``."""
+    """The Reproduction report: a count per verdict, the claims listed by verdict, then one section per paper
+    (``papers`` maps a paper's title to its chapters; default one section) and one subsection per chapter,
+    each with the compact table of its claims and each claim's dropdown under its anchor ``claim-<id>``."""
+    from .profiles import CHAPTERS
+
     entries = report_entries(chapters)
     if not entries:
         return ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
@@ -322,46 +325,16 @@ def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]]
     by_verdict = [f"- **{v}** ({len(ids)}): " + ", ".join(f"{{ref}}`{cid} <{anchor(cid)}>`" for cid in ids)
                   for v in VERDICTS if (ids := [e["claim_id"] for e in entries if e["verdict"] == v])]
     parts = [summary, "Claims by verdict:\n\n" + "\n".join(by_verdict)]
+    titles = {c.name: c.title for c in CHAPTERS}
+    tally = lambda group: ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))  # noqa: E731
     for title, names in papers.items():
         group = [e for e in entries if e.get("chapter") in names]
-        if group:
-            tally = ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))
-            parts.append(f"## {title}\n\n{len(group)} claims: {tally}.\n\n" + verdict_table(group, show_chapter=True))
+        if not group:
+            continue
+        parts.append(f"## {title}\n\n{len(group)} claims: {tally(group)}.")
+        for name in names:
+            own = [e for e in group if e.get("chapter") == name]
+            if own:
+                parts.append(f"### {titles.get(name, name)}\n\n{{ref}}`The chapter <ch-{name}>`; {len(own)} claims: "
+                             f"{tally(own)}.\n\n" + verdict_table(own, anchors=True))
     return "\n\n".join(parts)
-
-
-def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profile: str = "full") -> dict[str, list[str]]:
-    """Write re-decided verdicts (:func:`mfattn.companion.verdicts.redecide`) into ``profile``'s ledger.
-
-    Each entry keeps the run it came from (chapter run's seed, start time, the figures it showed) and gets the
-    new decision, ``git_commit`` = ``commit`` (the code whose rules decided it) and its ``basis``; entries
-    of claims no longer declared are dropped. Returns ``{"changed": [...], "added": [...], "dropped": [...]}``
-    (claim ids whose verdict changed, that were new, that were dropped)."""
-    from .manifest import read_manifest
-
-    stored_full = set(read_manifest("full"))
-    root = store.project_root()
-    path = ledger_path(profile)
-    report = {"changed": [], "added": [], "dropped": []}
-    with store.locked(path):
-        old = store.read_json(path, default={}) or {}
-        new = {}
-        for cid, d in decided.items():
-            entry = make_entry(cid, d["source"], d["claim"], d["verdict"], d["evidence"], d["numbers"], d["note"],
-                               how=d["how"], measured=d["measured"], origin=d["origin"])
-            missing = check_evidence(entry["evidence"], stored_full, root)
-            if missing:
-                raise LedgerError(f"claim {cid!r}: evidence {missing} does not exist")
-            prev = old.get(cid)
-            if prev is None:
-                report["added"].append(cid)
-            elif prev.get("verdict") != entry["verdict"]:
-                report["changed"].append(f"{cid}: {prev.get('verdict')} -> {entry['verdict']}")
-            keep = {k: prev[k] for k in ("seed", "run_started") if prev and k in prev}
-            shown = set(prev.get("figures_shown", [])) if prev else set()
-            new[cid] = {**entry, "chapter": d["chapter"], "profile": profile, **keep, "git_commit": commit,
-                        "basis": evidence_basis(entry["evidence"], profile, stored_full),
-                        "figures_shown": [e for e in entry["evidence"] if e in shown]}
-        report["dropped"] = sorted(set(old) - set(new))
-        store.atomic_write_json(path, new)
-    return report
