@@ -137,3 +137,24 @@ def test_softmax_and_learned_couplings_are_not_symmetric():
     assert coupling_asymmetry(symmetrise_couplings(W, "internal")[None]) > 0.3      # the blog's MNIST layer
     assert coupling_asymmetry(symmetrise_couplings(W, "energy")[None]) < 1e-15
     assert coupling_asymmetry(symmetrise_couplings(W, "both")[None]) < 1e-15
+
+
+def test_one_coupling_asymmetry_for_both_chapters_and_its_stated_values():
+    """Chapters 2 and 3 quote one measure, ‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F (the stored corr_asymmetry): the transformer
+    module's name is the correction module's function, and the values its docstring states hold for batched
+    (B, N, N, d, d) couplings too: 0 symmetric, inf antisymmetric, 1 for equal symmetric and antisymmetric parts."""
+    from mfattn.implicit import correction, transformer
+    from mfattn.implicit.meanfield import couplings_to_matrix
+
+    assert transformer.coupling_asymmetry is correction.coupling_asymmetry
+    W = torch.randn(2, 5, 5, 3, 3, generator=torch.Generator().manual_seed(7), dtype=F64)
+    sym, anti = W + W.transpose(1, 2).transpose(3, 4), W - W.transpose(1, 2).transpose(3, 4)
+    assert transformer.coupling_asymmetry(sym) == 0.0
+    assert transformer.coupling_asymmetry(anti) == float("inf")
+    assert transformer.coupling_asymmetry(sym / sym.norm() + anti / anti.norm()) == pytest.approx(1.0, abs=1e-12)
+    # batched: the norms run over the batch, as for one stacked matrix per sample
+    M = torch.stack([couplings_to_matrix(w) for w in W])
+    expected = ((M - M.transpose(1, 2)).norm() / (M + M.transpose(1, 2)).norm()).item()
+    assert transformer.coupling_asymmetry(W) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match=r"\(\.\.\., N, N, d, d\)"):
+        transformer.coupling_asymmetry(torch.zeros(4, 5, 3, 3, dtype=F64))
