@@ -167,6 +167,80 @@ def test_divergent_map_is_reported_not_silently_returned():
               on_fail="raise")
 
 
+def test_invertible_i_minus_j_does_not_make_anderson_converge_beyond_rho_one():
+    """z = J z + X with ρ(J) = 1.3 has one fixed point, (I − J)⁻¹X, and I − J is invertible. Plain iteration
+    diverges (test above); Anderson with its default history of 8 does not converge either, within 300
+    evaluations, on n = 60. Invertibility is necessary, not sufficient: on a linear map Anderson is a GMRES
+    limited to its history (Walker & Ni 2011), which stalls when I − J has eigenvalues on both sides of zero
+    (eigenvalues of J above 1). With a history as long as the state (60) it converges, and with the same
+    ρ(J) = 1.3 but every eigenvalue of J below 1 (I − J positive definite) so does the default history."""
+    n = 60
+    J = contraction(n, 1.3, seed=0)
+    X = torch.randn(4, n, generator=torch.Generator().manual_seed(1), dtype=F64)
+    eye = torch.eye(n, dtype=F64)
+    ev = torch.linalg.eigvalsh(eye - J)
+    assert ev.abs().min() > 0.03 and (ev < 0).sum() == 4          # invertible (|λ| ≥ 0.037), indefinite
+
+    def anderson(J, memory):
+        exact = torch.linalg.solve(eye - J, X.T).T
+        z, st = solve(lambda z: z @ J.T + X, torch.zeros_like(X), method="anderson", max_iter=300, tol=1e-8,
+                      memory=memory, on_fail="ignore")
+        return st, ((z - exact).norm(dim=1) / exact.norm(dim=1)).max().item()
+
+    st, err = anderson(J, 8)
+    assert not st.converged.any() and err > 1e-3                  # measured: relative error 3.2e-3 after 300
+    st, err = anderson(J, n)
+    assert st.all_converged and st.iterations.max() < 80 and err < 1e-6   # measured: 52 evaluations
+    Q, _ = torch.linalg.qr(torch.randn(n, n, generator=torch.Generator().manual_seed(2), dtype=F64))
+    J_below = Q @ torch.diag(torch.linspace(-1.3, 0.5, n, dtype=F64)) @ Q.T     # ρ = 1.3, I − J ≥ 0.5
+    st, err = anderson(J_below, 8)
+    assert st.all_converged and st.iterations.max() < 60 and err < 1e-6   # measured: 22 evaluations
+
+
+def test_anderson_reaches_a_repelling_fixed_point_and_which_one_depends_on_the_start():
+    """z = tanh(W z + x), W symmetric with eigenvalues 2 (once) and 0.5: a fixed point near 0 whose Jacobian
+    diag(1 − z²) W has spectral radius ≈ 1.98, and attracting ones (ρ < 1) further out. Anderson from z = 0
+    converges to the repelling one, where plain iteration cannot stay: started 1e-8 from it, plain iteration
+    ends at another fixed point. Anderson keeps the repelling point for starts within 0.1 of zero and follows
+    it continuously under a small change of x (I − J_f is invertible there), but from starts of size 1 it
+    returns one fixed point or another depending on the start."""
+    n, B = 8, 100
+    gen = torch.Generator().manual_seed(0)
+    Q, _ = torch.linalg.qr(torch.randn(n, n, generator=gen, dtype=F64))
+    W = Q @ torch.diag(torch.tensor([2.0] + [0.5] * (n - 1), dtype=F64)) @ Q.T
+    x = 0.05 * torch.randn(1, n, generator=gen, dtype=F64)
+
+    def anderson(z0, x):
+        return solve(lambda z: torch.tanh(z @ W.T + x), z0, method="anderson", max_iter=200, tol=1e-12,
+                     on_fail="ignore")
+
+    def rho(z, x):                                                 # (B,) spectral radius of ∂f/∂z at z
+        jac = (1 - torch.tanh(z @ W.T + x) ** 2)[:, :, None] * W
+        return torch.linalg.eigvals(jac).abs().max(dim=1).values
+
+    z_star, st = anderson(torch.zeros(1, n, dtype=F64), x)
+    assert st.all_converged and 1.9 < rho(z_star, x).item() < 2.0    # repelling: measured 1.976
+    z = z_star + 1e-8 * torch.randn(1, n, generator=gen, dtype=F64)
+    for _ in range(300):                                           # plain iteration leaves it
+        z = torch.tanh(z @ W.T + x)
+    assert (z - z_star).norm() > 1.0 and rho(z, x).item() < 1.0    # measured: 2.13 away, ρ = 0.50
+    assert (torch.tanh(z @ W.T + x) - z).norm() < 1e-10
+
+    for scale, same in ((1e-3, 1.0), (0.1, 1.0)):                  # small starts: the repelling point, always
+        z, st = anderson(scale * torch.randn(B, n, generator=gen, dtype=F64), x.expand(B, n))
+        assert st.all_converged and ((z - z_star).norm(dim=1) < 1e-10).double().mean() == same
+    z, st = anderson(torch.randn(B, n, generator=gen, dtype=F64), x.expand(B, n))
+    kept = (z - z_star).norm(dim=1) < 1e-10
+    assert st.all_converged and 0.05 < kept.double().mean() < 0.95  # measured: 16 of 100 starts
+    # the other 84 reach the two attracting fixed points (ρ = 0.50), 2.1 away
+    assert ((z - z_star).norm(dim=1)[~kept] > 1.0).all() and (rho(z[~kept], x) < 1).all()
+
+    dx = 1e-3 * torch.randn(B, n, generator=gen, dtype=F64)        # small change of the input
+    z, st = anderson(torch.zeros(B, n, dtype=F64), x + dx)
+    moved = (z - z_star).norm(dim=1) / dx.norm(dim=1)
+    assert st.all_converged and (moved < 10).all() and (rho(z, x + dx) > 1.5).all()   # measured: moved ≤ 2.0
+
+
 def test_nan_in_one_sample_stops_that_sample_only():
     J, X, _ = linear_problem(B=3, rho=0.5)
 

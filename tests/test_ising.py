@@ -320,17 +320,30 @@ def test_summarise_counts_stable_solutions_beyond_the_at_crossing_only():
         assert len(s["methods"][name]["rmse_m_by_beta"]) == 2
 
 
+# Finite-n tolerance of the adaptive-TAP → SK-TAP limit: |mean V_i / (β²(1 − q)) − 1| ≤ C_SK / √n. The cavity
+# variances fluctuate from site to site by ≈ 1.6/√n of their mean (measured), and their mean inherits a finite-n
+# deviation of at most that order. Measured max |mean V / SK − 1|·√n: 0.55 over 200 seeds at n = 50, 0.35 over 60
+# at n = 100, 0.23 over 20 at n = 200, 0.09 over 5 at n = 400 (it shrinks faster than 1/√n; its mean is a bias
+# ≈ −1/n). C_SK = 0.6 covers every seed measured at every n, and is still a 4 % test at n = 200.
+C_SK = 0.6
+
+
 def test_adaptive_tap_reduces_to_sk_tap_for_large_n():
     """On SK couplings the cavity variances of adaptive TAP concentrate on the SK value: mean V_i → β²(1 − q)
-    (q = mean m_i², β² = Σ_ij J_ij² / n, the coupling variance the SK term assumes), with a site-to-site
-    spread that falls like 1/√n; adaptive TAP makes no assumption on J and finds this by itself."""
-    spread, rel = {}, {}
-    for n in (50, 400):
-        rng = np.random.default_rng(1)
-        J, h = ising.sk_couplings(n, 0.5, rng), 0.3 * rng.standard_normal(n)
-        res = ising.adaptive_tap(J, h)
-        assert res.converged
-        sk = (J**2).sum() / n * (1 - np.mean(res.m**2))
-        rel[n], spread[n] = res.V.mean() / sk - 1, res.V.std() / res.V.mean()
-    assert abs(rel[400]) < 0.005, rel             # 0.02 % at n = 400 (1.5 % at n = 50)
-    assert spread[400] < 0.1 and spread[400] < 0.5 * spread[50], spread   # 1/√8 = 0.35 expected
+    (q = mean m_i², β² = Σ_ij J_ij² / n, the coupling variance the SK term assumes), within C_SK/√n at every n
+    and seed, with a site-to-site spread that falls like 1/√n; adaptive TAP makes no assumption on J and finds
+    this by itself. Five seeds at n = 50 and 200 (about 1 s; n = 400 costs 5x more per seed)."""
+    seeds, sizes = range(5), (50, 200)
+    rel, spread = np.zeros((len(sizes), len(seeds))), np.zeros((len(sizes), len(seeds)))
+    for a, n in enumerate(sizes):
+        for b, seed in enumerate(seeds):
+            rng = np.random.default_rng(seed)
+            J, h = ising.sk_couplings(n, 0.5, rng), 0.3 * rng.standard_normal(n)
+            res = ising.adaptive_tap(J, h)
+            assert res.converged
+            sk = (J**2).sum() / n * (1 - np.mean(res.m**2))
+            rel[a, b], spread[a, b] = res.V.mean() / sk - 1, res.V.std() / res.V.mean()
+    bound = C_SK / np.sqrt(np.array(sizes))[:, None]
+    assert (np.abs(rel) < bound).all(), (rel, bound)               # at most 0.29/√n measured on these seeds
+    # the spread falls like 1/√n: the mean over seeds shrinks by 1/√4 = 0.5 from n = 50 to 200 (measured 0.57)
+    assert 0.4 < spread[1].mean() / spread[0].mean() < 0.75, spread

@@ -31,6 +31,44 @@ def test_one_naive_step_is_an_attention_block_with_residual(heads):
     assert (step - block).abs().max() < 1e-12
 
 
+@pytest.mark.parametrize("heads", [1, 2, 3])
+def test_iterating_the_layer_is_a_stack_of_blocks_for_the_first_step_only(heads):
+    """Step 1 of the naive iteration from m_0 = X is one attention block, X + MHA(X, X, X). Step 2 is not a
+    second block on top of it: the iteration re-injects the source X (not m_1) and keeps the attention A that X
+    set, so m_2 = X + MHA(X, X, m_1) (queries and keys from X, values from m_1), whereas a second block computes
+    m_1 + MHA(m_1, m_1, m_1), attention recomputed from its own input. Both differences are far above rounding."""
+    layer, x = softmax_layer(heads, lin_response=False), source()
+    mha = to_multihead_attention(layer)
+
+    def attn(q, v):                                    # queries and keys from q, values from v
+        return mha(q, q, v, need_weights=False)[0]
+
+    m = naive_trajectory(layer, x, 2)                   # (3, B, N, d): m_0 = X, m_1, m_2
+    with torch.no_grad():
+        block1 = x + attn(x, x)
+        block2 = block1 + attn(block1, block1)          # two stacked identical blocks
+        fixed_a = block1 + attn(x, block1)              # residual m_1, attention still from X
+    rel = lambda a, b: ((a - b).norm() / b.norm()).item()  # noqa: E731
+    assert (m[1] - block1).abs().max() < 1e-12         # step 1 = one block
+    assert (m[2] - (x + attn(x, m[1]))).abs().max() < 1e-12   # step 2: X re-injected, A from X
+    # Measured (heads 1-3, these seeds): m_2 differs from two blocks by 0.13 of its norm, more than the
+    # 0.05 by which step 2 moves the state; 0.012-0.017 of it is the recomputed attention alone.
+    assert rel(m[2], block2) > 0.05 and rel(m[2], block2) > rel(m[2], m[1])
+    assert rel(fixed_a, block2) > 1e-3
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_two_corrected_steps_are_not_two_transformer_blocks(heads):
+    # the same with the correction: step 1 is the encoder block (next test), step 2 is not block(block(X))
+    layer, x = softmax_layer(heads, seed=2), source(seed=3)
+    block = to_transformer_block(layer)
+    m = naive_trajectory(layer, x, 2, lin_response=True)
+    with torch.no_grad():
+        two_blocks = block(block(x))
+    assert (m[1] - block(x).detach()).abs().max() < 1e-12
+    assert ((m[2] - two_blocks).norm() / two_blocks.norm()).item() > 0.1   # measured 0.22-0.24
+
+
 @pytest.mark.parametrize("heads", [1, 2])
 def test_one_corrected_step_is_a_transformer_block_without_layernorm(heads):
     # correction on g:  m1 = g - f(g),  g = x + Attn(x);  block: g + FFN(g) with FFN = -f.
@@ -137,3 +175,24 @@ def test_softmax_and_learned_couplings_are_not_symmetric():
     assert coupling_asymmetry(symmetrise_couplings(W, "internal")[None]) > 0.3      # the blog's MNIST layer
     assert coupling_asymmetry(symmetrise_couplings(W, "energy")[None]) < 1e-15
     assert coupling_asymmetry(symmetrise_couplings(W, "both")[None]) < 1e-15
+
+
+def test_one_coupling_asymmetry_for_both_chapters_and_its_stated_values():
+    """Chapters 2 and 3 quote one measure, ‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F (the stored corr_asymmetry): the transformer
+    module's name is the correction module's function, and the values its docstring states hold for batched
+    (B, N, N, d, d) couplings too: 0 symmetric, inf antisymmetric, 1 for equal symmetric and antisymmetric parts."""
+    from mfattn.implicit import correction, transformer
+    from mfattn.implicit.meanfield import couplings_to_matrix
+
+    assert transformer.coupling_asymmetry is correction.coupling_asymmetry
+    W = torch.randn(2, 5, 5, 3, 3, generator=torch.Generator().manual_seed(7), dtype=F64)
+    sym, anti = W + W.transpose(1, 2).transpose(3, 4), W - W.transpose(1, 2).transpose(3, 4)
+    assert transformer.coupling_asymmetry(sym) == 0.0
+    assert transformer.coupling_asymmetry(anti) == float("inf")
+    assert transformer.coupling_asymmetry(sym / sym.norm() + anti / anti.norm()) == pytest.approx(1.0, abs=1e-12)
+    # batched: the norms run over the batch, as for one stacked matrix per sample
+    M = torch.stack([couplings_to_matrix(w) for w in W])
+    expected = ((M - M.transpose(1, 2)).norm() / (M + M.transpose(1, 2)).norm()).item()
+    assert transformer.coupling_asymmetry(W) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match=r"\(\.\.\., N, N, d, d\)"):
+        transformer.coupling_asymmetry(torch.zeros(4, 5, 3, 3, dtype=F64))

@@ -127,13 +127,25 @@ def gaussian_correction(P: Any, g: torch.Tensor) -> torch.Tensor:
 
 
 def coupling_asymmetry(J: Any) -> float:
-    """``‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F`` of the (Nd × Nd) coupling matrix ``M`` of ``J`` (N, N, d, d): 0 when an
-    energy ``−½ Sᵀ M S`` exists, 1 for an antisymmetric ``M``."""
-    from .meanfield import couplings_to_matrix
+    """How far couplings are from symmetric: ``‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F``, the Frobenius norm of the antisymmetric
+    part of the (Nd × Nd) coupling matrix ``M[(i,a),(j,b)] = J[i,j,a,b]`` over that of its symmetric part.
 
-    M = couplings_to_matrix(_check_couplings(J))
-    denom = float(torch.linalg.norm(M + M.T))
-    return float(torch.linalg.norm(M - M.T)) / denom if denom > 0 else float("inf")
+    ``J`` (N, N, d, d), or (..., N, N, d, d) with leading (batch) axes: then ``M`` is built per leading index and
+    each norm is taken over all of them together (one number for the batch). Returns a float in ``[0, inf]``:
+    0 for any symmetric ``M`` (an energy ``−½ Sᵀ M S`` exists; also for ``M = 0``), 1 when the two parts have
+    equal norms (as for independent ``J_ij`` and ``J_ji``), and ``inf`` for a non-zero antisymmetric ``M``
+    (``M + Mᵀ = 0``). The one definition for Chapters 2 and 3 (:mod:`mfattn.implicit.transformer` re-exports
+    it); the stored ``corr_asymmetry`` of the full profile was computed with it."""
+    J = check_tensor("J", J)
+    if J.dim() < 4 or J.shape[-4] != J.shape[-3] or J.shape[-2] != J.shape[-1]:
+        raise ValueError(f"J must have shape (..., N, N, d, d); got {tuple(J.shape)}")
+    *lead, n, _, d, _ = J.shape
+    M = J.double().movedim(-3, -2).reshape(*lead, n * d, n * d)        # M[(i,a),(j,b)] = J[i,j,a,b]
+    Mt = M.transpose(-1, -2)
+    anti, sym = float(torch.linalg.norm(M - Mt)), float(torch.linalg.norm(M + Mt))
+    if anti == 0.0:
+        return 0.0                                                       # symmetric, M = 0 included
+    return anti / sym if sym > 0 else float("inf")
 
 
 def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:

@@ -2,9 +2,16 @@
 
 At a fixed point ``m* = f(m*)`` of the layer's update ``f`` (:meth:`MeanFieldAttention.update`), a small
 perturbation ``δ`` evolves under plain iteration as ``δ ← J_f δ`` with ``J_f = ∂f/∂m`` at ``m*``. Plain
-iteration (a stack of identical blocks) converges to ``m*`` only if the spectral radius ``ρ(J_f) < 1``; for
-``ρ(J_f) > 1`` the fixed point repels it, while a root finder (Anderson, Broyden), which solves
-``f(m) − m = 0``, can still reach it as long as ``I − J_f`` is invertible.
+iteration ``m_{k+1} = f(m_k)`` converges to ``m*`` only if the spectral radius ``ρ(J_f) < 1``; for
+``ρ(J_f) > 1`` the fixed point repels it. Plain iteration is not a stack of identical transformer blocks
+beyond its first step from ``m_0 = X``: ``f`` re-injects the sources ``X`` and keeps the couplings (the
+attention) that ``X`` set, while a stacked block recomputes attention from its own input and adds that input
+(``tests/test_transformer.py`` shows step 2 differing). For ``ρ(J_f) > 1`` a root finder (Anderson,
+Broyden), which solves ``f(m) − m = 0``, can still reach the fixed point, but is not guaranteed to: an
+invertible ``I − J_f`` (an isolated root, a defined implicit gradient) is necessary, not sufficient.
+Anderson's convergence theory is local and assumes a contraction; with a finite history it can stall on a
+linear map whose ``I − J`` is invertible but indefinite, and where ``f`` has several fixed points the one it
+returns depends on the start (``tests/test_deq.py``).
 
 * :func:`adjoint_map` is ``v ↦ J_fᵀ v`` at ``m*`` per sample: the layer's closed-form adjoint
   (:meth:`MeanFieldAttention.adjoint_vjp`, learned couplings) or autograd (softmax, mixer).

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import torch
 from torch import nn
 
+from .correction import coupling_asymmetry  # the one definition, shared with Chapter 2 (re-exported here)
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
@@ -156,14 +157,6 @@ def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     dh = d // heads
     block = torch.block_diag(*[torch.ones(dh, dh, dtype=J.dtype, device=J.device)] * heads).bool()
     return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
-
-
-def coupling_asymmetry(J: torch.Tensor) -> float:
-    """``‖J − Jᵀ‖_F / ‖J‖_F`` of the (Nd)×(Nd) coupling matrix built from (..., N, N, d, d) couplings
-    (batched over leading axes): 0 for the symmetric couplings an energy ``−½ Σ S_iᵀ J_ij S_j`` needs."""
-    *lead, n, _, d, _ = J.shape
-    M = J.movedim(-3, -2).reshape(*lead, n * d, n * d)
-    return ((M - M.transpose(-1, -2)).norm() / M.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
 
 
 def token_spread(m: torch.Tensor) -> torch.Tensor:
