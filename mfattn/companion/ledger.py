@@ -109,6 +109,9 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
                               f"(the rule's threshold and its reason); got {text!r}")
     if isinstance(evidence, str):
         evidence = [evidence]
+    if not isinstance(evidence, (list, tuple)):
+        raise LedgerError(f"claim {claim_id!r}: evidence must be a figure label, a test id or a list of them; "
+                          f"got {type(evidence).__name__} {evidence!r}")
     evidence = list(evidence)
     if not evidence and verdict != "not tested":
         raise LedgerError(f"claim {claim_id!r}: evidence must name at least one figure label or test id")
