@@ -123,12 +123,13 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
     claims.save(tmp_path, "transformer", {"max_dev_step": 1e-16, "tap_slope": slope, "tap_fit_min_nd": 512,
                                           "tap_fit_max_nd": 4096, "rho_show": 0.9, "spread_nores": 1e-16,
                                           "spread_res": 0.3, "corr_in_ms": 0.07, "corr_in_g": 0.4, "corr_in_m": 0.5,
-                                          "corr_above_ms": 0.2})
+                                          "corr_above_ms": 0.2, "corr_above_g": 0.5, "corr_above_m": 0.7})
     got = _decide(tmp_path, "transformer")
     assert got["transformer-explicit-cost"][0] == verdict and "Nd = 512 to 4096" in got["transformer-explicit-cost"][2]
     assert claims.stored_cost_exponent(tmp_path) == f"exponent {slope:.2f} over Nd = 512 to 4096"
     assert got["transformer-one-step"][0] == "reproduced" and got["transformer-rank-collapse"][0] == "confirmed"
-    assert got["transformer-amortised-onsager"][0] == "reproduced with differences"
+    assert got["transformer-amortised-onsager"][0] == "reproduced with differences"   # site-only nets: 0.4
+    assert got["transformer-site-feature-onsager"][0] == "confirmed"                  # ours, f(m, s): 0.07
 
 
 def test_each_interaction_variant_is_decided_on_its_median_with_its_spread(tmp_path):

@@ -24,9 +24,12 @@ def _collapse(s):
 
 
 def _amortised(s):
-    if min(s["corr_in_g"], s["corr_in_m"]) < 0.1:
-        return "holds"
-    return "partly" if s["corr_in_ms"] < 0.1 else "fails"
+    best = min(s["corr_in_g"], s["corr_in_m"])      # the blog's site-wise nets: the site's own state only
+    return "holds" if best < 0.1 else "partly" if best < 0.5 else "fails"
+
+
+def _site_feature(s):
+    return "holds" if s["corr_in_ms"] < 0.1 else "partly" if s["corr_in_ms"] < 0.5 else "fails"
 
 
 
@@ -58,22 +61,37 @@ DECLARED = {"transformer": [
           examples={"holds": {"spread_nores": 9e-7, "spread_res": 0.11}, "partly": {"spread_nores": 1e-6, "spread_res": 0.11},
                     "fails": {"spread_nores": 0.02, "spread_res": 0.19}}),
     Claim("transformer-amortised-onsager", f"{BAL} (the feed-forward net as an amortised Onsager correction)",
-          "A site-wise network can learn the Onsager self-correction",
-          measured="Relative error ‖f − V_i m_i‖/‖V_i m_i‖ of small site-wise nets fitted to the adaptive-TAP correction "
-                   "of SK models, median over test instances with β in the training range, for nets of g, of m and of "
-                   "(m, s_i = Σ_j J_ij²)", rule=_amortised,
-          how="Naive mean field (no correction) has error 1. Holds if a net of the site's state alone (g or m, the blog's "
-              "site-wise net) gets below 0.1 (the correction learned to a tenth of its size); with differences if only "
-              "the net also given the site feature s_i does (it learns it only when told which site it is at, which "
-              "an attention layer's net is not); fails if none does.",
+          "A site-wise network (a function of the site's own state, as a transformer's feed-forward net is) can learn "
+          "the Onsager self-correction",
+          measured="Relative error ‖f − V_i m_i‖/‖V_i m_i‖ of small site-wise nets of the site's state alone (g or m) "
+                   "fitted to the adaptive-TAP correction of SK models, median over test instances with β in the "
+                   "training range", rule=_amortised,
+          how="Naive mean field (no correction) has error 1. Holds if a net of the site's state alone (g or m) gets "
+              "below 0.1 (the correction learned to a tenth of its size); with differences below 0.5 (it learns more "
+              "than half of the correction: the part shared by all sites, SK-TAP's β²(1 − q), but not the site-to-site "
+              "spread of V_i); fails at 0.5 or above.",
           evidence=("fig-transformer-onsager", "tests/test_transformer.py::test_adaptive_tap_dataset_and_amortised_correction"),
-          note="On SK models a net of the site's state alone cannot represent the site-dependent V_i (median correction "
-               "error {corr_in_g:.2f} on g, {corr_in_m:.2f} on m); given a site feature, f(m, s) reaches {corr_in_ms:.2f} "
-               "inside the training range of β and {corr_above_ms:.2f} above it (medians over test instances; their "
-               "spread is in the figure, not stored).", numbers=("corr_in_g", "corr_in_m", "corr_in_ms", "corr_above_ms"),
-          examples={"holds": {"corr_in_g": 0.09, "corr_in_m": 0.5, "corr_in_ms": 0.5},
-                    "partly": {"corr_in_g": 0.1, "corr_in_m": 0.1, "corr_in_ms": 0.09},
-                    "fails": {"corr_in_g": 0.1, "corr_in_m": 0.1, "corr_in_ms": 0.1}}),
+          note="A net of the site's state alone cannot represent the site-dependent V_i: median correction error "
+               "{corr_in_g:.2f} on g, {corr_in_m:.2f} on m inside the training range of β ({corr_above_g:.2f} and "
+               "{corr_above_m:.2f} above it); medians over test instances, their spread is in the figure, not stored.",
+          numbers=("corr_in_g", "corr_in_m", "corr_above_g", "corr_above_m"),
+          examples={"holds": {"corr_in_g": 0.09, "corr_in_m": 0.6}, "partly": {"corr_in_g": 0.1, "corr_in_m": 0.49},
+                    "fails": {"corr_in_g": 0.5, "corr_in_m": 0.5}}),
+    Claim("transformer-site-feature-onsager", "our extension of Bal 2021's amortised Onsager correction",
+          "Given one site feature, s_i = Σ_j J_ij², a site-wise net f(m, s) learns the adaptive-TAP correction",
+          measured="Relative error ‖f − V_i m_i‖/‖V_i m_i‖ of a small net of (m_i, s_i) fitted to the adaptive-TAP "
+                   "correction of SK models, median over test instances with β inside and above the training range",
+          rule=_site_feature, origin="ours",
+          how="The same scale as the site-only nets: confirmed if the error inside the training range of β is below "
+              "0.1; with differences below 0.5; refuted at 0.5 or above. On SK couplings s_i = Σ_j J_ij² ≈ β² for every "
+              "site, so s is mostly a temperature proxy (its site-to-site spread is O(β²/√n)): the net may learn the "
+              "β-dependence of the correction rather than the identity of the site.",
+          evidence=("fig-transformer-onsager", "tests/test_transformer.py::test_adaptive_tap_dataset_and_amortised_correction"),
+          note="f(m, s) reaches a median correction error of {corr_in_ms:.2f} inside the training range of β and "
+               "{corr_above_ms:.2f} above it (site-only nets: {corr_in_g:.2f} on g, {corr_in_m:.2f} on m); s_i is close "
+               "to β² on SK couplings, so this shows that knowing the temperature suffices, not that the net tells "
+               "sites apart.", numbers=("corr_in_ms", "corr_above_ms"),
+          examples={"holds": {"corr_in_ms": 0.09}, "partly": {"corr_in_ms": 0.49}, "fails": {"corr_in_ms": 0.5}}),
     Claim("transformer-explicit-cost", f"{BAL} (the explicit layer costs O(N³d³))",
           "The explicit adaptive-TAP layer's linear-response update costs O((Nd)³)",
           measured="Exponent of a power law fitted to the wall time of one linear-response update over Nd = 512 to 4096 "
