@@ -341,3 +341,40 @@ def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]]
                 parts.append(f"### {titles.get(name, name)}\n\n{{ref}}`The chapter <ch-{name}>`; {len(own)} claims: "
                              f"{tally(own)}.\n\n" + verdict_table(own, anchors=True))
     return "\n\n".join(parts)
+
+
+def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profile: str = "full") -> dict[str, list[str]]:
+    """Write re-decided verdicts (:func:`mfattn.companion.verdicts.redecide`) into ``profile``'s ledger.
+
+    Each entry keeps the run it came from (chapter run's seed, start time, the figures it showed) and gets the
+    new decision, ``git_commit`` = ``commit`` (the code whose rules decided it) and its ``basis``; entries
+    of claims no longer declared are dropped. Returns ``{"changed": [...], "added": [...], "dropped": [...]}``
+    (claim ids whose verdict changed, that were new, that were dropped)."""
+    from .manifest import read_manifest
+
+    stored_full = set(read_manifest("full"))
+    root = store.project_root()
+    path = ledger_path(profile)
+    report = {"changed": [], "added": [], "dropped": []}
+    with store.locked(path):
+        old = store.read_json(path, default={}) or {}
+        new = {}
+        for cid, d in decided.items():
+            entry = make_entry(cid, d["source"], d["claim"], d["verdict"], d["evidence"], d["numbers"], d["note"],
+                               how=d["how"], measured=d["measured"], origin=d["origin"])
+            missing = check_evidence(entry["evidence"], stored_full, root)
+            if missing:
+                raise LedgerError(f"claim {cid!r}: evidence {missing} does not exist")
+            prev = old.get(cid)
+            if prev is None:
+                report["added"].append(cid)
+            elif prev.get("verdict") != entry["verdict"]:
+                report["changed"].append(f"{cid}: {prev.get('verdict')} -> {entry['verdict']}")
+            keep = {k: prev[k] for k in ("seed", "run_started") if prev and k in prev}
+            shown = set(prev.get("figures_shown", [])) if prev else set()
+            new[cid] = {**entry, "chapter": d["chapter"], "profile": profile, **keep, "git_commit": commit,
+                        "basis": evidence_basis(entry["evidence"], profile, stored_full),
+                        "figures_shown": [e for e in entry["evidence"] if e in shown]}
+        report["dropped"] = sorted(set(old) - set(new))
+        store.atomic_write_json(path, new)
+    return report
