@@ -187,3 +187,38 @@ def test_chapter_1_at_line_rule_reads_the_last_measured_beta_beyond_the_crossing
     assert claim.grade(s) == "partly"           # still ahead at β = 1.5, the last measured point
     s["tap_by_beta"] = [.1, .1, None, None]
     assert claim.decide(s).verdict == "not tested"
+
+
+def test_apply_decisions_rewrites_the_ledger_keeping_each_runs_info(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    path = ledger.ledger_path("full")
+    path.parent.mkdir(parents=True)
+    this = "tests/test_verdict_rules.py::test_apply_decisions_rewrites_the_ledger_keeping_each_runs_info"
+    old = {cid: {**ledger.make_entry(cid, "S", "C.", "reproduced", [this], how="rule"), "chapter": "ising",
+                 "profile": "full", "seed": 0, "run_started": "2026-01-01T00:00:00", "git_commit": "old",
+                 "figures_shown": []} for cid in ("a-claim", "gone-claim")}
+    store.atomic_write_json(path, old)
+    decided = {"a-claim": {"chapter": "ising", "source": "S", "claim": "C.", "verdict": "not reproduced",
+                           "evidence": [this], "numbers": {"x": 1.0}, "note": "n", "how": "rule", "measured": "m",
+                           "origin": "paper"},
+               "new-claim": {"chapter": "ising", "source": "S", "claim": "D.", "verdict": "refuted", "evidence": [this],
+                             "numbers": {}, "note": "", "how": "rule", "measured": "", "origin": "ours"}}
+    report = ledger.apply_decisions(decided, "abc1234")
+    assert report == {"changed": ["a-claim: reproduced -> not reproduced"], "added": ["new-claim"],
+                      "dropped": ["gone-claim"]}
+    new = ledger.read_ledger("full")
+    assert set(new) == {"a-claim", "new-claim"}
+    assert new["a-claim"]["run_started"] == "2026-01-01T00:00:00" and new["a-claim"]["git_commit"] == "abc1234"
+    assert new["a-claim"]["basis"] == "tests" and new["a-claim"]["verdict"] == "not reproduced"
+    bad = {"a-claim": {**decided["a-claim"], "verdict": "confirmed"}}   # a word of the other scale is refused
+    with pytest.raises(ValueError, match="verdict"):
+        ledger.apply_decisions(bad, "abc1234")
+
+
+@pytest.mark.skipif(ROOT is None or not (ROOT / "data" / "full" / "ledger.json").is_file(),
+                    reason="no stored full-profile ledger (outside a checkout)")
+def test_stored_ledger_passes_the_command_lines_check(capsys):
+    from mfattn.__main__ import main
+
+    assert main(["verdicts", "--check"]) == 0
+    assert "differ from the stored ledger" in capsys.readouterr().out
