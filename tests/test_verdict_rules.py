@@ -209,7 +209,7 @@ def test_apply_decisions_rewrites_the_ledger_keeping_each_runs_info(tmp_path, mo
     new = ledger.read_ledger("full")
     assert set(new) == {"a-claim", "new-claim"}
     assert new["a-claim"]["run_started"] == "2026-01-01T00:00:00" and new["a-claim"]["git_commit"] == "abc1234"
-    assert new["a-claim"]["basis"] == "tests" and new["a-claim"]["verdict"] == "not reproduced"
+    assert new["a-claim"]["basis"] == "full profile" and new["a-claim"]["verdict"] == "not reproduced"
     bad = {"a-claim": {**decided["a-claim"], "verdict": "confirmed"}}   # a word of the other scale is refused
     with pytest.raises(ValueError, match="verdict"):
         ledger.apply_decisions(bad, "abc1234")
