@@ -117,11 +117,21 @@ def test_spectrum_of_a_periodic_orbit_is_log_of_its_multipliers():
 
 
 def test_qr_every_does_not_change_the_spectrum():
-    # QR every 4 steps instead of every step: the same exponents to 1e-5 on the chaotic orbit at β = 1.28
-    # (the spread of e^{-100} over 4 steps costs the smallest exponent a few 1e-6).
-    a = lyapunov.lyapunov_spectrum([1.28], 6, 2000, 1000)
-    b = lyapunov.lyapunov_spectrum([1.28], 6, 2000, 1000, qr_every=4)
-    np.testing.assert_allclose(a, b, atol=1e-5)
+    # QR every 4 steps instead of every step, on the chaotic orbit at β = 1.28. In exact arithmetic the two give
+    # the same exponents (the QR of a product is the product of the QRs: Σ_{i<=k} log R_ii is the k-volume's
+    # growth whatever the schedule), so any difference is rounding. The leading directions are resolved to the
+    # last digits: λ_1..λ_3 agree to 3e-14 (max over 64 orbit segments of 1000 steps). The trailing ones are
+    # not: single steps at 1.28 contract some directions by e^-60 (the oldest slot's softmax weight), beyond
+    # double precision whether the QR comes after 1 step or 4, and the digits each schedule loses depend on the
+    # orbit segment (so on the platform): λ_4..λ_6 differ by up to 3e-7, 4e-5, 7e-5 over the 64 segments
+    # (the old 1e-5 tolerance failed by 2e-5 on one platform, passed on another). Their finite-time spread over
+    # 1000-step windows is 0.05-0.06 (std over those segments), so 5e-4, under 1 % of it, says the schedule
+    # changes no statistic of the run. 999 steps (not a multiple of 4) make the window's ends cut a block:
+    # without the QR at either end, all six exponents move by 2e-4 to 1.4e-3.
+    a = lyapunov.lyapunov_spectrum([1.28], 6, 2001, 1002)
+    b = lyapunov.lyapunov_spectrum([1.28], 6, 2001, 1002, qr_every=4)
+    np.testing.assert_allclose(a[:, :3], b[:, :3], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(a[:, 3:], b[:, 3:], rtol=0, atol=5e-4)
 
 
 def test_spectrum_of_a_beta_barely_depends_on_its_batch():
