@@ -20,6 +20,25 @@ def next_attention(model, beta, z, t):
     return st["A"]
 
 
+def state_after(model, beta, z, t):
+    """map.step's state after step t (keys mv, mk (L, M) with slot s at s mod L, mq, A) as a function of
+    z = (A_{t-1}, …, A_{t-L}) (L, M): the slots s = t-L+1 … t written from A_{s-1}, then A_t."""
+    L, M = model.context_size, model.num_features
+    st = {"mv": np.zeros((L, M)), "mk": np.zeros((L, M)), "mq": np.zeros(M), "A": None}
+    for s in range(t - L + 1, t + 1):
+        st = dict(st, A=z[t - s])
+        st, _ = mf_map.step(model, st, s, beta)
+    return st
+
+
+def stored_state(model, beta, z, t):
+    """The engine's stored state after step t as a function of z: A_t and the window's L pairs (m^v_s, m^k_s),
+    (M + 2LM,) in the order [A; m^v; m^k] (the engine orders the same numbers otherwise: a permutation, which
+    changes no volume)."""
+    st = state_after(model, beta, z, t)
+    return np.concatenate([st["A"], st["mv"].ravel(), st["mk"].ravel()])
+
+
 def advance(model, beta, z, t, n):
     """n steps of the delay map from z at time t; returns the new z (L, M)."""
     z = np.array(z, dtype=np.float64)

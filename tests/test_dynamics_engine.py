@@ -140,17 +140,37 @@ def test_lyapunov_signs_at_fig4_betas():
 
 
 def test_lyapunov_matches_finite_difference_growth():
-    # On a chaotic β, λ from the tangent map equals the growth rate of the distance between two trajectories
-    # started 1e-10 apart, over the same 100 steps (after 50 steps of alignment with the leading direction,
-    # while the distance is still small: 1e-14 -> 1e-6). Log distances averaged over ±8 steps at each end.
-    ctx = simulate([1.4], steps=3000, transient=2990).context_of(0)
+    # Oracle for the tangent map, on any orbit segment: a finite-difference Benettin estimate. Two trajectories
+    # of the full state (att_window, mv_window, mk_window: the 27 numbers the tangent (dA, dwin) lives on) start
+    # 1e-10 apart in a random direction; every 20 steps (a multiple of L, so restarting from the context keeps
+    # the positional phase) the difference is rescaled to 1e-10 and, after a 200-step warm-up, its log growth is
+    # summed over 1000 steps. λ from the tangent map over the same 1000 steps must equal it: both follow the
+    # leading Lyapunov vector (start misalignment decays like e^{-(λ1-λ2)·200}, λ1 - λ2 ≈ 0.21 at β = 1.4),
+    # nonlinearity costs ~1e-10·e^{20λ} and rounding ~1e-16/1e-10 per step. Measured over 60 orbit segments
+    # (contexts after 3000 + 997 k steps): |fd/λ - 1| <= 1.2e-4 (median 3e-6); tolerance 2e-3. A tangent off by
+    # a factor 1.001 per step moves λ (~0.04-0.13 over 1000 steps) by 1e-3, i.e. >= 0.8 %, and fails.
+    beta, d0, every, warm, n = 1.4, 1e-10, 20, 200, 1000
+    keys = ("att_window", "mv_window", "mk_window")
+    ctx = simulate([beta], steps=3000, transient=2999).context_of(0)
+    L = ctx["mv_window"].shape[0]
+    norm = lambda d: np.sqrt(sum((d[k] ** 2).sum() for k in keys))  # noqa: E731
     rng = np.random.default_rng(0)
-    near = {k: v + 1e-10 * rng.standard_normal(np.shape(v)) if k == "att_window" else v for k, v in ctx.items()}
-    a, b = (simulate([1.4], steps=204, transient=4, init=c) for c in (ctx, near))
-    log_d = np.log(np.linalg.norm(a.m_o[0] - b.m_o[0], axis=-1))      # row i is t = 4 + i
-    fd = (log_d[142:158].mean() - log_d[42:58].mean()) / 100
-    lam = largest_lyapunov([1.4], steps=154, transient=54, init=ctx, tangent_seed=1)[0]
-    assert 0.1 < lam < 0.3 and abs(fd / lam - 1) < 0.1, (fd, lam)
+    direction = {k: rng.standard_normal(ctx[k].shape) for k in keys}
+    pair = {k: np.stack([ctx[k], ctx[k] + d0 / norm(direction) * direction[k]]) for k in keys}
+    log_growth = 0.0
+    for chunk in range((warm + n) // every):   # the two trajectories as one batch of 2 (bit-for-bit as alone)
+        pair = simulate([beta, beta], steps=L + every, transient=L + every - 1, init=pair).context
+        diff = {k: pair[k][1] - pair[k][0] for k in keys}
+        d = norm(diff)
+        if chunk * every >= warm:
+            log_growth += np.log(d / d0)
+        pair = {k: np.stack([pair[k][0], pair[k][0] + d0 / d * diff[k]]) for k in keys}
+    fd = log_growth / n
+    lam = largest_lyapunov([beta], steps=L + warm + n, transient=L + warm, init=ctx)[0]
+    # the chunked reference trajectory is the continuous one, so both estimates cover the same steps
+    cont = simulate([beta], steps=L + warm + n, transient=L + warm + n - 1, init=ctx).context_of(0)
+    assert all(np.array_equal(cont[k], pair[k][0]) for k in keys)
+    assert lam > 0.02 and abs(fd / lam - 1) < 2e-3, (fd, lam)   # chaos, and the tangent's growth is the map's
 
 
 def test_saved_rows_are_states_the_map_computed():
@@ -196,19 +216,34 @@ def test_transient_sensitive_cross_check_from_reference_context():
     assert dist(simulate([3.0], steps=2401, transient=2400).context_of(0)) > 0.5
 
 
-def test_fig4_from_the_papers_context_reaches_another_torus_at_1_26405():
-    # β = 1.28 is chaotic, so our own 1.28 context is not the paper's; from the two, β = 1.26405 settles on two
-    # different tori (both λ ≈ 0, no period), whose stroboscopic sections lie far apart against their sampling
-    # scale. At β = 1.27 (period 28) both starts reach the same orbit. Fig. 4 therefore runs from the paper's.
+def test_fig4_starts_reach_attractors_of_the_known_set_at_1_26405_and_1_27():
+    # β = 1.28 is chaotic, so "our own" 1.28 context (1.2e5 steps, the protocol of the paper's code) is a different
+    # point of its attractor on each platform (last-bit rounding of tanh/exp grows like e^{0.14 t}), and which
+    # attractor a run from it reaches at β = 1.26405 or 1.27 is luck of that point, not a property of the code:
+    # from 128 points of the 1.28 attractor, 1.26405 reaches the paper's torus T1 (~15 %) or another torus T2
+    # (~85 %) after a chaotic transient (mean ~5300 steps, longest 20000); 1.27 reaches period 28 (~80 %) or 56
+    # (~20 %), as the basins from random contexts (data/full/dmft/beyond.json: 28, 56, and 16 at 1 %). Even the
+    # paper's stored context is not immune (±1 ulp on it: 48/48 runs still reach its torus at 1.26405, but 2/48
+    # reach period 56 at 1.27; torch's rounding: 47/48 and 13/48). So the test asserts what holds on every
+    # platform: from either start each β reaches SOME attractor of the known set, after a transient of 40000
+    # steps (P(chaotic transient at 1.26405 > 40000) ~ e^-9 from those 128): a torus at 1.26405 (λ ≈ 0, no
+    # period), T1 or T2 (their stroboscopic sections lie 0.0486 apart; 0.0483-0.0489 over 41 runs; stored full
+    # run 0.04862), and at 1.27 a periodic orbit of period 28, 56 or 16, one orbit per period. Which one our own
+    # context reaches is not asserted (the chapter's Fig. 4 runs from the paper's context and shows where ours
+    # differs).
     from mfattn.dynamics.diagnostics import compare_attractors, stroboscopic_section
 
     if not REFERENCE.is_dir():
         pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
     paper = load_context(REFERENCE / "context_beta1.28_zoom.npz")
     ours = simulate([1.28], steps=120_000, transient=119_999).context_of(0)   # the protocol of the paper's code
-    runs = [simulate([1.26405, 1.27], steps=20_000, transient=12_000, init=c, lyapunov=True) for c in (paper, ours)]
+    runs = [simulate([1.26405, 1.27], steps=48_000, transient=40_000, init=c, lyapunov=True) for c in (paper, ours)]
     per = [orbit_period(r.m_o, max_period=200) for r in runs]
-    cmp = compare_attractors(*(stroboscopic_section(r.m_o, 4, 0, 12_000) for r in runs), *per)
-    assert all(abs(r.lyapunov[0]) < 1e-3 and p[0] == 0 for r, p in zip(runs, per))   # two tori
-    assert cmp["differ"][0] and cmp["distance"][0] > 10 * cmp["scale"][0], cmp
-    assert per[0][1] == per[1][1] == 28 and not cmp["differ"][1]
+    cmp = compare_attractors(*(stroboscopic_section(r.m_o, 4, 0, 40_000) for r in runs), *per)
+    for r, p in zip(runs, per):
+        assert abs(r.lyapunov[0]) < 1e-3 and p[0] == 0, (r.lyapunov, p)      # a torus at 1.26405
+        assert p[1] in (28, 56, 16) and r.lyapunov[1] < -1e-3, (r.lyapunov, p)  # a known periodic orbit at 1.27
+    # at 1.26405 the same torus, or T1 and T2 (no third torus)
+    assert not cmp["differ"][0] or 0.045 < cmp["distance"][0] < 0.052, cmp
+    # at 1.27 one orbit per period: same period means the same orbit (as a set)
+    assert (per[0][1] == per[1][1]) == (not cmp["differ"][1]), (per, cmp)
