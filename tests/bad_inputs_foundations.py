@@ -1,4 +1,5 @@
-"""Bad-input rows of the foundations (``mfattn.ising``, ``mfattn.deq``), gathered by test_bad_inputs.py.
+"""Bad-input rows of the foundations (``mfattn.ising``, ``mfattn.deq``) and of Chapter 1's study on them
+(``mfattn.meanfield.accuracy``), gathered by test_bad_inputs.py.
 
 Each row: (id, call, exception type(s), pattern naming the parameter).
 """
@@ -6,7 +7,8 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn import accuracy, deq, ising
+from mfattn import deq, ising
+from mfattn.meanfield import accuracy
 
 J2 = np.array([[0.0, 0.3], [0.3, 0.0]])
 H2 = np.array([0.1, -0.2])

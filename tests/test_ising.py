@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import accuracy, ising
+from mfattn import ising
+from mfattn.meanfield import accuracy
 
 
 def random_model(n, beta, seed, field_std=0.3):
@@ -272,7 +273,7 @@ def test_exact_sweep_equals_one_beta_at_a_time():
 def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
     """The code path of the verdicts: the study's summary (accuracy.summarise on a small real comparison) is
     stored and decided by the declared rules; nothing stored gives "not tested" with the command."""
-    from mfattn import claims
+    from mfattn.meanfield import claims
 
     class Run:  # records what run.verdict receives
         def __init__(self):

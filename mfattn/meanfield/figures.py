@@ -92,7 +92,7 @@ def stability(cmp: Comparison, damping_used: float) -> plt.Figure:
 def damping(betas: Any, dampings: Any, converged: np.ndarray, stable: np.ndarray,
             methods: tuple[str, ...]) -> plt.Figure:
     """Per method, the fraction of instances with a stable converged solution against β, one line per
-    damping (output of :func:`mfattn.accuracy.damping_sweep`)."""
+    damping (output of :func:`mfattn.meanfield.accuracy.damping_sweep`)."""
     fig, axes = plt.subplots(1, len(methods), figsize=(9.5, 3.2), sharey=True, squeeze=False)
     styles = ["-", "--", ":", "-."]
     for ax, (k, name) in zip(axes[0], enumerate(methods)):

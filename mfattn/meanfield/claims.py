@@ -2,7 +2,7 @@
 decides it from the full profile.
 
 The full-profile run of Chapter 1 stores its numbers in ``data/full/ising/summary.json``
-(:func:`mfattn.accuracy.summarise` makes them, :func:`save` writes them); :data:`DECLARED` declares each
+(:func:`mfattn.meanfield.accuracy.summarise` makes them, :func:`save` writes them); :data:`DECLARED` declares each
 claim with its rule (:class:`mfattn.companion.verdicts.Claim`) and :func:`record` decides them from that file.
 A quick run therefore shows the verdicts of the paper-scale result, never its own short-run numbers.
 Where the file is missing, every claim is "not tested" with the reason.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .companion import store, verdicts
-from .companion.verdicts import Claim
+from ..companion import store, verdicts
+from ..companion.verdicts import Claim
 
 __all__ = ["SUMMARY", "save", "full_numbers", "stored_numbers", "glue_full", "CLAIMS", "DECLARED", "record"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .companion.checks import check_choice, check_int, check_real
-from .ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
+from ..companion.checks import check_choice, check_int, check_real
+from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
 __all__ = ["METHODS", "Comparison", "compare_mean_field", "damping_sweep", "summarise"]
 
