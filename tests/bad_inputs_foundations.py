@@ -52,6 +52,15 @@ ROWS = [
     ("ising-compare-method", lambda: accuracy.compare_mean_field(4, [0.5], 2, methods=("bethe",)), ValueError,
      "method"),
     ("ising-compare-betas-empty", lambda: accuracy.compare_mean_field(4, [], 2), ValueError, "betas"),
+    ("ising-compare-which", lambda: accuracy.compare_mean_field(4, [0.5], 1, methods=("naive",)).at_parameter("tap"),
+     ValueError, "which"),
+    ("ising-sweep-method", lambda: accuracy.damping_sweep(4, [0.5], 1, [0.5], methods=("bethe",)), ValueError, "method"),
+    ("ising-sweep-budget", lambda: accuracy.damping_sweep(4, [0.5], 1, [0.5], budget=0), ValueError, "budget"),
+    ("ising-sweep-damping", lambda: accuracy.damping_sweep(4, [0.5], 1, [1.5]), ValueError, "dampings"),
+    ("ising-relaxing-history-2d", lambda: accuracy.still_relaxing(np.ones((2, 2))), ValueError, "history"),
+    ("ising-relaxing-history-text", lambda: accuracy.still_relaxing(["a", "b"]), ValueError, "history"),
+    ("ising-relaxing-tol", lambda: accuracy.still_relaxing(np.ones(8), tol=0.0), ValueError, "tol"),
+    ("ising-relaxing-patience", lambda: accuracy.still_relaxing(np.ones(8), patience=NAN), ValueError, "patience"),
 ]
 for name, fn in _MEAN_FIELD:
     ROWS += [
