@@ -5,7 +5,8 @@ Implicit Structural Inference (Singh & Buckley, 2023) and the Dynamical Mean-Fie
 Self-Attention (Poc-López & Aguilera, 2024). One module per idea; the book's notebooks call them.
 
 Layout: the foundations :mod:`mfattn.ising` (mean-field theory of Ising models) and :mod:`mfattn.deq`
-(fixed-point solvers and implicit gradients); one folder per paper, :mod:`mfattn.implicit`
+(fixed-point solvers and implicit gradients); chapter 1's accuracy study of the mean-field theories,
+:mod:`mfattn.meanfield`; one folder per paper, :mod:`mfattn.implicit`
 (Bal 2021, chapters 2-3), :mod:`mfattn.structural` (Singh & Buckley 2023, chapters 4-5) and
 :mod:`mfattn.dynamics` (Poc-López & Aguilera 2024, chapter 6); the book's machinery in
 :mod:`mfattn.companion`. Sub-packages are imported on demand, so ``import mfattn`` stays light.

@@ -1,4 +1,5 @@
-"""Bad-input rows of the foundations (``mfattn.ising``, ``mfattn.deq``), gathered by test_bad_inputs.py.
+"""Bad-input rows of the foundations (``mfattn.ising``, ``mfattn.deq``) and of Chapter 1's study on them
+(``mfattn.meanfield.accuracy``), gathered by test_bad_inputs.py.
 
 Each row: (id, call, exception type(s), pattern naming the parameter).
 """
@@ -6,7 +7,8 @@ Each row: (id, call, exception type(s), pattern naming the parameter).
 import numpy as np
 import torch
 
-from mfattn import accuracy, deq, ising
+from mfattn import deq, ising
+from mfattn.meanfield import accuracy
 
 J2 = np.array([[0.0, 0.3], [0.3, 0.0]])
 H2 = np.array([0.1, -0.2])
@@ -50,6 +52,15 @@ ROWS = [
     ("ising-compare-method", lambda: accuracy.compare_mean_field(4, [0.5], 2, methods=("bethe",)), ValueError,
      "method"),
     ("ising-compare-betas-empty", lambda: accuracy.compare_mean_field(4, [], 2), ValueError, "betas"),
+    ("ising-compare-which", lambda: accuracy.compare_mean_field(4, [0.5], 1, methods=("naive",)).at_parameter("tap"),
+     ValueError, "which"),
+    ("ising-sweep-method", lambda: accuracy.damping_sweep(4, [0.5], 1, [0.5], methods=("bethe",)), ValueError, "method"),
+    ("ising-sweep-budget", lambda: accuracy.damping_sweep(4, [0.5], 1, [0.5], budget=0), ValueError, "budget"),
+    ("ising-sweep-damping", lambda: accuracy.damping_sweep(4, [0.5], 1, [1.5]), ValueError, "dampings"),
+    ("ising-relaxing-history-2d", lambda: accuracy.still_relaxing(np.ones((2, 2))), ValueError, "history"),
+    ("ising-relaxing-history-text", lambda: accuracy.still_relaxing(["a", "b"]), ValueError, "history"),
+    ("ising-relaxing-tol", lambda: accuracy.still_relaxing(np.ones(8), tol=0.0), ValueError, "tol"),
+    ("ising-relaxing-patience", lambda: accuracy.still_relaxing(np.ones(8), patience=NAN), ValueError, "patience"),
 ]
 for name, fn in _MEAN_FIELD:
     ROWS += [

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from mfattn import accuracy, ising
+from mfattn import ising
+from mfattn.meanfield import accuracy
 
 
 def random_model(n, beta, seed, field_std=0.3):
@@ -213,9 +214,13 @@ def test_compare_mean_field_shapes_and_failure_modes():
     assert np.all(cmp.ok()[:, 0])  # everything works at beta = 0.3
     # the modes partition the failures: "any" is the earlier of "not converged" and "unstable"
     anyb, nc, un = (cmp.breakdown_beta(m) for m in ("any", "not converged", "unstable"))
+    stalled, relaxing = cmp.breakdown_beta("stalled"), cmp.breakdown_beta("relaxing")
     for name in cmp.methods:
-        assert anyb[name] == min(nc[name], un[name])
+        assert anyb[name] == min(nc[name], un[name]) and nc[name] == min(stalled[name], relaxing[name])
+    np.testing.assert_array_equal(cmp.failed("not converged"), cmp.failed("stalled") | cmp.failed("relaxing"))
+    assert not (cmp.failed("stalled") & cmp.failed("relaxing")).any()
     assert nc["tap"] == 1.6  # TAP's damped (0.5) iteration fails on these instances at beta = 1.6 ...
+    assert stalled["tap"] == 1.6 and cmp.breakdown_instances("stalled")["tap"] == 4  # ... stalled on all four
     with pytest.raises(ValueError, match="mode must be one of"):
         cmp.breakdown_beta("slow")
 
@@ -224,9 +229,11 @@ def test_damping_sweep_separates_a_slow_iteration_from_a_lost_solution():
     # ... and converges there under stronger damping (same disorder: same seed): the failure was the iteration's
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
-        conv, stable = accuracy.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0, methods=("tap",), budget=500)
-    assert conv.shape == stable.shape == (1, 2, 1, 4)
+        sweep = accuracy.damping_sweep(8, [1.6], 4, [0.5, 0.05], seed=0, methods=("tap",), budget=500)
+    conv, stable = sweep.converged, sweep.stable
+    assert conv.shape == stable.shape == sweep.relaxing.shape == sweep.at_parameter.shape == (1, 2, 1, 4)
     assert not conv[0, 0].any() and stable[0, 1].all()
+    assert sweep.stalled()[0, 0].all()  # the weakly damped iteration stalled (a cycle): not slow relaxation
     # independent check: the strongly damped answer solves the TAP equations of instance 0
     rng = np.random.default_rng(0)
     G, h = ising.sk_couplings(8, 1.0, rng), 0.3 * rng.standard_normal(8)
@@ -272,7 +279,7 @@ def test_exact_sweep_equals_one_beta_at_a_time():
 def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
     """The code path of the verdicts: the study's summary (accuracy.summarise on a small real comparison) is
     stored and decided by the declared rules; nothing stored gives "not tested" with the command."""
-    from mfattn import claims
+    from mfattn.meanfield import claims
 
     class Run:  # records what run.verdict receives
         def __init__(self):
@@ -289,8 +296,8 @@ def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
         betas = [0.5, 1.0, 1.6, 2.0]
         cmp = accuracy.compare_mean_field(8, betas, 4, seed=0)
-        conv, stable = accuracy.damping_sweep(8, betas, 4, [0.5, 0.05], seed=0)
-    summary = accuracy.summarise(cmp, 0.5, conv, stable, betas, [0.5, 0.05], 1e-14)
+        sweep = accuracy.damping_sweep(8, betas, 4, [0.5, 0.05], seed=0)
+    summary = accuracy.summarise(cmp, 0.5, sweep, 1e-14)
     claims.save(tmp_path, summary)
     run = Run()
     claims.record(run, tmp_path)
@@ -312,12 +319,117 @@ def test_summarise_counts_stable_solutions_beyond_the_at_crossing_only():
         warnings.simplefilter("ignore", ising.MeanFieldWarning)
         betas = [0.5, 2.0]
         cmp = accuracy.compare_mean_field(8, betas, 3, seed=1)
-        conv, stable = accuracy.damping_sweep(8, betas, 3, [0.5], seed=1)
-    s = accuracy.summarise(cmp, 0.5, conv, stable, betas, [0.5], 0.0)
+        sweep = accuracy.damping_sweep(8, betas, 3, [0.5, 0.05], seed=1)
+    s = accuracy.summarise(cmp, 0.5, sweep, 0.0)
     beyond = np.asarray(betas) >= s["at_beta"]
     for k, name in enumerate(("naive", "tap", "adaptive_tap")):
-        assert s["methods"][name]["stable_beyond_at_by_damping"][0] == pytest.approx(stable[k, 0][beyond].mean())
-        assert len(s["methods"][name]["rmse_m_by_beta"]) == 2
+        m = s["methods"][name]
+        assert m["stable_beyond_at_by_damping"][0] == pytest.approx(sweep.stable[k, 0][beyond].mean())
+        own = np.asarray(betas) >= sweep.at_crossing(name)  # beyond the method's own line (strongest damping)
+        for d in range(2):
+            want = sweep.stable[k, d][own].mean() if own.any() else None
+            assert m["stable_beyond_own_at_by_damping"][d] == (pytest.approx(want) if own.any() else None)
+        assert len(m["rmse_m_by_beta"]) == len(m["ok_by_beta"]) == len(m["at_by_beta"]) == 2
+    # TAP's own solutions at the strongest damping cross x = 1 by beta = 2 (x ~ 4 at paper scale): the
+    # own-line fraction is measured, and naive mean field's own parameter stays below 1 (no crossing)
+    assert s["methods"]["tap"]["at_beta_by_damping"][-1] == 2.0
+    assert s["methods"]["naive"]["stable_beyond_own_at_by_damping"] == [None, None]
+    with pytest.raises(ValueError, match="sweep must solve the comparison's methods"):
+        accuracy.summarise(cmp, 0.5, accuracy.damping_sweep(8, betas, 1, [0.5], seed=1, methods=("tap",)), 0.0)
+
+
+def _two_spins(coupling):
+    """Two spins, zero field, started at m = (0.5, 0.5): coupling 0.99 relaxes slowly to m = 0 (rate
+    1 − a(1 − 0.99) per damped step near it), coupling −4 undamped falls into a period-2 cycle."""
+    return np.array([[0.0, coupling], [coupling, 0.0]]), np.zeros(2), np.full(2, 0.5)
+
+
+def test_still_relaxing_tells_slow_relaxation_from_a_stalled_iteration():
+    J, h, m0 = _two_spins(0.99)
+    slow = ising.naive_mean_field(J, h, damping=0.5, max_iter=2000, m0=m0, on_fail="ignore")
+    assert not slow.converged and accuracy.still_relaxing(slow.history)
+    # the classification was right: given ten times the iterations the same run converges
+    assert ising.naive_mean_field(J, h, damping=0.5, max_iter=20_000, m0=m0).converged
+    J, h, m0 = _two_spins(-4.0)
+    cycle = ising.naive_mean_field(J, h, damping=1.0, max_iter=2000, m0=m0, on_fail="ignore")
+    assert not cycle.converged and not accuracy.still_relaxing(cycle.history)
+    # the rule on geometric residuals r_t = rate^t from 1e-3 over T = 400 steps: relaxing iff the residual would
+    # reach tol within patience·T more steps, i.e. log(tol / r_T) / log(rate^(T/4)) <= 4·patience quarters
+    history = 1e-3 * 0.99 ** np.arange(400)  # falls by 0.99^100 per quarter of the run
+    for quarters, expected in ((39, True), (41, False)):  # the tolerance lies that many quarters ahead
+        assert accuracy.still_relaxing(history, tol=history[-1] * 0.99 ** (100 * quarters)) is expected
+    assert not accuracy.still_relaxing(np.ones(400))          # constant residual: a cycle
+    assert not accuracy.still_relaxing([1e-3, 1e-4, 1e-5])    # too short to tell
+    assert not accuracy.still_relaxing(np.geomspace(1, 1e-12, 100))  # already below tol: converged
+    with pytest.raises(ValueError, match="history"):
+        accuracy.still_relaxing(np.ones((4, 4)))
+    with pytest.raises(ValueError, match="patience"):
+        accuracy.still_relaxing(np.ones(8), patience=0)
+
+
+def test_compare_mean_field_tells_a_short_budget_from_a_stalled_iteration():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ising.MeanFieldWarning)
+        cmp = accuracy.compare_mean_field(8, [0.3, 2.5], 3, seed=0, max_iter=15)
+        sweep = accuracy.damping_sweep(8, [0.3, 2.5], 3, [0.5], seed=0, budget=8)  # ceil(8 / 0.5) = 16 steps
+    # 15 iterations at beta = 0.3 stop short of 1e-10 on every instance, with the residual still falling fast
+    assert not cmp.converged[:, 0].any() and cmp.relaxing[:, 0].all() and sweep.relaxing[:, 0, 0].all()
+    assert cmp.breakdown_beta("relaxing") == {"naive": 0.3, "tap": 0.3, "adaptive_tap": 0.3}
+    assert cmp.breakdown_instances("relaxing") == cmp.breakdown_instances("any") == {k: 3 for k in cmp.methods}
+    # at beta = 2.5 the TAP theories stall (as they do with any budget); naive mean field still relaxes there
+    assert cmp.breakdown_beta("stalled") == {"naive": np.inf, "tap": 2.5, "adaptive_tap": 2.5}
+    np.testing.assert_array_equal(sweep.stalled()[:, 0, 1], cmp.failed("stalled")[:, 1])
+    G, h = accuracy._disorder(8, 3, 0.3, 0)[1]  # the flag is still_relaxing of the run's own residuals
+    res = ising.adaptive_tap(2.5 * G, h, max_iter=15, on_fail="ignore")
+    assert cmp.relaxing[2, 1, 1] == accuracy.still_relaxing(res.history)
+    s = accuracy.summarise(cmp, 0.3, sweep, 0.0)["methods"]
+    for name, m in s.items():  # a failure statement carries the number of instances it rests on
+        assert (m["first_any"], m["first_any_instances"], m["first_relaxing_instances"]) == (0.3, 3, 3)
+        assert m["points_relaxing"] + m["points_stalled"] == m["points_not_converged"]
+        assert m["relaxing_points_by_damping"][0] + m["stalled_points_by_damping"][0] == 6 - sum(
+            sweep.converged[cmp.methods.index(name), 0].ravel())
+    assert s["tap"]["first_stalled"] == 2.5 and s["tap"]["first_stalled_instances"] == 3
+    assert s["naive"]["first_stalled"] is None and s["naive"]["first_stalled_instances"] == 0
+
+
+def test_paper_scale_naive_failure_at_beta_075_is_one_slowly_relaxing_instance():
+    """The full profile's first naive failure (beta = 0.75, n = 18, 40 instances, seed 0) is instance 38 alone,
+    still relaxing at every damping of the sweep (each gets the same total step length); given ten times the
+    budget it converges. About 1 s."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ising.MeanFieldWarning)
+        sweep = accuracy.damping_sweep(18, [0.75], 40, [0.5, 0.05], seed=0, methods=("naive",), budget=1000)
+    failed = ~sweep.converged[0, :, 0]
+    assert failed.sum(-1).tolist() == [1, 1] and failed[:, 38].all()
+    assert sweep.relaxing[0, :, 0, 38].all() and not sweep.stalled().any()
+    G, h = accuracy._disorder(18, 40, 0.3, 0)[38]
+    assert ising.naive_mean_field(0.75 * G, h, max_iter=20_000).converged
+
+
+def test_own_plefka_parameter_is_the_formula_on_each_methods_own_solution():
+    betas = [0.4, 1.2, 2.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ising.MeanFieldWarning)
+        cmp = accuracy.compare_mean_field(6, betas, 3, seed=3, methods=("naive", "tap"))
+        sweep = accuracy.damping_sweep(6, betas, 3, [0.5, 0.05], seed=3, methods=("naive", "tap"))
+    disorder = accuracy._disorder(6, 3, 0.3, 3)
+    for k, name in enumerate(cmp.methods):
+        x = cmp.at_parameter(name)
+        for (b, beta), (i, (G, h)) in itertools.product(enumerate(betas), enumerate(disorder)):
+            res = accuracy.METHODS[name](beta * G, h, damping=0.5, max_iter=2000, on_fail="ignore")
+            want = beta**2 * np.mean((1 - res.m**2) ** 2) if res.converged else np.nan
+            np.testing.assert_allclose(x[b, i], want, rtol=1e-12)
+            res = accuracy.METHODS[name](beta * G, h, damping=0.05, max_iter=20_000, on_fail="ignore")
+            want = beta**2 * np.mean((1 - res.m**2) ** 2) if res.converged else np.nan
+            np.testing.assert_allclose(sweep.at_parameter[k, 1, b, i], want, rtol=1e-12)
+        med = np.array([np.median(row[np.isfinite(row)]) if np.isfinite(row).any() else np.nan for row in x])
+        assert cmp.at_crossing(name) == (betas[np.argmax(med >= 1)] if (med >= 1).any() else np.inf)
+    # naive mean field overestimates |m|, so its own parameter lies below that of the exact state
+    assert (cmp.at_parameter("naive") < cmp.at_parameter("exact")).all()
+    with pytest.raises(ValueError, match="which"):
+        cmp.at_parameter("adaptive_tap")
+    with pytest.raises(ValueError, match="damping"):
+        sweep.at_crossing("tap", damping=2)
 
 
 # Finite-n tolerance of the adaptive-TAP → SK-TAP limit: |mean V_i / (β²(1 − q)) − 1| ≤ C_SK / √n. The cavity

@@ -265,7 +265,7 @@ def identity_examples(*keys: str) -> dict[str, dict[str, float]]:
 #: The module that declares each chapter's claims (imported by name: the machinery imports no physics module).
 #: Each has ``DECLARED`` (chapter -> list of :class:`Claim`) and ``stored_numbers(root, chapter)`` returning
 #: ``(numbers, remedy)``: the stored full-profile numbers ({} if none) and the command that makes them.
-CLAIM_MODULES = {"ising": "mfattn.claims", "deq": "mfattn.implicit.claims", "transformer": "mfattn.implicit.claims_transformer",
+CLAIM_MODULES = {"ising": "mfattn.meanfield.claims", "deq": "mfattn.implicit.claims", "transformer": "mfattn.implicit.claims_transformer",
                  "structural": "mfattn.structural.claims", "designs": "mfattn.structural.claims_designs",
                  "dmft": "mfattn.dynamics.claims"}
 

@@ -1,0 +1,380 @@
+r"""How good are the mean-field theories of :mod:`mfattn.ising`? Chapter 1's study against exact enumeration.
+
+:func:`compare_mean_field` solves SK instances (:math:`J = \beta G/\sqrt n`, fields :math:`h \sim N(0, \sigma^2)`)
+with each theory over a grid of β and measures its errors against exact enumeration; :class:`Comparison`
+holds the results and separates the ways a theory fails: its damped iteration does not reach the tolerance,
+either because it relaxes too slowly for the budget (its residual is still falling, :func:`still_relaxing`)
+or because it stalls (a cycle, chaos or divergence), or it converges to a solution whose inverse
+susceptibility is not positive definite (unstable). :func:`damping_sweep` tells an iteration that stalls
+from a lost solution by damping harder; the residual trend tells both from slow relaxation, which every
+damping of the sweep meets alike (each gets the same total step length). Plefka's (AT) parameter
+:math:`x = \beta^2 \frac1n \sum_i (1 - m_i^2)^2` is evaluated on the exact state and on each theory's own
+solutions (:meth:`Comparison.at_parameter`, :attr:`DampingSweep.at_parameter`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..companion.checks import check_choice, check_int, check_positive, check_real
+from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
+
+__all__ = ["METHODS", "TOL", "PATIENCE", "MODES", "still_relaxing", "plefka_parameter", "Comparison",
+           "DampingSweep", "median_over_instances", "compare_mean_field", "damping_sweep", "summarise"]
+
+#: The approximations compared in Chapter 1, by name.
+METHODS = {
+    "naive": naive_mean_field,
+    "tap": tap,
+    "tap_site": lambda J, h, **kw: tap(J, h, onsager="site", **kw),
+    "adaptive_tap": adaptive_tap,
+}
+#: Tolerance on the residual max |F(m) − m| (and |ΔV| for adaptive TAP) that counts as converged.
+TOL = 1e-10
+#: A run that stopped short of :data:`TOL` is "still relaxing" if, at the rate its residual fell over the last
+#: quarter of the run, it would reach the tolerance within this many times the iterations it already spent.
+#: At paper scale (n = 18, 40 instances, β = 0.05..2, damping 0.5, 2000 iterations) the runs that stopped short
+#: fall in two groups with nothing between: residual ratio per quarter ≤ 0.48, reaching the tolerance within 7
+#: more runs at that rate, or ≥ 0.96, needing ≥ 130 more runs (period-2 cycles give exactly 1); 10 lies in the gap.
+PATIENCE = 10
+#: Failure modes of a (method, β, instance) point: ``any`` = not converged or unstable; ``not converged`` =
+#: ``stalled`` + ``relaxing``; ``unstable`` = converged with a χ⁻¹ that is not positive definite.
+MODES = ("any", "not converged", "unstable", "stalled", "relaxing")
+
+
+def still_relaxing(history: Any, tol: float = TOL, patience: float = PATIENCE) -> bool:
+    r"""Whether a run that stopped short of ``tol`` was still relaxing towards a fixed point.
+
+    ``history`` (T,) holds the run's residual :math:`r_t = \max_i |F(m_t) - m_t|_i` per iteration. With
+    :math:`r_A` and :math:`r_B` the largest residual over the third and the last quarter of the run (the
+    largest, so that an oscillation counts by its amplitude), the residual falls by :math:`\rho = r_B / r_A`
+    per quarter. The run is still relaxing if :math:`\rho < 1` and, continued at that rate, the last
+    residual :math:`r_T` reaches ``tol`` within ``patience`` times the T iterations already spent:
+    :math:`\log(\mathrm{tol}/r_T) / \log\rho \le 4\,\mathrm{patience}` quarters. A period-2 cycle or a
+    chaotic iteration keeps :math:`\rho \approx 1` (it stalls); slow relaxation along a soft mode gives
+    :math:`\rho` well below 1. A run already below ``tol``, or shorter than 4 iterations, is not "relaxing".
+    """
+    try:
+        r = np.asarray(history, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"history must be a 1-d sequence of residuals (numbers); got {type(history).__name__}") from err
+    if r.ndim != 1:
+        raise ValueError(f"history must be a 1-d sequence of residuals; got shape {r.shape}")
+    check_positive("tol", tol)
+    check_positive("patience", patience)
+    q = r.size // 4
+    if q == 0 or not np.all(np.isfinite(r[-2 * q:])) or r[-1] < tol:
+        return False
+    rho = r[-q:].max() / r[-2 * q:-q].max()
+    if not rho < 1.0:
+        return False
+    return bool(np.log(tol / r[-1]) / np.log(rho) <= 4.0 * patience)
+
+
+def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
+    r"""Plefka's (AT) parameter :math:`x = \beta^2 \frac1n \sum_i (1 - m_i^2)^2` of magnetisations ``m``
+    (..., n) at inverse temperatures ``beta`` (broadcast against ``m[..., 0]``); returns shape (...).
+    The TAP expansion of the free energy around ``m`` converges only for :math:`x < 1` (Plefka 1982), the
+    de Almeida–Thouless condition of the SK model. NaN rows of ``m`` (no solution) give NaN."""
+    m = np.asarray(m, dtype=np.float64)
+    return np.asarray(beta, dtype=np.float64) ** 2 * np.mean((1.0 - m**2) ** 2, axis=-1)
+
+
+def median_over_instances(x: np.ndarray) -> np.ndarray:
+    """Median over the last axis of the finite entries (NaN where a row has none), without warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN is the answer
+        return np.nanmedian(x, axis=-1)
+
+
+def _crossing(betas: np.ndarray, x: np.ndarray) -> float:
+    """The first β whose median x (over the last axis, finite entries) reaches 1; inf if none does."""
+    med = median_over_instances(x)
+    hit = np.nan_to_num(med, nan=-np.inf) >= 1.0
+    return float(betas[np.argmax(hit)]) if hit.any() else float("inf")
+
+
+@dataclass
+class Comparison:
+    """Errors of mean-field approximations against exact enumeration.
+
+    Arrays are indexed ``[method, beta, instance]``: ``rmse_m`` (RMSE of magnetisations),
+    ``rmse_c`` (RMSE of off-diagonal connected correlations from linear response),
+    ``iterations``, ``converged``, ``chi_positive``, ``lambda_min`` (smallest eigenvalue of chi),
+    ``relaxing`` (not converged, but the residual still falling: :func:`still_relaxing`).
+    ``exact_lambda_min[beta, instance]`` is that of the exact correlation matrix. ``m_exact`` (beta,
+    instance, n) and ``m_approx`` (method, beta, instance, n) keep the magnetisations (NaN where an
+    iteration broke down with NaN/inf).
+    """
+
+    methods: tuple[str, ...]
+    betas: np.ndarray
+    rmse_m: np.ndarray
+    rmse_c: np.ndarray
+    iterations: np.ndarray
+    converged: np.ndarray
+    chi_positive: np.ndarray
+    lambda_min: np.ndarray
+    exact_lambda_min: np.ndarray
+    m_exact: np.ndarray
+    m_approx: np.ndarray
+    relaxing: np.ndarray
+
+    def ok(self) -> np.ndarray:
+        """[method, beta, instance]: converged with a positive-definite inverse susceptibility."""
+        return self.converged & self.chi_positive
+
+    def failed(self, mode: str = "any") -> np.ndarray:
+        """[method, beta, instance]: the points that failed in ``mode`` (one of :data:`MODES`)."""
+        check_choice("mode", mode, MODES)
+        return {"any": ~self.ok(), "not converged": ~self.converged,
+                "unstable": self.converged & ~self.chi_positive,
+                "stalled": ~self.converged & ~self.relaxing, "relaxing": ~self.converged & self.relaxing}[mode]
+
+    def mean_rmse(self, which: str = "m") -> np.ndarray:
+        """[method, beta] mean RMSE over the instances where the method worked (NaN where none did)."""
+        values = self.rmse_m if which == "m" else self.rmse_c
+        ok = self.ok()
+        with np.errstate(invalid="ignore"):
+            return np.where(ok.any(-1), (values * ok).sum(-1) / ok.sum(-1), np.nan)
+
+    def breakdown_beta(self, mode: str = "any") -> dict[str, float]:
+        """Per method, the smallest beta at which some instance failed in ``mode`` (inf if none did).
+
+        ``mode`` (:data:`MODES`): "any" failure; "not converged" (the damped iteration did not reach
+        ``tol``), split into "stalled" (its residual no longer falling: a cycle, chaos or divergence) and
+        "relaxing" (still falling, too slowly for the budget); "unstable" (converged, but the inverse
+        susceptibility is not positive definite).
+        """
+        bad = self.failed(mode)
+        return {name: float(self.betas[bad[k].any(-1)][0]) if bad[k].any() else float("inf")
+                for k, name in enumerate(self.methods)}
+
+    def breakdown_instances(self, mode: str = "any") -> dict[str, int]:
+        """Per method, how many instances failed in ``mode`` at :meth:`breakdown_beta` (0 if none did): the
+        number of instances a statement "first fails at β" rests on."""
+        bad = self.failed(mode)
+        return {name: int(bad[k][np.argmax(bad[k].any(-1))].sum()) for k, name in enumerate(self.methods)}
+
+    def at_parameter(self, which: str = "exact") -> np.ndarray:
+        r"""[beta, instance] Plefka's (AT) parameter :math:`x = \beta^2 \frac1n \sum_i (1 - m_i^2)^2`
+        (:func:`plefka_parameter`) of the exact state (``which="exact"``) or of a method's own solution
+        (``which`` a method name; NaN where its iteration did not converge). The TAP expansion around
+        ``m`` converges only for :math:`x < 1` (Plefka 1982), the de Almeida–Thouless condition of SK."""
+        check_choice("which", which, ("exact", *self.methods))
+        if which == "exact":
+            return plefka_parameter(self.betas[:, None], self.m_exact)
+        k = self.methods.index(which)
+        return np.where(self.converged[k], plefka_parameter(self.betas[:, None], self.m_approx[k]), np.nan)
+
+    def at_crossing(self, which: str = "exact") -> float:
+        """The first β where the median of :meth:`at_parameter` over instances (those where the method
+        converged) reaches 1; inf if it does not on the grid."""
+        return _crossing(self.betas, self.at_parameter(which))
+
+
+@dataclass
+class DampingSweep:
+    """The output of :func:`damping_sweep`: the same SK instances solved with each damping ``a`` and
+    ``max_iter = ceil(budget / a)``. Arrays are indexed ``[method, damping, beta, instance]``:
+    ``converged``, ``stable`` (converged with a positive-definite inverse susceptibility), ``relaxing``
+    (not converged, residual still falling: :func:`still_relaxing`) and ``at_parameter`` (Plefka's
+    parameter of the converged solution, NaN where none)."""
+
+    methods: tuple[str, ...]
+    betas: np.ndarray
+    dampings: np.ndarray
+    budget: int
+    converged: np.ndarray
+    stable: np.ndarray
+    relaxing: np.ndarray
+    at_parameter: np.ndarray
+
+    def stalled(self) -> np.ndarray:
+        """[method, damping, beta, instance]: not converged, and the residual no longer falling."""
+        return ~self.converged & ~self.relaxing
+
+    def at_crossing(self, method: str, damping: int = -1) -> float:
+        """The first β where the median Plefka parameter of ``method``'s converged solutions at damping
+        index ``damping`` (default: the strongest, the last) reaches 1; inf if it does not on the grid."""
+        check_choice("method", method, self.methods)
+        d = check_int("damping", damping, -len(self.dampings), len(self.dampings) - 1)
+        return _crossing(self.betas, self.at_parameter[self.methods.index(method), d])
+
+
+def _disorder(n: int, instances: int, field_std: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per instance (G, h): beta-free SK couplings and fields, drawn in this order from ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(instances)]
+
+
+def _check_methods(methods: Any) -> tuple[str, ...]:
+    methods = tuple(methods)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must name at least one of {sorted(METHODS)}; unknown method(s) {unknown}")
+    return methods
+
+
+def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.3, seed: int = 0,
+                       methods: tuple[str, ...] = ("naive", "tap", "adaptive_tap"), max_iter: int = 2000,
+                       damping: float = 0.5, progress: bool = False) -> Comparison:
+    r"""Compare mean-field approximations with exact enumeration on SK instances.
+
+    Instance ``k`` at inverse temperature ``beta`` has couplings :math:`J = \beta G_k/\sqrt n`
+    and fields :math:`h = \sigma \xi_k` with :math:`G_k, \xi_k` drawn once per instance from
+    ``seed`` (the same disorder at every beta, so curves over beta are smooth). Each method iterates
+    with ``damping`` from m = 0 for at most ``max_iter`` steps to the tolerance :data:`TOL`.
+    """
+    methods = _check_methods(methods)
+    betas = np.asarray(betas, dtype=np.float64)
+    if betas.ndim != 1 or betas.size == 0:
+        raise ValueError("betas must be a non-empty 1-d sequence of inverse temperatures")
+    if not (isinstance(instances, (int, np.integer)) and instances >= 1):
+        raise ValueError(f"instances must be a positive integer; got {instances!r}")
+    if n > MAX_EXACT_SPINS:
+        raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_EXACT_SPINS})")
+    M, B, I = len(methods), len(betas), instances
+    shape = (M, B, I)
+    rmse_m, rmse_c, lam = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    iters = np.zeros(shape, dtype=np.int64)
+    conv, pos, relax = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    exact_lam = np.zeros((B, I))
+    m_exact, m_approx = np.zeros((B, I, n)), np.full((M, B, I, n), np.nan)
+    off = ~np.eye(n, dtype=bool)
+    disorder = _disorder(n, I, field_std, seed)
+    from tqdm.auto import tqdm
+
+    for i in tqdm(range(I), disable=not progress, desc="SK instances"):
+        G, h = disorder[i]
+        exact = exact_marginals_sweep(G, h, betas)  # one pass over the 2^n states for all betas
+        m_exact[:, i] = exact.m
+        exact_lam[:, i] = np.linalg.eigvalsh(exact.C)[:, 0]
+        for b, k in np.ndindex(B, M):
+            try:
+                res = METHODS[methods[k]](betas[b] * G, h, damping=damping, max_iter=max_iter, tol=TOL,
+                                          on_fail="ignore")
+            except FloatingPointError:
+                continue  # diverged: not converged and not relaxing (stalled)
+            rmse_m[k, b, i] = np.sqrt(np.mean((res.m - exact.m[b]) ** 2))
+            rmse_c[k, b, i] = np.sqrt(np.mean((res.chi - exact.C[b])[off] ** 2))
+            iters[k, b, i], conv[k, b, i], pos[k, b, i] = res.iterations, res.converged, res.chi_positive
+            relax[k, b, i] = not res.converged and still_relaxing(res.history)
+            lam[k, b, i] = res.lambda_min
+            m_approx[k, b, i] = res.m
+    return Comparison(methods, betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx, relax)
+
+
+def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: float = 0.3, seed: int = 0,
+                  methods: tuple[str, ...] = ("naive", "tap", "adaptive_tap"), budget: int = 1000) -> DampingSweep:
+    r"""Separate a stalled iteration from a lost solution: solve every instance of :func:`compare_mean_field`
+    (same ``seed``, same disorder) with each damping ``a`` in ``dampings`` and ``max_iter = ceil(budget / a)``
+    (the same total step length for every damping).
+
+    A failure that stronger damping cures was the iteration's; one that persists at every damping means no
+    stable solution was found, unless the run was still relaxing (:func:`still_relaxing`): slow relaxation
+    along a soft mode of rate :math:`\lambda` decays like :math:`(1 - a\lambda)^{\mathrm{budget}/a} \approx
+    e^{-\lambda\,\mathrm{budget}}` at every damping alike, so only its residual trend tells it apart.
+    Returns a :class:`DampingSweep` (arrays [method, damping, beta, instance]).
+    """
+    methods = _check_methods(methods)
+    betas = np.asarray([check_real("betas", b, minimum=0.0) for b in np.ravel(betas)])
+    dampings = np.asarray([check_real("dampings", a, minimum=0.0, maximum=1.0, strict=True)
+                           for a in np.ravel(dampings)])
+    if betas.size == 0 or dampings.size == 0:
+        raise ValueError("betas and dampings must each name at least one value")
+    check_int("instances", instances, 1)
+    check_int("budget", budget, 1)
+    shape = (len(methods), dampings.size, betas.size, instances)
+    conv, stable, relax = (np.zeros(shape, dtype=bool) for _ in range(3))
+    at = np.full(shape, np.nan)
+    for i, (G, h) in enumerate(_disorder(check_int("n", n, 2), instances, field_std, seed)):
+        for k, d, b in np.ndindex(shape[:3]):
+            try:
+                res = METHODS[methods[k]](betas[b] * G, h, damping=dampings[d], on_fail="ignore", tol=TOL,
+                                          max_iter=int(np.ceil(budget / dampings[d])))
+            except FloatingPointError:
+                continue  # diverged: stalled
+            conv[k, d, b, i], stable[k, d, b, i] = res.converged, res.converged and res.chi_positive
+            relax[k, d, b, i] = not res.converged and still_relaxing(res.history)
+            if res.converged:
+                at[k, d, b, i] = plefka_parameter(betas[b], res.m)
+    return DampingSweep(methods, betas, dampings, int(budget), conv, stable, relax, at)
+
+
+def _beta_or_none(b: float) -> float | None:
+    return float(b) if np.isfinite(b) else None  # JSON has no inf: None = no failure / crossing on the grid
+
+
+def _floats_or_none(x: np.ndarray) -> list[float | None]:
+    return [float(v) if np.isfinite(v) else None for v in x]
+
+
+def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: float | None = None) -> dict[str, Any]:
+    """The numbers behind Chapter 1's verdicts (JSON-able).
+
+    Top level: ``n``, ``instances``, ``beta`` (the grid β nearest ``beta``), ``betas``, ``at_beta`` (where the
+    median Plefka parameter of the exact state first reaches 1; None if not on the grid) and ``at_by_beta``
+    (that median per β); the sweep's ``damping_betas``, ``dampings`` and ``damping_budget``; ``tol``,
+    ``patience`` (of :func:`still_relaxing`); ``vector_max_dev`` (the Gaussian vector-spin check's largest
+    deviation; None if not given).
+
+    Per method (``methods[name]``), over the comparison (the damping of :func:`compare_mean_field`):
+    ``rmse_m``, ``rmse_c`` and the quartiles ``rmse_m_quartiles`` of the per-instance RMSE of m at ``beta``;
+    ``rmse_m_by_beta`` and ``ok_by_beta`` (instances converged and stable at each β); for every mode of
+    :data:`MODES` (spaces as "_") ``first_<mode>``, the first β where some instance failed so,
+    ``first_<mode>_instances``, on how many instances it did there, and ``points_<mode>``, the (β, instance)
+    points that failed so over the grid; ``at_beta`` and ``at_by_beta``, the crossing and the median of
+    Plefka's parameter of the method's own converged solutions.
+
+    Per method, over the damping sweep, one entry per damping: ``stable_fraction_by_damping``,
+    ``converged_fraction_by_damping``, ``relaxing_points_by_damping``, ``stalled_points_by_damping``,
+    ``at_beta_by_damping`` (the crossing of the method's own solutions at that damping),
+    ``stable_beyond_at_by_damping`` (stable fraction over the sweep's β at or beyond the exact state's
+    crossing) and ``stable_beyond_own_at_by_damping`` (at or beyond the method's own crossing at the strongest
+    damping, the last; None where the sweep has no such β); and ``at_by_beta_strong``, the median Plefka
+    parameter of its own solutions per sweep β at the strongest damping.
+    """
+    if tuple(sweep.methods) != tuple(cmp.methods):
+        raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
+    b = int(np.argmin(np.abs(cmp.betas - beta)))
+    at_beta = cmp.at_crossing("exact")
+    beyond = sweep.betas >= at_beta
+    rm, rc, ok = cmp.mean_rmse("m"), cmp.mean_rmse("c"), cmp.ok()
+    out = {"n": int(cmp.m_exact.shape[-1]), "instances": int(cmp.m_exact.shape[1]), "beta": float(cmp.betas[b]),
+           "betas": [float(x) for x in cmp.betas], "at_beta": _beta_or_none(at_beta),
+           "at_by_beta": _floats_or_none(median_over_instances(cmp.at_parameter("exact"))),
+           "damping_betas": [float(x) for x in sweep.betas], "dampings": [float(x) for x in sweep.dampings],
+           "damping_budget": sweep.budget, "tol": TOL, "patience": PATIENCE,
+           "vector_max_dev": None if vector_dev is None else float(vector_dev), "methods": {}}
+    per_damping = lambda f: [f(d) for d in range(len(sweep.dampings))]  # noqa: E731
+    for k, name in enumerate(cmp.methods):
+        q = np.quantile(cmp.rmse_m[k, b][ok[k, b]], [0.25, 0.5, 0.75]) if ok[k, b].any() else [float("nan")] * 3
+        own = sweep.at_crossing(name)
+        mine = sweep.betas >= own
+        entry = {"rmse_m": float(rm[k, b]), "rmse_c": float(rc[k, b]), "rmse_m_quartiles": [float(x) for x in q],
+                 "rmse_m_by_beta": _floats_or_none(rm[k]), "ok_by_beta": [int(x) for x in ok[k].sum(-1)],
+                 "at_beta": _beta_or_none(cmp.at_crossing(name)),
+                 "at_by_beta": _floats_or_none(median_over_instances(cmp.at_parameter(name)))}
+        for mode in MODES:
+            key = mode.replace(" ", "_")
+            entry[f"first_{key}"] = _beta_or_none(cmp.breakdown_beta(mode)[name])
+            entry[f"first_{key}_instances"] = cmp.breakdown_instances(mode)[name]
+            entry[f"points_{key}"] = int(cmp.failed(mode)[k].sum())
+        entry.update({
+            "stable_fraction_by_damping": per_damping(lambda d: float(sweep.stable[k, d].mean())),
+            "converged_fraction_by_damping": per_damping(lambda d: float(sweep.converged[k, d].mean())),
+            "relaxing_points_by_damping": per_damping(lambda d: int(sweep.relaxing[k, d].sum())),
+            "stalled_points_by_damping": per_damping(lambda d: int(sweep.stalled()[k, d].sum())),
+            "at_beta_by_damping": per_damping(lambda d: _beta_or_none(sweep.at_crossing(name, d))),
+            "at_by_beta_strong": _floats_or_none(median_over_instances(sweep.at_parameter[k, -1])),
+            "stable_beyond_at_by_damping": per_damping(
+                lambda d: float(sweep.stable[k, d][beyond].mean()) if beyond.any() else None),
+            "stable_beyond_own_at_by_damping": per_damping(
+                lambda d: float(sweep.stable[k, d][mine].mean()) if mine.any() else None)})
+        out["methods"][name] = entry
+    return out
