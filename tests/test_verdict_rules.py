@@ -182,10 +182,11 @@ def test_chapter_1_at_line_rule_reads_the_last_measured_beta_beyond_the_crossing
     """TAP theories that stop converging beyond the AT line are judged where they were last measured, not at
     the grid's end (a non-converged iteration is not an inaccurate theory)."""
     claim = next(c for c in CLAIMS if c.id == "ising-at-accuracy")
-    s = {"betas": [0.5, 1.0, 1.5, 2.0], "at_beta": 1.2, "naive_by_beta": [1, 1, 1, 1],
-         "tap_by_beta": [.1, .1, .2, None], "atap_by_beta": [.1, .1, .2, None]}
+    s = {"betas": [0.5, 1.0, 1.5, 2.0], "instances": 4, "tap_own_at": 1.2, "atap_own_at": 1.2,
+         "naive_by_beta": [1, 1, 1, 1], "tap_by_beta": [.1, .1, .2, None], "atap_by_beta": [.1, .1, .2, None],
+         "tap_ok_by_beta": [4, 4, 4, 0], "atap_ok_by_beta": [4, 4, 4, 0]}
     assert claim.grade(s) == "partly"           # still ahead at β = 1.5, the last measured point
-    s["tap_by_beta"] = [.1, .1, None, None]
+    s.update(tap_by_beta=[.1, .1, None, None], tap_ok_by_beta=[4, 4, 0, 0])
     assert claim.decide(s).verdict == "not tested"
 
 
