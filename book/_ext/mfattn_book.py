@@ -108,8 +108,18 @@ def _add_style(app) -> None:
     app.add_css_file("mfattn.css")
 
 
+#: Pages that gather what the chapters record (the ledgers, the figure manifest): Sphinx cannot see that they
+#: depend on those files, so an incremental build re-reads (and, being force-executed, re-runs) them every time.
+GATHERING_PAGES = ("book/report", "book/figures", "book/citing")
+
+
+def _reread_gathering_pages(app, env, added, changed, removed):
+    return [name for name in GATHERING_PAGES if name in env.found_docs]
+
+
 def setup(app):
     _register_author_year_style()
+    app.connect("env-get-outdated", _reread_gathering_pages)
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _add_style)
     app.connect("build-finished", _build_finished)
