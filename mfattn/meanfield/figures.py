@@ -120,6 +120,6 @@ def damping(sweep: DampingSweep) -> plt.Figure:
             ax.plot(sweep.betas, sweep.stable[k, d].mean(-1), styles[d % 4], marker="o", ms=3, color=COLORS[name],
                     label=f"{a:g}: {sweep.relaxing[k, d].sum()} relaxing, {stalled[k, d].sum()} stalled")
         ax.set(title=LABELS[name], xlabel=r"$\beta$", ylim=(-0.03, 1.03))
-        ax.legend(fontsize="x-small", title="damping", title_fontsize="x-small")
+        ax.legend(loc="lower left", fontsize="x-small", title="damping", title_fontsize="x-small")  # below the curves
     axes[0, 0].set_ylabel("fraction converged and stable")
     return fig
