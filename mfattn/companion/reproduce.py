@@ -153,8 +153,9 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
                 check_override(chapter.name, key, value)
             except ValueError as err:
                 raise ValueError(f"--set {key}: {err}") from None
+    out_given = bool(out)
     out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
-    out.mkdir(parents=True, exist_ok=True)
+    store.make_folder(out, "out" if out_given else "MFATTN_OUTPUT")
     started = time.time()
     for folder in {out, figures_dir(profile, seed)}:
         for path in clean_stale_temporaries(folder, older_than=started - 1):

@@ -32,6 +32,7 @@ __all__ = [
     "output_dir",
     "cache_dir",
     "make_folder",
+    "check_file_target",
     "config_hash",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -203,6 +204,25 @@ def make_folder(folder: str | os.PathLike, name: str = "path") -> Path:
             raise NotADirectoryError(f"{name}: {part} is a file, but a folder is needed there (for {folder})")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
+    """Check, before any work, that a file can be written at ``path``: it is not a folder, no file stands
+    where one of its folders must be, and the nearest existing folder is writable; else an OSError of one
+    line naming ``name`` (an option such as ``--out``) and the path."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise IsADirectoryError(f"{name}: {path} is a folder; give the path of a file to write")
+    for part in path.parents:
+        if part.exists():
+            if not part.is_dir():
+                raise NotADirectoryError(f"{name}: {part} is a file, but a folder is needed there (for {path})")
+            if not os.access(part, os.W_OK | os.X_OK):
+                raise PermissionError(f"{name}: cannot write into {part} (no permission), so {path} cannot be written")
+            break
+    if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
+        raise PermissionError(f"{name}: {path} cannot be replaced (no permission)")
+    return path
 
 
 @contextlib.contextmanager
