@@ -248,7 +248,7 @@ def test_stored_json_is_standard_json():
 
 
 _leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
-                    st.text(max_size=4))
+                    st.sampled_from([float("nan"), float("inf"), -float("inf")]), st.text(max_size=4))
 _json_like = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                            st.dictionaries(st.text(max_size=3), inner, max_size=3)),
                           max_leaves=8)
