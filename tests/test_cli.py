@@ -269,3 +269,10 @@ def test_set_values_are_checked_before_any_chapter_runs(key, value, monkeypatch,
         lines = [line for line in err.splitlines() if line.startswith("mfattn reproduce: error:")]
         assert len(lines) == 1, err
         assert name is None or repr(name) in lines[0] or f"--set {name}:" in lines[0], lines[0]
+
+
+def test_the_protocol_words_of_the_size_check_are_the_models():
+    from mfattn.companion.profiles import CHOICES
+    from mfattn.dynamics.model import PROTOCOLS
+
+    assert set(PROTOCOLS) <= set(CHOICES[("dmft", "protocol")])
