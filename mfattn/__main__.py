@@ -21,10 +21,17 @@ def _size(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"--set takes key=value (a profile size), got {text!r}")
     key, value = text.split("=", 1)
+    if not key.strip():
+        raise argparse.ArgumentTypeError(f"--set takes key=value with a size's name as key, got {text!r}")
     try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
+        return key.strip(), json.loads(value, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError):
         return key.strip(), value
+
+
+def _no_constant(name: str):
+    """NaN and Infinity are not JSON: ``--set x=NaN`` stays the string 'NaN' (and is refused by the size check)."""
+    raise ValueError(name)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -106,6 +113,11 @@ def _figures(args) -> int:
         return 2
     if args.check:
         rows = check(args.profile, args.seed)
+        if not rows:  # nothing stored is not "all current"
+            where = folder if folder.is_dir() else f"{folder} (no such folder)"
+            print(f"mfattn figures: nothing to check: no stored figures, results or runs of the {args.profile} "
+                  f"profile{f' with seed {args.seed}' if args.seed else ''} in {where}", file=sys.stderr)
+            return 1
         bad = [r for r in rows if r["status"] != "current"]
         for r in bad:
             print(f"{r['status']:<10} {r['kind']:<7} {r['key']}  (chapter {r['chapter']})")
@@ -113,7 +125,8 @@ def _figures(args) -> int:
         return 1 if bad else 0
     manifest = read_manifest(args.profile, args.seed)
     for label, entry in sorted(manifest.items()):
-        print(f"{label:<40} {entry['paper_figure'][:40]:<40} {entry['sha256'][:12]} {entry['git_commit'][:12]}")
+        print(f"{label:<40} {str(entry.get('paper_figure', '?'))[:40]:<40} {entry['sha256'][:12]} "
+              f"{str(entry.get('git_commit', '?'))[:12]}")
     print(f"({len(manifest)} figures in {folder})")
     return 0
 
@@ -187,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mfattn: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, FileNotFoundError, RuntimeError) as err:
-        # user errors (bad sizes, a dirty tree, no checkout, missing data): one line, no traceback
+    except (ValueError, TypeError, OSError, RuntimeError) as err:
+        # user errors (bad sizes, a dirty tree, no checkout, missing data, a path that cannot be written or is
+        # a file where a folder is needed): one line, no traceback
         print(f"mfattn {args.command}: error: {err}", file=sys.stderr)
         return 2
 

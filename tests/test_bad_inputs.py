@@ -34,6 +34,19 @@ def _npz_under_a_file(tmp: Path):
     store.atomic_save_npz(tmp / "a-file.txt" / "x.npz", a=np.zeros(1))
 
 
+NAN = float("nan")
+
+
+def _stored(name: str, data, read):
+    """Write ``data`` as ``name`` in the quick profile's figures folder, then ``read("quick")`` it."""
+    import json
+
+    path = manifest.figures_dir("quick") / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return read("quick")
+
+
 def _broken_json(tmp: Path):
     (tmp / "broken.json").write_text("{")
     store.read_json(tmp / "broken.json")
@@ -106,6 +119,40 @@ def _companion_rows() -> list[tuple]:
         ("check-grid-empty", lambda: checks.check_grid("betas", []), ValueError, "betas"),
         ("check-grid-nan", lambda: checks.check_grid("betas", [1.0, float("nan")]), ValueError, "betas"),
         ("check-grid-2d", lambda: checks.check_grid("betas", np.zeros((2, 2))), ValueError, "betas"),
+        # sizes of the wrong kind (issue: reliability): typed before any chapter runs
+        ("override-steps-negative", lambda: ChapterRun("dmft", steps=-5), ValueError, r"size 'steps'.*integer >= 1"),
+        ("override-steps-str", lambda: profiles.get_profile("dmft", "quick", steps="abc"), ValueError,
+         r"size 'steps'.*integer"),
+        ("override-steps-bool", lambda: profiles.get_profile("dmft", "quick", steps=True), ValueError, "steps"),
+        ("override-protocol", lambda: profiles.get_profile("dmft", "quick", protocol="unknown"), ValueError,
+         r"size 'protocol'.*one of 'short'"),
+        ("override-grid-count", lambda: profiles.get_profile("dmft", "quick", fig3a=[0.0, 3.0, 2.5]), ValueError,
+         "fig3a.*grid"),
+        ("override-list-kind", lambda: profiles.get_profile("ising", "quick", betas="0.5"), ValueError, "betas"),
+        ("override-seeds-negative", lambda: profiles.get_profile("deq", "quick", seeds=[-1]), ValueError, "seeds"),
+        ("run-status-unknown", lambda: manifest.mark_run("quick", 0, "ising", "done"), ValueError,
+         "status must be one of 'started', 'finished'"),
+        # stored files: malformed entries are named (file and key), standard JSON only, stable cache keys
+        ("manifest-entry-no-sha256", lambda: _stored("manifest.json", {"fig-x": {"file": "fig-x.png"}},
+                                                     manifest.read_manifest), ValueError,
+         r"manifest.json: manifest entry 'fig-x' has no sha256"),
+        ("manifest-not-a-mapping", lambda: _stored("manifest.json", ["fig-x"], manifest.read_manifest), ValueError,
+         r"manifest.json must hold a JSON object"),
+        ("runs-entry-not-dict", lambda: _stored("runs.json", {"ising": "finished"}, manifest.read_runs), ValueError,
+         r"runs.json: runs entry 'ising' must be a JSON object"),
+        ("ledger-entry-not-dict", lambda: _stored("../ledger-quick.json", {"x-claim": 3}, ledger.read_ledger),
+         ValueError, r"ledger-quick.json: ledger entry 'x-claim' must be a JSON object"),
+        ("ledger-entry-no-verdict", lambda: _stored("../ledger-quick.json", {"x-claim": {"claim_id": "x-claim"}},
+                                                    ledger.read_ledger), ValueError, r"'x-claim' has no verdict"),
+        ("store-json-nan", lambda: _in_tmp(lambda t: store.atomic_write_json(t / "x.json", {"a": [1.0, NAN]})),
+         ValueError, r"x.json: \['a'\]\[1\] is NaN or infinite"),
+        ("store-json-inf", lambda: _in_tmp(lambda t: store.atomic_write_json(t / "y.json", {"b": np.float64("inf")})),
+         ValueError, r"y.json: \['b'\]"),
+        ("store-hash-object", lambda: store.config_hash({"model": object()}), TypeError,
+         r"config\['model'\].*memory address"),
+        ("store-hash-function", lambda: store.config_hash({"rule": [lambda x: x]}), TypeError, r"config\['rule'\]\[0\]"),
+        ("store-hash-mixed-set", lambda: store.config_hash({"s": {1, "a"}}), TypeError, r"config\['s'\].*set"),
+        ("store-hash-nan", lambda: store.config_hash({"beta": NAN}), ValueError, r"\['beta'\] is NaN"),
         # storage
         ("store-npz-into-file", lambda: _in_tmp(_npz_under_a_file), OSError, "a-file.txt"),
         ("store-read-json-broken", lambda: _in_tmp(_broken_json), ValueError, "broken.json"),
@@ -175,6 +222,16 @@ CLI_ROWS = [
      r"unknown size\(s\) \['steps'\] for chapter 'ising'"),
     ("cli-reproduce-seed-negative", ["reproduce", "--chapter", "ising", "--seed", "-2", "--allow-dirty"],
      "seed must be an integer >= 0"),
+    ("cli-reproduce-set-type", ["reproduce", "--chapter", "dmft", "--set", "steps=abc"],
+     r"--set steps: size 'steps' of chapter 'dmft' must be an integer >= 1; got 'abc'"),
+    ("cli-reproduce-set-negative", ["reproduce", "--chapter", "dmft", "--set", "steps=-5"], r"--set steps:.*got -5"),
+    ("cli-reproduce-set-protocol", ["reproduce", "--chapter", "dmft", "--set", "protocol=unknown"],
+     r"--set protocol:.*one of 'short', 'paper-code', 'seed-text'; got 'unknown'"),
+    ("cli-reproduce-set-nan", ["reproduce", "--chapter", "ising", "--set", "field_std=NaN"], r"--set field_std:"),
+    ("cli-reproduce-set-no-key", ["reproduce", "--set", "=3"], "key=value"),
+    ("cli-train-progress-into-file", ["train", "--progress", "/dev/null/x.json"], r"--progress: /dev/null is a file"),
+    ("cli-variants-out-into-file", ["variants", "--out", "/dev/null/x.json"], r"--out: /dev/null is a file"),
+    ("cli-variants-out-folder", ["variants", "--out", "/"], r"--out: / is a folder"),
     ("cli-figures-profile", ["figures", "--profile", "huge"], "invalid choice: 'huge'"),
     ("cli-figures-seed", ["figures", "--seed", "x"], "invalid int value: 'x'"),
     ("cli-data-action", ["data", "get", "mnist"], "fetch|check"),

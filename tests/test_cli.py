@@ -1,11 +1,14 @@
 """The command line and papermill runs: clear messages, no tracebacks, nothing silently ignored."""
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 import mfattn
 from mfattn.__main__ import main
@@ -152,3 +155,124 @@ def test_a_killed_chapter_run_resumes_cleanly(tmp_path):
     assert run(clean).returncode == 0
     resumed = {k: v["sha256"] for k, v in read(out, "manifest").items()}
     assert resumed == {k: v["sha256"] for k, v in read(clean, "manifest").items()} and len(resumed) >= 3
+
+
+# ---------------------------------------------------------------------------------------------
+# the CLI never reports success on nothing; --set sizes are typed before any chapter runs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_figures_check_of_a_seed_with_no_run_is_not_success(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    assert main(["figures", "--check", "--profile", "full", "--seed", "7"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing to check" in err and "seed 7" in err and "no such folder" in err
+
+
+def test_figures_check_where_the_figures_variable_is_a_file(monkeypatch, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "a-file"))
+    assert main(["figures", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MFATTN_FIGURES" in err and "is not a folder" in err, err
+
+
+def test_a_malformed_manifest_entry_is_named_by_figures_check(monkeypatch, tmp_path, capsys):
+    folder = tmp_path / "figures" / "full"
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"fig-x": {"file": "fig-x.png"}}')
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    assert main(["figures", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "manifest.json: manifest entry 'fig-x' has no sha256" in err, err
+
+
+def test_an_unwritable_output_folder_is_one_line(monkeypatch, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path / "a-file"))
+    assert main(["reproduce", "--chapter", "ising", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MFATTN_OUTPUT" in err and "Traceback" not in err, err
+
+
+_DMFT_KEYS = sorted(__import__("mfattn.companion.profiles", fromlist=["PROFILES"]).PROFILES["dmft"]["quick"])
+_VALUES = st.one_of(st.integers(-10, 10**6).map(str), st.floats(allow_nan=False).map(repr),
+                    st.sampled_from(["abc", "NaN", "Infinity", "-1", "0", "true", "null", "short", "paper-code",
+                                     "unknown", "[1.2, 1.4, 11]", "[1, 2]", "[]", '"x"', "[1.0, 2.0, 3.5]",
+                                     "{}", "1e3", "1.5"]),
+                    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
+_KEYS = st.one_of(st.sampled_from(_DMFT_KEYS), st.text(alphabet="abcdefgh_ =", min_size=1, max_size=10))
+
+
+def _same_kind(value, default, name) -> bool:
+    """``value`` has the kind of the profile's ``default`` (an int size a positive int, or >= 0 for a
+    transient; a word one of the protocols; a list a list of the same kind of numbers, a grid's count an int)."""
+    import math
+
+    real = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)  # noqa: E731
+    if isinstance(default, bool) or default is None:
+        return value is None or type(value) is type(default)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool) and value >= (0 if "transient" in name else 1)
+    if isinstance(default, float):
+        return real(value) and value >= 0
+    if isinstance(default, str):
+        return value in ("short", "paper-code", "seed-text")
+    if isinstance(default, list):
+        if not isinstance(value, list) or not value or not all(real(v) for v in value):
+            return False
+        if len(default) == 3 and isinstance(default[2], int) and not isinstance(default[0], int):  # a grid
+            return len(value) == 3 and isinstance(value[2], int) and value[2] >= 1
+        return all(isinstance(v, int) for v in value) if all(isinstance(d, int) for d in default) else True
+    return False
+
+
+@given(key=_KEYS, value=_VALUES)
+@settings(max_examples=120, deadline=2000, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_set_values_are_checked_before_any_chapter_runs(key, value, monkeypatch, tmp_path, capsys):
+    """Any ``--set key=value``: either the size takes the value and the chapter runs with it, or the
+    answer is exit 2 with one line naming the key, and no chapter started."""
+    import papermill
+
+    from mfattn.__main__ import _size
+    from mfattn.companion.profiles import get_profile
+
+    calls = []
+
+    def fake_execute(source, target, parameters, **kwargs):
+        calls.append(parameters)
+        Path(target).write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(rep, "_check_parameters", lambda source, params: None)
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    text = f"{key}={value}"
+    capsys.readouterr()
+    try:
+        code = main(["reproduce", "--chapter", "dmft", f"--set={text}", "--no-progress"])
+    except SystemExit as stop:  # argparse: a malformed key=value
+        code = stop.code
+    err = capsys.readouterr().err
+    try:
+        name, parsed = _size(text)
+    except argparse.ArgumentTypeError:  # no key before the first '='
+        name, parsed = None, None
+    event("ran" if code == 0 else "refused")
+    if code == 0:  # the chapter ran: with a size of the kind the profiles give it
+        assert len(calls) == 1 and calls[0]["overrides"] == {name: parsed}, err
+        assert _same_kind(parsed, get_profile("dmft", "quick")[name], name), (name, parsed)
+    else:
+        assert code == 2 and not calls, err
+        assert "Traceback" not in err
+        lines = [line for line in err.splitlines() if line.startswith("mfattn reproduce: error:")]
+        assert len(lines) == 1, err
+        assert name is None or repr(name) in lines[0] or f"--set {name}:" in lines[0], lines[0]
+
+
+def test_the_protocol_words_of_the_size_check_are_the_models():
+    from mfattn.companion.profiles import CHOICES
+    from mfattn.dynamics.model import PROTOCOLS
+
+    assert set(PROTOCOLS) <= set(CHOICES[("dmft", "protocol")])

@@ -212,3 +212,90 @@ def test_source_at_reads_a_file_as_committed():
     committed = subprocess.run(["git", "show", "HEAD:CHANGELOG.md"], cwd=root, capture_output=True).stdout
     assert mf._source_at(head, root / "CHANGELOG.md") == committed
     assert mf._source_at("not-a-commit; rm -rf /", root / "CHANGELOG.md") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON written by the package is standard JSON; cache keys need values with a stable representation
+# ---------------------------------------------------------------------------------------------
+import json  # noqa: E402
+import math  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SETTINGS = settings(max_examples=150, deadline=500, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def _strict_load(text: str):
+    def refuse(name):
+        raise ValueError(f"{name} is not standard JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_stored_json_is_standard_json():
+    """Every JSON file under data/ parses with a strict parser (no NaN, Infinity), and the stored manifests,
+    results, runs and ledger pass the entry checks of their readers."""
+    files = sorted((ROOT / "data").rglob("*.json"))
+    assert files
+    for path in files:
+        _strict_load(path.read_text(encoding="utf-8"))
+    full = ROOT / "data" / "full"
+    for name, required in (("figures/manifest.json", ("file", "sha256")), ("figures/results.json", ("sha256",)),
+                           ("figures/runs.json", ("status",)), ("ledger.json", ("claim_id", "verdict"))):
+        if (full / name).exists():
+            store.read_entries(full / name, required)
+
+
+_leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                    st.sampled_from([float("nan"), float("inf"), -float("inf")]), st.text(max_size=4))
+_json_like = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                           st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                          max_leaves=8)
+
+
+def _finite(obj) -> bool:
+    if isinstance(obj, float):
+        return math.isfinite(obj)
+    if isinstance(obj, dict):
+        return all(_finite(v) for v in obj.values())
+    if isinstance(obj, list):
+        return all(_finite(v) for v in obj)
+    return True
+
+
+@given(obj=_json_like)
+@SETTINGS
+def test_atomic_write_json_writes_standard_json_or_names_the_key(obj, tmp_path):
+    path = tmp_path / "out.json"
+    if _finite(obj):
+        store.atomic_write_json(path, obj)
+        assert _strict_load(path.read_text()) == json.loads(json.dumps(store._jsonable(obj)))
+    else:
+        with pytest.raises(ValueError, match=r"out.json: .* is NaN or infinite"):
+            store.atomic_write_json(path, obj)
+
+
+@given(obj=_json_like)
+@SETTINGS
+def test_config_hash_is_stable_or_refuses(obj):
+    if _finite(obj):
+        assert store.config_hash(obj) == store.config_hash(json.loads(json.dumps(obj)))
+    else:
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            store.config_hash(obj)
+
+
+@pytest.mark.parametrize("value", [object(), {1, "a"}, [lambda x: x], {"x": type("T", (), {})()}])
+def test_config_hash_refuses_values_without_a_stable_representation(value):
+    with pytest.raises(TypeError, match="config"):
+        store.config_hash({"key": value})
+
+
+def test_config_hash_of_a_set_is_its_sorted_items_and_known_hashes_are_unchanged():
+    import numpy as np
+
+    assert store.config_hash({"s": {"b", "a", "c"}}) == store.config_hash({"s": ["a", "b", "c"]})
+    # the keys of caches already on disk: supported values hash as they did before the strict checks
+    cfg = {"a": 1, "b": [1.5, "x", None, True], "arr": np.arange(3), "f": np.float32(0.5), "p": Path("x/y"), "t": (1, 2)}
+    assert store.config_hash(cfg) == "51a8af95e4e991fb"

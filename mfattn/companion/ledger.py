@@ -63,7 +63,7 @@ def ledger_path(profile: str, seed: int = 0) -> Path:
 
 def read_ledger(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet)."""
-    return store.read_json(ledger_path(profile, seed), default={}) or {}
+    return store.read_entries(ledger_path(profile, seed), ("claim_id", "verdict"), "ledger entry")
 
 
 def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -188,7 +188,7 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
             "figures_shown": [item for item in entry["evidence"] if item in shown]}
     path = ledger_path(profile, seed)
     with store.locked(path):
-        ledger = store.read_json(path, default={}) or {}
+        ledger = store.read_entries(path, ("claim_id", "verdict"), "ledger entry")
         owner = ledger.get(entry["claim_id"], {}).get("chapter")
         if owner not in (None, chapter):
             raise LedgerError(f"claim_id {entry['claim_id']!r} is already used by chapter {owner!r}; "
@@ -205,7 +205,7 @@ def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> lis
     if not path.exists():
         return []
     with store.locked(path):
-        ledger = store.read_json(path, default={}) or {}
+        ledger = store.read_entries(path, ("claim_id", "verdict"), "ledger entry")
         gone = [cid for cid, e in ledger.items() if e.get("chapter") == chapter and cid not in keep]
         if gone:
             for cid in gone:
@@ -357,7 +357,7 @@ def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profi
     path = ledger_path(profile)
     report = {"changed": [], "added": [], "dropped": []}
     with store.locked(path):
-        old = store.read_json(path, default={}) or {}
+        old = store.read_entries(path, ("claim_id", "verdict"), "ledger entry")
         new = {}
         for cid, d in decided.items():
             entry = make_entry(cid, d["source"], d["claim"], d["verdict"], d["evidence"], d["numbers"], d["note"],

@@ -41,7 +41,7 @@ def figures_dir(profile: str, seed: int = 0) -> Path:
     env = os.environ.get("MFATTN_FIGURES")
     root = store.project_root()
     if env:
-        base = Path(env).expanduser().resolve() / profile
+        base = store.env_folder("MFATTN_FIGURES", env) / profile
     elif profile == "full" and root is not None:
         base = root / "data" / "full" / "figures"
     else:
@@ -49,19 +49,28 @@ def figures_dir(profile: str, seed: int = 0) -> Path:
     return base if seed == 0 else base / f"seed-{int(seed)}"
 
 
+#: The fields each kind of file's entries must have (:func:`store.read_entries`).
+_REQUIRED = {"manifest": ("file", "sha256"), "results": ("sha256",), "runs": ("status",)}
+
+
+def _read(kind: str, profile: str, seed: int) -> dict[str, dict[str, Any]]:
+    return store.read_entries(figures_dir(profile, seed) / f"{kind}.json", _REQUIRED[kind], f"{kind} entry")
+
+
 def read_manifest(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
-    """The figure manifest of ``profile``: ``{label: entry}`` (empty if nothing was written yet)."""
-    return store.read_json(figures_dir(profile, seed) / "manifest.json", default={}) or {}
+    """The figure manifest of ``profile``: ``{label: entry}`` (empty if nothing was written yet); a malformed
+    entry (not an object, no ``file`` or ``sha256``) is a ValueError naming the file and the label."""
+    return _read("manifest", profile, seed)
 
 
 def read_results(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """Stored results other than figures: ``{path relative to the project root: entry}``."""
-    return store.read_json(figures_dir(profile, seed) / "results.json", default={}) or {}
+    return _read("results", profile, seed)
 
 
 def read_runs(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """Each chapter's last run in ``profile``: ``{chapter: {"status": "started"|"finished", ...}}``."""
-    return store.read_json(figures_dir(profile, seed) / "runs.json", default={}) or {}
+    return _read("runs", profile, seed)
 
 
 def package_versions() -> dict[str, str]:
@@ -185,7 +194,7 @@ def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] |
     """Set (or, with ``entry=None``, remove) ``key`` in the ``kind`` file (manifest, results or runs)."""
     path = figures_dir(profile, seed) / f"{kind}.json"
     with store.locked(path):
-        data = store.read_json(path, default={}) or {}
+        data = store.read_entries(path, _REQUIRED[kind], f"{kind} entry")
         if entry is None:
             data.pop(key, None)
         else:
@@ -193,8 +202,14 @@ def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] |
         store.atomic_write_json(path, data)
 
 
+#: What :func:`mark_run` records of a chapter's run.
+RUN_STATUSES = ("started", "finished")
+
+
 def mark_run(profile: str, seed: int, chapter: str, status: str, **info: Any) -> None:
     """Record that ``chapter`` started or finished a run (``figures`` lists unfinished ones)."""
+    if status not in RUN_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(map(repr, RUN_STATUSES))}; got {status!r}")
     entry = {"status": status, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "git_commit": git_commit(), **info}
     update(profile, seed, "runs", chapter, entry)
 

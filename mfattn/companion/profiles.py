@@ -15,11 +15,12 @@ package hard-codes a profile size.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["PROFILE_NAMES", "DEVICE_NAMES", "CHAPTERS", "Chapter", "PROFILES", "get_profile",
-           "check_profile", "chapter_info", "resolve_device"]
+           "check_profile", "chapter_info", "resolve_device", "check_override", "CHOICES"]
 
 PROFILE_NAMES = ("quick", "full")
 DEVICE_NAMES = ("auto", "cpu", "cuda")
@@ -200,11 +201,78 @@ def chapter_info(chapter: str) -> Chapter:
     raise ValueError(f"chapter must be one of {', '.join(repr(c.name) for c in CHAPTERS)}; got {chapter!r}")
 
 
+#: Sizes that take one of a few words (every other size's kind is read off its values in :data:`PROFILES`).
+#: ``protocol``: "short" keeps the profile's own steps; the others are :data:`mfattn.dynamics.model.PROTOCOLS`.
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("dmft", "protocol"): ("short", "paper-code", "seed-text")}
+#: Integer sizes that may be 0 (a transient of no steps, no Newton refinement); every other integer size is >= 1.
+_ZERO_OK = ("transient", "newton")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _expected(chapter: str, key: str) -> tuple[str, Any]:
+    """What size ``key`` of ``chapter`` takes: a phrase for messages and a test of a value, read off the
+    values the profiles give it (an int size takes ints, a list of reals lists of finite reals...)."""
+    values = [PROFILES[chapter][p][key] for p in PROFILE_NAMES]
+    optional = any(v is None for v in values)
+    values = [v for v in values if v is not None]
+    if (chapter, key) in CHOICES:
+        words = CHOICES[(chapter, key)]
+        phrase, test = f"one of {', '.join(map(repr, words))}", lambda v: isinstance(v, str) and v in words
+    elif all(_is_int(v) for v in values):
+        low = 0 if key.endswith(_ZERO_OK) else 1
+        phrase, test = f"an integer >= {low}", lambda v: _is_int(v) and v >= low
+    elif all(_is_real(v) for v in values):
+        phrase, test = "a finite number >= 0", lambda v: _is_real(v) and v >= 0
+    elif all(isinstance(v, list) and len(v) == 3 and _is_int(v[2]) and not _is_int(v[0]) for v in values):
+        phrase = "a grid [start, stop, count] (two finite numbers and an integer count >= 1)"
+        test = lambda v: (isinstance(v, list) and len(v) == 3 and _is_real(v[0]) and _is_real(v[1])  # noqa: E731
+                          and _is_int(v[2]) and v[2] >= 1)
+    elif all(isinstance(v, list) and v and all(isinstance(x, list) for x in v) for v in values):
+        width = len(values[0][0])
+        phrase = f"a non-empty list of [{', '.join(['integer >= 1'] * width)}] pairs"
+        test = lambda v: (isinstance(v, list) and len(v) > 0 and all(  # noqa: E731
+            isinstance(x, list) and len(x) == width and all(_is_int(y) and y >= 1 for y in x) for x in v))
+    elif all(isinstance(v, list) and all(_is_int(x) for x in v) for v in values):
+        phrase, test = "a non-empty list of integers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
+            _is_int(x) and x >= 0 for x in v))
+    elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
+        phrase, test = "a non-empty list of finite numbers", lambda v: (isinstance(v, list) and len(v) > 0 and all(
+            _is_real(x) for x in v))
+    else:  # a size of a kind not described above: only its own kind
+        kinds = {type(v) for v in values}
+        phrase, test = " or ".join(sorted(k.__name__ for k in kinds)), lambda v: type(v) in kinds
+    if optional:
+        return f"{phrase}, or null (the profile's choice)", lambda v, t=test: v is None or t(v)
+    return phrase, test
+
+
+def check_override(chapter: str, key: str, value: Any) -> Any:
+    """Return ``value`` if size ``key`` of ``chapter`` can take it, else raise a ValueError of one line
+    naming the key and what it expects (an unknown key lists the known ones)."""
+    known = PROFILES[chapter_info(chapter).name]["quick"]
+    if key not in known:
+        raise ValueError(f"unknown size {key!r} for chapter {chapter!r}; known: {sorted(known)}")
+    phrase, test = _expected(chapter, key)
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalars
+        value = value.item()
+    if not test(value):
+        raise ValueError(f"size {key!r} of chapter {chapter!r} must be {phrase}; got {value!r}")
+    return value
+
+
 def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[str, Any]:
     """The sizes of ``chapter`` in ``profile``, as a fresh dict, with ``overrides`` applied.
 
-    An override must name a known key, so a typo in a notebook's parameters is an error
-    rather than a silently ignored setting.
+    An override must name a known key and have the kind of value the key takes (:func:`check_override`),
+    so a typo in a notebook's parameters, ``steps=-5`` or ``steps="abc"``, is an error rather than a
+    silently ignored or misread setting.
     """
     chapter_info(chapter)
     check_profile(profile)
@@ -212,7 +280,7 @@ def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[
     unknown = sorted(set(overrides) - set(sizes))
     if unknown:
         raise ValueError(f"unknown size(s) {unknown} for chapter {chapter!r}; known: {sorted(sizes)}")
-    sizes.update(overrides)
+    sizes.update({key: check_override(chapter, key, value) for key, value in overrides.items()})
     return sizes
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import store
-from .profiles import CHAPTERS, DEVICE_NAMES, PROFILES, check_profile, chapter_info
+from .profiles import CHAPTERS, DEVICE_NAMES, PROFILES, check_override, check_profile, chapter_info
 
 __all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_TAG", "is_check_cell",
            "notebook_parameters", "DirtyTreeError"]
@@ -148,8 +148,14 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
         if unknown:
             raise ValueError(f"unknown size(s) {unknown} for chapter {chapter.name!r} (--set / overrides); "
                              f"known: {sorted(known)}")
+        for key, value in overrides.items():
+            try:
+                check_override(chapter.name, key, value)
+            except ValueError as err:
+                raise ValueError(f"--set {key}: {err}") from None
+    out_given = bool(out)
     out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
-    out.mkdir(parents=True, exist_ok=True)
+    store.make_folder(out, "out" if out_given else "MFATTN_OUTPUT")
     started = time.time()
     for folder in {out, figures_dir(profile, seed)}:
         for path in clean_stale_temporaries(folder, older_than=started - 1):

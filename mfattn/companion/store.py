@@ -18,7 +18,9 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,6 +32,7 @@ __all__ = [
     "output_dir",
     "cache_dir",
     "make_folder",
+    "check_file_target",
     "config_hash",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -37,6 +40,7 @@ __all__ = [
     "atomic_save_npz",
     "load_npz",
     "read_json",
+    "read_entries",
     "sha256_file",
     "code_digest",
     "locked",
@@ -58,11 +62,20 @@ def project_root(start: Path | None = None) -> Path | None:
     return None
 
 
+def env_folder(variable: str, value: str) -> Path:
+    """The folder an environment variable names; a file (or anything else) standing there is a clear error."""
+    path = Path(value).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{variable}={value} is not a folder; point {variable} at a folder "
+                                 f"(or at a path that does not exist yet)")
+    return path
+
+
 def output_dir() -> Path:
     """Where generated output goes: ``$MFATTN_OUTPUT`` or ``<project root>/_build`` (else ``./mfattn-output``)."""
     env = os.environ.get("MFATTN_OUTPUT")
     if env:
-        return Path(env).expanduser().resolve()
+        return env_folder("MFATTN_OUTPUT", env)
     root = project_root()
     return (root / "_build") if root is not None else Path.cwd() / "mfattn-output"
 
@@ -70,17 +83,21 @@ def output_dir() -> Path:
 def cache_dir(*parts: str) -> Path:
     """A cache folder ``<output_dir>/cache/<parts...>`` (or ``$MFATTN_CACHE/<parts...>``), created on demand."""
     env = os.environ.get("MFATTN_CACHE")
-    base = Path(env).expanduser().resolve() if env else output_dir() / "cache"
+    base = env_folder("MFATTN_CACHE", env) if env else output_dir() / "cache"
     path = base.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def _jsonable(obj: Any) -> Any:
+def _jsonable(obj: Any, strict: bool = False, where: str = "") -> Any:
+    """``obj`` as JSON-able values (dict keys sorted, numpy/torch arrays by value). Anything else is its
+    ``repr``; with ``strict`` (cache keys) a value without a stable representation is a TypeError naming
+    where it sits: an object whose repr shows a memory address, a set whose items cannot be sorted."""
     if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+        return {str(k): _jsonable(v, strict, f"{where}[{str(k)!r}]")
+                for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
+        return [_jsonable(v, strict, f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
         return {"__ndarray__": obj.tolist(), "dtype": str(obj.dtype)}
     if isinstance(obj, (np.integer,)):
@@ -93,12 +110,58 @@ def _jsonable(obj: Any) -> Any:
         return {"__tensor__": obj.tolist(), "dtype": str(obj.dtype)}
     if isinstance(obj, (str, int, float, bool)) or obj is None:
         return obj
-    return repr(obj)
+    if strict and isinstance(obj, (set, frozenset)):
+        kinds = {type(v) for v in obj}
+        try:
+            if len(kinds) > 1:
+                raise TypeError
+            items = sorted(obj)
+        except TypeError:
+            raise TypeError(f"config{where}: a set of {', '.join(sorted(k.__name__ for k in kinds))} values has no "
+                            f"stable order to hash; pass a sorted list instead") from None
+        return [_jsonable(v, strict, f"{where}[{i}]") for i, v in enumerate(items)]
+    text = repr(obj)
+    if strict and (isinstance(obj, (set, frozenset)) or re.search(r"\bat 0x[0-9a-fA-F]+", text)):
+        raise TypeError(f"config{where}: {type(obj).__name__} {text[:80]} has no stable representation "
+                        f"(its repr shows a memory address); put the values that define it in the config instead")
+    return text
+
+
+def _non_finite(obj: Any, where: str = "") -> str | None:
+    """Where the first NaN or infinity sits in JSON-able ``obj`` (``['a'][2]``), or None."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return where or "(the value itself)"
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, list):
+        items = enumerate(obj)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{where}[{k!r}]")
+        if found is not None:
+            return found
+    return None
+
+
+def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:
+    """``json.dumps`` of ``obj`` (already JSON-able) that refuses NaN and infinity (not standard JSON),
+    naming the key that holds one."""
+    try:
+        return json.dumps(obj, allow_nan=False, **kwargs)
+    except ValueError:
+        raise ValueError(f"{what}: {_non_finite(obj)} is NaN or infinite, which standard JSON cannot hold; "
+                         f"write None (null) or a string saying why the number is missing") from None
 
 
 def config_hash(config: Any, length: int = 16) -> str:
-    """A stable hex digest of a JSON-able configuration (dict keys sorted, arrays by value)."""
-    blob = json.dumps(_jsonable(config), sort_keys=True, separators=(",", ":")).encode()
+    """A stable hex digest of a JSON-able configuration (dict keys sorted, arrays by value).
+
+    A value without a stable representation (an object whose repr is a memory address, a set of mixed
+    types) is a TypeError, NaN or infinity a ValueError, each naming where it sits: a key that changes from
+    run to run, or a NaN, would make a cache that never hits."""
+    blob = _strict_dumps(_jsonable(config, strict=True), "config_hash: config", sort_keys=True,
+                         separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:length]
 
 
@@ -143,6 +206,25 @@ def make_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     return folder
 
 
+def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
+    """Check, before any work, that a file can be written at ``path``: it is not a folder, no file stands
+    where one of its folders must be, and the nearest existing folder is writable; else an OSError of one
+    line naming ``name`` (an option such as ``--out``) and the path."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise IsADirectoryError(f"{name}: {path} is a folder; give the path of a file to write")
+    for part in path.parents:
+        if part.exists():
+            if not part.is_dir():
+                raise NotADirectoryError(f"{name}: {part} is a file, but a folder is needed there (for {path})")
+            if not os.access(part, os.W_OK | os.X_OK):
+                raise PermissionError(f"{name}: cannot write into {part} (no permission), so {path} cannot be written")
+            break
+    if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
+        raise PermissionError(f"{name}: {path} cannot be replaced (no permission)")
+    return path
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path) -> Iterator[Path]:
     path = Path(path)
@@ -175,8 +257,12 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
-    """Write JSON (indented, keys sorted, numpy/torch values converted) atomically."""
-    return atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, sort_keys=True) + "\n")
+    """Write standard JSON (indented, keys sorted, numpy/torch values converted) atomically.
+
+    NaN and infinity are refused (ValueError naming the file and the key): strict JSON readers reject them,
+    so a caller writes None (null) or a string saying why a number is missing."""
+    path = Path(path)
+    return atomic_write_text(path, _strict_dumps(_jsonable(obj), str(path), indent=2, sort_keys=True) + "\n")
 
 
 def read_json(path: str | os.PathLike, default: Any = None) -> Any:
@@ -188,6 +274,29 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is not valid JSON ({err}); restore it from git or delete it to start over") from None
+
+
+def read_entries(path: str | os.PathLike, required: tuple[str, ...] = (), what: str = "entry") -> dict[str, dict[str, Any]]:
+    """A stored ``{key: entry}`` file (manifest, results, runs, ledger): empty when there is no file; a file
+    that is not such a mapping, an entry that is not a mapping or lacks a ``required`` field (or holds a
+    non-string there) is a ValueError naming the file and the key, rather than an error from deep inside
+    whatever reads it next."""
+    path = Path(path)
+    data = read_json(path, default={})
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object of {what}s ({{key: {what}}}); it holds a "
+                         f"{type(data).__name__}: restore it from git or delete it to start over")
+    for key, entry in data.items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"{path}: {what} {key!r} must be a JSON object; it is {type(entry).__name__} "
+                             f"{str(entry)[:60]!r}: restore the file from git or remove that {what}")
+        lacking = [name for name in required if not isinstance(entry.get(name), str)]
+        if lacking:
+            raise ValueError(f"{path}: {what} {key!r} has no {', '.join(lacking)} (a string is needed): restore "
+                             f"the file from git or remove that {what}")
+    return data
 
 
 def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:

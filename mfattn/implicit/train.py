@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
+import math
 import pickle
 import time
 import warnings
@@ -413,7 +414,8 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
                "snapshot_step": np.asarray(snapshot_steps), "coupling_norms": np.stack(snapshots),
                "test_labels": y_test.numpy(), "test_pred": final["pred"]}
     counts = model.parameter_counts()
-    summary = {"config": config.to_dict(), "test_accuracy": final["accuracy"], "test_loss": final["loss"],
+    summary = {"config": config.to_dict(), "test_accuracy": final["accuracy"],
+               "test_loss": final["loss"] if math.isfinite(final["loss"]) else None,  # standard JSON: no NaN
                "steps": total_steps, "steps_per_epoch": steps_per_epoch, "train_examples": n,
                "test_examples": len(y_test), "wall_time_s": wall, "device": str(device),
                "parameters_raw": counts["raw"], "parameters_effective": counts["effective"],
@@ -524,6 +526,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.progress is not None:
             if args.folder is not None and len(seeds) != 1:
                 parser.error("--folder needs exactly one --seed")
+            if args.progress != "-":
+                store.check_file_target(args.progress, "--progress")
+            if args.folder is not None and Path(args.folder).exists() and not Path(args.folder).is_dir():
+                parser.error(f"--folder: {args.folder} is not a folder")
             report = {f"seed {s}": run_progress(profile_config(sizes, s), device, folder=args.folder) for s in seeds}
             if args.progress == "-":
                 for name, rep in report.items():
@@ -547,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
         return 0
 
-    except (ValueError, RuntimeError) as err:
+    except (ValueError, RuntimeError, OSError) as err:
         parser.error(str(err))
 
 if __name__ == "__main__":

@@ -49,8 +49,22 @@ def pack_correct(correct: np.ndarray) -> str:
 
 
 def unpack_correct(packed: str, n: int) -> np.ndarray:
-    """Inverse of :func:`pack_correct`: the (n,) bool array."""
-    return np.unpackbits(np.frombuffer(base64.b64decode(packed), dtype=np.uint8), count=n).astype(bool)
+    """Inverse of :func:`pack_correct`: the (n,) bool array. A string that is not base64, or holds fewer
+    than ``n`` bits (or more than ``n`` rounded up to whole bytes), is a ValueError naming ``packed``."""
+    import binascii
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a non-negative integer (the number of test digits); got {n!r}")
+    if not isinstance(packed, str):
+        raise TypeError(f"packed must be a base64 string from pack_correct; got {type(packed).__name__}")
+    try:
+        raw = base64.b64decode(packed.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        raise ValueError(f"packed must be a base64 string from pack_correct; got {packed[:40]!r}") from None
+    if len(raw) != (int(n) + 7) // 8:
+        raise ValueError(f"packed holds {len(raw)} bytes ({8 * len(raw)} bits), but n={n} digits need "
+                         f"{(int(n) + 7) // 8} bytes: it was packed from another test set")
+    return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=int(n)).astype(bool)
 
 
 def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
@@ -272,6 +286,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"seeds must be non-negative integers; got {args.seeds}")
     if args.threads < 1:
         parser.error(f"--threads must be a positive integer; got {args.threads}")
+    if args.out is not None:
+        try:
+            store.check_file_target(args.out, "--out")
+        except OSError as err:
+            parser.error(str(err))
     torch.set_num_threads(args.threads)
     if args.train:
         train_variants(args.profile, args.seeds, args.device, interactions=args.interactions)
