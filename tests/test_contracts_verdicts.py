@@ -93,3 +93,17 @@ def test_make_entry_names_the_field_it_refuses(field, value):
         assert field.split("_")[0] in str(err) or (field == "note" and "not tested" in str(err))
         return
     assert all(not (isinstance(v, float) and math.isnan(v)) for v in entry["numbers"].values())
+
+
+@SETTINGS
+@given(obj=st.recursive(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.none(),
+                                  st.text(max_size=3)),
+                        lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                        max_leaves=10))
+def test_finite_or_none_makes_any_summary_standard_json(obj):
+    import json
+
+    from mfattn.companion import store
+
+    json.dumps(store.finite_or_none(obj), allow_nan=False)   # never raises: NaN and inf became null

@@ -74,7 +74,9 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float]) -> di
         effect = fixed
     else:
         q = float(np.sum(w * (d - fixed) ** 2))
-        tau2 = max(0.0, (q - (k - 1)) / (np.sum(w) - np.sum(w ** 2) / np.sum(w)))
+        # Σw − Σw²/Σw = Σ_i w_i (Σ_{j≠i} w_j) / Σw, summed without the cancellation of the first form
+        others = np.array([np.sum(np.delete(w, i)) for i in range(k)])
+        tau2 = max(0.0, (q - (k - 1)) / float(np.sum(w * others) / np.sum(w)))
         ws = 1 / (v + tau2)
         effect = float(np.sum(ws * d) / np.sum(ws))
         var_hk = float(np.sum(ws * (d - effect) ** 2) / ((k - 1) * np.sum(ws)))

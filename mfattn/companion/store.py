@@ -28,6 +28,7 @@ from typing import Any, Iterator
 import numpy as np
 
 __all__ = [
+    "finite_or_none",
     "project_root",
     "output_dir",
     "cache_dir",
@@ -142,6 +143,18 @@ def _non_finite(obj: Any, where: str = "") -> str | None:
         if found is not None:
             return found
     return None
+
+
+def finite_or_none(obj: Any) -> Any:
+    """``obj`` (nested dicts, lists, tuples, numbers) with every NaN or infinite float replaced by None: what a
+    result summary stores where a number is missing (standard JSON has null, not NaN)."""
+    if isinstance(obj, dict):
+        return {k: finite_or_none(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_or_none(v) for v in obj]
+    if isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
+        return None
+    return obj
 
 
 def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:

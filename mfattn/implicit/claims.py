@@ -47,7 +47,8 @@ REMEDY = {"deq": "`python -m mfattn reproduce --profile full --chapter deq` writ
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically)."""
     path = root / "data" / "full" / chapter / "summary.json"
-    store.atomic_write_json(path, {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) for k, v in summary.items()})
+    store.atomic_write_json(path, store.finite_or_none(  # a missing (NaN) number is stored as null
+        {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) for k, v in summary.items()}))
     return path
 
 

@@ -26,7 +26,7 @@ T = "tests/test_ising.py::"
 def save(root: Path, summary: dict[str, Any]) -> Path:
     """Write the summary atomically to ``root / SUMMARY``."""
     path = root / SUMMARY
-    store.atomic_write_json(path, summary)
+    store.atomic_write_json(path, store.finite_or_none(summary))  # a missing (NaN) number is stored as null
     return path
 
 

@@ -40,7 +40,7 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
         return float(v) if hasattr(v, "__float__") and not isinstance(v, (int, str)) else v
 
     path = summary_path(root, chapter)
-    store.atomic_write_json(path, {k: plain(v) for k, v in summary.items()})
+    store.atomic_write_json(path, store.finite_or_none({k: plain(v) for k, v in summary.items()}))  # NaN: null
     return path
 
 
@@ -130,7 +130,7 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
     s = full_numbers(root, chapter)
     if not s:
         return {}, remedy
-    s = {k: v for k, v in s.items() if not (isinstance(v, float) and not math.isfinite(v))}
+    s = {k: v for k, v in s.items() if v is not None and not (isinstance(v, float) and not math.isfinite(v))}
     return {**s, **_derived(s, chapter)}, remedy
 
 
