@@ -31,3 +31,23 @@ def test_notebook_kernels_and_subprocesses_get_the_same_folder():
     got = Path(out.stdout.strip())
     assert got == manifest.figures_dir("quick") and not _inside(got, BOOK_QUICK)
 
+
+
+def test_the_readme_lists_every_environment_variable():
+    """Each variable the package or a `.ci/` script reads has its line in README's "Environment variables"."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^- (.+?):", section, flags=re.M))
+    listed = {name.strip("` ") for line in listed for name in line.split(",")}
+    sources = [*sorted((ROOT / "mfattn").rglob("*.py")), *sorted((ROOT / ".ci").glob("*")),
+               ROOT / "book" / "_ext" / "mfattn_book.py"]
+    read = set()
+    for path in sources:
+        if path.is_file() and path.suffix != ".lock":
+            text = path.read_text()
+            read |= set(re.findall(r"\bMFATTN_[A-Z0-9_]*[A-Z0-9]\b", text))
+            if path.parent.name == ".ci":
+                read |= set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", text)) - {"PATH", "SECONDS", "BASH_SOURCE"}
+    assert read - listed == set()
