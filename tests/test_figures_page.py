@@ -73,8 +73,9 @@ def mismatched_pngs(html_root: Path) -> list[str]:
 def _store_figure(folder: Path, label: str, data: bytes, vector: bool = True) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{label}.png").write_bytes(data)
-    entry = {"label": label, "chapter": "toy", "file": f"{label}.png", "sha256": store.sha256_file(folder / f"{label}.png"),
-             "paper_figure": "new", "git_commit": "0" * 40, "device": "cpu"}
+    entry = {"label": label, "chapter": "toy", "file": f"{label}.png",
+             "sha256": store.sha256_file(folder / f"{label}.png"), "paper_figure": "new", "git_commit": "0" * 40,
+             "device": "cpu"}
     if vector:
         (folder / f"{label}.pdf").write_bytes(b"%PDF-1.4 " + data)
         entry["vector"] = f"{label}.pdf"
