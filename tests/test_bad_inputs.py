@@ -251,6 +251,7 @@ def test_command_line_user_error_is_one_line(argv, match, capsys, monkeypatch, t
     from mfattn.__main__ import main
 
     monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.delenv("MFATTN_CACHE", raising=False)  # the cache follows it (conftest sets one)
     monkeypatch.setenv("MFATTN_OFFLINE", "1")
     with pytest.raises(SystemExit) as excinfo:
         status = main(argv)

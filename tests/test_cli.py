@@ -69,6 +69,7 @@ def test_ctrl_c_prints_a_summary_of_what_finished(monkeypatch, tmp_path, capsys)
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
     monkeypatch.setattr(rep, "_check_parameters", lambda source, params: None)
     monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.delenv("MFATTN_CACHE", raising=False)  # the cache follows it (conftest sets one)
     monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
     code = main(["reproduce", "--chapter", "ising", "--chapter", "deq", "--chapter", "dmft", "--no-progress"])
     err = capsys.readouterr().err
@@ -80,6 +81,7 @@ def test_ctrl_c_prints_a_summary_of_what_finished(monkeypatch, tmp_path, capsys)
 def test_outside_a_checkout_figures_says_so(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(store, "project_root", lambda start=None: None)
     monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.delenv("MFATTN_CACHE", raising=False)  # the cache follows it (conftest sets one)
     monkeypatch.delenv("MFATTN_FIGURES", raising=False)
     assert main(["figures"]) == 2
     assert "data/full/ of a checkout" in capsys.readouterr().err
@@ -123,6 +125,7 @@ def test_a_killed_chapter_run_resumes_cleanly(tmp_path):
         env = {**os.environ, "MFATTN_OUTPUT": str(out),
                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         env.pop("MFATTN_FIGURES", None)
+        env.pop("MFATTN_CACHE", None)  # the cache follows it (conftest sets one)
         command = [sys.executable, "-m", "mfattn", "reproduce", "--chapter", "ising", "--no-progress"]
         if not kill:
             return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -1,5 +1,8 @@
 """Verified downloads: the real download path, served from a local HTTP server on 127.0.0.1."""
 
+import hashlib
+import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,8 @@ def clone(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "project_root", lambda start=None: root)
     for ds in datasets.DATASETS.values():
         monkeypatch.delenv(ds.env, raising=False)
+        monkeypatch.delenv(datasets.mirror_env(ds.name), raising=False)
+    monkeypatch.delenv(datasets.MIRROR_ENV, raising=False)
     monkeypatch.delenv("MFATTN_OFFLINE", raising=False)
     return root
 
@@ -89,3 +94,73 @@ def test_a_chapter_without_its_data_says_so_and_goes_on(clone, monkeypatch):
     assert "python -m mfattn data fetch asi-reference" in shown[0]
     with pytest.raises(ValueError, match="dataset must be one of"):
         run.has_data("cifar")
+
+
+@pytest.fixture
+def toy_set(clone, tmp_path, monkeypatch):
+    """Data set ``asi-reference`` made of one small file whose pinned source is a ``file://`` URL that does
+    not exist (so only a mirror can serve it; no network is touched); returns the mirror's folder."""
+    data = b'{"toy": [1, 2, 3]}'
+    sha = hashlib.sha256(data).hexdigest()
+    ds = datasets.DATASETS["asi-reference"]
+    nowhere = (tmp_path / "nowhere" / "toy.json").as_uri()
+    monkeypatch.setitem(datasets.DATASETS, "asi-reference",
+                        replace(ds, files={"toy.json": sha}, urls={"toy.json": (nowhere,)}))
+    mirror = tmp_path / "mirror"
+    (mirror / "asi-reference").mkdir(parents=True)
+    (mirror / "asi-reference" / "toy.json").write_bytes(data)
+    (mirror / "toy.json").write_bytes(data)
+    return mirror
+
+
+def test_without_a_mirror_the_pinned_source_is_all_there_is(toy_set, clone):
+    with pytest.raises(datasets.MissingDataError, match="nowhere/toy.json: FileNotFoundError"):
+        datasets.fetch("asi-reference", "toy.json")
+
+
+@pytest.mark.parametrize("var, base", [("MFATTN_MIRROR_ASI_REFERENCE", ""), ("MFATTN_MIRROR", "asi-reference/")])
+def test_a_mirror_named_by_the_environment_is_used_and_verified(toy_set, clone, monkeypatch, var, base):
+    monkeypatch.setenv(var, toy_set.as_uri() + "/")
+    assert datasets.mirror_urls("asi-reference", "toy.json") == (f"{toy_set.as_uri()}/{base}toy.json",)
+    path = datasets.fetch("asi-reference", "toy.json")
+    assert path == clone / "data" / "asi-reference" / "toy.json"
+    assert store.sha256_file(path) == datasets.DATASETS["asi-reference"].files["toy.json"]
+
+
+def test_a_mirror_serving_other_bytes_is_refused_and_leaves_nothing(toy_set, clone, monkeypatch):
+    (toy_set / "toy.json").write_text('{"tampered": true}')
+    monkeypatch.setenv("MFATTN_MIRROR_ASI_REFERENCE", toy_set.as_uri())
+    with pytest.raises(datasets.MissingDataError, match=r"mirror/toy.json: SHA256 hash of downloaded file"):
+        datasets.fetch("asi-reference", "toy.json")
+    folder = clone / "data" / "asi-reference"
+    assert not folder.exists() or not any(folder.iterdir())
+
+
+@pytest.mark.parametrize("var", ["MFATTN_MIRROR_MNIST", "MFATTN_MIRROR"])
+@pytest.mark.parametrize("value", ["mirror.example.org/mnist", "gopher://example.org/", "https://", "file://"])
+def test_a_bad_mirror_value_is_refused_with_the_variables_name(clone, monkeypatch, var, value):
+    monkeypatch.setenv(var, value)
+    with pytest.raises(ValueError, match=rf"\${var} must be a base URL .*; got '{value}'"):
+        datasets.fetch("mnist", "t10k-labels-idx1-ubyte.gz", folder=clone / "empty")
+    assert datasets.main(["fetch", "mnist"]) == 1
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o002])
+def test_a_download_follows_the_umask(toy_set, clone, monkeypatch, mask):
+    monkeypatch.setenv("MFATTN_MIRROR_ASI_REFERENCE", toy_set.as_uri())
+    old = os.umask(mask)
+    try:
+        path = datasets.fetch("asi-reference", "toy.json")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_check_says_how_to_get_a_missing_file(clone, monkeypatch, capsys):
+    monkeypatch.setenv("MFATTN_OFFLINE", "1")
+    assert datasets.main(["check", "dmft-reference"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert "missing (to get it: run `python -m mfattn data fetch dmft-reference`" in line
+        assert "$MFATTN_DMFT_REFERENCE" in line and "$MFATTN_MIRROR_DMFT_REFERENCE" in line

@@ -279,6 +279,7 @@ def test_a_planted_pickle_checkpoint_is_refused_not_run(tmp_path, monkeypatch):
             return (open, (str(marker), "w"))
 
     monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path / "out"))
+    monkeypatch.delenv("MFATTN_CACHE", raising=False)  # the cache follows it (conftest sets one)
     cfg = train.TrainConfig(epochs=1, train_limit=60, test_limit=60, steps_per_epoch=1)
     folder = train.run_dir(cfg)
     folder.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,10 @@
    there after the build. Without one the pages keep the CDN, and the build says so.
 2. Figures a reader can cite and verify: the chapters show the stored full-profile PNGs (Sphinx copies
    them into ``_images/`` under their own names) and this build's quick-profile PNGs (the very bytes of
-   ``_build/figures/quick``); the manifests, ``results.json``, the ledgers and the vector copies (PDF)
-   of the full-profile figures are published under ``figures/full/`` and ``figures/quick/``.
+   ``_build/figures/quick``); the manifests, ``results.json``, the ledgers, the PNGs and the vector copies
+   (PDF) of the figures are published under ``figures/full/`` and ``figures/quick/``, byte for byte (the
+   Figures page links there: Sphinx renames, or does not copy, an image into ``_images/`` unless a page
+   shows it under that name).
    Source maps of the theme's scripts (``*.map``, for developers' tools only) are dropped, which keeps
    the HTML small.
 3. Bibliography in author-year form: labels "Author, year" (a pybtex label style), sorted by author.
@@ -21,6 +23,9 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+
+#: What ``build-finished`` publishes from each profile's figures folder into ``figures/<profile>/``.
+PUBLISHED_SUFFIXES = (".json", ".pdf", ".png")
 
 MATHJAX_PARTS = ("tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "ui", "a11y")
 
@@ -73,7 +78,7 @@ def _build_finished(app, exc) -> None:
 
     for profile in ("full", "quick"):
         for src in [*sorted(figures_dir(profile).glob("*")), ledger_path(profile)]:
-            if src.is_file() and not src.name.startswith(".") and src.suffix in (".json", ".pdf"):
+            if src.is_file() and not src.name.startswith(".") and src.suffix in PUBLISHED_SUFFIXES:
                 _copy(src, out / "figures" / profile / src.name)
     for source_map in (out / "_static").rglob("*.map"):
         source_map.unlink()

@@ -57,9 +57,9 @@ def figure_citation(label: str, profile: str = "full") -> str:
 
 
 def figures_table(profile: str = "full", base: str = "..") -> str:
-    """An HTML table of ``profile``'s stored figures: label, chapter, the paper figure, links to the PNG
-    (shown in its chapter, so the build keeps it as ``<base>/_images/<file>``) and the PDF (published
-    under ``<base>/figures/<profile>/``), SHA-256 (8 characters), commit, device and status
+    """An HTML table of ``profile``'s stored figures: label, chapter, the paper figure, links to the PNG and
+    the PDF (both published byte for byte under ``<base>/figures/<profile>/`` by the book's extension, as
+    ``_images/`` holds only what a page shows, sometimes renamed), SHA-256 (8 characters), commit, device and status
     (``current``, ``stale``, ``dirty``, ``missing``, ``unknown``)."""
     entries = read_manifest(profile)
     if not entries:
@@ -68,7 +68,7 @@ def figures_table(profile: str = "full", base: str = "..") -> str:
     esc = html.escape
     rows = []
     for label, e in sorted(entries.items(), key=lambda kv: (kv[1].get("chapter", ""), kv[0])):
-        files = f'<a href="{base}/_images/{esc(e["file"])}">PNG</a>'
+        files = f'<a href="{base}/figures/{profile}/{esc(e["file"])}">PNG</a>'
         if e.get("vector"):
             files += f' <a href="{base}/figures/{profile}/{esc(e["vector"])}">PDF</a>'
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in (

@@ -20,8 +20,16 @@ Where a file is looked for, in order (the first folder holding a file with the r
 
 If none holds it, :func:`fetch` downloads it into folder 2 with pooch, which writes to a temporary
 file, checks the SHA-256 and only then moves it into place: a failed or corrupted download leaves
-nothing behind and says so. ``$MFATTN_OFFLINE=1`` forbids downloads. ``mfattn data fetch|check``
-does the same from the command line.
+nothing behind and says so. The file then gets the permissions of the umask (pooch's temporary file
+is private, 0600). ``$MFATTN_OFFLINE=1`` forbids downloads. ``mfattn data fetch|check`` does the same
+from the command line.
+
+Mirrors: ``$MFATTN_MIRROR_<NAME>`` (``<NAME>`` in capitals, ``-`` as ``_``: ``MFATTN_MIRROR_MNIST``,
+``MFATTN_MIRROR_ASI_REFERENCE``, ``MFATTN_MIRROR_DMFT_REFERENCE``) is a base URL holding that data
+set's files under their names (``<url>/<file>``); ``$MFATTN_MIRROR`` is one base URL for all of them
+(``<url>/<name>/<file>``). A mirror is tried before the pinned sources, and what it serves must have the
+same SHA-256. ``http://``, ``https://``, ``ftp://`` and ``file://`` URLs are accepted; anything else is
+refused with the variable's name.
 """
 
 from __future__ import annotations
@@ -33,7 +41,12 @@ from pathlib import Path
 from . import store
 from .checks import check_choice
 
-__all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "folders", "check", "main"]
+__all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "folders", "check", "main",
+           "mirror_env", "mirror_urls", "MIRROR_ENV"]
+
+#: One base URL for every data set's mirror (``<url>/<name>/<file>``).
+MIRROR_ENV = "MFATTN_MIRROR"
+_MIRROR_SCHEMES = ("http", "https", "ftp", "file")
 
 
 @dataclass(frozen=True)
@@ -124,12 +137,72 @@ def locate(name: str, file: str) -> Path | None:
     return None
 
 
+def mirror_env(name: str) -> str:
+    """The environment variable naming a mirror of data set ``name`` alone: ``MFATTN_MIRROR_<NAME>``."""
+    return f"{MIRROR_ENV}_{_dataset(name).name.upper().replace('-', '_')}"
+
+
+def _mirror_base(var: str) -> str | None:
+    value = os.environ.get(var, "").strip()
+    if not value:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.scheme not in _MIRROR_SCHEMES or not (parts.netloc or (parts.scheme == "file" and parts.path)):
+        raise ValueError(f"${var} must be a base URL ({', '.join(s + '://' for s in _MIRROR_SCHEMES)}) holding the "
+                         f"data set's files; got {value!r}")
+    return value.rstrip("/")
+
+
+def mirror_urls(name: str, file: str) -> tuple[str, ...]:
+    """The mirror URLs of ``file`` of data set ``name`` set by the environment, tried before the pinned
+    sources: ``$MFATTN_MIRROR_<NAME>/<file>``, then ``$MFATTN_MIRROR/<name>/<file>``. A value that is not
+    such a URL raises ValueError naming the variable."""
+    ds = _dataset(name)
+    check_choice("file", file, tuple(ds.files))
+    urls = []
+    own = _mirror_base(mirror_env(name))
+    if own:
+        urls.append(f"{own}/{file}")
+    shared = _mirror_base(MIRROR_ENV)
+    if shared:
+        urls.append(f"{shared}/{ds.name}/{file}")
+    return tuple(urls)
+
+
+def _copy_local(url: str, output_file, pooch_obj) -> None:
+    """A pooch downloader for ``file://`` URLs (a mirror on a local or network drive)."""
+    import shutil
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(url)
+    source = url2pathname(unquote(parts.path))
+    if parts.netloc and parts.netloc != "localhost":
+        source = f"//{parts.netloc}{source}"
+    with open(source, "rb") as src:
+        if isinstance(output_file, (str, os.PathLike)):
+            with open(output_file, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        else:
+            shutil.copyfileobj(src, output_file)
+
+
+def _how_to_fix(name: str) -> str:
+    """How to get data set ``name`` when a file is missing: the command, or the variables."""
+    ds = _dataset(name)
+    return (f"run `python -m mfattn data fetch {name}`, or set ${ds.env} to a folder holding the files, or "
+            f"${mirror_env(name)} (or ${MIRROR_ENV}) to a mirror's URL")
+
+
 def _how_to_get(name: str, file: str) -> str:
     ds = _dataset(name)
     looked = "; ".join(f"{folder} ({how})" for how, folder in folders(name))
     return (f"{name} file {file!r} is missing. Looked in: {looked}. Get it with `python -m mfattn data fetch "
             f"{name}` (needs internet; from {ds.origin}), or put a copy in one of those folders "
-            f"(or in a folder named by ${ds.env}).")
+            f"(or in a folder named by ${ds.env}); a mirror: ${mirror_env(name)}=<url> (<url>/{file}) or "
+            f"${MIRROR_ENV}=<url> (<url>/{name}/{file}).")
 
 
 def fetch(name: str, file: str, *, download: bool | None = None, folder: str | os.PathLike | None = None) -> Path:
@@ -156,11 +229,13 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
     import pooch
 
     errors = []
-    for url in ds.urls[file]:
+    for url in (*mirror_urls(name, file), *ds.urls[file]):
         try:
-            got = pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
-                                 progressbar=False)
-            return Path(got)
+            got = Path(pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
+                                      progressbar=False,
+                                      downloader=_copy_local if url.startswith("file:") else None))
+            os.chmod(got, 0o666 & ~store._current_umask())  # pooch's temporary file is 0600
+            return got
         except ValueError as err:  # pooch: SHA-256 mismatch (the download was deleted)
             errors.append(f"{url}: {str(err).splitlines()[0]}")
         except Exception as err:  # network errors of every kind: try the next mirror
@@ -197,9 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         for file in DATASETS[name].files:
             try:
                 path = fetch(name, file) if args.action == "fetch" else locate(name, file)
-                print(f"{name:<15} {file:<28} {path or 'missing'}")
+                print(f"{name:<15} {file:<28} {path or 'missing (to get it: ' + _how_to_fix(name) + ')'}")
                 failed += path is None
-            except MissingDataError as err:
+            except (MissingDataError, ValueError) as err:
                 print(f"{name:<15} {file:<28} FAILED: {err}", file=sys.stderr)
                 failed += 1
     return 1 if failed else 0
