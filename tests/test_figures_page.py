@@ -130,9 +130,14 @@ def test_checks_catch_a_broken_build(synthetic_build):
 
 def _built_html() -> Path:
     html_root = ROOT / "_build" / "html"
-    if not (html_root / "book" / "figures.html").is_file():
-        pytest.skip(f"no built book in this checkout ({html_root / 'book' / 'figures.html'} is absent; "
-                    "build it with `jupyter-book build .`)")
+    page = html_root / "book" / "figures.html"
+    if not page.is_file():
+        pytest.skip(f"no built book in this checkout ({page} is absent; build it with `jupyter-book build .`)")
+    writers = [ROOT / "mfattn" / "companion" / "citation.py", ROOT / "book" / "_ext" / "mfattn_book.py",
+               ROOT / "data" / "full" / "figures" / "manifest.json"]
+    if page.stat().st_mtime < max(w.stat().st_mtime for w in writers):
+        pytest.skip(f"the built book ({page}) is older than the code or manifest that write its Figures page: "
+                    "rebuild it (`bash .ci/book`) to check it")
     return html_root
 
 
