@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
 #: Where a test session's generated output goes (quick-profile figures, manifest, ledger, reproduce runs),
 #: so that `bash .ci/test` never overwrites `_build/figures/quick`, the figures the built book shows.
 TEST_OUTPUT = ROOT / "_build" / "test-output"
@@ -27,8 +26,70 @@ def pytest_configure(config):
         os.environ["MFATTN_OUTPUT"] = str(TEST_OUTPUT)
 
 
+# --- Data sets: the tests find them where the package's loader does -------------------------------------------
+# (``mfattn.companion.datasets.locate``: the data set's environment variable, then ``data/<name>/`` of the checkout,
+# where ``python -m mfattn data fetch <name>`` puts verified downloads, then ``../shared/data/<name>/``), and a
+# test without them skips saying which data set and the command that fetches it (see ``pytest -rs``).
+
+def _dataset_files(name: str) -> tuple[str, ...]:
+    from mfattn.companion import datasets
+
+    return datasets.dataset_files(name)
+
+
+def missing_data_reason(name: str, file: str | None = None) -> str:
+    """Why a test skips: which data set (and file) is missing, where the loader looked, how to fetch it."""
+    from mfattn.companion import datasets
+
+    where = ", ".join(str(folder) for _, folder in datasets.folders(name))
+    what = f"{name}/{file}" if file else f"all files of {name}"
+    return (f"needs the {name} data set ({what} not found, verified, in: {where}); "
+            f"fetch it with `python -m mfattn data fetch {name}`")
+
+
+def find_data_file(name: str, file: str) -> Path | None:
+    """``datasets.locate(name, file)``: the first verified copy, or None. A copy with a wrong SHA-256 is an
+    error, never a skip."""
+    from mfattn.companion import datasets
+
+    return datasets.locate(name, file)
+
+
+def find_data_dir(name: str) -> Path | None:
+    """The folder holding every file of data set ``name``, each verified (what a loader given ``data_root``
+    reads, e.g. MNIST), or None."""
+    paths = [find_data_file(name, f) for f in _dataset_files(name)]
+    if any(p is None for p in paths) or len({p.parent for p in paths}) != 1:
+        return None
+    return paths[0].parent
+
+
+def data_file(name: str, file: str) -> Path:
+    """The verified copy of ``file`` of data set ``name`` that the loader finds; else the test skips, naming
+    the data set and ``python -m mfattn data fetch <name>``."""
+    path = find_data_file(name, file)
+    if path is None:
+        pytest.skip(missing_data_reason(name, file))
+    return path
+
+
+def data_dir(name: str) -> Path:
+    """The folder holding all of data set ``name`` (verified); else the test skips, saying how to fetch it."""
+    folder = find_data_dir(name)
+    if folder is None:
+        pytest.skip(missing_data_reason(name))
+    return folder
+
+
+def needs_data(name: str, file: str | None = None):
+    """A ``skipif`` mark: skip unless the loader finds ``file`` (or, without one, all files) of data set
+    ``name``; the reason names the data set and the command that fetches it."""
+    found = find_data_file(name, file) if file else find_data_dir(name)
+    return pytest.mark.skipif(found is None, reason=missing_data_reason(name, file))
+
+
 class ServedData:
-    """A copy of ``../shared/data`` served over HTTP on 127.0.0.1 (so a test can corrupt its files);
+    """A copy of the data sets (found by :func:`data_file`) served over HTTP on 127.0.0.1 (so a test can corrupt its files);
     :meth:`point` makes a data set of :mod:`mfattn.companion.datasets` download from it."""
 
     def __init__(self, base: str, folder: Path, monkeypatch):
@@ -44,10 +105,11 @@ class ServedData:
 
 @pytest.fixture
 def served_data(tmp_path, monkeypatch):
-    if not (SHARED_DATA / "asi-reference").is_dir() or not (SHARED_DATA / "mnist").is_dir():
-        pytest.skip("needs ../shared/data beside the checkout (the files to serve)")
     folder = tmp_path / "served"
-    shutil.copytree(SHARED_DATA, folder)
+    for name in ("asi-reference", "dmft-reference", "mnist"):  # the files to serve, found as the loader finds them
+        for file in _dataset_files(name):
+            (folder / name).mkdir(parents=True, exist_ok=True)
+            shutil.copy(data_file(name, file), folder / name / file)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     handler.log_message = lambda *a, **k: None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

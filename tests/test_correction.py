@@ -3,7 +3,6 @@ weights a training run keeps, and the spectral radius over training read from th
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +12,11 @@ from mfattn.implicit import correction, stability, train
 from mfattn.implicit.models import build_model
 from mfattn.implicit.vector_tap import VectorSpinTAP
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-needs_mnist = pytest.mark.skipif(not (SHARED / "t10k-labels-idx1-ubyte.gz").is_file(),
-                                 reason=f"shared MNIST not found at {SHARED}")
+from conftest import find_data_dir, needs_data
+
+#: The MNIST folder the loader finds (``$MFATTN_DATA``, ``data/mnist``, ``../shared/data/mnist``), or None.
+MNIST = find_data_dir("mnist")
+needs_mnist = needs_data("mnist")
 
 
 def _gen(seed: int) -> torch.Generator:
@@ -93,15 +94,15 @@ def test_correction_report_reads_the_layers_own_fixed_point():
 def _tiny_run(folder, **kw):
     cfg = train.TrainConfig(epochs=2, steps_per_epoch=10, train_limit=600, test_limit=60, weights_every=5,
                             checkpoint_every=3, **kw)
-    return train.train_mnist(cfg, data_root=SHARED, folder=folder, progress=False)
+    return train.train_mnist(cfg, data_root=MNIST, folder=folder, progress=False)
 
 
 @needs_mnist
 def test_kept_weights_survive_an_interruption_and_the_last_are_the_final_model(tmp_path):
     a = _tiny_run(tmp_path / "a")
     with pytest.raises(train.TrainingInterrupted):
-        train.train_mnist(a.config, data_root=SHARED, folder=tmp_path / "b", progress=False, interrupt_after=12)
-    b = train.train_mnist(a.config, data_root=SHARED, folder=tmp_path / "b", progress=False)
+        train.train_mnist(a.config, data_root=MNIST, folder=tmp_path / "b", progress=False, interrupt_after=12)
+    b = train.train_mnist(a.config, data_root=MNIST, folder=tmp_path / "b", progress=False)
     assert a.weight_steps() == b.weight_steps() == [0, 5, 10, 15, 20]
     for step in a.weight_steps():
         sa, sb = a.load_model_at(step).state_dict(), b.load_model_at(step).state_dict()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import shutil
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +12,11 @@ import torch
 
 from mfattn.implicit import mnist as mdata
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-needs_mnist = pytest.mark.skipif(not (SHARED / "t10k-labels-idx1-ubyte.gz").is_file(),
-                                 reason=f"shared MNIST not found at {SHARED}")
+from conftest import find_data_dir, needs_data
+
+#: The MNIST folder the loader finds (``$MFATTN_DATA``, ``data/mnist``, ``../shared/data/mnist``), or None.
+MNIST = find_data_dir("mnist")
+needs_mnist = needs_data("mnist")
 
 # Class counts of the canonical MNIST splits (LeCun et al.; also printed by every MNIST loader).
 TRAIN_COUNTS = [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
@@ -49,10 +50,10 @@ def test_parse_idx_rejects_bad_headers():
 @needs_mnist
 def test_canonical_headers_shapes_and_label_counts():
     # The IDX magic numbers of MNIST: 0x00000803 (uint8, 3-D) images, 0x00000801 labels.
-    raw = gzip.open(SHARED / "t10k-images-idx3-ubyte.gz").read(16)
+    raw = gzip.open(MNIST / "t10k-images-idx3-ubyte.gz").read(16)
     assert struct.unpack(">4I", raw) == (0x803, 10000, 28, 28)
-    train = mdata.load_mnist("train", SHARED)
-    test = mdata.load_mnist("test", SHARED)
+    train = mdata.load_mnist("train", MNIST)
+    test = mdata.load_mnist("test", MNIST)
     assert train.images.shape == (60000, 28, 28) and train.images.dtype == np.uint8
     assert test.images.shape == (10000, 28, 28)
     assert np.bincount(train.labels).tolist() == TRAIN_COUNTS
@@ -67,16 +68,16 @@ def test_canonical_headers_shapes_and_label_counts():
 @needs_mnist
 def test_uncompressed_files_and_limit(tmp_path):
     for name in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
-        (tmp_path / name).write_bytes(gzip.open(SHARED / f"{name}.gz").read())
+        (tmp_path / name).write_bytes(gzip.open(MNIST / f"{name}.gz").read())
     test = mdata.load_mnist("test", tmp_path, limit=100)
     assert len(test) == 100
-    np.testing.assert_array_equal(test.labels, mdata.load_mnist("test", SHARED).labels[:100])
+    np.testing.assert_array_equal(test.labels, mdata.load_mnist("test", MNIST).labels[:100])
 
 
 @needs_mnist
 def test_recompressed_gzip_is_accepted_by_content(tmp_path):
     for name in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
-        content = gzip.open(SHARED / f"{name}.gz").read()
+        content = gzip.open(MNIST / f"{name}.gz").read()
         (tmp_path / f"{name}.gz").write_bytes(gzip.compress(content, compresslevel=1, mtime=0))
     assert len(mdata.load_mnist("test", tmp_path)) == 10000
 
@@ -84,8 +85,8 @@ def test_recompressed_gzip_is_accepted_by_content(tmp_path):
 @needs_mnist
 def test_checksum_mismatch_is_a_clear_error(tmp_path):
     for name in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
-        shutil.copy(SHARED / f"{name}.gz", tmp_path)
-    labels = gzip.open(SHARED / "t10k-labels-idx1-ubyte.gz").read()
+        shutil.copy(MNIST / f"{name}.gz", tmp_path)
+    labels = gzip.open(MNIST / "t10k-labels-idx1-ubyte.gz").read()
     k = 8 + 100  # byte of label 100, after the 8-byte header
     flipped = labels[:k] + bytes([(labels[k] + 1) % 10]) + labels[k + 1:]  # one wrong label
     (tmp_path / "t10k-labels-idx1-ubyte.gz").write_bytes(gzip.compress(flipped))
@@ -115,8 +116,8 @@ def test_missing_folder_names_where_it_looked(tmp_path, monkeypatch):
 
 @needs_mnist
 def test_environment_variable_is_used(monkeypatch):
-    monkeypatch.setenv("MFATTN_DATA", str(SHARED))
-    assert mdata.mnist_dir() == (SHARED.resolve(), "MFATTN_DATA")
+    monkeypatch.setenv("MFATTN_DATA", str(MNIST))
+    assert mdata.mnist_dir() == (MNIST.resolve(), "MFATTN_DATA")
     assert len(mdata.load_mnist("test", limit=5)) == 5
 
 
@@ -148,20 +149,20 @@ def test_default_folder_falls_back_to_shared_beside_the_checkout(tmp_path, monke
     (project / "mfattn").mkdir(parents=True)
     (project / "_toc.yml").write_text("root: intro\n")
     (tmp_path / "shared" / "data").mkdir(parents=True)
-    (tmp_path / "shared" / "data" / "mnist").symlink_to(SHARED)
+    (tmp_path / "shared" / "data" / "mnist").symlink_to(MNIST)
     monkeypatch.delenv("MFATTN_DATA", raising=False)
     monkeypatch.chdir(project)
-    assert mdata.mnist_dir() == (SHARED.resolve(), "shared copy")
+    assert mdata.mnist_dir() == (MNIST.resolve(), "shared copy")
     assert len(mdata.load_mnist("test", limit=3)) == 3
     # A folder of the project itself wins once it holds the data.
     (project / "data" / "mnist").mkdir(parents=True)
-    shutil.copy(SHARED / "train-labels-idx1-ubyte.gz", project / "data" / "mnist")
+    shutil.copy(MNIST / "train-labels-idx1-ubyte.gz", project / "data" / "mnist")
     assert mdata.mnist_dir() == ((project / "data" / "mnist").resolve(), "download folder")
 
 
 @needs_mnist
 def test_command_line_check(capsys):
-    assert mdata.main(["check", str(SHARED)]) == 0
+    assert mdata.main(["check", str(MNIST)]) == 0
     out = capsys.readouterr().out
     assert "train: 60000 images" in out and "test: 10000 images" in out
     assert mdata.main(["unknown"]) == 2

@@ -3,14 +3,10 @@
 import hashlib
 import os
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from mfattn.companion import datasets, store
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
 
 
 @pytest.fixture

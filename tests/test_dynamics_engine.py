@@ -1,8 +1,6 @@
 """The batched engine (mfattn.dynamics.engine) against the one-β map (mfattn.dynamics.map), step by step;
 batching, backends, the tangent map and the paper's stored context."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,8 @@ from mfattn.dynamics.diagnostics import orbit_period
 from mfattn.dynamics.engine import _init_engine, largest_lyapunov, simulate
 from mfattn.dynamics.model import load_context, paper_model
 
-REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dmft-reference"
+from conftest import data_file
+
 FIG4_BETAS = [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4]
 STEP_BETAS = np.array([0.7, 1.255, 1.266, 1.4, 3.0])  # fixed point, torus, chaos, chaos, period 24
 
@@ -108,9 +107,7 @@ def test_torch_backend_matches_numpy_to_rounding():
 
 
 def test_cross_check_reference_context_beta3():
-    if not REFERENCE.is_dir():
-        pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
-    ref = load_context(REFERENCE / "context_beta3.0.npz")
+    ref = load_context(data_file("dmft-reference", "context_beta3.0.npz"))
     res = simulate([3.0], steps=120_000, transient=119_990)
     ours = res.context_of(0)
     for key in ("mv_window", "mk_window", "mq_window", "att_window"):
@@ -204,12 +201,10 @@ def test_transient_sensitive_cross_check_from_reference_context():
     # forcing, depending on the start: from the paper's stored zoom context or from a β = 1.4 context it lands
     # O(1) away from the paper's stored β = 3 context. From the token it lands on that stored context to 1e-12:
     # the agreement checks the token's transient, not only the attractor. (Fig. 3a starts every β from it.)
-    if not REFERENCE.is_dir():
-        pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
-    ref = load_context(REFERENCE / "context_beta3.0.npz")
+    ref = load_context(data_file("dmft-reference", "context_beta3.0.npz"))
     dist = lambda c: max(np.abs(c[k] - ref[k]).max() for k in ref)  # noqa: E731
     assert dist(simulate([3.0], steps=2400, transient=2399).context_of(0)) < 1e-12
-    for start in (load_context(REFERENCE / "context_beta1.28_zoom.npz"),
+    for start in (load_context(data_file("dmft-reference", "context_beta1.28_zoom.npz")),
                   simulate([1.4], steps=400, transient=399).context_of(0)):
         assert dist(simulate([3.0], steps=2400, transient=2399, init=start).context_of(0)) > 0.5
     # one step more or less is another point of the orbit: the step count of the protocol is checked too
@@ -233,9 +228,7 @@ def test_fig4_starts_reach_attractors_of_the_known_set_at_1_26405_and_1_27():
     # differs).
     from mfattn.dynamics.diagnostics import compare_attractors, stroboscopic_section
 
-    if not REFERENCE.is_dir():
-        pytest.skip(f"shared reference data not found at {REFERENCE} (needs ../shared/data/dmft-reference)")
-    paper = load_context(REFERENCE / "context_beta1.28_zoom.npz")
+    paper = load_context(data_file("dmft-reference", "context_beta1.28_zoom.npz"))
     ours = simulate([1.28], steps=120_000, transient=119_999).context_of(0)   # the protocol of the paper's code
     runs = [simulate([1.26405, 1.27], steps=48_000, transient=40_000, init=c, lyapunov=True) for c in (paper, ours)]
     per = [orbit_period(r.m_o, max_period=200) for r in runs]

@@ -12,8 +12,9 @@ import torch
 
 from mfattn.structural import expanding as ex
 
+from conftest import data_file
+
 torch.set_num_threads(1)
-REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"
 #: (md + k)/(nd) of the stored expanding_50.json, p = 1/2, 1/5, 1/10, 1/25 (computed once from its windows)
 PAPER_MEASURE_STORED = [0.25942492, 0.41602328, 0.5889402, 0.79384008]
 
@@ -153,10 +154,9 @@ def test_learnable_hyper_prior_gets_finite_difference_gradients():
     assert grad.abs() > 0 and abs(grad.item() - fd.item()) < 1e-6 * max(1.0, abs(fd.item()))
 
 
-@pytest.mark.skipif(not (REFERENCE / "expanding_50.json").exists(), reason="shared reference data absent")
 def test_code_measure_reproduces_the_stored_relative_operations():
     """The public figure's numbers for d = 50 (≈ 0.587/0.652/0.770/0.927) from its stored run."""
-    runs = json.loads((REFERENCE / "expanding_50.json").read_text())
+    runs = json.loads(data_file("asi-reference", "expanding_50.json").read_text())
     got = [ex.relative_operations(r["expanding"]["window"], np.array(r["expanding"]["iterations"]) + 1,
                                   n=50, d=50, mode="code").mean() for r in runs]
     np.testing.assert_allclose(got, [0.5866087, 0.6523431, 0.7699589, 0.9270398], rtol=1e-6)
@@ -339,11 +339,10 @@ def test_code_setting_equals_an_oracle_from_the_public_code_equations():
     assert len(set(iters.flatten().tolist())) > 1
 
 
-@pytest.mark.skipif(not (REFERENCE / "expanding_50.json").exists(), reason="shared reference data absent")
 def test_paper_measure_of_the_stored_run_and_its_ordering():
     """The paper's measure (md + k)/(nd) of the stored d = 50 run, pinned, and falling with the recency bias:
     stronger bias, smaller windows (a property of the data, which could fail)."""
-    runs = json.loads((REFERENCE / "expanding_50.json").read_text())
+    runs = json.loads(data_file("asi-reference", "expanding_50.json").read_text())
     ps = [r["expanding"]["geo_p"] for r in runs]
     paper = [ex.relative_operations(r["expanding"]["window"], np.array(r["expanding"]["iterations"]) + 1,
                                     n=50, d=50, mode="paper").mean() for r in runs]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +11,11 @@ from mfattn.implicit.models import PatchEmbedding, build_model
 from mfattn.implicit.train import (TrainConfig, TrainingInterrupted, confusion_matrix, epoch_order, evaluate,
                           run_progress, train_mnist)
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-needs_mnist = pytest.mark.skipif(not (SHARED / "t10k-labels-idx1-ubyte.gz").is_file(),
-                                 reason=f"shared MNIST not found at {SHARED}")
+from conftest import find_data_dir, needs_data
+
+#: The MNIST folder the loader finds (``$MFATTN_DATA``, ``data/mnist``, ``../shared/data/mnist``), or None.
+MNIST = find_data_dir("mnist")
+needs_mnist = needs_data("mnist")
 
 N, D, C = 17, 10, 32
 
@@ -149,22 +150,22 @@ def tiny(**kw):
 @needs_mnist
 def test_resume_after_interruption_is_bit_identical(tmp_path):
     cfg = tiny()
-    straight = train_mnist(cfg, data_root=SHARED, folder=tmp_path / "straight", progress=False)
+    straight = train_mnist(cfg, data_root=MNIST, folder=tmp_path / "straight", progress=False)
     assert straight.summary["steps"] == 20
     # Crash mid-epoch 2 (step 17; the last checkpoint is step 16), then in epoch 1 (step 7,
     # after the step-4 checkpoint): each restart continues from the last checkpoint.
     folder = tmp_path / "interrupted"
     with pytest.raises(TrainingInterrupted):
-        train_mnist(cfg, data_root=SHARED, folder=folder, progress=False, interrupt_after=7)
+        train_mnist(cfg, data_root=MNIST, folder=folder, progress=False, interrupt_after=7)
     assert not (folder / "result.json").exists()
     seen = []
     with pytest.raises(TrainingInterrupted):
-        train_mnist(cfg, data_root=SHARED, folder=folder, progress=False, interrupt_after=17,
+        train_mnist(cfg, data_root=MNIST, folder=folder, progress=False, interrupt_after=17,
                     callback=lambda step, log: seen.append(step))
     assert seen[0] == 5  # resumed right after the step-4 checkpoint
     progress = run_progress(cfg, folder=folder)
     assert (progress["finished"], progress["epochs_done"], progress["steps_done"]) == (False, 1, 16)
-    resumed = train_mnist(cfg, data_root=SHARED, folder=folder, progress=False)
+    resumed = train_mnist(cfg, data_root=MNIST, folder=folder, progress=False)
     assert run_progress(cfg, folder=folder)["finished"] and run_progress(cfg, folder=tmp_path / "none") is None
     a = torch.load(straight.folder / "model.pt", weights_only=True)
     b = torch.load(resumed.folder / "model.pt", weights_only=True)
@@ -177,23 +178,23 @@ def test_resume_after_interruption_is_bit_identical(tmp_path):
     other = tiny(lr=1e-3)
     (folder / "result.json").unlink()
     with pytest.raises(ValueError, match="written for another configuration"):
-        train_mnist(other, data_root=SHARED, folder=folder, progress=False)
+        train_mnist(other, data_root=MNIST, folder=folder, progress=False)
 
 
 @needs_mnist
 def test_finished_run_is_loaded_from_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MFATTN_CACHE", str(tmp_path / "cache"))
     cfg = tiny(epochs=1, train_limit=100)
-    first = train_mnist(cfg, data_root=SHARED, progress=False)
+    first = train_mnist(cfg, data_root=MNIST, progress=False)
     assert first.folder.parent.parent == tmp_path / "cache" / "deq"
     calls = []
-    second = train_mnist(cfg, data_root=SHARED, progress=False, callback=lambda s, l: calls.append(s))
+    second = train_mnist(cfg, data_root=MNIST, progress=False, callback=lambda s, l: calls.append(s))
     assert calls == [] and second.folder == first.folder
     np.testing.assert_array_equal(first.history["loss"], second.history["loss"])
     # The stored weights reproduce the stored predictions.
     model = second.load_model()
     from mfattn.implicit.mnist import load_mnist
-    x, y = load_mnist("test", SHARED, limit=100).tensors()
+    x, y = load_mnist("test", MNIST, limit=100).tensors()
     np.testing.assert_array_equal(evaluate(model, x, y)["pred"], second.history["test_pred"])
     assert second.confusion().sum() == 100
     assert np.trace(second.confusion()) == round(second.test_accuracy * 100)
@@ -212,7 +213,7 @@ def test_short_training_with_todays_code_reaches_the_pinned_loss_and_accuracy(tm
     differences between machines, not for a change in what the code learns."""
     cfg = TrainConfig(epochs=1, batch_size=60, seed=0, train_limit=6000, test_limit=1000, steps_per_epoch=100,
                       snapshot_every=50)
-    result = train_mnist(cfg, data_root=SHARED, folder=tmp_path, progress=False)
+    result = train_mnist(cfg, data_root=MNIST, folder=tmp_path, progress=False)
     h = result.history
     # Pinned: test accuracy 0.800 on the first 1,000 test digits, test loss 0.624, training loss 0.765 over
     # the last 20 steps, 11.7 forward and 10.6 adjoint Anderson iterations per step on average.

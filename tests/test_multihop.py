@@ -12,8 +12,9 @@ import torch
 from mfattn.companion import verdicts
 from mfattn.structural import multihop as mh, optim
 
+from conftest import data_file
+
 torch.set_num_threads(1)
-REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "asi-reference"
 
 
 def _scores(shape, seed=0, scale=2.0):
@@ -143,12 +144,11 @@ def test_batched_seeds_train_exactly_as_separate_runs():
             np.testing.assert_allclose(both[f"param0/{m}"][i], alone[f"param0/{m}"][0], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.skipif(not (REFERENCE / "multiple_training.json").exists(), reason="shared reference data absent")
 def test_code_protocol_reproduces_the_stored_initial_losses():
     """Step-0 losses of the public code's run depend only on its RNG order: W_y, W_r, the model's
     weights (multihop first, one-layer after 20000 batches). They agree up to the summation order
     left by the code's unseeded token shuffle (≤ 1e-6 relative)."""
-    ref = json.loads((REFERENCE / "multiple_training.json").read_text())
+    ref = json.loads(data_file("asi-reference", "multiple_training.json").read_text())
     out = mh.train_multihop(("multihop",), tuple(range(10)), task=mh.MultihopTask(mode="code"), steps=1,
                             protocol="code", record_every=1, test_size=10, cache=False)
     stored = np.array([ref[str(s)]["long"][0] for s in range(10)])

@@ -10,6 +10,8 @@ from mfattn.implicit.train import VARIANTS, TrainConfig, TrainResult
 from mfattn.implicit.variants import (ALL_VARIANTS, binomial_se, compare_to_blog, export_variants, markdown_table,
                                      mcnemar, pack_correct, seed_summary, summary_table, unpack_correct, variant_rows)
 
+from conftest import data_dir, needs_data
+
 
 def fake_result(accuracy, losses, converged, backward=12.5, seconds=3.0):
     history = {"loss": np.asarray(losses, dtype=np.float64),
@@ -111,10 +113,7 @@ def test_seed_summary_pairs_each_variant_with_the_blog_model_of_its_seed():
     assert seed_summary(rows[:2])[0]["acc_std"] is None
 
 
-_SHARED_MNIST = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-
-
-@pytest.mark.skipif(not (_SHARED_MNIST / "t10k-labels-idx1-ubyte.gz").is_file(), reason="shared MNIST not found")
+@needs_data("mnist")
 def test_interaction_variants_train_and_enter_the_table(tmp_path):
     """The softmax and MLP-mixer couplings (INTERACTION_VARIANTS) train through train_mnist: their layers are the
     requested interaction, their coupling norms are NaN (input-dependent or absent), their rows are complete."""
@@ -125,7 +124,7 @@ def test_interaction_variants_train_and_enter_the_table(tmp_path):
     for name, options in INTERACTION_VARIANTS.items():
         cfg = TrainConfig(epochs=1, steps_per_epoch=4, train_limit=600, test_limit=60, snapshot_every=2,
                           attention=options)
-        results[name] = res = train_mnist(cfg, data_root=_SHARED_MNIST, folder=tmp_path / KEYS[name], progress=False)
+        results[name] = res = train_mnist(cfg, data_root=data_dir("mnist"), folder=tmp_path / KEYS[name], progress=False)
         assert res.load_model().attention.interaction == options["interaction"]
         assert np.isnan(res.history["coupling_norms"]).all() and res.history["coupling_norms"].shape == (3, 17, 17)
         assert np.isfinite(res.history["loss"]).all() and res.summary["mean_forward_iterations"] > 1
