@@ -160,3 +160,35 @@ def test_check_says_how_to_get_a_missing_file(clone, monkeypatch, capsys):
     for line in lines:
         assert "missing (to get it: run `python -m mfattn data fetch dmft-reference`" in line
         assert "$MFATTN_DMFT_REFERENCE" in line and "$MFATTN_MIRROR_DMFT_REFERENCE" in line
+
+
+@pytest.fixture
+def real_expanding_50():
+    """The real asi-reference/expanding_50.json, found before ``clone`` hides everything (from ../shared/data here)."""
+    from conftest import data_file
+
+    return data_file("asi-reference", "expanding_50.json")
+
+
+def test_tests_find_a_verified_download_without_shared_and_skip_naming_the_fetch(real_expanding_50, clone):
+    """The tests' helper (conftest.data_file) asks the loader: with no ``../shared`` beside the checkout, a
+    verified copy in ``data/<name>/`` is found; without one the test skips, naming the data set and the command
+    that fetches it; a copy with the wrong SHA-256 is an error, never a skip."""
+    from conftest import data_dir, data_file, needs_data
+
+    name, file = "asi-reference", "expanding_50.json"
+    assert all(how != "shared copy" or not folder.exists() for how, folder in datasets.folders(name))
+    with pytest.raises(pytest.skip.Exception, match=rf"{name}.*python -m mfattn data fetch {name}"):
+        data_file(name, file)
+    mark = needs_data(name, file)
+    assert mark.args == (True,) and f"python -m mfattn data fetch {name}" in mark.kwargs["reason"]
+    download = clone / "data" / name
+    download.mkdir(parents=True)
+    (download / file).write_bytes(real_expanding_50.read_bytes())
+    assert data_file(name, file) == download / file
+    assert needs_data(name, file).args == (False,)
+    with pytest.raises(pytest.skip.Exception, match="all files of asi-reference"):
+        data_dir(name)  # one of its two files is there, not all
+    (download / file).write_text("{}")
+    with pytest.raises(datasets.MissingDataError, match="not the published"):
+        data_file(name, file)
