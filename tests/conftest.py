@@ -67,6 +67,7 @@ def find_data_dir(name: str) -> Path | None:
 def data_file(name: str, file: str) -> Path:
     """The verified copy of ``file`` of data set ``name`` that the loader finds; else the test skips, naming
     the data set and ``python -m mfattn data fetch <name>``."""
+    __tracebackhide__ = True  # the skip is reported at the test's line
     path = find_data_file(name, file)
     if path is None:
         pytest.skip(missing_data_reason(name, file))
@@ -75,6 +76,7 @@ def data_file(name: str, file: str) -> Path:
 
 def data_dir(name: str) -> Path:
     """The folder holding all of data set ``name`` (verified); else the test skips, saying how to fetch it."""
+    __tracebackhide__ = True
     folder = find_data_dir(name)
     if folder is None:
         pytest.skip(missing_data_reason(name))

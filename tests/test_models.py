@@ -266,6 +266,7 @@ def test_stored_full_protocol_reaches_the_blog_accuracy():
     assert final.mean() >= 0.991 - 2 * final.std(ddof=1), (final.mean(), final.std(ddof=1))
 
 
+@needs_mnist  # train_mnist reads MNIST (where the loader finds it) before it meets the checkpoint
 def test_a_planted_pickle_checkpoint_is_refused_not_run(tmp_path, monkeypatch):
     # A checkpoint that would run code when unpickled (the exploit of weights_only=False) is refused
     # with a clear error, and its payload never runs.
