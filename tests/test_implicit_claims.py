@@ -154,12 +154,11 @@ def test_an_interaction_variant_not_stored_is_not_tested_with_the_command(tmp_pa
     assert verdict == "not tested" and not numbers and "var_softmax" in note and "--interactions --train" in note
 
 
-@pytest.mark.parametrize("acc, verdict", [(98.71, "reproduced"), (98.69, "reproduced with differences"),
-                                          (95.01, "reproduced with differences"), (95.0, "not reproduced")])
-def test_interaction_verdict_thresholds(acc, verdict):
-    assert claims.interaction_verdict(acc, 99.2) == verdict
+@pytest.mark.parametrize("acc, grade", [(98.71, "holds"), (98.69, "partly"), (95.01, "partly"), (95.0, "fails")])
+def test_interaction_grade_thresholds(acc, grade):
+    assert claims.interaction_grade(acc, 99.2) == grade
     with pytest.raises(ValueError, match="acc must be"):
-        claims.interaction_verdict(float("nan"), 99.2)
+        claims.interaction_grade(float("nan"), 99.2)
 
 
 def test_unit_crossing_tells_a_first_crossing_from_staying_above():

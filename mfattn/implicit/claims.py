@@ -22,7 +22,7 @@ from mfattn.companion import stats, store, verdicts
 from mfattn.companion.verdicts import Claim
 
 __all__ = ["deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost_exponent", "stability_prose",
-           "interaction_grade", "interaction_verdict", "BLOG_ACCURACY", "ACCURACY_BAND", "DECLARED", "record"]
+           "interaction_grade", "BLOG_ACCURACY", "ACCURACY_BAND", "DECLARED", "record"]
 
 BAL = "Bal 2021"
 TD = "tests/test_deq.py::"
@@ -208,11 +208,6 @@ def interaction_grade(acc: float, blog: float) -> str:
         if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x):
             raise ValueError(f"{name} must be a finite accuracy in %; got {x!r}")
     return "holds" if acc > blog - 0.5 else "partly" if acc > 95 else "fails"
-
-
-def interaction_verdict(acc: float, blog: float) -> str:
-    """:func:`interaction_grade` as the verdict word of a paper's claim (reproduced / with differences / not)."""
-    return verdicts.SCALES["paper"][verdicts.GRADES.index(interaction_grade(acc, blog))]
 
 
 def _gain_rule(key: str):

@@ -185,8 +185,7 @@ _STRUCTURAL = [
           evidence=("fig-structural-bruteforce", TS + "test_factorised_marginals_equal_joint_enumeration",
                     TS + "test_exclusive_prior_does_not_factorise"),
           note="Largest difference of the edge marginals {enum_marginal_error:.0e}. A prior that does not factorise "
-               "(no "
-               "shared parents) breaks it: softmax misses its marginals by {excl_soft_error:.2f}, Sinkhorn by "
+               "(no shared parents) breaks it: softmax misses its marginals by {excl_soft_error:.2f}, Sinkhorn by "
                "{excl_sink_error:.2f} (medians over instances; our extension).",
           numbers=("enum_marginal_error", "excl_soft_error", "excl_sink_error")),
     Claim("structural-hopfield", f"{PAPER}, Sec. 4 (Hopfield networks)",
