@@ -44,6 +44,27 @@ DECLARED = {"transformer": [
                     "tests/test_transformer.py::test_one_corrected_step_is_a_transformer_block_without_layernorm"),
           note="Largest difference {max_dev_step:.0e} (float64, 1 and 2 heads): an identity, not an analogy.",
           numbers=("max_dev_step",), examples=verdicts.identity_examples("max_dev_step")),
+    Claim("transformer-multihead-blocks", f"{BAL} (multi-head attention as block-diagonal couplings)",
+          "H heads are H independent vector-spin systems: the couplings J_ij are block-diagonal, one d/H × d/H block "
+          "A^h_ij I per head, when each head writes its own slice of the features (output projection W_O = I); a dense "
+          "W_O mixes the heads",
+          measured="Share of the coupling weight ‖J‖² outside the head blocks for a four-head softmax layer (float64), "
+                   "with W_O = I and with its dense random W_O",
+          rule=lambda s: ("holds" if s["off_block_dense"] >= 0.1 else "partly") if s["off_block_split"] <= 1e-12 else
+          "fails",
+          how="With W_O = I the block structure is an identity, so the share outside the blocks must vanish to "
+              "round-off (≤ 1e-12, float64); the condition matters if a dense W_O puts at least a tenth of the weight "
+              "outside the blocks. Reproduced if both; with differences if the identity holds but a dense W_O leaves "
+              "the blocks nearly intact (the condition unshown); not reproduced if the weight outside the blocks "
+              "does not vanish with W_O = I.",
+          evidence=("tests/test_transformer.py::test_multi_head_couplings_are_block_diagonal_without_a_dense_output_projection",),
+          note="Weight outside the head blocks: {off_block_split:.1g} with W_O = I, {off_block_dense:.2f} with a dense "
+               "W_O. The block-diagonal reading needs the heads to write their own slices, a condition the standard "
+               "layer (dense W_O) does not meet.",
+          numbers=("off_block_split", "off_block_dense"),
+          examples={"holds": {"off_block_split": 0.0, "off_block_dense": 0.5},
+                    "partly": {"off_block_split": 1e-13, "off_block_dense": 0.05},
+                    "fails": {"off_block_split": 1e-6, "off_block_dense": 0.5}}),
     Claim("transformer-rank-collapse", f"{BAL} (the sources as external fields; our measurement)",
           "Without the source term (the residual connection) iterated attention collapses all tokens onto one; with "
           "it they stay apart",

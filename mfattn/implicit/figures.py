@@ -2,7 +2,7 @@
 
 Chapter 2: :func:`solver_race`, :func:`mnist_training`, :func:`couplings` (and
 :func:`coupling_animation`), :func:`settling`, :func:`confusion`, :func:`fixed_point_stability`, :func:`stability_over_training`, :func:`learned_correction`,
-:func:`full_cpu`. Styling comes from the
+:func:`full_cpu`, :func:`early_frames`. Styling comes from the
 book's style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
            "settling", "confusion", "fixed_point_stability", "stability_over_training",
-           "learned_correction", "full_cpu", "running_mean", "transformer_steps", "tap_cost", "onsager"]
+           "learned_correction", "full_cpu", "early_frames", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
 
@@ -256,6 +256,39 @@ def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.F
     ax = axes[3]
     ax.semilogy(fr["snapshot_step"][:-1] / spe, settle[:-1], color="C0")
     ax.set(xlabel="epoch", ylabel="relative distance to final", title="settling of the norm matrix")
+    return fig
+
+
+def early_frames(norms: np.ndarray, snaps: np.ndarray, steps_per_epoch: int = 1000,
+                 show_epochs: Sequence[float] = (0, 0.25, 0.5, 1)) -> plt.Figure:
+    """Top: the norm matrix ‖J_ij‖_F at the kept frames nearest ``show_epochs`` (inside the first epoch) and at the
+    end, one colour scale. Bottom: against the epoch, the correlation of each frame's off-diagonal pattern with the
+    final one and the share of the way from the initial to the final norms covered
+    (:func:`mfattn.implicit.organisation.organisation_curves`), with the thresholds of *deq-early-organisation*."""
+    from .organisation import organisation_curves
+
+    corr, closed = organisation_curves(norms)
+    epochs = np.asarray(snaps, dtype=float) / steps_per_epoch
+    picks = [int(np.argmin(np.abs(epochs - e))) for e in show_epochs] + [len(epochs) - 1]
+    fig = plt.figure(figsize=(2.3 * len(picks), 5.6), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1, 1.1])
+    axes = top.subplots(1, len(picks))
+    vmax = norms.max()
+    for ax, p in zip(axes, picks):
+        im = ax.imshow(norms[p], cmap="viridis", vmin=0, vmax=vmax)
+        ax.set(title=f"epoch {epochs[p]:g}", xticks=[0, 8, 16], yticks=[0, 8, 16])
+        ax.grid(False)
+    axes[0].set_ylabel("site i (0 = cls)")
+    top.colorbar(im, ax=list(axes), shrink=0.8, label=r"$\|J_{ij}\|_F$")
+    ax = bottom.subplots()
+    ax.plot(epochs[1:], corr[1:], "o-", ms=3, color="C0", label="correlation with the final pattern (shape)")
+    ax.plot(epochs[1:], closed[1:], "s-", ms=3, color="C3", label="share of the way to the final norms (shape and size)")
+    ax.axhline(0.9, color="C0", ls=":", lw=1)
+    ax.axhline(0.5, color="C3", ls=":", lw=1)
+    ax.axvline(1, color="0.5", ls="--", lw=1)
+    ax.set(xscale="log", xlabel="epoch (log scale; dashed: end of the first epoch)", ylim=(0, 1.02),
+           title="how far the couplings have organised (dotted: the verdict's thresholds)")
+    ax.legend(loc="lower right", fontsize=8)
     return fig
 
 
