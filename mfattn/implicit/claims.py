@@ -494,7 +494,8 @@ DECLARED = {"deq": [
               "pattern's variance explained) and at least half the way from the initial to the final norms is "
               "covered; with differences if only the shape (correlation ≥ 0.5, a quarter of the variance) or only "
               "the distance (half the way) has got there; fails if neither has.",
-          evidence=("fig-deq-early-frames", "fig-deq-full-cpu", "tests/test_organisation.py::"
+          # fig-deq-early-frames joins the evidence once a full run of this chapter has stored it
+          evidence=("fig-deq-full-cpu", "tests/test_organisation.py::"
                     "test_curves_against_a_pattern_that_forms_then_grows",
                     TC + "test_early_organisation_is_read_from_the_stored_frames"),
           note="Seed 0, from the {epoch1_frames:.0f} frames inside the first epoch: after one epoch the pattern's "
@@ -519,7 +520,7 @@ DECLARED = {"deq": [
               "site is singled out. Confirmed if the cls row's share exceeds the largest patch row's by more than that "
               "spread; with differences if it only exceeds the average row's share 1/17 (above average, not apart "
               "from the patches); refuted otherwise.",
-          evidence=("fig-deq-early-frames", "fig-deq-couplings", "tests/test_organisation.py::"
+          evidence=("fig-deq-full-cpu", "fig-deq-couplings", "tests/test_organisation.py::"
                     "test_row_and_column_shares_by_hand"),
           note="After 20 epochs (seed 0) the cls row carries {cls_row_share:.1%} of the coupling weight, the largest patch "
                "row {patch_row_share_max:.1%}, an average row {uniform_row_share:.1%}; at initialisation the row shares "
