@@ -34,7 +34,7 @@ def _write_deq(root, naive_extra_errors, summary=None, interactions=()):
             rows.append({"key": key, "variant": key, "seed": seed, "test_accuracy": float(correct.mean()),
                          "test_examples": 10_000, "final_loss": loss, "forward_iterations": 26.0 if key != "plain" else 8.8,
                          "backward_iterations": 26.0 if key != "plain" else 8.4,
-                         "forward_converged": 0.98 if key != "plain" else 0.07, "correct": pack_correct(correct)})
+                         "forward_converged": {"plain": 0.07, "m": 0.47}.get(key, 0.98), "correct": pack_correct(correct)})
         for key, n_seeds, errors in interactions:      # (key, seeds it has, test errors per run)
             if seed < n_seeds:
                 correct = np.ones(10_000, bool)
@@ -76,6 +76,8 @@ def test_the_pooled_paired_gain_decides_the_learned_correction(tmp_path, extra, 
     assert numbers["gain_naive"] == pytest.approx(extra / 100) and numbers["gain_naive_k"] == 3
     assert numbers["gain_naive_tau"] == 0 and numbers["var_naive"] == pytest.approx(100 - (BLOG_ERRORS + extra) / 100)
     assert "95 % interval" in note and "What one seed can and cannot show" in note
+    # the m variant's numbers come with how often its solves reached a fixed point (issue: gradients off it)
+    assert "reach the tolerance in only 47%, 47%, 47% of the training steps" in note and "blog model 98%" in note
 
 
 def test_stability_numbers_are_glued_and_one_step_is_decided_against_the_fixed_point(tmp_path):

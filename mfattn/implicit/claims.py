@@ -87,6 +87,8 @@ def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     f"var_{key}_median": float(np.median(acc)), f"var_{key}_min": acc.min(), f"var_{key}_max": acc.max(),
                     f"var_{key}_seeds": len(acc), f"var_{key}_accs": ", ".join(f"{a:.2f} %" for a in acc),
                     f"var_{key}_loss": float(np.mean([r["final_loss"] for r in runs])),
+                    f"var_{key}_conv": float(np.mean([r["forward_converged"] for r in runs])),
+                    f"var_{key}_convs": ", ".join(f"{r['forward_converged']:.0%}" for r in runs),
                     f"var_{key}_broke": (f" Training broke down in {', '.join(broke)} (final accuracy below 50 %): the "
                                          f"verdict rests on the median over seeds, and the breakdown is part of it."
                                          if broke else "")})
@@ -196,8 +198,11 @@ def stability_prose(root: Path | None) -> str:
     s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
+    conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them, and over those "
+            f"alone the median is {s['rho_blog_median_converged']:.2f}" if s.get("rho_blog_median_converged") is not None
+            else "; over all of them, whether or not Anderson reached the tolerance: the stored run does not say which did")
     return (f"for seed 0 after 20 epochs, on {s['stability_digits']:.0f} test digits, the median is "
-            f"{s['rho_blog_median']:.2f} (largest {s['rho_blog_max']:.2f}, {_share(s['rho_blog_unstable'])} above 1), and "
+            f"{s['rho_blog_median']:.2f} (largest {s['rho_blog_max']:.2f}, {_share(s['rho_blog_unstable'])} above 1{conv}), and "
             f"for the model trained with plain iteration {s['rho_plain_median']:.2f} ({_share(s['rho_plain_unstable'])} "
             f"not below 1); one plain step from m = X classifies {100 * s['acc_step_1']:.1f}% of the test digits, "
             f"the fixed point {100 * s['acc_fixed']:.1f}%")
@@ -304,7 +309,9 @@ def _anderson_note(s):
 
 def _correction_note(s):
     m = (f" Correcting m instead of g: {s['var_m_accs']} (mean {s['var_m']:.2f} %; the blog model's pooled paired gain "
-         f"{s['gain_m_text']})." if "var_m" in s else "")
+         f"{s['gain_m_text']}); its forward solves reach the tolerance in only {s['var_m_convs']} of the training "
+         f"steps (per seed; blog model {s['var_blog_convs']}), so in the others its implicit gradient is taken away "
+         f"from a fixed point." if "var_m" in s else "")
     return (f"Naive mean field, with no correction, reaches {s['var_naive_accs']} (mean {s['var_naive']:.2f} % ± "
             f"{s['var_naive_sd']:.2f}) against {s['var_blog_accs']} (mean {s['var_blog']:.2f} %); the blog model's "
             f"paired gain pooled over seeds: {s['gain_naive_text']}; training loss {s['var_naive_loss']:.3g} against "
