@@ -138,3 +138,36 @@ def test_the_blog_models_full_variant_row_is_the_chapters_own_run():
     assert train.profile_config(full, 2, variant=True) == train.profile_config(full, 2)
     assert train.profile_config(full, 2, variant=True, correction="m").weights_every is None
     assert train.profile_config(quick, 0, variant=True) != train.profile_config(quick, 0)   # 100-step variants
+
+
+def test_gaussian_fit_recovers_a_prior_and_is_bounded_by_the_affine_fit():
+    """Oracles: f = (I − P⁻¹) g exactly for an SPD P gives r2 = 1 and P⁻¹ back; a map outside the family (an
+    antisymmetric part, a negative eigenvalue of P⁻¹, a bias) gives r2 below the unconstrained affine fit's, at a
+    point that meets the optimality conditions (KKT); and the optimum is no worse than random feasible S."""
+    from mfattn.implicit.correction import affine_fit, gaussian_fit
+
+    rng = np.random.default_rng(0)
+    d = 6
+    g = rng.normal(size=(400, 3, d))
+    B = rng.normal(size=(d, d))
+    P = B @ B.T + d * np.eye(d)
+    f = g - g @ np.linalg.inv(P).T
+    fit = gaussian_fit(g, f)
+    assert fit["r2"] == pytest.approx(1.0, abs=1e-10)
+    np.testing.assert_allclose(fit["P_inv"], np.linalg.inv(P), atol=1e-7)
+    A = np.eye(d) - np.diag(np.linspace(-1, 1.5, d)) + 0.3 * (B - B.T) / np.abs(B).max()
+    f2 = g @ A.T + 0.2 + 0.05 * rng.normal(size=g.shape)
+    fit2, aff = gaussian_fit(g, f2), affine_fit(g, f2)
+    assert fit2["r2"] < aff["r2"] - 0.01 and fit2["kkt"] < 1e-6
+    assert np.linalg.eigvalsh(fit2["P_inv"]).min() >= -1e-12
+    u2, y2 = g.reshape(-1, d), f2.reshape(-1, d)
+    total = ((y2 - y2.mean(0)) ** 2).sum()
+    for _ in range(20):                                   # no random feasible S does better
+        C = rng.normal(size=(d, d))
+        S = C @ C.T * rng.uniform(0, 0.3)
+        r2 = 1 - ((y2 - (u2 - u2 @ S.T)) ** 2).sum() / total
+        assert r2 <= fit2["r2"] + 1e-12
+    with pytest.raises(ValueError, match="g and f"):
+        gaussian_fit(g, f[..., :-1])
+    with pytest.raises(ValueError, match="finite"):
+        gaussian_fit(np.full((20, d), np.nan), f[:20, 0])

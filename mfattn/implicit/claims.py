@@ -307,6 +307,28 @@ def _anderson_note(s):
             f"{s['plain_loss']:.3g}.")
 
 
+def _onsager_form(s):
+    if s.get("corr_r2_gaussian") is None:
+        if s["corr_r2_affine"] < 0.25:
+            return "fails"                                  # the affine fit bounds the Gaussian one from above
+        raise verdicts.Undecidable(
+            f"the stored run predates the fit of the chapter's Gaussian correction (I − P⁻¹) g; its upper bound, the "
+            f"site-shared affine fit, explains {s['corr_r2_affine']:.2f} of f_θ's variance, which cannot decide between "
+            f"'with differences' and 'fails'; chapter 2's next full run stores it")
+    r2 = s["corr_r2_gaussian"]
+    return "holds" if r2 >= 0.81 else "partly" if r2 >= 0.25 else "fails"
+
+
+def _onsager_form_note(s):
+    gauss = (f"the Gaussian correction of the means (I − P⁻¹) g at its best prior precision explains "
+             f"{s['corr_r2_gaussian']:.3f} of the variance of f_θ(g)" if s.get("corr_r2_gaussian") is not None else
+             "the Gaussian correction's own fit is not stored")
+    return (f"At the fixed point of seed 0 (20 epochs) {gauss}; one unconstrained site-shared affine map explains "
+            f"{s['corr_r2_affine']:.3f} (per-site maps {s['corr_r2_per_site']:.3f}). The reaction term V_i m_i of the learned "
+            f"couplings (P = I) alone has cosine {s['corr_reaction_cosine']:.2f} with f_θ: for Gaussian spins it cancels "
+            f"in the means, so it is not what f_θ should match. One seed only.")
+
+
 def _correction_note(s):
     m = (f" Correcting m instead of g: {s['var_m_accs']} (mean {s['var_m']:.2f} %; the blog model's pooled paired gain "
          f"{s['gain_m_text']}); its forward solves reach the tolerance in only {s['var_m_convs']} of the training "
@@ -456,24 +478,25 @@ DECLARED = {"deq": [
                     "partly": {"rho_train_changes": 19, "rho_train_change_corr": 0.44, "rho_train_corr": 0.51},
                     "fails": {"rho_train_changes": 19, "rho_train_change_corr": 0.44, "rho_train_corr": 0.5}}),
     Claim("deq-correction-onsager-form", f"{BAL} (f_θ in the place of the Onsager term)",
-          "The trained correction f_θ plays the role of the adaptive-TAP Onsager (reaction) term V_i m_i",
-          measured="Cosine between f_θ(g) and the reaction term V_i m_i of the learned couplings (P = I) at the fixed "
-                   "point of seed 0 after 20 epochs, over 1,000 test digits",
-          rule=lambda s: "holds" if s["corr_reaction_cosine"] >= 0.9 else "partly" if s["corr_reaction_cosine"] >= 0.5
-          else "fails",
-          how="The squared cosine is the share of f_θ's squared norm along V_i m_i. Holds if the cosine is at least 0.9 "
-              "(81 %: f_θ is the reaction term up to a small remainder); at least 0.5, with differences (a quarter: the "
-              "reaction term is a substantial part of f_θ); below 0.5 (or negative), it fails.",
+          "The trained correction f_θ plays the role of the Onsager correction of the means",
+          measured="Share of the variance of f_θ(g) at the fixed point of seed 0 after 20 epochs (1,000 test digits) "
+                   "that the correction the chapter derives for Gaussian spins, (I − P⁻¹) g with the best prior "
+                   "precision P (symmetric positive definite, one for all sites), explains",
+          rule=_onsager_form,
+          how="For Gaussian spins the adaptive-TAP correction of the means is exactly (I − P⁻¹) g (the reaction term "
+              "V_i m_i cancels against χ_i), so that is the Onsager correction f_θ is compared with, at its best P "
+              "(a convex fit). Holds if it explains at least 81 % of f_θ's variance (a correlation of 0.9); at "
+              "least 25 % (0.5), with differences; below, it fails. Until the Gaussian fit is stored, the "
+              "unconstrained site-shared affine fit bounds it from above: below 25 % it already fails.",
           evidence=("fig-deq-correction", "tests/test_correction.py::test_correction_report_reads_the_layers_own_fixed_point",
+                    "tests/test_correction.py::test_gaussian_fit_recovers_a_prior_and_is_bounded_by_the_affine_fit",
                     "tests/test_correction.py::test_the_reaction_term_cancels_in_the_gaussian_means"),
-          note="At the fixed point of seed 0 (20 epochs) one site-shared affine map of g explains {corr_r2_affine:.3f} of the "
-               "variance of f_θ(g) (per-site maps {corr_r2_per_site:.3f}); its cosine with the reaction term V_i m_i of "
-               "the learned couplings (P = I) is {corr_reaction_cosine:.2f}. For Gaussian spins the exact correction of "
-               "the means is the site-shared linear map (I − P⁻¹)g (the reaction term cancels against χ_i), so a linear, "
-               "site-shared f_θ is what the Gaussian model asks for, not V_i m_i. One seed only.",
-          numbers=_shown("corr_r2_affine", "corr_reaction_cosine"),
-          examples={"holds": {"corr_reaction_cosine": 0.9}, "partly": {"corr_reaction_cosine": 0.5},
-                    "fails": {"corr_reaction_cosine": 0.49}}),
+          note=_onsager_form_note,
+          numbers=lambda s: {k: float(f"{s[k]:.3g}") for k in ("corr_r2_gaussian", "corr_r2_affine", "corr_reaction_cosine")
+                             if s.get(k) is not None},
+          examples={"holds": {"corr_r2_gaussian": 0.81, "corr_r2_affine": 0.9},
+                    "partly": {"corr_r2_gaussian": 0.25, "corr_r2_affine": 0.6},
+                    "fails": {"corr_r2_gaussian": 0.2, "corr_r2_affine": 0.6}}),
     Claim("deq-energy", f"{BAL} (the layer as the mean-field response of a vector-spin model)",
           "The trained MNIST layer's couplings (internal symmetry J_ij = J_ijᵀ) define a vector-spin model with an energy",
           measured="Asymmetry ‖M − Mᵀ‖/‖M + Mᵀ‖ of the (Nd × Nd) coupling matrix M of seed 0 after 20 epochs (0 for an "
