@@ -307,6 +307,25 @@ def _anderson_note(s):
             f"{s['plain_loss']:.3g}.")
 
 
+def _implicit_gradient(s):
+    error = s["grad_rel_error"]            # missing: "not tested", the stored numbers predate the check
+    if not s["grad_converged"]:
+        raise verdicts.Undecidable("a forward solve of the gradient check did not reach its tolerance: no fixed point to "
+                                   "differentiate there")
+    return "holds" if error <= 1e-4 else "partly" if error <= 1e-2 else "fails"
+
+
+def _implicit_gradient_note(s):
+    check = (f"On the trained layer of seed 0 the implicit gradient differs from finite differences by "
+             f"{s['grad_rel_error']:.1e} (relative, {s['grad_digits']:.0f} test digits). " if s.get("grad_rel_error")
+             is not None else "The trained layer's gradient check is not stored yet; the tests find the implicit "
+             "gradient exact against finite differences on small layers. ")
+    phantom = (f"The one-step phantom gradient (τ = 1) trains to {s['var_phantom_accs']} (mean {s['var_phantom']:.2f} %) "
+               f"against {s['var_blog']:.2f} % (blog model); the blog model's paired gain pooled over seeds: "
+               f"{s['gain_phantom_text']}: exactness matters in training." if "var_phantom" in s else "")
+    return check + phantom
+
+
 def _onsager_form(s):
     if s.get("corr_r2_gaussian") is None:
         if s["corr_r2_affine"] < 0.25:
@@ -412,23 +431,28 @@ DECLARED = {"deq": [
     Claim("deq-implicit-gradient", f"{BAL} (implicit differentiation of the fixed point)",
           "Gradients through the fixed point follow from the implicit function theorem (an adjoint fixed point), "
           "without backpropagating through the solver",
-          measured="Test accuracy of the blog model (implicit gradient) against the same model trained with the crudest "
-                   "phantom gradient: one step with τ = 1, i.e. ∂f/∂θ at the fixed point (the Jacobian-free gradient, not "
-                   "the tuned phantom gradients of Geng et al. 2021 with several damped steps), paired per seed (3 seeds)",
-          rule=_gain_rule("phantom"),
-          how="The exactness of the implicit gradient is asserted by the tests in the evidence (gradcheck against finite "
-              "differences); the stored numbers decide whether it matters in training. " + GAIN_HOW.format(
-                  what="the phantom-gradient model", holds="training needs the exact gradient",
-                  partly="the exact gradient helps measurably, a crude one also works",
-                  fails="the crudest approximation trains as well"),
+          measured="Largest relative difference between the trained layer's implicit gradient and central finite "
+                   "differences of its loss (seed 0 after 20 epochs, float64, forward and adjoint solved to 1e-12, "
+                   "100 test digits, 4 random directions over all parameters); beside it, the accuracy of the model "
+                   "trained with the crudest phantom gradient (one step, τ = 1: ∂f/∂θ at the fixed point, not the "
+                   "tuned phantom gradients of Geng et al. 2021 with several damped steps)",
+          rule=_implicit_gradient,
+          how="Finite differences with ε = 1e-5 carry a relative error of order ε² plus the solves' 1e-12/ε = 1e-7: "
+              "reproduced if the difference is at most 1e-4 with every solve converged (the implicit gradient is the "
+              "gradient of the trained layer, ρ(J_f) > 1 included); at most 1e-2, with differences (right in "
+              "direction, inexact); larger, not reproduced. Not tested where a solve of the check did not converge "
+              "(no fixed point to differentiate). The phantom comparison only says whether exactness matters in "
+              "training; it does not decide the claim.",
           evidence=(TD + "test_gradcheck_with_respect_to_parameters_of_a_nonlinear_deq",
                     TD + "test_closed_form_adjoint_map_gives_the_closed_form_gradients",
+                    "tests/test_stability.py::test_gradient_check_finds_the_implicit_gradient_exact_and_a_phantom_one_wrong",
                     TD + "test_phantom_gradient_is_the_truncated_neumann_series", "fig-deq-full-cpu"),
-          note=lambda s: (f"The tests find the implicit gradient exact against finite differences. The one-step phantom "
-                          f"gradient (τ = 1) ends at {s['var_phantom_accs']} (mean {s['var_phantom']:.2f} % ± "
-                          f"{s['var_phantom_sd']:.2f}) against {s['var_blog']:.2f} % (blog model); the blog model's paired "
-                          f"gain pooled over seeds: {s['gain_phantom_text']}. {ONE_SEED}"),
-          numbers=_gain_shown("phantom"), examples=_gain_examples("phantom")),
+          note=_implicit_gradient_note,
+          numbers=lambda s: {k: float(f"{s[k]:.3g}") for k in ("grad_rel_error", "var_phantom", "var_blog", "gain_phantom",
+                                                               "gain_phantom_lo", "gain_phantom_hi") if s.get(k) is not None},
+          examples={"holds": {"grad_rel_error": 1e-4, "grad_converged": True},
+                    "partly": {"grad_rel_error": 1e-2, "grad_converged": True},
+                    "fails": {"grad_rel_error": 0.011, "grad_converged": True}}),
     Claim("deq-learned-onsager", f"{BAL} (the learned correction f_θ as an amortised Onsager term)",
           "The learned self-correction f_θ is what makes the mean-field layer work",
           measured="Test accuracy of the blog model against the same model without the correction (naive mean field), "
