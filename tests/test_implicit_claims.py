@@ -244,3 +244,29 @@ def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
     verdict, numbers, note = _decide(tmp_path)["deq-mnist-accuracy"]
     assert verdict == "reproduced" and numbers["acc_mean"] == 99.11 and numbers["acc_min"] == 99.01
     assert "± 0.09 (s.d. over seeds)" in note and "every seed at least 99.0 %" in note    # 99.01: not "99.1"
+
+
+@pytest.mark.parametrize("conv_top, extra_errors, verdict", [(0.3, 0, "reproduced"),
+                                                             (0.95, 40, "reproduced with differences"),
+                                                             (0.95, 0, "not reproduced")])
+def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict):
+    """Stored rows of the initialisation study: the largest scale losing its fixed point (30 % of solves converged
+    against 98 %) decides "reproduced"; a stable but less accurate larger scale (40 more errors in every seed: a
+    pooled paired gain of 0.4 points, interval above 0) "with differences"; equal runs "not reproduced"."""
+    _write_deq(tmp_path, naive_extra_errors=3)
+    rows = []
+    for factor in (1.0, 10 ** 0.5, 10.0):
+        for seed in (0, 1, 2):
+            correct = np.ones(10_000, bool)
+            shift = 10 if factor > 1 else 0                  # other digits wrong, as many: no gain, some variance
+            correct[shift:shift + 90 + (extra_errors if factor > 1 else 0)] = False
+            rows.append({"key": f"init_x{factor:.3g}", "factor": factor, "seed": seed, "steps": 2000,
+                         "test_accuracy": float(correct.mean()), "test_examples": 10_000,
+                         "forward_converged": conv_top if factor == 10.0 else 0.98, "correct": pack_correct(correct)})
+    (tmp_path / "data" / "full" / "deq").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data" / "full" / "deq" / "init_scale.json").write_text(json.dumps({"rows": rows}))
+    s = claims.full_numbers(tmp_path, "deq")
+    assert s["init_conv_top"] == pytest.approx(conv_top) and s["init_conv_blog"] == pytest.approx(0.98)
+    assert s["init_top_factor"] == 10.0 and (s["init_gain_lo"] > 0) == (extra_errors > 0)
+    got, numbers, note = _decide(tmp_path)["deq-init-scale"]
+    assert got == verdict and "2000 steps and 3 seeds" in note

@@ -73,6 +73,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "train_limit": 12000, "test_limit": 1000, "epochs": 1, "steps_per_epoch": 200,
                   "snapshot_every": 10, "eval_every": 40, "seeds": [0], "variant_steps": 100, "variant_seeds": [0],
                   "stability_digits": 300, "budget_steps": [1, 2, 3, 5, 10, 20, 40], "gradient_digits": 16,
+                  "init_epochs": 1, "init_steps": 20, "init_seeds": [0],
                   "rho_training_digits": 100, "rho_training_every": 40, "correction_digits": 300},
         "full": {"solver_dim": 256, "solver_batch": 32, "solver_rhos": [0.5, 0.9, 0.97, 0.99], "solver_tol": 1e-6,
                  "solver_max_iter": 2000, "explicit_size": [8, 8],
@@ -80,6 +81,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None,
                  "variant_seeds": [0, 1, 2],
                  "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100], "gradient_digits": 100,
+                 "init_epochs": 2, "init_steps": None, "init_seeds": [0, 1, 2],
                  "rho_training_digits": 300, "rho_training_every": 1000, "correction_digits": 1000},
     },
     # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive

@@ -92,7 +92,7 @@ class TrainConfig:
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
         if not (isinstance(self.lr, (int, float)) and self.lr > 0):
             raise ValueError(f"lr must be a positive number; got {self.lr!r}")
-        unknown = sorted(set(self.attention) - set(ATTENTION_DEFAULTS) - {"anderson_m", "damping"})
+        unknown = sorted(set(self.attention) - set(ATTENTION_DEFAULTS) - {"anderson_m", "damping", "weight_init_std"})
         if unknown:
             raise ValueError(f"attention has unknown option(s) {unknown}; known: {sorted(ATTENTION_DEFAULTS)}")
 

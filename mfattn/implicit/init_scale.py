@@ -1,0 +1,72 @@
+"""Is the blog's initialisation crucial for stability? The MNIST model trained from couplings drawn larger.
+
+The blog initialises the raw couplings with standard deviation ``σ = 1/√(N d²)`` (N = 17 sites, d = 10), so
+that ‖J‖ = O(1), and calls that scale crucial for stability. This study trains the same model from
+``factor · σ`` for each factor in ``factors`` (1: the blog's scale; √10 and 10: variance ×10 and ×100) over a
+stated shorter protocol (the profile's ``init_epochs`` epochs, ``init_steps`` steps each when set), for each
+seed, and reports per run what stability means for this layer: how often the forward solve reaches its
+tolerance, and whether training broke down, beside the test accuracy and the test digits it got right (for a
+paired comparison with the blog's scale in the same seed).
+
+:func:`init_config` builds a run's :class:`~mfattn.implicit.train.TrainConfig` (factor 1 is the plain blog
+model, no override); :func:`train_runs` trains (or loads from the training cache) every run;
+:func:`init_rows` turns them into rows like the variant table's (:func:`mfattn.implicit.variants.variant_rows`),
+keyed ``init_x<factor>``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from .train import TrainConfig, TrainResult, train_mnist
+
+__all__ = ["FACTORS", "blog_std", "init_config", "train_runs", "init_rows", "factor_key"]
+
+#: Multipliers of the blog's standard deviation: the blog's scale, variance ×10 and ×100.
+FACTORS = (1.0, math.sqrt(10.0), 10.0)
+
+N_SITES = 17                                   # 16 patches and the cls token
+
+
+def blog_std(dim: int) -> float:
+    """The blog's initial standard deviation of the raw couplings, ``1/√(N d²)`` with N = 17 sites."""
+    return 1.0 / math.sqrt(N_SITES * dim * dim)
+
+
+def factor_key(factor: float) -> str:
+    """``init_x1``, ``init_x3.16``, ``init_x10``: the row key of a factor."""
+    return f"init_x{factor:.3g}"
+
+
+def init_config(sizes: Mapping[str, Any], seed: int, factor: float) -> TrainConfig:
+    """The run of ``seed`` from couplings of standard deviation ``factor`` × :func:`blog_std` over the profile's
+    shorter protocol (``init_epochs``, ``init_steps``); the rest as the chapter's runs."""
+    if not (isinstance(factor, (int, float)) and math.isfinite(factor) and factor > 0):
+        raise ValueError(f"factor must be a positive finite number; got {factor!r}")
+    attention = {} if factor == 1.0 else {"weight_init_std": factor * blog_std(10)}
+    return TrainConfig(epochs=sizes["init_epochs"], seed=seed, train_limit=sizes["train_limit"],
+                       test_limit=sizes["test_limit"], steps_per_epoch=sizes.get("init_steps"),
+                       snapshot_every=sizes["snapshot_every"], eval_every=None, checkpoint_every=100,
+                       attention=attention)
+
+
+def train_runs(sizes: Mapping[str, Any], seeds: Sequence[int], factors: Sequence[float] = FACTORS, *,
+               data_root=None, device: str = "cpu") -> dict[tuple[float, int], TrainResult]:
+    """Train (or load) the run of every (factor, seed); ``{(factor, seed): TrainResult}``."""
+    return {(f, s): train_mnist(init_config(sizes, s, f), data_root=data_root, device=device)
+            for f in factors for s in seeds}
+
+
+def init_rows(results: Mapping[tuple[float, int], TrainResult]) -> list[dict[str, Any]]:
+    """One row per run (:func:`mfattn.implicit.variants.variant_rows`), keyed by :func:`factor_key`, with the
+    factor and the initial standard deviation."""
+    from .variants import variant_rows
+
+    rows = []
+    for (factor, seed), res in results.items():
+        row = variant_rows({factor_key(factor): res})[0]
+        std = res.config.attention.get("weight_init_std", blog_std(res.config.dim))
+        rows.append({**row, "key": factor_key(factor), "variant": f"σ × {factor:.3g}", "factor": factor,
+                     "init_std": std, "seed": seed})
+    return rows
