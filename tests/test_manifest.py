@@ -92,7 +92,7 @@ def test_check_reports_current_stale_dirty_missing_and_incomplete(glued, tmp_pat
 
 def test_results_are_recorded_with_their_code(glued, tmp_path):
     run = ChapterRun("ising", profile="full", device="cpu")
-    target = store.atomic_write_json(tmp_path / "summary.json", {"x": 1})
+    target = store.atomic_write_json(tmp_path / "full" / "summary.json", {"x": 1})  # in the run's folder
     run.result(target, "a summary")
     (key, entry), = manifest.read_results("full").items()
     assert entry["sha256"] == store.sha256_file(target) and entry["description"] == "a summary"

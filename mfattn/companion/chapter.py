@@ -252,7 +252,14 @@ class ChapterRun:
         root = store.project_root()
         if not path.is_file():
             raise FileNotFoundError(f"result {path} does not exist; write it before recording it")
-        key = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else str(path)
+        # the key is where `figures --check` reads it: a path inside the root, or inside this run's folder
+        if root is not None and path.is_relative_to(root):
+            key = path.relative_to(root).as_posix()
+        elif path.is_relative_to(self.folder.resolve()):
+            key = str(path)
+        else:
+            raise ValueError(f"result {path} is outside the project root ({root}) and this run's folder "
+                             f"({self.folder}); store results inside one of them")
         entry = {"file": key, "sha256": store.sha256_file(path), "description": description, **self._provenance()}
         manifest.update(self.profile, self.seed, "results", key, entry)
 
@@ -329,7 +336,7 @@ class ChapterRun:
             raise FileNotFoundError(f"no full-profile result of {label!r} is stored in {figures_dir('full')}; "
                                     f"`python -m mfattn reproduce --profile full --chapter {self.chapter.name}` "
                                     f"makes it")
-        path = figures_dir("full") / entry["file"]
+        path = store.inside(figures_dir("full"), entry["file"], "file", nested=False)
         if not path.exists():
             raise FileNotFoundError(f"the full-profile manifest names {path}, which is missing")
         device = entry.get("device_name") or entry["device"]

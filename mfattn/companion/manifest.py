@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from . import store
 from .profiles import check_profile
+from .store import clean_stale_temporaries  # noqa: F401  (the shared helper; named here for older callers)
 
 __all__ = ["figures_dir", "read_manifest", "read_results", "read_runs", "package_versions", "git_commit",
            "code_fingerprint", "digest_of", "tracked_changes", "update", "mark_run", "check", "clean_stale_temporaries"]
@@ -37,7 +38,10 @@ def figures_dir(profile: str, seed: int = 0) -> Path:
 
     ``$MFATTN_FIGURES`` overrides the base folder of both profiles (``$MFATTN_FIGURES/<profile>``).
     """
+    from .checks import check_int
+
     check_profile(profile)
+    seed = check_int("seed", seed, 0)
     env = os.environ.get("MFATTN_FIGURES")
     root = store.project_root()
     if env:
@@ -54,7 +58,36 @@ _REQUIRED = {"manifest": ("file", "sha256"), "results": ("sha256",), "runs": ("s
 
 
 def _read(kind: str, profile: str, seed: int) -> dict[str, dict[str, Any]]:
-    return store.read_entries(figures_dir(profile, seed) / f"{kind}.json", _REQUIRED[kind], f"{kind} entry")
+    path = figures_dir(profile, seed) / f"{kind}.json"
+    entries = store.read_entries(path, _REQUIRED[kind], f"{kind} entry")
+    _check_contained(path, kind, entries)
+    return entries
+
+
+def _result_path(key: str, folder: Path) -> Path:
+    """Where the result recorded under ``key`` in ``folder``'s ``results.json`` lies: a relative key inside the
+    project root, an absolute one (a result outside the root) inside ``folder``; anything else a ValueError."""
+    if Path(key).is_absolute():
+        if not Path(key).is_relative_to(folder):
+            raise ValueError(f"path {key!r} is an absolute path outside {folder}")
+        return store.inside(folder, Path(key).relative_to(folder).as_posix(), "path")
+    return store.inside(store.project_root() or Path.cwd(), key, "path")
+
+
+def _check_contained(path: Path, kind: str, entries: Mapping[str, Mapping[str, Any]]) -> None:
+    """Every file a stored entry names stays where it belongs (:func:`store.inside`): a figure's ``file`` is
+    a plain name in the manifest's folder, a result's key a path inside the project root (or inside the
+    folder, :func:`_result_path`). An entry naming
+    ``../../x`` or an absolute path is a ValueError naming the file and the entry, never followed."""
+    for key, entry in entries.items():
+        try:
+            if kind == "manifest":
+                store.inside(path.parent, entry["file"], "file", nested=False)
+            elif kind == "results":
+                _result_path(key, path.parent)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{path}: {kind} entry {key!r}: {err}: restore the file from git or remove that "
+                             f"entry") from None
 
 
 def read_manifest(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
@@ -228,9 +261,9 @@ def check(profile: str, seed: int = 0) -> list[dict[str, Any]]:
     digest recorded); plus one ``incomplete`` row per chapter whose last run did not finish."""
     rows = []
     folder = figures_dir(profile, seed)
-    root = store.project_root()
-    for kind, entries, locate in (("figure", read_manifest(profile, seed), lambda k, e: folder / e["file"]),
-                                  ("result", read_results(profile, seed), lambda k, e: (root or Path()) / k)):
+    for kind, entries, locate in (("figure", read_manifest(profile, seed),
+                                   lambda k, e: store.inside(folder, e["file"], "file", nested=False)),
+                                  ("result", read_results(profile, seed), lambda k, e: _result_path(k, folder))):
         for key, entry in sorted(entries.items()):
             path = locate(key, entry)
             if not path.is_file() or store.sha256_file(path) != entry.get("sha256"):
@@ -248,23 +281,3 @@ def check(profile: str, seed: int = 0) -> list[dict[str, Any]]:
         if run.get("status") != "finished":
             rows.append({"kind": "run", "key": chapter, "chapter": chapter, "status": "incomplete"})
     return rows
-
-
-def clean_stale_temporaries(folder: Path, older_than: float) -> list[Path]:
-    """Remove our own temporary files (``.<name>.<random>.tmp`` of :mod:`store`'s atomic writes and
-    ``.<notebook>.<random>.ipynb`` of papermill runs) left in ``folder`` by a killed run that started
-    before ``older_than`` (a time stamp); never touches anything else."""
-    import re
-
-    pattern = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.(tmp|ipynb)$")
-    removed = []
-    if not folder.is_dir():
-        return removed
-    for path in folder.rglob(".*"):
-        if path.is_file() and pattern.match(path.name) and path.stat().st_mtime < older_than:
-            try:
-                path.unlink()
-                removed.append(path)
-            except OSError:
-                pass
-    return removed

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,12 +124,13 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     run refuses a checkout with uncommitted changes unless ``allow_dirty``. With ``progress``, each
     cell's output (progress bars of long loops) is streamed to the terminal. Ctrl-C stops after the
     running chapter's cell, and the outcomes so far are returned with the interrupted one last.
-    Temporary files left by an earlier killed run are removed first.
+    Temporary files left by an earlier killed run (in the output, figures and cache folders) are removed
+    first; those of a run still going are kept (their names carry its PID and host).
     """
     import papermill as pm
 
     from .checks import check_int
-    from .manifest import clean_stale_temporaries, figures_dir
+    from .manifest import figures_dir
 
     check_profile(profile)
     if device not in DEVICE_NAMES:
@@ -157,8 +157,9 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
     store.make_folder(out, "out" if out_given else "MFATTN_OUTPUT")
     started = time.time()
-    for folder in {out, figures_dir(profile, seed)}:
-        for path in clean_stale_temporaries(folder, older_than=started - 1):
+    # temporary files of runs that no longer run (their PID is gone); a run still going keeps its own
+    for folder in {out, figures_dir(profile, seed), store.cache_dir()}:
+        for path in store.clean_stale_temporaries(folder, older_than=started - 1):
             print(f"removed a temporary file left by a killed run: {path}", file=sys.stderr)
     params = {"profile": profile, "device": device, "seed": seed}
     if overrides:
@@ -174,9 +175,7 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
         target = out / source.name
         print(f"[{k}/{len(selected)}] {chapter.name}: {chapter.title} ({profile}, device={device}, seed={seed})",
               file=sys.stderr)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".ipynb", dir=out)
-        os.close(fd)
-        tmp = Path(tmp_name)
+        tmp = store.temporary_path(out, source.stem, ".ipynb")
         start = time.perf_counter()
         try:
             pm.execute_notebook(str(source), str(tmp), parameters=params, cwd=str(source.parent),
@@ -257,9 +256,7 @@ def refresh_outputs(chapters: Sequence[str] | None = None, progress: bool = True
     outcomes = []
     for chapter in _selected(chapters):
         source = root / chapter.notebook
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{source.stem}.", suffix=".ipynb", dir=source.parent)
-        os.close(fd)
-        tmp = Path(tmp_name)
+        tmp = store.temporary_path(source.parent, source.stem, ".ipynb")
         start = time.perf_counter()
         try:
             pm.execute_notebook(str(source), str(tmp), parameters={}, cwd=str(source.parent), kernel_name="python3",

@@ -9,7 +9,17 @@ Caches of expensive computations live under :func:`cache_dir`, keyed by a hash
 of everything that determines the result (:func:`config_hash`), so a re-run with
 the same parameters, e.g. the book build after the notebook tests in CI, reads
 the result instead of recomputing it, and a run with other parameters cannot
-pick up a stale one.
+pick up a stale one. Each cache entry also records what it is (its key), the
+digest of the code that made it and a hash of its content,
+checked when it is read (:mod:`mfattn.companion.caches`): an entry
+that was damaged, planted, copied from another key or made by other code is
+recomputed with a :class:`CacheWarning` naming its path, never used as is.
+
+Temporary files carry the process id and host that write them
+(``.<name>.pid<PID>-<host>.<random>.tmp``), so :func:`clean_stale_temporaries`
+removes only those of runs that no longer run, never those of a run still going.
+Names taken from arguments, manifests or ledgers are joined to their folder by
+:func:`inside`, which refuses any name that would leave it.
 """
 
 from __future__ import annotations
@@ -21,8 +31,12 @@ import json
 import math
 import os
 import re
+import socket
 import tempfile
-from pathlib import Path
+import time
+import zipfile
+import zlib
+from pathlib import Path, PurePath
 from typing import Any, Iterator
 
 import numpy as np
@@ -40,11 +54,15 @@ __all__ = [
     "atomic_write_json",
     "atomic_save_npz",
     "load_npz",
+    "DamagedFileError",
     "read_json",
     "read_entries",
     "sha256_file",
     "code_digest",
     "locked",
+    "inside",
+    "temporary_path",
+    "clean_stale_temporaries",
 ]
 
 
@@ -64,12 +82,57 @@ def project_root(start: Path | None = None) -> Path | None:
 
 
 def env_folder(variable: str, value: str) -> Path:
-    """The folder an environment variable names; a file (or anything else) standing there is a clear error."""
+    """The folder an environment variable names; a file (or anything else) standing there or where one of
+    its parents must be, or a nearest existing folder that cannot be written, is a clear one-line error."""
     path = Path(value).expanduser().resolve()
     if path.exists() and not path.is_dir():
         raise NotADirectoryError(f"{variable}={value} is not a folder; point {variable} at a folder "
                                  f"(or at a path that does not exist yet)")
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise NotADirectoryError(f"{variable}={value}: {part} is a file, but a folder is needed there")
+            if part != path and not os.access(part, os.W_OK | os.X_OK):
+                raise PermissionError(f"{variable}={value}: cannot create it inside {part} (no permission)")
+            break
     return path
+
+
+#: Names that are never a file or folder of their own: ``..`` leaves the folder, ``.`` is the folder itself.
+_SPECIAL_PARTS = ("..", ".")
+
+
+def inside(folder: str | os.PathLike, name: Any, what: str = "name", *, nested: bool = True) -> Path:
+    """``folder / name``, refusing a ``name`` (from an argument, a manifest, a ledger) that would leave ``folder``.
+
+    ``name`` must be a non-empty string or :class:`os.PathLike` without NUL characters, not absolute (no
+    root, no drive), with no ``..`` component (on either separator, ``/`` or ``\\``), and must name
+    something inside ``folder``, not the folder itself. With ``nested=False`` it must be a single plain name
+    (no separator at all: a chapter, a seed, a figure file). Symbolic links inside ``folder`` are the
+    folder owner's choice and are not followed here. A name that breaks a rule is a ValueError (TypeError
+    for a non-string) naming ``what``, the name and the folder.
+    """
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a string (a name inside {folder}); got {type(name).__name__} {name!r}")
+    why = None
+    parts = re.split(r"[\\/]", name)
+    if not name or not name.strip():
+        why = "is empty"
+    elif "\0" in name:
+        why = "holds a NUL character"
+    elif PurePath(name).is_absolute() or PurePath(name).anchor or re.match(r"^[A-Za-z]:", name):
+        why = "is an absolute path"
+    elif ".." in parts:
+        why = "climbs out with '..'"
+    elif not nested and len(parts) > 1:
+        why = "holds a path separator (a plain name is needed)"
+    elif all(p in ("", ".") for p in parts):
+        why = "names the folder itself, not something inside it"
+    if why is not None:
+        raise ValueError(f"{what} {name!r} {why}; it must name a file or folder inside {folder}")
+    return Path(folder) / name
 
 
 def output_dir() -> Path:
@@ -82,11 +145,17 @@ def output_dir() -> Path:
 
 
 def cache_dir(*parts: str) -> Path:
-    """A cache folder ``<output_dir>/cache/<parts...>`` (or ``$MFATTN_CACHE/<parts...>``), created on demand."""
+    """A cache folder ``<output_dir>/cache/<parts...>`` (or ``$MFATTN_CACHE/<parts...>``), created on demand.
+
+    Each part is a plain name (:func:`inside`). Temporary files that runs no longer running left in the
+    folder are removed (:func:`clean_stale_temporaries`; one listing, not recursive)."""
     env = os.environ.get("MFATTN_CACHE")
     base = env_folder("MFATTN_CACHE", env) if env else output_dir() / "cache"
-    path = base.joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
+    path = base
+    for part in parts:
+        path = inside(path, part, "cache_dir part", nested=False)
+    make_folder(path, "MFATTN_CACHE" if env else "MFATTN_OUTPUT")
+    clean_stale_temporaries(path, older_than=time.time() - _LEGACY_TEMP_AGE, recursive=False)
     return path
 
 
@@ -210,12 +279,16 @@ _UMASK = _current_umask()
 
 
 def make_folder(folder: str | os.PathLike, name: str = "path") -> Path:
-    """Create ``folder`` (and its parents); a file standing where a folder must be is a clear error."""
+    """Create ``folder`` (and its parents); a file standing where a folder must be, or a folder that cannot
+    be created (no permission, a read-only file system), is a clear one-line error naming ``name``."""
     folder = Path(folder)
     for part in (folder, *folder.parents):
         if part.exists() and not part.is_dir():
             raise NotADirectoryError(f"{name}: {part} is a file, but a folder is needed there (for {folder})")
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise type(err)(f"{name}: cannot create the folder {folder} ({err.strerror or err})") from None
     return folder
 
 
@@ -238,13 +311,81 @@ def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
     return path
 
 
+def _host() -> str:
+    """This machine's name as it goes into temporary file names (letters, digits and '-')."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+#: ``.<name>.pid<PID>-<host>.<random>.(tmp|ipynb)``: a temporary file of :func:`temporary_path`.
+_TEMP_RE = re.compile(r"^\.(?P<name>.+)\.pid(?P<pid>\d+)-(?P<host>[A-Za-z0-9-]*)\.[A-Za-z0-9_]{6,}\.(tmp|ipynb)$")
+#: ``.<name>.<random>.(tmp|ipynb)``: what versions before the PID tag wrote.
+_LEGACY_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.(tmp|ipynb)$")
+#: Untagged temporary files in a cache folder older than this (s) are a killed run's.
+_LEGACY_TEMP_AGE = 3600.0
+#: A temporary file of another host (a shared file system) is removed when untouched this long (s).
+_FOREIGN_TEMP_AGE = 7 * 24 * 3600.0
+
+
+def temporary_path(folder: str | os.PathLike, name: str, suffix: str = ".tmp") -> Path:
+    """Create an empty temporary file ``.<name>.pid<PID>-<host>.<random><suffix>`` in ``folder`` and return
+    its path. The PID and host tell :func:`clean_stale_temporaries` whether the run that writes it still runs."""
+    folder = make_folder(folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name[:80]}.pid{os.getpid()}-{_host()}.", suffix=suffix, dir=folder)
+    os.close(fd)
+    return Path(tmp)
+
+
+def _pid_alive(pid: int) -> bool:
+    """True when process ``pid`` of this host runs (or may: one we may not signal is counted as running)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def clean_stale_temporaries(folder: str | os.PathLike, older_than: float | None = None,
+                            recursive: bool = True) -> list[Path]:
+    """Remove our own temporary files in ``folder`` (of :func:`temporary_path`: atomic writes, papermill
+    runs) whose writer no longer runs: of this host, when their PID is not alive; of another host, when
+    untouched for a week. Untagged ones of older versions (``.<name>.<random>.tmp``) are removed when
+    modified before ``older_than`` (a time stamp; never when it is None). Never touches anything else, and
+    never the temporary file of a run still going. Returns the removed paths."""
+    folder = Path(folder)
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    host, now = _host(), time.time()
+    for path in (folder.rglob(".*") if recursive else folder.glob(".*")):
+        try:
+            if not path.is_file():
+                continue
+            tagged = _TEMP_RE.match(path.name)
+            if tagged:
+                if tagged["host"] == host:
+                    stale = not _pid_alive(int(tagged["pid"]))
+                else:
+                    stale = path.stat().st_mtime < now - _FOREIGN_TEMP_AGE
+            else:
+                stale = (older_than is not None and _LEGACY_TEMP_RE.match(path.name) is not None
+                         and path.stat().st_mtime < older_than)
+            if stale:
+                path.unlink()
+                removed.append(path)
+        except OSError:  # gone meanwhile (its run finished), or not ours to remove
+            pass
+    return removed
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path) -> Iterator[Path]:
     path = Path(path)
     make_folder(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = temporary_path(path.parent, path.name)
     try:
         yield tmp_path
         os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; results are ordinary files
@@ -320,9 +461,27 @@ def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
 
 
 def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """Load every array of an ``.npz`` into a plain dict (the file is closed on return)."""
-    with np.load(Path(path), allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+    """Load every array of an ``.npz`` into a plain dict (the file is closed on return).
+
+    A file that is not a whole ``.npz`` (truncated, corrupted: a bad CRC, not a zip archive, an array that
+    needs pickle) is a ValueError naming the path; a missing file is FileNotFoundError as usual."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, KeyError) as err:
+        raise DamagedFileError(path, f"{type(err).__name__}: {err}") from None
+
+
+class DamagedFileError(ValueError):
+    """A stored file that cannot be read back whole (truncated, corrupted); the message names its path."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path, self.reason = path, reason
+        super().__init__(f"{path} is not a readable .npz file ({reason}); it is truncated or damaged: delete "
+                         f"it (a cache entry is then recomputed) or restore it")
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -347,3 +506,4 @@ def code_digest(*modules: Any, length: int = 16) -> str:
         path = Path(source)
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:length]
+

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion import store
+from ..companion import caches, store
 from ..companion.checks import check_int as _check_int
 from ..companion.checks import check_real
 from .diagnostics import bin_count_bounds, bin_counts, classify, orbit_period
@@ -200,9 +200,11 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     reduced on the fly (the paper's band section, the last ``strobe_points`` states of the stroboscopic
     section, fine levels for bin counting, the extent, the period from the last ``2 max_period + 1``
     steps, λ_max if asked),
-    then written atomically to ``out_dir/chunk-XXXXX.npz``. A rerun with the same configuration
-    reads the chunks already written and computes only the missing ones; since a β's trajectory
-    does not depend on its batch, the result is identical to an uninterrupted run.
+    then written atomically to ``out_dir/<config hash>/chunk-XXXXX.npz`` with its record (key, code digest,
+    content hash: :mod:`mfattn.companion.caches`). A rerun with the same configuration reads the chunks
+    already written and verified and computes only the missing ones (and, with a warning naming it, any
+    chunk that is damaged, planted or made by other code); since a β's trajectory does not depend on its
+    batch, the result is identical to an uninterrupted run.
 
     ``init`` is ``"token"`` or a context (unbatched, shared by all β, or batched over the grid).
     """
@@ -230,25 +232,25 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
               "period_tol": period_tol, "tangent_seed": tangent_seed, "chunk_size": chunk_size,
               "strobe_points": strobe_points, "version": 2}
     key = store.config_hash(config)
-    folder = store.make_folder(Path(out_dir), "out_dir") / key if out_dir is not None else None
+    folder = _chunk_folder(out_dir, key)
+    code = _chunk_code() if folder is not None else None
     chunks = []
     starts = list(range(0, B, chunk_size))
     pbar = _progress(len(starts), progress, "β chunks")
     for ci, s0 in enumerate(starts):
         sl = slice(s0, min(s0 + chunk_size, B))
         path = folder / f"chunk-{ci:05d}.npz" if folder is not None else None
-        if path is not None and path.exists():
-            chunks.append(store.load_npz(path))
-        else:
+        data = caches.load_cached_npz(path, code=code) if path is not None else None  # verified, else None
+        if data is None:
             ini = init
             if batched_init:
                 ini = {k: np.asarray(v)[sl] for k, v in init.items()}
             data = _sweep_chunk(b[sl], g[sl], e[sl], ini, steps, transient, model, backend, device, lyapunov,
                                 band_width, max_period, period_tol, tangent_seed, progress, strobe_points)
-            if path is not None:
-                store.atomic_save_npz(path, **data)
-                data = store.load_npz(path)
-            chunks.append(data)
+            if path is not None:  # read back, so a resumed and an uninterrupted run hold the same arrays
+                caches.save_cached_npz(path, data, code=code)
+                data = caches.load_cached_npz(path, code=code)
+        chunks.append(data)
         if pbar is not None:
             pbar.update(1)
     if pbar is not None:
@@ -261,6 +263,24 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     ctx = {k[4:]: cat(k) for k in chunks[0] if k.startswith("ctx_")}
     return SweepResult(b, g, e, ragged["band"], cat("strobe"), ragged["levels"], cat("extent"),
                        cat("period"), lyap, ctx, {k: v for k, v in config.items() if k not in ("model",)}, model)
+
+
+def _chunk_folder(out_dir: str | Path | None, key: str) -> Path | None:
+    """``out_dir/<key>``, the chunk cache of one sweep configuration (None without ``out_dir``); temporary
+    files that killed runs left there are removed (:func:`mfattn.companion.store.clean_stale_temporaries`)."""
+    if out_dir is None:
+        return None
+    folder = store.make_folder(store.inside(store.make_folder(Path(out_dir), "out_dir"), key, "sweep key"), "out_dir")
+    store.clean_stale_temporaries(folder, recursive=False)
+    return folder
+
+
+def _chunk_code() -> str:
+    """The digest of the code that computes a chunk (this module and the simulation, diagnostics and model
+    it calls): each chunk records it, and a chunk made by other code is recomputed, never reused."""
+    from . import diagnostics, engine, lyapunov, model, tangent_space
+
+    return store.code_digest(__file__, engine, diagnostics, lyapunov, model, tangent_space)
 
 
 def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,

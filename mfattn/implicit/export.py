@@ -16,7 +16,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..companion import store
-from .train import TrainResult, profile_config, run_dir, train_mnist
+from .train import TrainResult, finished_result, profile_config, run_dir
 
 __all__ = ["condensed_run", "export_run", "main"]
 
@@ -55,10 +55,12 @@ def export_run(profile: str = "full", seed: int = 0, path: Optional[str | Path] 
 
     config = profile_config(get_profile("deq", profile), seed)
     folder = run_dir(config, device)
-    if not (folder / "result.json").is_file():
-        raise FileNotFoundError(f"the {profile} run of seed {seed} is not finished in {folder} (train it with "
-                                f"python -m mfattn.implicit.train --profile {profile} --seed {seed})")
-    arrays = condensed_run(train_mnist(config, device=device))       # a cache hit: loads, does not train
+    result = finished_result(config, device)  # verified; never trains
+    if result is None:
+        raise FileNotFoundError(f"the {profile} run of seed {seed} is not finished in {folder}, or its stored "
+                                f"result fails verification (train it with python -m mfattn.implicit.train "
+                                f"--profile {profile} --seed {seed})")
+    arrays = condensed_run(result)
     if path is not None:
         store.atomic_save_npz(path, **arrays)
     return arrays
@@ -77,9 +79,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.seed < 0:
         parser.error(f"--seed must be a non-negative integer; got {args.seed}")
     try:
+        store.check_file_target(args.out, "--out")
         arrays = export_run(args.profile, args.seed, args.out, args.device)
-    except FileNotFoundError as err:
-        parser.error(str(err))
+    except (OSError, ValueError) as err:  # one line on stderr, exit 2 (no usage text)
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     print(f"wrote {args.out}: final test accuracy {arrays['test_accuracy'][-1]:.4f}, "
           f"{len(arrays['snapshot_step'])} coupling snapshots")
     return 0

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..companion import store
+from ..companion import caches, store
 from ..companion.checks import check_choice
 from ..deq import solve
 from ..ising import MeanFieldWarning, adaptive_tap, sk_couplings
@@ -171,8 +171,10 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
               "hidden": hidden, "fit_steps": fit_steps, "seed": seed, "inputs": list(inputs),
               "code": [store.sha256_file(f) for f in (__file__, deq.__file__, ising.__file__)]}
     path = store.cache_dir("onsager") / f"study-{store.config_hash(config)}.npz"
-    if cache and path.exists():
-        return store.load_npz(path)
+    # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
+    found = caches.load_cached_npz(path) if cache else None
+    if found is not None:
+        return found
     train = onsager_dataset(n, train_betas, train_instances, field_std=field_std, seed=seed)
     test = onsager_dataset(n, test_betas, test_instances, field_std=field_std, seed=seed + 1)
     select = [test["beta"] == b for b in test_betas]
@@ -193,5 +195,5 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
         res[f"converged_{name}"] = np.array([float(stats.converged[s].double().mean()) for s in select])
         res[f"r2_{name}"] = np.array(1 - losses[-1] / float(train["c"].var()))
     if cache:
-        store.atomic_save_npz(path, **res)
+        caches.save_cached_npz(path, res)
     return res

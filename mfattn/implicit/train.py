@@ -33,13 +33,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..companion import store
+from ..companion import caches, store
 from .mnist import load_mnist
 from .models import ATTENTION_DEFAULTS, build_model
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "make_optimizer", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
-           "run_progress", "code_version", "main"]
+           "run_progress", "code_version", "finished_result", "main"]
 
 #: Bump when the meaning of stored results changes, so old caches are not reused.
 RESULT_VERSION = 1
@@ -238,23 +238,56 @@ def _convergence_warning() -> type[Warning]:
 
 
 def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` atomically with its cache record (key, code, content hash: :mod:`~mfattn.companion.caches`)."""
     buf = io.BytesIO()
-    torch.save(state, buf)
+    torch.save({**state, caches.RECORD: caches.cache_record(state, _entry_key(path), code_version())}, buf)
     store.atomic_write_bytes(path, buf.getvalue())
 
 
-def _load_checkpoint(path: Path) -> dict[str, Any]:
-    """A checkpoint of tensors and plain types; anything else (a pickle that could run code) is refused."""
+def _entry_key(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+def _load_checkpoint(path: Path) -> dict[str, Any] | None:
+    """A checkpoint of tensors and plain types, verified against its record; None (with a
+    :class:`~mfattn.companion.caches.CacheWarning` naming it: the run starts afresh) when it is truncated,
+    planted, another run's or other code's. A pickle that is more than tensors and plain types (one that
+    could run code) is refused."""
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         raise ValueError(f"refusing to load {path}: not only tensors and plain types; delete it to start afresh") from err
+    except (RuntimeError, EOFError, OSError, ValueError) as err:  # truncated or damaged (torch's zip reader)
+        if isinstance(err, (FileNotFoundError, PermissionError)):
+            raise
+        why = f"is truncated or damaged ({type(err).__name__}: {str(err).splitlines()[0][:100]})"
+    else:
+        record = state.pop(caches.RECORD, None) if isinstance(state, dict) else None
+        why = caches.check_cache_record(record, state, _entry_key(path), code_version())
+        if why is None:
+            return state
+    warnings.warn(f"cache entry {path} {why}; starting the run afresh", caches.CacheWarning, stacklevel=2)
+    return None
 
 
-def _load_result(folder: Path) -> TrainResult:
-    summary = store.read_json(folder / "result.json")
+def _load_result(folder: Path) -> TrainResult | None:
+    """The finished run stored in ``folder``, verified (its record, its content, the SHA-256 of its history,
+    model and kept weights); None when there is none, or (with a CacheWarning naming it) when it fails."""
+    summary = caches.load_cached_json(folder / "result.json", key=_entry_key(folder / "result.json"),
+                                      code=code_version())
+    if summary is None:
+        return None
     history = store.load_npz(folder / "history.npz")
     return TrainResult(TrainConfig.from_dict(summary["config"]), history, summary, folder)
+
+
+def finished_result(config: TrainConfig, device: torch.device | str = "cpu",
+                    folder: str | Path | None = None) -> TrainResult | None:
+    """The finished, verified run of ``config`` in the cache (or ``folder``), never training; None if
+    there is none (or it fails verification: a CacheWarning names it)."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    return _load_result(Path(folder) if folder is not None else run_dir(config, device))
 
 
 def make_optimizer(model: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
@@ -293,8 +326,9 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
     device = torch.device(device)
     folder = Path(folder) if folder is not None else run_dir(config, device)
     folder.mkdir(parents=True, exist_ok=True)
-    if use_cache and (folder / "result.json").is_file() and (folder / "history.npz").is_file():
-        return _load_result(folder)
+    found = _load_result(folder) if use_cache else None  # verified; a failing entry is recomputed (with a warning)
+    if found is not None:
+        return found
 
     train = load_mnist("train", data_root, limit=config.train_limit)
     test = load_mnist("test", data_root, limit=config.test_limit)
@@ -316,8 +350,8 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
     epoch, step_in_epoch, elapsed = 0, 0, 0.0
 
     ckpt_path = folder / "checkpoint.pt"
-    if use_cache and ckpt_path.is_file():
-        state = _load_checkpoint(ckpt_path)
+    state = _load_checkpoint(ckpt_path) if use_cache and ckpt_path.is_file() else None
+    if state is not None:
         if state["config"] != config.to_dict():
             raise ValueError(f"{ckpt_path} was written for another configuration; delete it or pass "
                              f"use_cache=False")
@@ -427,7 +461,10 @@ def train_mnist(config: TrainConfig | None = None, *, data_root=None, device: st
     torch.save(model.state_dict(), buf)
     store.atomic_write_bytes(folder / "model.pt", buf.getvalue())
     store.atomic_save_npz(folder / "history.npz", **history)
-    store.atomic_write_json(folder / "result.json", summary)  # written last: marks the run finished
+    parts = ["history.npz", "model.pt", *(p.relative_to(folder).as_posix() for p in sorted(folder.glob("weights/step_*.pt")))]
+    # written last: marks the run finished, and records the SHA-256 of every part (checked when it is loaded)
+    caches.save_cached_json(folder / "result.json", summary, key=_entry_key(folder / "result.json"),
+                            code=code_version(), files={name: folder / name for name in parts})
     return TrainResult(config, history, summary, folder)
 
 
@@ -484,13 +521,13 @@ def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
     evaluations so far, mean solver iterations over the last 500 steps, CPU/GPU seconds spent.
     None when the run never wrote a checkpoint."""
     folder = Path(folder) if folder is not None else run_dir(config, device)
-    if (folder / "result.json").is_file():
-        res = _load_result(folder)
+    res = _load_result(folder)
+    state = _load_checkpoint(folder / "checkpoint.pt") if res is None and (folder / "checkpoint.pt").is_file() else None
+    if res is not None:
         h, epochs, finished, wall = res.history, config.epochs, True, res.summary["wall_time_s"]
         evals = {k: h[k].tolist() for k in _EVAL_KEYS}
         fwd = h["forward_iterations"]
-    elif (folder / "checkpoint.pt").is_file():
-        state = _load_checkpoint(folder / "checkpoint.pt")
+    elif state is not None:
         epochs, finished, wall, evals = state["epoch"], False, state["elapsed"], state["evals"]
         fwd = np.asarray(state["logs"]["forward_iterations"])
     else:
@@ -529,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.progress != "-":
                 store.check_file_target(args.progress, "--progress")
             if args.folder is not None and Path(args.folder).exists() and not Path(args.folder).is_dir():
-                parser.error(f"--folder: {args.folder} is not a folder")
+                raise NotADirectoryError(f"--folder: {args.folder} is not a folder")
             report = {f"seed {s}": run_progress(profile_config(sizes, s), device, folder=args.folder) for s in seeds}
             if args.progress == "-":
                 for name, rep in report.items():
@@ -553,8 +590,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: test accuracy {res.test_accuracy:.4f} ({res.folder})", flush=True)
         return 0
 
-    except (ValueError, RuntimeError, OSError) as err:
-        parser.error(str(err))
+    except (ValueError, RuntimeError, OSError) as err:  # one line on stderr, exit 2 (no usage text)
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
 
 if __name__ == "__main__":
     raise SystemExit(main())

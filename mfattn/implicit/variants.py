@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from ..companion import store
-from .train import VARIANTS, TrainResult, profile_config, run_dir, train_mnist
+from .train import VARIANTS, TrainResult, finished_result, profile_config, train_mnist
 
 __all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "mcnemar", "compare_paired", "seeds_statement", "pack_correct",
            "unpack_correct", "seed_summary", "summary_table", "cached_variant_results", "export_variants",
@@ -229,8 +229,9 @@ def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "
     out = {}
     for name, options in _variant_options(interactions).items():
         config = profile_config(sizes, seed, variant=True, **options)
-        if (run_dir(config, device) / "result.json").is_file():
-            out[name] = train_mnist(config, device=device)  # a cache hit: loads, does not train
+        result = finished_result(config, device)  # verified; never trains
+        if result is not None:
+            out[name] = result
     return out
 
 
@@ -289,12 +290,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.out is not None:
         try:
             store.check_file_target(args.out, "--out")
-        except OSError as err:
-            parser.error(str(err))
+        except OSError as err:  # one line on stderr, exit 2 (no usage text)
+            parser.exit(2, f"{parser.prog}: error: {err}\n")
     torch.set_num_threads(args.threads)
-    if args.train:
-        train_variants(args.profile, args.seeds, args.device, interactions=args.interactions)
-    table = export_variants(args.profile, args.out, args.seeds, args.device, interactions=args.interactions)
+    try:
+        if args.train:
+            train_variants(args.profile, args.seeds, args.device, interactions=args.interactions)
+        table = export_variants(args.profile, args.out, args.seeds, args.device, interactions=args.interactions)
+    except (OSError, ValueError, RuntimeError) as err:  # a folder that cannot be used, missing data: one line
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     for row in seed_summary(table["rows"]):
         sd = f" ± {100 * row['acc_std']:.2f}" if row["acc_std"] is not None else ""
         print(f"{row['variant']:<40} {row['n_seeds']} seed(s)  {100 * row['acc_mean']:6.2f}%{sd}  "

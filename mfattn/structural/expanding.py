@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from ..companion import store
+from ..companion import caches, store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
 from .optim import AdamState, adam_update, derive_seed
 
@@ -526,11 +526,13 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
     if learn_prior:
         config["prior_weight_decay"] = 0.0   # the hyper-prior is trained without weight decay
     path = store.cache_dir("designs") / f"expanding-{store.config_hash(config)}.npz"
-    if cache and path.exists():
-        return store.load_npz(path)
+    # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
+    found = caches.load_cached_npz(path) if cache else None
+    if found is not None:
+        return found
     out = _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha0, beta0, slope,
                            update, score, learn_prior, tuple(models), record_every, progress)
     out["config"] = np.array(store.config_hash(config))
     if cache:
-        store.atomic_save_npz(path, **out)
+        caches.save_cached_npz(path, out)
     return out

@@ -189,17 +189,20 @@ def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequen
     """:func:`retrieval_grid` (``fraction=0.5``) as numpy arrays, cached on disk under
     ``cache_dir("structural")`` with a key of its configuration and this module's source (a code change
     never serves a stale result)."""
-    from mfattn.companion.store import atomic_save_npz, cache_dir, config_hash, load_npz, sha256_file
+    from mfattn.companion.caches import load_cached_npz, save_cached_npz
+    from mfattn.companion.store import cache_dir, config_hash, sha256_file
 
     cfg = {"hop_dim": dim, "hop_counts": list(pattern_counts), "hop_betas": list(betas), "hop_trials": trials,
            "hop_steps": steps}
     key = config_hash({**cfg, "seed": seed, "code": sha256_file(__file__)})
     path = cache_dir("structural") / f"hopfield-{key}.npz"
-    if path.exists():
-        return load_npz(path)
+    # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
+    found = load_cached_npz(path)
+    if found is not None:
+        return found
     out = retrieval_grid(dim, pattern_counts, betas, trials, steps, fraction=0.5, seed=seed, device=device)
     arrays = {k: v.numpy() for k, v in out.items()}
-    atomic_save_npz(path, **arrays)
+    save_cached_npz(path, arrays)
     return arrays
 
 

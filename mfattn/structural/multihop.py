@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..companion import store
+from ..companion import caches, store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, check_probability
 from . import optim as _optim
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
@@ -465,12 +465,14 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
               "code_order": tuple(code_order) if protocol == "code" else None,
               "torch": torch.__version__.split("+")[0]}
     path = store.cache_dir("designs") / f"multihop-{store.config_hash(config)}.npz"
-    if cache and path.exists():
-        return store.load_npz(path)
+    # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
+    found = caches.load_cached_npz(path) if cache else None
+    if found is not None:
+        return found
     out = _train(task, models, seeds, steps=steps, batch_size=batch_size, lr=lr,
                  weight_decay=weight_decay, hops=hops, operator=operator, protocol=protocol,
                  stream_steps=stream_steps, shuffle=shuffle, record_every=record_every,
                  test_size=test_size, code_order=tuple(code_order), progress=progress)
     if cache:
-        store.atomic_save_npz(path, **out)
+        caches.save_cached_npz(path, out)
     return out
