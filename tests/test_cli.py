@@ -190,6 +190,17 @@ def test_a_malformed_manifest_entry_is_named_by_figures_check(monkeypatch, tmp_p
     assert err.count("\n") == 1 and "manifest.json: manifest entry 'fig-x' has no sha256" in err, err
 
 
+@pytest.mark.parametrize("file", ["../../../etc/hostname", "/etc/hostname"])
+def test_a_manifest_entry_pointing_outside_is_named_by_figures_check(file, monkeypatch, tmp_path, capsys):
+    folder = tmp_path / "figures" / "full"
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"fig-x": {"file": "%s", "sha256": "%s"}}' % (file, "0" * 64))
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    assert main(["figures", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "manifest entry 'fig-x': file" in err and "inside" in err, err
+
+
 def test_an_unwritable_output_folder_is_one_line(monkeypatch, tmp_path, capsys):
     (tmp_path / "a-file").write_text("x")
     monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path / "a-file"))
@@ -279,3 +290,53 @@ def test_the_protocol_words_of_the_size_check_are_the_models():
     from mfattn.dynamics.model import PROTOCOLS
 
     assert set(PROTOCOLS) <= set(CHOICES[("dmft", "protocol")])
+
+
+# ---------------------------------------------------------------------------------------------
+# wrong paths given to the command line: one line on stderr, a non-zero exit, never a traceback
+# ---------------------------------------------------------------------------------------------
+
+_WRONG_PATHS = [  # (arguments, environment, what the line names); FILE is a file, DIR a folder
+    (["train", "--progress", "{DIR}"], {}, "--progress: {DIR} is a folder"),
+    (["train", "--progress", "{FILE}/progress.json"], {}, "--progress: {FILE} is a file"),
+    (["train", "--progress", "-", "--seed", "0", "--folder", "{FILE}"], {}, "--folder: {FILE} is not a folder"),
+    (["train", "--progress"], {"MFATTN_OUTPUT": "{FILE}/out"}, "MFATTN_OUTPUT={FILE}/out: {FILE} is a file"),
+    (["train", "--progress"], {"MFATTN_CACHE": "{FILE}"}, "MFATTN_CACHE={FILE} is not a folder"),
+    (["variants", "--out", "{DIR}"], {}, "--out: {DIR} is a folder"),
+    (["variants"], {"MFATTN_OUTPUT": "{FILE}"}, "MFATTN_OUTPUT={FILE} is not a folder"),
+    (["reproduce", "--chapter", "ising"], {"MFATTN_OUTPUT": "{FILE}/out"}, "MFATTN_OUTPUT={FILE}/out: {FILE} is a file"),
+    (["reproduce", "--chapter", "ising"], {"MFATTN_OUTPUT": "/proc/mfattn-cannot-be-made"},
+     "MFATTN_OUTPUT: cannot create the folder /proc/mfattn-cannot-be-made"),
+    (["figures"], {"MFATTN_FIGURES": "{FILE}/figures"}, "MFATTN_FIGURES={FILE}/figures: {FILE} is a file"),
+    (["figures", "--check", "--seed", "-1"], {}, "seed must be an integer >= 0"),
+]
+
+
+@pytest.mark.parametrize("args, env, names", _WRONG_PATHS, ids=[" ".join(a) + str(sorted(e)) for a, e, _ in _WRONG_PATHS])
+def test_a_wrong_path_is_one_line_and_a_non_zero_exit(args, env, names, tmp_path):
+    import os
+
+    if any("/proc/" in v for v in env.values()) and not Path("/proc/self").is_dir():
+        pytest.skip("needs Linux's /proc (a folder nobody can create anything in, root included)")
+    file, folder = tmp_path / "a-file", tmp_path / "a-folder"
+    file.write_text("x")
+    folder.mkdir()
+    fill = lambda text: text.replace("{FILE}", str(file)).replace("{DIR}", str(folder))  # noqa: E731
+    environment = {**os.environ, "MFATTN_OUTPUT": str(tmp_path / "out"), "MFATTN_CACHE": str(tmp_path / "cache"),
+                   "MFATTN_FIGURES": str(tmp_path / "figures"), **{k: fill(v) for k, v in env.items()}}
+    if "MFATTN_OUTPUT" in env:
+        environment.pop("MFATTN_CACHE")  # the cache follows the output folder
+    proc = _cli(*map(fill, args), env=environment, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode != 0 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert fill(names) in lines[0] and "error:" in lines[0], lines[0]
+
+
+def test_export_refuses_a_wrong_out_before_it_reads_the_cache(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    proc = subprocess.run([sys.executable, "-m", "mfattn.implicit.export", "--profile", "quick",
+                           "--out", str(tmp_path / "a-file" / "run.npz")], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert f"--out: {tmp_path / 'a-file'} is a file" in lines[0]

@@ -122,7 +122,8 @@ def inside(folder: str | os.PathLike, name: Any, what: str = "name", *, nested: 
         why = "is empty"
     elif "\0" in name:
         why = "holds a NUL character"
-    elif PurePath(name).is_absolute() or PurePath(name).anchor or re.match(r"^[A-Za-z]:", name):
+    elif (PurePath(name).is_absolute() or PurePath(name).anchor or name.startswith(("/", "\\"))
+          or re.match(r"^[A-Za-z]:", name)):
         why = "is an absolute path"
     elif ".." in parts:
         why = "climbs out with '..'"
