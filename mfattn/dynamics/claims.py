@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion import verdicts
+from ..companion import store, verdicts
 from ..companion.verdicts import Claim
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SLOPE_HOW, beyond_full_numbers, beyond_numbers, glue_values, \
     ledger_safe, plateau_summary, record_beyond, slope_rule
@@ -76,8 +76,7 @@ def full_numbers(root: Path | None) -> dict:
     for key in ("fig3a", "fig3b"):
         path = folder / f"{key}_sections.npz"
         if path.exists():
-            with np.load(path) as d:
-                out[key] = _diagram(d)
+            out[key] = _diagram(store.load_npz(path))  # a truncated file is an error naming its path
     if (folder / "summary.json").exists():
         out["summary"] = json.loads((folder / "summary.json").read_text())
     beyond = beyond_full_numbers(Path(root))
