@@ -98,10 +98,6 @@ def env_folder(variable: str, value: str) -> Path:
     return path
 
 
-#: Names that are never a file or folder of their own: ``..`` leaves the folder, ``.`` is the folder itself.
-_SPECIAL_PARTS = ("..", ".")
-
-
 def inside(folder: str | os.PathLike, name: Any, what: str = "name", *, nested: bool = True) -> Path:
     """``folder / name``, refusing a ``name`` (from an argument, a manifest, a ledger) that would leave ``folder``.
 
@@ -340,6 +336,17 @@ def _pid_alive(pid: int) -> bool:
     """True when process ``pid`` of this host runs (or may: one we may not signal is counted as running)."""
     if pid <= 0:
         return False
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process on Windows: ask the kernel instead
+        import ctypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        handle = kernel32.OpenProcess(0x00100000, False, pid)  # SYNCHRONIZE
+        if not handle:
+            return ctypes.get_last_error() == 5  # ERROR_ACCESS_DENIED: it exists, it is not ours
+        try:
+            return kernel32.WaitForSingleObject(handle, 0) == 0x102  # WAIT_TIMEOUT: still running
+        finally:
+            kernel32.CloseHandle(handle)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
