@@ -16,8 +16,11 @@ and the book's "Reproduction report" gathers every chapter's (:func:`report_mark
 
 The ledger file maps ``claim_id`` to an entry (JSON)::
 
-    {"claim_id", "chapter", "source", "claim", "verdict", "evidence": [...], "numbers": {...},
+    {"claim_id", "chapter", "source", "claim", "verdict", "evidence": [...], "numbers": {...}, "key",
      "note", "profile", "basis", "seed", "git_commit", "run_started", "figures_shown"}
+
+``key`` names the claim's key number, the one the report's table shows in the claim's row
+(:func:`key_number`): the first of the numbers the claim declares.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from . import store
 from .checks import check_choice
 
 __all__ = ["VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
-           "verdict_table", "claim_block", "anchor", "citation", "report_markdown",
-           "apply_decisions", "LedgerError", "ORIGINS"]
+           "verdict_table", "claim_block", "anchor", "citation", "report_entries", "report_summary",
+           "report_markdown", "key_number", "numbers_text", "basis", "apply_decisions", "LedgerError", "ORIGINS"]
 
 #: The verdict words, in the order the report sorts them: a claim of a paper is reproduced / reproduced with
 #: differences / not reproduced, a claim of ours confirmed / confirmed with differences / refuted
@@ -91,7 +94,8 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
                origin: str = "paper") -> dict[str, Any]:
     """A ledger entry with every field checked (no file is touched). ``how`` is the sentence of the rule
     that decided the verdict (its threshold and the reason); ``origin`` says whose claim it is (``"paper"``
-    or ``"ours"``) and so which verdict words apply (:data:`ORIGINS`)."""
+    or ``"ours"``) and so which verdict words apply (:data:`ORIGINS`). The first of ``numbers`` (in the
+    order the claim gives them) is the claim's key number (``key``)."""
     if not isinstance(claim_id, str) or not CLAIM_ID_RE.match(claim_id):
         raise LedgerError(f"claim_id must be lowercase words joined by '-' (e.g. 'bal-mnist-accuracy'); "
                           f"got {claim_id!r}")
@@ -123,9 +127,10 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
                               f"('tests/test_x.py::test_name'); got {item!r}")
     if not isinstance(note, str):
         raise LedgerError(f"note of claim {claim_id!r} must be a string; got {note!r}")
+    numbers = _clean_numbers(numbers)
     return {"claim_id": claim_id, "source": source.strip(), "claim": claim.strip(), "verdict": verdict,
-            "evidence": evidence, "numbers": _clean_numbers(numbers), "note": note.strip(), "how": how.strip(),
-            "measured": measured.strip(), "origin": origin}
+            "evidence": evidence, "numbers": numbers, **({"key": next(iter(numbers))} if numbers else {}),
+            "note": note.strip(), "how": how.strip(), "measured": measured.strip(), "origin": origin}
 
 
 def _test_exists(root: Path, test_id: str) -> bool:
@@ -218,10 +223,22 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _numbers_text(numbers: Mapping[str, Any]) -> str:
+def numbers_text(numbers: Mapping[str, Any]) -> str:
+    """``"name = value; ..."`` with floats to four significant digits."""
     def fmt(v):
         return f"{v:.4g}" if isinstance(v, float) else str(v)
     return "; ".join(f"{k} = {fmt(v)}" for k, v in numbers.items())
+
+
+def key_number(e: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The claim's key number ``(name, value)``: the number its entry names as ``key`` (the first the claim
+    declares); for an entry written before entries named one, the first of its stored numbers; None for an
+    entry without numbers (a claim not tested)."""
+    numbers = e.get("numbers") or {}
+    name = e.get("key")
+    if name in numbers:
+        return name, numbers[name]
+    return next(iter(numbers.items()), None)
 
 
 def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bool) -> str:
@@ -234,7 +251,8 @@ def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bo
     return ", ".join(parts)
 
 
-def _basis(e: Mapping[str, Any]) -> str:
+def basis(e: Mapping[str, Any]) -> str:
+    """What the verdict rests on (:data:`BASES`)."""
     return e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
 
 
@@ -265,11 +283,11 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
     if e.get("how"):
         rows.append(f"**How it is decided**: {e['how']}")
     if e.get("numbers"):
-        rows.append(f"**Numbers**: {_numbers_text(e['numbers'])}")
+        rows.append(f"**Numbers**: {numbers_text(e['numbers'])}")
     if e.get("note"):
         rows.append(f"**Note**: {e['note']}")
     ev = _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)
-    rows.append(f"**Evidence**: {ev or 'none'}; rests on: *{_basis(e)}*")
+    rows.append(f"**Evidence**: {ev or 'none'}; rests on: *{basis(e)}*")
     rows.append(f"**Cite as**: {citation(e)}"
                 + ("" if label or not cross_refs else f"; {{ref}}`in the report <{anchor(e['claim_id'])}>`"))
     title = f"**{e['verdict']}** · `{e['claim_id']}`: {_cell(e['claim'])}"
@@ -291,7 +309,7 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:
         name = f"{{ref}}`{e['claim_id']} <{anchor(e['claim_id'])}>`" if cross_refs else f"`{e['claim_id']}`"
-        cells = [name, f"**{e['verdict']}**", _basis(e)]
+        cells = [name, f"**{e['verdict']}**", basis(e)]
         if show_chapter:
             cells.append(f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
         rows.append("| " + " | ".join(cells) + " |")
@@ -308,39 +326,61 @@ def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
     return sorted(merged.values(), key=lambda e: (order.get(e.get("chapter"), len(order)), e["claim_id"]))
 
 
-def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]] | None = None) -> str:
-    """The Reproduction report: a count per verdict, the claims listed by verdict, then one section per paper
-    (``papers`` maps a paper's title to its chapters; default one section) and one subsection per chapter,
-    each with the compact table of its claims and each claim's dropdown under its anchor ``claim-<id>``."""
-    from .profiles import CHAPTERS
+_NONE_YET = ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
+             "or the full profile for paper-scale verdicts.*")
 
-    entries = report_entries(chapters)
+
+def _tally(group: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))
+
+
+def report_summary(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The report's first sentence: how many claims, how many per verdict, and what the verdicts rest on."""
     if not entries:
-        return ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
-                "or the full profile for paper-scale verdicts.*")
-    counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
-    bases = {b: sum(_basis(e) == b for e in entries) for b in BASES}
-    summary = (f"{len(entries)} claims: " + ", ".join(f"{c} {v}" for v, c in counts.items() if c)
-               + ". The verdicts rest on " + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
-               + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
-               "only a short run's figures, an observation rather than a conclusion).")
-    papers = papers or {"All claims": list(chapters)}
-    by_verdict = [f"- **{v}** ({len(ids)}): " + ", ".join(f"{{ref}}`{cid} <{anchor(cid)}>`" for cid in ids)
-                  for v in VERDICTS if (ids := [e["claim_id"] for e in entries if e["verdict"] == v])]
-    parts = [summary, "Claims by verdict:\n\n" + "\n".join(by_verdict)]
+        return _NONE_YET
+    bases = {b: sum(basis(e) == b for e in entries) for b in BASES}
+    return (f"{len(entries)} claims: {_tally(entries)}. The verdicts rest on "
+            + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
+            + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
+            "only a short run's figures, an observation rather than a conclusion).")
+
+
+def report_details(entries: Sequence[Mapping[str, Any]], papers: Mapping[str, Sequence[str]] | None = None) -> str:
+    """Every claim in full, below the report's table: one section per paper (``papers`` maps a paper's title
+    to its chapters; default: :data:`mfattn.companion.report_table.PAPERS`), one subsection per chapter, and
+    each claim's dropdown (:func:`claim_block`) under its anchor ``claim-<id>``. A claim of a chapter that no
+    paper lists comes last, so that every claim has its anchor."""
+    from .profiles import CHAPTERS
+    from .report_table import PAPERS
+
+    if not entries:
+        return ""
+    if papers is None:
+        papers = {title: chapters for _, title, chapters in PAPERS}
     titles = {c.name: c.title for c in CHAPTERS}
-    tally = lambda group: ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))  # noqa: E731
-    for title, names in papers.items():
+    listed = {name for names in papers.values() for name in names}
+    rest = list(dict.fromkeys(e.get("chapter") for e in entries if e.get("chapter") not in listed))
+    parts = []
+    for title, names in [*papers.items(), *([("Other claims", rest)] if rest else [])]:
         group = [e for e in entries if e.get("chapter") in names]
         if not group:
             continue
-        parts.append(f"## {title}\n\n{len(group)} claims: {tally(group)}.")
+        parts.append(f"## {title}\n\n{len(group)} claims: {_tally(group)}.")
         for name in names:
             own = [e for e in group if e.get("chapter") == name]
             if own:
-                parts.append(f"### {titles.get(name, name)}\n\n{{ref}}`The chapter <ch-{name}>`; {len(own)} claims: "
-                             f"{tally(own)}.\n\n" + verdict_table(own, anchors=True))
+                link = f"{{ref}}`The chapter <ch-{name}>`" if name in titles else "The chapter"
+                parts.append(f"### {titles.get(name, name)}\n\n{link}; {len(own)} claims: {_tally(own)}.\n\n"
+                             + "\n".join(claim_block(e, label=True) for e in own))
     return "\n\n".join(parts)
+
+
+def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The Reproduction report as Markdown (MyST): :func:`report_summary` and :func:`report_details` of every
+    claim (:func:`report_entries`). The book's page puts the filterable table
+    (:mod:`mfattn.companion.report_table`) between the two."""
+    entries = report_entries(chapters)
+    return report_summary(entries) + ("\n\n" + report_details(entries, papers) if entries else "")
 
 
 def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profile: str = "full") -> dict[str, list[str]]:

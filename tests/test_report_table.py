@@ -1,0 +1,149 @@
+"""The Reproduction report's table: one compact row per claim (claim, verdict, key number) that opens to its
+evidence, rule and note; filters by paper, chapter and verdict; the itables bundle inside the page (offline);
+every claim's anchor below it. Checked on synthetic entries, on the stored full-profile ledger, and on the
+built report page when a book was built."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mfattn.companion import ledger, report_table
+from mfattn.companion.profiles import CHAPTERS
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_ID = "tests/test_report_table.py::test_rows_are_compact_and_open_to_their_evidence"
+
+
+def _entry(claim_id, chapter, verdict="reproduced", numbers=None, origin="paper"):
+    entry = ledger.make_entry(claim_id, "Nobody 2024, Fig. 1", f"Claim {claim_id} <holds>.", verdict,
+                              [TEST_ID] if verdict != "not tested" else [], numbers,
+                              "a `code` note" if verdict != "not tested" else "needs a GPU",
+                              how="holds if x > 1 & y < 2", measured="x and y", origin=origin)
+    return {**entry, "chapter": chapter, "profile": "full", "basis": "tests", "figures_shown": [],
+            "git_commit": "0" * 40}
+
+
+def test_the_key_number_is_the_first_number_the_claim_gives(tmp_path, monkeypatch):
+    """The entry names its key number; it survives the ledger's sorted JSON (an older entry falls back)."""
+    entry = ledger.make_entry("test-key", "Nobody 2024", "A claim.", "reproduced", TEST_ID,
+                              {"mean accuracy": 99.2, "a_spread": 0.1}, how="rule")
+    assert entry["key"] == "mean accuracy"
+    path = tmp_path / "ledger.json"
+    ledger.store.atomic_write_json(path, {"test-key": entry})   # written with sorted keys, as the ledgers are
+    stored = json.loads(path.read_text())["test-key"]
+    assert list(stored["numbers"]) == ["a_spread", "mean accuracy"]
+    assert ledger.key_number(stored) == ("mean accuracy", 99.2)
+    older = {k: v for k, v in stored.items() if k != "key"}
+    assert ledger.key_number(older) == ("a_spread", 0.1)
+    assert ledger.key_number({**stored, "key": "gone"}) == ("a_spread", 0.1)
+    assert "key" not in ledger.make_entry("test-none", "Nobody", "A claim.", "not tested", [], note="why", how="r")
+    assert ledger.key_number({"numbers": {}}) is None
+
+
+def test_rows_are_compact_and_open_to_their_evidence():
+    entries = [_entry("test-one", "deq", numbers={"acc_mean": 99.23, "acc_sd": 0.05}),
+               _entry("test-two", "dmft", "not tested"),
+               _entry("test-three", "nowhere", "confirmed with differences", {"n": 3}, origin="ours")]
+    rows = report_table.rows(entries)
+    assert len(rows) == 3 and all(len(row) == len(report_table.COLUMNS) for row in rows)
+    col = {name: report_table.COLUMNS.index(name) for name in report_table.COLUMNS}
+    one, two, three = rows
+    assert one[col["Verdict"]] == "reproduced" and one[col["Key number"]] == "acc_mean = 99.23"
+    assert one[col["Chapter"]] == "2. Deep implicit attention" and one[col["Paper"]] == "Bal 2021"
+    assert two[col["Key number"]] == "—" and two[col["Paper"]] == "Poc-López &amp; Aguilera 2024"  # cells are HTML
+    assert three[col["Chapter"]] == "nowhere" and three[col["Paper"]] == ""
+    claim = one[col["Claim"]]
+    assert claim.startswith('<details class="mfattn-claim"><summary>Claim test-one &lt;holds&gt;.</summary>')
+    assert "<b>How it is decided</b>: holds if x &gt; 1 &amp; y &lt; 2" in claim
+    assert "<b>Note</b>: a <code>code</code> note" in claim and f"<code>{TEST_ID}</code>" in claim
+    assert "<b>Numbers</b>: acc_mean = 99.23; acc_sd = 0.05" in claim and "<b>Measured</b>: x and y" in claim
+    assert '<a href="#claim-test-one">' in claim and "rests on: <i>tests</i>" in claim
+    assert "<b>Note</b>: needs a GPU" in two[col["Claim"]]
+
+
+def test_the_table_filters_by_paper_chapter_and_verdict_offline(monkeypatch):
+    import itables.javascript
+
+    monkeypatch.setattr(itables.javascript, "_CONNECTED", False)   # what init() sets outside Colab
+    entries = [_entry(f"test-{i}", chapter.name) for i, chapter in enumerate(CHAPTERS)]
+    page = report_table.table_html(entries)
+    args = json.loads(re.search(r"let dt_args = (\{.*?\});\n", page, re.S).group(1))
+    assert len(json.loads(args["data_json"])) == len(CHAPTERS)
+    heads = re.findall(r"<th>(.*?)</th>", args["table_html"])
+    assert heads == list(report_table.COLUMNS)
+    assert sorted(heads[i] for i in args["searchPanes"]["columns"]) == ["Chapter", "Paper", "Verdict"]
+    hidden = args["columnDefs"][0]
+    assert hidden["visible"] is False and sorted(heads[i] for i in hidden["targets"]) == ["Chapter", "Paper"]
+    assert args["layout"]["topEnd"] == "search" and args["layout"]["top1"] == "searchPanes"
+    assert "nowrap" not in args["classes"]    # cells wrap: no column behind a horizontal scrollbar
+    assert "unpkg" not in page and "window._itables_" in page   # the bundle from the page, not a CDN
+
+
+def test_the_init_cell_writes_the_bundle_into_the_page(monkeypatch):
+    import itables
+    import itables.javascript
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
+    monkeypatch.setattr(itables.javascript, "GOOGLE_COLAB", False)
+    itables.init_notebook_mode(all_interactive=False, connected=False)
+    bundle = "".join(shown)
+    assert "unpkg" not in bundle and len(bundle) > 300_000   # DataTables itself, base64 in the page
+
+
+def test_the_report_has_one_anchor_per_claim_even_outside_the_papers():
+    entries = [_entry("test-one", "deq"), _entry("test-two", "ising", "not reproduced"),
+               _entry("test-three", "nowhere", "confirmed", origin="ours")]
+    details = ledger.report_details(entries)
+    for e in entries:
+        assert details.count(f"({ledger.anchor(e['claim_id'])})=") == 1
+    assert "## Other claims" in details and details.index("## Mean-field theory") < details.index("## Deep Implicit")
+    summary = ledger.report_summary(entries)
+    assert summary.startswith("3 claims: 1 reproduced, 1 not reproduced, 1 confirmed. The verdicts rest on 3 tests")
+    assert ledger.report_summary([]).startswith("*No verdict has been recorded yet")
+
+
+def test_every_stored_claim_is_one_row_with_its_key_number():
+    stored = ledger.read_ledger("full")
+    if not stored:
+        pytest.skip("no stored full-profile ledger (outside a checkout)")
+    entries = ledger.report_entries([c.name for c in CHAPTERS])
+    rows = report_table.rows(entries)
+    ids = [re.search(r'href="#claim-([a-z0-9-]+)"', row[0]).group(1) for row in rows]
+    assert sorted(ids) == sorted({e["claim_id"] for e in entries}) and len(ids) == len(set(ids))
+    key = report_table.COLUMNS.index("Key number")
+    for e, row in zip(entries, rows):
+        assert (row[key] == "—") == (not e.get("numbers")), e["claim_id"]
+        assert row[report_table.COLUMNS.index("Paper")], f"{e['claim_id']}: in no paper's filter"
+
+
+def test_the_report_notebook_shows_the_table_then_every_claim():
+    cells = json.loads((ROOT / "book" / "report.ipynb").read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    assert "report_table.show(entries)" in code[0] and "ledger.report_summary(entries)" in code[0]
+    assert "ledger.report_details(entries)" in code[1]
+
+
+def _built_report() -> Path:
+    page = ROOT / "_build" / "html" / "book" / "report.html"
+    if not page.is_file():
+        pytest.skip(f"no built book in this checkout ({page} is absent; build it with `jupyter-book build .`)")
+    writers = [ROOT / "mfattn" / "companion" / name for name in ("ledger.py", "report_table.py")]
+    writers += [ROOT / "book" / "report.ipynb", ROOT / "data" / "full" / "ledger.json"]
+    if page.stat().st_mtime < max(w.stat().st_mtime for w in writers):
+        pytest.skip(f"the built report ({page}) is older than the code and ledger that write it: rebuild it "
+                    "(`bash .ci/book`) to check it")
+    return page
+
+
+def test_built_report_has_the_offline_table_and_every_anchor():
+    text = _built_report().read_text(encoding="utf-8")
+    entries = ledger.report_entries([c.name for c in CHAPTERS])
+    for e in entries:
+        assert text.count(f'id="{ledger.anchor(e["claim_id"])}"') == 1, e["claim_id"]
+    assert 'id="mfattn-claims"' in text and '"searchPanes"' in text
+    assert "unpkg" not in text and "window._itables_" in text
