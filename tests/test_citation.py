@@ -69,11 +69,18 @@ def test_figure_citation_names_what_a_reader_needs_to_verify_the_figure(monkeypa
         pytest.skip("no stored full-profile figure")
     label, entry = sorted(entries.items())[0]
     monkeypatch.setattr(mfattn, "__version__", "9.8.7")
-    monkeypatch.setattr(citation, "git_commit", lambda: COMMIT)
+    monkeypatch.setattr(citation, "git_commit", lambda: COMMIT)   # this build's commit: not the figure's
     text = citation.figure_citation(label)
-    for part in (f"`{label}`", "mfattn 9.8.7", "full profile", f"`{COMMIT[:12]}`", f"`{entry['sha256'][:8]}`",
-                 entry["paper_figure"]):
+    made = entry["git_commit"].split("+")[0][:12]
+    for part in (f"`{label}`", f"mfattn {entry['versions']['mfattn']}", "full profile",
+                 f"made at commit `{made}`", f"`{entry['sha256'][:8]}`", entry["paper_figure"]):
         assert part in text, part
+    assert COMMIT[:12] not in text
+    dirty = {**entry, "git_commit": COMMIT + "+dirty", "versions": {}}
+    monkeypatch.setattr(citation, "read_manifest", lambda profile: {label: dirty})
+    text = citation.figure_citation(label)
+    assert f"mfattn 9.8.7 (full profile, made at commit `{COMMIT[:12]}`, with uncommitted changes" in text
+    monkeypatch.undo()
     for bad in ("fig-no-such-figure", "Figure 3", 3):
         with pytest.raises(ValueError, match="label"):
             citation.figure_citation(bad)

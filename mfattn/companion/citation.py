@@ -34,9 +34,10 @@ def build_statement() -> str:
 
 
 def figure_citation(label: str, profile: str = "full") -> str:
-    """A Markdown quotation citing the stored figure ``label`` as the "How to cite" page asks: its label,
-    the version and commit of this build, the profile, the first 8 characters of the file's SHA-256 and
-    what it reproduces (the manifest's ``paper_figure``). Raises ValueError naming ``label`` when it is not a
+    """A Markdown quotation citing the stored figure ``label`` as the "How to cite" page asks: its label, the
+    version of mfattn and the commit that made the figure (its manifest entry's, not this build's: a book
+    built later shows the same file), the profile, the first 8 characters of the file's SHA-256 and what it
+    reproduces (the manifest's ``paper_figure``). Raises ValueError naming ``label`` when it is not a
     figure label or the manifest has figures but not this one; says so when none is stored (outside a
     checkout)."""
     from .. import __version__
@@ -50,10 +51,13 @@ def figure_citation(label: str, profile: str = "full") -> str:
         raise ValueError(f"label must name a stored {profile}-profile figure (e.g. {sorted(entries)[0]!r}); "
                          f"got {label!r}")
     entry = entries[label]
-    commit = _build_commit()
+    commit = str(entry.get("git_commit") or "unknown")
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
-    return (f"> Figure `{label}` of mfattn {__version__} ({profile} profile, commit `{commit.split('+')[0][:12]}`"
-            f"{dirty}, sha256 `{entry['sha256'][:8]}`): {entry.get('paper_figure') or 'a figure of the book'}.")
+    versions = entry.get("versions")
+    version = versions.get("mfattn", __version__) if isinstance(versions, dict) else __version__
+    return (f"> Figure `{label}` of mfattn {version} ({profile} profile, made at commit "
+            f"`{commit.split('+')[0][:12]}`{dirty}, sha256 `{entry['sha256'][:8]}`): "
+            f"{entry.get('paper_figure') or 'a figure of the book'}.")
 
 
 def figures_table(profile: str = "full", base: str = "..") -> str:
