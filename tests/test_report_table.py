@@ -80,7 +80,7 @@ def test_the_table_filters_by_paper_chapter_and_verdict_offline(monkeypatch):
     assert hidden["visible"] is False and sorted(heads[i] for i in hidden["targets"]) == ["Chapter", "Paper"]
     assert args["layout"]["topEnd"] == "search" and args["layout"]["top1"] == "searchPanes"
     assert "nowrap" not in args["classes"]    # cells wrap: no column behind a horizontal scrollbar
-    assert "unpkg" not in page and "window._itables_" in page   # the bundle from the page, not a CDN
+    assert "dt_for_itables" not in page and "window._itables_" in page   # the bundle from the page, not a CDN
 
 
 def test_the_init_cell_writes_the_bundle_into_the_page(monkeypatch):
@@ -92,7 +92,7 @@ def test_the_init_cell_writes_the_bundle_into_the_page(monkeypatch):
     monkeypatch.setattr(itables.javascript, "GOOGLE_COLAB", False)
     itables.init_notebook_mode(all_interactive=False, connected=False)
     bundle = "".join(shown)
-    assert "unpkg" not in bundle and len(bundle) > 300_000   # DataTables itself, base64 in the page
+    assert "dt_for_itables" not in bundle and len(bundle) > 300_000   # DataTables itself, base64 in the page
 
 
 def test_the_report_has_one_anchor_per_claim_even_outside_the_papers():
@@ -145,5 +145,8 @@ def test_built_report_has_the_offline_table_and_every_anchor():
     entries = ledger.report_entries([c.name for c in CHAPTERS])
     for e in entries:
         assert text.count(f'id="{ledger.anchor(e["claim_id"])}"') == 1, e["claim_id"]
+    for chapter in sorted(_built_report().parent.glob("0*.html")):    # the chapters' links land on an anchor
+        for claim_id in re.findall(r'href="report\.html#(claim-[a-z0-9-]+)"', chapter.read_text(encoding="utf-8")):
+            assert f'id="{claim_id}"' in text, (chapter.name, claim_id)
     assert 'id="mfattn-claims"' in text and '"searchPanes"' in text
-    assert "unpkg" not in text and "window._itables_" in text
+    assert "dt_for_itables" not in text and "window._itables_" in text   # DataTables from the page, not a CDN

@@ -97,6 +97,7 @@ table.mfattn-claims td, table.mfattn-claims th { white-space: normal; overflow-w
 table.mfattn-claims code { white-space: normal; overflow-wrap: anywhere; }
 table.mfattn-claims td:nth-child(2) { min-width: 6.5em; }
 table.mfattn-claims td:nth-child(3) { min-width: 7em; max-width: 14em; }
+table.mfattn-claims td:nth-child(2), table.mfattn-claims td:nth-child(3) { overflow-wrap: break-word; }
 details.mfattn-claim > summary { cursor: pointer; }
 details.mfattn-claim[open] > summary { font-weight: bold; }
 details.mfattn-claim p { margin: 0.3em 0 0.3em 1em; font-size: 0.92em; }
@@ -131,7 +132,7 @@ def table_html(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str,
         layout={"top1": "searchPanes", "topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
                 "bottomEnd": "paging"},
         pageLength=20, lengthMenu=[10, 20, 50, 100], order=[],
-        language={"search": "Search the claims:", "info": "_TOTAL_ claims shown of _MAX_",
+        language={"search": "Search the claims:", "info": "Showing _TOTAL_ of _MAX_ claims",
                   "infoFiltered": "", "infoEmpty": "No claim matches"},
         warn_on_undocumented_option=False, display_logo_when_loading=False)
 
