@@ -2,7 +2,6 @@
 
 import functools
 import http.server
-import os
 import shutil
 import threading
 from dataclasses import replace
@@ -11,19 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Where a test session's generated output goes (quick-profile figures, manifest, ledger, reproduce runs),
-#: so that `bash .ci/test` never overwrites `_build/figures/quick`, the figures the built book shows.
-TEST_OUTPUT = ROOT / "_build" / "test-output"
-
-
-def pytest_configure(config):
-    """Session-wide, in every xdist worker and, through the environment, in the notebook kernels (nbval) and
-    subprocesses (papermill, the command line) the tests start: ``$MFATTN_OUTPUT`` is ``_build/test-output``
-    unless the caller set it; the caches stay where they were (``_build/cache``, or ``$MFATTN_CACHE``), so
-    the tests reuse what a build trained."""
-    if not os.environ.get("MFATTN_OUTPUT"):
-        os.environ.setdefault("MFATTN_CACHE", str(ROOT / "_build" / "cache"))
-        os.environ["MFATTN_OUTPUT"] = str(TEST_OUTPUT)
+# (Where a session writes its output: ../conftest.py, which every run loads, notebooks-only runs too.)
 
 
 # --- Data sets: the tests find them where the package's loader does -------------------------------------------

@@ -33,6 +33,18 @@ def test_notebook_kernels_and_subprocesses_get_the_same_folder():
 
 
 
+def test_a_run_of_notebooks_only_writes_there_too():
+    """``pytest book/<chapter>.ipynb`` (nbval, no path under tests/) gets the same output folder: the setting
+    lives in the checkout's root conftest.py, which every run loads."""
+    code = ("import os, pytest\n"
+            "pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'book/report.ipynb'])\n"
+            "print('MFATTN_OUTPUT=' + os.environ.get('MFATTN_OUTPUT', ''))")
+    env = {k: v for k, v in os.environ.items() if k not in ("MFATTN_OUTPUT", "MFATTN_FIGURES")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300).stdout
+    assert f"MFATTN_OUTPUT={ROOT / '_build' / 'test-output'}" in out.splitlines(), out[-2000:]
+
+
 def test_the_readme_lists_every_environment_variable():
     """Each variable the package or a `.ci/` script reads has its line in README's "Environment variables"."""
     import re
