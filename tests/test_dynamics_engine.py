@@ -68,6 +68,71 @@ def test_map_trajectory_equals_simulate(model):
         assert np.array_equal(mf_map.trajectory(model, beta, 2000), simulate([beta], 2000, 0).m_o[0])
 
 
+def test_batched_grid_is_the_per_beta_map_bit_for_bit(model):
+    # A small grid through the batched engine against map.py's per-β loop, every saved m^o bit for bit: β = 0
+    # (a constant map), fixed point, torus, chaos, period 24, with per-β γ and ε (the engine's tiled constants)
+    # and, in a second batch, shared ones (then a constant enters as one number: the other code path).
+    betas = np.array([0.0, 0.7, 1.255, 1.266, 1.4, 3.0])
+    gammas = np.array([220.0, 150.0, 220.0, 300.0, 220.0, 220.0])
+    epsilons = np.array([0.02, 0.0, 0.05, 0.02, 0.1, 0.02])
+    per_beta = simulate(betas, 1500, 0, gamma=gammas, epsilon=epsilons).m_o
+    shared = simulate(betas, 1500, 0).m_o
+    for i, b in enumerate(betas):
+        assert np.array_equal(per_beta[i], mf_map.trajectory(model, b, 1500, gammas[i], epsilons[i])), b
+        assert np.array_equal(shared[i], mf_map.trajectory(model, b, 1500)), b
+
+
+def test_transient_steps_skip_only_the_output():
+    # In the transient the engine does not form m^o; the saved rows and the final state are those of a run that
+    # saves every step (from the token and from a context, with the tangent running).
+    betas = np.array([1.0, 1.266, 3.0])
+    full = simulate(betas, 900, 0)
+    part = simulate(betas, 900, 611)
+    assert np.array_equal(part.m_o, full.m_o[:, 611:])
+    for k in full.context:
+        assert np.array_equal(part.context[k], full.context[k])
+    ctx = full.context_of(1)
+    a = simulate(betas, 700, 4, init=ctx, lyapunov=True)
+    b = simulate(betas, 700, 333, init=ctx, lyapunov=True)
+    assert np.array_equal(b.m_o, a.m_o[:, 329:])
+
+
+@pytest.mark.parametrize("B", [1, 2, 3, 8, 257])
+def test_sum_rows_adds_rows_in_order(B):
+    # The tangent's squared norm adds 27 rows with one reduction call; it must be the left-to-right sum that
+    # explicit adds give (numpy sums a contiguous axis pairwise from 8 terms on: with B = 1 it would, and
+    # seed 0's single column then differs by one ulp).
+    from mfattn.dynamics.engine import _NumpyOps
+
+    rows = np.random.default_rng(0).standard_normal((27, B))
+    expected = rows[0].copy()
+    for r in rows[1:]:
+        expected = expected + r
+    out = np.empty(B)
+    _NumpyOps.sum_rows(rows, out)
+    assert np.array_equal(out, expected)
+    if B == 1:
+        assert np.add.reduce(rows, axis=0)[0] != expected[0]  # what a plain reduction would have given
+
+
+def test_tangent_of_a_beta_alone_is_its_tangent_in_a_batch(model):
+    # The tangent (its norm, renormalisation and log sum included) follows a β bit for bit alone or in a batch,
+    # from the same start vector (set_tangent draws one per batch element, so the start is copied here).
+    ctx = simulate([1.28], steps=3000, transient=2999).context_of(0)
+    betas = np.array([1.255, 1.266, 1.27, 1.4])
+    runs = [_init_engine(model, b, np.full(b.size, 220.0), np.full(b.size, 0.02), ctx, "numpy", None, tangent=True)[0]
+            for b in (betas, betas[1:2])]
+    runs[0].set_tangent(0)
+    runs[1].tan[...] = runs[0].tan[:, 1:2]
+    L = model.context_size
+    for t in range(L, L + 2000):
+        for eng in runs:
+            eng.step(t, L, None)
+            eng.renormalise(True)
+    assert np.array_equal(runs[1].tan[:, 0], runs[0].tan[:, 1])
+    assert np.array_equal(runs[1].log_sum, runs[0].log_sum[1:2]) and runs[0].log_sum[1] > 0  # chaotic
+
+
 def test_tangent_step_is_the_maps_derivative(model):
     # The engine's forward-mode tangent equals a central difference of map.step along the tangent.
     ctx = simulate([1.4], steps=3000, transient=2999).context_of(0)

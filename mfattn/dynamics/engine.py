@@ -34,6 +34,22 @@ BACKENDS = ("numpy", "torch")
 # ----------------------------------------------------------------------------------------------
 # Backends: one step, written once over a tiny op table
 # ----------------------------------------------------------------------------------------------
+def _sum_rows_numpy(a, out):
+    """``out = ((a[0] + a[1]) + a[2]) + ...``: one reduction call, rows added in order.
+
+    ``np.add.reduce`` over the leading axis of a C-contiguous ``(rows, B)`` array loops over the rows
+    outside and over B inside, so each column is summed row after row, as explicit adds would do
+    (tested). With one column the reduced axis would become the inner loop, which numpy sums
+    pairwise: there, and for a non-contiguous ``a``, the rows are added one by one instead.
+    """
+    if a.shape[-1] > 1 and a.flags.c_contiguous:
+        return np.add.reduce(a, axis=0, out=out)
+    np.add(a[0], a[1], out=out)
+    for r in range(2, a.shape[0]):
+        np.add(out, a[r], out=out)
+    return out
+
+
 class _NumpyOps:
     name = "numpy"
 
@@ -46,17 +62,13 @@ class _NumpyOps:
     def zeros(self, shape):
         return np.zeros(shape, dtype=self.dtype)
 
-    mul = staticmethod(lambda a, b, out: np.multiply(a, b, out=out))
-    add = staticmethod(lambda a, b, out: np.add(a, b, out=out))
-    sub = staticmethod(lambda a, b, out: np.subtract(a, b, out=out))
-    div = staticmethod(lambda a, b, out: np.divide(a, b, out=out))
-    tanh = staticmethod(lambda a, out: np.tanh(a, out=out))
-    exp = staticmethod(lambda a, out: np.exp(a, out=out))
-    amax = staticmethod(lambda a, out: np.max(a, axis=0, out=out))
-    log = staticmethod(lambda a, out: np.log(a, out=out))
-    sqrt = staticmethod(lambda a, out: np.sqrt(a, out=out))
-    matmul = staticmethod(lambda a, b, out: np.matmul(a, b, out=out))
-    maximum = staticmethod(lambda a, b, out: np.maximum(a, b, out=out))
+    # ufuncs take ``out`` as their last positional argument: op(*inputs, out), no wrapper per call
+    mul, add, sub, div = np.multiply, np.add, np.subtract, np.divide
+    tanh, exp, log, sqrt = np.tanh, np.exp, np.log, np.sqrt
+    matmul = np.matmul
+    maximum = staticmethod(lambda a, b, out: np.maximum(a, b, out=out))  # np.maximum refuses a positional out
+    amax = staticmethod(lambda a, out: np.maximum.reduce(a, axis=0, out=out))
+    sum_rows = staticmethod(_sum_rows_numpy)
 
     def to_numpy(self, x):
         return np.asarray(x)
@@ -89,6 +101,12 @@ class _TorchOps:
     matmul, maximum, amax = _call("matmul"), _call("maximum"), _call("amax", dim=0)
     del _call
 
+    def sum_rows(self, a, out):  # rows added one by one, in order (as the numpy table)
+        self.torch.add(a[0], a[1], out=out)
+        for r in range(2, a.shape[0]):
+            self.torch.add(out, a[r], out=out)
+        return out
+
     def to_numpy(self, x):
         return x.detach().cpu().numpy()
 
@@ -101,9 +119,23 @@ def _ops(backend: str, device=None):
     raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
 
 
+_MO = object()  # step()'s default: m^o_t into the engine's own buffer
+
+
 class _MeanFieldEngine:
-    """The batched map's state and one step. Feature-major arrays: ``A (M, B)``, ``win (L, 2M, B)``
-    (rows ``[m^v; m^k]`` of each slot), ``mq (M, B)``; slot of time t is ``t mod L``."""
+    """The batched map's state and one step.
+
+    Feature-major arrays with a trailing B axis: ``A (M, B)``; ``slots (L, 3M, B)``, slot ``t mod L``
+    holding the rows ``[m^v_t; m^k_t; m^q_t]`` written at step t (its m^q is read only at that step:
+    the query of step t is ``slots[t mod L, 2M:]``, exposed as ``mq``); ``win = slots[:, :2M]`` is the
+    context window ``(L, 2M, B)`` of ``[m^v; m^k]`` pairs. The tangent ``(dA, dwin)`` lives in one
+    ``(M + 2ML, B)`` array, so its norm and its renormalisation are one pass each.
+
+    Speed (``benchmarks/bench_dmft.py``): per step about 20 array operations whatever B is; the
+    constants that multiply a whole block (β, 1 − ε, γ/√M, n_c/N) are stored tiled to the block's
+    shape (a broadcast row runs about twice as slow); a step writes m^v, m^k, m^q straight into
+    their slot from one ±1 matrix product and computes m^o only when it is saved.
+    """
 
     def __init__(self, model: MeanFieldModel, betas, gammas, epsilons, ops, tangent: bool = False,
                  sampler: Callable | None = None):
@@ -112,45 +144,62 @@ class _MeanFieldEngine:
         B = len(betas)
         self.M, self.C, self.L, self.B = M, C, L, B
         o = ops.asarray
-        self.beta = o(betas)
-        self.g = o(np.asarray(gammas, dtype=np.float64) / math.sqrt(M))
+
+        def tile(v, rows):  # one number for the whole block (a Python float), else tiled to (rows, B)
+            v = np.broadcast_to(np.asarray(v, dtype=np.float64), (rows, B))
+            return float(v.flat[0]) if np.all(v == v.flat[0]) else o(v)
+
+        self.beta = tile(betas, C)
+        self.g = tile(np.asarray(gammas, dtype=np.float64) / math.sqrt(M), L)
         eps = np.asarray(epsilons, dtype=np.float64)
         # ε enters as 1 − (1 − ε), as in the paper's code (last-digit reproducibility of its runs).
         keep = 1.0 - eps
-        self.keep = o(keep)
+        self.keep = tile(keep, 3 * M)  # rows v, k, q
+        self.keep_vk, self.keep_q = ((self.keep, self.keep) if isinstance(self.keep, float)
+                                     else (self.keep[:2 * M], self.keep[2 * M:]))
         pos = model.positional[:, M:]  # (L, 3M) rows [v; k; q]
         self.eps_pos = o((1.0 - keep)[None, None, :] * pos[:, :, None])  # (L, 3M, B)
         # Weights enter as exact ±1 sign matrices (matmuls then add in a fixed order whatever B is:
         # a product by ±1 is exact, so FMA or not, blocked or not, the sums are the same) and the
         # class fractions are applied element-wise. This keeps a β's trajectory independent of its batch.
         self.o_sign = o(model.o_classes)  # (C, M)
-        self.x_sign = o(model.class_sign)  # (4M, C)
-        self.frac = o(model.class_fraction[:, None])  # (C, 1)
-        # state (A, the window of [m^v; m^k] slots, m^q) and work buffers, each with a trailing B axis
-        for name, shape in (("U", (C,)), ("A", (M,)), ("win", (L, 2 * M)), ("mq", (M,)), ("h", (C,)), ("T", (C,)),
-                            ("s", (4 * M,)), ("P", (L, M)), ("logit", (L,)), ("lmax", ()), ("den", ()), ("Q", (L, M))):
+        self.x_o = o(model.class_sign[:M])  # (M, C): m^o
+        self.x_vkq = o(model.class_sign[M:])  # (3M, C): m^v, m^k, m^q, the rows of a slot
+        self.frac = tile(model.class_fraction[:, None], C)  # (the paper's classes all hold 1/3 of the units)
+        # state (A, the slots) and work buffers, each with a trailing B axis
+        for name, shape in (("A", (M,)), ("slots", (L, 3 * M)), ("h", (C,)), ("T", (C,)), ("U", (C,)),
+                            ("mo", (M,)), ("P", (L, M)), ("logit", (L,)), ("lmax", ()), ("den", ())):
             setattr(self, name, ops.zeros((*shape, B)))
+        self.Q = self.P  # the products m^k·m^q are summed into the logits before m^v·p is formed: one buffer
+        self.win, self.mv, self.mk = self.slots[:, :2 * M], self.slots[:, :M], self.slots[:, M:2 * M]
+        self.p_last = L - 1  # the slot whose m^q is the current query
         self.sampler = sampler
         self.tangent = tangent
         if tangent:
             self.one = o(np.ones((1, 1)))
             self.tiny = o(np.full((1,), 1e-300))
-            # the tangent (dA, dwin), its intermediates and the running sum of log norms
-            for name, shape in (("dA", (M,)), ("dwin", (L, 2 * M)), ("dmq", (M,)), ("dh", (C,)), ("dT", (C,)),
-                                ("ds", (4 * M,)), ("dl", (L,)), ("dP", (L, M)), ("tmpB", ()), ("tmpMB", (M,)),
-                                ("norm2", ()), ("lognorm", ()), ("log_sum", ())):
+            # the tangent [dA; dwin] in one array, its intermediates and the running sum of log norms
+            for name, shape in (("tan", (M + 2 * M * L,)), ("sq", (M + 2 * M * L,)), ("dmq", (M,)), ("dh", (C,)),
+                                ("dT", (C,)), ("ds", (3 * M,)), ("dl", (L,)), ("pdl", (L,)), ("dP", (L, M)),
+                                ("dQ", (L, M)), ("tmpB", ()), ("norm2", ()), ("lognorm", ()), ("log_sum", ())):
                 setattr(self, name, ops.zeros((*shape, B)))
+            self.dA = self.tan[:M]
+            self.dwin = self.tan[M:].reshape(L, 2 * M, B)
+
+    @property
+    def mq(self):
+        """The current query m^q (M, B): rows ``2M:`` of the slot written last."""
+        return self.slots[self.p_last, 2 * self.M:]
 
     # -- initial conditions ---------------------------------------------------------------------
     def set_token(self):
-        """t = 0 from the initial token: slot 0 holds its (m^v, m^k); A_0 = m^v_0 (self-attention only)."""
+        """t = 0 from the initial token: slot 0 holds its (m^v, m^k, m^q); A_0 = m^v_0 (self-attention only)."""
         M = self.M
         tok = self.model.token
         ones = np.ones((1, self.B))
-        self.win[0, :M] = self.ops.asarray(tok[M:2 * M, None] * ones)
-        self.win[0, M:] = self.ops.asarray(tok[2 * M:3 * M, None] * ones)
-        self.mq[...] = self.ops.asarray(tok[3 * M:, None] * ones)
-        self.A[...] = self.win[0, :M]
+        self.slots[0] = self.ops.asarray(tok[M:, None] * ones)  # rows [v; k; q]
+        self.p_last = 0
+        self.A[...] = self.slots[0, :M]
 
     def set_context(self, ctx: Mapping[str, np.ndarray]):
         """A saved context, oldest slot first; the next step has position 0 (as in the paper's code)."""
@@ -167,9 +216,10 @@ class _MeanFieldEngine:
         mv = np.broadcast_to(mv, (B, L, M))
         mk = np.broadcast_to(mk, (B, L, M))
         att = np.broadcast_to(att, (B, M))
-        self.win[:, :M] = self.ops.asarray(np.transpose(mv, (1, 2, 0)))
-        self.win[:, M:] = self.ops.asarray(np.transpose(mk, (1, 2, 0)))
+        self.mv[...] = self.ops.asarray(np.transpose(mv, (1, 2, 0)))
+        self.mk[...] = self.ops.asarray(np.transpose(mk, (1, 2, 0)))
         self.A[...] = self.ops.asarray(att.T)
+        self.p_last = L - 1  # the newest slot (the step before t = L)
         mq = ctx.get("mq_window")
         if mq is not None:
             self.mq[...] = self.ops.asarray(np.broadcast_to(np.asarray(mq, dtype=np.float64), (B, M)).T)
@@ -195,47 +245,71 @@ class _MeanFieldEngine:
                 "att_window": self.ops.to_numpy(self.A).T.copy()}
 
     # -- the map ----------------------------------------------------------------------------------
-    def step(self, t: int, valid: int):
-        """Advance from A_{t-1} to A_t. Returns s (4M, B) whose first M rows are m^o_t."""
+    def step(self, t: int, valid: int, mo=_MO):
+        """Advance from A_{t-1} to A_t, the ``valid`` newest slots attended (all L but after the token).
+
+        ``mo``: where m^o_t (M, B) goes (the engine's own buffer by default; ``None`` skips it, as a
+        transient step needs no output). Returns ``mo``.
+
+        The arithmetic is :func:`mfattn.dynamics.map.step`'s, operation for operation and in the same
+        order (element-wise float64 operations, numpy's tanh and exp, sums left to right), so each β
+        follows the per-β map bit for bit.
+        """
         op, M = self.ops, self.M
-        L = self.L
-        op.matmul(self.o_sign, self.A, self.h)
+        op.matmul(self.o_sign, self.A, self.h)  # W^o_c·A (exact ±1 products)
         op.mul(self.h, self.beta, self.h)
         op.tanh(self.h, self.T)
         T = self.T if self.sampler is None else self.sampler(self.T)
-        op.mul(T, self.frac, self.U)
-        op.matmul(self.x_sign, self.U, self.s)
-        p = t % L
-        slot = self.win[p]
-        op.mul(self.s[M:3 * M], self.keep, slot)
-        op.add(slot, self.eps_pos[p, :2 * M], slot)
-        op.mul(self.s[3 * M:], self.keep, self.mq)
-        op.add(self.mq, self.eps_pos[p, 2 * M:], self.mq)
-        self._attend(valid)
+        op.mul(T, self.frac, self.U)  # (n_c/N) tanh(β W^o_c·A)
+        p = t % self.L
+        new = self.slots[p]  # [m^v; m^k; m^q]_t = (1 − ε) s^x + ε π^x(p)
+        op.matmul(self.x_vkq, self.U, new)
+        op.mul(new, self.keep, new)
+        op.add(new, self.eps_pos[p], new)
+        self.p_last = p
+        self._attend(new[2 * M:], valid)
         if self.tangent:
             self._tangent_step(p, valid)
-        return self.s
+        if mo is _MO:
+            mo = self.mo
+        if mo is not None:
+            op.matmul(self.x_o, self.U, mo)
+        return mo
 
-    def _attend(self, n):
+    def _attend(self, mq, n):
+        """A = Σ_s softmax_s(g m^q·m^k_s) m^v_s over the n newest slots (all L once the window is full)."""
         op, M = self.ops, self.M
         P, lg = self.P[:n], self.logit[:n]
-        op.mul(self.win[:n, M:], self.mq, P)
-        op.add(P[:, 0], P[:, 1], lg) if M > 1 else op.mul(P[:, 0], 1.0, lg)
+        op.mul(self.mk[:n], mq, P)
+        if M > 1:
+            op.add(P[:, 0], P[:, 1], lg)
+        else:
+            lg[...] = P[:, 0]
         for b in range(2, M):
             op.add(lg, P[:, b], lg)
-        op.mul(lg, self.g, lg)
+        op.mul(lg, self._rows(self.g, n), lg)
         op.amax(lg, self.lmax)
         op.sub(lg, self.lmax, lg)
         op.exp(lg, lg)
-        self.den[...] = lg[0]
-        for s in range(1, n):
-            op.add(self.den, lg[s], self.den)
+        self._sum(lg, self.den)
         op.div(lg, self.den, lg)
         Q = self.Q[:n]
-        op.mul(self.win[:n, :M], lg[:, None], Q)
-        self.A[...] = Q[0]
-        for s in range(1, n):
-            op.add(self.A, Q[s], self.A)
+        op.mul(self.mv[:n], lg[:, None], Q)
+        self._sum(Q, self.A)
+
+    @staticmethod
+    def _rows(c, n):
+        return c if isinstance(c, float) else c[:n]
+
+    def _sum(self, rows, out):
+        """out = ((rows[0] + rows[1]) + rows[2]) + ... (left to right, as numpy's sum over so few terms)."""
+        n = rows.shape[0]
+        if n == 1:
+            out[...] = rows[0]
+            return
+        self.ops.add(rows[0], rows[1], out)
+        for s in range(2, n):
+            self.ops.add(out, rows[s], out)
 
     def _tangent_step(self, p, n):
         """Push the tangent (dA, dwin) through the Jacobian of the step just taken (forward mode).
@@ -251,51 +325,45 @@ class _MeanFieldEngine:
         op.sub(self.one, self.dT, self.dT)
         op.mul(self.dT, self.dh, self.dT)
         op.mul(self.dT, self.frac, self.dT)
-        op.matmul(self.x_sign, self.dT, self.ds)
-        op.mul(self.ds[M:3 * M], self.keep, self.dwin[p])
-        op.mul(self.ds[3 * M:], self.keep, self.dmq)
+        op.matmul(self.x_vkq, self.dT, self.ds)
+        op.mul(self.ds[:2 * M], self.keep_vk, self.dwin[p])
+        op.mul(self.ds[2 * M:], self.keep_q, self.dmq)
         # dlogit_s = g (dmq·mk_s + mq·dmk_s)
-        dP, dl = self.dP[:n], self.dl[:n]
-        op.mul(self.win[:n, M:], self.dmq, dP)
-        op.mul(self.dwin[:n, M:], self.mq, self.P[:n])
-        op.add(dP, self.P[:n], dP)
-        dl[...] = dP[:, 0]
-        for b in range(1, M):
+        dP, dl, scratch = self.dP[:n], self.dl[:n], self.dQ[:n]
+        op.mul(self.mk[:n], self.dmq, dP)
+        op.mul(self.dwin[:n, M:], self.mq, scratch)
+        op.add(dP, scratch, dP)
+        if M > 1:
+            op.add(dP[:, 0], dP[:, 1], dl)
+        else:
+            dl[...] = dP[:, 0]
+        for b in range(2, M):
             op.add(dl, dP[:, b], dl)
-        op.mul(dl, self.g, dl)
+        op.mul(dl, self._rows(self.g, n), dl)
         # dp_s = p_s (dl_s − Σ_r p_r dl_r)
-        pw = self.logit[:n]
-        op.mul(pw, dl, self.P[:n, 0])
-        self.tmpB[...] = self.P[0, 0]
-        for s in range(1, n):
-            op.add(self.tmpB, self.P[s, 0], self.tmpB)
+        pw, pdl = self.logit[:n], self.pdl[:n]
+        op.mul(pw, dl, pdl)
+        self._sum(pdl, self.tmpB)
         op.sub(dl, self.tmpB, dl)
         op.mul(dl, pw, dl)
         # dA = Σ_s dp_s mv_s + p_s dmv_s
-        op.mul(self.win[:n, :M], dl[:, None], dP)
-        op.mul(self.dwin[:n, :M], pw[:, None], self.Q[:n])
-        op.add(dP, self.Q[:n], dP)
-        self.dA[...] = dP[0]
-        for s in range(1, n):
-            op.add(self.dA, dP[s], self.dA)
+        op.mul(self.mv[:n], dl[:, None], dP)
+        op.mul(self.dwin[:n, :M], pw[:, None], scratch)
+        op.add(dP, scratch, dP)
+        self._sum(dP, self.dA)
 
     def renormalise(self, accumulate: bool):
-        """Divide the tangent by its norm; add log(norm) to the running sum when ``accumulate``."""
+        """Divide the tangent by its norm; add log(norm) to the running sum when ``accumulate``.
+
+        The squared norm adds dA's rows, then the window's rows slot by slot, left to right."""
         op = self.ops
-        op.mul(self.dA, self.dA, self.tmpMB)
-        self.norm2[...] = self.tmpMB[0]
-        for b in range(1, self.M):
-            op.add(self.norm2, self.tmpMB[b], self.norm2)
-        sq = self.dwin * self.dwin
-        for s in range(self.L):
-            for r in range(2 * self.M):
-                op.add(self.norm2, sq[s, r], self.norm2)
+        op.mul(self.tan, self.tan, self.sq)
+        op.sum_rows(self.sq, self.norm2)
         op.sqrt(self.norm2, self.norm2)
         # A collapsed tangent (e.g. β = 0, where the map is constant) would give 0/0; the floor
         # reports λ = log(1e-300) ≈ −690 instead, i.e. "minus infinity" for any plot.
         op.maximum(self.norm2, self.tiny, self.norm2)
-        op.div(self.dA, self.norm2, self.dA)
-        op.div(self.dwin, self.norm2, self.dwin)
+        op.div(self.tan, self.norm2, self.tan)
         if accumulate:
             op.log(self.norm2, self.lognorm)
             op.add(self.log_sum, self.lognorm, self.log_sum)
@@ -443,11 +511,14 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     filled = 1 if (warm and transient == 0) else 0
     for t in range(t0, steps):
         valid = min(t + 1, L) if warm else L
-        s = eng.step(t, valid)
-        if lyapunov:
-            eng.renormalise(t >= transient)
-        if t >= saved_from:
-            blk[filled] = s[:M]
+        if t < saved_from:  # a transient step: m^o is not computed
+            eng.step(t, valid, None)
+            if lyapunov:
+                eng.renormalise(t >= transient)
+        else:
+            eng.step(t, valid, blk[filled])
+            if lyapunov:
+                eng.renormalise(t >= transient)
             filled += 1
             if filled == blk.shape[0]:
                 flush(t + 1, filled)
