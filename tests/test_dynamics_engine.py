@@ -102,7 +102,7 @@ def test_sum_rows_adds_rows_in_order(B):
     # The tangent's squared norm adds 27 rows with one reduction call; it must be the left-to-right sum that
     # explicit adds give (numpy sums a contiguous axis pairwise from 8 terms on: with B = 1 it would, and
     # seed 0's single column then differs by one ulp).
-    from mfattn.dynamics.engine import _NumpyOps
+    from mfattn.dynamics.backends import _NumpyOps
 
     rows = np.random.default_rng(0).standard_normal((27, B))
     expected = rows[0].copy()

@@ -3,14 +3,15 @@
 The same map as :mod:`mfattn.dynamics.map` (which writes it for one β like the paper's equations),
 batched over a grid: ``B`` values of β (and of γ, ε, initial contexts) advance together with one
 array operation per step. Arrays are kept feature-major, ``(features, B)``, so each operation runs
-over contiguous memory. Only element-wise operations and exact ±1 matrix products are used inside a
-step (no reductions whose summation order depends on the batch size), so a β gives bit-for-bit the
-same trajectory alone or inside a batch of 4001; ``tests/test_dynamics_engine.py`` checks each step
-against :mod:`~mfattn.dynamics.map`.
+over contiguous memory. Only element-wise operations, exact ±1 matrix products and sums whose order
+is fixed (left to right over a few rows, never over the batch) are used inside a step, so a β gives
+bit-for-bit the same trajectory alone or inside a batch of 4001, and the same as the per-β map;
+``tests/test_dynamics_engine.py`` checks each step against :mod:`~mfattn.dynamics.map`.
 
-Two backends share one step, written once over a small operation table: ``"numpy"`` (float64, the
-CPU reference) and ``"torch"`` (float64 by default; for GPUs). Entry points: :func:`simulate` and
-:func:`largest_lyapunov` (the tangent ``(δA, δm^v, δm^k)`` pushed through the step's Jacobian).
+Two backends share one step, written once over the operation tables of :mod:`~mfattn.dynamics.backends`:
+``"numpy"`` (float64, the CPU reference) and ``"torch"`` (float64 by default; for GPUs). Entry points:
+:func:`simulate` and :func:`largest_lyapunov` (the tangent ``(δA, δm^v, δm^k)`` pushed through the
+step's Jacobian).
 """
 
 from __future__ import annotations
@@ -22,102 +23,13 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..companion.checks import check_device, check_grid
+from ..companion.checks import check_grid
 from ..companion.checks import check_int as _check_int
+from .backends import BACKENDS
+from .backends import ops_for as _ops
 from .model import MeanFieldModel, load_context, paper_model
 
 __all__ = ["BACKENDS", "SimulationResult", "simulate", "largest_lyapunov"]
-
-BACKENDS = ("numpy", "torch")
-
-
-# ----------------------------------------------------------------------------------------------
-# Backends: one step, written once over a tiny op table
-# ----------------------------------------------------------------------------------------------
-def _sum_rows_numpy(a, out):
-    """``out = ((a[0] + a[1]) + a[2]) + ...``: one reduction call, rows added in order.
-
-    ``np.add.reduce`` over the leading axis of a C-contiguous ``(rows, B)`` array loops over the rows
-    outside and over B inside, so each column is summed row after row, as explicit adds would do
-    (tested). With one column the reduced axis would become the inner loop, which numpy sums
-    pairwise: there, and for a non-contiguous ``a``, the rows are added one by one instead.
-    """
-    if a.shape[-1] > 1 and a.flags.c_contiguous:
-        return np.add.reduce(a, axis=0, out=out)
-    np.add(a[0], a[1], out=out)
-    for r in range(2, a.shape[0]):
-        np.add(out, a[r], out=out)
-    return out
-
-
-class _NumpyOps:
-    name = "numpy"
-
-    def __init__(self, dtype=np.float64, device=None):
-        self.dtype = np.dtype(dtype)
-
-    def asarray(self, x):
-        return np.ascontiguousarray(np.asarray(x, dtype=self.dtype))
-
-    def zeros(self, shape):
-        return np.zeros(shape, dtype=self.dtype)
-
-    # ufuncs take ``out`` as their last positional argument: op(*inputs, out), no wrapper per call
-    mul, add, sub, div = np.multiply, np.add, np.subtract, np.divide
-    tanh, exp, log, sqrt = np.tanh, np.exp, np.log, np.sqrt
-    matmul = np.matmul
-    maximum = staticmethod(lambda a, b, out: np.maximum(a, b, out=out))  # np.maximum refuses a positional out
-    amax = staticmethod(lambda a, out: np.maximum.reduce(a, axis=0, out=out))
-    sum_rows = staticmethod(_sum_rows_numpy)
-
-    def to_numpy(self, x):
-        return np.asarray(x)
-
-
-class _TorchOps:
-    name = "torch"
-
-    def __init__(self, dtype=None, device=None):
-        import torch
-
-        self.torch = torch
-        self.dtype = dtype or torch.float64
-        self.device = check_device("device", device if device is not None else "cpu")
-
-    def asarray(self, x):
-        if isinstance(x, self.torch.Tensor):
-            return x.to(device=self.device, dtype=self.dtype).contiguous()
-        return self.torch.as_tensor(np.array(x, dtype=np.float64), dtype=self.dtype,
-                                    device=self.device).contiguous()
-
-    def zeros(self, shape):
-        return self.torch.zeros(shape, dtype=self.dtype, device=self.device)
-
-    def _call(name, **fixed):  # op(*inputs, out) -> torch.<name>(*inputs, out=out): the numpy table's calls
-        return lambda self, *args: getattr(self.torch, name)(*args[:-1], out=args[-1], **fixed)
-
-    mul, add, sub, div = _call("mul"), _call("add"), _call("sub"), _call("div")
-    tanh, exp, log, sqrt = _call("tanh"), _call("exp"), _call("log"), _call("sqrt")
-    matmul, maximum, amax = _call("matmul"), _call("maximum"), _call("amax", dim=0)
-    del _call
-
-    def sum_rows(self, a, out):  # rows added one by one, in order (as the numpy table)
-        self.torch.add(a[0], a[1], out=out)
-        for r in range(2, a.shape[0]):
-            self.torch.add(out, a[r], out=out)
-        return out
-
-    def to_numpy(self, x):
-        return x.detach().cpu().numpy()
-
-
-def _ops(backend: str, device=None):
-    if backend == "numpy":
-        return _NumpyOps()
-    if backend == "torch":
-        return _TorchOps(device=device)
-    raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
-
 
 _MO = object()  # step()'s default: m^o_t into the engine's own buffer
 
