@@ -140,3 +140,18 @@ def test_spectrum_of_a_beta_barely_depends_on_its_batch():
     alone = lyapunov.lyapunov_spectrum([1.28], 3, 3000, 2000)[0]
     batch = lyapunov.lyapunov_spectrum([1.0, 1.28, 1.4], 3, 3000, 2000)[1]
     np.testing.assert_allclose(alone, batch, atol=2e-3)
+
+
+def test_lambda_from_the_token_averages_the_terms_it_sums():
+    # From the token with transient = 0, step 0 is the token itself: a run of n steps takes n - 1 steps of the
+    # map and sums n - 1 log growths. Each growth is the same in every run (renormalising changes the tangent's
+    # length, never its direction), so the run of t + 1 steps with transient t returns growth t alone; λ must be
+    # their plain mean (the old code divided their sum by n: λ short by a factor (n - 1)/n, 10 % at n = 10).
+    betas, n = [0.8, 1.28], 10
+    terms = np.array([engine.largest_lyapunov(betas, t + 1, t) for t in range(1, n)])   # (n - 1, B)
+    np.testing.assert_allclose(engine.largest_lyapunov(betas, n, 0), terms.mean(0), rtol=1e-12, atol=0)
+    # the spectrum sums its QR growths over the same steps: with k = 1 its λ_1 is the same mean
+    spec = lyapunov.lyapunov_spectrum(betas, 1, n, 0)[:, 0]
+    np.testing.assert_allclose(spec, terms.mean(0), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(lyapunov.lyapunov_spectrum(betas, 3, n, 0), lyapunov.lyapunov_spectrum(betas, 3, n, 1),
+                               rtol=1e-12, atol=0)   # transient 0 and 1 sum the same steps: the same exponents

@@ -441,7 +441,9 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
         flush(steps, filled)
     if pbar is not None:
         pbar.close()
-    lyap = to_np(eng.log_sum) / n_saved if lyapunov else None
+    # the tangent's log growth was summed over the steps t >= max(transient, t0) (from the token with
+    # transient = 0: steps 1 .. steps-1, since step 0 is the token itself): divide by that many terms
+    lyap = to_np(eng.log_sum) / (steps - saved_from) if lyapunov else None
     return SimulationResult(out, eng.context(steps), b, g, e, steps, transient,
                             None if lyap is None else np.asarray(lyap).copy())
 
@@ -461,7 +463,8 @@ def largest_lyapunov(betas, steps: int = 120_000, transient: int = 100_000, init
 
     The tangent ``(δA, δm^v_window, δm^k_window)`` is pushed through the Jacobian of each step
     (forward mode, analytic: δT = (1 − T²) β W^o δA, the softmax's δp_s = p_s(δℓ_s − Σ_r p_r δℓ_r))
-    and renormalised every step; λ_max = (1/(steps − transient)) Σ_{t ≥ transient} log‖δ_t‖.
+    and renormalised every step; λ_max = (1/n) Σ_{t ≥ transient} log‖δ_t‖ over the n steps taken at
+    t ≥ transient (n = steps − transient; from the token with transient = 0, step 0 is the token, n = steps − 1).
     The primal trajectory is the one :func:`simulate` computes, bit for bit. Returns (B,).
     """
     res = simulate(betas, steps, transient, init, gamma=gamma, epsilon=epsilon, model=model, backend=backend,

@@ -57,7 +57,8 @@ def lyapunov_spectrum(betas, k: int | None = None, steps: int = 20_000, transien
     betas : (B,) grid (γ, ε scalars or (B,) arrays, as in :func:`~mfattn.dynamics.engine.simulate`).
     k : 1 <= k <= L M (default L M = 12, the whole spectrum of the dynamics).
     steps, transient, init : as in :func:`~mfattn.dynamics.engine.simulate`; the exponents average the
-        QR growths of the steps ``t >= transient``.
+        QR growths of the steps ``t >= transient`` taken (from the token with ``transient = 0`` that is
+        ``steps - 1`` of them: step 0 is the token itself).
     qr_every : re-orthonormalise every this many steps (1 is safest; the spectrum's spread over
         ``qr_every`` steps must stay far below 1e16).
     tangent_seed : seed of the start basis (the first vector is the one of ``largest_lyapunov``).
@@ -77,6 +78,7 @@ def lyapunov_spectrum(betas, k: int | None = None, steps: int = 20_000, transien
         raise ValueError(f"transient must be >= {flow.t} when starting from a context; got {transient}")
     flow.set_basis(_start_basis(model, flow.B, k, tangent_seed))
     log_sum = np.zeros((flow.B, k))
+    first = flow.t  # the first step taken (1 from the token, whose step 0 is the token itself; L from a context)
     pbar = _progress(steps - flow.t, progress, f"Lyapunov spectrum, {flow.B} β × {k}")
     for t in range(flow.t, steps):
         flow.step()
@@ -93,4 +95,4 @@ def lyapunov_spectrum(betas, k: int | None = None, steps: int = 20_000, transien
             pbar.update(min(1024, steps - t))
     if pbar is not None:
         pbar.close()
-    return log_sum / (steps - transient)
+    return log_sum / (steps - max(transient, first))  # the number of QR growths summed
