@@ -48,7 +48,7 @@ def test_every_number_the_prose_glues_is_stored(stored):
     glue = claims.glue_values(full)
     assert not [k for k, v in glue.items() if v == claims.MISSING]
     assert len(full["fig3b"]["confusion"]) == 3 and full["beyond"] == FULL
-    assert full["fig3a"]["settled"] <= full["fig3a"]["n_betas"]  # the β whose class both bounds agree on
+    assert sum(full["fig3a"][k] for k in ("periodic", "quasi-periodic", "chaotic")) == full["fig3a"]["n_betas"]
 
 
 def test_every_claim_is_decided_from_stored_numbers_with_ledger_valid_numbers(stored):
@@ -110,33 +110,37 @@ def test_memory_and_spectra_verdicts_follow_the_decay_times():
     assert spec.grade({**f4, "f4_tau_e": [None, 500, 10, None, 11, 20]}) == "fails"  # the torus decays
 
 
-def _diagram(tmp_path, lo, hi, period, lam, betas=None):
-    """A stored diagram with the given bin-count bounds, periods and λ (classes from the lower bound)."""
-    n = len(lo)
+def _diagram(tmp_path, counts, period, lam, betas=None, paper=True):
+    """A stored diagram with the given bin counts, periods and λ: with ``paper`` as written today (the paper's
+    count itself in ``paper_counts``), else as before 0.3 (only bounds of the count, classes of the lower one)."""
+    n = len(counts)
     path = tmp_path / "d.npz"
-    np.savez(path, betas=np.linspace(1.0, 3.0, n) if betas is None else betas, classes=classify(np.array(lo)), lyapunov=np.array(lam, float),
-             period=np.array(period), bin_lo=np.array(lo), bin_hi=np.array(hi))
+    c = np.array(counts)
+    extra = {"paper_counts": c} if paper else {"bin_lo": c, "bin_hi": c + 50}
+    np.savez(path, betas=np.linspace(1.0, 3.0, n) if betas is None else betas, classes=classify(c),
+             lyapunov=np.array(lam, float), period=np.array(period), bin_counts=c, **extra)
     with np.load(path) as d:
         return claims._diagram(d)
 
 
-def test_bin_rule_counts_only_the_settled_classes_and_reaches_every_outcome(tmp_path):
-    # 100 β: periodic (count 10, period 4) everywhere except the last, whose bounds straddle 80 (lower-bound class
-    # periodic, no period found, chaotic λ): a misclassification the rule must leave out
-    lo, hi, per, lam = [10] * 100, [10] * 99 + [100], [4] * 99 + [0], [-0.1] * 99 + [0.2]
-    d = _diagram(tmp_path, lo, hi, per, lam)
-    assert d["settled"] == 99 and d["settled misclassified"] == 0 and d["confusion"][0][2] == 1
+def test_bin_rule_reads_the_papers_count_and_reaches_every_outcome(tmp_path):
+    # 100 β: periodic (count 10, period 4) everywhere except the last (count 100: quasi-periodic by the rule, no
+    # period, chaotic λ): 1 of 100 misclassified, not below 1 %
+    counts, per, lam = [10] * 99 + [100], [4] * 99 + [0], [-0.1] * 99 + [0.2]
+    d = _diagram(tmp_path, counts, per, lam)
+    assert d["misclassified"] == 1 and d["confusion"][1][2] == 1 and d["first quasi-periodic beta"] == 3.0
     rule = BY_ID["dmft-bin-rule"]
-    flat = lambda a, z: {"a_settled": a["settled"], "a_settled_misclassified": a["settled misclassified"],  # noqa: E731
-                         "z_settled": z["settled"], "z_settled_misclassified": z["settled misclassified"]}
-    assert rule.grade(flat(d, d)) == "holds"
-    hi[-1] = 10  # now settled: 1 of 100 misclassified, not below 1 %
-    d2 = _diagram(tmp_path, lo, hi, per, lam)
-    assert rule.grade(flat(d2, d2)) == "partly"
-    lam[:20] = [0.2] * 20  # 20 periodic-by-bins β with chaos by λ and no period
-    per[:20] = [0] * 20
-    d3 = _diagram(tmp_path, lo, hi, per, lam)
-    assert rule.grade(flat(d3, d3)) == "fails"
+    flat = lambda a: claims._flat({"fig3a": a, "fig3b": a})  # noqa: E731
+    assert rule.grade(flat(d)) == "partly"
+    counts[-1] = 3000  # now chaotic by the rule too: none misclassified
+    assert rule.grade(flat(_diagram(tmp_path, counts, per, lam))) == "holds"
+    lam[:20], per[:20] = [0.2] * 20, [0] * 20  # 20 periodic-by-bins β with chaos by λ and no period
+    assert rule.grade(flat(_diagram(tmp_path, counts, per, lam))) == "fails"
+    # a diagram stored before 0.3 holds only bounds of the count: no class numbers, the claims on them not tested
+    old = claims._flat({"fig3a": _diagram(tmp_path, counts, per, lam, paper=False)} | {"fig3b": d})
+    assert "a_misclassified" not in old and "a_orbits_torus" in old
+    assert rule.decide(old).verdict == "not tested" and BY_ID["dmft-zoom"].decide(
+        claims._flat({"fig3a": d, "fig3b": _diagram(tmp_path, counts, per, lam, paper=False)})).verdict == "not tested"
 
 
 def test_route_calls_large_beta_periodic_only_when_the_numbers_show_it(tmp_path):
@@ -153,7 +157,7 @@ def test_route_calls_large_beta_periodic_only_when_the_numbers_show_it(tmp_path)
         p, lm = per.copy(), lam.copy()
         if late_periodic:
             p[late], lm[late] = 24, -0.05
-        d = _diagram(tmp_path, [10] * n, [10] * n, p, lm, b)
+        d = _diagram(tmp_path, [10] * n, p, lm, b)
         s = claims._flat({"fig3a": d})
         assert rule.grade(s) == grade
         note = rule.decide(s).note

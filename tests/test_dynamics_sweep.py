@@ -4,7 +4,7 @@ import numpy as np
 
 from mfattn.dynamics.diagnostics import bin_counts, classify, section_band, stroboscopic_section
 from mfattn.dynamics.engine import simulate
-from mfattn.dynamics.sweep import LEVELS, sweep
+from mfattn.dynamics.sweep import save_diagram, sweep
 
 
 def test_sweep_resumes_identically(tmp_path):
@@ -46,21 +46,33 @@ def test_stroboscopic_points_are_states_of_the_orbit():
 
 
 def test_bin_count_bounds_bracket_the_papers_exact_count():
-    # The paper counts distinct int(5001 (v / max_y + 1) / 2) over every saved value; the sweep keeps fine
-    # levels only. The bounds must bracket the exact count for every β, and agree on the class.
+    # The paper counts distinct int(5001 (v / max_y + 1) / 2) over every saved value of m^o_1, with max_y =
+    # max(|min|, |max|) of every saved m^o (all features, all β; its plotting code). The sweep keeps fine levels
+    # only: their bounds must bracket the exact count for every β, and the count it reports must be the exact
+    # count itself at every β (the old one was the lower bound wherever both bounds gave one class).
     betas = np.linspace(1.24, 1.30, 9)
     res = sweep(betas, steps=6000, transient=2000, progress=False)
     run = simulate(betas, steps=6000, transient=2000)
-    max_y = float(run.m_o.max())
-    assert max_y == res.max_y                      # the paper's scale: the largest m^o, signed, all features
+    max_y = float(max(np.abs(run.m_o.min()), np.abs(run.m_o.max())))
+    assert max_y == res.max_y
     exact = bin_counts(run.m_o[:, :, 0], max_y=max_y)
     lo, hi = res.bin_count_bounds()
     assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
-    assert (hi - lo).max() <= 0.2 * hi.max()
-    # where the bounds leave the class open the β is re-run and counted exactly: the classes are the paper's
+    np.testing.assert_array_equal(res.bin_counts(), exact)
     np.testing.assert_array_equal(res.classes(), classify(exact))
-    und = res.undecided()
-    np.testing.assert_array_equal(res.bin_counts()[und], exact[und])
+    assert res.undecided().size <= 2   # 2^32 levels: a level straddles a bin edge at almost no β
     # the old recount from level centres was not a bound of the exact count
-    centre = np.array([bin_counts(((lv + 0.5) / LEVELS * 2 - 1)[None], max_y=max_y)[0] for lv in res.levels])
+    coarse = [np.unique(lv.astype(np.int64) >> 16) for lv in res.levels]   # the old 2^16 levels
+    centre = np.array([bin_counts(((lv + 0.5) / 2 ** 16 * 2 - 1)[None], max_y=max_y)[0] for lv in coarse])
     assert np.any(centre != exact)
+
+
+def test_saved_diagram_stores_the_papers_count_for_every_beta(tmp_path):
+    betas = np.linspace(1.25, 1.29, 5)
+    res = sweep(betas, steps=5000, transient=2000, progress=False, lyapunov=True)
+    run = simulate(betas, steps=5000, transient=2000)
+    exact = bin_counts(run.m_o[:, :, 0], max_y=float(np.abs(run.m_o).max()))
+    with np.load(save_diagram(tmp_path / "d.npz", res)) as d:
+        np.testing.assert_array_equal(d["paper_counts"], exact)
+        np.testing.assert_array_equal(d["classes"], classify(exact))
+        assert float(d["max_y"]) == float(np.abs(run.m_o).max())

@@ -75,11 +75,13 @@ def glue_values(full: dict) -> dict[str, str]:
         for name in ("periodic", "quasi-periodic", "chaotic", "quasi with period>80", "chaotic with lambda<=1e-3",
                      "lambda>1e-3"):
             g[f"full-{key}-{name.replace(' ', '-').replace('>', 'gt').replace('<=', 'le')}"] = \
-                str(d[name]) if d else MISSING
+                str(d[name]) if d and name in d else MISSING  # the class numbers need the paper's count itself
         for r in range(3):
             for c in range(3):
-                g[f"full-conf-{key}-{r}{c}"] = str(d["confusion"][r][c]) if d else MISSING
-    g["full-first-quasi"] = f"{full['fig3b']['first quasi-periodic beta']:.4f}" if "fig3b" in full else MISSING
+                g[f"full-conf-{key}-{r}{c}"] = str(d["confusion"][r][c]) if d and "confusion" in d else MISSING
+    zoom = full.get("fig3b", {})
+    g["full-first-quasi"] = (f"{zoom['first quasi-periodic beta']:.4f}" if "first quasi-periodic beta" in zoom
+                             else MISSING)
     g["full-first-chaos"] = f"{full['fig3b']['first lambda>1e-3 beta']:.4f}" if "fig3b" in full else MISSING
     f4 = s.get("fig4")
     g["full-fig4-start"] = ({"paper": "the paper's stored context", "ours": "our own context"}[f4["start"]]

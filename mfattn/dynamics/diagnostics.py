@@ -55,9 +55,9 @@ def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
 def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
     """Number of distinct bins (of ``bins`` over [−max_y, max_y]) that each row's values occupy.
 
-    m1 : (B, T) samples of m^o_1 after the transient. max_y : the paper's scale, the largest value of
-    m^o (all features, all β) of the whole diagram; it is required, since the rows passed are rarely the
-    whole diagram (:attr:`mfattn.dynamics.sweep.SweepResult.paper_max_y` gives it for a sweep).
+    m1 : (B, T) samples of m^o_1 after the transient. max_y : the paper's scale, ``max(|min|, |max|)`` of the
+    saved m^o (all features, all β) of the whole diagram; it is required, since the rows passed are rarely the
+    whole diagram (:attr:`mfattn.dynamics.sweep.SweepResult.max_y` gives it for a sweep).
     Returns (B,) int.
     """
     check_int("bins", bins, 2)
@@ -75,9 +75,9 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
     """Lower and upper bounds of the paper's bin count per β from the distinct fine levels of m^o_1.
 
     levels : list of B integer arrays, the distinct levels ``l = floor((v + 1)/2 · fine)`` of the saved
-    values v (a level covers [−1 + 2l/fine, −1 + 2(l+1)/fine)). A level lying inside one paper bin
-    (``quantize``) certainly occupies it; a level straddling a bin edge occupies one or both of its two
-    bins. So the exact count lies in [bins of the levels inside one bin ∪ nothing, bins of all level
+    values v (a level covers [−1 + 2l/fine, −1 + 2(l+1)/fine), widened by one ulp at each end for the rounding
+    of ``(v + 1)/2 · fine``). A level lying inside one paper bin (``quantize``) certainly occupies it; a level
+    straddling a bin edge occupies one or both of its two bins. So the exact count lies in [bins of the levels inside one bin ∪ nothing, bins of all level
     edges]: ``lo <= exact <= hi``, with equality where no occupied level straddles an edge. Needs
     paper bins wider than a fine level (2 max_y / bins > 2 / fine). Returns (lo, hi), each (B,) int.
     """
@@ -90,8 +90,8 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
     hi = np.empty(len(levels), dtype=np.int64)
     for i, lv in enumerate(levels):
         lv = np.asarray(lv, dtype=np.int64)
-        a = quantize(lv / fine * 2 - 1, max_y, bins)               # bin of the level's lower edge
-        b = quantize(np.nextafter((lv + 1) / fine * 2 - 1, -np.inf), max_y, bins)  # of its upper end
+        a = quantize(np.nextafter(lv / fine * 2 - 1, -np.inf), max_y, bins)   # bin of the level's lower edge
+        b = quantize(np.nextafter((lv + 1) / fine * 2 - 1, np.inf), max_y, bins)  # of its upper end
         inside = a == b
         lo[i] = np.unique(a[inside]).size
         hi[i] = np.unique(np.concatenate([a, b])).size

@@ -2,8 +2,9 @@
 
 A sweep never keeps a whole trajectory: each block of saved ``m^o`` steps is reduced on the fly to
 the paper's band section, the stroboscopic section (the last states at steps t ≡ 0 mod L: the map is
-forced with period L, so these are points of the attractor), fine levels of ``m^o_1`` (to bracket the
-paper's bin count for any ``max_y`` afterwards), the extent and the period of the last steps. Chunks of β are written atomically
+forced with period L, so these are points of the attractor), fine levels of ``m^o_1`` (2^32 on [−1, 1]: they
+give the paper's bin count for any ``max_y`` afterwards, exactly wherever no level straddles a bin edge, and the
+few β where one does are re-run and counted value by value), the extent and the period of the last steps. Chunks of β are written atomically
 (:mod:`mfattn.companion.store`), so an interrupted sweep resumes where it stopped with the same result
 (a β's orbit does not depend on its batch, see :mod:`~mfattn.dynamics.engine`).
 :func:`bifurcation_diagram` is the paper's Fig. 3 protocol; :func:`save_diagram` stores what a
@@ -27,7 +28,10 @@ from .model import MeanFieldModel, load_context, paper_model
 
 __all__ = ["LEVELS", "SweepResult", "sweep", "bifurcation_diagram", "all_values_image", "save_diagram"]
 
-LEVELS = 2 ** 16  # fine quantisation of m^o_1 on [-1, 1] kept per β to recount bins with any max_y
+#: Fine quantisation of m^o_1 on [−1, 1] kept per β (as uint32) to count the paper's bins for any max_y: a level
+#: (4.7e-10 wide) straddles one of the 5001 bin edges (bins 3.9e-4 wide at max_y ≈ 0.96) with probability ~1e-6,
+#: so the count is exact from the levels at nearly every β and the rest are re-run (:meth:`SweepResult.bin_counts`).
+LEVELS = 2 ** 32
 
 
 @dataclass
@@ -37,7 +41,7 @@ class SweepResult:
     band : m^o_1 where |m^o_2| <= band width (the paper's section).
     strobe : (B, K, M) float32, the last K saved states m^o_t with t ≡ 0 (mod L), oldest first (the
         stroboscopic section of the period-L forced map; K = ``strobe_points`` or fewer).
-    levels : sorted distinct fine levels of m^o_1 (``LEVELS`` on [−1, 1]; |m^o| <= 1 always).
+    levels : sorted distinct fine levels of m^o_1 (uint32, ``LEVELS`` on [−1, 1]; |m^o| <= 1 always).
     extent : (B, 2) min and max of m^o over all features after the transient.
     period : (B,) period of the orbit (0 = none found); lyapunov : (B,) or None.
     contexts : final contexts, batched.
@@ -59,29 +63,30 @@ class SweepResult:
 
     @property
     def max_y(self) -> float:
-        """The paper's bin scale: the largest m^o (signed, all features, all β) of the diagram. (The
-        paper's code also includes the transient steps; we take the saved steps only.)"""
-        return float(self.extent[:, 1].max())
+        """The paper's bin scale, as its plotting code computes it: ``max(|min|, |max|)`` of every saved m^o
+        (all features, all β of the diagram; the transient is not saved, so it is not scanned)."""
+        return float(max(-self.extent[:, 0].min(), self.extent[:, 1].max()))
 
     def bin_count_bounds(self, max_y: float | None = None, bins: int = 5001) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) bounds of the paper's exact bin count per β (:func:`~.diagnostics.bin_count_bounds`)."""
         return bin_count_bounds(self.levels, self.max_y if max_y is None else max_y, LEVELS, bins)
 
     def bin_counts(self, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
-        """The paper's bin count per β: exact where the bounds agree or where the class they leave open
-        was settled by re-running the β (:meth:`exact_counts`), else the lower bound (same class)."""
+        """The paper's bin count itself for every β: the distinct ``int(bins (v/max_y + 1)/2)`` over every saved
+        m^o_1. Read off the fine levels where both bounds meet (no level straddles a bin edge), counted value by
+        value after re-running the β elsewhere (:meth:`exact_counts`, the β of :meth:`undecided`)."""
         lo, hi = self.bin_count_bounds(max_y, bins)
         out = lo.copy()
-        idx = np.nonzero(classify(lo) != classify(hi))[0]
+        idx = np.nonzero(lo != hi)[0]
         if idx.size:
             out[idx] = self.exact_counts(idx, max_y, bins)
         return out
 
-    def undecided(self, max_y: float | None = None) -> np.ndarray:
-        """Indices of β whose bin-rule class differs between the lower and upper bound of the count (these
-        are re-run by :meth:`bin_counts` to count exactly)."""
-        lo, hi = self.bin_count_bounds(max_y)
-        return np.nonzero(classify(lo) != classify(hi))[0]
+    def undecided(self, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
+        """Indices of β whose count the fine levels leave open (lower bound < upper bound: a level straddles a
+        bin edge); :meth:`bin_counts` re-runs them and counts every saved value."""
+        lo, hi = self.bin_count_bounds(max_y, bins)
+        return np.nonzero(lo != hi)[0]
 
     def exact_counts(self, idx, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
         """The paper's exact bin count for the β at ``idx``, by re-running them from their start (a β's
@@ -126,7 +131,7 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
     strobe_t = np.arange(steps - 1 - (steps - 1) % L, transient - 1, -L)[:strobe_points][::-1]  # t ≡ 0 mod L
     strobe = np.empty((B, strobe_t.size, M), dtype=np.float32)
     n_total = steps - transient
-    levels = np.empty((n_total, B), dtype=np.uint16)  # time-major, like the blocks
+    levels = np.empty((n_total, B), dtype=np.uint32)  # time-major, like the blocks
     lo = np.full(B, np.inf)
     hi = np.full(B, -np.inf)
     tail_len = min(2 * max_period + 1, steps - transient)
@@ -152,9 +157,10 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
     res = simulate(betas, steps, transient, init, gamma=gamma, epsilon=epsilon, model=model, backend=backend,
                    device=device, save=False, lyapunov=lyapunov, tangent_seed=tangent_seed,
                    block_callback=reduce, progress=progress)
-    levels = np.sort(levels.T, axis=1)
+    levels.sort(axis=0)  # in place (a full chunk holds 2·10⁴ steps × 4001 β × 4 bytes)
     lv_list = []
-    for row in levels:
+    for i in range(B):
+        row = levels[:, i]
         keep = np.concatenate([[True], row[1:] != row[:-1]])
         lv_list.append(row[keep])
     period = np.zeros(B, dtype=np.int64)
@@ -170,7 +176,7 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
     arrays = [np.concatenate(v) if v else np.zeros(0, np.float32) for v in band]
     out["band"], out["band_sizes"] = _ragged_pack(arrays, np.float32)
     out["strobe"] = strobe
-    out["levels"], out["levels_sizes"] = _ragged_pack(lv_list, np.uint16)
+    out["levels"], out["levels_sizes"] = _ragged_pack(lv_list, np.uint32)
     for k, v in res.context.items():
         out["ctx_" + k] = v
     return out
@@ -230,7 +236,7 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
               "model": {"o": model.o_classes, "coef": model.coef, "pe": model.positional, "tok": model.token},
               "backend": backend, "lyapunov": lyapunov, "band_width": band_width, "max_period": max_period,
               "period_tol": period_tol, "tangent_seed": tangent_seed, "chunk_size": chunk_size,
-              "strobe_points": strobe_points, "version": 2}
+              "strobe_points": strobe_points, "version": 3}
     key = store.config_hash(config)
     folder = _chunk_folder(out_dir, key)
     code = _chunk_code() if folder is not None else None
@@ -319,9 +325,11 @@ def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows
     (|m^o| <= 1; resolution 1.2e-4, finer than the paper's 5001 bins), which keeps a 4001-β diagram at
     a few MB. Keys: ``betas, gamma, epsilon`` (B,); ``band`` / ``strobe`` (uint16 levels of m^o_1 on the
     band section and on the last 300 states of the stroboscopic section, packed, with ``*_sizes`` per β; value =
-    level / (levels − 1) · 2 − 1); ``bin_lo, bin_hi`` (B,) bounds of the paper's bin count,
-    ``bin_counts, classes`` (B,) (from the lower bound; ``undecided`` the β whose class the bounds leave
-    open), ``period`` (B,); ``lyapunov`` (B,, NaN if not computed); ``max_y``; ``levels``;
+    level / (levels − 1) · 2 − 1); ``paper_counts`` (B,) the paper's bin count itself (distinct bins of every
+    saved m^o_1, :meth:`SweepResult.bin_counts`) and ``classes = classify(paper_counts)``; ``bin_counts`` the same
+    counts (files written before 0.3 stored the lower bound there, and no ``paper_counts``); ``bin_lo, bin_hi``
+    (B,) the bounds the fine levels give, ``undecided`` the β re-run to count exactly; ``period`` (B,);
+    ``lyapunov`` (B,, NaN if not computed); ``max_y`` (the paper's scale, ``max(|min|, |max|)``); ``levels``;
     ``all_values`` (rows, B) packed bits of :func:`all_values_image` (``np.unpackbits(x, axis=0)[:rows]``),
     ``rows``. Unpack a ragged key with ``np.split(x, np.cumsum(x_sizes)[:-1])``.
     """
@@ -332,10 +340,12 @@ def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows
     band, band_sizes = _ragged_pack([distinct(p) for p in res.band], np.uint16)
     strobe, strobe_sizes = _ragged_pack([distinct(p[-300:, 0]) for p in res.strobe], np.uint16)  # last 300 states
     lo, hi = res.bin_count_bounds()
+    counts = res.bin_counts()
     lyap = res.lyapunov if res.lyapunov is not None else np.full(res.betas.size, np.nan)
     return store.atomic_save_npz(path, betas=res.betas, gamma=res.gamma, epsilon=res.epsilon, band=band,
                                  band_sizes=band_sizes, strobe=strobe, strobe_sizes=strobe_sizes,
-                                 bin_lo=lo, bin_hi=hi, bin_counts=lo, classes=classify(lo),
+                                 bin_lo=lo, bin_hi=hi, bin_counts=counts, paper_counts=counts,
+                                 classes=classify(counts),
                                  undecided=res.undecided(), period=res.period, lyapunov=lyap,
                                  max_y=np.float64(res.max_y), levels=np.int64(levels),
                                  all_values=np.packbits(all_values_image(res, rows), axis=0), rows=np.int64(rows))
