@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mfattn.companion import ledger, store, verdicts
-from mfattn.dynamics import claims, claims_beyond, diagnostics, engine, sweep, verdict_numbers
+from mfattn.dynamics import claims, claims_beyond, diagnostics, engine, lyapunov, sweep, verdict_numbers
 from mfattn.dynamics.diagnostics import classify
 
 from test_dynamics_claims_beyond import FULL  # the beyond section's numbers, in the shape the notebook stores
@@ -36,8 +36,10 @@ def stored(tmp_path_factory):
     Ns = np.array([1e3, 1e4, 1e5])
     errs = np.array([[0.1, 0.03, 0.01], [1.0, 0.05, 0.016]])
     sizes = {"protocol": "paper-code", "steps": 3000, "transient": 1000}
+    lam_win = lyapunov.finite_time_lyapunov(b4, 1000, 6000, 2000)
     s = verdict_numbers.summary(sizes, diagrams, b4, planes, pp, ours, po, cmp4, True, ctx, np.zeros(9, bool),
-                                np.zeros(9, bool), [-0.5, -0.9], Ns, errs)
+                                np.zeros(9, bool), [-0.5, -0.9], Ns, errs, lam_win,
+                                {"points": 10_000, "n_last_500": 2, "betas": []})
     store.atomic_write_json(folder / "summary.json", s)
     store.atomic_write_json(folder / "beyond.json", FULL)
     return root

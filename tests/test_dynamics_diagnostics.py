@@ -75,3 +75,21 @@ def test_poincare_section_interpolates_crossings():
     pts = poincare_section(m)[0]  # upward crossings of sin: cos = 1
     assert pts.size == 9
     np.testing.assert_allclose(pts, 1.0, atol=1e-5)
+
+
+def test_island_count_tells_a_chain_of_islands_from_one_closed_curve():
+    from mfattn.dynamics.diagnostics import island_count
+    k = np.arange(4000)
+    phi = 2 * np.pi * k * (2 / 7)                       # the chain is visited in the order of a 2/7 rotation
+    theta = 2 * np.pi * k * 0.0123                      # slow motion around each island
+    chain = np.stack([np.cos(phi) + 0.1 * np.cos(theta), np.sin(phi) + 0.1 * np.sin(theta), 0 * k], 1)
+    assert island_count(chain) == 7
+    circle = np.stack([np.cos(2 * np.pi * k * 0.2563), np.sin(2 * np.pi * k * 0.2563), 0 * k], 1)
+    assert island_count(circle) == 1                    # one invariant circle, whatever its rotation number
+    assert island_count(np.tile(np.eye(3)[:, :3], (100, 1)) * [1, 2, 3]) == 3   # a 3-cycle
+    assert island_count(np.ones((100, 3))) == 1         # a fixed point
+    # islands whose balls overlap are not told apart (the count is conservative: it never splits one curve)
+    fat = np.stack([np.cos(phi) + 0.6 * np.cos(theta), np.sin(phi) + 0.6 * np.sin(theta), 0 * k], 1)
+    assert island_count(fat) == 1
+    with pytest.raises(ValueError, match="section"):
+        island_count(chain[:10])

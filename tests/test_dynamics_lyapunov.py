@@ -155,3 +155,18 @@ def test_lambda_from_the_token_averages_the_terms_it_sums():
     np.testing.assert_allclose(spec, terms.mean(0), rtol=1e-12, atol=0)
     np.testing.assert_allclose(lyapunov.lyapunov_spectrum(betas, 3, n, 0), lyapunov.lyapunov_spectrum(betas, 3, n, 1),
                                rtol=1e-12, atol=0)   # transient 0 and 1 sum the same steps: the same exponents
+
+
+def test_finite_time_exponents_average_to_lambda_max():
+    # windows that tile the saved steps average to engine.largest_lyapunov's λ_max (same tangent, same steps);
+    # on the chaotic orbit at 1.28 the windows of 500 steps spread by 0.05 (finite-time fluctuation), on the
+    # period-4 orbit at 0.8 by 4e-4 only (its leading multipliers are a complex pair: the tangent turns with
+    # them and a window's mean growth oscillates by O(1/window) about log|μ|/4)
+    ctx = engine.simulate([1.28], 3000, 2999).context_of(0)
+    win = lyapunov.finite_time_lyapunov([0.8, 1.28], 500, 5000, 3000, ctx)
+    lam = engine.largest_lyapunov([0.8, 1.28], 5000, 3000, ctx)
+    assert win.shape == (2, 4)
+    np.testing.assert_allclose(win.mean(1), lam, rtol=1e-10, atol=0)
+    assert np.ptp(win[1]) > 1e-2 and np.ptp(win[0]) < 1e-3
+    with pytest.raises(ValueError, match="window"):
+        lyapunov.finite_time_lyapunov([1.0], 3000, 5000, 3000)

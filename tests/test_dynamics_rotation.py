@@ -101,3 +101,24 @@ def test_stored_fragments_are_merged_like_the_staircase():
     assert [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in merged][2:] == [("2/7", 11, 20)]
     assert rotation.merge_stored_plateaus(new) == new
     assert [p["runs"] for p in rotation.merge_stored_plateaus(old, max_gap=0)] == [1] * 6
+
+
+def test_dense_sections_tell_one_circle_from_two_where_500_points_cannot():
+    # A circle whose rotation number is near 1/4 (as the torus near its birth, ρ ≈ 0.2438-0.256): 500 iterates cover
+    # four short arcs, and 500 later iterates four other arcs, so the last-500-points comparison calls one circle two.
+    # 10⁴ iterates cover the circle: one attractor. A circle 1 % larger is another attractor at either size.
+    from mfattn.dynamics.diagnostics import compare_attractors
+    rng = np.random.default_rng(0)
+    n, rho = 10_000, 0.25 + 3e-5
+    circ = lambda k, r: np.stack([r * np.cos(2 * np.pi * rho * k), r * np.sin(2 * np.pi * rho * k),  # noqa: E731
+                                  0.1 * r * np.cos(2 * np.pi * rho * k)], 1)
+    a, b = circ(np.arange(n), 0.05), circ(np.arange(n) + 7_000, 0.05)
+    old = compare_attractors(a[None, -500:], b[None, -500:], [0], [0])
+    assert old["differ"][0]                                          # one circle called two
+    same = rotation.compare_sections(a[None], b[None], [0], [0], [0.0], [0.0])
+    assert not same["differ"][0] and same["miss"][0] <= 0.05, same
+    other = rotation.compare_sections(a[None], circ(np.arange(n), 0.0505)[None], [0], [0], [0.0], [0.0])
+    assert other["differ"][0]
+    cloud = lambda: rng.uniform(-1, 1, (n, 3)) * [0.05, 0.03, 0.01]  # noqa: E731  two samples of one chaotic set
+    assert not rotation.compare_sections(cloud()[None], cloud()[None], [0], [0])["differ"][0]
+    assert rotation.compare_sections(a[None], a[None], [0], [28])["differ"][0]          # periods differ

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store, verdicts
-from ..companion.verdicts import Claim
+from ..companion.verdicts import Claim, Undecidable
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SLOPE_HOW, beyond_full_numbers, beyond_numbers, glue_values, \
     ledger_safe, plateau_summary, record_beyond, slope_rule
 from .diagnostics import classify, confusion
@@ -109,6 +109,8 @@ def _flat(full: dict) -> dict[str, Any]:
         f4 = s["fig4"]
         out.update({f"f4_{k}": f4[k] for k in ("betas", "lyapunov", "period", "lyapunov_ours", "period_ours",
                                                "differ", "start", "tau_e", "tau_01")})
+        out.update({f"f4_{k}": f4[k] for k in ("lyapunov_windows", "lyapunov_window", "tau_e_windows",
+                                               "tau_01_windows", "window_lag", "islands") if k in f4})
     if "finite_n" in s:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],
@@ -118,6 +120,7 @@ def _flat(full: dict) -> dict[str, Any]:
         out.update(coexist_n=co["n"], coexist_total=co["total"], coexist_tori=co["tori"],
                    coexist_starts=len(co["starts"]),
                    coexist_start_betas=", ".join(f"{b:g}" for b in co["starts"]))
+        out.update({f"coexist_{k}": co[k] for k in ("points", "n_last_500") if k in co})
     out.update(beyond_numbers(full.get("beyond", {}), full.get("params", {})))
     return out
 
@@ -197,13 +200,36 @@ def _planes_numbers(s):
     return out
 
 
+def _windows_text(s, key, fmt, what):
+    """The spread over windows of one orbit of a per-β quantity (min to max per β), or a sentence saying it is not
+    stored (runs before 0.3)."""
+    if key not in s:
+        return f"No window-to-window spread of {what} is stored."
+    one = lambda ws: ("none within the window" if all(w is None for w in ws) else  # noqa: E731
+                      f"{fmt(min(w for w in ws if w is not None))} to {fmt(max(w for w in ws if w is not None))}"
+                      + ("" if all(w is not None for w in ws) else " (some windows: none)"))
+    return f"Over windows of one orbit, {what}: " + "; ".join(f"β = {b:g}: {one(ws)}"
+                                                            for b, ws in zip(s["f4_betas"], s[key])) + "."
+
+
+def _islands_text(s):
+    isl = s.get("f4_islands")
+    if not isl:
+        return ""
+    chains = [f"{b:g} ({q} islands)" for b, q, p in zip(s["f4_betas"], isl, s["f4_period"]) if q and q > 1 and not p]
+    return (" Stroboscopic sections without a period that split into pieces visited in turn (an island chain, a torus "
+            "around a locked cycle, not one closed curve): " + (", ".join(chains) or "none") + ".")
+
+
 def _planes_note(s):
     n = _planes_numbers(s)
     lam = lambda key: ", ".join(f"{b:g}: {v:+.2g}" for b, v in zip(s["f4_betas"], s[key]))  # noqa: E731
-    return (f"From {n['start']}: λ_max = {lam('f4_lyapunov')}; period at 1.27: {s['f4_period'][3]}. One λ per β and "
-            f"start (one window of the run): the second start is the spread we have, λ_max = {lam('f4_lyapunov_ours')} "
+    return (f"From {n['start']}: λ_max = {lam('f4_lyapunov')}; period at 1.27: {s['f4_period'][3]}. "
+            + _windows_text(s, "f4_lyapunov_windows", lambda v: f"{v:+.2g}",
+                            f"λ_max ({s.get('f4_lyapunov_window', '?')} steps each)")
+            + f" Our own start: λ_max = {lam('f4_lyapunov_ours')} "
             f"(the same kind at {'all' if _fig4_match(s, '_ours') else 'not all'} six β{_two_starts(s)}); the "
-            f"attractors differ as sets at β = {n['betas where our own start differs']}.")
+            f"attractors differ as sets at β = {n['betas where our own start differs']}." + _islands_text(s))
 
 
 def _two_starts(s):
@@ -243,7 +269,14 @@ def _nonequilibrium(s):
     return "holds" if kinds == 3 else "partly" if kinds else "fails"
 
 
+#: Stroboscopic points a section needs before two samples of one torus stop looking like two attractors.
+DENSE = 10_000
+
+
 def _coexist(s):
+    if s["coexist_points"] < DENSE:
+        raise Undecidable(f"the sections compared hold {s['coexist_points']} points, fewer than the {DENSE} a torus "
+                          "with ρ near p/q needs to be covered")
     return "holds" if s["coexist_n"] >= 10 else "partly" if s["coexist_n"] > 0 else "fails"
 
 
@@ -417,8 +450,9 @@ CLAIMS = [
           evidence=("fig-dmft-time-series", D + "test_envelope_decay_time_of_damped_and_undamped_oscillations"),
           note=lambda s: ("Envelope below 1/e: " + ", ".join(
               f"β = {b:g}: {'never within 2000 lags' if t is None else f'after {t:.0f} steps'}"
-              for b, t in zip(s["f4_betas"], s["f4_tau_e"])) + ". One series per β (one decay time each, no "
-              "window-to-window spread); the other chaotic β of Fig. 4 show its range."),
+              for b, t in zip(s["f4_betas"], s["f4_tau_e"])) + " (the whole saved series). "
+              + _windows_text(s, "f4_tau_e_windows", lambda v: f"{v:.0f}",
+                              f"the 1/e decay time within {s.get('f4_window_lag', '?')} lags (steps)")),
           numbers=lambda s: {f"1/e decay time at beta = {b:g} (steps)": _steps(t)
                              for b, t in zip(s["f4_betas"], s["f4_tau_e"])},
           examples={"holds": _S, "partly": {**_S, "f4_tau_e": [None, None, 10, None, 101, 20]},
@@ -435,7 +469,9 @@ CLAIMS = [
           note=lambda s: ("Envelope below 0.1 after " + ", ".join(
               f"β = {b:g}: {'> 2000' if t is None else f'{t:.0f}'} steps"
               for b, t in zip(s["f4_betas"], s["f4_tau_01"]))
-              + "; the context holds L = 4 tokens. One series per β: the three chaotic β give the spread."),
+              + " (the whole saved series); the context holds L = 4 tokens. "
+              + _windows_text(s, "f4_tau_01_windows", lambda v: f"{v:.0f}",
+                              f"the 0.1 decay time within {s.get('f4_window_lag', '?')} lags (steps)")),
           numbers=lambda s: {**{f"0.1 decay time at beta = {b:g} (steps)": _steps(t)
                                 for b, t in zip(s["f4_betas"], s["f4_tau_01"])}, "context length L": L},
           examples={"holds": _MEM, "partly": {**_MEM, "f4_tau_01": [None, None, 40, None, 66, 241]},
@@ -484,22 +520,28 @@ CLAIMS = [
     Claim("dmft-coexistence", "ours", "Several attractors coexist at the same β; which one is reached depends on the "
           "initial context (the prompt)", origin="ours",
           measured="β of a 1001-point grid over [1.2, 1.45] where runs from four starting contexts reach attractors "
-                   "that differ as sets (last 500 stroboscopic points)",
+                   "that differ as sets, on dense stroboscopic sections (10⁴ points: period, coverage at the "
+                   "sections' resolution, radius, rotation number of tori)",
           rule=_coexist,
           how="Holds if different attractors are reached at 10 or more β (1 % of the grid: an interval of "
               "coexistence, not isolated grid points where the set comparison could misfire near a bifurcation); "
-              "at 1 to 9 β: with differences; at none: refuted.",
+              "at 1 to 9 β: with differences; at none: refuted. Sections of fewer than 10⁴ points (the comparison "
+              "on the last 500, before 0.3) leave it not tested: they call one torus with ρ near p/q two.",
           evidence=("fig-dmft-coexisting", "fig-dmft-planes",
                     D + "test_attractor_distance_separates_two_circles_not_two_samples_of_one"),
           note=lambda s: (f"{s['coexist_n']} of {s['coexist_total']} β reach different attractors (as sets) from "
                           f"{s['coexist_starts']} starting contexts (the attractors at β = "
                           f"{s['coexist_start_betas']}); "
-                          f"at {s['coexist_tori']} of them two different tori coexist. One run per start and β."),
+                          f"at {s['coexist_tori']} of them two different tori coexist ({s['coexist_points']} "
+                          f"stroboscopic points per section; the former comparison on the last 500 points flagged "
+                          f"{s.get('coexist_n_last_500', '?')} β). One run per start and β."),
           numbers=lambda s: {"betas with different attractors": s["coexist_n"], "betas on the grid": s["coexist_total"],
                              "betas with two different tori": s["coexist_tori"],
                              "starting contexts": s["coexist_starts"],
                              "start betas": s["coexist_start_betas"]},
-          examples={"holds": {"coexist_n": 10}, "partly": {"coexist_n": 9}, "fails": {"coexist_n": 0}}),
+          examples={"holds": {"coexist_n": 10, "coexist_points": DENSE},
+                    "partly": {"coexist_n": 9, "coexist_points": DENSE},
+                    "fails": {"coexist_n": 0, "coexist_points": DENSE}}),
 ]
 CLAIMS = [ledger_safe(c) for c in CLAIMS]
 DECLARED = {"dmft": CLAIMS + BEYOND}

@@ -21,7 +21,7 @@ from ..companion.checks import check_int, check_real
 
 __all__ = ["CLASS_NAMES", "ORBIT_NAMES", "quantize", "bin_counts", "bin_count_bounds", "classify", "confusion",
            "orbit_period", "section_band", "stroboscopic_section", "poincare_section", "power_spectrum",
-           "autocorrelation", "envelope_decay_time", "attractor_distance", "compare_attractors"]
+           "autocorrelation", "envelope_decay_time", "attractor_distance", "compare_attractors", "island_count"]
 
 CLASS_NAMES = ("periodic", "quasi-periodic", "chaotic")
 #: Columns of :func:`confusion`: what the orbit is by its period and its largest Lyapunov exponent.
@@ -281,3 +281,27 @@ the rounding of the distances, ~1e-8, on periodic orbits whose sections repeat e
     for i in range(A.shape[0]):
         dist[i], scale[i] = attractor_distance(A[i], Bs[i])
     return {"distance": dist, "scale": scale, "differ": (pa != pb) | (dist > factor * scale + atol)}
+
+
+def island_count(section: np.ndarray, max_q: int = 16) -> int:
+    """Into how many pieces, visited in turn, a stroboscopic section splits: the smallest q in 2..``max_q`` for
+    which the points ``x_{r::q}`` (r = 0..q−1) lie in q mutually disjoint balls (each class's centroid and largest
+    distance from it); 1 where no q does (one closed curve, one chaotic cloud, a fixed point).
+
+    A locked q-cycle gives q (each class is one point); a torus around it, an **island chain** of q small closed
+    curves that the orbit visits in cyclic order, gives q too; one invariant circle gives 1 whatever its rotation
+    number (each class winds around the whole circle). section : (K, M) with K >= 4 max_q points in time order.
+    """
+    check_int("max_q", max_q, 2)
+    x = _orbits(section, "section")[0]
+    if x.shape[0] < 4 * max_q:
+        raise ValueError(f"section must hold at least 4 max_q = {4 * max_q} points; got {x.shape[0]}")
+    for q in range(2, max_q + 1):
+        cls = [x[r::q] for r in range(q)]
+        c = np.array([p.mean(0) for p in cls])
+        rad = np.array([np.sqrt(((p - m) ** 2).sum(1)).max() for p, m in zip(cls, c)])
+        gap = np.sqrt(((c[:, None] - c[None]) ** 2).sum(-1)) - rad[:, None] - rad[None, :]
+        np.fill_diagonal(gap, np.inf)
+        if gap.min() > 0:
+            return q
+    return 1

@@ -28,11 +28,12 @@ def fmt_lam(x: float) -> str:
 
 
 def diagram_points(res, use="band"):
-    """x (β), y (m^o_1), index of β: periodic orbits draw all their distinct values, others their section."""
+    """x (β), y (m^o_1), index of β: periodic orbits draw all their distinct values, others their section (the
+    last 1000 stroboscopic points: denser sections, kept for comparing attractors, would only blacken the plot)."""
     cls = res.classes()
     xs, ys, idx = [], [], []
     for i, b in enumerate(res.betas):
-        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.strobe[i][:, 0])
+        pts = res.periodic_points(i) if cls[i] == 0 else (res.band[i] if use == "band" else res.strobe[i][-1000:, 0])
         xs.append(np.full(pts.size, b)); ys.append(pts); idx.append(np.full(pts.size, i))
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(idx)
 

@@ -29,7 +29,7 @@ from .engine import _progress, _steps
 from .model import MeanFieldModel, paper_model
 from .tangent_space import TangentFlow, state_dimension, stored_dimension
 
-__all__ = ["lyapunov_spectrum"]
+__all__ = ["lyapunov_spectrum", "finite_time_lyapunov"]
 
 
 def _start_basis(model: MeanFieldModel, B: int, k: int, tangent_seed: int) -> np.ndarray:
@@ -96,3 +96,37 @@ def lyapunov_spectrum(betas, k: int | None = None, steps: int = 20_000, transien
     if pbar is not None:
         pbar.close()
     return log_sum / (steps - max(transient, first))  # the number of QR growths summed
+
+
+def finite_time_lyapunov(betas, window: int, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *,
+                         gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
+                         device=None, tangent_seed: int = 0) -> np.ndarray:
+    """λ_max of each β over consecutive windows of ``window`` steps of one orbit: (B, W), W = (steps −
+    max(transient, t_0)) // window windows from the first step t >= transient (a last partial window is dropped).
+
+    The same tangent vector as :func:`~mfattn.dynamics.engine.largest_lyapunov` (same ``tangent_seed``), renormalised
+    every step; window w averages log‖δ_t‖ over its steps, so when the windows tile the saved steps their mean is
+    that function's λ_max. Their spread is the finite-time fluctuation of λ along the orbit (what one window of a
+    run, the λ a diagram shows, may differ by).
+    """
+    model = model or paper_model()
+    check_int("window", window, 1)
+    _steps(steps, transient)
+    check_int("tangent_seed", tangent_seed, 0)
+    flow = TangentFlow(betas, 1, init, gamma=gamma, epsilon=epsilon, model=model, backend=backend, device=device)
+    if transient < flow.t and not flow.warm:
+        raise ValueError(f"transient must be >= {flow.t} when starting from a context; got {transient}")
+    first = max(transient, flow.t)
+    n_win = (steps - first) // window
+    if n_win < 1:
+        raise ValueError(f"window ({window}) must be at most the steps after the transient ({steps - first})")
+    flow.set_basis(_start_basis(model, flow.B, 1, tangent_seed))
+    out = np.zeros((flow.B, n_win))
+    for t in range(flow.t, first + n_win * window):
+        flow.step()
+        v = flow.basis()
+        norm = np.maximum(np.sqrt((v ** 2).sum(axis=(1, 2))), 1e-300)
+        flow.set_basis(v / norm[:, None, None])
+        if t >= first:
+            out[:, (t - first) // window] += np.log(norm)
+    return out / window

@@ -13,9 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from .diagnostics import envelope_decay_time
+from .diagnostics import envelope_decay_time, island_count, stroboscopic_section
 
-__all__ = ["summary", "decay_times", "plain"]
+__all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG"]
+
+#: Lags of the per-window decay times: windows of 4·WINDOW_LAG + 1 steps (ρ is read up to half a window), long
+#: enough for the chaotic decay times of Fig. 4 (tens to a few hundred steps); a torus never decays within one.
+WINDOW_LAG = 500
 
 
 def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
@@ -32,6 +36,15 @@ def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
     return [None if math.isinf(v) else v for v in t]
 
 
+def window_decay_times(x, max_lag: int = WINDOW_LAG, period: int = 4) -> list[list[float | None]]:
+    """:func:`decay_times` over consecutive windows of ``4 max_lag + 1`` steps of the series ``x``: one
+    ``[to 1/e, to 0.1]`` pair per window (None where it never falls within ``max_lag``). Their spread is the
+    window-to-window fluctuation of the decay times of one orbit."""
+    x = np.asarray(x, dtype=np.float64)
+    n = 4 * max_lag + 1
+    return [decay_times(x[i:i + n], max_lag, period) for i in range(0, x.size - n + 1, n)]
+
+
 def plain(obj):
     """Arrays and numpy scalars as plain lists and numbers (the JSON the verdicts read back)."""
     if isinstance(obj, dict):
@@ -44,16 +57,23 @@ def plain(obj):
 
 
 def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
-            coexist, both_tori, slopes, Ns, errs) -> dict[str, Any]:
+            coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None) -> dict[str, Any]:
     """The numbers behind the verdicts that the stored diagrams do not hold (JSON-able).
 
     ``planes``/``ours``: the Fig. 4 runs from the paper's context and from ours (their periods, and ``cmp4`` the
     comparison of their attractors); ``ctx_results``: the sweeps from each starting context and ``coexist`` /
-    ``both_tori`` the β where they differ; ``slopes``, ``Ns``, ``errs``: the finite-N errors and their fits.
+    ``both_tori`` the β where they differ; ``slopes``, ``Ns``, ``errs``: the finite-N errors and their fits;
+    ``lam_windows`` (B, W): λ_max of the Fig. 4 runs over windows of one orbit
+    (:func:`~mfattn.dynamics.lyapunov.finite_time_lyapunov`); ``coexist_extra``: further coexistence numbers
+    (stored under ``coexist``). The Fig. 4 numbers also hold the decay times per window
+    (:func:`window_decay_times`) and the pieces of each stroboscopic section (:func:`~.diagnostics.island_count`).
     """
     if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
         raise ValueError("sizes must be the chapter's sizes (a dict with protocol, steps, transient)")
     taus = [decay_times(x) for x in planes.m_o[:, :, 0]]
+    win_taus = [window_decay_times(x) for x in planes.m_o[:, :, 0]]
+    strobe = stroboscopic_section(planes.m_o, 4, 0, planes.transient)
+    islands = [island_count(x) if len(x) >= 64 else None for x in strobe]
     Ns, errs = np.asarray(Ns), np.asarray(errs, dtype=np.float64)
     # β = 3 without the smallest N (off the orbit's phase there): the slope over the large-N range
     fit = np.polyfit(np.log(Ns[1:].astype(np.float64)), np.log(errs[1, 1:]), 1)[0] if len(Ns) > 2 else float("nan")
@@ -62,9 +82,15 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
         "fig4": {"betas": fig4_betas, "start": "paper" if has_ref else "ours", "lyapunov": planes.lyapunov,
                  "period": plane_periods, "lyapunov_ours": ours.lyapunov, "period_ours": ours_periods,
                  "differ": cmp4["differ"], "distance": cmp4["distance"], "scale": cmp4["scale"],
-                 "tau_e": [t[0] for t in taus], "tau_01": [t[1] for t in taus]},
+                 "tau_e": [t[0] for t in taus], "tau_01": [t[1] for t in taus],
+                 "tau_e_windows": [[w[0] for w in ws] for ws in win_taus],
+                 "tau_01_windows": [[w[1] for w in ws] for ws in win_taus], "window_lag": WINDOW_LAG,
+                 "islands": islands,
+                 **({} if lam_windows is None else {"lyapunov_windows": np.asarray(lam_windows),
+                                                    "lyapunov_window": int(planes.m_o.shape[1]
+                                                                           // np.shape(lam_windows)[1])})},
         "coexist": {"n": int(np.sum(coexist)), "total": int(np.size(coexist)), "tori": int(np.sum(both_tori)),
-                    "starts": list(ctx_results)},
+                    "starts": list(ctx_results), **(coexist_extra or {})},
         "finite_n": {"Ns": Ns, "slopes": slopes, "slope_beta3_without_first": fit},
         "fig3_rerun": {k: int(r.undecided().size) for k, r in diagrams.items()},
     })
