@@ -165,7 +165,7 @@ ROWS = [
 # beyond the paper: the explicit network, Floquet multipliers, Lyapunov spectra, rotation numbers
 from mfattn.dynamics import basins, floquet, lyapunov, rotation  # noqa: E402
 _STAIR = rotation.RotationResult(np.array([1.0, 1.1]), None, None, np.array([0.25, 0.25]), np.full(2, 4),
-                               np.ones(2), 200)
+                               np.ones(2), 200, np.full(2, -0.01))
 
 ROWS += [
     ("dmft-floquet-period-zero", lambda: floquet.floquet_multipliers([1.0], period=0), ValueError, "period"),
@@ -181,7 +181,13 @@ ROWS += [
     ("dmft-rotation-locked-q", lambda: rotation.locked_fraction(0.25, max_q=0), ValueError, "max_q"),
     ("dmft-plateaus-max-gap", lambda: rotation.plateaus(_STAIR, max_gap=-1), ValueError, "max_gap"),
     ("dmft-plateaus-max-gap-float", lambda: rotation.plateaus(_STAIR, max_gap=2.5), (ValueError, TypeError), "max_gap"),
-    ("dmft-stored-plateaus-max-gap", lambda: rotation.merge_stored_plateaus([], max_gap=-1), ValueError, "max_gap"),
+    ("dmft-plateaus-without-lambda", lambda: rotation.plateaus(rotation.RotationResult(
+        _STAIR.betas, None, None, _STAIR.rho, _STAIR.distinct, _STAIR.radius, 200)), ValueError, "λ_max"),
+    ("dmft-tongue-widths-1d", lambda: rotation.tongue_widths(_STAIR), ValueError, "tongues"),
+    ("dmft-compare-sections-shape", lambda: rotation.compare_sections(np.zeros((2, 5, 3)), np.zeros((3, 5, 3)), [0, 0],
+                                                                      [0, 0, 0]), ValueError, "sections_a"),
+    ("dmft-island-count-short", lambda: diagnostics.island_count(np.zeros((10, 3))), ValueError, "section"),
+    ("dmft-finite-time-window", lambda: lyapunov.finite_time_lyapunov([1.0], 0, 40, 10), ValueError, "window"),
     ("dmft-tongues-epsilons-empty", lambda: rotation.arnold_tongues([1.0], []), ValueError, "epsilons"),
     ("dmft-tongues-epsilons-range", lambda: rotation.arnold_tongues([1.0], [1.5]), ValueError, "epsilons"),
     ("dmft-tongues-betas-nan", lambda: rotation.arnold_tongues([NAN], [0.02]), ValueError, "betas"),

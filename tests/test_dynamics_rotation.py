@@ -4,6 +4,7 @@ birth, a mode-locked plateau, and the torus frequency read independently from th
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from mfattn.dynamics import engine, floquet, rotation
 
@@ -42,18 +43,17 @@ def test_rotation_number_matches_the_torus_frequency_of_the_spectrum():
     assert abs(r.rho[0] - rho_spec) < 3 * L / T, (r.rho[0], rho_spec)
 
 
-def test_plateaus_group_neighbouring_locked_points():
-    rho = np.array([0.2419, 0.25, 0.25 + 3e-5, 0.25, 0.2601, 2 / 7, 0.2702, 2 / 7 + 1e-5, 2 / 7, np.nan])
-    res = rotation.RotationResult(np.linspace(1.0, 1.9, 10), None, None, rho, np.full(10, 200), np.ones(10), 200)
-    found = rotation.plateaus(res)
-    assert [(p["fraction"], p["beta_lo"], p["points"]) for p in found] == [("1/4", 1.1, 3), ("2/7", 1.7, 2)]
-
-
 def _staircase(rho, distinct=None):
+    """A staircase whose points at 1/4, 4/15, 2/7, 3/11 are cycles of that many points (λ < 0), unless ``distinct``
+    says otherwise; every other point is a torus (200 points, λ = 0)."""
     rho = np.asarray(rho, float)
     b = 1.0 + 0.01 * np.arange(rho.size)
-    distinct = np.full(rho.size, 200) if distinct is None else np.asarray(distinct)
-    return rotation.RotationResult(b, None, None, rho, distinct, np.ones(rho.size), 200), b.tolist()
+    if distinct is None:
+        q = {Q: 4, F: 15, S: 7, T: 11}
+        distinct = [next((n for v, n in q.items() if r == v), 200) for r in rho]
+    distinct = np.asarray(distinct)
+    lam = np.where(distinct < 200, -0.01, 0.0)
+    return rotation.RotationResult(b, None, None, rho, distinct, np.ones(rho.size), 200, lam), b.tolist()
 
 
 Q, F, S, T = 0.25, 4 / 15, 2 / 7, 3 / 11
@@ -67,17 +67,17 @@ def test_plateaus_merge_runs_of_one_fraction_across_short_unlabelled_gaps():
     res, b = _staircase(STAIR, distinct)
     got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"]), p["points"], p["runs"], p["strobe_cycles"])
            for p in rotation.plateaus(res)]
-    # 1/4: runs 1-3 and 5-6 across one unlabelled point; 4/15 after a gap is another fraction: never joined;
-    # 2/7 at 11-12 and 14-15: the point between is labelled 3/11 (a lone point, no plateau of its own), so no
-    # merge; 14-15 and 19-20: three unlabelled points <= the default max_gap, merged.
+    # 1/4: runs 1-3 and 5-6 (a 4-cycle, then its doubling, 8 points at 2/8) across one unlocked point; 4/15 after a
+    # gap is another fraction: never joined; 2/7 at 11-12 and 14-15: the point between is a locked 3/11 cycle (a
+    # window of one grid point), so no merge; 14-15 and 19-20: three unlocked points <= the default max_gap, merged.
     assert got == [("1/4", 1, 6, 5, 2, [4, 8]), ("4/15", 8, 9, 2, 1, [15]), ("2/7", 11, 12, 2, 1, [7, 14]),
-                   ("2/7", 14, 20, 4, 2, [7, 28])]
+                   ("3/11", 13, 13, 1, 1, [11]), ("2/7", 14, 20, 4, 2, [7, 28])]
     widths = [p["width"] for p in rotation.plateaus(res)]
-    np.testing.assert_allclose(widths, [0.05, 0.01, 0.01, 0.06], atol=1e-12)
+    np.testing.assert_allclose(widths, [0.05, 0.01, 0.01, 0.0, 0.06], atol=1e-12)
     # a gap longer than max_gap is not bridged; max_gap=0 gives the runs as found
     got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in rotation.plateaus(res, max_gap=2)]
-    assert got == [("1/4", 1, 6), ("4/15", 8, 9), ("2/7", 11, 12), ("2/7", 14, 15), ("2/7", 19, 20)]
-    assert len(rotation.plateaus(res, max_gap=0)) == 6
+    assert got == [("1/4", 1, 6), ("4/15", 8, 9), ("2/7", 11, 12), ("3/11", 13, 13), ("2/7", 14, 15), ("2/7", 19, 20)]
+    assert len(rotation.plateaus(res, max_gap=0)) == 7
 
 
 def test_plateaus_never_merge_two_different_fractions_whatever_the_gap():
@@ -85,22 +85,6 @@ def test_plateaus_never_merge_two_different_fractions_whatever_the_gap():
     for gap in (0, 1, 5, 100):
         got = [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in rotation.plateaus(res, gap)]
         assert got == [("1/4", 0, 1), ("4/15", 3, 4), ("1/4", 6, 7), ("2/7", 8, 9), ("3/11", 10, 11)], gap
-
-
-def test_stored_fragments_are_merged_like_the_staircase():
-    # A list stored before plateaus() merged (no "runs"): the grid step is read from it; the result is what
-    # plateaus() gives on the staircase itself. A list from today's plateaus() comes back unchanged.
-    res, b = _staircase(STAIR)
-    old = [{k: p[k] for k in ("fraction", "rho", "beta_lo", "beta_hi", "points", "strobe_cycles")}
-           for p in rotation.plateaus(res, max_gap=0)]
-    merged = rotation.merge_stored_plateaus(old)
-    keys = ("fraction", "beta_lo", "beta_hi", "points", "runs")
-    new = rotation.plateaus(res)
-    assert [tuple(p[k] for k in keys) for p in merged][:2] == [tuple(p[k] for k in keys) for p in new][:2]
-    # the stored list cannot see the lone 3/11 point between the two 2/7 runs (dropped by min_points): merged
-    assert [(p["fraction"], b.index(p["beta_lo"]), b.index(p["beta_hi"])) for p in merged][2:] == [("2/7", 11, 20)]
-    assert rotation.merge_stored_plateaus(new) == new
-    assert [p["runs"] for p in rotation.merge_stored_plateaus(old, max_gap=0)] == [1] * 6
 
 
 def test_dense_sections_tell_one_circle_from_two_where_500_points_cannot():
@@ -122,3 +106,36 @@ def test_dense_sections_tell_one_circle_from_two_where_500_points_cannot():
     cloud = lambda: rng.uniform(-1, 1, (n, 3)) * [0.05, 0.03, 0.01]  # noqa: E731  two samples of one chaotic set
     assert not rotation.compare_sections(cloud()[None], cloud()[None], [0], [0])["differ"][0]
     assert rotation.compare_sections(a[None], a[None], [0], [28])["differ"][0]          # periods differ
+
+
+def _result(rho, distinct, lam, betas=None):
+    rho = np.asarray(rho, float)
+    b = np.linspace(1.0, 1.0 + 0.01 * (rho.size - 1), rho.size) if betas is None else betas
+    return rotation.RotationResult(b, None, None, rho, np.asarray(distinct), np.ones(rho.shape), 200,
+                                   np.asarray(lam, float))
+
+
+def test_a_plateau_is_a_periodic_orbit_not_a_rho_near_a_fraction():
+    # A torus (200 distinct points, λ = 0) whose ρ passes within 1e-4 of 1/4 at three grid points: the old
+    # ±1e-4 rule called that a plateau; it is not locked. A 7-cycle with λ < 0 is; its period doubling (14
+    # points, ρ = 4/14) belongs to the same plateau; a 7-cycle with λ > 0 (chaotic numbers) is not locked.
+    rho = [0.2499, 0.24999, 0.25, 0.25001, 0.2501, 2 / 7, 2 / 7, 2 / 7, 2 / 7, 2 / 7]
+    distinct = [200, 200, 200, 200, 200, 7, 14, 7, 7, 200]
+    lam = [0.0, 0.0, 0.0, 0.0, 0.0, -0.01, -0.002, 0.05, -0.01, -0.01]
+    res = _result(rho, distinct, lam)
+    assert rotation.cycle_fraction(res) == [None] * 5 + [Fraction(2, 7)] * 2 + [None, Fraction(2, 7), None]
+    found = rotation.plateaus(res)
+    assert [(p["fraction"], p["points"], p["runs"], p["strobe_cycles"]) for p in found] == [("2/7", 3, 2, [7, 14])]
+    assert found[0]["lambda_max"] == -0.002
+    with pytest.raises(ValueError, match="λ_max"):
+        rotation.plateaus(rotation.RotationResult(res.betas, None, None, res.rho, res.distinct, res.radius, 200))
+
+
+def test_tongue_widths_count_the_locked_points_of_each_row():
+    # rows ε = 0, 0.04, 0.08 over 5 β: a 1/3 region opening from nothing, a 1/4 point, a torus everywhere else
+    rho = np.array([[0.3, 0.31, 0.32, 0.33, 0.34], [0.3, 0.25, 1 / 3, 1 / 3, 0.34], [1 / 3, 1 / 3, 1 / 3, 1 / 3, 0.34]])
+    distinct = np.where(np.isclose(rho, 1 / 3), 3, np.where(rho == 0.25, 4, 200))
+    lam = np.where(distinct < 200, -0.01, 0.0)
+    BB, EE = np.meshgrid(np.linspace(1.2, 1.3, 5), [0.0, 0.04, 0.08])
+    res = rotation.RotationResult(BB, None, EE, rho, distinct, np.ones(rho.shape), 200, lam)
+    assert rotation.tongue_widths(res) == {"1/3": [0, 2, 4], "1/4": [0, 1, 0]}

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..companion import verdicts
 from ..companion.verdicts import Claim
-from .rotation import MAX_GAP, merge_stored_plateaus
+from .rotation import MAX_GAP
 
 __all__ = ["PAPER", "FIG4", "MISSING", "glue_values", "BEYOND", "beyond_full_numbers", "beyond_numbers",
            "plateau_summary", "record_beyond", "SLOPE_HOW", "slope_rule", "ledger_safe"]
@@ -128,13 +128,17 @@ def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
     if "spectrum_max" in b:
         spec = list(b["spectrum_max"])
         out.update(lam1_max=spec[0], lam2_max=spec[1] if len(spec) > 1 else None, spectrum_k=len(spec))
-    if isinstance(b.get("plateaus"), list):
-        found = merge_stored_plateaus(b["plateaus"])
+    # plateaus from 0.3 on are periodic orbits (each entry has its largest λ_max); older lists were runs of ρ within
+    # 1e-4 of a fraction, which any monotone ρ(β) gives: they are left out, and the staircase is not tested
+    if isinstance(b.get("plateaus"), list) and all("lambda_max" in p for p in b["plateaus"]):
+        found = b["plateaus"]
         out.update(plateaus=plateau_summary(found), plateau_count=len(found),
                    plateau_fractions=len({p["fraction"] for p in found}))
-    if "tongue_locked_by_eps" in b:
-        out.update(tongue_by_eps=list(b["tongue_locked_by_eps"]), tongue_epsilons=list(b["tongue_epsilons"]),
-                   tongue_n_betas=int(b["tongue_n_betas"]))
+        if isinstance(b.get("plateaus_b"), list):
+            out.update(plateaus_b=plateau_summary(b["plateaus_b"]), staircase_branches=b.get("staircase_branches"))
+    if isinstance(b.get("tongue_widths"), dict) and "tongue_epsilons" in b:
+        out.update(tongue_widths={f: list(w) for f, w in b["tongue_widths"].items()},
+                   tongue_epsilons=list(b["tongue_epsilons"]), tongue_n_betas=int(b["tongue_n_betas"]))
     if "basins_multi" in b:
         multi = list(b["basins_multi"] or [])
         n_betas = b.get("basin_n_betas", len(params.get("basin_betas", [])) or None)
@@ -192,11 +196,25 @@ def _staircase(s):
     return "holds" if s["plateau_fractions"] >= 2 else "partly"
 
 
+TONGUE_MIN = 3  # grid points: a locked region this wide in some ε row is a tongue the rule judges
+
+
+def _main_tongues(s):
+    return {f: w for f, w in s["tongue_widths"].items() if max(w) >= TONGUE_MIN}
+
+
+def _is_wedge(w):
+    """Zero width (at most one grid point) at the smallest ε and never narrower by more than one grid point as ε
+    grows: the width of an Arnold tongue against the forcing amplitude."""
+    return w[0] <= 1 and all(b >= a - 1 for a, b in zip(w, w[1:]))
+
+
 def _tongues(s):
-    w, tol = s["tongue_by_eps"], 1 / s["tongue_n_betas"]  # one β grid point of a row's locked share
-    if len(w) < 2 or w[-1] <= w[0] + tol:
+    main = _main_tongues(s)
+    wedges = [f for f, w in main.items() if _is_wedge(w)]
+    if not wedges:
         return "fails"
-    return "holds" if all(b >= a - tol for a, b in zip(w, w[1:])) else "partly"
+    return "holds" if len(wedges) == len(main) else "partly"
 
 
 def _basins(s):
@@ -293,19 +311,26 @@ BEYOND = [
           "The rotation number of the stroboscopic map is a devil's staircase over the zoom: it starts at the "
           "Neimark-Sacker angle and the periodic windows are mode-locked plateaus", origin="ours",
           measured="ρ at the first grid point above the Neimark-Sacker β against θ/2π; the mode-locked plateaus "
-                   "(runs of one fraction p/q, q ≤ 16) over 4001 β of the zoom",
+                   "over 4001 β of the zoom: runs of periodic orbits locked at one fraction p/q (q stroboscopic "
+                   "points, period qL, λ_max < 0, ρ = p/q)",
           rule=_staircase,
           how=f"Holds if ρ just above the crossing is within {RHO_TOL} of θ/2π (the tolerance of the rotation test: ρ "
               "averaged over 5000 iterates is good to 1e-4, and θ drifts with β) and plateaus of at least two "
               "fractions exist (steps of a staircase); one fraction only: with differences (a locked window, "
-              "not a staircase); ρ off by more, or no plateau: refuted.",
+              "not a staircase); ρ off by more, or no plateau: refuted. A plateau is a periodic orbit, not a ρ within "
+              "a tolerance of a fraction (which any monotone ρ(β) gives near every fraction): stored plateaus "
+              "without their λ_max (before 0.3) leave the claim not tested.",
           evidence=("fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths"),
                     t("rotation", "test_rotation_number_starts_at_the_neimark_sacker_angle")),
           note=lambda s: ("No rotation number above the crossing is stored." if s["rho_birth"] is None else
                           f"Just above the Neimark-Sacker point ρ = {s['rho_birth']:.4f} "
                           f"(θ/2π = {s['ns_rotation']:.4f}); "
                           f"{s['plateau_count']} mode-locked plateaus of {s['plateau_fractions']} fractions (runs of "
-                          f"one fraction merged across gaps of ≤ {MAX_GAP} grid points): {s['plateaus']}. One run."),
+                          f"one fraction merged across gaps of ≤ {MAX_GAP} unlocked grid points): {s['plateaus']}."
+                          + ("" if s.get("plateaus_b") is None else
+                             f" From a second start (the final context of β = 3) ρ differs at "
+                             f"{s.get('staircase_branches')} grid points (two branches), plateaus: {s['plateaus_b']}.")
+                          + " One run per start."),
           numbers=lambda s: {"rho_birth": _digits(s["rho_birth"], 5), "ns_rotation": _digits(s["ns_rotation"], 5),
                              **{k: s[k] for k in ("plateau_count", "plateau_fractions", "plateaus")}},
           examples={"holds": {"rho_birth": 0.2419, "ns_rotation": 0.2438, "plateau_count": 2, "plateau_fractions": 2},
@@ -314,23 +339,29 @@ BEYOND = [
     Claim("dmft-arnold-tongues", "ours (forcing amplitude ε)",
           "Over (β, ε) the locked regions of the positional forcing form Arnold tongues: wedges that widen with ε",
           origin="ours",
-          measured="Share of the β grid locked on a short stroboscopic cycle (2 ≤ q < 200) in each row of the "
-                   "(β, ε) grid, from ε = 0 to 0.08",
+          measured="The width (β grid points) of each region locked at one fraction p/q (periodic orbits: q "
+                   "stroboscopic points, λ_max < 0) in each row of the (β, ε) grid, from ε = 0 to 0.08",
           rule=_tongues,
-          how="A tongue is a wedge whose width in β grows with the forcing ε: holds if the locked share of the β "
-              "row grows from the smallest to the largest ε and never falls by more than one β grid point from one ε "
-              "to the next; grows overall but falls somewhere (tongues overlapping into chaos): with differences; "
-              "does not grow by more than one grid point: refuted.",
-          evidence=("fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths")),
-          note=lambda s: ("Locked share of β per ε row, ε = " + ", ".join(f"{e:g}" for e in s["tongue_epsilons"])
-                          + ": " + ", ".join(f"{w:.0%}" for w in s["tongue_by_eps"]) + f" ({s['tongue_n_betas']} β "
-                          "per row; one run per grid point)."),
-          numbers=lambda s: {"locked share at the smallest epsilon": s["tongue_by_eps"][0],
-                             "locked share at the largest epsilon": s["tongue_by_eps"][-1],
-                             "locked share by epsilon": ", ".join(f"{w:.3f}" for w in s["tongue_by_eps"])},
-          examples={"holds": {"tongue_by_eps": [0.0, 0.05, 0.041], "tongue_n_betas": 100},
-                    "partly": {"tongue_by_eps": [0.0, 0.05, 0.039], "tongue_n_betas": 100},
-                    "fails": {"tongue_by_eps": [0.0, 0.01], "tongue_n_betas": 100}}),
+          how=f"A tongue is a wedge whose width in β opens from zero as the forcing ε grows. Each locked region at "
+              f"least {TONGUE_MIN} grid points wide in some row is judged: a wedge if it is at most one grid point wide "
+              "at the smallest ε and never narrower by more than one grid point from one ε to the next. Holds if "
+              "every such region is a wedge; with differences if some are; refuted if none is (or no region is "
+              f"{TONGUE_MIN} points wide anywhere). One grid point is the grid's resolution.",
+          evidence=("fig-dmft-rotation", t("rotation", "test_tongue_widths_count_the_locked_points_of_each_row"),
+                    t("rotation", "test_period_28_window_is_locked_at_two_sevenths")),
+          note=lambda s: (f"Locked width (of {s['tongue_n_betas']} β per row) per fraction at ε = "
+                          + ", ".join(f"{e:g}" for e in s["tongue_epsilons"]) + ": "
+                          + "; ".join(f"{f}: {', '.join(map(str, w))}" for f, w in _main_tongues(s).items())
+                          + f" (regions at least {TONGUE_MIN} points wide somewhere; wedges: "
+                          + (", ".join(f for f, w in _main_tongues(s).items() if _is_wedge(w)) or "none")
+                          + "). One run per grid point."),
+          numbers=lambda s: {"locked regions at least 3 points wide": len(_main_tongues(s)),
+                             "of them wedges": sum(_is_wedge(w) for w in _main_tongues(s).values()),
+                             "widths by epsilon": "; ".join(f"{f}: {', '.join(map(str, w))}"
+                                                            for f, w in _main_tongues(s).items())},
+          examples={"holds": {"tongue_widths": {"1/3": [0, 1, 4, 9], "1/7": [0, 0, 2, 1]}},
+                    "partly": {"tongue_widths": {"1/3": [0, 1, 4, 9], "1/7": [0, 4, 0, 0]}},
+                    "fails": {"tongue_widths": {"1/3": [5, 4, 2, 0]}}}),
     Claim("dmft-basins", "ours (random initial contexts)", "Random initial contexts reach one attractor at most β; "
           "where several coexist, their basins have measurable fractions", origin="ours",
           measured="The attractors reached from random contexts at each sampled β, grouped as sets, and their basin "

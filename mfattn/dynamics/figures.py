@@ -257,14 +257,18 @@ def floquet_and_spectrum(flq, ns, spec_betas, spec):
     return fig
 
 
-def staircase_and_tongues(rot, found, ns, tongues):
+def staircase_and_tongues(rot, found, ns, tongues, other=None, other_label="second start"):
     """Left: the devil's staircase ρ(β) of the stroboscopic map over the zoom (plateaus ``found`` labelled,
-    θ_NS/2π at β_NS marked). Right: ρ over (β, ε) from the token; grey where the stroboscopic orbit is a
-    fixed point (the period-4 orbit: locked at 0), hatched where it is a short cycle (locked), the paper's
-    ε = 0.02 dashed."""
+    θ_NS/2π at β_NS marked); ``other`` (a second :class:`~.rotation.RotationResult` on the same grid, from another
+    start) is drawn where its ρ differs (coexisting attractors: the staircase has two branches there). Right: ρ over
+    (β, ε) from the token; grey where the stroboscopic orbit is a fixed point (the period-4 orbit: locked at 0),
+    dots where it is a short cycle (locked), the paper's ε = 0.02 dashed."""
     fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.0), layout="constrained")
     ax = axes[0]
     ax.plot(rot.betas, rot.rho, ".", ms=2.5, color="0.3", label=r"$\rho$")
+    if other is not None:
+        off = ~np.isclose(other.rho, rot.rho, rtol=0, atol=1e-3, equal_nan=True)
+        ax.plot(other.betas[off], other.rho[off], ".", ms=3, color="C1", label=rf"$\rho$, {other_label} (differs)")
     fractions = list(dict.fromkeys(p["fraction"] for p in found))  # one colour and one label per fraction
     for p in found:
         ax.plot([p["beta_lo"], p["beta_hi"]], [p["rho"]] * 2, "-", lw=4, alpha=0.6,

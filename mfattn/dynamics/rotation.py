@@ -32,7 +32,8 @@ from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, paper_model
 
 __all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus",
-           "merge_stored_plateaus", "MAX_GAP", "miss_share", "section_resolution",
+           "cycle_fraction", "tongue_widths",
+           "MAX_GAP", "miss_share", "section_resolution",
            "compare_sections"]
 
 
@@ -45,6 +46,8 @@ class RotationResult:
     distinct : distinct stroboscopic points (to ``1e-7``, capped at ``cap``): q for a locked q-cycle.
     radius : RMS distance of the stroboscopic points from their centroid.
     betas, epsilon, gamma : the grid.
+    lyapunov : λ_max of each orbit over the same steps (None unless asked for): a locked window is a periodic
+        orbit, so it needs λ_max < 0 (:func:`cycle_fraction`).
     """
 
     betas: np.ndarray
@@ -54,6 +57,7 @@ class RotationResult:
     distinct: np.ndarray
     radius: np.ndarray
     cap: int
+    lyapunov: np.ndarray | None = None
 
     @property
     def locked(self) -> np.ndarray:
@@ -63,8 +67,9 @@ class RotationResult:
 
 def stroboscopic_points(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *,
                         phase: int = 0, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
-                        backend: str = "numpy", device=None) -> np.ndarray:
-    """``m^o_t`` at ``t ≡ phase (mod L)``, ``transient <= t < steps``: (B, n, M), collected block by block."""
+                        backend: str = "numpy", device=None, lyapunov: bool = False):
+    """``m^o_t`` at ``t ≡ phase (mod L)``, ``transient <= t < steps``: (B, n, M), collected block by block; with
+    ``lyapunov`` also λ_max over the same steps: ``(points, λ (B,))``."""
     model = model or paper_model()
     L = model.context_size
     check_int("phase", phase, 0, L - 1)
@@ -84,9 +89,9 @@ def stroboscopic_points(betas, steps: int = 20_000, transient: int = 10_000, ini
             idx = (ts[sel] - first) // L
             out[:, idx] = blk[sel].transpose(2, 0, 1)
 
-    simulate(b, steps, transient, init, gamma=g, epsilon=e, model=model, backend=backend, device=device,
-             save=False, block_callback=keep)
-    return out
+    res = simulate(b, steps, transient, init, gamma=g, epsilon=e, model=model, backend=backend, device=device,
+                   save=False, block_callback=keep, lyapunov=lyapunov)
+    return (out, res.lyapunov) if lyapunov else out
 
 
 def _rotation_of_points(x: np.ndarray, cap: int):
@@ -114,24 +119,28 @@ def _rotation_of_points(x: np.ndarray, cap: int):
 
 def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *, phase: int = 0,
                     gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
-                    device=None, cap: int = 200, chunk_size: int = 1000) -> RotationResult:
+                    device=None, cap: int = 200, chunk_size: int = 1000, lyapunov: bool = False) -> RotationResult:
     """The stroboscopic rotation number ρ(β) (and distinct-point count, radius) for a grid, in β chunks.
 
     Arguments as :func:`~mfattn.dynamics.engine.simulate`; γ and ε may be (B,) arrays (for Arnold tongues).
     ``init`` is ``"token"`` or one context shared by the grid. ``cap`` bounds the distinct-point count
-    (orbits with ``cap`` or more are not locked at a small q). Returns :class:`RotationResult`.
+    (orbits with ``cap`` or more are not locked at a small q); ``lyapunov`` also computes λ_max (needed to label
+    plateaus, :func:`plateaus`). Returns :class:`RotationResult`.
     """
     check_int("cap", cap, 3)
     check_int("chunk_size", chunk_size, 1)
     b, g, e = _grid(betas, gamma, epsilon)
-    parts = []
+    parts, lams = [], []
     for s in range(0, b.size, chunk_size):
         sl = slice(s, s + chunk_size)
         x = stroboscopic_points(b[sl], steps, transient, init, phase=phase, gamma=g[sl], epsilon=e[sl], model=model,
-                                backend=backend, device=device)
+                                backend=backend, device=device, lyapunov=lyapunov)
+        if lyapunov:
+            x, lam = x
+            lams.append(lam)
         parts.append(_rotation_of_points(x, cap))
     rho, distinct, radius = (np.concatenate(p) for p in zip(*parts))
-    return RotationResult(b, g, e, rho, distinct, radius, cap)
+    return RotationResult(b, g, e, rho, distinct, radius, cap, np.concatenate(lams) if lyapunov else None)
 
 
 def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction | None:
@@ -146,7 +155,7 @@ def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction 
 
 def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *, gamma=220.0,
                    model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
-                   cap: int = 200) -> RotationResult:
+                   cap: int = 200, lyapunov: bool = False) -> RotationResult:
     """ρ over the (ε, β) plane from the token: one batched run of ``len(epsilons) × len(betas)`` points.
 
     Returns a :class:`RotationResult` whose arrays have shape (len(epsilons), len(betas)).
@@ -157,43 +166,62 @@ def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *,
         raise ValueError("epsilons must lie in [0, 1] (ε is a weight)")
     BB, EE = np.meshgrid(b, eps)
     r = rotation_number(BB.ravel(), steps, transient, "token", gamma=gamma, epsilon=EE.ravel(), model=model,
-                        backend=backend, device=device, cap=cap)
+                        backend=backend, device=device, cap=cap, lyapunov=lyapunov)
     shape = BB.shape
     return RotationResult(BB, np.broadcast_to(r.gamma, BB.size).reshape(shape), EE, r.rho.reshape(shape),
-                          r.distinct.reshape(shape), r.radius.reshape(shape), cap)
+                          r.distinct.reshape(shape), r.radius.reshape(shape), cap,
+                          None if r.lyapunov is None else r.lyapunov.reshape(shape))
 
 
-#: Default of ``max_gap`` (grid points) in :func:`plateaus`. In the stored full staircase (4001 β over the zoom,
-#: step 1e-5) the 2/7 window is cut by unlabelled points (its period doublings, where the averaged ρ misses 2/7
-#: by more than ``tol``) into fragments 1 to 4 points apart; the next gap between two 2/7 runs is 16 points (a
-#: separate small window beyond its end). Any value from 4 to 15 gives the same plateaus; 4 is the smallest.
+#: Default of ``max_gap`` (grid points) in :func:`plateaus`: inside a window, short chaotic bands (λ > 0) or orbits
+#: still converging (more stroboscopic points than the cycle has) interrupt the locked points; gaps of up to this
+#: many unlabelled grid points between two runs of one fraction are bridged (never a point of another fraction).
 MAX_GAP = 4
 
 
-def plateaus(result: RotationResult, max_gap: int = MAX_GAP, max_q: int = 16, tol: float = 1e-4,
-             min_points: int = 2) -> list[dict]:
-    """Mode-locked plateaus of a 1-d staircase: runs of neighbouring grid points whose ρ lies within ``tol`` of
-    one fraction p/q (q <= max_q), each at least ``min_points`` long (a lone point near a fraction is more often
-    a coincidence than a window), then **merged**: two runs of the same fraction separated by at most
-    ``max_gap`` grid points, none of which is labelled with another fraction, are one plateau. Inside a window,
-    period doublings and short chaotic bands make the averaged ρ miss p/q by more than ``tol`` at a few points;
-    without merging the window falls into fragments (defaults: :data:`MAX_GAP`). A gap holding a point of
+def cycle_fraction(result: RotationResult, rho_tol: float = 1e-3) -> list[Fraction | None]:
+    """The locked fraction p/q of each grid point of a 1-d staircase, or None where the orbit is not locked.
+
+    A point is locked when its orbit is periodic: finitely many stroboscopic points (q = ``distinct``, 2 <= q <
+    ``cap``: period q L), λ_max < 0 (``result.lyapunov``), and ρ within ``rho_tol`` of p/q with p = round(ρ q)
+    (the mean turn per iterate of a q-cycle is p/q up to the O(1/n) end effect of n iterates; a cycle that does not
+    wind about its centroid fails it). The fraction is reduced: a period-doubled 2/7 cycle (14 points, ρ = 4/14) is
+    labelled 2/7, the plateau it belongs to. A ρ near p/q alone is not locking: a torus with irrational ρ passes
+    within any tolerance of every fraction.
+    """
+    check_real("rho_tol", rho_tol, minimum=0.0, strict=True)
+    if result.lyapunov is None:
+        raise ValueError("result must hold λ_max (rotation_number(..., lyapunov=True)): a locked window is a periodic "
+                         "orbit, λ_max < 0, not only a rotation number near a fraction")
+    out: list[Fraction | None] = []
+    for rho, q, lam in zip(np.ravel(result.rho), np.ravel(result.distinct), np.ravel(result.lyapunov)):
+        q = int(q)
+        if not (2 <= q < result.cap and lam < 0 and np.isfinite(rho)):
+            out.append(None)
+            continue
+        p = int(round(rho * q))
+        out.append(Fraction(p, q) if abs(rho - p / q) <= rho_tol else None)
+    return out
+
+
+def plateaus(result: RotationResult, max_gap: int = MAX_GAP, min_points: int = 1, rho_tol: float = 1e-3) -> list[dict]:
+    """Mode-locked plateaus of a 1-d staircase: runs of neighbouring grid points locked at one fraction p/q
+    (:func:`cycle_fraction`: periodic orbits with q stroboscopic points, λ_max < 0), each at least ``min_points``
+    long, then **merged**: two runs of the same fraction separated by at most ``max_gap`` grid points, none of
+    which is locked at another fraction, are one plateau (defaults: :data:`MAX_GAP`). A gap holding a point of
     another fraction is never bridged, whatever its length.
 
-    ``tol`` should exceed the averaging error of a locked cycle (≤ 1/(2n) over n stroboscopic iterates) and
-    stay far below the spacing of the fractions with q <= max_q (so that an irrational ρ is rarely labelled).
-    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "width", "points", "runs", "strobe_cycles"}]``
-    in β order: ``width = beta_hi - beta_lo``; ``points`` the grid points labelled p/q inside, ``runs`` how many
-    runs were merged; ``strobe_cycles`` are the distinct-point counts seen at those points (q for a converged
-    q-cycle, 2q, 4q after period doublings, ``cap`` where the orbit is not a short cycle).
+    Returns ``[{"fraction": "p/q", "rho", "beta_lo", "beta_hi", "width", "points", "runs", "strobe_cycles",
+    "lambda_max"}]`` in β order: ``width = beta_hi - beta_lo``; ``points`` the locked grid points inside, ``runs``
+    how many runs were merged; ``strobe_cycles`` the distinct-point counts at those points (q, 2q, 4q after period
+    doublings); ``lambda_max`` the largest λ_max over them (< 0).
     """
     check_int("max_gap", max_gap, 0)
-    check_int("max_q", max_q, 1)
     check_int("min_points", min_points, 1)
     b = np.asarray(result.betas)
     if b.ndim != 1:
         raise ValueError("result must be a 1-d staircase (from rotation_number), not an Arnold-tongue grid")
-    labels = [locked_fraction(r, max_q, tol) for r in result.rho]
+    labels = cycle_fraction(result, rho_tol)
     runs, i = [], 0  # (first, last) grid index of each run of one fraction, at least min_points long
     while i < b.size:
         j = i
@@ -217,36 +245,22 @@ def plateaus(result: RotationResult, max_gap: int = MAX_GAP, max_q: int = 16, to
         on = [k for k in range(lo, hi + 1) if labels[k] == f]
         out.append({"fraction": f"{f.numerator}/{f.denominator}", "rho": float(f), "beta_lo": float(b[lo]),
                     "beta_hi": float(b[hi]), "width": float(b[hi] - b[lo]), "points": len(on), "runs": n,
-                    "strobe_cycles": sorted({int(result.distinct[k]) for k in on})})
+                    "strobe_cycles": sorted({int(result.distinct[k]) for k in on}),
+                    "lambda_max": float(max(result.lyapunov[k] for k in on))})
     return out
 
 
-def merge_stored_plateaus(found: list[dict], max_gap: int = MAX_GAP) -> list[dict]:
-    """Merge a stored plateau list made before :func:`plateaus` merged (entries without ``"runs"``): neighbours
-    in the list with the same fraction and at most ``max_gap`` grid points between them become one plateau.
-
-    Such a list keeps only the runs (no per-point labels), so the grid step is read from it (``(beta_hi -
-    beta_lo) / (points - 1)`` of its runs) and a lone point of another fraction inside a gap, dropped there by
-    ``min_points``, cannot be seen: a gap between two *listed* runs of different fractions is never bridged.
-    A list from today's :func:`plateaus` (every entry has ``"runs"``) is returned unchanged.
-    """
-    check_int("max_gap", max_gap, 0)
-    if all("runs" in p for p in found):
-        return [dict(p) for p in found]
-    steps = [(p["beta_hi"] - p["beta_lo"]) / (p["points"] - 1) for p in found if p["points"] > 1]
-    step = float(np.median(steps)) if steps else None
-    out: list[dict] = []
-    for p in found:
-        p = dict(p, runs=p.get("runs", 1), width=p["beta_hi"] - p["beta_lo"])
-        if out and step and out[-1]["fraction"] == p["fraction"] \
-                and round((p["beta_lo"] - out[-1]["beta_hi"]) / step) - 1 <= max_gap:
-            q = out[-1]
-            q.update(beta_hi=p["beta_hi"], width=p["beta_hi"] - q["beta_lo"], points=q["points"] + p["points"],
-                     runs=q["runs"] + p["runs"],
-                     strobe_cycles=sorted(set(q.get("strobe_cycles", [])) | set(p.get("strobe_cycles", []))))
-            continue
-        out.append(p)
-    return out
+def tongue_widths(tongues: RotationResult, rho_tol: float = 1e-3) -> dict[str, list[int]]:
+    """The width of each locked region of an Arnold-tongue grid (from :func:`arnold_tongues` with
+    ``lyapunov=True``) in each ε row: ``{"p/q": [grid points locked at p/q in row ε_0, ε_1, ...]}``, fractions with
+    q >= 2 (:func:`cycle_fraction`: periodic orbits, λ_max < 0), ordered by their widest row. Multiply by the β grid
+    step for a width in β."""
+    if np.ndim(tongues.betas) != 2:
+        raise ValueError("tongues must be an Arnold-tongue grid (from arnold_tongues), rows ε and columns β")
+    labels = np.array(cycle_fraction(tongues, rho_tol), dtype=object).reshape(np.shape(tongues.betas))
+    found = sorted({f for f in labels.ravel() if f is not None}, key=lambda f: (f.denominator, f.numerator))
+    widths = {f"{f.numerator}/{f.denominator}": [int((row == f).sum()) for row in labels] for f in found}
+    return dict(sorted(widths.items(), key=lambda kv: -max(kv[1])))
 
 
 # ----------------------------------------------------------------------------------------------------------
