@@ -73,3 +73,17 @@ def test_sigma_expansion_of_eq16_equals_sum_over_column_classes(model):
             expansion.append((sign @ corr).T @ T / 2 ** (M - 1))
         ours = model.coef @ np.tanh(beta * model.o_classes @ A)
         np.testing.assert_allclose(np.concatenate(expansion), ours, atol=1e-14)
+
+
+def test_symmetrised_models_have_symmetric_couplings_and_the_papers_forcing():
+    from mfattn.dynamics.model import symmetrised_model
+    base = paper_model()
+    ov, qk = symmetrised_model("output-value"), symmetrised_model("query-key")
+    np.testing.assert_array_equal(ov.correlation("v"), ov.correlation("o"))  # C^{ov} = C^{oo}: J symmetric
+    assert not np.allclose(base.correlation("v"), base.correlation("o"))     # the paper's is not
+    M = base.num_features
+    rows = lambda m, x: m.class_sign[{"o": 0, "v": 1, "k": 2, "q": 3}[x] * M:][:M]  # noqa: E731
+    np.testing.assert_array_equal(rows(qk, "k"), rows(qk, "q"))
+    np.testing.assert_array_equal(ov.positional, base.positional)            # the forcing is untouched
+    with pytest.raises(ValueError, match="which"):
+        symmetrised_model("key-value")

@@ -153,6 +153,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 24000,
                   "fig4_transient": 12000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 61],
                   "coexist_steps": 14000, "coexist_transient": 4000, "coexist_points": 2500,
+                  "symmetric_grid": [0.0, 3.0, 61], "symmetric_steps": 8000, "symmetric_transient": 4000,
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
                   "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
                   "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],
@@ -173,6 +174,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "fig4_transient": 100000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 1001],
                  # coexistence: 4·10⁴ saved steps, so that each section holds 10⁴ stroboscopic points
                  "coexist_steps": 140000, "coexist_transient": 100000, "coexist_points": 10000,
+                 "symmetric_grid": [0.0, 3.0, 401], "symmetric_steps": 120000, "symmetric_transient": 100000,
                  "gamma_betas": [1.0, 2.0, 161], "gammas": [100.0, 300.0, 81], "gamma_steps": 30000,
                  "gamma_transient": 20000, "validate_n": 30, "validate_reps": 40000, "validate_t": 12,
                  "error_ns": [1000, 10000, 100000, 1000000, 10000000], "error_betas": [1.0, 3.0],

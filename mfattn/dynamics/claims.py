@@ -115,6 +115,9 @@ def _flat(full: dict) -> dict[str, Any]:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],
                    n_min=min(fn["Ns"]), n_max=max(fn["Ns"]))
+    if "symmetric" in s:
+        for name, key in (("paper", "sym_paper"), ("output-value", "sym_ov"), ("query-key", "sym_qk")):
+            out.update({f"{key}_{k.replace(' ', '_')}": v for k, v in s["symmetric"][name].items()})
     if "coexist" in s:
         co = s["coexist"]
         out.update(coexist_n=co["n"], coexist_total=co["total"], coexist_tori=co["tori"],
@@ -265,8 +268,15 @@ def _memory(s):
 
 
 def _nonequilibrium(s):
-    kinds = (s["a_max_period"] > 2) + (s["a_orbits_torus"] > 0) + (s["a_orbits_chaotic"] > 0)
-    return "holds" if kinds == 3 else "partly" if kinds else "fails"
+    asym, ov = s["sym_paper_nontrivial"], s["sym_ov_nontrivial"]
+    if asym == 0 or ov * 2 >= asym:
+        return "fails"  # nothing a symmetric coupling forbids, or symmetrising the couplings leaves half of it
+    return "holds" if ov == 0 and s["sym_paper_tori"] + s["sym_paper_chaotic"] > 0 else "partly"
+
+
+def _kinds_text(s, key):
+    return (f"{s[key + '_nontrivial']} of {s[key + '_n']} β ({s[key + '_tori']} tori, {s[key + '_chaotic']} chaotic, "
+            f"{s[key + '_long_periods']} with a period not dividing 2L; longest period {s[key + '_max_period']})")
 
 
 #: Stroboscopic points a section needs before two samples of one torus stop looking like two attractors.
@@ -305,28 +315,36 @@ _P = dict(f4_betas=list(FIG4), f4_lyapunov=[1e-5, -1e-5, 0.1, -0.05, 0.15, 0.08]
           f4_start="paper")
 _S = dict(f4_betas=list(FIG4), f4_tau_e=[None, None, 10, None, 100, 20])
 _MEM = dict(f4_betas=list(FIG4), f4_tau_01=[None, None, 41, None, 66, 241])
-_N = dict(a_max_period=3, a_orbits_torus=1, a_orbits_chaotic=1)
+_N = dict(sym_paper_nontrivial=40, sym_paper_tori=5, sym_paper_chaotic=30, sym_ov_nontrivial=0)
 _LY = dict(a_periodic_with_lambda_gt_1e_3=0, z_periodic_with_lambda_gt_1e_3=0, a_lambda_not_finite=0,
            z_lambda_not_finite=0, a_lambda_near_TOL=9, z_lambda_near_TOL=0, a_n_betas=500, z_n_betas=500)
 
 CLAIMS = [
     Claim("dmft-asymmetric-nonequilibrium", f"{PAPER}, Eqs. 1-3", "Self-attention is a bipartite Hopfield-like "
           "network with asymmetric couplings, so its dynamics is out of equilibrium (no energy function; non-trivial "
-          "attractors)", measured="The attractors of Fig. 3a's 4001 β: the longest period found, tori (no period, "
-                                  "|λ_max| ≤ 1e-3) and chaos (λ_max > 1e-3)",
+          "attractors)",
+          measured="The orbits a symmetric coupling forbids (tori, chaos, periods not dividing 2L), over a β grid on "
+                   "[0, 3] from the token, in the paper's model and in two controls: output-value symmetrised (W^v := "
+                   "W^o on the semantic units: symmetric couplings J) and query-key symmetrised (W^k := W^q)",
           rule=_nonequilibrium,
           how="A symmetric coupling has a Lyapunov function, under which parallel dynamics reaches only fixed points "
-              "and 2-cycles; holds if all three attractors it forbids appear (periods > 2, tori, chaos); with "
-              "differences if only one or two kinds do; fails if only periods ≤ 2 are found. " + LAMBDA_HOW,
-          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_classification_rules",
+              "and 2-cycles (periods dividing 2L under the period-L forcing). The claim is that the asymmetry makes "
+              "the other attractors: holds if the paper's model has tori or chaos and symmetrising its couplings "
+              "(output-value) removes every such orbit; with differences if the symmetrisation leaves some but fewer "
+              "than half; refuted if the paper's model has none, or half or more survive the symmetrisation (then "
+              "the asymmetry of J is not what makes them). The query-key control is reported beside it.",
+          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values",
+                    "tests/test_dynamics_model.py::test_symmetrised_models_have_symmetric_couplings_and_the_papers_forcing",
                     D + "test_orbit_at_beta3_has_period_24"),
-          note=lambda s: (f"Periods up to {s['a_max_period']}, {s['a_orbits_torus']} tori and {s['a_orbits_chaotic']} "
-                          f"chaotic β of {s['a_n_betas']} in Fig. 3a (one orbit per β)."),
-          numbers=lambda s: {"fig3a max period": s["a_max_period"], "fig3a tori": s["a_orbits_torus"],
-                             "fig3a betas with lambda_max > 1e-3": s["a_orbits_chaotic"],
-                             "fig3a betas": s["a_n_betas"]},
-          examples={"holds": _N, "partly": {**_N, "a_orbits_chaotic": 0},
-                    "fails": {"a_max_period": 2, "a_orbits_torus": 0, "a_orbits_chaotic": 0}}),
+          note=lambda s: (f"Paper's model: {_kinds_text(s, 'sym_paper')}; output-value symmetrised: "
+                          f"{_kinds_text(s, 'sym_ov')}; query-key symmetrised: {_kinds_text(s, 'sym_qk')}. One orbit "
+                          "per β and model, from the token."),
+          numbers=lambda s: {"paper: betas with forbidden orbits": s["sym_paper_nontrivial"],
+                             "output-value symmetric: betas with forbidden orbits": s["sym_ov_nontrivial"],
+                             "query-key symmetric: betas with forbidden orbits": s["sym_qk_nontrivial"],
+                             "betas per model": s["sym_paper_n"]},
+          examples={"holds": _N, "partly": {**_N, "sym_ov_nontrivial": 3},
+                    "fails": {**_N, "sym_ov_nontrivial": 20}}),
     Claim("dmft-path-probability", f"{PAPER}, Eqs. 4-8", "Attention is a softmax conditional with U = N²√M scaling; "
           "the token sequence has an autoregressive path probability whose N → ∞ limit is the mean-field map",
           measured="Log-log slopes of the RMS distance to the map against N at β = 1: binomial class sampler (N = "

@@ -18,7 +18,8 @@ import numpy as np
 from ..companion import store
 from ..companion.checks import check_int as _check_int
 
-__all__ = ["PAPER", "PROTOCOLS", "paper_weights", "MeanFieldModel", "paper_model", "token_context", "load_context"]
+__all__ = ["PAPER", "PROTOCOLS", "SYMMETRISATIONS", "paper_weights", "MeanFieldModel", "paper_model", "symmetrised_model",
+           "token_context", "load_context"]
 
 #: The paper configuration (seed-1 weights, Fig 3 run lengths).
 PAPER: dict[str, Any] = {
@@ -147,6 +148,28 @@ def paper_model(seed: int = 1, num_features: int = 3, semantic_size: int = 99, p
     token = np.concatenate([x0[:nse] @ W["o"][:, :nse].T / nse] + [x0 @ W[x].T / N for x in order[1:]])
     return MeanFieldModel(o_classes, coef, fraction, sign, positional, token, int(L),
                           weights={k: np.asarray(v) for k, v in W.items()})
+
+
+#: The controls of the asymmetric-couplings claim: which weight is set equal to which on the semantic units.
+SYMMETRISATIONS: dict[str, tuple[str, str]] = {"output-value": ("o", "v"), "query-key": ("q", "k")}
+
+
+def symmetrised_model(which: str, seed: int = 1, **kw) -> MeanFieldModel:
+    """The paper's model with one pair of weights made equal on the semantic units (positional columns kept, so the
+    forcing is the paper's), a control of the asymmetric-couplings claim.
+
+    ``"output-value"``: W^v := W^o, so the units' effective couplings J_ij ∝ Σ_a W^o_ai W^v_aj are symmetric (the
+    Hopfield case, with a Lyapunov function: parallel dynamics reaches fixed points and 2-cycles only, here periods
+    dividing lcm(2, L) under the period-L forcing). ``"query-key"``: W^k := W^q, so the attention logits q_t·k_s
+    are a symmetric form of the two tokens. Other keywords go to :func:`paper_weights`.
+    """
+    if which not in SYMMETRISATIONS:
+        raise ValueError(f"which must be one of {', '.join(map(repr, SYMMETRISATIONS))}; got {which!r}")
+    src, dst = SYMMETRISATIONS[which]
+    W = paper_weights(seed, **kw)
+    nse = W["o"].shape[1] - kw.get("pe_bits", 2)
+    W[dst][:, :nse] = W[src][:, :nse]
+    return paper_model(seed, weights=W, **{k: v for k, v in kw.items() if k in ("pe_bits",)})
 
 
 def token_context(model: MeanFieldModel) -> dict[str, np.ndarray]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .diagnostics import envelope_decay_time, island_count, stroboscopic_section
 
-__all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG"]
+__all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control"]
 
 #: Lags of the per-window decay times: windows of 4·WINDOW_LAG + 1 steps (ρ is read up to half a window), long
 #: enough for the chaotic decay times of Fig. 4 (tens to a few hundred steps); a torus never decays within one.
@@ -45,6 +45,37 @@ def window_decay_times(x, max_lag: int = WINDOW_LAG, period: int = 4) -> list[li
     return [decay_times(x[i:i + n], max_lag, period) for i in range(0, x.size - n + 1, n)]
 
 
+def attractor_kinds(period, lam, L: int = 4, tol: float = 1e-3) -> dict[str, int]:
+    """Counts of the orbits of a diagram that a symmetric coupling forbids: ``tori`` (no period, |λ_max| <= tol),
+    ``chaotic`` (no period, λ_max > tol), ``long periods`` (a period not dividing lcm(2, L): a Hopfield network
+    with symmetric couplings and parallel updates reaches fixed points and 2-cycles only, and the period-L forcing
+    multiplies that by L at most) and their total ``nontrivial``; ``max period`` and ``n``."""
+    period, lam = np.asarray(period), np.asarray(lam)
+    allowed = [d for d in range(1, 2 * L + 1) if (2 * L) % d == 0 and (d <= 2 or L % d == 0)]
+    tori = int(((period == 0) & (np.abs(lam) <= tol)).sum())
+    chaos = int(((period == 0) & (lam > tol)).sum())
+    long = int(((period > 0) & ~np.isin(period, allowed)).sum())
+    return {"n": int(period.size), "tori": tori, "chaotic": chaos, "long periods": long,
+            "nontrivial": tori + chaos + long, "max period": int(period.max())}
+
+
+def symmetric_control(betas, steps: int, transient: int, *, backend: str = "numpy", device=None,
+                      out_dir=None) -> dict[str, dict[str, int]]:
+    """The control of the asymmetric-couplings claim: sweeps of the paper's model and of its two symmetrisations
+    (:func:`~mfattn.dynamics.model.symmetrised_model`) over ``betas`` from the initial token, each summarised by
+    :func:`attractor_kinds`. Returns ``{"paper": ..., "output-value": ..., "query-key": ...}``."""
+    from .model import SYMMETRISATIONS, paper_model, symmetrised_model
+    from .sweep import sweep
+
+    models = {"paper": paper_model(), **{k: symmetrised_model(k) for k in SYMMETRISATIONS}}
+    out = {}
+    for name, m in models.items():
+        r = sweep(betas, steps, transient, "token", model=m, lyapunov=True, backend=backend, device=device,
+                  out_dir=out_dir, progress=False)
+        out[name] = attractor_kinds(r.period, r.lyapunov, m.context_size)
+    return out
+
+
 def plain(obj):
     """Arrays and numpy scalars as plain lists and numbers (the JSON the verdicts read back)."""
     if isinstance(obj, dict):
@@ -57,7 +88,8 @@ def plain(obj):
 
 
 def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
-            coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None) -> dict[str, Any]:
+            coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None,
+            symmetric=None) -> dict[str, Any]:
     """The numbers behind the verdicts that the stored diagrams do not hold (JSON-able).
 
     ``planes``/``ours``: the Fig. 4 runs from the paper's context and from ours (their periods, and ``cmp4`` the
@@ -65,7 +97,7 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     ``both_tori`` the β where they differ; ``slopes``, ``Ns``, ``errs``: the finite-N errors and their fits;
     ``lam_windows`` (B, W): λ_max of the Fig. 4 runs over windows of one orbit
     (:func:`~mfattn.dynamics.lyapunov.finite_time_lyapunov`); ``coexist_extra``: further coexistence numbers
-    (stored under ``coexist``). The Fig. 4 numbers also hold the decay times per window
+    (stored under ``coexist``); ``symmetric``: :func:`symmetric_control`'s counts. The Fig. 4 numbers also hold the decay times per window
     (:func:`window_decay_times`) and the pieces of each stroboscopic section (:func:`~.diagnostics.island_count`).
     """
     if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
@@ -93,4 +125,5 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
                     "starts": list(ctx_results), **(coexist_extra or {})},
         "finite_n": {"Ns": Ns, "slopes": slopes, "slope_beta3_without_first": fit},
         "fig3_rerun": {k: int(r.undecided().size) for k, r in diagrams.items()},
+        **({} if symmetric is None else {"symmetric": symmetric}),
     })
