@@ -76,3 +76,20 @@ def test_saved_diagram_stores_the_papers_count_for_every_beta(tmp_path):
         np.testing.assert_array_equal(d["paper_counts"], exact)
         np.testing.assert_array_equal(d["classes"], classify(exact))
         assert float(d["max_y"]) == float(np.abs(run.m_o).max())
+
+
+def test_saved_rows_are_the_states_of_the_map():
+    # What a run saves is the map's own orbit, row for row (a bound like |m^o| > 1e-6 passes most garbage): from the
+    # token every row t equals map.trajectory's m^o_t; from a context (the map starts at t = L there) the rows equal
+    # the token run continued from the step where that context was taken (same phase: both next steps are t ≡ 0).
+    from mfattn.dynamics import map as mf_map
+    from mfattn.dynamics.model import paper_model
+    model, betas = paper_model(), [0.8, 1.28]
+    tok = simulate(betas, steps=40, transient=0)
+    for i, b in enumerate(betas):
+        np.testing.assert_allclose(tok.m_o[i], mf_map.trajectory(model, b, 40), rtol=0, atol=1e-13)
+    n = 400
+    long = simulate(betas, steps=n + 16, transient=n)
+    ctx = simulate(betas, steps=n, transient=n - 1).context
+    cont = simulate(betas, steps=20, transient=4, init=ctx)
+    np.testing.assert_array_equal(cont.m_o, long.m_o)

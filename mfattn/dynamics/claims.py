@@ -19,8 +19,8 @@ import numpy as np
 
 from ..companion import store, verdicts
 from ..companion.verdicts import Claim, Undecidable
-from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SLOPE_HOW, beyond_full_numbers, beyond_numbers, glue_values, \
-    ledger_safe, plateau_summary, record_beyond, slope_rule
+from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SHARED_SLOPE, SLOPE_HOW, beyond_full_numbers, beyond_numbers, \
+    glue_values, ledger_safe, plateau_summary, record_beyond, slope_rule
 from .diagnostics import classify, confusion
 
 __all__ = ["full_numbers", "stored_numbers", "glue_values", "MISSING", "CLAIMS", "DECLARED", "record", "record_beyond",
@@ -354,7 +354,7 @@ CLAIMS = [
           note=lambda s: (f"Slope {s['slope_1']:.2f} with the binomial class sampler and {s['network_slope']:.2f}"
                           + (f" ± {s['network_slope_se']:.2f}" if s.get("network_slope_se") is not None else "")
                           + " with the explicit network (standard error of its fit; the sampler's per-N errors are not "
-                          "stored, so its slope is one fit without an error)."),
+                          "stored, so its slope is one fit without an error)." + SHARED_SLOPE),
           numbers=lambda s: {"RMS slope at beta = 1, class sampler": s["slope_1"],
                              "RMS slope at beta = 1, explicit network": s["network_slope"],
                              "standard error of the network's slope": s.get("network_slope_se")},
@@ -505,7 +505,7 @@ CLAIMS = [
                           f"{s['n_max']:.0e}, {s['slope_3_large']:.2f} without the smallest N (that point is off the "
                           "orbit's phase). One fit per β (the per-N errors are not stored, so no fit error). The "
                           "diagrams at N = 1e7 still miss narrow periodic windows and chaos starts earlier "
-                          "(noise-induced chaos)."),
+                          "(noise-induced chaos)." + SHARED_SLOPE),
           numbers=lambda s: {"RMS slope at beta = 1": s["slope_1"], "RMS slope at beta = 3": s["slope_3"],
                              "RMS slope at beta = 3 without the smallest N": s["slope_3_large"],
                              "smallest N": s["n_min"], "largest N": s["n_max"]},

@@ -24,7 +24,7 @@ from ..companion.verdicts import Claim
 from .rotation import MAX_GAP
 
 __all__ = ["PAPER", "FIG4", "MISSING", "glue_values", "BEYOND", "beyond_full_numbers", "beyond_numbers",
-           "plateau_summary", "record_beyond", "SLOPE_HOW", "slope_rule", "ledger_safe"]
+           "plateau_summary", "record_beyond", "SLOPE_HOW", "SHARED_SLOPE", "slope_rule", "ledger_safe"]
 
 PAPER = "Poc-López & Aguilera 2024"
 FIG4 = (1.255, 1.26405, 1.266, 1.27, 1.28, 1.4)
@@ -246,6 +246,11 @@ def _network(s):
     return slope_rule("network_slope")(s)
 
 
+#: Said in the notes of the three rows that rest on the same finite-N slopes.
+SHARED_SLOPE = (" Three ledger rows (dmft-path-probability, dmft-finite-n, dmft-network-limit) rest on these same RMS "
+                "slopes at β = 1 (the class sampler's and the explicit network's): one piece of evidence, the N^-1/2 "
+                "convergence to the map, not three independent ones.")
+
 #: Why ±0.1 around −1/2 and why −0.25 (shared with the finite-N claims of :mod:`.claims`).
 SLOPE_HOW = ("The central limit theorem gives RMS errors ∝ N^-1/2: a log-log slope within 0.1 of −0.5 holds (over the "
              "three to four decades of N, 0.1 is one end point off by a factor 10^0.3-10^0.4 ≈ 2-2.5, far more than "
@@ -409,7 +414,7 @@ BEYOND = [
           note=lambda s: (f"Explicit network, not the binomial sampler: slope {s['network_slope']:.2f}"
                           + (f" ± {s['network_slope_se']:.2f} (standard error of the fit over N = {s['network_ns']})"
                              if s.get("network_slope_se") is not None else " (one fit; its error is not stored)")
-                          + f"; χ² z against the sampler at N = 99: {s['network_chi2_z']:+.1f}."),
+                          + f"; χ² z against the sampler at N = 99: {s['network_chi2_z']:+.1f}." + SHARED_SLOPE),
           numbers=lambda s: {k: s.get(k) for k in ("network_slope", "network_slope_se", "network_chi2_z",
                                                    "network_ns")},
           examples=_F),
