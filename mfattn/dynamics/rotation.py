@@ -279,7 +279,7 @@ def miss_share(a: np.ndarray, b: np.ndarray, h: float) -> float:
     """Share of the points of ``a`` (n, 3) farther than one voxel of side ``h`` from every point of ``b``: no point
     of b in the 3×3×3 voxels around a's voxel (so certainly farther than h, and closer than 2√3 h where found).
     Needs ``h`` >= span(b) / 2^20 (the voxel keys pack three 21-bit indices)."""
-    if h <= 0 or np.ptp(b, axis=0).max() / h >= 2 ** 20:
+    if h <= 0 or np.ptp(b, axis=0).max() / h > 2 ** 20:
         raise ValueError(f"h must be positive and at least the span of b / 2^20; got {h!r}")
     lo, hi = b.min(0) - h, b.max(0) + h
     inside = np.all((a >= lo) & (a <= hi), axis=1)  # a point outside b's box grown by h is certainly a miss
@@ -298,36 +298,39 @@ def section_resolution(x: np.ndarray, share: float = 0.01, levels: int = 20) -> 
     """The resolution of a sampled section x (n, 3): the smallest voxel side h (halving from the section's span) at
     which two random halves of its points (a fixed split) each see the other within one voxel, all but a share
     ``share`` of them. Two samples of one attractor look the same at this h; a finer h resolves only the sampling.
-    (Random halves, not even and odd points: near ρ = p/q those lie on different arcs of one circle.)"""
+    (Random halves, not even and odd points: near ρ = p/q those lie on different arcs of one circle.) Found by
+    bisection over h = span / 2^k, k <= ``levels`` (the misses grow as h shrinks)."""
     span = float(np.ptp(x, axis=0).max())
     if span == 0:
         return 0.0
     half = np.random.default_rng(0).permutation(len(x)) < len(x) // 2
     a, b = x[half], x[~half]
-    best = span
-    for k in range(1, levels + 1):
-        h = span / 2 ** k
-        if max(miss_share(a, b, h), miss_share(b, a, h)) > share:
-            break
-        best = h
-    return best
+    ok = lambda k: max(miss_share(a, b, span / 2 ** k), miss_share(b, a, span / 2 ** k)) <= share  # noqa: E731
+    lo, hi = 0, levels + 1  # ok(lo) holds (one voxel holds everything); ok(hi) is not tried
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return span / 2 ** lo
 
 
 def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None, lyapunov_b=None, *,
-                     share: float = 0.05, rho_tol: float = 1e-3, cap: int = 200) -> dict[str, np.ndarray]:
+                     share: float = 0.05, rho_tol: float = 1e-3, cap: int = 200,
+                     atol: float = 1e-6) -> dict[str, np.ndarray]:
     """Whether, per β, two runs reached different attractors, from dense stroboscopic sections (B, K, M) (K >= 10⁴
     points at the paper's scale: fewer leave a torus with ρ near p/q sampled as q arcs that move from one window to
     the next, and two samples of one circle look like two).
 
     Two attractors differ when their periods differ (0 = none found); or, at the resolution h of the sections
     (:func:`section_resolution`, the larger of the two), when more than ``share`` of either's points lie farther than
-    one voxel of side h from the other (:func:`miss_share`), or their RMS radii about their centroids differ by more
-    than h; or, where both are tori (no period, |λ_max| <= 1e-3, given ``lyapunov_*``), when their rotation numbers
+    one voxel of side h from the other (:func:`miss_share`; h is at least ``atol``, the float32 precision of stored
+    sections), or, both without a period, their RMS radii about their centroids differ by more than h (a cycle's
+    radius depends on where the saved window cuts it); or, where both are tori (no period, |λ_max| <= 1e-3, given ``lyapunov_*``), when their rotation numbers
     differ by more than ``rho_tol`` (the mean turn per iterate over K >= 10⁴ iterates is good to ~1/K).
     Returns ``{"differ", "miss", "resolution", "radius_a", "radius_b", "rho_a", "rho_b"}``, each (B,).
     """
     check_real("share", share, minimum=0.0, maximum=1.0)
     check_real("rho_tol", rho_tol, minimum=0.0)
+    check_real("atol", atol, minimum=0.0)
     A, Bs = np.asarray(sections_a, dtype=np.float64), np.asarray(sections_b, dtype=np.float64)
     if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2] or A.shape[2] != 3:
         raise ValueError(f"sections_a and sections_b must be (B, K, 3) with the same B; got {A.shape}, {Bs.shape}")
@@ -337,13 +340,13 @@ def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None
     rho_b, _, rad_b = _rotation_of_points(Bs, cap)
     miss, res = np.zeros(n), np.zeros(n)
     for i in range(n):
-        res[i] = max(section_resolution(A[i]), section_resolution(Bs[i]))
+        res[i] = max(section_resolution(A[i]), section_resolution(Bs[i]), atol)
         if res[i] > 0:
-            miss[i] = max(miss_share(A[i], Bs[i], res[i]) if np.ptp(Bs[i], 0).max() < res[i] * 2 ** 20 else 1.0,
-                          miss_share(Bs[i], A[i], res[i]) if np.ptp(A[i], 0).max() < res[i] * 2 ** 20 else 1.0)
+            miss[i] = max(miss_share(A[i], Bs[i], res[i]) if np.ptp(Bs[i], 0).max() <= res[i] * 2 ** 20 else 1.0,
+                          miss_share(Bs[i], A[i], res[i]) if np.ptp(A[i], 0).max() <= res[i] * 2 ** 20 else 1.0)
         else:  # both fixed points: the same only where they coincide
             miss[i] = float(np.abs(A[i, 0] - Bs[i, 0]).max() > 1e-9)
-    differ = (pa != pb) | (miss > share) | (np.abs(rad_a - rad_b) > res)
+    differ = (pa != pb) | (miss > share) | ((pa == 0) & (pb == 0) & (np.abs(rad_a - rad_b) > res))
     if lyapunov_a is not None and lyapunov_b is not None:
         tori = (pa == 0) & (pb == 0) & (np.abs(lyapunov_a) <= 1e-3) & (np.abs(lyapunov_b) <= 1e-3)
         both = tori & np.isfinite(rho_a) & np.isfinite(rho_b)
