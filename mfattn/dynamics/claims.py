@@ -380,7 +380,7 @@ CLAIMS = [
               for b, t in zip(s["f4_betas"], s["f4_tau_01"]))
               + " (the whole saved series); the context holds L = 4 tokens. "
               + _windows_text(s, "f4_tau_01_windows", lambda v: f"{v:.0f}",
-                              f"the 0.1 decay time within {s.get('f4_window_lag', '?')} lags (steps)")),
+                              f"the 0.1 decay time within {s.get('f4_window_lag_01', '?')} lags (steps)")),
           numbers=lambda s: {**{f"0.1 decay time at beta = {b:g} (steps)": _steps(t)
                                 for b, t in zip(s["f4_betas"], s["f4_tau_01"])}, "context length L": L},
           examples={"holds": _MEM, "partly": {**_MEM, "f4_tau_01": [None, None, 40, None, 66, 241]},

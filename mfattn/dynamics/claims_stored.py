@@ -97,7 +97,7 @@ def _flat(full: dict) -> dict[str, Any]:
         out.update({f"f4_{k}": f4[k] for k in ("betas", "lyapunov", "period", "lyapunov_ours", "period_ours",
                                                "differ", "start", "tau_e", "tau_01")})
         out.update({f"f4_{k}": f4[k] for k in ("lyapunov_windows", "lyapunov_window", "tau_e_windows",
-                                               "tau_01_windows", "window_lag", "islands") if k in f4})
+                                               "tau_01_windows", "window_lag", "window_lag_01", "islands") if k in f4})
     if "finite_n" in s:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],

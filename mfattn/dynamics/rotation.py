@@ -285,12 +285,10 @@ def miss_share(a: np.ndarray, b: np.ndarray, h: float) -> float:
     inside = np.all((a >= lo) & (a <= hi), axis=1)  # a point outside b's box grown by h is certainly a miss
     origin = lo - h
     kb = np.unique(_voxel_keys(b, h, origin))
-    ka = _voxel_keys(a[inside], h, origin)
-    near = np.zeros(len(ka), dtype=bool)
-    for off in _OFFSETS:
-        k = ka + off
-        pos = np.minimum(np.searchsorted(kb, k), kb.size - 1)
-        near |= kb[pos] == k
+    ka = np.sort(_voxel_keys(a[inside], h, origin))  # sorted: each row of queries below is sorted (fast search)
+    k = ka[None, :] + _OFFSETS[:, None]  # (27, n): the voxels around each point
+    pos = np.minimum(np.searchsorted(kb, k), kb.size - 1)
+    near = (kb[pos] == k).any(axis=0)
     return float(1.0 - near.sum() / len(a))
 
 
@@ -321,7 +319,7 @@ def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None
     the next, and two samples of one circle look like two).
 
     Two attractors differ when their periods differ (0 = none found); or, at the resolution h of the sections
-    (:func:`section_resolution`, the larger of the two), when more than ``share`` of either's points lie farther than
+    (:func:`section_resolution`, the larger of the two; ``atol`` for two cycles of one period), when more than ``share`` of either's points lie farther than
     one voxel of side h from the other (:func:`miss_share`; h is at least ``atol``, the float32 precision of stored
     sections), or, both without a period, their RMS radii about their centroids differ by more than h (a cycle's
     radius depends on where the saved window cuts it); or, where both are tori (no period, |λ_max| <= 1e-3, given ``lyapunov_*``), when their rotation numbers
@@ -340,7 +338,10 @@ def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None
     rho_b, _, rad_b = _rotation_of_points(Bs, cap)
     miss, res = np.zeros(n), np.zeros(n)
     for i in range(n):
-        res[i] = max(section_resolution(A[i]), section_resolution(Bs[i]), atol)
+        if pa[i] != pb[i]:
+            continue  # different periods: different attractors, nothing to measure
+        # a cycle's section is its few points: compared at the float32 floor; other sections at their resolution
+        res[i] = atol if pa[i] > 0 else max(section_resolution(A[i]), section_resolution(Bs[i]), atol)
         if res[i] > 0:
             miss[i] = max(miss_share(A[i], Bs[i], res[i]) if np.ptp(Bs[i], 0).max() <= res[i] * 2 ** 20 else 1.0,
                           miss_share(Bs[i], A[i], res[i]) if np.ptp(A[i], 0).max() <= res[i] * 2 ** 20 else 1.0)
