@@ -148,11 +148,11 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.
     "dmft": {
-        "quick": {"protocol": "short", "fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 24000,
+        "quick": {"protocol": "short", "fig3a": [0.0, 3.0, 301], "fig3b": [1.24, 1.28, 201], "steps": 20000,
                   "transient": 4000,
-                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 24000,
-                  "fig4_transient": 12000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 61],
-                  "coexist_steps": 10000, "coexist_transient": 2000, "coexist_points": 2000,
+                  "fig4_betas": [1.255, 1.26405, 1.266, 1.27, 1.28, 1.4], "fig4_steps": 20000,
+                  "fig4_transient": 8000, "context_betas": [3.0, 2.0, 1.4, 1.28], "context_grid": [1.2, 1.45, 41],
+                  "coexist_steps": 8000, "coexist_transient": 2000, "coexist_points": 1500,
                   "symmetric_grid": [0.0, 3.0, 61], "symmetric_steps": 6000, "symmetric_transient": 3000,
                   "gamma_betas": [1.0, 2.0, 41], "gammas": [100.0, 300.0, 21], "gamma_steps": 6000,
                   "gamma_transient": 3000, "validate_n": 30, "validate_reps": 4000, "validate_t": 12,
