@@ -185,3 +185,15 @@ def test_stored_full_numbers_hold_beyond_and_decide_every_claim_but_the_tongues(
     assert {i for i, d in decided.items() if d.verdict == "not tested"} == waiting
     assert all("predate this claim's rule" in decided[i].note for i in waiting)
     assert all(d.numbers and d.note for i, d in decided.items() if i not in waiting)
+
+
+def test_notes_quote_the_spread_over_windows_and_the_islands(stored):
+    # the Fig. 4 λ and the decay times are quoted with their spread over windows of one orbit; a stored run without
+    # them says so instead of quoting one number as if it had no spread
+    decided = {c.id: d for c, d in verdicts.decide_chapter(stored, "dmft")}
+    assert "Over windows of one orbit, λ_max (1000 steps each)" in decided["dmft-planes"].note
+    assert "Over windows of one orbit, the 1/e decay time" in decided["dmft-spectra"].note
+    s = claims._flat(claims.full_numbers(stored))
+    assert len(s["f4_lyapunov_windows"]) == 6 and len(s["f4_islands"]) == 6
+    old = {k: v for k, v in s.items() if not k.endswith(("_windows", "_window", "islands"))}
+    assert "No window-to-window spread of λ_max" in BY_ID["dmft-planes"].decide(old).note

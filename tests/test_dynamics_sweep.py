@@ -4,7 +4,7 @@ import numpy as np
 
 from mfattn.dynamics.diagnostics import bin_counts, classify, section_band, stroboscopic_section
 from mfattn.dynamics.engine import simulate
-from mfattn.dynamics.sweep import save_diagram, sweep
+from mfattn.dynamics.sweep import save_diagram, sweep, sweep_many
 
 
 def test_sweep_resumes_identically(tmp_path):
@@ -93,3 +93,17 @@ def test_saved_rows_are_the_states_of_the_map():
     ctx = simulate(betas, steps=n, transient=n - 1).context
     cont = simulate(betas, steps=20, transient=4, init=ctx)
     np.testing.assert_array_equal(cont.m_o, long.m_o)
+
+
+def test_sweeps_run_together_are_the_sweeps_run_alone():
+    # two diagrams from two contexts in one batched run: each part is bit for bit its own sweep (orbits, λ, levels,
+    # sections), with its own bin scale
+    ctx = {b: simulate([b], 2000, 1999).context_of(0) for b in (3.0, 1.28)}
+    parts = {"a": (np.linspace(2.0, 3.0, 5), ctx[3.0]), "b": (np.linspace(1.24, 1.28, 4), ctx[1.28])}
+    many = sweep_many(parts, 3000, 1000, lyapunov=True, progress=False)
+    for name, (betas, c) in parts.items():
+        one = sweep(betas, 3000, 1000, c, lyapunov=True, progress=False)
+        got = many[name]
+        assert np.array_equal(got.lyapunov, one.lyapunov) and np.array_equal(got.strobe, one.strobe)
+        assert all(np.array_equal(x, y) for x, y in zip(got.levels, one.levels)) and got.max_y == one.max_y
+        np.testing.assert_array_equal(got.bin_counts(), one.bin_counts())

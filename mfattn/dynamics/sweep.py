@@ -26,7 +26,7 @@ from .diagnostics import bin_count_bounds, bin_counts, classify, orbit_period, q
 from .engine import _grid, _progress, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
 
-__all__ = ["LEVELS", "SweepResult", "sweep", "bifurcation_diagram", "all_values_image", "save_diagram"]
+__all__ = ["LEVELS", "SweepResult", "sweep", "sweep_many", "bifurcation_diagram", "all_values_image", "save_diagram"]
 
 #: Fine quantisation of m^o_1 on [−1, 1] kept per β (as uint32) to count the paper's bins for any max_y: a level
 #: (4.7e-10 wide) straddles one of the 5001 bin edges (bins 3.9e-4 wide at max_y ≈ 0.96) with probability ~1e-6,
@@ -105,6 +105,21 @@ class SweepResult:
 
     def classes(self, max_y: float | None = None) -> np.ndarray:
         return classify(self.bin_counts(max_y))
+
+    def subset(self, sl: slice) -> "SweepResult":
+        """The β in ``sl`` as a sweep of their own (a β's orbit does not depend on its batch, so it is what a sweep of
+        those β alone gives); its bin scale ``max_y`` is theirs."""
+        if not isinstance(sl, slice):
+            raise TypeError(f"sl must be a slice; got {type(sl).__name__}")
+        init = self.config["init"]
+        if not isinstance(init, str) and np.asarray(init["att_window"]).ndim == 2:
+            init = {k: np.asarray(v)[sl] for k, v in init.items()}
+        config = {**self.config, "betas": self.betas[sl], "gamma": self.gamma[sl], "epsilon": self.epsilon[sl],
+                  "init": init}
+        return SweepResult(self.betas[sl], self.gamma[sl], self.epsilon[sl], self.band[sl], self.strobe[sl],
+                           self.levels[sl], self.extent[sl], self.period[sl],
+                           None if self.lyapunov is None else self.lyapunov[sl],
+                           {k: v[sl] for k, v in self.contexts.items()}, config, self.model)
 
     def periodic_points(self, i: int, bins: int = 5001) -> np.ndarray:
         """What the paper plots for a periodic orbit: the distinct values of its m^o_1 quantised on the ``bins``
@@ -290,6 +305,32 @@ def _chunk_code() -> str:
     from . import backends, diagnostics, engine, lyapunov, model, tangent_space
 
     return store.code_digest(__file__, engine, backends, diagnostics, lyapunov, model, tangent_space)
+
+
+def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw) -> dict:
+    """Several sweeps in one batched run: ``parts`` maps a name to ``(betas, context)`` (an unbatched context each, a
+    mapping or an ``.npz`` path); returns ``{name: SweepResult}``, each the sweep of its β alone
+    (:meth:`SweepResult.subset`; a β's orbit does not depend on its batch). One run of many β costs little more than one of few (a step's cost is
+    mostly per step), so this is how a chapter runs its diagrams together. ``kw`` as for :func:`sweep`."""
+    if not isinstance(parts, dict) or not parts:
+        raise ValueError("parts must be a non-empty dict name -> (betas, context)")
+    grids, inits = [], []
+    for name, (betas, init) in parts.items():
+        b = _grid(betas, 0.0, 0.0)[0]
+        if isinstance(init, (str, Path)):
+            if str(init) == "token":
+                raise ValueError(f"parts[{name!r}]: sweep_many runs contexts (a token start cannot share a batch "
+                                 "with them: its context fills up step by step); use sweep for a token start")
+            init = load_context(init)
+        if not isinstance(init, dict) or "att_window" not in init:
+            raise ValueError(f"parts[{name!r}] must be (betas, context) with an unbatched context mapping")
+        grids.append(b)
+        inits.append({k: np.repeat(np.asarray(v)[None], b.size, axis=0) for k, v in init.items()})
+    keys = set.intersection(*(set(i) for i in inits))
+    init = {k: np.concatenate([i[k] for i in inits]) for k in keys}
+    res = sweep(np.concatenate(grids), steps, transient, init, **kw)
+    ends = np.cumsum([g.size for g in grids])
+    return {name: res.subset(slice(e - g.size, e)) for name, g, e in zip(parts, grids, ends)}
 
 
 def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,
