@@ -43,7 +43,8 @@ class RotationResult:
 
     rho : rotation number in [0, 1/2]; NaN where the stroboscopic orbit is a fixed point (a period-L orbit)
         or still converging to one (RMS radius of the last quarter of the points < half that of the first).
-    distinct : distinct stroboscopic points (to ``1e-7``, capped at ``cap``): q for a locked q-cycle.
+    distinct : distinct stroboscopic points in the last half of them (to ``1e-7``, capped at ``cap``): q for a
+        locked q-cycle.
     radius : RMS distance of the stroboscopic points from their centroid.
     betas, epsilon, gamma : the grid.
     lyapunov : λ_max of each orbit over the same steps (None unless asked for): a locked window is a periodic
@@ -106,7 +107,9 @@ def _rotation_of_points(x: np.ndarray, cap: int):
     theta = np.arctan2(v, u)
     d = np.angle(np.exp(1j * np.diff(theta, axis=1)))  # wrapped to (−π, π]
     rho = np.abs(d.mean(1)) / (2 * np.pi)
-    rounded = np.round(x / 1e-7).astype(np.int64)
+    # counted on the last half of the points: a cycle still converging (λ_max < 0 but near 0, as next to a window's
+    # edge) carries its transient in the first ones, and is a cycle of q points only in the last
+    rounded = np.round(x[:, x.shape[1] // 2:] / 1e-7).astype(np.int64)
     distinct = np.array([min(np.unique(r, axis=0).shape[0], cap) for r in rounded])
     # A fixed point of the stroboscopic map (a period-L orbit) has no angle; an orbit still spiralling into
     # one (near the Neimark-Sacker point, |μ| ≈ 1) shows the Floquet angle, not a rotation number: both NaN.
