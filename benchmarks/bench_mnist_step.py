@@ -32,12 +32,22 @@ per step, or (``--weights``) any model of :func:`mfattn.implicit.train.train_mni
 full protocol (``python -m mfattn reproduce --profile full --chapter deq`` trains it), where
 both solvers use all 40 + 40 iterations and only the cost per evaluation differs.
 
+Before and after (``--baseline DIR``): DIR holds an earlier checkout of this project's ``mfattn``
+package (e.g. ``git archive <commit> mfattn | tar -x -C DIR``); it is imported under another name and
+its model, built from the same weights, is timed in the same loop as a third side. The saved entry then
+has ``baseline_ms`` and ``speedup_baseline`` (reference / baseline) beside ``mfattn_ms`` and ``speedup``
+(reference / mfattn), all from one run on one machine (``cpu``: the model name in /proc/cpuinfo).
+
 Run:  python benchmarks/bench_mnist_step.py [--steps 40] [--trained] [--save] [--reference .scratch/ref]
+                                            [--baseline DIR --baseline-label "commit 38851a1"]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import os
 import statistics
 import sys
 import time
@@ -125,6 +135,32 @@ def copy_into_reference(ref, state: dict) -> None:
     ref.load_state_dict(mapped, strict=True)
 
 
+def baseline_package(folder: Path, name: str = "mfattn_baseline"):
+    """The ``mfattn`` package found in ``folder`` (an earlier checkout), imported as ``name`` so that it
+    lives beside the current one; returns its ``(models, train)`` modules."""
+    init = folder / "mfattn" / "__init__.py"
+    if not init.is_file():
+        raise FileNotFoundError(f"--baseline: no mfattn package under {folder}")
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(f"{name}.implicit.models"), importlib.import_module(f"{name}.implicit.train")
+
+
+def cpu_model() -> str:
+    """The processor's model name (/proc/cpuinfo), or what :mod:`platform` knows."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations):
     """Train each model of ``models`` (with the optimiser ``optimizers[i](model)`` its own
     training code uses) on the same batches, alternating which one steps first
@@ -175,6 +211,9 @@ def main(argv=None) -> int:
     parser.add_argument("--label", default=None,
                         help="name of this measurement in the saved file "
                              "(default: 'initialisation' or the weights' file name)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="folder with an earlier checkout of the mfattn package, timed in the same run (before/after)")
+    parser.add_argument("--baseline-label", default=None, help="what the baseline is (e.g. its commit)")
     parser.add_argument("--save", action="store_true",
                         help="store the numbers in data/benchmarks/bench_mnist_step.json (read by chapter 2)")
     args = parser.parse_args(argv)
@@ -211,6 +250,11 @@ def main(argv=None) -> int:
         state = torch.load(args.weights, map_location="cpu", weights_only=True)  # a state dict: tensors only
         ours.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
     copy_into_reference(ref, ours.state_dict())  # identical starting point, identical batches
+    base = None
+    if args.baseline is not None:
+        base_models, base_train = baseline_package(args.baseline)
+        base = base_models.build_model(args.seed, correction=args.correction, **memory)
+        base.load_state_dict(ours.state_dict())
     with torch.no_grad():
         probe = x[:8]
         ours.eval(), ref.eval()
@@ -222,9 +266,19 @@ def main(argv=None) -> int:
         last["ref"] = counts["iterations"]
         return float(value)
 
-    (c_ref, w_ref, it_ref, loss_ref), (c_our, w_our, it_our, loss_our) = time_steps(
-        [ref, ours], [lambda m: torch.optim.Adam(m.parameters(), lr=5e-4), lambda m: make_optimizer(m, 5e-4)],
-        x, y, order, args.steps, args.warmup, args.batch, [ref_iterations, our_iterations])
+    def base_iterations():
+        stats = base.attention.last_stats
+        return float(stats["forward"].trace.shape[0] + stats["backward"].trace.shape[0])
+
+    models = [ref, ours] + ([base] if base is not None else [])
+    makers = [lambda m: torch.optim.Adam(m.parameters(), lr=5e-4), lambda m: make_optimizer(m, 5e-4)]
+    counters = [ref_iterations, our_iterations]
+    if base is not None:
+        makers.append(lambda m: base_train.make_optimizer(m, 5e-4))
+        counters.append(base_iterations)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    timed = time_steps(models, makers, x, y, order, args.steps, args.warmup, args.batch, counters)
+    (c_ref, w_ref, it_ref, loss_ref), (c_our, w_our, it_our, loss_our) = timed[:2]
     print(f"MNIST train step, batch {args.batch}, Anderson 40/40 @ tol 1e-4 (history: reference 5, mfattn "
           f"{our_memory}), correction on {args.correction}, "
           f"{args.threads} thread(s), torch {torch.__version__}, median of {args.steps} steps after "
@@ -233,6 +287,11 @@ def main(argv=None) -> int:
           f"  solver iterations/step (fwd+bwd) {it_ref:5.1f}  last loss {loss_ref:.3f}")
     print(f"  mfattn                                   : {1e3 * c_our:7.1f} ms CPU/step ({1e3 * w_our:7.1f} ms wall)"
           f"  solver iterations/step (fwd+bwd) {it_our:5.1f}  last loss {loss_our:.3f}")
+    if base is not None:
+        c_base, w_base, it_base, loss_base = timed[2]
+        print(f"  mfattn baseline ({args.baseline_label or args.baseline}): {1e3 * c_base:7.1f} ms CPU/step "
+              f"({1e3 * w_base:7.1f} ms wall)  solver iterations/step (fwd+bwd) {it_base:5.1f}  last loss {loss_base:.3f}")
+        print(f"  speed-up (reference / baseline): {c_ref / c_base:.2f}x CPU time; baseline / mfattn {c_base / c_our:.2f}x")
     print(f"  speed-up (reference / mfattn): {c_ref / c_our:.2f}x CPU time, {w_ref / w_our:.2f}x wall time")
     if args.save:
         import platform
@@ -250,8 +309,13 @@ def main(argv=None) -> int:
             "batch": args.batch, "steps": args.steps, "warmup": args.warmup, "threads": args.threads,
             "correction": args.correction, "seed": args.seed, "torch": torch.__version__,
             "weights": str(args.weights) if args.weights else "initialisation (seed)",
-            "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
+            "machine": f"{platform.machine()}, {platform.system()}", "cpu": cpu_model(),
+            "cpu_count": os.cpu_count(), "load_average_at_start": load,
             "python": platform.python_version()}
+        if base is not None:
+            runs[label].update({"baseline": args.baseline_label or str(args.baseline), "baseline_ms": 1e3 * c_base,
+                                "baseline_wall_ms": 1e3 * w_base, "baseline_iterations_per_step": it_base,
+                                "speedup_baseline": c_ref / c_base, "baseline_over_mfattn": c_base / c_our})
         store.atomic_write_json(path, runs)
         print(f"  saved to {path}")
     return 0

@@ -199,10 +199,10 @@ def test_finished_run_is_loaded_from_cache(tmp_path, monkeypatch):
     assert second.confusion().sum() == 100
     assert np.trace(second.confusion()) == round(second.test_accuracy * 100)
     # Another configuration, or the same one with changed solver/layer code, gets its own folder.
-    import mfattn.implicit.train as mt
-    assert mt.run_dir(tiny(epochs=1, train_limit=100, lr=1e-3)) != first.folder
-    monkeypatch.setattr(mt, "code_version", lambda: "changed")
-    assert mt.run_dir(cfg) != first.folder
+    import mfattn.implicit.runs as runs
+    assert runs.run_dir(tiny(epochs=1, train_limit=100, lr=1e-3)) != first.folder
+    monkeypatch.setattr(runs, "code_version", lambda: "changed")
+    assert runs.run_dir(cfg) != first.folder
 
 
 @needs_mnist

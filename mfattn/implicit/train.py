@@ -14,18 +14,19 @@ predictions. Guarantees:
   weights an uninterrupted run would have.
 * **Cached.** Results live in ``cache_dir("deq", "mnist", <hash of the config and of the
   code>)``; a finished run with the same configuration and code is loaded instead of recomputed.
+
+This module is the training loop (and ``python -m mfattn.implicit.train``). The run's configuration,
+folder, checkpoints and results are :mod:`mfattn.implicit.runs`; evaluation and the readings of a
+run's logs are :mod:`mfattn.implicit.evaluation`. Their public names are importable from here too.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import io
 import math
-import pickle
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,260 +35,26 @@ import torch
 import torch.nn.functional as F
 
 from ..companion import caches, store
+from .evaluation import _convergence_warning, _coupling_norms, confusion_matrix, evaluate, settling_curve
 from .mnist import load_mnist
-from .models import ATTENTION_DEFAULTS, build_model
+from .models import build_model
+from .runs import (_EVAL_KEYS, _LOG_KEYS, RESULT_VERSION, TrainConfig, TrainResult, _entry_key, _load_checkpoint,
+                   _load_result, _save_checkpoint, _save_weights, _weights_path, code_version, finished_result,
+                   run_dir, run_progress)
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "make_optimizer", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
            "run_progress", "code_version", "finished_result", "main"]
-
-#: Bump when the meaning of stored results changes, so old caches are not reused.
-RESULT_VERSION = 1
 
 
 class TrainingInterrupted(RuntimeError):
     """Raised by ``interrupt_after`` (a test aid that simulates a crash after a given step)."""
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that determines a training run (and hence its cache key).
-
-    ``epochs``, ``batch_size`` and ``lr`` default to the blog's protocol (20 epochs of
-    Adam at 5e-4, batch 60). For quick runs, ``train_limit``/``test_limit`` keep the
-    first examples of each split and ``steps_per_epoch`` cuts epochs short.
-    ``attention`` overrides :data:`mfattn.implicit.models.ATTENTION_DEFAULTS`, e.g.
-    ``{"correction": "m"}`` or ``{"grad": "phantom"}``. ``weights_every`` keeps the model's weights at
-    step 0, every ``weights_every`` steps and at the end (``weights/step_NNNNNN.pt``, about 160 kB each),
-    so the trained layer can be analysed over training (its Jacobian's spectral radius, its correction).
-    """
-
-    epochs: int = 20
-    batch_size: int = 60
-    lr: float = 5e-4
-    seed: int = 0
-    train_limit: int | None = None
-    test_limit: int | None = None
-    steps_per_epoch: int | None = None
-    dim: int = 10
-    channels: int = 32
-    attention: dict[str, Any] = field(default_factory=dict)
-    snapshot_every: int = 100
-    eval_every: int | None = None
-    checkpoint_every: int | None = None
-    eval_batch_size: int = 1000
-    weights_every: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size", "dim", "channels", "snapshot_every", "eval_batch_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        for name in ("train_limit", "test_limit", "steps_per_epoch", "eval_every", "checkpoint_every",
-                     "weights_every"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise ValueError(f"{name} must be a positive integer or None; got {value!r}")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
-        if not (isinstance(self.lr, (int, float)) and self.lr > 0):
-            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
-        unknown = sorted(set(self.attention) - set(ATTENTION_DEFAULTS) - {"anderson_m", "damping", "weight_init_std"})
-        if unknown:
-            raise ValueError(f"attention has unknown option(s) {unknown}; known: {sorted(ATTENTION_DEFAULTS)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
-        return cls(**d)
-
-
-def code_version() -> str:
-    """A digest of the code that determines a training result (solver, layer, model, loop): a change
-    of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
-    instead of stale results."""
-    from .. import deq
-    from . import meanfield, models
-
-    return store.code_digest(deq, meanfield, models, __file__)
-
-
-def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
-    """The cache folder of ``config`` on ``device``'s type (CPU and CUDA results differ in the
-    last bits) for the current :func:`code_version`."""
-    key = store.config_hash({"config": config.to_dict(), "device": torch.device(device).type,
-                             "version": RESULT_VERSION, "code": code_version()})
-    return store.cache_dir("deq", "mnist", key)
-
-
 def epoch_order(n: int, seed: int, epoch: int) -> torch.Tensor:
     """The permutation of ``n`` training examples used in ``epoch`` (depends only on seed and epoch)."""
     gen = torch.Generator().manual_seed(1_000_003 * seed + epoch)
     return torch.randperm(n, generator=gen)
-
-
-@torch.no_grad()
-def evaluate(model, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1000) -> dict[str, Any]:
-    """Mean cross-entropy, accuracy and predictions (n,) of ``model`` on ``(x, y)``, in eval mode."""
-    was_training = model.training
-    model.eval()
-    device = next(model.parameters()).device
-    loss, preds = 0.0, []
-    for start in range(0, len(y), batch_size):
-        xb, yb = x[start:start + batch_size].to(device), y[start:start + batch_size].to(device)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", _convergence_warning())  # e.g. the plain-iteration variant
-            logits = model(xb)
-        loss += F.cross_entropy(logits, yb, reduction="sum").item()
-        preds.append(logits.argmax(1).cpu())
-    model.train(was_training)
-    pred = torch.cat(preds)
-    return {"loss": loss / len(y), "accuracy": (pred == y).double().mean().item(), "pred": pred.numpy()}
-
-
-def confusion_matrix(labels: np.ndarray, pred: np.ndarray, classes: int = 10) -> np.ndarray:
-    """Counts C[true, predicted] (classes, classes); labels and predictions are integers in [0, classes)."""
-    labels, pred = np.asarray(labels), np.asarray(pred)
-    if labels.shape != pred.shape or (labels.size and not 0 <= min(labels.min(), pred.min()) <= max(labels.max(), pred.max()) < classes):
-        raise ValueError(f"labels and pred must be integers in [0, {classes}) of one shape; got {labels.shape}, {pred.shape}")
-    return np.bincount(labels * classes + pred, minlength=classes * classes).reshape(classes, classes)
-
-
-@dataclass
-class TrainResult:
-    """What a training run leaves behind (all arrays are numpy).
-
-    ``steps`` log, per optimiser step: ``loss``, ``batch_accuracy``, ``forward_iterations`` and
-    ``backward_iterations`` (mean over the batch), ``forward_residual`` (max over the batch),
-    ``forward_converged`` (fraction of the batch below tol). ``evals`` log
-    ``eval_step``, ``eval_epoch``, ``test_loss``, ``test_accuracy``. ``snapshot_step`` (S,) and
-    ``coupling_norms`` (S, N, N) hold ||J_ij||_F during training (first: initialisation, last:
-    end). ``test_labels``/``test_pred`` are the final predictions.
-    """
-
-    config: TrainConfig
-    history: dict[str, np.ndarray]
-    summary: dict[str, Any]
-    folder: Path
-
-    @property
-    def test_accuracy(self) -> float:
-        return float(self.summary["test_accuracy"])
-
-    def confusion(self) -> np.ndarray:
-        return confusion_matrix(self.history["test_labels"], self.history["test_pred"])
-
-    def load_model(self, device=None):
-        """The trained model (weights read from ``model.pt``)."""
-        cfg = self.config
-        model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
-        state = torch.load(self.folder / "model.pt", map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
-        return model.to(device) if device is not None else model
-
-
-    def weight_steps(self) -> list[int]:
-        """The steps whose weights were kept (``weights_every``), in order; [] when none were."""
-        folder = self.folder / "weights"
-        return sorted(int(p.stem.split("_")[1]) for p in folder.glob("step_*.pt")) if folder.is_dir() else []
-
-    def load_model_at(self, step: int, device=None):
-        """The model with the weights it had after ``step`` optimiser steps (one of :meth:`weight_steps`)."""
-        steps = self.weight_steps()
-        if step not in steps:
-            raise ValueError(f"step must be one of the kept steps {steps[:3]}...{steps[-2:]}; got {step!r}"
-                             if steps else f"no weights were kept for this run (weights_every=None); step={step!r}")
-        cfg = self.config
-        model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
-        model.load_state_dict(torch.load(_weights_path(self.folder, step), map_location="cpu", weights_only=True))
-        return model.to(device) if device is not None else model
-
-
-def _coupling_norms(model) -> np.ndarray:
-    """(N, N) ||J_ij||_F of learned couplings; NaN for the interaction variants, whose couplings
-    depend on the input (softmax) or do not exist (MLP-mixer)."""
-    layer = model.attention
-    if layer.interaction == "linear":
-        return layer.coupling_norms().detach().cpu().numpy()
-    return np.full((layer.num_spins, layer.num_spins), np.nan, dtype=np.float32)
-
-
-def _weights_path(folder: Path, step: int) -> Path:
-    return folder / "weights" / f"step_{step:06d}.pt"
-
-
-def _save_weights(folder: Path, step: int, model: torch.nn.Module) -> None:
-    """Keep ``model``'s weights after ``step`` steps (atomically; a resumed run rewrites the same bytes)."""
-    path = _weights_path(folder, step)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, buf)
-    store.atomic_write_bytes(path, buf.getvalue())
-
-
-_LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
-             "forward_converged")
-_EVAL_KEYS = ("eval_step", "eval_epoch", "test_loss", "test_accuracy")
-
-
-def _convergence_warning() -> type[Warning]:
-    from ..deq import ConvergenceWarning
-    return ConvergenceWarning
-
-
-def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """Write ``state`` atomically with its cache record (key, code, content hash: :mod:`~mfattn.companion.caches`)."""
-    buf = io.BytesIO()
-    torch.save({**state, caches.RECORD: caches.cache_record(state, _entry_key(path), code_version())}, buf)
-    store.atomic_write_bytes(path, buf.getvalue())
-
-
-def _entry_key(path: Path) -> str:
-    return f"{path.parent.name}/{path.name}"
-
-
-def _load_checkpoint(path: Path) -> dict[str, Any] | None:
-    """A checkpoint of tensors and plain types, verified against its record; None (with a
-    :class:`~mfattn.companion.caches.CacheWarning` naming it: the run starts afresh) when it is truncated,
-    planted, another run's or other code's. A pickle that is more than tensors and plain types (one that
-    could run code) is refused."""
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as err:
-        raise ValueError(f"refusing to load {path}: not only tensors and plain types; delete it to start afresh") from err
-    except (RuntimeError, EOFError, OSError, ValueError) as err:  # truncated or damaged (torch's zip reader)
-        if isinstance(err, (FileNotFoundError, PermissionError)):
-            raise
-        why = f"is truncated or damaged ({type(err).__name__}: {str(err).splitlines()[0][:100]})"
-    else:
-        record = state.pop(caches.RECORD, None) if isinstance(state, dict) else None
-        why = caches.check_cache_record(record, state, _entry_key(path), code_version())
-        if why is None:
-            return state
-    warnings.warn(f"cache entry {path} {why}; starting the run afresh", caches.CacheWarning, stacklevel=2)
-    return None
-
-
-def _load_result(folder: Path) -> TrainResult | None:
-    """The finished run stored in ``folder``, verified (its record, its content, the SHA-256 of its history,
-    model and kept weights); None when there is none, or (with a CacheWarning naming it) when it fails."""
-    summary = caches.load_cached_json(folder / "result.json", key=_entry_key(folder / "result.json"),
-                                      code=code_version())
-    if summary is None:
-        return None
-    history = store.load_npz(folder / "history.npz")
-    return TrainResult(TrainConfig.from_dict(summary["config"]), history, summary, folder)
-
-
-def finished_result(config: TrainConfig, device: torch.device | str = "cpu",
-                    folder: str | Path | None = None) -> TrainResult | None:
-    """The finished, verified run of ``config`` in the cache (or ``folder``), never training; None if
-    there is none (or it fails verification: a CacheWarning names it)."""
-    if not isinstance(config, TrainConfig):
-        raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
-    return _load_result(Path(folder) if folder is not None else run_dir(config, device))
 
 
 def make_optimizer(model: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
@@ -501,40 +268,6 @@ def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = Fals
                        eval_every=None if variant else sizes["eval_every"],
                        checkpoint_every=100, attention=dict(attention),  # a mid-run checkpoint every ~20 s
                        weights_every=None if variant else sizes["eval_every"])
-
-
-def settling_curve(norms: np.ndarray) -> np.ndarray:
-    """Distance of each snapshot of the norm matrix to the final one (pattern and growth of the norms alike).
-
-    ``||A_t - A_T||_F / ||A_T||_F`` for the snapshots ``A_t`` (S, N, N) of ``||J_ij||_F``; returns (S,).
-    """
-    norms = np.asarray(norms, dtype=np.float64)
-    if norms.ndim != 3 or norms.shape[1] != norms.shape[2]:
-        raise ValueError(f"norms must have shape (S, N, N); got {norms.shape}")
-    final = norms[-1]
-    return np.linalg.norm((norms - final).reshape(len(norms), -1), axis=1) / np.linalg.norm(final)
-
-
-def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
-                 folder: str | Path | None = None) -> dict[str, Any] | None:
-    """How far the run of ``config`` got: finished or not, epochs and steps done, the test
-    evaluations so far, mean solver iterations over the last 500 steps, CPU/GPU seconds spent.
-    None when the run never wrote a checkpoint."""
-    folder = Path(folder) if folder is not None else run_dir(config, device)
-    res = _load_result(folder)
-    state = _load_checkpoint(folder / "checkpoint.pt") if res is None and (folder / "checkpoint.pt").is_file() else None
-    if res is not None:
-        h, epochs, finished, wall = res.history, config.epochs, True, res.summary["wall_time_s"]
-        evals = {k: h[k].tolist() for k in _EVAL_KEYS}
-        fwd = h["forward_iterations"]
-    elif state is not None:
-        epochs, finished, wall, evals = state["epoch"], False, state["elapsed"], state["evals"]
-        fwd = np.asarray(state["logs"]["forward_iterations"])
-    else:
-        return None
-    return {"finished": finished, "epochs_done": epochs, "epochs": config.epochs, "steps_done": len(fwd),
-            "evals": evals, "mean_forward_iterations_last_500": float(np.mean(fwd[-500:])) if len(fwd) else None,
-            "seconds": wall, "config": config.to_dict(), "device": torch.device(device).type}
 
 
 def main(argv: list[str] | None = None) -> int:
