@@ -65,6 +65,28 @@ def test_patch_tokens_are_row_major_and_local():
     assert torch.equal(emb(bumped), base)  # the bottom-right corner is outside every token
 
 
+def test_the_fast_embedding_reads_exactly_the_pixels_that_reach_a_token():
+    # The fast path crops the image to _USED_PIXELS rows and columns; the plain layer stack (self.features)
+    # is the oracle for which pixel rows can change a token: a bright pixel in each row of column 12 (positive
+    # filters, so it survives ReLU and max-pool).
+    from mfattn.implicit.models import _USED_PIXELS
+
+    emb = PatchEmbedding(D, C).double()
+    with torch.no_grad():
+        for conv in (emb.features[0], emb.features[3]):
+            conv.weight.abs_()
+            conv.bias.zero_()
+    x = torch.zeros(1, 1, 28, 28, dtype=torch.float64)
+    base = emb.features(x)
+    used = []
+    for r in range(28):
+        bumped = x.clone()
+        bumped[0, 0, r, 12] = 10.0
+        if not torch.equal(emb.features(bumped), base):
+            used.append(r)
+    assert used == list(range(_USED_PIXELS))
+
+
 def test_fast_embedding_equals_the_plain_layer_stack():
     # forward() pools before the ReLU in channels-last layout, the first convolution an
     # im2col product; values and gradients must be those of the plain conv -> ReLU -> pool
