@@ -1,0 +1,249 @@
+"""Expanding attention's mechanism: a geometric prior over how far back the query's parent lies.
+
+Singh & Buckley (2023, Sec. 5) replace attention's implicit uniform prior over edges by a geometric
+prior on the distance t ≥ 1 from the query, p(t | q) ∝ (1 - q)^t, with a conjugate Beta(α, β)
+hyper-prior on q. Their iteration alternates
+
+    attention:   a_t ∝ exp(s_t + t · slope(α, β)),   t inside the window t < m(α, β)
+    hyper-prior: α ← α + 1,  β ← β + Σ_t a_t · t     (accumulating: once per sweep)
+
+where s_t = q·k_t/√d are the usual scores. This is *not* coordinate-ascent mean-field inference
+of the model it states: the same single edge is counted once per sweep, so α and β grow with the
+number of sweeps. Only the m = ⌈H⌉ most recent tokens are scored, with H = log(0.05)/log(1 - q̃)
+the horizon holding 95 % of the prior's mass, so the context window grows while the posterior says
+the parent lies further back. Two slopes are offered:
+
+    paper: slope = log(1 - q̃)           (the geometric log-prior itself)
+    code : slope = -1 / H(q̃)            (the public code: a linear ramp reaching -1 at the horizon)
+
+and three updates (``UPDATES``): ``plugin`` and ``digamma``, the paper's accumulating update with the
+plug-in estimate q̃ = α/(α+β) (the paper's step 1 and the public code) or the digamma estimate
+q̃ = 1 - exp(ψ(β) - ψ(α+β)), i.e. log(1 - q̃) = E_Beta[log(1 - q)]; and ``cavi``, coordinate-ascent
+variational inference for t ~ Geometric(q) on {1, 2, ...}, q ~ Beta(α₀, β₀), with q(t) q(q)
+factorised:
+
+    q(t) ∝ exp(s_t + t · E[log(1 - q)])                  (E over the current Beta(α, β))
+    q(q) = Beta(α₀ + 1, β₀ + E[t - 1])                  (recomputed from the prior every sweep)
+
+iterated to its fixed point (|ΔH| < tol). Its window is the 95 % horizon of the *current* q(q), so
+it moves down as well as up: q(t) is truncated to a window that changes between sweeps, and the
+ELBO of the untruncated model need not rise at a sweep where the window shrinks (a CAVI step on a
+fixed support never lowers it; see :func:`expanding_elbo`).
+
+Everything is batched: α, β, the horizon, the window and a stopping flag are (B,) tensors and
+the window is a mask, so one iteration is a few tensor ops for the whole batch. The paper's rules
+stop a sequence when its horizon passes T, shrinks or grows by less than ``tol``; the output and
+the recorded window are those of the *stopping* sweep, so a sequence whose last sweep shrank the
+horizon ends with the narrower window (not the widest it reached, which ``reach`` records).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
+
+__all__ = ["SLOPES", "UPDATES", "geometric_horizon", "effective_q", "prior_slope", "ExpandingResult",
+           "expanding_attention", "expanding_elbo"]
+
+SLOPES = ("paper", "code")
+#: ``plugin``/``digamma``: the paper's accumulating hyper-prior updates with the plug-in or the digamma
+#: estimate of q; ``cavi``: coordinate-ascent VI (α = α₀ + 1, β = β₀ + E[t - 1] every sweep).
+UPDATES = ("plugin", "digamma", "cavi")
+
+
+# ----------------------------------------------------------------------------- the prior
+def geometric_horizon(q: torch.Tensor, mass: float = 0.95) -> torch.Tensor:
+    """H(q) = log(1 - mass) / log(1 - q): the distance by which the geometric prior holds ``mass``."""
+    return math.log(1.0 - mass) / torch.log1p(-q)
+
+
+def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin") -> torch.Tensor:
+    """The hyper-prior's point estimate of q.
+
+    plugin : q̃ = α / (α + β)                          (the posterior mean; the public code)
+    digamma, cavi: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
+    """
+    _check_choice("update", update, UPDATES)
+    if update == "plugin":
+        return alpha / (alpha + beta)
+    return -torch.expm1(torch.digamma(beta) - torch.digamma(alpha + beta))
+
+
+def prior_slope(q: torch.Tensor, slope: str = "paper", mass: float = 0.95) -> torch.Tensor:
+    """Log-prior per unit distance: paper log(1 - q); code -1/H(q) (H the ``mass`` horizon)."""
+    _check_choice("slope", slope, SLOPES)
+    if slope == "paper":
+        return torch.log1p(-q)
+    return -1.0 / geometric_horizon(q, mass)
+
+
+# ----------------------------------------------------------------------------- the mechanism
+class ExpandingResult(NamedTuple):
+    """Output of :func:`expanding_attention` (B = batch, T = sequence length incl. the query)."""
+
+    output: torch.Tensor        # (B, dv)   Σ_t a_t v_t
+    attention: torch.Tensor     # (B, T)    a_t, zero outside the window and on the query itself
+    window: torch.Tensor        # (B,) long ⌈H⌉ at the last iteration (may exceed T, as in the code)
+    horizon: torch.Tensor       # (B,)      H at the last iteration
+    iterations: torch.Tensor    # (B,) long number of iterations performed (≥ 1)
+    alpha: torch.Tensor         # (B,)      hyper-prior after the updates
+    beta: torch.Tensor          # (B,)
+    history: list | None        # per iteration: dict(q, horizon, window, attention, active)
+    slope_final: torch.Tensor | None = None   # (B,) the prior slope of the last iteration
+    reach: torch.Tensor | None = None         # (B,) long: the widest window min(m, T) of any sweep run, so
+    #                                           reach - 1 keys were scored (the first window always is)
+
+
+def _check_hyper_prior(alpha0, beta0) -> None:
+    for name, value in (("alpha0", alpha0), ("beta0", beta0)):
+        v = torch.as_tensor(value).detach()
+        if not bool(torch.all(v > 0) & torch.all(torch.isfinite(v))):
+            raise ValueError(f"{name} (Beta hyper-prior) must be positive and finite; got {value!r}")
+
+
+def _stop(h: torch.Tensor, h_old: torch.Tensor, T: int, tol: float, update: str) -> torch.Tensor:
+    """Which sequences stop after this sweep. The paper's rules: the horizon passes T, shrinks, or grows
+    by less than ``tol``; CAVI: the horizon (a function of β, the only moving parameter) moved by < tol."""
+    if update == "cavi":
+        return (h - h_old).abs() < tol
+    return (h > T) | (h < h_old) | (h - h_old < tol)
+
+
+def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta0, *,
+                        slope: str = "paper", update: str = "plugin", mass: float = 0.95,
+                        max_iter: int = 100, tol: float = 0.01, detach_prior: bool = False,
+                        first_window: int | None = None, return_history: bool = False) -> ExpandingResult:
+    """Expanding attention of the last token of each sequence, batched over sequences.
+
+    scores: (B, T), s_t of the query (token T-1) against every token; token j lies at distance
+    t = T-1-j, and the query itself (t = 0) is never attended. values: (B, T, dv).
+    alpha0, beta0: the Beta hyper-prior, scalars or (B,) (tensors with gradients allowed).
+
+    Iteration i (all sequences at once, each frozen once it stops):
+      q̃ = effective_q(α, β);  H = H(q̃);  m = ⌈H⌉ (at least 2);
+      a_t = softmax_t(s_t + t·slope(q̃)) over 1 ≤ t ≤ min(m, T) - 1;
+      plugin/digamma (the paper's accumulating updates): α ← α + 1;  β ← β + Σ_t t a_t;
+        stop if H > T, H < H_prev or H - H_prev < tol (the public code's rules; H_prev = 0 first);
+      cavi (coordinate ascent): α = α₀ + 1;  β = β₀ + Σ_t (t - 1) a_t;  stop when |H - H_prev| < tol
+        (the fixed point; the window follows H up and down) or after ``max_iter`` sweeps.
+    The output and the recorded window are those of the stopping iteration (for the paper's rules, the
+    narrower window where the last sweep shrank the horizon); ``reach`` records the widest window any
+    sweep scored. ``first_window``: the window m of the first sweep instead of ⌈H(q̃₀)⌉ (to separate
+    the first window from the estimate, e.g. CAVI from the paper's plug-in first window of 29).
+    ``detach_prior`` cuts the gradient through α, β (the public code's behaviour: its α, β never get
+    gradients).
+    """
+    _check_choice("slope", slope, SLOPES)
+    _check_choice("update", update, UPDATES)
+    _check_int("max_iter", max_iter, 1)
+    check_real("tol", tol, minimum=0.0)
+    _check_hyper_prior(alpha0, beta0)
+    if scores.dim() != 2:
+        raise ValueError(f"scores must have shape (B, T); got {tuple(scores.shape)}")
+    B, T = scores.shape
+    if T < 2:
+        raise ValueError(f"sequences need at least 2 tokens (a query and one key); got T = {T}")
+    if values.dim() != 3 or values.shape[:2] != (B, T):
+        raise ValueError(f"values must have shape (B, T, dv) = ({B}, {T}, dv); got {tuple(values.shape)}")
+    if not 0.0 < mass < 1.0:
+        raise ValueError(f"mass must lie in (0, 1); got {mass}")
+    if first_window is not None:
+        _check_int("first_window", first_window, 2)
+    dtype, device = scores.dtype, scores.device
+    alpha = torch.as_tensor(alpha0, dtype=dtype, device=device).expand(B).clone()
+    beta = torch.as_tensor(beta0, dtype=dtype, device=device).expand(B).clone()
+    if alpha.detach().min() <= 0 or beta.detach().min() <= 0:
+        raise ValueError("alpha0 and beta0 must be positive")
+    dist = torch.arange(T - 1, -1, -1, dtype=dtype, device=device)          # (T,) t = T-1-j
+    active = torch.ones(B, dtype=torch.bool, device=device)
+    h_old = torch.zeros(B, dtype=dtype, device=device)
+    iterations = torch.zeros(B, dtype=torch.long, device=device)
+    att = torch.zeros(B, T, dtype=dtype, device=device)
+    window = torch.zeros(B, dtype=torch.long, device=device)
+    horizon = torch.zeros(B, dtype=dtype, device=device)
+    history = [] if return_history else None
+    if detach_prior:
+        # The prior carries no gradient, so the fixed-point search runs without a graph and only
+        # the final softmax, whose slope and window are then constants, is differentiated.
+        with torch.no_grad():
+            res = expanding_attention(scores.detach(), values.detach(), alpha.detach(), beta.detach(),
+                                      slope=slope, update=update, mass=mass, max_iter=max_iter, tol=tol,
+                                      detach_prior=False, first_window=first_window,
+                                      return_history=return_history)
+        sl = res.slope_final
+        inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None].to(dtype))
+        att = torch.softmax((scores + dist[None, :] * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
+        output = (att[..., None] * values).sum(1)
+        return res._replace(output=output, attention=att)
+    slope_final = torch.zeros(B, dtype=dtype, device=device)
+    reach = torch.zeros(B, dtype=torch.long, device=device)
+    alpha_prior, beta_prior = alpha, beta
+    for i in range(max_iter):
+        q = effective_q(alpha, beta, update)
+        h = geometric_horizon(q, mass)
+        m = torch.clamp(torch.ceil(h.detach()), min=2).long()
+        if i == 0 and first_window is not None:
+            m = torch.full_like(m, first_window)
+        inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(m, max=T)[:, None].to(dtype))
+        sl = prior_slope(q, slope, mass)
+        logits = scores + dist[None, :] * sl[:, None]
+        a_new = torch.softmax(logits.masked_fill(~inside, float("-inf")), dim=-1)
+        slope_final = torch.where(active, sl.detach(), slope_final)
+        upd = active[:, None]
+        att = torch.where(upd, a_new, att)
+        window = torch.where(active, m, window)
+        reach = torch.where(active, torch.maximum(reach, m.clamp(max=T)), reach)
+        horizon = torch.where(active, h, horizon)
+        iterations = torch.where(active, torch.full_like(iterations, i + 1), iterations)
+        if update == "cavi":   # recomputed from the prior: E[t - 1] under the current attention
+            alpha = torch.where(active, alpha_prior + 1, alpha)
+            beta = torch.where(active, beta_prior + (a_new * (dist - 1).clamp(min=0)).sum(-1), beta)
+        else:                  # the paper's accumulating update
+            alpha = torch.where(active, alpha + 1, alpha)
+            beta = torch.where(active, beta + (a_new * dist).sum(-1), beta)
+        if history is not None:
+            history.append({"q": q.detach().clone(), "horizon": h.detach().clone(), "window": m.clone(),
+                            "attention": a_new.detach().clone(), "active": active.clone()})
+        hd = h.detach()
+        stop = _stop(hd, h_old, T, tol, update)
+        h_old = torch.where(active, hd, h_old)
+        active = active & ~stop
+        if not bool(active.any()):
+            break
+    output = (att[..., None] * values).sum(1)
+    return ExpandingResult(output, att, window, horizon, iterations, alpha, beta, history, slope_final, reach)
+
+
+def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, alpha0, beta0) -> torch.Tensor:
+    """ELBO of the untruncated model t ~ Geometric(q) on {1, 2, ...}, q ~ Beta(α₀, β₀), evidence exp(s_t).
+
+    scores, attention: (B, T) with token j at distance t = T-1-j; attention is q(t) (zero outside its
+    support), alpha, beta the Beta q(q). Returns (B,):
+
+        E[s_t] + E[log q] + E[t - 1] E[log(1 - q)] + E_q(q)[log Beta(q; α₀, β₀) - log Beta(q; α, β)] + H[q(t)]
+
+    with E[log q] = ψ(α) - ψ(α+β), E[log(1-q)] = ψ(β) - ψ(α+β). A CAVI sweep on a fixed support never
+    lowers it; a sweep whose window shrinks the support can.
+    """
+    B, T = scores.shape
+    dtype = scores.dtype
+    dist = torch.arange(T - 1, -1, -1, dtype=dtype, device=scores.device)
+    alpha, beta = (torch.as_tensor(x, dtype=dtype).expand(B) for x in (alpha, beta))
+    alpha0, beta0 = (torch.as_tensor(x, dtype=dtype).expand(B) for x in (alpha0, beta0))
+    dg = torch.digamma(alpha + beta)
+    e_log_q, e_log_1mq = torch.digamma(alpha) - dg, torch.digamma(beta) - dg
+
+    def log_b(x, y):
+        return torch.lgamma(x) + torch.lgamma(y) - torch.lgamma(x + y)
+
+    on = attention > 0
+    a_log_a = torch.where(on, attention * torch.log(torch.where(on, attention, torch.ones_like(attention))), 0.0)
+    e_s = torch.where(on, attention * scores, 0.0).sum(-1)
+    e_t1 = (attention * (dist - 1).clamp(min=0)).sum(-1)
+    kl = ((alpha - alpha0) * e_log_q + (beta - beta0) * e_log_1mq - log_b(alpha, beta) + log_b(alpha0, beta0))
+    return e_s + e_log_q + e_t1 * e_log_1mq - kl - a_log_a.sum(-1)
+

@@ -1,0 +1,138 @@
+"""Expanding attention's toy task (Singh & Buckley 2023, Fig. 3) and the two models trained on it.
+
+:class:`ExpandingTask` and :func:`sample_expanding_batch` draw sequences of n tokens whose root x₀ lies a
+geometric distance back from the query; :func:`expanding_forward` predicts the target with expanding
+attention (:func:`~.expanding_core.expanding_attention`) and :func:`standard_forward` with ordinary
+attention over every earlier token. Shapes: R replicas (one per (p, seed)), B sequences, T tokens of d.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from ..companion.checks import check_int as _check_int
+from .expanding_core import expanding_attention
+
+__all__ = ["ExpandingTask", "make_expanding_weights", "sample_expanding_batch", "expanding_forward",
+           "standard_forward"]
+
+
+# ----------------------------------------------------------------------------- the toy task
+@dataclass(frozen=True)
+class ExpandingTask:
+    """The toy task of the paper's Figure 3.
+
+    A sequence of n tokens in R^d: n-2 noise tokens ~ N(0, noise_std²), a root
+    x0 ~ U[0, x0_scale)^d and the query x1 = x0 W_r + ε, last. The root lies at distance
+    t = min(G + 1, n - 1) from the query, G ~ Geometric(p) on {1, 2, ...} (the public code's
+    placement). Target y = W_y x0.
+    """
+
+    d: int = 10
+    n: int = 50
+    p: float = 0.1
+    noise_std: float = 0.1
+    x0_scale: float = 2.0
+
+    def __post_init__(self) -> None:
+        _check_int("d", self.d, 1)
+        _check_int("n", self.n, 3)
+        if not 0.0 < self.p <= 1.0:
+            raise ValueError(f"p (recency bias) must lie in (0, 1]; got {self.p}")
+
+
+def make_expanding_weights(d: int, generator: torch.Generator):
+    """W_y ~ N(1, 1)^{1×d} and W_r ~ U[0, 1)^{d×d}, in the public code's order."""
+    W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)
+    W_r = torch.rand(d, d, generator=generator)
+    return W_y, W_r
+
+
+def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: int,
+                           generator: torch.Generator | Sequence[torch.Generator]):
+    """A batch for each of R tasks (same d and n, any p).
+
+    weights: list of (W_y, W_r) per task. ``generator``: one generator for all R tasks (drawn at
+    once), or a list of R generators, one stream per task, so that a task's batch does not depend
+    on which other tasks are drawn with it. Returns X (R, B, n, d), y (R, B), distance (R, B) long.
+    """
+    if not isinstance(generator, torch.Generator):
+        generator = list(generator)
+        if len(generator) != len(tasks):
+            raise ValueError(f"generator: one per task ({len(tasks)}); got {len(generator)}")
+        parts = [sample_expanding_batch([t], [w], batch_size, g) for t, w, g in zip(tasks, weights, generator)]
+        return tuple(torch.cat(xs) for xs in zip(*parts))
+    R, B = len(tasks), _check_int("batch_size", batch_size, 1)
+    d, n = tasks[0].d, tasks[0].n
+    if any(t.d != d or t.n != n for t in tasks):
+        raise ValueError("all tasks of one batch must share d and n")
+    std = torch.tensor([t.noise_std for t in tasks])[:, None, None, None]
+    scale = torch.tensor([t.x0_scale for t in tasks])[:, None, None, None]
+    p = torch.tensor([t.p for t in tasks], dtype=torch.float64)[:, None]
+    W_y = torch.stack([w[0] for w in weights])                  # (R, 1, d)
+    W_r = torch.stack([w[1] for w in weights])                  # (R, d, d)
+    with torch.no_grad():
+        x0 = torch.rand(R, B, 1, d, generator=generator) * scale
+        noise = torch.randn(R, B, n - 2, d, generator=generator) * std
+        x1 = x0 @ W_r[:, None] + torch.randn(R, B, 1, d, generator=generator) * std
+        u = torch.rand(R, B, generator=generator, dtype=torch.float64)
+        # G ~ Geometric(p) on {1, 2, ...} by inversion; p = 1 gives G = 1
+        G = torch.where(p < 1, torch.floor(torch.log1p(-u) / torch.log1p(-p.clamp(max=1 - 1e-12))) + 1,
+                        torch.ones_like(u))
+        distance = torch.clamp(G + 1, max=n - 1).long()
+        pos = (n - 1 - distance)                                 # index of x0
+        idx = torch.arange(n - 1)[None, None, :]
+        # noise tokens fill the other n-2 slots in order (they are i.i.d., so order is immaterial)
+        src = torch.where(idx < pos[..., None], idx, idx - 1).clamp(min=0)
+        body = torch.gather(noise, 2, src[..., None].expand(R, B, n - 1, d))
+        body = torch.where((idx == pos[..., None])[..., None], x0.expand(R, B, n - 1, d), body)
+        X = torch.cat([body, x1], dim=2)
+        y = (x0[:, :, 0, :] @ W_y.transpose(-1, -2))[..., 0]
+    return X, y, distance
+
+
+# ----------------------------------------------------------------------------- models
+def _qkv(X: torch.Tensor, W: torch.Tensor):
+    d = X.shape[-1]
+    proj = X @ W.transpose(-1, -2)[:, None]
+    return proj.split([d, d, W.shape[1] - 2 * d], dim=-1)
+
+
+def _last_scores(q, k, score: str):
+    """Scores of the last token: ``row`` q_T·k_t (the paper), ``column`` q_t·k_T (the code's expanding)."""
+    if score == "row":
+        s = (k @ q[..., -1, :, None])[..., 0]
+    elif score == "column":
+        s = (q @ k[..., -1, :, None])[..., 0]
+    else:
+        raise ValueError(f"score must be 'row' or 'column'; got {score!r}")
+    return s / math.sqrt(q.shape[-1])
+
+
+def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope="paper",
+                      update="plugin", score="row", detach_prior=False, return_result=False, **kw):
+    """Expanding-attention prediction at the query. W: (R, 2d+1, d), X: (R, B, T, d) → (R, B)."""
+    R, B, T, _ = X.shape
+    q, k, v = _qkv(X, W)
+    s = _last_scores(q, k, score).reshape(R * B, T)
+    # in X's dtype: a Python 0.1 made a float32 tensor first would enter float64 runs rounded
+    a0 = torch.as_tensor(alpha0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
+    b0 = torch.as_tensor(beta0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
+    res = expanding_attention(s, v.reshape(R * B, T, -1), a0, b0, slope=slope, update=update,
+                              detach_prior=detach_prior, **kw)
+    pred = res.output[:, 0].reshape(R, B)
+    return (pred, res) if return_result else pred
+
+
+def standard_forward(W: torch.Tensor, X: torch.Tensor, *, return_attention=False):
+    """Ordinary attention of the query over the other T-1 tokens (the code's self_attend=False)."""
+    q, k, v = _qkv(X, W)
+    s = _last_scores(q, k, "row")
+    s = torch.cat([s[..., :-1], torch.full_like(s[..., -1:], float("-inf"))], -1)
+    a = torch.softmax(s, -1)
+    pred = (a[..., None] * v).sum(-2)[..., 0]
+    return (pred, a) if return_attention else pred
