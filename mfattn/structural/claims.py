@@ -256,7 +256,7 @@ _STRUCTURAL = [
           examples={"holds": {"pc_rise": 9e-13, "pc_acc_fixed": 0.9}, "partly": {"pc_rise": 9e-13, "pc_acc_fixed": 0.89},
                     "fails": {"pc_rise": 9e-13, "pc_acc_fixed": 0.49}}),
     # Issue 12: what the paper has that the book lacked (Eqs 3-7, masks, the paper's slot update, Sec. 6.1, App. A.8.2)
-    Claim("structural-gradient-expectation", f"{PAPER}, Sec. 3 (Eqs 3-7)",
+    Claim("structural-gradient-expectation", f"{PAPER}, Sec. 4 (Eqs 3-7)",
           "The attention output is the gradient of the log partition function over edge sets (the posterior "
           "expectation "
           "of the value function as a gradient, Eq. 7); with Gaussian potentials the Laplace step on the collapsed "

@@ -1,6 +1,6 @@
 """Edge potentials, the partition function over edge sets, and attention as its gradient.
 
-Singh & Buckley (2023, Sec. 3, Eqs 3-7) reach attention in three steps, each checked here in float64:
+Singh & Buckley (2023, Sec. 4, Eqs 3-7) reach attention in three steps, each checked here in float64:
 
 1. **The partition function.** With a factorised prior ``pi_ij = p(E_i = j)`` (zero outside the allowed
    parents ``A_i``) and edge log-potentials ``s_ij``, the normaliser of the joint ``p(x, E)`` summed over

@@ -2,7 +2,7 @@
 
 Data points ``x_1..x_N`` (2-D here) and slots ``mu_1..mu_K`` are nodes of a graph with
 Gaussian edge potentials ``exp(-|x_i - mu_k|^2 / (2 sigma^2))``. Which edges exist is
-unknown, and the prior over edges names the mechanism (Singh & Buckley 2023, Sec. 3):
+unknown, and the prior over edges names the mechanism (Singh & Buckley 2023, Sec. 4):
 
 * ``prior="slots"`` — every *data point* has exactly one parent slot, uniformly. The
   collapsed objective is a Gaussian-mixture log-likelihood,
