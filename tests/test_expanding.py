@@ -213,14 +213,19 @@ def test_lazy_bad_input_and_paper_measure_closed_form():
     np.testing.assert_allclose(ex.relative_operations(w, k, 50, 10, "code"), np.array([28, 40, 50]) * (10 + k) / 500)
 
 
-def test_a_replicas_run_is_the_same_alone_and_in_a_batch():
-    """Each (p, seed) draws its initial weights and data from its own stream: training it beside other
-    replicas gives bit-identical losses, windows and weights."""
-    kw = dict(d=4, n=20, steps=15, cache=False)
-    batch = ex.train_expanding(ps=(0.5, 0.1), seeds=(0, 1), **kw)
+@pytest.mark.parametrize("kw", [dict(), dict(update="cavi", learn_prior=True, slope="code", score="column")],
+                         ids=["paper", "cavi-learnt-code"])
+def test_a_replicas_run_is_the_same_alone_and_in_a_batch(kw):
+    """Each (p, seed) draws its initial weights and data from its own stream, and every reduction of a replica is
+    summed in an order that does not depend on the batch: at the paper's size (d = 10, n = 50, the profile's
+    four p and two seeds) training a replica beside the others gives bit-identical losses, windows and weights
+    (a batched matmul, as before, differs at float32 round-off from the first step)."""
+    kw = dict(d=10, n=50, steps=25, cache=False, **kw)
+    batch = ex.train_expanding(ps=(0.5, 0.2, 0.1, 0.04), seeds=(0, 1), **kw)
     alone = ex.train_expanding(ps=(0.1,), seeds=(1,), **kw)
     i = int(np.flatnonzero((batch["ps"] == 0.1) & (batch["seeds"] == 1))[0])
-    for key in ("loss/expanding", "loss/standard", "window", "iterations", "distance/expanding", "W/expanding"):
+    for key in ("loss/expanding", "loss/standard", "window", "reach", "iterations", "distance/expanding",
+                "W/expanding", "W/standard"):
         assert np.array_equal(batch[key][i], alone[key][0]), key
     # and different replicas really differ (the streams are not shared)
     j = int(np.flatnonzero((batch["ps"] == 0.1) & (batch["seeds"] == 0))[0])
@@ -370,3 +375,106 @@ def test_stored_windowed_benchmark_and_the_comparison_table():
     got = analysis.inference_comparison({"x": run}, [0.5, 0.1], d=10, tail=1)["x"]
     assert got["window"] == [15.0, 50.0] and got["iterations"] == [3.0, 4.0] and got["mse"] == [1.5, 3.0]
     np.testing.assert_allclose(got["ops"], [((100 + 2) / 500 + (200 + 4) / 500) / 2, (500 + 4) / 500])
+
+
+def test_the_stopping_sweep_gives_the_window_and_reach_records_the_widest():
+    """The paper's rules stop when the horizon shrinks, and the output and window are the stopping sweep's: those
+    queries end with a window narrower than the widest one scored (``reach``), which the first window bounds from
+    below. Computed from the history, independently of the bookkeeping."""
+    g = torch.Generator().manual_seed(3)
+    B, T = 256, 50
+    scores = torch.randn(B, T, generator=g, dtype=torch.float64) * 2
+    res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=torch.float64), 0.1, 0.9, return_history=True)
+    first = int(math.ceil(ex.geometric_horizon(torch.tensor(0.1))))                   # 29
+    widest = torch.stack([torch.where(h["active"], h["window"].clamp(max=T), 0) for h in res.history]).max(0).values
+    assert torch.equal(res.reach, widest) and bool((res.reach >= first).all())
+    shrank = res.window < res.reach
+    assert 0.2 < shrank.double().mean() < 1                                        # many queries, not all
+    # their attention lives in the narrower window: zero at distances ≥ the final window
+    dist = torch.arange(T - 1, -1, -1)
+    outside = dist[None, :] >= res.window[:, None]
+    assert float(res.attention[shrank[:, None] & outside].abs().max()) == 0.0
+    # the count as run charges the widest window: never below the paper's count, above it wherever it shrank
+    k = res.iterations.numpy()
+    run = ex.operations_as_run(res.reach.numpy(), k, T, 10)
+    paper = ex.relative_operations(res.window.numpy(), k, T, 10, "paper")
+    assert (run >= paper).all() and (run[shrank.numpy()] > paper[shrank.numpy()]).all()
+    np.testing.assert_allclose(run, (np.minimum(res.reach.numpy(), T) * 10 + k) / (T * 10))
+
+
+def test_first_window_fixes_only_the_first_sweep():
+    g = torch.Generator().manual_seed(4)
+    scores = torch.randn(32, 50, generator=g, dtype=torch.float64)
+    values = torch.zeros(32, 50, 1, dtype=torch.float64)
+    res = ex.expanding_attention(scores, values, 0.1, 0.9, update="cavi", first_window=29, return_history=True)
+    free = ex.expanding_attention(scores, values, 0.1, 0.9, update="cavi", return_history=True)
+    own = int(math.ceil(ex.geometric_horizon(ex.effective_q(torch.tensor(0.1), torch.tensor(0.9), "cavi"))))
+    assert own == 17 and bool((free.history[0]["window"] == own).all())
+    assert bool((res.history[0]["window"] == 29).all())
+    assert torch.equal(res.history[1]["q"], ex.effective_q(torch.full((32,), 1.1, dtype=torch.float64),
+                                                           0.9 + (res.history[0]["attention"] *
+                                                                  (torch.arange(49, -1, -1) - 1).clamp(min=0)).sum(-1),
+                                                           "cavi"))
+    with pytest.raises(ValueError, match="first_window"):
+        ex.expanding_attention(scores, values, 0.1, 0.9, first_window=1)
+
+
+def test_elbo_matches_the_model_and_cavi_lowers_it_only_where_the_window_shrinks():
+    """expanding_elbo equals the ELBO written from the model (_elbo). Along CAVI's sweeps (q(t) of sweep i with the
+    Beta it was computed from, then the Beta it gives) the ELBO never falls at a sweep whose window did not shrink,
+    and it does fall at some sweeps where the moving 95 % window shrank: the truncation makes CAVI non-monotone."""
+    T = 50
+    dist = torch.arange(T - 1, -1, -1, dtype=torch.float64)
+    g = torch.Generator().manual_seed(11)
+    scores = torch.randn(400, T, generator=g, dtype=torch.float64) * 2
+    res = ex.expanding_attention(scores, torch.zeros(400, T, 1, dtype=torch.float64), 0.1, 0.9, update="cavi",
+                                 max_iter=60, tol=1e-9, return_history=True)
+    # one instance against the independent formula
+    a0 = res.history[0]["attention"][0]
+    inside = (dist >= 1) & (dist < int(res.history[0]["window"][0]))
+    b = torch.tensor(0.9, dtype=torch.float64) + (a0 * (dist - 1).clamp(min=0)).sum()
+    f64 = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731  (_elbo's prior constants in float64)
+    want = _elbo(scores[0], torch.log(a0.clamp(min=1e-300)), f64(1.1), b, f64(0.1), f64(0.9), inside, dist)
+    got = ex.expanding_elbo(scores[:1], a0[None], 1.1, b, 0.1, 0.9)[0]
+    assert abs(float(got - want)) < 1e-10
+    drops_steady, drops_shrink, prev, prev_w = [], [], None, None
+    for h in res.history:
+        beta = 0.9 + (h["attention"] * (dist - 1).clamp(min=0)).sum(-1)
+        elbo = ex.expanding_elbo(scores, h["attention"], 1.1, beta, 0.1, 0.9)
+        if prev is not None:
+            on = h["active"]
+            change = (elbo - prev)[on]
+            shrink = (h["window"] < prev_w)[on]
+            drops_steady.append(change[~shrink])
+            drops_shrink.append(change[shrink])
+        prev, prev_w = elbo, h["window"]
+    steady, shrinking = torch.cat(drops_steady), torch.cat(drops_shrink)
+    assert float(steady.min()) > -1e-9                                # monotone on a fixed or growing support
+    assert float(shrinking.min()) < -1e-3                             # and not where the window shrank
+
+
+def test_window_coverage_lift_is_zero_for_a_window_blind_to_the_input():
+    """far_lift compares how often the window reaches a far parent with how often the same windows would, paired
+    with far parents independently: a window drawn without looking at the input has lift ≈ 0 however often it
+    reaches far parents; a window that follows the parent has a large lift. So the rule can fail."""
+    from mfattn.structural import analysis
+
+    rng = np.random.default_rng(0)
+    steps = 4000
+    t = rng.integers(1, 50, size=(4, steps, 1))
+    blind = rng.integers(2, 60, size=(4, steps, 1))                     # independent of t
+    follow = np.where(rng.random((4, steps, 1)) < 0.8, t + 1, 2)       # reaches the parent 80 % of the time
+    base = {"ps": np.array([0.1, 0.1, 0.04, 0.04]), "distance/expanding": t}
+    lift_blind = analysis.window_coverage({10: {**base, "window": blind}}, [10], [0.1, 0.04])
+    lift_follow = analysis.window_coverage({10: {**base, "window": follow}}, [10], [0.1, 0.04])
+    assert lift_blind["far_found"] > 0.2 and abs(lift_blind["far_lift_mean"]) < 0.03 and lift_blind["far_lift_lo"] < 0
+    assert lift_follow["far_lift_mean"] > 0.5 and lift_follow["far_lift_lo"] > 0.4 and lift_follow["far_lift_n"] == 4
+
+
+def test_stored_benchmark_rows_time_the_same_iterations():
+    """The lazy rows of the windowed benchmark run on batches whose recent tokens (everything any window reaches)
+    are the same at every n, so every row times the same windows and iteration counts."""
+    path = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / "bench_windowed_attention.json"
+    rows = json.loads(path.read_text())["rows"]
+    assert len({r["iterations"] for r in rows}) == 1 and len({r["scored"] for r in rows}) == 1
+    assert all(r["scored"] < rows[0]["n"] for r in rows)

@@ -18,7 +18,8 @@ from .multihop import relative_error
 
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
            "window_coverage", "code_measure", "stored_code_measure", "prior_options", "inference_comparison",
-           "multihop_numbers", "cavi_residual", "windowed_benchmark"]
+           "multihop_numbers", "cavi_residual", "windowed_benchmark", "operations_as_run", "reference_loss_ratios",
+           "elbo_gradient", "per_seed_nmse"]
 
 
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
@@ -71,6 +72,49 @@ def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_gen
     return {"result": res, "pick": pick, "t_true": int(dist1[0, pick]), "iterations": int(res.iterations[pick])}
 
 
+def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: int = 50) -> dict:
+    """Per (d, p): mean (r·d + k)/(n·d) over every step and seed, r the widest window any sweep scored
+    (``reach``; NaN for a run stored without it)."""
+    out = {}
+    for d in dims:
+        r = runs[d]
+        for p in ps:
+            sel = np.isclose(r["ps"], p)
+            out[d, p] = (float(ex.operations_as_run(r["reach"][sel], r["iterations"][sel], n, d).mean())
+                         if "reach" in r else float("nan"))
+    return out
+
+
+def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[float, float]:
+    """The public code's stored runs (``expanding_<d>.json``): per p, expanding over standard attention's
+    training MSE over the last ``tail_fraction`` of the logged losses."""
+    out = {}
+    for r in ref_exp:
+        e, s_ = np.asarray(r["expanding"]["loss"], float), np.asarray(r["standard"]["loss"], float)
+        tail = max(1, int(len(e) * tail_fraction))
+        out[float(r["expanding"]["geo_p"])] = float(e[-tail:].mean() / s_[-tail:].mean())
+    return out
+
+
+def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str, **kw) -> float:
+    """Largest |∂ELBO/∂θ| at the end state of :func:`.expanding.expanding_attention` (scores (B, T), float64):
+    θ = the attention logits on the final window and α, β of the final Beta, the ELBO of
+    :func:`.expanding.expanding_elbo`. Zero at a stationary point (CAVI's fixed point); the paper's
+    accumulating update ends elsewhere (its α counts the sweeps)."""
+    B, T = scores.shape
+    res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update=update,
+                                 max_iter=1000, tol=1e-9 if update == "cavi" else 0.01, **kw)
+    dist = torch.arange(T - 1, -1, -1, dtype=scores.dtype)
+    inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None])
+    logits = torch.log(res.attention.clamp(min=1e-300)).detach().requires_grad_(True)
+    alpha = res.alpha.detach().clone().requires_grad_(True)
+    beta = res.beta.detach().clone().requires_grad_(True)
+    a = torch.softmax(logits.masked_fill(~inside, float("-inf")), -1)
+    elbo = ex.expanding_elbo(scores, a, alpha, beta, alpha0, beta0).sum()
+    grads = torch.autograd.grad(elbo, (logits, alpha, beta))
+    return float(max(g.abs().max() for g in grads))
+
+
 def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[dict, dict]:
     """Per (d, p): mean relative operations (paper's md + k, code's m(d + k)) over every step and seed,
     and the ratio of expanding to standard attention's training MSE over the last fifth of training."""
@@ -86,27 +130,55 @@ def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[di
     return rel, loss_ratio
 
 
-def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_window: int = 29) -> dict[str, Any]:
+def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_window: int = 29,
+                    n: int = 50) -> dict[str, Any]:
     """Over the second half of training: per (d, p) the fraction of queries whose final window (capped at
     n = 50) passes the parent, and the mean window per true distance; pooled over everything, how often
-    a parent inside / beyond the first window is reached."""
-    covered, curves = {}, {}
+    a parent inside / beyond the first window is reached.
+
+    ``far_lift`` tests adaptation against a window that ignores the input: per (d, p, seed) run, the share
+    of far parents (t ≥ ``first_window``) that the final window reaches, minus the share that the *same*
+    windows would reach if each were paired with a far parent drawn independently of it (the product of
+    the run's window and far-distance distributions, P(W > T) with W ⟂ T). A window that grows for every
+    input, or at random, gives a lift of 0 however many far parents it reaches. ``far_lift_runs``: the
+    per-run lifts (runs with no far parent left out); ``far_lift_mean``/``_lo``: their mean and the lower
+    end of its 95 % t-interval.
+    """
+    from ..companion.stats import t_quantile_975
+
+    covered, curves, lifts = {}, {}, []
     for d in dims:
         r = runs[d]
         half = r["window"].shape[1] // 2
         for p in ps:
             sel = np.isclose(r["ps"], p)                           # pool the seeds of this p
-            w = np.minimum(r["window"][sel, half:].ravel(), 50)
+            w = np.minimum(r["window"][sel, half:].ravel(), n)
             t = r["distance/expanding"][sel, half:].ravel()
             covered[d, p] = np.mean(w > t)
             bins = np.unique(t)
             curves[d, p] = (bins, np.array([w[t == b].mean() for b in bins]))
-    far_w = np.concatenate([np.minimum(runs[d]["window"][:, runs[d]["window"].shape[1] // 2:], 50).ravel()
+            for i in np.flatnonzero(sel):                          # one (d, p, seed) run at a time
+                wi = np.minimum(r["window"][i, half:].ravel(), n)
+                ti = r["distance/expanding"][i, half:].ravel()
+                far_i = ti >= first_window
+                if far_i.any():
+                    w_sorted = np.sort(wi)
+                    # P(W > t) for each far t, W from this run's windows: independent pairing
+                    chance = 1.0 - np.searchsorted(w_sorted, ti[far_i], side="right") / wi.size
+                    lifts.append(float(np.mean(wi[far_i] > ti[far_i]) - chance.mean()))
+    far_w = np.concatenate([np.minimum(runs[d]["window"][:, runs[d]["window"].shape[1] // 2:], n).ravel()
                             for d in dims])
     far_t = np.concatenate([runs[d]["distance/expanding"][:, runs[d]["window"].shape[1] // 2:].ravel() for d in dims])
     far, near = far_t >= first_window, far_t < first_window
+    lift = np.array(lifts)
+    if lift.size >= 2 and lift.std(ddof=1) > 0:
+        lo = float(lift.mean() - t_quantile_975(lift.size - 1) * lift.std(ddof=1) / np.sqrt(lift.size))
+    else:
+        lo = float(lift.mean()) if lift.size else float("nan")
     return {"covered": covered, "curves": curves, "far_found": np.mean(far_w[far] > far_t[far]),
-            "near_found": np.mean(far_w[near] > far_t[near])}
+            "near_found": np.mean(far_w[near] > far_t[near]), "far_lift_runs": lift,
+            "far_lift_mean": float(lift.mean()) if lift.size else float("nan"), "far_lift_lo": lo,
+            "far_lift_n": int(lift.size)}
 
 
 def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tuple[float, float, float]]:
@@ -169,6 +241,20 @@ def multihop_numbers(result: dict) -> dict[str, float]:
     return out
 
 
+def per_seed_nmse(result: dict, prefix: str = "") -> dict[str, list[float]]:
+    """Held-out MSE / Var(y) per seed of every model in ``result`` (the pooled tests' input), keyed
+    ``<prefix>nmse_<short>_seeds`` (one, multi, two, one_x2, multi_norm)."""
+    short = {"one_layer": "one", "multihop": "multi", "two_layer": "two", "one_layer_x2": "one_x2",
+             "multihop_norm": "multi_norm"}
+    out = {}
+    for m, k in short.items():
+        if f"test_mse/{m}" in result:
+            v = result[f"test_mse/{m}"] / result["var_y"]
+            out[f"{prefix}nmse_{k}_seeds"] = [float(x) for x in v]
+            out[f"{prefix}nmse_{k}"] = float(np.mean(v))
+    return out
+
+
 def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
     """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
     ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T))."""
@@ -191,11 +277,15 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
     import json
 
     data = json.loads(path.read_text())
-    lines = [f"{'n':>7} {'full ms':>9} {'lazy ms':>9} {'dense ms':>9} {'time lazy/full':>15} {'ops lazy/full':>14}"]
+    lines = [f"{'n':>7} {'full ms':>9} {'lazy ms':>9} {'dense ms':>9} {'time lazy/full':>15} {'ops lazy/full':>14}"
+             f" {'ops as run':>11}"]
     for r in data["rows"]:
         lines.append(f"{r['n']:>7} {r['full_ms']:>9.3f} {r['lazy_ms']:>9.3f} {r['dense_ms']:>9.3f} "
-                     f"{r['lazy_ms'] / r['full_ms']:>15.2f} {r['ops_ratio']:>14.3f}")
+                     f"{r['lazy_ms'] / r['full_ms']:>15.2f} {r['ops_ratio']:>14.3f} "
+                     f"{r.get('ops_ratio_as_run', float('nan')):>11.3f}")
     first, last = data["rows"][0], data["rows"][-1]
+    extra = {"rows": len(data["rows"]), "below_full": sum(r["lazy_ms"] < r["full_ms"] for r in data["rows"])}
     return "\n".join(lines), {"meta": data["meta"], "n_max": last["n"], "time_ratio_max_n": last["lazy_ms"] / last["full_ms"],
                               "ops_ratio_max_n": last["ops_ratio"], "n_min": first["n"],
-                              "time_ratio_min_n": first["lazy_ms"] / first["full_ms"], "ops_ratio_min_n": first["ops_ratio"]}
+                              "time_ratio_min_n": first["lazy_ms"] / first["full_ms"], "ops_ratio_min_n": first["ops_ratio"],
+                              **extra}

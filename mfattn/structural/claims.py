@@ -114,6 +114,12 @@ def _derived(s: dict[str, Any], chapter: str) -> dict[str, Any]:
         ps = (2, 5, 10, 25)
         if all(f"{n}_mse_{p}" in s for n in ("paper", "cavi") for p in ps):
             out["cavi_ratio_min"] = min(s[f"cavi_mse_{p}"] / s[f"paper_mse_{p}"] for p in ps)
+        if all(f"{n}_mse_{p}" in s for n in ("paper", "digamma29", "digamma", "cavi") for p in ps):
+            from .claims_designs import _ladder   # the three steps from the paper's update to CAVI
+
+            lad = _ladder(s)
+            out.update(ladder_estimate=math.exp(lad["estimate"]), ladder_first_window=math.exp(lad["first window"]),
+                       ladder_accumulating=math.exp(lad["accumulating vs CAVI"]))
         if all(f"loss_ratio_{d}_{p}" in s for d in (10, 50) for p in ps):
             out["loss_ratio_within"] = sum(s[f"loss_ratio_{d}_{p}"] < 1.5 for d in (10, 50) for p in ps)
     return out

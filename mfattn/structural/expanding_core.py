@@ -98,6 +98,12 @@ class ExpandingResult(NamedTuple):
     #                                           reach - 1 keys were scored (the first window always is)
 
 
+def _weighted_sum(att: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Σ_t a_t v_t: (B, T), (B, T, dv) -> (B, dv), summed over the last, contiguous axis, so that a
+    sequence's result does not depend on how many others are in the batch (a batched matmul's does)."""
+    return (att[:, None, :] * values.transpose(1, 2).contiguous()).sum(-1)
+
+
 def _check_hyper_prior(alpha0, beta0) -> None:
     for name, value in (("alpha0", alpha0), ("beta0", beta0)):
         v = torch.as_tensor(value).detach()
@@ -177,7 +183,7 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         sl = res.slope_final
         inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None].to(dtype))
         att = torch.softmax((scores + dist[None, :] * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
-        output = (att[..., None] * values).sum(1)
+        output = _weighted_sum(att, values)
         return res._replace(output=output, attention=att)
     slope_final = torch.zeros(B, dtype=dtype, device=device)
     reach = torch.zeros(B, dtype=torch.long, device=device)
@@ -214,7 +220,7 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         active = active & ~stop
         if not bool(active.any()):
             break
-    output = (att[..., None] * values).sum(1)
+    output = _weighted_sum(att, values)
     return ExpandingResult(output, att, window, horizon, iterations, alpha, beta, history, slope_final, reach)
 
 

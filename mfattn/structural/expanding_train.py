@@ -25,7 +25,7 @@ __all__ = ["train_expanding"]
 
 
 def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha0, beta0, slope,
-                     update, score, learn_prior, models, record_every, progress):
+                     update, score, learn_prior, models, record_every, progress, first_window=None):
     from tqdm import tqdm
 
     reps = [(p, s) for s in seeds for p in ps]
@@ -52,6 +52,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
         gen = [torch.Generator().manual_seed(derive_seed(s, f"exp-data:{d}:{p!r}")) for p, s in reps]
         loss = np.zeros((R, steps), dtype=np.float32)
         window = np.zeros((R, steps, batch_size), dtype=np.int32)
+        reach = np.zeros((R, steps, batch_size), dtype=np.int16)
         iters = np.zeros((R, steps, batch_size), dtype=np.int16)
         dist = np.zeros((R, steps, batch_size), dtype=np.int16)
         prior = np.zeros((R, -(-steps // record_every), 2), dtype=np.float32)   # steps 0, record_every, ...
@@ -64,8 +65,10 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
                 else:
                     a0, b0 = torch.full((R,), alpha0), torch.full((R,), beta0)
                 pred, res = expanding_forward(W, X, a0, b0, slope=slope, update=update, score=score,
-                                              detach_prior=not learn_prior, return_result=True)
+                                              detach_prior=not learn_prior, first_window=first_window,
+                                              return_result=True)
                 window[:, step] = res.window.reshape(R, batch_size).numpy()
+                reach[:, step] = res.reach.reshape(R, batch_size).numpy()
                 iters[:, step] = res.iterations.reshape(R, batch_size).numpy()
                 if step % record_every == 0:
                     prior[:, step // record_every] = torch.stack([a0, b0], -1).detach().numpy()
@@ -81,6 +84,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
         out[f"distance/{model}"] = dist
         if model == "expanding":
             out["window"] = window
+            out["reach"] = reach
             out["iterations"] = iters
             out["prior"] = prior
         out[f"W/{model}"] = W.detach().numpy()
@@ -98,18 +102,21 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
                     lr: float = 5e-4, weight_decay: float = 2.0, alpha0: float = 0.1, beta0: float = 0.9,
                     slope: str = "paper", update: str = "plugin", score: str = "row",
                     learn_prior: bool = False, models: Sequence[str] = ("expanding", "standard"),
-                    record_every: int = 100, cache: bool = True, progress: bool = False) -> dict[str, Any]:
+                    record_every: int = 100, first_window: int | None = None, cache: bool = True,
+                    progress: bool = False) -> dict[str, Any]:
     """Train expanding and standard attention on the toy task for every recency bias p at once.
 
     Every (p, seed) is one replica with its own task weights and model; all replicas of a model
     share one training loop (one tensor op per step). Defaults follow the public code (batch 1,
     Adam lr 5e-4 with weight decay 2, α₀ = 0.1, β₀ = 0.9), at fewer steps; ``slope``/``update``
     choose the paper's or the code's prior, ``score='column'`` the code's q_t·k_T scores,
-    ``learn_prior`` trains α₀, β₀ by gradient (softplus-parametrised; the code never does).
+    ``learn_prior`` trains α₀, β₀ by gradient (softplus-parametrised; the code never does);
+    ``first_window`` fixes the first sweep's window (see :func:`~.expanding_core.expanding_attention`).
 
     Returns numpy arrays: ``ps``, ``seeds`` (R,), per model ``loss/<model>`` (R, steps) and
     ``distance/<model>`` (R, steps, B) the true distance of x0; for expanding ``window`` and
-    ``iterations`` (R, steps, B) and ``prior`` (R, steps//record_every, 2) = (α₀, β₀).
+    ``iterations`` (R, steps, B), ``reach`` (R, steps, B) the widest window any sweep scored, and
+    ``prior`` (R, steps//record_every, 2) = (α₀, β₀).
     Cached under ``cache_dir("designs")`` keyed by the configuration.
     """
     ps = tuple(float(p) for p in ps)
@@ -133,13 +140,15 @@ def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int
               "beta0": beta0, "slope": slope, "update": update, "score": score,
               "learn_prior": learn_prior, "models": tuple(models), "record_every": record_every,
               "torch": torch.__version__.split("+")[0]}
+    if first_window is not None:
+        config["first_window"] = _check_int("first_window", first_window, 2)
     if learn_prior:
         config["prior_weight_decay"] = 0.0   # the hyper-prior is trained without weight decay
     path = store.cache_dir("designs") / f"expanding-{store.config_hash(config)}.npz"
     if cache and path.exists():
         return store.load_npz(path)
     out = _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha0, beta0, slope,
-                           update, score, learn_prior, tuple(models), record_every, progress)
+                           update, score, learn_prior, tuple(models), record_every, progress, first_window)
     out["config"] = np.array(store.config_hash(config))
     if cache:
         store.atomic_save_npz(path, **out)

@@ -38,7 +38,7 @@ from . import optim as _optim
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = [
-    "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
+    "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
     "MultihopTask", "TaskWeights", "make_task_weights", "sample_multihop_batch",
     "hop_operator", "init_params", "forward",
     "train_multihop", "relative_error", "collapse_rate", "reference_path",
@@ -48,6 +48,13 @@ TASK_MODES = ("paper", "code")
 OPERATOR_MODES = ("paper", "code")
 #: ``multihop`` is the new design; ``one_layer`` and ``two_layer`` are the self-attention baselines.
 MODEL_NAMES = ("one_layer", "multihop", "two_layer")
+#: Output-scale controls (issue 26): P + P² has row sums 2, so multi-hop's output is twice a head's at the same
+#: weights, and weight decay favours a larger output scale. ``one_layer_x2``: one-layer attention with its
+#: prediction doubled; ``multihop_norm``: multi-hop with the normalised operator (Σ_k P^k)/K (row sums 1).
+#: Each starts from its base model's initial weights (same stream) and sees the same data.
+CONTROL_NAMES = ("one_layer_x2", "multihop_norm")
+_BASE = {"one_layer_x2": "one_layer", "multihop_norm": "multihop"}
+_ALL_MODELS = MODEL_NAMES + CONTROL_NAMES
 #: Token roles in a sequence; the query x2 is always the last token.
 ROLE_NAMES = ("noise", "x0", "x1", "x2")
 #: ``paired``: every model of a seed sees the same data stream (common random numbers).
@@ -205,8 +212,10 @@ def init_params(model: str, d: int, generator: torch.Generator, replicas: int = 
     order of the public code. Shapes (S = replicas): ``one_layer``/``multihop``: one
     (S, 2d+1, d) matrix whose rows are [W_q; W_k; w_v] (queries and keys in R^d, a scalar
     value: the prediction); ``two_layer``: (S, 3d, d) [W_q1; W_k1; W_v1] for the first layer
-    (d×d values and a residual) and (S, 2d+1, d) for the second (the one-layer head).
+    (d×d values and a residual) and (S, 2d+1, d) for the second (the one-layer head). A control
+    (:data:`CONTROL_NAMES`) has its base model's weights.
     """
+    model = _BASE.get(model, model) if model in _ALL_MODELS else model
     _check_choice("model", model, MODEL_NAMES)
     d = _check_int("d", d, 1)
     bound = 1.0 / math.sqrt(d)
@@ -243,18 +252,22 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     and the rollout ½ A₂ (I + A₁) for the two-layer model (its residual carries each token's
     own state half the way).
     """
-    _check_choice("model", model, MODEL_NAMES)
+    _check_choice("model", model, _ALL_MODELS)
     if X.dim() != 4:
         raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
     d = X.shape[-1]
-    if model == "one_layer":
+    if model in ("one_layer", "one_layer_x2"):
         scores, v = _head(X, params[0], d, last_only=True)
         A = torch.softmax(scores, dim=-1)
         pred = (A @ v)[..., -1, 0]
+        if model == "one_layer_x2":
+            pred = 2.0 * pred
         att = A[..., -1, :]
-    elif model == "multihop":
+    elif model in ("multihop", "multihop_norm"):
         scores, v = _head(X, params[0], d)
         M = hop_operator(scores, hops, operator)
+        if model == "multihop_norm":
+            M = M / hops
         pred = (M @ v)[..., -1, 0]
         att = M[..., -1, :] / M[..., -1, :].sum(-1, keepdim=True)
     else:
@@ -322,7 +335,7 @@ def _model_streams(task, models, seeds, protocol, stream_steps, batch_size, shuf
             weights.append(make_task_weights(task, _generator(derive_seed(s, "task"))))
             data = _generator(derive_seed(s, "data"))
             for m in models:
-                inits[m, s] = init_params(m, task.d, _generator(derive_seed(s, f"init:{m}")))
+                inits[m, s] = init_params(m, task.d, _generator(derive_seed(s, f"init:{_BASE.get(m, m)}")))
                 data_gens[m, s] = data                 # shared: common random numbers
         for m in models:
             shuffle_gens[m, s] = _generator(derive_seed(s, "shuffle" if protocol == "paired"
@@ -431,9 +444,9 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
     task = task or MultihopTask()
     models = tuple(models)
     if not models:
-        raise ValueError("models must name at least one of " + ", ".join(MODEL_NAMES))
+        raise ValueError("models must name at least one of " + ", ".join(_ALL_MODELS))
     for m in models:
-        _check_choice("model", m, MODEL_NAMES)
+        _check_choice("model", m, _ALL_MODELS)
     check_positive("lr", lr)
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
