@@ -78,9 +78,11 @@ DATASETS: dict[str, DataSet] = {
     "asi-reference": DataSet(
         "asi-reference", "MFATTN_ASI_REFERENCE",
         {"multiple_training.json": "0cc71e8af1acb2991421bb397836ad3a97cc738711b9d2682c94f419b9b65257",
-         "expanding_50.json": "814467123fb1a357c8223e94cbfa067ea1e3dced18679250a44de4bae9510e9b"},
+         "expanding_50.json": "814467123fb1a357c8223e94cbfa067ea1e3dced18679250a44de4bae9510e9b",
+         "expanding_10.json": "312e12e07a7a4d128f36358b235d948f11c6fefd5c766880001f74589570cc55"},
         {"multiple_training.json": (_ASI + "data/multiple_training.json",),
-         "expanding_50.json": (_ASI + "data/expanding_50.json",)},
+         "expanding_50.json": (_ASI + "data/expanding_50.json",),
+         "expanding_10.json": (_ASI + "data/expanding_10.json",)},
         "github.com/ryan-sussex/AttentionAsStructuralInference at 5b9eacb, data/"),
     "dmft-reference": DataSet(
         "dmft-reference", "MFATTN_DMFT_REFERENCE",

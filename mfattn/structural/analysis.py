@@ -289,3 +289,38 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
                               "ops_ratio_max_n": last["ops_ratio"], "n_min": first["n"],
                               "time_ratio_min_n": first["lazy_ms"] / first["full_ms"], "ops_ratio_min_n": first["ops_ratio"],
                               **extra}
+
+
+def replay_record(repro: dict, ref_multi: dict, seeds: Sequence[int], steps: int) -> dict[str, Any]:
+    """The content of ``data/full/designs/multihop_code_replay.json``, written by the full profile from its own
+    replay (shuffle per batch, the code's): losses at the logged steps and their deviation from the stored run."""
+    from ..companion.manifest import git_commit
+
+    dev = replay_deviations(repro, ref_multi, seeds)
+    variant = {m: {"loss": repro[f"loss/{m}"].tolist(), "relative_deviation": dev[m].tolist()}
+               for m in ("multihop", "one_layer")}
+    return {"description": "Replay of the public code's multi-hop run (run_multihop.py) in its RNG order with "
+                           "mfattn.structural.multihop.train_multihop(protocol='code'); losses at the code's logged "
+                           "steps (every 1000), and their relative deviation from multiple_training.json.",
+            "made_with": f"python -m mfattn reproduce --profile full --chapter designs (train_multihop(('multihop', "
+                         f"'one_layer'), {tuple(seeds)}, task=MultihopTask(mode='code'), steps={steps}, "
+                         "protocol='code', record_every=1000))",
+            "git_commit": git_commit(), "variants": {"batch": variant}}
+
+
+def code_measure_record(code_run: dict, ref_exp: list, ps: Sequence[float], steps: int) -> dict[str, Any]:
+    """The content of ``data/full/designs/expanding_code_d50.json``, written by the full profile from its own run
+    in the public code's setting at d = 50: the code's measure per (p, seed) beside the stored run's."""
+    from ..companion.manifest import git_commit
+
+    stored = dict((p, s_) for p, s_, _ in code_measure(ref_exp, code_run, ps))
+    per_seed: dict[str, dict[str, float]] = {}
+    for i, (p, seed) in enumerate(zip(code_run["ps"], code_run["seeds"])):
+        per_seed.setdefault(f"{p:g}", {})[str(int(seed))] = float(
+            ex.relative_operations(code_run["window"][i], code_run["iterations"][i], 50, 50, "code").mean())
+    return {"description": "Expanding attention in the public code's setting (slope -t/H, plug-in update, scores "
+                           "q_t.k_T, alpha0 = 0.1, beta0 = 0.9, batch 1, Adam 5e-4, weight decay 2) at d = 50, n = 50; "
+                           "relative operations m(d+k)/(nd) averaged over all steps, next to the stored run.",
+            "made_with": f"python -m mfattn reproduce --profile full --chapter designs ({steps} steps)",
+            "git_commit": git_commit(), "ps": [float(p) for p in ps],
+            "stored_code_measure": [float(stored[p]) for p in ps], "code_measure_per_seed": per_seed}

@@ -60,12 +60,11 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
     once), or a list of R generators, one stream per task, so that a task's batch does not depend
     on which other tasks are drawn with it. Returns X (R, B, n, d), y (R, B), distance (R, B) long.
     """
-    if not isinstance(generator, torch.Generator):
+    per_task = not isinstance(generator, torch.Generator)
+    if per_task:
         generator = list(generator)
         if len(generator) != len(tasks):
             raise ValueError(f"generator: one per task ({len(tasks)}); got {len(generator)}")
-        parts = [sample_expanding_batch([t], [w], batch_size, g) for t, w, g in zip(tasks, weights, generator)]
-        return tuple(torch.cat(xs) for xs in zip(*parts))
     R, B = len(tasks), _check_int("batch_size", batch_size, 1)
     d, n = tasks[0].d, tasks[0].n
     if any(t.d != d or t.n != n for t in tasks):
@@ -76,10 +75,19 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
     W_y = torch.stack([w[0] for w in weights])                  # (R, 1, d)
     W_r = torch.stack([w[1] for w in weights])                  # (R, d, d)
     with torch.no_grad():
-        x0 = torch.rand(R, B, 1, d, generator=generator) * scale
-        noise = torch.randn(R, B, n - 2, d, generator=generator) * std
-        x1 = x0 @ W_r[:, None] + torch.randn(R, B, 1, d, generator=generator) * std
-        u = torch.rand(R, B, generator=generator, dtype=torch.float64)
+        if per_task:   # each task's four draws from its own stream, in this order; the rest is batched
+            draws = [(torch.rand(1, B, 1, d, generator=g), torch.randn(1, B, n - 2, d, generator=g),
+                      torch.randn(1, B, 1, d, generator=g), torch.rand(1, B, generator=g, dtype=torch.float64))
+                     for g in generator]
+            x0, noise, eps, u = (torch.cat(z) for z in zip(*draws))
+        else:
+            x0 = torch.rand(R, B, 1, d, generator=generator)
+            noise = torch.randn(R, B, n - 2, d, generator=generator)
+            eps = torch.randn(R, B, 1, d, generator=generator)
+            u = torch.rand(R, B, generator=generator, dtype=torch.float64)
+        x0, noise = x0 * scale, noise * std
+        # x0 W_r as a sum over the last axis: a task's result does not depend on how many are drawn with it
+        x1 = (x0[..., :, None, :] * W_r.transpose(-1, -2)[:, None, None]).sum(-1) + eps * std
         # G ~ Geometric(p) on {1, 2, ...} by inversion; p = 1 gives G = 1
         G = torch.where(p < 1, torch.floor(torch.log1p(-u) / torch.log1p(-p.clamp(max=1 - 1e-12))) + 1,
                         torch.ones_like(u))
@@ -91,7 +99,7 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
         body = torch.gather(noise, 2, src[..., None].expand(R, B, n - 1, d))
         body = torch.where((idx == pos[..., None])[..., None], x0.expand(R, B, n - 1, d), body)
         X = torch.cat([body, x1], dim=2)
-        y = (x0[:, :, 0, :] @ W_y.transpose(-1, -2))[..., 0]
+        y = (x0[:, :, 0, :] * W_y).sum(-1)                       # W_y x0, (R, B)
     return X, y, distance
 
 

@@ -35,6 +35,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
                for p, s in reps]
     bound = 1.0 / math.sqrt(d)
     out: dict[str, Any] = {"ps": np.array([p for p, _ in reps]), "seeds": np.array([s for _, s in reps])}
+    state = {}
     for model in models:
         # one stream per (p, seed) for the initial weights and the data: a replica's run does not
         # depend on which other replicas are trained beside it
@@ -47,17 +48,19 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             raw = torch.log(torch.expm1(torch.tensor([[alpha0, beta0]] * R, dtype=torch.float32)))
             params.append(raw.requires_grad_(True))
         # weight decay regularises the attention weights only, not the hyper-prior
-        states = [AdamState.zeros_like([q]) for q in params]
-        # same data for all models of a replica (common random numbers)
-        gen = [torch.Generator().manual_seed(derive_seed(s, f"exp-data:{d}:{p!r}")) for p, s in reps]
-        loss = np.zeros((R, steps), dtype=np.float32)
-        window = np.zeros((R, steps, batch_size), dtype=np.int32)
-        reach = np.zeros((R, steps, batch_size), dtype=np.int16)
-        iters = np.zeros((R, steps, batch_size), dtype=np.int16)
-        dist = np.zeros((R, steps, batch_size), dtype=np.int16)
-        prior = np.zeros((R, -(-steps // record_every), 2), dtype=np.float32)   # steps 0, record_every, ...
-        for step in tqdm(range(steps), disable=None if progress else True, desc=f"expanding d={d} {model}"):
-            X, y, distance = sample_expanding_batch(tasks, weights, batch_size, gen)
+        state[model] = (params, [AdamState.zeros_like([q]) for q in params], np.zeros((R, steps), dtype=np.float32))
+    # one data stream per replica, drawn once per step for every model (common random numbers)
+    gen = [torch.Generator().manual_seed(derive_seed(s, f"exp-data:{d}:{p!r}")) for p, s in reps]
+    window = np.zeros((R, steps, batch_size), dtype=np.int32)
+    reach = np.zeros((R, steps, batch_size), dtype=np.int16)
+    iters = np.zeros((R, steps, batch_size), dtype=np.int16)
+    dist = np.zeros((R, steps, batch_size), dtype=np.int16)
+    prior = np.zeros((R, -(-steps // record_every), 2), dtype=np.float32)   # steps 0, record_every, ...
+    for step in tqdm(range(steps), disable=None if progress else True, desc=f"expanding d={d}"):
+        X, y, distance = sample_expanding_batch(tasks, weights, batch_size, gen)
+        dist[:, step] = distance.numpy()
+        for model, (params, states, loss) in state.items():
+            W = params[0]
             if model == "expanding":
                 if learn_prior:
                     ab = torch.nn.functional.softplus(params[1])
@@ -79,7 +82,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             for j, (q, g_q) in enumerate(zip(params, grads)):
                 adam_update([q], [g_q], states[j], lr=lr, weight_decay=weight_decay if j == 0 else 0.0)
             loss[:, step] = per_rep.detach().numpy()
-            dist[:, step] = distance.numpy()
+    for model, (params, _, loss) in state.items():
         out[f"loss/{model}"] = loss
         out[f"distance/{model}"] = dist
         if model == "expanding":
@@ -87,7 +90,7 @@ def _train_expanding(ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha
             out["reach"] = reach
             out["iterations"] = iters
             out["prior"] = prior
-        out[f"W/{model}"] = W.detach().numpy()
+        out[f"W/{model}"] = params[0].detach().numpy()
     return out
 
 
