@@ -133,11 +133,12 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # and `steps` per model and task; `repro_*` the public code's run replayed in its RNG order;
     # expanding attention (n = 50, batch `exp_batch`, Adam 5e-4, weight decay 2) for every p and d.
     "designs": {
-        "quick": {"seeds": [0, 1, 2], "steps": 3000, "record_every": 50, "batch_size": 200,
+        # quick: about a minute on one CPU thread (issue 29), every phenomenon the prose names still visible
+        "quick": {"seeds": [0, 1, 2], "steps": 1500, "record_every": 50, "batch_size": 200,
                   "test_size": 2000, "hops": 2, "rank": 1, "repro_seeds": [0, 1, 2], "repro_steps": 1000,
-                  "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 1000,
-                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 1000,
-                  "abl_seeds": [0, 1, 2], "abl_steps": 600},
+                  "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 500,
+                  "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 500,
+                  "abl_seeds": [0, 1, 2], "abl_steps": 400},
         "full": {"seeds": list(range(10)), "steps": 20000, "record_every": 250, "batch_size": 200,
                  "test_size": 10000, "hops": 2, "rank": 1, "repro_seeds": list(range(10)),
                  "repro_steps": 20000, "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04],

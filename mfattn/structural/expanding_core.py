@@ -116,7 +116,8 @@ def _stop(h: torch.Tensor, h_old: torch.Tensor, T: int, tol: float, update: str)
     by less than ``tol``; CAVI: the horizon (a function of β, the only moving parameter) moved by < tol."""
     if update == "cavi":
         return (h - h_old).abs() < tol
-    return (h > T) | (h < h_old) | (h - h_old < tol)
+    # h < h_old is h - h_old < 0 ≤ tol (the sign of a float difference is exact), so one comparison covers both
+    return (h > T) | (h - h_old < tol)
 
 
 def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta0, *,
@@ -188,33 +189,36 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     slope_final = torch.zeros(B, dtype=dtype, device=device)
     reach = torch.zeros(B, dtype=torch.long, device=device)
     alpha_prior, beta_prior = alpha, beta
+    # loop invariants (the loop is a few dozen tiny tensor ops per sweep: their count is its cost)
+    dist_row = dist[None, :]
+    keyed = dist_row >= 1                                     # the query itself is never attended
+    t_minus_1 = (dist - 1).clamp(min=0)
     for i in range(max_iter):
         q = effective_q(alpha, beta, update)
         h = geometric_horizon(q, mass)
-        m = torch.clamp(torch.ceil(h.detach()), min=2).long()
+        hd = h.detach()
+        m = torch.clamp(torch.ceil(hd), min=2)                # float; dist < m is dist < min(m, T) as dist < T
         if i == 0 and first_window is not None:
             m = torch.full_like(m, first_window)
-        inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(m, max=T)[:, None].to(dtype))
+        inside = keyed & (dist_row < m[:, None])
         sl = prior_slope(q, slope, mass)
-        logits = scores + dist[None, :] * sl[:, None]
-        a_new = torch.softmax(logits.masked_fill(~inside, float("-inf")), dim=-1)
+        a_new = torch.softmax((scores + dist_row * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
+        m = m.long()
         slope_final = torch.where(active, sl.detach(), slope_final)
-        upd = active[:, None]
-        att = torch.where(upd, a_new, att)
+        att = torch.where(active[:, None], a_new, att)
         window = torch.where(active, m, window)
         reach = torch.where(active, torch.maximum(reach, m.clamp(max=T)), reach)
         horizon = torch.where(active, h, horizon)
-        iterations = torch.where(active, torch.full_like(iterations, i + 1), iterations)
+        iterations = iterations + active                      # one more sweep for the sequences still running
         if update == "cavi":   # recomputed from the prior: E[t - 1] under the current attention
             alpha = torch.where(active, alpha_prior + 1, alpha)
-            beta = torch.where(active, beta_prior + (a_new * (dist - 1).clamp(min=0)).sum(-1), beta)
+            beta = torch.where(active, beta_prior + (a_new * t_minus_1).sum(-1), beta)
         else:                  # the paper's accumulating update
             alpha = torch.where(active, alpha + 1, alpha)
             beta = torch.where(active, beta + (a_new * dist).sum(-1), beta)
         if history is not None:
-            history.append({"q": q.detach().clone(), "horizon": h.detach().clone(), "window": m.clone(),
+            history.append({"q": q.detach().clone(), "horizon": hd.clone(), "window": m.clone(),
                             "attention": a_new.detach().clone(), "active": active.clone()})
-        hd = h.detach()
         stop = _stop(hd, h_old, T, tol, update)
         h_old = torch.where(active, hd, h_old)
         active = active & ~stop
