@@ -89,6 +89,13 @@ ROWS = [
         [ex.ExpandingTask()], [ex.make_expanding_weights(10, torch.Generator())], 2,
         [torch.Generator(), torch.Generator()]), ValueError, "generator"),
     ("structural-multihop-task-root", lambda: mh.MultihopTask(root="gaussian"), ValueError, "root"),
+    # issue 26: the first window, the operations as run, the output-scale controls
+    ("structural-expanding-first-window", lambda: _expanding(first_window=1), ValueError, "first_window"),
+    ("structural-expanding-train-first-window", lambda: ex.train_expanding(steps=1, first_window=0, cache=False),
+     ValueError, "first_window"),
+    ("structural-expanding-ops-as-run-n", lambda: ex.operations_as_run([3], [2], 1, 10), ValueError, "n"),
+    ("structural-multihop-control-name", lambda: mh.train_multihop(("one_layer_x3",), steps=1, cache=False),
+     ValueError, "model"),
 ]
 
 # Chapter 4, issue 12: graph attention over a mask, Eqs 3-7, other edge priors, the paper's slot update.
