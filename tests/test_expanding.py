@@ -478,3 +478,22 @@ def test_stored_benchmark_rows_time_the_same_iterations():
     rows = json.loads(path.read_text())["rows"]
     assert len({r["iterations"] for r in rows}) == 1 and len({r["scored"] for r in rows}) == 1
     assert all(r["scored"] < rows[0]["n"] for r in rows)
+
+
+def test_variants_trained_together_equal_each_trained_alone():
+    """train_expanding_variants stacks the variants along the replica axis and runs their iterations in one loop
+    (per-row slope, update, scores and first window): at the paper's size every variant's losses, windows, reach
+    and weights are bit-identical to train_expanding with its settings alone, and the standard model is shared."""
+    variants = {"paper": {}, "digamma": {"update": "digamma", "models": ("expanding",)},
+                "code": {"slope": "code", "score": "column"}, "cavi": {"update": "cavi", "models": ("expanding",)},
+                "fw29": {"update": "digamma", "first_window": 29, "models": ("expanding",)}}
+    kw = dict(ps=(0.5, 0.2, 0.1, 0.04), d=10, n=50, seeds=(0,), steps=12, cache=False)
+    together = ex.train_expanding_variants(variants, **kw)
+    for name, v in variants.items():
+        alone = ex.train_expanding(**kw, **v)
+        assert set(alone) == set(together[name]), name
+        for key in alone:
+            assert np.array_equal(alone[key], together[name][key]), (name, key)
+    assert not np.array_equal(together["paper"]["window"], together["cavi"]["window"])
+    with pytest.raises(ValueError, match="variant sets only"):
+        ex.train_expanding_variants({"x": {"slopes": "code"}}, steps=1, cache=False)

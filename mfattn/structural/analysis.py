@@ -19,7 +19,8 @@ from .multihop import relative_error
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
            "window_coverage", "code_measure", "stored_code_measure", "prior_options", "inference_comparison",
            "multihop_numbers", "cavi_residual", "windowed_benchmark", "operations_as_run", "reference_loss_ratios",
-           "elbo_gradient", "per_seed_nmse"]
+           "elbo_gradient", "per_seed_nmse", "PRIOR_VARIANTS", "CODE_SETTING", "expanding_runs", "replay_record",
+           "code_measure_record"]
 
 
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
@@ -324,3 +325,35 @@ def code_measure_record(code_run: dict, ref_exp: list, ps: Sequence[float], step
             "made_with": f"python -m mfattn reproduce --profile full --chapter designs ({steps} steps)",
             "git_commit": git_commit(), "ps": [float(p) for p in ps],
             "stored_code_measure": [float(stored[p]) for p in ps], "code_measure_per_seed": per_seed}
+
+
+#: The settings of the prior that chapter 5 trains beside the paper's (plug-in update, paper slope), at d = 10.
+PRIOR_VARIANTS = {"digamma, paper slope": {"update": "digamma"}, "plug-in, code slope": {"slope": "code"},
+                  "learnable prior": {"learn_prior": True}, "CAVI, paper slope": {"update": "cavi"},
+                  "digamma, first window 29": {"update": "digamma", "first_window": 29}}
+#: The public code's setting: slope -t/H, plug-in update, column scores q_t·k_T.
+CODE_SETTING = {"slope": "code", "update": "plugin", "score": "column"}
+
+
+def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
+    """Chapter 5's expanding-attention runs for a profile's ``sizes``: the paper's setting at every d (expanding and
+    standard), the prior's variants at the first d (expanding only) and the code's setting at every d (both
+    models). At each d the settings train in one loop on one data stream
+    (:func:`.expanding.train_expanding_variants`: each bit-identical to its own run, cached under its key).
+    Returns ({d: run}, {variant name: run}, {d: code-setting run})."""
+    common = dict(ps=sizes["exp_ps"], seeds=sizes["exp_seeds"], batch_size=sizes["exp_batch"])
+    d0, same = sizes["exp_dims"][0], sizes["exp_code_steps"] == sizes["exp_steps"]
+    exp_runs, variants, code_runs = {}, {}, {}
+    for d in sizes["exp_dims"]:
+        todo: dict[str, dict] = {"plug-in, paper slope": {}}
+        if d == d0:
+            todo.update({k: {**kw, "models": ("expanding",)} for k, kw in PRIOR_VARIANTS.items()})
+        if same:
+            todo["code setting"] = CODE_SETTING
+        runs = ex.train_expanding_variants(todo, d=d, steps=sizes["exp_steps"], **common)
+        exp_runs[d] = runs["plug-in, paper slope"]
+        code_runs[d] = runs["code setting"] if same else ex.train_expanding(d=d, steps=sizes["exp_code_steps"],
+                                                                            **CODE_SETTING, **common)
+        if d == d0:
+            variants = {k: runs[k] for k in ("plug-in, paper slope", *PRIOR_VARIANTS)}
+    return exp_runs, variants, code_runs

@@ -120,6 +120,44 @@ def _stop(h: torch.Tensor, h_old: torch.Tensor, T: int, tol: float, update: str)
     return (h > T) | (h - h_old < tol)
 
 
+def _row_modes(B: int, slope, update, first_window):
+    """Per-row options as masks: each of ``slope``, ``update`` a name or one name per row, ``first_window``
+    None, an int (≥ 2) or one of those per row. Returns (code_slope, digamma_estimate, cavi, first) with
+    each mask a Python bool when every row agrees (the uniform fast path) else a (B,) bool tensor, and
+    ``first`` None, an int, or a (B,) long tensor with 0 for "the prior's own first window"."""
+    def mask(values, name, choices, true):
+        if isinstance(values, str):
+            _check_choice(name, values, choices)
+            return values in true
+        values = list(values)
+        if len(values) != B:
+            raise ValueError(f"{name}: one per sequence ({B}); got {len(values)}")
+        for v in values:
+            _check_choice(name, v, choices)
+        flags = [v in true for v in values]
+        return flags[0] if len(set(flags)) == 1 else torch.tensor(flags)
+
+    code = mask(slope, "slope", SLOPES, ("code",))
+    dig = mask(update, "update", UPDATES, ("digamma", "cavi"))
+    cavi = mask(update, "update", UPDATES, ("cavi",))
+    if first_window is None or isinstance(first_window, int):
+        if first_window is not None:
+            _check_int("first_window", first_window, 2)
+        return code, dig, cavi, first_window
+    fw = [0 if f is None else _check_int("first_window", f, 2) for f in first_window]
+    if len(fw) != B:
+        raise ValueError(f"first_window: one per sequence ({B}); got {len(fw)}")
+    first = fw[0] if len(set(fw)) == 1 else torch.tensor(fw)
+    return code, dig, cavi, (None if isinstance(first, int) and first == 0 else first)
+
+
+def _pick(mask, if_true, if_false):
+    """``if_true`` where ``mask`` (a bool or a (B,) mask), computing only the branch a uniform mask needs."""
+    if isinstance(mask, bool):
+        return if_true() if mask else if_false()
+    return torch.where(mask, if_true(), if_false())
+
+
 def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta0, *,
                         slope: str = "paper", update: str = "plugin", mass: float = 0.95,
                         max_iter: int = 100, tol: float = 0.01, detach_prior: bool = False,
@@ -142,10 +180,9 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     sweep scored. ``first_window``: the window m of the first sweep instead of ⌈H(q̃₀)⌉ (to separate
     the first window from the estimate, e.g. CAVI from the paper's plug-in first window of 29).
     ``detach_prior`` cuts the gradient through α, β (the public code's behaviour: its α, β never get
-    gradients).
+    gradients). ``slope``, ``update`` and ``first_window`` may also be given per sequence (length B), so
+    that several variants run in one loop; each row then computes exactly what it computes alone.
     """
-    _check_choice("slope", slope, SLOPES)
-    _check_choice("update", update, UPDATES)
     _check_int("max_iter", max_iter, 1)
     check_real("tol", tol, minimum=0.0)
     _check_hyper_prior(alpha0, beta0)
@@ -158,8 +195,7 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         raise ValueError(f"values must have shape (B, T, dv) = ({B}, {T}, dv); got {tuple(values.shape)}")
     if not 0.0 < mass < 1.0:
         raise ValueError(f"mass must lie in (0, 1); got {mass}")
-    if first_window is not None:
-        _check_int("first_window", first_window, 2)
+    code, dig, cavi, first = _row_modes(B, slope, update, first_window)
     dtype, device = scores.dtype, scores.device
     alpha = torch.as_tensor(alpha0, dtype=dtype, device=device).expand(B).clone()
     beta = torch.as_tensor(beta0, dtype=dtype, device=device).expand(B).clone()
@@ -194,14 +230,15 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     keyed = dist_row >= 1                                     # the query itself is never attended
     t_minus_1 = (dist - 1).clamp(min=0)
     for i in range(max_iter):
-        q = effective_q(alpha, beta, update)
+        q = _pick(dig, lambda: effective_q(alpha, beta, "digamma"), lambda: effective_q(alpha, beta, "plugin"))
         h = geometric_horizon(q, mass)
         hd = h.detach()
         m = torch.clamp(torch.ceil(hd), min=2)                # float; dist < m is dist < min(m, T) as dist < T
-        if i == 0 and first_window is not None:
-            m = torch.full_like(m, first_window)
+        if i == 0 and first is not None:
+            m = (torch.full_like(m, first) if isinstance(first, int) else
+                 torch.where(first > 0, first.to(m.dtype), m))
         inside = keyed & (dist_row < m[:, None])
-        sl = prior_slope(q, slope, mass)
+        sl = _pick(code, lambda: -1.0 / h, lambda: torch.log1p(-q))   # prior_slope(q, slope, mass)
         a_new = torch.softmax((scores + dist_row * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
         m = m.long()
         slope_final = torch.where(active, sl.detach(), slope_final)
@@ -210,16 +247,14 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         reach = torch.where(active, torch.maximum(reach, m.clamp(max=T)), reach)
         horizon = torch.where(active, h, horizon)
         iterations = iterations + active                      # one more sweep for the sequences still running
-        if update == "cavi":   # recomputed from the prior: E[t - 1] under the current attention
-            alpha = torch.where(active, alpha_prior + 1, alpha)
-            beta = torch.where(active, beta_prior + (a_new * t_minus_1).sum(-1), beta)
-        else:                  # the paper's accumulating update
-            alpha = torch.where(active, alpha + 1, alpha)
-            beta = torch.where(active, beta + (a_new * dist).sum(-1), beta)
+        # cavi: recomputed from the prior, E[t - 1] under the current attention; else the paper's accumulating update
+        alpha = torch.where(active, _pick(cavi, lambda: alpha_prior + 1, lambda: alpha + 1), alpha)
+        beta = torch.where(active, _pick(cavi, lambda: beta_prior + (a_new * t_minus_1).sum(-1),
+                                         lambda: beta + (a_new * dist).sum(-1)), beta)
         if history is not None:
             history.append({"q": q.detach().clone(), "horizon": hd.clone(), "window": m.clone(),
                             "attention": a_new.detach().clone(), "active": active.clone()})
-        stop = _stop(hd, h_old, T, tol, update)
+        stop = _pick(cavi, lambda: _stop(hd, h_old, T, tol, "cavi"), lambda: _stop(hd, h_old, T, tol, "plugin"))
         h_old = torch.where(active, hd, h_old)
         active = active & ~stop
         if not bool(active.any()):

@@ -127,16 +127,35 @@ def _last_scores(q, k, score: str):
 
 
 def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope="paper",
-                      update="plugin", score="row", detach_prior=False, return_result=False, **kw):
-    """Expanding-attention prediction at the query. W: (R, 2d+1, d), X: (R, B, T, d) → (R, B)."""
+                      update="plugin", score="row", first_window=None, detach_prior=False, return_result=False,
+                      **kw):
+    """Expanding-attention prediction at the query. W: (R, 2d+1, d), X: (R, B, T, d) → (R, B).
+
+    ``slope``, ``update``, ``score`` and ``first_window`` are one value for every replica or one per
+    replica (length R): several variants then train in one loop, each replica computing exactly what
+    it computes alone (see :func:`~.expanding_core.expanding_attention`).
+    """
     R, B, T, _ = X.shape
     q, k, v = _qkv(X, W)
-    s = _last_scores(q, k, score).reshape(R * B, T)
+
+    def per_row(value):   # one per replica -> one per sequence
+        return value if value is None or isinstance(value, (str, int)) else [x for x in value for _ in range(B)]
+
+    if isinstance(score, str):
+        s = _last_scores(q, k, score)
+    else:
+        if len(score) != R:
+            raise ValueError(f"score: one per replica ({R}); got {len(score)}")
+        col = torch.tensor([sc == "column" for sc in score])[:, None, None]
+        for sc in set(score):
+            _last_scores(q[:1, :1], k[:1, :1], sc)             # names an unknown score
+        s = torch.where(col, _last_scores(q, k, "column"), _last_scores(q, k, "row"))
+    s = s.reshape(R * B, T)
     # in X's dtype: a Python 0.1 made a float32 tensor first would enter float64 runs rounded
     a0 = torch.as_tensor(alpha0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
     b0 = torch.as_tensor(beta0, dtype=X.dtype).reshape(-1, 1).expand(R, B).reshape(-1)
-    res = expanding_attention(s, v.reshape(R * B, T, -1), a0, b0, slope=slope, update=update,
-                              detach_prior=detach_prior, **kw)
+    res = expanding_attention(s, v.reshape(R * B, T, -1), a0, b0, slope=per_row(slope), update=per_row(update),
+                              first_window=per_row(first_window), detach_prior=detach_prior, **kw)
     pred = res.output[:, 0].reshape(R, B)
     return (pred, res) if return_result else pred
 
