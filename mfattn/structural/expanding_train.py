@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..companion import store
+from ..companion import caches, store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int
 from .expanding_core import SLOPES, UPDATES, _check_hyper_prior
 from .expanding_task import ExpandingTask, expanding_forward, make_expanding_weights, sample_expanding_batch, \
@@ -174,8 +174,10 @@ def train_expanding_variants(variants: Mapping[str, Mapping[str, Any]],
     for name, sp in specs.items():
         key = store.config_hash(_config(sp, *common))
         path = store.cache_dir("designs") / f"expanding-{key}.npz"
-        if cache and path.exists():
-            out[name] = store.load_npz(path)
+        # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
+        found = caches.load_cached_npz(path) if cache else None
+        if found is not None:
+            out[name] = found
         else:
             todo[name] = (sp, key, path)
     groups = [[name] for name, (sp, _, _) in todo.items() if sp["learn_prior"]]
@@ -185,7 +187,7 @@ def train_expanding_variants(variants: Mapping[str, Mapping[str, Any]],
         for name, run in zip(group, runs):
             run["config"] = np.array(todo[name][1])
             if cache:
-                store.atomic_save_npz(todo[name][2], **run)
+                caches.save_cached_npz(todo[name][2], run)
             out[name] = run
     return {name: out[name] for name in variants}
 
