@@ -375,7 +375,7 @@ _DESIGNS += [
           rule=_wallclock_rule,
           how="Holds if the lazy window is faster than full attention at every benchmarked length; with differences "
               "if at some (long contexts only); fails if at none.",
-          evidence=(TX + "test_stored_benchmark_rows_time_the_same_iterations",
+          evidence=("fig-designs-expanding-operations", TX + "test_stored_benchmark_rows_time_the_same_iterations",
                     TX + "test_lazy_equals_dense_and_scores_only_the_window"),
           note="Lazy / full CPU time {bench_time_ratio_min_n:.2f} at n = {bench_n_min:.0f} and "
                "{bench_time_ratio_max_n:.2f} at n = {bench_n_max:.0f}; faster at {bench_below_full:.0f} of "
@@ -393,7 +393,7 @@ _DESIGNS += [
               "1e-6; with differences below 1e-2 (stationary up to the stopping tolerance of the horizon); fails at "
               "1e-2 or more. Not tested if CAVI's own end state is not stationary to 1e-8 (the check would be "
               "broken).",
-          evidence=(TX + "test_cavi_is_the_fixed_point_of_the_mean_field_equations",
+          evidence=("fig-designs-expanding-cavi", TX + "test_cavi_is_the_fixed_point_of_the_mean_field_equations",
                     TX + "test_elbo_matches_the_model_and_cavi_lowers_it_only_where_the_window_shrinks"),
           note="Largest ELBO gradient at the end state: paper's iteration {paper_elbo_grad:.1e}, CAVI "
                "{cavi_elbo_grad:.1e}: the accumulating update counts the single edge once per sweep (α grows with the "
