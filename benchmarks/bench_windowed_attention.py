@@ -4,7 +4,8 @@ One batch of B sequences of n_max keys/values in R^d is drawn; the query's paren
 with the query) lies at a distance t ~ 1 + Geometric(p), so a recency prior fits. Each length n
 uses the last n tokens of that batch: the recent tokens, which hold every parent and everything any
 window reaches, are the same at every n, so every row times the same windows and the same number
-of iterations (the script checks it), and the rows differ only in the length of the context. Three ways to compute the query's attention output are timed, single-threaded:
+of iterations (the script checks it), and the rows differ only in the length of the context. Three
+ways to compute the query's attention output are timed, single-threaded:
 
 * ``full``: scores q·k_t for all n - 1 keys, softmax, weighted sum (what standard attention does);
 * ``dense expanding``: :func:`mfattn.structural.expanding.expanding_attention` on all n scores (the window
@@ -125,7 +126,8 @@ def main(argv=None) -> None:
         path = ROOT / "data" / "benchmarks" / "bench_windowed_attention.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"n_max": n_max, "same_iterations": same,
-                "batch_rule": "one batch of n_max tokens; each row uses its last n tokens", "d": args.d, "batch": args.batch, "p": args.p, "repeats": args.repeats, "threads": 1,
+                "batch_rule": "one batch of n_max tokens; each row uses its last n tokens", "d": args.d,
+                "batch": args.batch, "p": args.p, "repeats": args.repeats, "threads": 1,
                 "times": "median process CPU time (ms) and wall-clock (ms), after one warm-up",
                 "machine": f"{platform.machine()}, {platform.system()}", "python": platform.python_version(),
                 "torch": torch.__version__, "command": "python benchmarks/bench_windowed_attention.py --save"}
