@@ -350,3 +350,22 @@ def test_toy_problem_graphs_draw_every_edge_and_node():
         nodes = [p for p in ax.patches if isinstance(p, Circle)]
         assert len(arrows) == len(panel.candidates) + len(panel.fixed)   # chosen ones drawn over candidates
         assert len(nodes) == len(panel.nodes)
+
+
+@pytest.mark.parametrize("mode", ["paper", "code"])
+@pytest.mark.parametrize("hops", [1, 2, 3])
+def test_fast_last_row_is_the_operators_last_row(mode, hops):
+    """The paired protocol's arithmetic computes only the query's row of the K-hop operator: equal to the last row
+    of hop_operator to float64 rounding, and the fast forward pass agrees with the reference one to float32
+    rounding for every model."""
+    g = torch.Generator().manual_seed(hops)
+    scores = torch.randn(3, 4, 6, 6, generator=g, dtype=torch.float64)
+    want = mh.hop_operator(scores, hops, mode)[..., -1, :]
+    torch.testing.assert_close(mh._hop_last_row(scores, hops, mode), want, rtol=0, atol=1e-14)
+    X = torch.randn(2, 16, 5, 3, generator=g)
+    for model in mh.MODEL_NAMES + mh.CONTROL_NAMES:
+        params = mh.init_params(model, 3, g, replicas=2)
+        ref, ref_att = mh.forward(model, params, X, hops=hops, operator=mode, return_attention=True)
+        fast, fast_att = mh.forward(model, params, X, hops=hops, operator=mode, return_attention=True, fast=True)
+        torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(fast_att, ref_att, rtol=1e-5, atol=1e-6)

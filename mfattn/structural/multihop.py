@@ -14,8 +14,9 @@ the expectation over paths of length 1..K is
 
 The module also holds the two baselines of the paper's Figure 2 (one-layer self-attention and a
 two-layer self-attention that the public code never implements), the toy data generator in its
-paper and code variants, and a training routine that trains several seeds and models at once
-(one tensor op per step for all seeds of a model) and caches its results keyed by the config.
+paper and code variants, and the output-scale controls. The training routine, which trains several
+seeds and models at once (one tensor op per step for all seeds of a model) and caches its results
+keyed by the config, is :func:`~.multihop_train.train_multihop` (importable from here).
 The optimiser and the seed streams it shares with expanding attention are in :mod:`.optim`.
 
 Conventions: a model's parameters are stacked over a leading replica axis ``S`` (one replica per
@@ -25,17 +26,14 @@ seed); a batch of sequences is ``X`` of shape (S, B, T, d) whose last token is t
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
 
-from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, check_probability
-from . import optim as _optim
-from .optim import AdamState, adam_update, derive_seed, generator as _generator
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_probability
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
@@ -214,6 +212,29 @@ def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fa
     return (M / (hops + 1)).transpose(-1, -2)
 
 
+def _hop_last_row(scores: torch.Tensor, hops: int, mode: str) -> torch.Tensor:
+    """The last row of :func:`hop_operator` (…, T) without the full matrix powers (``fast`` arithmetic):
+    paper, Σ_k (e_T Pᵏ) with e_T P^{k+1} = (e_T Pᵏ) P; code, the last column of (I + Σ_k P_cᵏ)/(K+1)."""
+    if mode == "paper":
+        P = _softmax(scores, -1, True)
+        r = P[..., -1:, :]                                   # (…, 1, T)
+        M = r
+        for _ in range(hops - 1):
+            r = r @ P
+            M = M + r
+        return M[..., 0, :]
+    P = _softmax(scores, -2, True)
+    T = scores.shape[-1]
+    c = P[..., :, -1:]                                       # (…, T, 1): column T of P_c
+    e = torch.zeros(T, 1, dtype=scores.dtype, device=scores.device)
+    e[-1] = 1.0
+    M = e + c
+    for _ in range(hops - 1):
+        c = P @ c
+        M = M + c
+    return (M / (hops + 1))[..., 0]
+
+
 # ----------------------------------------------------------------------------- the models
 def init_params(model: str, d: int, generator: torch.Generator, replicas: int = 1) -> list[torch.Tensor]:
     """Initial weights of ``model`` for ``replicas`` independent copies, as torch.nn.Linear does.
@@ -289,11 +310,15 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
         att = A[..., -1, :]
     elif model in ("multihop", "multihop_norm"):
         scores, v = _head(X, params[0], d, fast=fast)
-        M = hop_operator(scores, hops, operator, fast=fast)
-        if model == "multihop_norm":
-            M = M / hops
-        pred = (M @ v)[..., -1, 0]
-        att = M[..., -1, :] / M[..., -1, :].sum(-1, keepdim=True)
+        if fast:   # the query's row of the operator: all a single head's prediction needs
+            row = _hop_last_row(scores, hops, operator)
+            row = row / hops if model == "multihop_norm" else row
+            pred = (row * v[..., 0]).sum(-1)
+        else:      # the whole operator, as the public code computes it (the replay's arithmetic)
+            M = hop_operator(scores, hops, operator)
+            M = M / hops if model == "multihop_norm" else M
+            pred, row = (M @ v)[..., -1, 0], M[..., -1, :]
+        att = row / row.sum(-1, keepdim=True)
     else:
         scores1, v1 = _head(X, params[0], d, fast=fast)
         A1 = _softmax(scores1, -1, fast)
@@ -340,177 +365,5 @@ def relative_error(a, b) -> np.ndarray:
     return np.abs(a - b) / np.abs(b)
 
 
-def _model_streams(task, models, seeds, protocol, stream_steps, batch_size, shuffle, code_order):
-    """Task weights, initial parameters and data/shuffle generators for every (model, seed)."""
-    weights, inits, data_gens, shuffle_gens = [], {}, {}, {}
-    for s in seeds:
-        if protocol == "code":
-            g = _generator(s)
-            weights.append(make_task_weights(task, g))
-            for j, m in enumerate(code_order):
-                p = init_params(m, task.d, g)
-                if m in models:
-                    inits[m, s] = p
-                    data_gens[m, s] = _clone(g)
-                if any(later in models for later in code_order[j + 1:]):
-                    # the code draws this model's whole data stream before the next model's weights
-                    _skip_batches(task, batch_size, g, stream_steps)
-        else:
-            weights.append(make_task_weights(task, _generator(derive_seed(s, "task"))))
-            data = _generator(derive_seed(s, "data"))
-            for m in models:
-                inits[m, s] = init_params(m, task.d, _generator(derive_seed(s, f"init:{_BASE.get(m, m)}")))
-                data_gens[m, s] = data                 # shared: common random numbers
-        for m in models:
-            shuffle_gens[m, s] = _generator(derive_seed(s, "shuffle" if protocol == "paired"
-                                                        else f"shuffle:{m}"))
-    return weights, inits, data_gens, shuffle_gens
-
-
-def _skip_batches(task: MultihopTask, batch_size: int, generator: torch.Generator, count: int) -> None:
-    """Advance ``generator`` past ``count`` batches: the same draws as sample_multihop_batch, unused."""
-    B, n, d, std = batch_size, task.n, task.d, task.noise_std
-    z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
-    for _ in range(count):
-        _draw_root(task, B, generator)
-        torch.normal(mean=z_noise, std=std, generator=generator)
-        torch.normal(mean=z_one, std=std, generator=generator)
-        torch.normal(mean=z_one, std=std, generator=generator)
-
-
-def _clone(g: torch.Generator) -> torch.Generator:
-    c = torch.Generator()
-    c.set_state(g.get_state())
-    return c
-
-
-def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, operator, protocol,
-           stream_steps, shuffle, record_every, test_size, code_order, progress):
-    from tqdm import tqdm
-
-    S = len(seeds)
-    weights, inits, data_gens, shuffle_gens = _model_streams(
-        task, models, seeds, protocol, stream_steps, batch_size, shuffle, code_order)
-    params = {m: [torch.cat([inits[m, s][i] for s in seeds]).requires_grad_(True)
-                  for i in range(len(inits[m, seeds[0]]))] for m in models}
-    states = {m: AdamState.zeros_like(params[m]) for m in models}
-    record_steps = list(range(0, steps, record_every))
-    losses = {m: np.zeros((S, len(record_steps))) for m in models}
-    shared = protocol == "paired"
-    fast = protocol == "paired"   # the replay of the public code keeps torch's arithmetic
-    for step in tqdm(range(steps), disable=None if progress else True, desc="multihop"):
-        batches = {}
-        for m in models:
-            if shared and batches:
-                batches[m] = next(iter(batches.values()))
-                continue
-            Xs, ys = [], []
-            for i, s in enumerate(seeds):
-                X, y, _ = sample_multihop_batch(task, weights[i], batch_size, data_gens[m, s],
-                                                shuffle=shuffle, shuffle_generator=shuffle_gens[m, s])
-                Xs.append(X)
-                ys.append(y)
-            batches[m] = (torch.stack(Xs), torch.stack(ys)[..., 0])
-        for m in models:
-            X, y = batches[m]
-            pred = forward(m, params[m], X, hops=hops, operator=operator, fast=fast)
-            per_seed = ((pred - y) ** 2).mean(dim=1)          # (S,) the code's MSELoss per seed
-            grads = torch.autograd.grad(per_seed.sum(), params[m])
-            adam_update(params[m], grads, states[m], lr=lr, weight_decay=weight_decay)
-            if step % record_every == 0:
-                losses[m][:, step // record_every] = per_seed.detach().numpy()
-    # held-out evaluation on fresh sequences (per-sample shuffles)
-    out: dict[str, Any] = {"record_steps": np.array(record_steps)}
-    tests = [sample_multihop_batch(task, weights[i], test_size, _generator(derive_seed(s, "test")),
-                                   shuffle="sample", shuffle_generator=_generator(derive_seed(s, "test-shuffle")))
-             for i, s in enumerate(seeds)]
-    Xt = torch.stack([t[0] for t in tests])
-    yt = torch.stack([t[1] for t in tests])[..., 0]
-    roles = torch.stack([t[2] for t in tests])
-    var_y = yt.var(dim=1).numpy()
-    out["var_y"] = var_y
-    for m in models:
-        with torch.no_grad():
-            pred, att = forward(m, params[m], Xt, hops=hops, operator=operator, return_attention=True, fast=fast)
-        mass = torch.stack([(att * (roles == r)).sum(-1).mean(-1) for r in range(len(ROLE_NAMES))], -1)
-        out[f"loss/{m}"] = losses[m]
-        out[f"test_mse/{m}"] = ((pred - yt) ** 2).mean(-1).numpy()
-        out[f"mass/{m}"] = mass.numpy()                       # (S, 4) over ROLE_NAMES
-        for i, p in enumerate(params[m]):
-            out[f"param{i}/{m}"] = p.detach().numpy()
-    return out
-
-
-def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (0, 1, 2), *,
-                   task: MultihopTask | None = None, steps: int = 2000, batch_size: int = 200,
-                   lr: float = 1e-3, weight_decay: float = 2.0, hops: int = 2,
-                   operator: str | None = None, protocol: str = "paired",
-                   stream_steps: int = 20_000, shuffle: str | None = None, record_every: int = 100,
-                   test_size: int = 2000, cache: bool = True, progress: bool = False,
-                   code_order: Sequence[str] = ("multihop", "one_layer")) -> dict[str, Any]:
-    """Train every model in ``models`` for every seed, all seeds of a model in one tensor op.
-
-    Each step draws one batch per (model, seed), computes the per-seed MSE of the query's
-    prediction, and takes one Adam step (lr, L2 ``weight_decay``) per seed. The defaults are the
-    paper's protocol (batch 200, lr 1e-3, weight decay 2) at fewer steps.
-
-    ``protocol="code"`` draws, for each seed, from one generator seeded with the seed, in the
-    public code's order: W_y, W_r, then for each model of ``code_order`` its initial weights and
-    ``stream_steps`` batches (the code trains ``LongAttention`` = multihop with the code operator,
-    then ``CausalSelfAttention`` = one_layer). With ``steps = stream_steps = 20000``, hops = 2,
-    code task and operator, this reproduces ``multiple_training.json`` up to float summation order.
-
-    Returns a dict of numpy arrays: ``record_steps`` (L,), ``var_y`` (S,) (variance of y on the
-    held-out set, the normaliser of the MSE), and per model m: ``loss/m`` (S, L) training MSE at
-    the record steps, ``test_mse/m`` (S,) on ``test_size`` fresh sequences, ``mass/m`` (S, 4) the
-    query's mean attention mass on noise/x0/x1/x2 (:data:`ROLE_NAMES`), ``param{i}/m`` weights.
-    Cached under ``cache_dir("designs")`` keyed by the whole configuration.
-    """
-    task = task or MultihopTask()
-    models = tuple(models)
-    if not models:
-        raise ValueError("models must name at least one of " + ", ".join(_ALL_MODELS))
-    for m in models:
-        _check_choice("model", m, _ALL_MODELS)
-    check_positive("lr", lr)
-    seeds = tuple(_check_int("seed", s, 0) for s in seeds)
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct non-negative integers; got {seeds!r}")
-    _check_int("steps", steps, 1)
-    _check_int("batch_size", batch_size, 1)
-    _check_int("record_every", record_every, 1)
-    _check_int("test_size", test_size, 2)
-    _check_int("hops (K)", hops, 1)
-    _check_choice("protocol", protocol, PROTOCOLS)
-    operator = _check_choice("operator mode", operator or task.mode, OPERATOR_MODES)
-    shuffle = _check_choice("shuffle", shuffle or ("batch" if protocol == "code" else "sample"), SHUFFLES)
-    if protocol == "code":
-        for m in code_order:
-            _check_choice("code_order entry", m, MODEL_NAMES)
-        missing = [m for m in models if m not in code_order]
-        if missing:
-            raise ValueError(f"protocol='code' trains only the models of code_order {tuple(code_order)}; "
-                             f"got {missing}")
-        if steps > stream_steps:
-            raise ValueError(f"steps ({steps}) must be ≤ stream_steps ({stream_steps}) under protocol='code'")
-    # the digest of the computing modules: a code change gives a new key, never a stale result
-    config = {"version": 2, "code": store.code_digest(__file__, _optim), "task": asdict(task),
-              "models": models, "seeds": seeds, "steps": steps,
-              "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "hops": hops,
-              "operator": operator, "protocol": protocol,
-              "stream_steps": stream_steps if protocol == "code" else None, "shuffle": shuffle,
-              "record_every": record_every, "test_size": test_size,
-              "code_order": tuple(code_order) if protocol == "code" else None,
-              "torch": torch.__version__.split("+")[0]}
-    path = store.cache_dir("designs") / f"multihop-{store.config_hash(config)}.npz"
-    # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
-    found = caches.load_cached_npz(path) if cache else None
-    if found is not None:
-        return found
-    out = _train(task, models, seeds, steps=steps, batch_size=batch_size, lr=lr,
-                 weight_decay=weight_decay, hops=hops, operator=operator, protocol=protocol,
-                 stream_steps=stream_steps, shuffle=shuffle, record_every=record_every,
-                 test_size=test_size, code_order=tuple(code_order), progress=progress)
-    if cache:
-        caches.save_cached_npz(path, out)
-    return out
+# training lives in .multihop_train (imported last: it reads this module's models and task)
+from .multihop_train import _model_streams, _skip_batches, train_multihop  # noqa: E402, F401
