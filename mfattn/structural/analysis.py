@@ -52,7 +52,8 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
                         "one-within": f"{np.mean(devs['one_layer'] < 1e-5):.0%}",
                         "one-max": f"{devs['one_layer'].max():.0e}",
                         "multi-within": f"{np.mean(devs['multihop'] < 1e-5):.0%}",
-                        "multi-off-seeds": ", ".join(str(s) for s in range(10) if devs["multihop"][s].max() >= 1e-5),
+                        "multi-off-seeds": ", ".join(str(s) for s in range(len(devs["multihop"]))
+                                                   if devs["multihop"][s].max() >= 1e-5),
                         "multi-max": f"{devs['multihop'].max():.0e}"}
     return out
 
