@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-from .companion.checks import check_choice, check_int, check_positive, check_real
+from .companion.checks import check_alloc, check_choice, check_int, check_positive, check_real, check_tensor
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -275,8 +275,8 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         raise TypeError(f"z0 must be a torch.Tensor; got {type(z0).__name__}")
     if z0.dim() < 1 or z0.shape[0] < 1 or z0.numel() == 0:
         raise ValueError(f"z0 must have a non-empty batch dimension (B, ...); got shape {tuple(z0.shape)}")
-    if not z0.is_floating_point():
-        raise TypeError(f"z0 must be a floating-point tensor; got dtype {z0.dtype}")
+    check_tensor("z0", z0, real=True)
+    check_alloc("max_iter", (max_iter + 2) * z0.numel() * z0.element_size(), what="the kept iterates")
     shape, B = z0.shape, z0.shape[0]
     eps, dfac = opts["eps"], opts["divergence_factor"]
 
@@ -406,6 +406,7 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         Works under ``torch.no_grad()`` in any module mode.
     """
     check_choice("grad", grad, GRAD_MODES)
+    check_tensor("z0", z0, real=True)
     if vjp is not None and not callable(vjp):
         raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
     fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
@@ -495,5 +496,6 @@ def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generato
     """
     check_int("n", n, 1)
     check_real("rho", rho, minimum=0.0)
+    check_alloc("n", 4 * n * n * 8)
     q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
     return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

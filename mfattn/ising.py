@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from mfattn.companion.checks import check_choice, check_int, check_positive, check_real
+from mfattn.companion.checks import (check_alloc, check_array, check_choice, check_generator, check_int,
+                                     check_positive, check_real)
 
 __all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
            "exact_marginals", "exact_marginals_sweep", "naive_mean_field", "tap", "adaptive_tap",
@@ -41,22 +42,15 @@ class MeanFieldWarning(RuntimeWarning):
 
 # --- input checking ----------------------------------------------------------------------------------
 def _as_float64(x: Any, name: str) -> np.ndarray:
-    if hasattr(x, "detach"):  # torch tensor
-        x = x.detach().cpu().numpy()
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be a numpy array or torch tensor of numbers; got {type(x).__name__}") from err
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    """A finite real float64 array (numpy array, torch tensor or nested list): no complex, no integer array."""
+    return check_array(name, x)
 
 
-def _check_model(J: Any, h: Any) -> tuple[np.ndarray, np.ndarray]:
+def _check_model(J: Any, h: Any, name: str = "J") -> tuple[np.ndarray, np.ndarray]:
     """Validate couplings (n, n) symmetric, zero diagonal, and fields (n,)."""
-    J = _as_float64(J, "J")
+    J = _as_float64(J, name)
     if J.ndim != 2 or J.shape[0] != J.shape[1]:
-        raise ValueError(f"J must be a square (n, n) matrix; got shape {J.shape}")
+        raise ValueError(f"{name} must be a square (n, n) matrix; got shape {J.shape}")
     n = J.shape[0]
     if n == 0:
         raise ValueError("J must describe at least one spin; got shape (0, 0)")
@@ -99,11 +93,11 @@ def sk_couplings(n: int, beta: float, seed: int | np.random.Generator = 0) -> np
 
     Returns a float64 array of shape (n, n).
     """
-    if not (isinstance(n, (int, np.integer)) and n >= 2):
+    if not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 2):
         raise ValueError(f"n must be an integer >= 2; got {n!r}")
-    if not np.isfinite(beta) or beta < 0:
-        raise ValueError(f"beta must be a finite non-negative number; got {beta!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    check_real("beta", beta, minimum=0.0)
+    check_alloc("n", 2 * n * n * 8)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_int("seed", seed, 0))
     upper = np.triu(rng.standard_normal((n, n)), k=1)
     return beta * (upper + upper.T) / np.sqrt(n)
 
@@ -149,7 +143,7 @@ def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> E
     :class:`ExactResult` whose arrays carry a leading beta axis: ``m`` (B, n), ``C`` (B, n, n),
     ``log_z`` (B,).
     """
-    G, h = _check_model(G, h)
+    G, h = _check_model(G, h, "G")
     betas = _as_float64(betas, "betas")
     if betas.ndim != 1 or betas.size == 0:
         raise ValueError(f"betas must be a non-empty 1-d array; got shape {betas.shape}")
@@ -470,7 +464,9 @@ def gaussian_vector_check(n: int, d: int, rng: np.random.Generator, trials: int 
     radius is half the prior precision's smallest eigenvalue (``Σ⁻¹ - J`` positive definite);
     ``Σ = I + 0.2·11ᵀ``; ``X ~ N(0, 1)``. Draws from ``rng`` in that order.
     """
-    check_int("n", n, 2), check_int("d", d, 1), check_int("trials", trials, 0)
+    check_int("n", n, 2), check_int("d", d, 1), check_int("trials", trials, 1)
+    check_generator("rng", rng, kind="numpy")
+    check_alloc("n", 4 * (n * d) ** 2 * 8)
     A = rng.standard_normal((n, n, d, d)) / np.sqrt(n * d)
     J = A + A.transpose(1, 0, 3, 2)                 # J_ij = J_ji^T
     J[np.arange(n), np.arange(n)] = 0.0

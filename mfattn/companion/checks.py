@@ -8,12 +8,14 @@ never a traceback from deep inside a library and never a silent NaN.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Sequence
 
 import numpy as np
 
 __all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
-           "check_generator", "check_tensor", "check_device", "check_grid"]
+           "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
+           "max_bytes"]
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -83,13 +85,17 @@ def check_generator(name: str, value: Any, kind: str = "torch") -> Any:
 
 
 def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = None,
-                 shape: Sequence[int | None] | None = None, dtype: Any = None, finite: bool = True) -> Any:
+                 shape: Sequence[int | None] | None = None, dtype: Any = None, finite: bool = True,
+                 real: bool = False) -> Any:
     """``value`` if it is a torch tensor of the given ``ndim``/``shape`` (``None`` entries match any
-    size) and ``dtype``, with only finite entries when ``finite``; else a clear error."""
+    size) and ``dtype``, with only finite entries when ``finite``; else a clear error. ``real=True``
+    asks for a real floating-point dtype: an integer, bool or complex tensor is refused, not cast."""
     import torch
 
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}")
+    if value.is_complex() or (real and not value.is_floating_point()):
+        raise TypeError(f"{name} must be a real floating-point tensor; got dtype {value.dtype}")
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if value.dim() not in allowed:
@@ -140,3 +146,102 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
     if minimum is not None and (np.any(arr <= minimum) if strict else np.any(arr < minimum)):
         raise ValueError(f"{name} must contain only values {'>' if strict else '>='} {minimum:g}")
     return arr
+
+
+def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = None, finite: bool = True,
+                integer: bool = False) -> np.ndarray:
+    """``value`` (a numpy array, torch tensor, number or nested list) as a numpy array of reals.
+
+    A complex array, or an integer or bool *array* where reals are expected, is refused (``TypeError``),
+    never cast; ``integer=True`` asks for whole numbers instead (integer dtype, or floats that are whole).
+    Non-finite entries are refused when ``finite``; ``ndim`` is checked when given. Returns float64
+    (int64 when ``integer``)."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch tensor
+        value = value.detach().cpu().numpy()
+    declared = getattr(value, "dtype", None)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}") from None
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{name} must hold real numbers; got complex dtype {arr.dtype}")
+    if kind not in "biuf" or (kind == "b" and declared is not None):
+        raise TypeError(f"{name} must be an array of numbers; got dtype {arr.dtype}")
+    if integer:
+        if kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):
+            raise ValueError(f"{name} must hold whole numbers")
+        arr = arr.astype(np.int64)
+    else:
+        if declared is not None and kind in "biu":
+            raise TypeError(f"{name} must be a floating-point array; got dtype {arr.dtype} (cast it explicitly)")
+        arr = arr.astype(np.float64)
+        if finite and not np.isfinite(arr).all():
+            raise ValueError(f"{name} contains NaN or infinite entries")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimensions; got shape {arr.shape}")
+    return arr
+
+
+def _available_bytes() -> int | None:
+    """``MemAvailable`` of /proc/meminfo (Linux), else physical memory from ``sysconf``; None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def max_bytes() -> int | None:
+    """The most bytes one call may ask for: ``$MFATTN_MAX_BYTES`` when set (a reader's budget, e.g.
+    ``2e9``), else the memory available now, capped by the process's address-space limit; None if unknown."""
+    budget = os.environ.get("MFATTN_MAX_BYTES", "").strip()
+    if budget:
+        try:
+            value = float(budget)
+        except ValueError:
+            raise ValueError(f"MFATTN_MAX_BYTES must be a number of bytes; got {budget!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"MFATTN_MAX_BYTES must be a positive number of bytes; got {budget!r}")
+        return int(value)
+    limits = [_available_bytes()]
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limits.append(int(soft))
+    except (ImportError, ValueError, OSError):
+        pass
+    known = [v for v in limits if v is not None]
+    return min(known) if known else None
+
+
+def _human(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(nbytes) < 1024 or unit == "PiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes:.1f} PiB"  # pragma: no cover
+
+
+def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
+    """Refuse at once a call whose buffers would take ``nbytes`` (more than :func:`max_bytes`).
+
+    ``name`` is the parameter (or ``name=value``) that sets the size; the error says how many bytes the
+    call would need and the budget, before numpy or torch tries (and fails, in their own words) to allocate
+    them. Returns ``nbytes`` as an int."""
+    need = int(check_real("nbytes", nbytes, minimum=0.0))
+    budget = max_bytes()
+    if budget is not None and need > budget:
+        raise ValueError(f"{name} makes {what} need {need:,} bytes ({_human(need)}), more than the "
+                         f"{_human(budget)} available; ask for less, or set MFATTN_MAX_BYTES to raise the budget")
+    return need

@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .checks import check_array
+
 __all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds"]
 
 #: Student's t 0.975 quantiles for 1 to 30 degrees of freedom (to 4 decimals).
@@ -58,7 +60,7 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float]) -> di
     ``k`` (seeds) and ``same_sign`` (1.0 if every seed's difference has the effect's sign, else 0.0). With one
     seed the interval is the within-seed normal interval (it says nothing about other seeds).
     """
-    d, v = np.asarray(deltas, dtype=float), np.asarray(variances, dtype=float)
+    d, v = check_array("deltas", deltas, finite=False), check_array("variances", variances, finite=False)
     if d.ndim != 1 or d.shape != v.shape or d.size == 0 or not (np.isfinite(d).all() and np.isfinite(v).all()):
         raise ValueError(f"deltas and variances must be finite 1-d sequences of one equal, non-zero length; got "
                          f"{d.shape} and {v.shape}")

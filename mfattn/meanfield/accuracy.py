@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_choice, check_int, check_positive, check_real
+from ..companion.checks import check_alloc, check_array, check_choice, check_int, check_positive, check_real
 from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
 __all__ = ["METHODS", "TOL", "PATIENCE", "MODES", "still_relaxing", "plefka_parameter", "Comparison",
@@ -59,9 +59,9 @@ def still_relaxing(history: Any, tol: float = TOL, patience: float = PATIENCE) -
     :math:`\rho` well below 1. A run already below ``tol``, or shorter than 4 iterations, is not "relaxing".
     """
     try:
-        r = np.asarray(history, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"history must be a 1-d sequence of residuals (numbers); got {type(history).__name__}") from err
+        r = check_array("history", history)
+    except TypeError as err:
+        raise ValueError(f"history must be a 1-d sequence of residuals (numbers): {err}") from None
     if r.ndim != 1:
         raise ValueError(f"history must be a 1-d sequence of residuals; got shape {r.shape}")
     check_positive("tol", tol)
@@ -80,15 +80,17 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
     (..., n) at inverse temperatures ``beta`` (broadcast against ``m[..., 0]``); returns shape (...).
     The TAP expansion of the free energy around ``m`` converges only for :math:`x < 1` (Plefka 1982), the
     de Almeida–Thouless condition of the SK model. NaN rows of ``m`` (no solution) give NaN."""
-    m = np.asarray(m, dtype=np.float64)
-    return np.asarray(beta, dtype=np.float64) ** 2 * np.mean((1.0 - m**2) ** 2, axis=-1)
+    m = check_array("m", m, finite=False)
+    if np.isinf(m).any():
+        raise ValueError("m contains infinite entries (NaN rows mark a missing solution; inf is not a magnetisation)")
+    return check_array("beta", beta) ** 2 * np.mean((1.0 - m**2) ** 2, axis=-1)
 
 
 def median_over_instances(x: np.ndarray) -> np.ndarray:
     """Median over the last axis of the finite entries (NaN where a row has none), without warnings."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN is the answer
-        return np.nanmedian(x, axis=-1)
+        return np.nanmedian(check_array("x", x, finite=False, ndim=range(1, 33)), axis=-1)
 
 
 def _crossing(betas: np.ndarray, x: np.ndarray) -> float:
@@ -208,7 +210,9 @@ class DampingSweep:
 
 def _disorder(n: int, instances: int, field_std: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per instance (G, h): beta-free SK couplings and fields, drawn in this order from ``seed``."""
-    rng = np.random.default_rng(seed)
+    check_int("n", n, 2), check_int("instances", instances, 1), check_real("field_std", field_std, minimum=0.0)
+    check_alloc("instances", instances * (n * n + n) * 8)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     return [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(instances)]
 
 
@@ -231,11 +235,14 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     with ``damping`` from m = 0 for at most ``max_iter`` steps to the tolerance :data:`TOL`.
     """
     methods = _check_methods(methods)
-    betas = np.asarray(betas, dtype=np.float64)
+    try:
+        betas = check_array("betas", betas)
+    except TypeError as err:
+        raise ValueError(f"betas must be a non-empty 1-d sequence of inverse temperatures: {err}") from None
     if betas.ndim != 1 or betas.size == 0:
         raise ValueError("betas must be a non-empty 1-d sequence of inverse temperatures")
-    if not (isinstance(instances, (int, np.integer)) and instances >= 1):
-        raise ValueError(f"instances must be a positive integer; got {instances!r}")
+    check_int("instances", instances, 1), check_int("n", n, 2)
+    check_alloc("instances", len(methods) * betas.size * instances * (n + 8) * 8)
     if n > MAX_EXACT_SPINS:
         raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_EXACT_SPINS})")
     M, B, I = len(methods), len(betas), instances
@@ -290,6 +297,7 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
     check_int("instances", instances, 1)
     check_int("budget", budget, 1)
     shape = (len(methods), dampings.size, betas.size, instances)
+    check_alloc("instances", 4 * int(np.prod(shape)) * 8)
     conv, stable, relax = (np.zeros(shape, dtype=bool) for _ in range(3))
     at = np.full(shape, np.nan)
     for i, (G, h) in enumerate(_disorder(check_int("n", n, 2), instances, field_std, seed)):

@@ -1,0 +1,150 @@
+"""Contract specs of the foundations: ``mfattn.ising``, ``mfattn.deq``, ``mfattn.meanfield.accuracy``,
+``mfattn.companion.stats`` and ``mfattn.companion.checks`` (see contracts_registry.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from contracts_registry import Exempt, Spec
+
+F64 = torch.float64
+
+
+def seed(draw) -> int:
+    return draw(st.integers(0, 2**16))
+
+
+def gen(draw) -> torch.Generator:
+    return torch.Generator().manual_seed(seed(draw))
+
+
+def rng(draw) -> np.random.Generator:
+    return np.random.default_rng(seed(draw))
+
+
+def randn(draw, *shape) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen(draw), dtype=F64)
+
+
+def sk(draw, n=None):
+    from mfattn import ising
+
+    n = n or draw(st.integers(2, 5))
+    return ising.sk_couplings(n, draw(st.floats(0.1, 0.6)), seed=seed(draw)), rng(draw).normal(0, 0.3, n)
+
+
+def _shape_of(*dims):
+    def check(kw, r):
+        got = tuple(getattr(r, "shape", ()))
+        assert got == tuple(dims), f"shape {got}, expected {dims}"
+    return check
+
+
+def _mean_field_spec(**extra):
+    def valid(draw):
+        J, h = sk(draw)
+        return {"J": J, "h": h}
+    return Spec(valid, domain={"damping": "(0,1]", "tol": ">0", "max_iter": "int>=1"},
+                check=lambda kw, r: (r.m.shape == kw["h"].shape and np.all(np.abs(r.m) <= 1)) or
+                (_ for _ in ()).throw(AssertionError(f"m of shape {r.m.shape}")), nonfinite_ok=True, **extra)
+
+
+def _solve_valid(draw):
+    rho = draw(st.floats(0.1, 0.8))
+    return {"f": lambda z: rho * torch.tanh(z) + 1.0, "z0": randn(draw, 2, 3)}
+
+
+RESULT = "a result container the package builds (its fields are outputs, not inputs)"
+SPECS = {
+    # --- mfattn.ising
+    "mfattn.ising:sk_couplings": Spec(lambda d: {"n": d(st.integers(2, 6)), "beta": d(st.floats(0, 2)),
+                                                 "seed": seed(d)},
+                                      domain={"n": "int>=2", "beta": ">=0"}, sizes={"n": 10**6},
+                                      check=lambda kw, r: r.shape == (kw["n"],) * 2 or (_ for _ in ()).throw(
+                                          AssertionError(r.shape))),
+    "mfattn.ising:exact_marginals": Spec(lambda d: dict(zip(("J", "h"), sk(d))), domain={"chunk": "int>=1"}),
+    "mfattn.ising:exact_marginals_sweep": Spec(lambda d: {**dict(zip(("G", "h"), sk(d))),
+                                                          "betas": [d(st.floats(0.1, 1.0)), 0.5]},
+                                               domain={"chunk": "int>=1"}),
+    "mfattn.ising:naive_mean_field": _mean_field_spec(),
+    "mfattn.ising:tap": _mean_field_spec(),
+    "mfattn.ising:adaptive_tap": _mean_field_spec(),
+    "mfattn.ising:gaussian_closed_form": Spec(lambda d: _gaussian(d)),
+    "mfattn.ising:gaussian_vector_tap": Spec(lambda d: _gaussian(d), domain={"damping": "(0,1]", "tol": ">0",
+                                                                           "max_iter": "int>=1"}),
+    "mfattn.ising:gaussian_vector_check": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
+                                                          "rng": rng(d), "trials": 1},
+                                               domain={"n": "int>=1", "d": "int>=1", "trials": "int>=1"},
+                                               sizes={"n": 10**6}),
+    "mfattn.ising:ExactResult": Exempt(RESULT),
+    "mfattn.ising:MeanFieldResult": Exempt(RESULT),
+    "mfattn.ising:VectorTAPResult": Exempt(RESULT),
+    # --- mfattn.deq
+    "mfattn.deq:solve": Spec(_solve_valid, domain={"max_iter": "int>=1", "tol": ">0"}, skip=("f",)),
+    "mfattn.deq:deq_fixed_point": Spec(_solve_valid, skip=("f",)),
+    "mfattn.deq:solver_defaults": Spec(lambda d: {"method": d(st.sampled_from(["anderson", "broyden", "plain"]))}),
+    "mfattn.deq:linear_contraction": Spec(lambda d: {"n": d(st.integers(1, 5)), "rho": d(st.floats(0.0, 0.99)),
+                                                     "generator": gen(d)},
+                                          domain={"n": "int>=1", "rho": ">=0"}, sizes={"n": 10**6}),
+    "mfattn.deq:SolverStats": Exempt(RESULT),
+    # --- mfattn.meanfield.accuracy
+    "mfattn.meanfield.accuracy:still_relaxing": Spec(lambda d: {"history": np.abs(rng(d).normal(size=12))},
+                                                     domain={"tol": ">0", "patience": ">0"}),
+    "mfattn.meanfield.accuracy:plefka_parameter": Spec(lambda d: {"beta": d(st.floats(0, 2)),
+                                                                  "m": rng(d).uniform(-0.9, 0.9, 4)},
+                                                       allow={"m": ("nan-entry",)}, nonfinite_ok=True),
+    "mfattn.meanfield.accuracy:median_over_instances": Spec(lambda d: {"x": rng(d).normal(size=(3, 4))},
+                                                            allow={"x": ("nan-entry", "inf-entry")},
+                                                            nonfinite_ok=True),
+    "mfattn.meanfield.accuracy:compare_mean_field": Spec(
+        lambda d: {"n": d(st.integers(3, 5)), "betas": [0.2, d(st.floats(0.3, 1.0))], "instances": 1},
+        domain={"n": "int>=2", "instances": "int>=1", "max_iter": "int>=1", "damping": "(0,1]"},
+        sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
+    "mfattn.meanfield.accuracy:damping_sweep": Spec(
+        lambda d: {"n": 3, "betas": [0.3], "instances": 1, "dampings": [d(st.floats(0.2, 1.0))], "budget": 50},
+        domain={"n": "int>=2", "instances": "int>=1", "budget": "int>=1"}, sizes={"instances": 10**9},
+        nonfinite_ok=True),
+    "mfattn.meanfield.accuracy:summarise": Exempt("summarises a Comparison and a DampingSweep the package "
+                                                  "built (chapter 1's verdict numbers); run by test_ising"),
+    "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT),
+    "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT),
+    # --- mfattn.companion.stats
+    "mfattn.companion.stats:t_quantile_975": Spec(lambda d: {"df": d(st.integers(1, 500))},
+                                                  domain={"df": "int>=1"}),
+    "mfattn.companion.stats:paired_difference": Spec(lambda d: dict(zip(("correct_a", "correct_b"),
+                                                                        rng(d).random((2, 20)) < 0.6))),
+    "mfattn.companion.stats:pooled_over_seeds": Spec(lambda d: {"deltas": [d(st.floats(-1, 1)), 0.1, -0.2],
+                                                                "variances": [0.01, d(st.floats(0.001, 1)), 0.02]}),
+}
+
+
+def _gaussian(draw):
+    r = rng(draw)
+    n, dim = draw(st.integers(2, 4)), draw(st.integers(1, 3))
+    A = r.normal(0, 0.2 / n, (n, n, dim, dim))
+    J = A + A.transpose(1, 0, 3, 2)
+    J[np.arange(n), np.arange(n)] = 0.0
+    return {"J": J, "X": r.normal(size=(n, dim)), "prior_cov": np.eye(dim)}
+
+
+def _check_spec(draw):
+    return {"name": "beta", "value": draw(st.floats(0.1, 5))}
+
+
+for _name, _valid in [("check_real", _check_spec), ("check_positive", _check_spec),
+                      ("check_probability", lambda d: {"name": "p", "value": d(st.floats(0, 1))}),
+                      ("check_int", lambda d: {"name": "steps", "value": d(st.integers(1, 9)), "minimum": 1}),
+                      ("check_choice", lambda d: {"name": "method", "value": "plain", "choices": ("plain", "a")}),
+                      ("check_generator", lambda d: {"name": "generator", "value": gen(d)}),
+                      ("check_tensor", lambda d: {"name": "x", "value": randn(d, 2, 3), "ndim": 2, "real": True}),
+                      ("check_array", lambda d: {"name": "x", "value": rng(d).normal(size=3)}),
+                      ("check_device", lambda d: {"name": "device", "value": "cpu"}),
+                      ("check_grid", lambda d: {"name": "betas", "value" if False else "values": [0.5, 1.0]}),
+                      ("check_alloc", lambda d: {"name": "n", "nbytes": d(st.integers(0, 2**20))}),
+                      ("max_bytes", lambda d: {})]:
+    SPECS[f"mfattn.companion.checks:{_name}"] = Spec(_valid, skip=("name", "ndim", "shape", "dtype", "minimum",
+                                                                   "maximum", "choices", "kind", "what"),
+                                                     names={"value": ("beta", "p", "steps", "x", "generator",
+                                                                      "method", "device"), "values": ("betas",)})
