@@ -143,8 +143,12 @@ for _name, _valid in [("check_real", _check_spec), ("check_positive", _check_spe
                       ("check_device", lambda d: {"name": "device", "value": "cpu"}),
                       ("check_grid", lambda d: {"name": "betas", "value" if False else "values": [0.5, 1.0]}),
                       ("check_alloc", lambda d: {"name": "n", "nbytes": d(st.integers(0, 2**20))}),
-                      ("max_bytes", lambda d: {})]:
+                      ("max_bytes", lambda d: {}),
+                      ("check_rule", lambda d: {"name": "sigma", "value": d(st.floats(0.1, 9)), "rule": "real:>0"})]:
     SPECS[f"mfattn.companion.checks:{_name}"] = Spec(_valid, skip=("name", "ndim", "shape", "dtype", "minimum",
-                                                                   "maximum", "choices", "kind", "what"),
+                                                                   "maximum", "choices", "kind", "what", "rule"),
                                                      names={"value": ("beta", "p", "steps", "x", "generator",
-                                                                      "method", "device"), "values": ("betas",)})
+                                                                      "method", "device", "sigma"),
+                                                            "values": ("betas",)})
+SPECS["mfattn.companion.checks:contract"] = Exempt("a decorator factory: its rules are parsed at import (a typo fails "
+                                                  "there) and every decorated function is generated here")

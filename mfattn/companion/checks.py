@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 __all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
-           "max_bytes"]
+           "max_bytes", "check_rule", "contract"]
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -99,7 +99,7 @@ def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = No
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if value.dim() not in allowed:
-            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimensions; "
+            raise ValueError(f"{name} must have shape with {' or '.join(map(str, allowed))} dimensions; "
                              f"got shape {tuple(value.shape)}")
     if shape is not None:
         if value.dim() != len(shape) or any(s is not None and s != v for s, v in zip(shape, value.shape)):
@@ -239,9 +239,138 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
     ``name`` is the parameter (or ``name=value``) that sets the size; the error says how many bytes the
     call would need and the budget, before numpy or torch tries (and fails, in their own words) to allocate
     them. Returns ``nbytes`` as an int."""
-    need = int(check_real("nbytes", nbytes, minimum=0.0))
+    if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes >= 0:
+        need = int(nbytes)  # exact, however large (a float would overflow past 1e308)
+    else:
+        need = int(check_real("nbytes", nbytes, minimum=0.0))
     budget = max_bytes()
     if budget is not None and need > budget:
         raise ValueError(f"{name} makes {what} need {need:,} bytes ({_human(need)}), more than the "
                          f"{_human(budget)} available; ask for less, or set MFATTN_MAX_BYTES to raise the budget")
     return need
+
+
+# --- declared contracts: one line above a public function -----------------------------------------------------
+_RANGES = {">0": dict(minimum=0.0, strict=True), ">=0": dict(minimum=0.0), "[0,1]": dict(minimum=0.0, maximum=1.0),
+           "(0,1]": dict(minimum=0.0, maximum=1.0, strict=True), "": {}}
+
+
+def _check_range(name: str, value: Any, bounds: str) -> float:
+    """A finite real number within ``bounds`` (``""``, ``">0"``, ``">=0"``, ``"[0,1]"``, ``"(0,1]"``,
+    ``"(0,1)"``, ``"[0,1)"``)."""
+    if bounds in ("(0,1)", "[0,1)"):
+        checked = check_real(name, value, minimum=0.0, maximum=1.0, strict=bounds.startswith("("))
+        if checked >= 1.0:
+            raise ValueError(f"{name} must be < 1; got {value!r}")
+        return checked
+    if bounds not in _RANGES:
+        raise AssertionError(f"unknown range {bounds!r} for {name}")
+    return check_real(name, value, **_RANGES[bounds])
+
+
+def check_rule(name: str, value: Any, rule: str) -> Any:
+    """Check ``value`` of parameter ``name`` against a declared ``rule`` (see :func:`contract`)."""
+    if rule.endswith("?"):
+        return None if value is None else check_rule(name, value, rule[:-1])
+    kind, _, bounds = rule.partition(":")
+    if kind in ("real", "realt"):
+        if kind == "realt" and hasattr(value, "is_floating_point"):
+            check_tensor(name, value, real=True)
+            if bounds and value.numel():
+                _check_range(f"every entry of {name}", float(value.detach().min()), bounds)
+                _check_range(f"every entry of {name}", float(value.detach().max()), bounds)
+            return value
+        _check_range(name, value, bounds)
+        return value
+    if kind == "int":
+        check_int(name, value, int(bounds or 0))
+        return value
+    if kind in ("tensor", "anytensor"):
+        least = bounds.startswith(">=")
+        check_tensor(name, value, real=kind == "tensor", ndim=int(bounds) if bounds and not least else None)
+        if least and value.dim() < int(bounds[2:]):
+            raise ValueError(f"{name} must have shape with at least {bounds[2:]} dimensions; got shape "
+                             f"{tuple(value.shape)}")
+        return value
+    if kind == "mapping":
+        from collections.abc import Mapping
+
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a mapping (dict); got {type(value).__name__}")
+        missing = [key for key in bounds.split("|") if key and key not in value]
+        if missing:
+            raise ValueError(f"{name} lacks the key(s) {missing}; it needs {bounds.split('|')}")
+        return value
+    if kind == "array":
+        return check_array(name, value, ndim=int(bounds) if bounds else None)
+    if kind == "reals":
+        grid = check_grid(name, value, **{k: v for k, v in _RANGES[bounds].items() if k != "maximum"})
+        if bounds in ("[0,1]", "(0,1]") and np.any(grid > 1.0):
+            raise ValueError(f"{name} must contain only values <= 1")
+        return value
+    if kind == "ints":
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise TypeError(f"{name} must be a sequence of integers; got {type(value).__name__}")
+        items = list(value)
+        if not items:
+            raise ValueError(f"{name} must name at least one integer")
+        for item in items:
+            check_int(f"each entry of {name}", item, int(bounds or 0))
+        return value
+    if kind == "generator":
+        return check_generator(name, value, kind="numpy" if bounds == "numpy" else "torch")
+    if kind == "choice":
+        return check_choice(name, value, tuple(bounds.split("|")))
+    if kind == "str":
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string; got {type(value).__name__}")
+        return value
+    raise AssertionError(f"unknown contract rule {rule!r} for {name}")  # a programming error, at import
+
+
+def contract(sizes: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
+    """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
+
+    Each keyword names a parameter and its rule: ``"real"``, ``"real:>0"``, ``"real:>=0"``, ``"real:[0,1]"``,
+    ``"real:(0,1]"``, ``"real:(0,1)"`` (a finite real number, not a bool); ``"realt:..."`` (the same, or a real
+    tensor with every entry in range); ``"int:N"`` (an integer >= N); ``"tensor"``/``"tensor:ndim"``/
+    ``"tensor:>=ndim"`` (a finite real floating-point torch tensor: no complex, integer or bool tensor);
+    ``"anytensor"`` (a tensor of any real dtype, finite); ``"mapping:k1|k2"`` (a dict holding those keys); ``"array"`` (:func:`check_array`); ``"reals:..."`` (a non-empty 1-d sequence of
+    finite reals in range); ``"ints:N"`` (a non-empty sequence of integers >= N); ``"generator"``
+    (``torch.Generator``; ``"generator:numpy"``); ``"choice:a|b"``; ``"str"``; a trailing ``?`` also admits
+    None. ``sizes(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked
+    by :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults.
+    """
+    import functools
+    import inspect
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+        unknown = sorted(set(rules) - set(sig.parameters))
+        if unknown:
+            raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
+        for name, rule in rules.items():  # parse once at import: a typo fails loudly here
+            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "int", "tensor", "anytensor", "array",
+                                                          "reals", "ints", "generator", "choice", "str", "mapping"):
+                raise AssertionError(f"unknown contract rule {rule!r} for {fn.__qualname__}({name})")
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as err:
+                raise TypeError(f"{fn.__name__}(): {err}") from None
+            given = bound.arguments
+            for name, rule in rules.items():
+                if name in given:
+                    check_rule(name, given[name], rule)
+            if sizes is not None:
+                bound.apply_defaults()
+                for name, nbytes in sizes(bound.arguments):
+                    check_alloc(name, nbytes)
+            return fn(*args, **kwargs)
+
+        checked.__contract__ = dict(rules)
+        return checked
+
+    return wrap

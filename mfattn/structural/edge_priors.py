@@ -30,7 +30,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_real
+from ..companion.checks import check_real, contract
 
 __all__ = ["MAX_BINARY_EDGES", "RELU_GAP", "enumerate_binary_edge_sets", "binary_edges_brute_force",
            "sigmoid_gate", "gated_values", "relative_position_log_prior", "priors_study"]
@@ -41,6 +41,7 @@ MAX_BINARY_EDGES = 16
 RELU_GAP = 0.27846454276107374
 
 
+@contract(m="int:1", n="int:1", sizes=lambda a: [("n", 2 ** (a["m"] * a["n"]) * a["m"] * a["n"] * 9)])
 def enumerate_binary_edge_sets(m: int, n: int) -> torch.Tensor:
     """Every adjacency matrix of ``m`` queries and ``n`` keys: bool (2^(m n), m, n), in binary counting order."""
     for name, value in (("m", m), ("n", n)):
@@ -58,6 +59,7 @@ def _check_temperature(temperature: float) -> float:
     return check_real("temperature", temperature, minimum=0.0, strict=True)
 
 
+@contract(scores="tensor:2", values="tensor:2", log_odds="realt", temperature="real:>0")
 def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odds: float | torch.Tensor = 0.0,
                              temperature: float = 1.0, weight_by_score: bool = False):
     """Posterior edge marginals and expected value under the factorised Bernoulli prior, by enumeration.
@@ -82,12 +84,14 @@ def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odd
     return marginals, value
 
 
+@contract(scores="tensor", log_odds="realt", temperature="real:>0")
 def sigmoid_gate(scores: torch.Tensor, log_odds: float | torch.Tensor = 0.0, temperature: float = 1.0) -> torch.Tensor:
     """Eq. (1) in closed form: ``sigma(s / T + logit rho)``, same shape as ``scores``."""
     _check_temperature(temperature)
     return torch.sigmoid(scores / temperature + torch.as_tensor(log_odds, dtype=scores.dtype))
 
 
+@contract(scores="tensor:>=2", values="tensor:>=2", log_odds="realt", temperature="real:>0")
 def gated_values(scores: torch.Tensor, values: torch.Tensor, log_odds: float | torch.Tensor = 0.0,
                  temperature: float = 1.0, weight_by_score: bool = False) -> torch.Tensor:
     """The expected value of :func:`binary_edges_brute_force` in closed form: ``sum_j gate_ij c_ij v_j`` (..., m, d_v)."""
@@ -95,6 +99,7 @@ def gated_values(scores: torch.Tensor, values: torch.Tensor, log_odds: float | t
     return (gate * (scores if weight_by_score else 1.0)) @ values
 
 
+@contract(n="int:1", bias="tensor:1")
 def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """A prior over parents that depends on the offset ``i - j`` only.
 
@@ -113,6 +118,7 @@ def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True)
     return allowed, bias[index]
 
 
+@contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator", sizes=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
 def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.Generator,
                  limits: tuple[float, float] = (1e-3, 1e3)) -> dict:
     """Chapter 4's checks of the other priors (float64; per instance the draws are: scores (3, 4) and values

@@ -38,7 +38,7 @@ import math
 
 import torch
 
-from ..companion.checks import check_real
+from ..companion.checks import check_real, contract
 
 __all__ = [
     "enumeration_study",
@@ -70,6 +70,7 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
+@contract(n_queries="int:1", n_keys="int:1", sizes=lambda a: [("n_keys", a["n_queries"] * a["n_keys"])])
 def allowed_parents(n_queries: int, n_keys: int, mode: str) -> torch.Tensor:
     """The support of the prior (2): a boolean mask ``A`` of shape ``(n_queries, n_keys)``.
 
@@ -90,6 +91,7 @@ def allowed_parents(n_queries: int, n_keys: int, mode: str) -> torch.Tensor:
     return mask
 
 
+@contract(allowed="anytensor:2")
 def enumerate_structures(allowed: torch.Tensor) -> torch.Tensor:
     """Every edge set in the support of the one-parent prior, as parent indices.
 
@@ -120,6 +122,7 @@ def enumerate_structures(allowed: torch.Tensor) -> torch.Tensor:
     return torch.tensor(list(itertools.product(*choices)), dtype=torch.long).reshape(-1, m)
 
 
+@contract(structures="anytensor:2", allowed="anytensor:2")
 def structure_log_prior(structures: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
     """``ln p(E)`` of the factorised uniform prior (2) for each enumerated structure, shape (S,)."""
     counts = allowed.sum(-1).to(torch.float64)  # |A_i|
@@ -149,6 +152,7 @@ def _checked(q, k, v, mode):
     return allowed
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", beta="real:>=0")
 def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
                               prior: str = "factorised"):
     """The joint posterior ``p(E | x)`` over every enumerated structure.
@@ -189,6 +193,7 @@ def joint_structure_posterior(q: torch.Tensor, k: torch.Tensor, mode: str = "sel
     return structures, torch.softmax(log_joint, dim=-1)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", beta="real:>=0")
 def brute_force_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: str = "self",
                           beta: float = 1.0, prior: str = "factorised") -> torch.Tensor:
     """Posterior expectation of the value function by enumerating every structure, eq. (3).
@@ -213,6 +218,7 @@ def brute_force_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mod
     return torch.einsum("...s,...smd->...md", post, values)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", beta="real:>=0")
 def joint_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0,
                          prior: str = "factorised") -> torch.Tensor:
     """``p(E_ij = 1 | x)`` by summing the joint posterior over all structures with that edge.
@@ -225,6 +231,7 @@ def joint_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", b
     return torch.einsum("...s,smn->...mn", post, adjacency)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", beta="real:>=0")
 def factorised_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "self", beta: float = 1.0) -> torch.Tensor:
     """``p(E_ij = 1 | x)`` using the factorisation of the prior: one softmax per query.
 
@@ -235,6 +242,7 @@ def factorised_edge_marginals(q: torch.Tensor, k: torch.Tensor, mode: str = "sel
     return torch.softmax(scores, dim=-1)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", beta="real:>=0")
 def softmax_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: str = "self",
                       beta: float = 1.0) -> torch.Tensor:
     """Plain attention, the reference of the brute-force identity.
@@ -248,6 +256,7 @@ def softmax_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mode: s
     return torch.softmax(scores, dim=-1) @ v
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", beta="real:>=0", iters="int:1")
 def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0, iters: int = 200) -> torch.Tensor:
     """Sinkhorn's approximation of the exclusive prior's edge marginals (square case only).
 
@@ -267,6 +276,7 @@ def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0,
     return log_p.exp()
 
 
+@contract(n="int:3", d="int:1", beta="real:>=0", instances="int:1", generator="generator", sizes=lambda a: [("instances", 4 * a["instances"] * a["n"] * a["d"] * 8)])
 def enumeration_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's exact checks on random instances (float64, the draws in this order per mechanism:
     queries, keys, values of shape (instances, m, d)): for cross- (m = n - 2 queries), self- and causal

@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 import torch
+from ..companion.checks import contract
 
 __all__ = ["random_patterns", "erase_entries", "hopfield_energy", "hopfield_update", "retrieve", "retrieval_grid",
            "cached_retrieval_grid", "relaxation"]
@@ -39,6 +40,7 @@ def _check_generator(generator):
         raise TypeError(f"generator must be a torch.Generator (for reproducibility); got {type(generator).__name__}")
 
 
+@contract(n_patterns="int:1", dim="int:1", generator="generator", sizes=lambda a: [("n_patterns", 16 * math.prod(a["batch"]) * a["n_patterns"] * a["dim"])])
 def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
                     batch: Sequence[int] = ()) -> torch.Tensor:
     """Independent uniform ±1 patterns, float64, shape ``(*batch, n_patterns, dim)``."""
@@ -50,6 +52,7 @@ def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
     return (2 * bits - 1).to(torch.float64)
 
 
+@contract(x="tensor", fraction="real:[0,1]", generator="generator")
 def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Generator) -> torch.Tensor:
     """Set ``round(fraction * d)`` randomly chosen entries of each row of ``x`` (..., d) to zero.
 
@@ -84,6 +87,7 @@ def _as_beta(beta, like):
     return beta
 
 
+@contract(xi="tensor", patterns="tensor", beta="realt", active="anytensor?")
 def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
     """The collapsed energy (1), shape ``(...)``.
 
@@ -107,6 +111,7 @@ def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torc
             + torch.log(n_active) / beta + 0.5 * sq)
 
 
+@contract(xi="tensor", patterns="tensor", beta="realt", active="anytensor?")
 def hopfield_update(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
     """One convex-concave step (2): ``xi <- X^T softmax(beta X xi)``; shapes as :func:`hopfield_energy`."""
     beta = _as_beta(beta, xi)
@@ -114,6 +119,7 @@ def hopfield_update(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torc
     return torch.einsum("...p,...pd->...d", weights, patterns)
 
 
+@contract(xi="tensor", patterns="tensor", beta="realt", steps="int:0", active="anytensor?", sizes=lambda a: [("steps", 8 * (a["steps"] + 1) * max(1, a["xi"].numel() // max(1, a["xi"].shape[-1])))])
 def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
              active: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Iterate (2) ``steps`` times from ``xi``.
@@ -131,6 +137,7 @@ def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
     return xi, torch.stack(energies)
 
 
+@contract(dim="int:1", pattern_counts="ints:1", betas="reals:>0", trials="int:1", steps="int:0", fraction="real:[0,1]", seed="int:0", chunk_elements="int:1", sizes=lambda a: [("trials", 8 * a["trials"] * (max(a["pattern_counts"]) * a["dim"] * 2 + (a["steps"] + 2) * len(a["betas"]) * len(a["pattern_counts"])))])
 def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
                    steps: int = 5, fraction: float = 0.5, *, seed: int, device=None,
                    chunk_elements: int = 2 ** 24) -> dict[str, torch.Tensor]:
@@ -206,6 +213,7 @@ def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequen
     return arrays
 
 
+@contract(dim="int:1", n_patterns="int:1", trials="int:1", betas="reals:>0", steps="int:0", generator="generator", converged_steps="int:0", sizes=lambda a: [("trials", 8 * a["trials"] * (a["n_patterns"] * a["dim"] * 2 + (max(a["steps"], a["converged_steps"]) + 2) * len(a["betas"])))])
 def relaxation(dim: int, n_patterns: int, trials: int, betas: Sequence[float], steps: int, *,
                generator: torch.Generator, converged_steps: int = 500) -> tuple[np.ndarray, float]:
     """Energy along ``steps`` updates from half-erased patterns (``trials`` memories of ``n_patterns``),

@@ -14,9 +14,12 @@ from typing import Sequence
 
 import torch
 
+from ..companion.checks import contract
+
 __all__ = ["AdamState", "adam_update", "derive_seed", "generator"]
 
 
+@contract(seed="int:0", tag="str")
 def derive_seed(seed: int, tag: str) -> int:
     """A 63-bit seed for the stream ``tag`` of run ``seed`` (stable across runs and platforms)."""
     # The prefix is frozen (it names the module's first home): changing it changes every stream and
@@ -25,6 +28,7 @@ def derive_seed(seed: int, tag: str) -> int:
     return int.from_bytes(digest[:8], "little") & (2**63 - 1)
 
 
+@contract(seed="int:0")
 def generator(seed: int) -> torch.Generator:
     """A CPU generator seeded with ``seed``."""
     return torch.Generator().manual_seed(int(seed))

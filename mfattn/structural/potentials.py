@@ -39,6 +39,7 @@ import torch
 
 from ..companion.checks import check_int, check_real
 from .edges import check_allowed, enumerate_structures
+from ..companion.checks import contract
 
 __all__ = ["log_partition", "log_partition_enumerated", "expectation_by_gradient", "gaussian_log_potential",
            "gaussian_posterior", "dot_potential_partition", "collapsed_log_likelihood", "laplace_step",
@@ -51,6 +52,7 @@ def _log_prior(allowed: torch.Tensor, log_prior: torch.Tensor | None, like: torc
     return lp - torch.logsumexp(lp, -1, keepdim=True)
 
 
+@contract(scores="tensor:>=2", allowed="anytensor:2", log_prior="tensor?")
 def log_partition(scores: torch.Tensor, allowed: torch.Tensor, log_prior: torch.Tensor | None = None) -> torch.Tensor:
     """Eq. (1) by the factorisation: ``sum_i logsumexp_{j in A_i}(s_ij + ln pi_ij)``.
 
@@ -61,6 +63,7 @@ def log_partition(scores: torch.Tensor, allowed: torch.Tensor, log_prior: torch.
     return torch.logsumexp(scores + _log_prior(allowed, log_prior, scores), dim=-1).sum(-1)
 
 
+@contract(scores="tensor:>=2", allowed="anytensor:2", log_prior="tensor?")
 def log_partition_enumerated(scores: torch.Tensor, allowed: torch.Tensor,
                              log_prior: torch.Tensor | None = None) -> torch.Tensor:
     """Eq. (1) by brute force: ``logsumexp`` over every edge set in the prior's support (at most 6 x 6). (...)."""
@@ -71,6 +74,7 @@ def log_partition_enumerated(scores: torch.Tensor, allowed: torch.Tensor,
     return torch.logsumexp(per_edge.sum(-1), dim=-1)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", allowed="anytensor:2", beta="real:>=0")
 def expectation_by_gradient(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
                             beta: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. 7: the posterior expectations as gradients of the enumerated ``ln Z``.
@@ -87,6 +91,7 @@ def expectation_by_gradient(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, a
     return grad_source, grad_q
 
 
+@contract(x="tensor:>=2", k="tensor:>=2", beta="real:>0")
 def gaussian_log_potential(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """Eq. (2): ``ln N(x_i; k_j, I / beta)`` for every pair, by explicit differences. (..., m, n)."""
     check_real("beta (the precision of the Gaussian potential)", beta, minimum=0.0, strict=True)
@@ -95,6 +100,7 @@ def gaussian_log_potential(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) 
     return -0.5 * beta * sq - 0.5 * d * math.log(2 * math.pi / beta)
 
 
+@contract(x="tensor:>=2", k="tensor:>=2", allowed="anytensor:2", beta="real:>0")
 def gaussian_posterior(x: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """``p(E_i = j | x)`` under normalised Gaussian potentials and a uniform prior over ``A_i``: (..., m, n).
 
@@ -105,6 +111,7 @@ def gaussian_posterior(x: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor, 
     return torch.softmax(gaussian_log_potential(x, k, beta).masked_fill(~allowed, -math.inf), dim=-1)
 
 
+@contract(k="tensor", beta="real:>0", half_width="real:>0", points="int:2", sizes=lambda a: [("points", 24 * a["points"] * max(1, a["k"].numel()))])
 def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: float = 12.0,
                             points: int = 20001) -> tuple[torch.Tensor, torch.Tensor]:
     """The partition function of the dot-product potential ``exp(beta x k_j - beta x^2 / 2)`` for scalar
@@ -120,6 +127,7 @@ def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: floa
     return quad, math.sqrt(2 * math.pi / beta) * torch.exp(0.5 * beta * k.to(torch.float64) ** 2)
 
 
+@contract(x="tensor", k="tensor:>=2", beta="real:>0")
 def collapsed_log_likelihood(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """``ln p(x) = ln sum_j (1/n) N(x; k_j, I / beta)`` for an unknown node x (..., d) and parents k (..., n, d):
     the edge marginalised out under a uniform one-parent prior. Returns (...)."""
@@ -127,6 +135,7 @@ def collapsed_log_likelihood(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0
     return torch.logsumexp(lp.log_prob(x[..., None, :]), dim=-1) - math.log(k.shape[-2])
 
 
+@contract(x="tensor", k="tensor:>=2", beta="real:>0")
 def laplace_step(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
     """The Newton (Laplace) step on the collapsed likelihood's Gaussian part: ``x + grad ln p(x) / beta``, with
     the gradient by autograd; and the attention step it should equal, ``sum_j a_j k_j`` with ``a`` the
@@ -138,6 +147,7 @@ def laplace_step(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> tuple[t
     return x.detach() + grad / beta, torch.einsum("...n,...nd->...d", a, k)
 
 
+@contract(n="int:1", d="int:1", beta="real:>0", instances="int:1", generator="generator", sizes=lambda a: [("instances", 32 * a["instances"] * a["n"] * a["d"])])
 def identity_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's checks of Eqs 3-7 on random self-attention instances (float64; draws in this order:
     q, k, v of shape (instances, n, d), then the unknown nodes x (instances, d)).

@@ -37,13 +37,14 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_positive
+from ..companion.checks import check_positive, contract
 
 __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer", "step_size_study"]
 
 METHODS = ("fixed_point", "gradient")
 
 
+@contract(trials="int:1", dim="int:1", n_parents="int:1", obs_dim="int:1", obs_noise="real:>=0", parent_scale="real:>=0", generator="generator", sizes=lambda a: [("trials", 16 * a["trials"] * (a["n_parents"] + a["obs_dim"] + 2) * a["dim"])])
 def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noise: float = 0.3,
                  parent_scale: float = 1.0, generator: torch.Generator) -> dict[str, torch.Tensor]:
     """Random instances: parents' predictions, an observation model and one observation.
@@ -69,11 +70,13 @@ def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noi
     return {"mu": mu, "C": C, "y": y, "x_true": x_true, "active": active}
 
 
+@contract(x="tensor:2", mu="tensor:3", pi="real:>0")
 def synapse_weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tensor:
     """``a_j = softmax_j(-pi/2 |x - mu_j|^2)`` of (2): the posterior over the active synapse, (T, n)."""
     return torch.softmax(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1)
 
 
+@contract(x="tensor:2", y="tensor:2", C="tensor:3", mu="tensor:3", pi_y="real:>0", pi="real:>0")
 def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Tensor, pi_y: float = 1.0,
                 pi: float = 1.0) -> torch.Tensor:
     """The collapsed free energy (1), shape (T,). x (T, d), y (T, o), C (T, o, d), mu (T, n, d)."""
@@ -83,6 +86,7 @@ def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Ten
     return 0.5 * pi_y * err_y.pow(2).sum(-1) - log_mix
 
 
+@contract(x="tensor:2", y="tensor:2", C="tensor:3", mu="tensor:3", pi_y="real:>0", pi="real:>0")
 def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
     """The gradient (2) of (1): precision-weighted prediction errors, shape (T, d)."""
     err_y = y - torch.einsum("tod,td->to", C, x)
@@ -90,6 +94,7 @@ def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.T
     return -pi_y * torch.einsum("tod,to->td", C, err_y) + pi * torch.einsum("tn,tnd->td", a, x[:, None, :] - mu)
 
 
+@contract(problem="mapping:C", pi_y="real:>0", pi="real:>0")
 def smoothness(problem: dict[str, torch.Tensor], pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
     """``L = lambda_max(pi_y C^T C + pi I)`` per trial, shape (T,).
 
@@ -102,6 +107,7 @@ def smoothness(problem: dict[str, torch.Tensor], pi_y: float = 1.0, pi: float = 
     return torch.linalg.eigvalsh(hess)[..., -1]
 
 
+@contract(problem="mapping:mu|C|y", steps="int:0", lr="realt", pi_y="real", pi="real", x0="tensor?")
 def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", steps: int = 30, lr=0.1,
           pi_y: float = 1.0, pi: float = 1.0, x0: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
     """Relax the latent node with (3) (``"fixed_point"``) or gradient descent on (1) (``"gradient"``).
@@ -145,6 +151,7 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
     return {"x": torch.stack(xs), "free_energy": torch.stack(fs), "weights": synapse_weights(x, mu, pi)}
 
 
+@contract(problem="mapping:mu|C|y", steps="int:1", pi="real:>0", pi_y="real:>0", lr_fractions="reals:>0")
 def step_size_study(problem: dict[str, torch.Tensor], steps: int, pi: float, pi_y: float, lr_fractions) -> dict:
     """The fixed point (CCCP) against gradient descent with step sizes ``lr_fractions / L`` on one set of
     problems: per method, the path (:func:`infer`) and the fraction of instances whose largest synapse

@@ -35,7 +35,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_positive
+from ..companion.checks import check_positive, contract
 
 __all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign", "width_study",
            "adjusted_rand_index"]
@@ -49,6 +49,7 @@ def _check_prior(prior: str) -> str:
     return prior
 
 
+@contract(n_points="int:1", n_clusters="int:1", trials="int:1", spread="real:>=0", radius="real:>=0", generator="generator", sizes=lambda a: [("n_points", 48 * a["trials"] * a["n_points"])])
 def gaussian_mixture_2d(n_points: int, n_clusters: int, *, trials: int = 1, spread: float = 0.5,
                         radius: float = 3.0, generator: torch.Generator):
     """Points drawn from ``n_clusters`` isotropic 2-D Gaussians with centres on a circle.
@@ -88,6 +89,7 @@ def _logits(x, mu, sigma):
     return -_sq_dist(x, mu) / (2 * sigma ** 2)
 
 
+@contract(x="tensor:3", mu="tensor:3", sigma="real:>0")
 def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "slots") -> torch.Tensor:
     """The collapsed log-likelihood per trial: (1) for ``"slots"``, sum_k of (3) for ``"hopfield"``.
 
@@ -102,6 +104,7 @@ def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str =
     return (torch.logsumexp(logits, dim=-2) - math.log(N) + log_norm).sum(-1)
 
 
+@contract(x="tensor:3", mu="tensor:3", sigma="real:>0")
 def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "slots") -> tuple[torch.Tensor, torch.Tensor]:
     """One step of (2) (``"slots"``) or of the per-slot Hopfield update (``"hopfield"``).
 
@@ -122,6 +125,7 @@ def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "s
     return new, attn
 
 
+@contract(x="tensor:3", n_slots="int:1", sigma="real:>0", iters="int:0", init_scale="real:>=0", generator="generator?", init="tensor?", sizes=lambda a: [("n_slots", 32 * a["n_slots"] * a["x"].shape[0] * a["x"].shape[1])])
 def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: float = 1.0, iters: int = 20,
               init_scale: float = 1.0, generator: torch.Generator | None = None,
               init: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
@@ -159,11 +163,13 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
     return {"slots": torch.stack(history), "objective": torch.stack(objective), "labels": assign(x, mu)}
 
 
+@contract(x="tensor:>=2", mu="tensor:>=2")
 def assign(x: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
     """Each point's nearest slot, i.e. its most probable parent under prior ``"slots"``: (T, N)."""
     return _sq_dist(x, mu).argmin(-1)
 
 
+@contract(labels_a="anytensor", labels_b="anytensor")
 def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch.Tensor:
     """Adjusted Rand index (Hubert & Arabie 1985) between two labelings, per trial.
 
@@ -178,7 +184,7 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
         raise ValueError(f"labels_a and labels_b must have the same shape; got {tuple(labels_a.shape)} "
                          f"and {tuple(labels_b.shape)}")
     if labels_a.dtype.is_floating_point or labels_b.dtype.is_floating_point:
-        raise TypeError("labels must be integer tensors")
+        raise TypeError("labels_a and labels_b must be integer tensors")
     if labels_a.numel() and (labels_a.min() < 0 or labels_b.min() < 0):
         raise ValueError("labels must be non-negative integers")
     ka, kb = int(labels_a.max()) + 1, int(labels_b.max()) + 1
@@ -202,6 +208,8 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
     return ari.reshape(lead)
 
 
+@contract(points="int:1", clusters="int:1", trials="int:1", spread="real:>=0", sigmas="reals:>0", iters="int:0", example_sigma="real:>0", data_generator="generator", init_generator="generator",
+          sizes=lambda a: [("trials", 48 * a["trials"] * a["points"])])
 def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, iters: int, example_sigma: float,
                 *, data_generator: torch.Generator, init_generator: torch.Generator) -> dict:
     """Chapter 4's comparison of the two priors over potential widths ``sigmas`` on the same mixtures and

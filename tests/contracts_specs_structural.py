@@ -1,0 +1,240 @@
+"""Contract specs of ``mfattn.structural`` (chapters 4-5), see contracts_registry.py."""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+
+from contracts_registry import Exempt, Spec
+from contracts_specs_foundations import RESULT, gen, randn, seed
+
+S = "mfattn.structural."
+FIG = "draws a figure from the dict its study function returned (the study's inputs are checked there)"
+STORED = "reads or reduces a stored study's dict/files (chapter 4-5 summaries); its inputs are package-made"
+
+
+def _qkv(d, m=None, n=None):
+    m = m or d(st.integers(1, 3))
+    n = n or d(st.integers(1, 3))
+    dim = d(st.integers(1, 3))
+    return {"q": randn(d, 1, m, dim), "k": randn(d, 1, n, dim), "v": randn(d, 1, n, 2)}
+
+
+def _self_qkv(d):
+    n = d(st.integers(1, 3))
+    return _qkv(d, n, n)
+
+
+def _patterns(d):
+    from mfattn.structural import hopfield
+
+    P = hopfield.random_patterns(d(st.integers(2, 4)), d(st.integers(2, 6)), generator=gen(d))
+    return {"xi": P[0].clone(), "patterns": P, "beta": d(st.floats(0.1, 4))}
+
+
+def _slot_data(d):
+    n, k = d(st.integers(3, 8)), d(st.integers(1, 3))
+    return {"x": randn(d, 1, n, 2), "mu": randn(d, 1, k, 2), "sigma": d(st.floats(0.2, 3))}
+
+
+def _pc(d):
+    from mfattn.structural import predictive_coding as pc
+
+    return pc.make_problem(2, 3, 4, 2, generator=gen(d))
+
+
+def _allowed(d, m=2, n=3):
+    return torch.ones(m, n, dtype=torch.bool)
+
+
+SPECS = {
+    # edges
+    S + "edges:allowed_parents": Spec(lambda d: {"n_queries": 4, "n_keys": 4,
+                                                 "mode": d(st.sampled_from(["self", "cross", "causal"]))},
+                                      domain={"n_queries": "int>=1", "n_keys": "int>=1"},
+                                      sizes={"n_keys": 10**6}),
+    S + "edges:enumerate_structures": Spec(lambda d: {"allowed": _allowed(d)}),
+    S + "edges:structure_log_prior": Spec(lambda d: {"allowed": _allowed(d), "structures": torch.tensor([[0, 1]])}),
+    S + "edges:joint_structure_posterior": Spec(lambda d: {k: v for k, v in _self_qkv(d).items() if k != "v"},
+                                                domain={"beta": ">=0"}),
+    S + "edges:brute_force_attention": Spec(_self_qkv, domain={"beta": ">=0"}),
+    S + "edges:joint_edge_marginals": Spec(lambda d: {k: v for k, v in _self_qkv(d).items() if k != "v"},
+                                           domain={"beta": ">=0"}),
+    S + "edges:factorised_edge_marginals": Spec(lambda d: {k: v for k, v in _self_qkv(d).items() if k != "v"},
+                                                domain={"beta": ">=0"}),
+    S + "edges:softmax_attention": Spec(_self_qkv, domain={"beta": ">=0"}),
+    S + "edges:sinkhorn_edge_marginals": Spec(lambda d: {k: v for k, v in _self_qkv(d).items() if k != "v"},
+                                              domain={"beta": ">=0", "iters": "int>=1"}, skip=("iters",)),
+    S + "edges:enumeration_study": Spec(lambda d: {"n": 3, "d": 2, "beta": d(st.floats(0, 2)), "instances": 2,
+                                                   "generator": gen(d)},
+                                        domain={"instances": "int>=1", "beta": ">=0"}, sizes={"instances": 10**10}),
+    # edge priors
+    S + "edge_priors:enumerate_binary_edge_sets": Spec(lambda d: {"m": d(st.integers(1, 2)), "n": 2},
+                                                       domain={"m": "int>=1", "n": "int>=1"}, sizes={"n": 10**5}),
+    S + "edge_priors:binary_edges_brute_force": Spec(lambda d: {"scores": randn(d, 2, 2), "values": randn(d, 2, 3)},
+                                                     domain={"temperature": ">0"}),
+    S + "edge_priors:sigmoid_gate": Spec(lambda d: {"scores": randn(d, 2, 3)}, domain={"temperature": ">0"}),
+    S + "edge_priors:gated_values": Spec(lambda d: {"scores": randn(d, 2, 3), "values": randn(d, 3, 2)},
+                                         domain={"temperature": ">0"}),
+    S + "edge_priors:relative_position_log_prior": Spec(lambda d: {"n": 3, "bias": randn(d, 3)},
+                                                        domain={"n": "int>=1"}),
+    S + "edge_priors:priors_study": Spec(lambda d: {"n": 2, "d": 2, "temperatures": [1.0, 0.5], "instances": 2,
+                                                    "generator": gen(d)},
+                                         domain={"instances": "int>=1"}, sizes={"instances": 10**10}, defaults=False),
+    # hopfield
+    S + "hopfield:random_patterns": Spec(lambda d: {"n_patterns": d(st.integers(1, 4)), "dim": d(st.integers(1, 5)),
+                                                    "generator": gen(d)},
+                                         domain={"n_patterns": "int>=1", "dim": "int>=1"},
+                                         sizes={"n_patterns": 10**9},
+                                         check=lambda kw, r: r.shape == (kw["n_patterns"], kw["dim"]) or
+                                         (_ for _ in ()).throw(AssertionError(tuple(r.shape)))),
+    S + "hopfield:erase_entries": Spec(lambda d: {"x": randn(d, 3, 4), "fraction": d(st.floats(0, 1)),
+                                                  "generator": gen(d)}, domain={"fraction": "[0,1]"}),
+    S + "hopfield:hopfield_energy": Spec(_patterns, domain={"beta": ">0"}),
+    S + "hopfield:hopfield_update": Spec(_patterns, domain={"beta": ">0"}),
+    S + "hopfield:retrieve": Spec(_patterns, domain={"beta": ">0", "steps": "int>=0"}, sizes={"steps": 10**12}),
+    S + "hopfield:retrieval_grid": Spec(lambda d: {"dim": 4, "pattern_counts": [2], "betas": [d(st.floats(0.5, 4))],
+                                                   "trials": 2, "steps": 2, "seed": seed(d)},
+                                        domain={"dim": "int>=1", "trials": "int>=1", "fraction": "[0,1]"},
+                                        sizes={"trials": 10**12}, skip=("chunk_elements",)),
+    S + "hopfield:cached_retrieval_grid": Exempt("retrieval_grid behind the result cache (cache keys: store tests); "
+                                                 "its arguments are those of retrieval_grid, generated above"),
+    S + "hopfield:relaxation": Spec(lambda d: {"dim": 4, "n_patterns": 2, "trials": 2, "betas": [1.0],
+                                               "steps": 3, "generator": gen(d), "converged_steps": 3},
+                                    domain={"dim": "int>=1", "trials": "int>=1", "steps": "int>=1"},
+                                    sizes={"trials": 10**12}),
+    # slots
+    S + "slots:gaussian_mixture_2d": Spec(lambda d: {"n_points": d(st.integers(1, 9)), "n_clusters": 2,
+                                                     "generator": gen(d)},
+                                          domain={"n_points": "int>=1", "n_clusters": "int>=1", "trials": "int>=1",
+                                                  "spread": ">=0"}, sizes={"n_points": 10**12}),
+    S + "slots:slot_objective": Spec(_slot_data, domain={"sigma": ">0"}),
+    S + "slots:slot_update": Spec(_slot_data, domain={"sigma": ">0"}),
+    S + "slots:run_slots": Spec(lambda d: {"x": randn(d, 1, 6, 2), "n_slots": 2, "generator": gen(d), "iters": 3},
+                                domain={"sigma": ">0", "iters": "int>=0", "n_slots": "int>=1", "init_scale": ">=0"},
+                                sizes={"n_slots": 10**12}),
+    S + "slots:assign": Spec(lambda d: {k: v for k, v in _slot_data(d).items() if k != "sigma"}),
+    S + "slots:adjusted_rand_index": Spec(lambda d: {"labels_a": torch.tensor([0, 0, 1, 1]),
+                                                     "labels_b": torch.tensor([0, 1, 1, d(st.integers(0, 1))])}),
+    S + "slots:width_study": Spec(lambda d: {"points": 6, "clusters": 2, "trials": 1, "spread": 0.5, "sigmas": [1.0],
+                                             "iters": 2, "example_sigma": 1.0, "data_generator": gen(d),
+                                             "init_generator": gen(d)},
+                                  domain={"points": "int>=1", "trials": "int>=1", "iters": "int>=0",
+                                          "example_sigma": ">0", "spread": ">=0"}, sizes={"trials": 10**12}),
+    # predictive coding
+    S + "predictive_coding:make_problem": Spec(lambda d: {"trials": 2, "dim": 3, "n_parents": d(st.integers(1, 4)),
+                                                          "obs_dim": 2, "generator": gen(d)},
+                                               domain={"trials": "int>=1", "dim": "int>=1", "n_parents": "int>=1",
+                                                       "obs_dim": "int>=1", "obs_noise": ">=0",
+                                                       "parent_scale": ">=0"},
+                                               sizes={"trials": 10**12}),
+    S + "predictive_coding:synapse_weights": Spec(lambda d: {"x": _pc(d)["x_true"], "mu": _pc(d)["mu"], "pi": 1.0},
+                                                  domain={"pi": ">0"}),
+    S + "predictive_coding:free_energy": Spec(lambda d: {k: _pc(d)[k] for k in ("y", "C", "mu")} | {"x": _pc(d)["x_true"]},
+                                              domain={"pi": ">0", "pi_y": ">0"}),
+    S + "predictive_coding:free_energy_grad": Spec(lambda d: {k: _pc(d)[k] for k in ("y", "C", "mu")} |
+                                                   {"x": _pc(d)["x_true"]}, domain={"pi": ">0", "pi_y": ">0"}),
+    S + "predictive_coding:smoothness": Spec(lambda d: {"problem": _pc(d)}, domain={"pi": ">0", "pi_y": ">0"}),
+    S + "predictive_coding:infer": Spec(lambda d: {"problem": _pc(d), "steps": 3},
+                                        domain={"pi": ">0", "pi_y": ">0", "steps": "int>=0"}),
+    S + "predictive_coding:step_size_study": Spec(lambda d: {"problem": _pc(d), "steps": 3, "pi": 1.0, "pi_y": 1.0,
+                                                             "lr_fractions": [0.5]},
+                                                  domain={"pi": ">0", "pi_y": ">0", "steps": "int>=1"}),
+    # potentials
+    S + "potentials:log_partition": Spec(lambda d: {"scores": randn(d, 2, 3), "allowed": _allowed(d)}),
+    S + "potentials:log_partition_enumerated": Spec(lambda d: {"scores": randn(d, 2, 3), "allowed": _allowed(d)}),
+    S + "potentials:expectation_by_gradient": Spec(lambda d: {**_qkv(d, 2, 3), "allowed": _allowed(d)},
+                                                   domain={"beta": ">=0"}),
+    S + "potentials:gaussian_log_potential": Spec(lambda d: {"x": randn(d, 2, 2), "k": randn(d, 3, 2)},
+                                                  domain={"beta": ">0"}),
+    S + "potentials:gaussian_posterior": Spec(lambda d: {"x": randn(d, 2, 2), "k": randn(d, 3, 2),
+                                                         "allowed": _allowed(d)}, domain={"beta": ">0"}),
+    S + "potentials:dot_potential_partition": Spec(lambda d: {"k": randn(d, 3), "points": 101},
+                                                   domain={"beta": ">0", "half_width": ">0", "points": "int>=2"},
+                                                   sizes={"points": 10**12}),
+    S + "potentials:collapsed_log_likelihood": Spec(lambda d: {"x": randn(d, 2), "k": randn(d, 3, 2)},
+                                                    domain={"beta": ">0"}),
+    S + "potentials:laplace_step": Spec(lambda d: {"x": randn(d, 2), "k": randn(d, 3, 2)}, domain={"beta": ">0"}),
+    S + "potentials:identity_study": Spec(lambda d: {"n": 3, "d": 2, "beta": 1.0, "instances": 2, "generator": gen(d)},
+                                          domain={"instances": "int>=1", "beta": ">0"}, sizes={"instances": 10**12}),
+    # expanding
+    S + "expanding:geometric_horizon": Spec(lambda d: {"q": torch.rand(3, generator=gen(d), dtype=torch.float64) * 0.9
+                                                       + 0.05}, domain={"mass": "(0,1)"}),
+    S + "expanding:effective_q": Spec(lambda d: {"alpha": torch.rand(3, dtype=torch.float64) + 0.1,
+                                                 "beta": torch.rand(3, dtype=torch.float64) + 0.1}),
+    S + "expanding:prior_slope": Spec(lambda d: {"q": torch.rand(3, dtype=torch.float64) * 0.9 + 0.05},
+                                      domain={"mass": "(0,1)"}),
+    S + "expanding:expanding_attention": Spec(lambda d: {"scores": randn(d, 2, 10), "values": randn(d, 2, 10, 3),
+                                                         "alpha0": 0.1, "beta0": 0.9},
+                                              domain={"alpha0": ">0", "beta0": ">0", "max_iter": "int>=1",
+                                                      "tol": ">=0", "mass": "(0,1)"}),
+    S + "expanding:lazy_expanding_attention": Spec(lambda d: {"query": randn(d, 2, 3), "keys": randn(d, 2, 10, 3),
+                                                              "values": randn(d, 2, 10, 1), "alpha0": 0.1,
+                                                              "beta0": 0.9},
+                                                   domain={"alpha0": ">0", "beta0": ">0", "max_iter": "int>=1",
+                                                           "tol": ">=0", "mass": "(0,1)"}),
+    S + "expanding:relative_operations": Spec(lambda d: {"window": torch.tensor([3, 5]), "iterations": torch.tensor([2, 1]),
+                                                         "n": 50, "d": 10},
+                                              domain={"n": "int>=1", "d": "int>=1"}),
+    S + "expanding:ExpandingTask": Spec(lambda d: {"p": d(st.floats(0.01, 1))},
+                                        domain={"p": "(0,1]", "d": "int>=1", "n": "int>=3", "noise_std": ">=0",
+                                                "x0_scale": ">0"}),
+    S + "expanding:make_expanding_weights": Spec(lambda d: {"d": d(st.integers(1, 4)), "generator": gen(d)},
+                                                 domain={"d": "int>=1"}, sizes={"d": 10**9}),
+    S + "expanding:sample_expanding_batch": Exempt("draws from tasks and weights the package built "
+                                                   "(ExpandingTask checks its fields; train_expanding is generated)"),
+    S + "expanding:expanding_forward": Exempt("inner forward pass of train_expanding (W from init, X from "
+                                              "sample_expanding_batch); its hyper-prior is checked in "
+                                              "expanding_attention, generated above"),
+    S + "expanding:standard_forward": Exempt("inner forward pass of train_expanding; see expanding_forward"),
+    S + "expanding:train_expanding": Spec(lambda d: {"ps": (0.5,), "d": 2, "n": 5, "steps": 2, "record_every": 1,
+                                                     "cache": False, "models": ("standard",)},
+                                          domain={"steps": "int>=1", "lr": ">0", "weight_decay": ">=0", "d": "int>=1",
+                                                  "alpha0": ">0", "beta0": ">0", "batch_size": "int>=1"},
+                                          sizes={"batch_size": 10**12}, skip=("cache", "progress", "record_every")),
+    S + "expanding:ExpandingResult": Exempt(RESULT),
+    # multihop
+    S + "multihop:MultihopTask": Spec(lambda d: {"d": d(st.integers(1, 4)), "n": 5},
+                                      domain={"d": "int>=1", "n": "int>=4", "noise_std": ">=0", "x0_scale": ">0",
+                                              "rank": "int>=1"}),
+    S + "multihop:TaskWeights": Exempt(RESULT),
+    S + "multihop:make_task_weights": Exempt("takes a MultihopTask (its fields checked by the task) and a generator; "
+                                             "exercised by train_multihop"),
+    S + "multihop:sample_multihop_batch": Exempt("draws from a task and weights the package built; exercised by "
+                                                 "train_multihop"),
+    S + "multihop:hop_operator": Spec(lambda d: {"scores": randn(d, 2, 3, 3)}, domain={"hops": "int>=1"}),
+    S + "multihop:init_params": Spec(lambda d: {"model": d(st.sampled_from(["one_layer", "multihop", "two_layer"])),
+                                                "d": d(st.integers(1, 3)), "generator": gen(d)},
+                                     domain={"d": "int>=1", "replicas": "int>=1"}, sizes={"replicas": 10**12}),
+    S + "multihop:forward": Exempt("inner forward pass of train_multihop (params from init_params)"),
+    S + "multihop:train_multihop": Spec(lambda d: {"models": ("one_layer",), "seeds": (0,), "steps": 2, "batch_size": 4,
+                                                   "test_size": 4, "record_every": 1, "cache": False,
+                                                   "stream_steps": 4},
+                                        domain={"steps": "int>=1", "lr": ">0", "weight_decay": ">=0",
+                                                "batch_size": "int>=1", "hops": "int>=1"},
+                                        sizes={"batch_size": 10**12}, skip=("cache", "progress", "record_every",
+                                                                            "stream_steps", "test_size")),
+    S + "multihop:relative_error": Spec(lambda d: {"a": randn(d, 3).numpy(), "b": randn(d, 3).numpy()}),
+    S + "multihop:collapse_rate": Spec(lambda d: {"mass": torch.rand(3, 4, generator=gen(d)).double().numpy()},
+                                       domain={"threshold": "[0,1]"}),
+    S + "multihop:reference_path": Exempt("a path to a stored reference file (path rules: issue 28 item 4)"),
+    # optim
+    S + "optim:derive_seed": Spec(lambda d: {"seed": seed(d), "tag": "x"}, domain={"seed": "int>=0"}),
+    S + "optim:generator": Spec(lambda d: {"seed": seed(d)}, domain={"seed": "int>=0"}),
+    S + "optim:adam_update": Exempt("one in-place optimiser step inside the training loops (states built by "
+                                    "AdamState.zeros_like); exercised by train_multihop / train_expanding"),
+    S + "optim:AdamState": Exempt(RESULT),
+}
+for _name in ("bruteforce", "hopfield", "slots", "predictive_coding", "multihop_curves", "multihop_attention",
+              "multihop_reproduction", "expanding_prior", "expanding_operations", "expanding_window",
+              "multihop_ablation", "inference_comparison"):
+    SPECS[S + "figures:" + _name] = Exempt(FIG)
+for _name in ("GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "toy_problem_panels",
+              "draw_toy_problems"):
+    SPECS[S + "graphs:" + _name] = Exempt("draws the fixed explanatory graphs of chapter 4 (no numeric input)")
+for _name in ("replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations", "window_coverage",
+              "code_measure", "stored_code_measure", "prior_options", "inference_comparison", "multihop_numbers",
+              "cavi_residual", "windowed_benchmark"):
+    SPECS[S + "analysis:" + _name] = Exempt(STORED)
+for _name in ("summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record"):
+    SPECS[S + "claims:" + _name] = Exempt(STORED)
