@@ -23,6 +23,20 @@ from contracts_runner import TIME_CAP, run_capped
 from contracts_specs import REGISTRY
 
 torch.set_num_threads(1)  # a forked child of a multi-threaded OpenMP parent can hang
+
+def _warm_up() -> None:
+    """Import, once in the parent, what calls import lazily (the first Adam step loads torch._dynamo: seconds),
+    so that no forked child spends its time cap on imports."""
+    p = torch.zeros(1, requires_grad=True)
+    p.grad = torch.zeros(1)
+    opt = torch.optim.Adam([p], lr=0.1)
+    torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
+    opt.step()
+    fused = torch.optim.Adam([p], lr=0.1, fused=True)
+    fused.step()
+
+
+_warm_up()
 ALL = public_callables()
 GENERATED = sorted(k for k, v in REGISTRY.items() if isinstance(v, Spec) and k in ALL)
 #: Examples per callable: the valid call, then its hostile mutations in turn (at most this many).

@@ -268,6 +268,12 @@ def _check_range(name: str, value: Any, bounds: str) -> float:
     return check_real(name, value, **_RANGES[bounds])
 
 
+def _torch_bool():
+    import torch
+
+    return torch.bool
+
+
 def check_rule(name: str, value: Any, rule: str) -> Any:
     """Check ``value`` of parameter ``name`` against a declared ``rule`` (see :func:`contract`)."""
     if rule.endswith("?"):
@@ -285,9 +291,12 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     if kind == "int":
         check_int(name, value, int(bounds or 0))
         return value
-    if kind in ("tensor", "anytensor"):
+    if kind in ("tensor", "anytensor", "inttensor", "nantensor"):
         least = bounds.startswith(">=")
-        check_tensor(name, value, real=kind == "tensor", ndim=int(bounds) if bounds and not least else None)
+        check_tensor(name, value, real=kind in ("tensor", "nantensor"), finite=kind != "nantensor",
+                     ndim=int(bounds) if bounds and not least else None)
+        if kind == "inttensor" and (value.is_floating_point() or value.dtype == _torch_bool()):
+            raise TypeError(f"{name} must be an integer tensor (labels, indices); got dtype {value.dtype}")
         if least and value.dim() < int(bounds[2:]):
             raise ValueError(f"{name} must have shape with at least {bounds[2:]} dimensions; got shape "
                              f"{tuple(value.shape)}")
@@ -297,7 +306,8 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
 
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a mapping (dict); got {type(value).__name__}")
-        missing = [key for key in bounds.split("|") if key and key not in value]
+        missing = [key for key in bounds.split("|") if key and key not in value
+                   and not (key.isdigit() and int(key) in value)]
         if missing:
             raise ValueError(f"{name} lacks the key(s) {missing}; it needs {bounds.split('|')}")
         return value
@@ -328,17 +338,18 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     raise AssertionError(f"unknown contract rule {rule!r} for {name}")  # a programming error, at import
 
 
-def contract(sizes: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
+def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
     """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
 
     Each keyword names a parameter and its rule: ``"real"``, ``"real:>0"``, ``"real:>=0"``, ``"real:[0,1]"``,
     ``"real:(0,1]"``, ``"real:(0,1)"`` (a finite real number, not a bool); ``"realt:..."`` (the same, or a real
     tensor with every entry in range); ``"int:N"`` (an integer >= N); ``"tensor"``/``"tensor:ndim"``/
     ``"tensor:>=ndim"`` (a finite real floating-point torch tensor: no complex, integer or bool tensor);
-    ``"anytensor"`` (a tensor of any real dtype, finite); ``"mapping:k1|k2"`` (a dict holding those keys); ``"array"`` (:func:`check_array`); ``"reals:..."`` (a non-empty 1-d sequence of
+    ``"anytensor"`` (a tensor of any real dtype, finite); ``"inttensor"`` (labels: an integer tensor);
+    ``"nantensor"`` (a real floating-point tensor that may hold NaN, as a "no value" marker); ``"mapping:k1|k2"`` (a dict holding those keys); ``"array"`` (:func:`check_array`); ``"reals:..."`` (a non-empty 1-d sequence of
     finite reals in range); ``"ints:N"`` (a non-empty sequence of integers >= N); ``"generator"``
     (``torch.Generator``; ``"generator:numpy"``); ``"choice:a|b"``; ``"str"``; a trailing ``?`` also admits
-    None. ``sizes(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked
+    None. ``alloc(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked
     by :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults.
     """
     import functools
@@ -350,7 +361,9 @@ def contract(sizes: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
         if unknown:
             raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
         for name, rule in rules.items():  # parse once at import: a typo fails loudly here
-            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "int", "tensor", "anytensor", "array",
+            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "int", "tensor", "anytensor", "inttensor",
+                                                          "nantensor",
+                                                          "array",
                                                           "reals", "ints", "generator", "choice", "str", "mapping"):
                 raise AssertionError(f"unknown contract rule {rule!r} for {fn.__qualname__}({name})")
 
@@ -364,9 +377,9 @@ def contract(sizes: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             for name, rule in rules.items():
                 if name in given:
                     check_rule(name, given[name], rule)
-            if sizes is not None:
+            if alloc is not None:
                 bound.apply_defaults()
-                for name, nbytes in sizes(bound.arguments):
+                for name, nbytes in alloc(bound.arguments):
                     check_alloc(name, nbytes)
             return fn(*args, **kwargs)
 

@@ -30,13 +30,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..companion.checks import check_tensor
+from ..companion.checks import check_array, check_tensor, contract
 
 __all__ = ["fixed_point_fields", "affine_fit", "gaussian_fit", "gaussian_cavity", "gaussian_correction", "coupling_asymmetry",
            "correction_report"]
 
 
 @torch.no_grad()
+@contract(images="tensor:4")
 def fixed_point_fields(model: Any, images: torch.Tensor) -> dict[str, torch.Tensor]:
     """``{"x", "g", "m", "f"}``, each (B, N, d), of a trained :class:`~mfattn.implicit.models.MeanFieldMNIST`
     with learned couplings at its fixed point: sources ``X``, naive fields ``g_i = Σ_j J_ij m*_j + X_i``,
@@ -62,8 +63,7 @@ def affine_fit(inputs: Any, outputs: Any) -> dict[str, Any]:
     ``inputs`` (..., d_in), ``outputs`` (..., d_out), same leading shape. Returns ``A`` (d_out, d_in), ``b``
     (d_out,) and ``r2`` = 1 − Σ‖y − ŷ‖² / Σ‖y − ȳ‖², the fraction of the outputs' variance (about their
     mean) the map explains: 1 for an exactly affine relation."""
-    u = np.asarray(inputs.detach().cpu() if isinstance(inputs, torch.Tensor) else inputs, dtype=np.float64)
-    y = np.asarray(outputs.detach().cpu() if isinstance(outputs, torch.Tensor) else outputs, dtype=np.float64)
+    u, y = check_array("inputs", inputs), check_array("outputs", outputs)
     if u.ndim < 2 or y.ndim < 2 or u.shape[:-1] != y.shape[:-1]:
         raise ValueError(f"inputs and outputs must be (..., d_in) and (..., d_out) with one leading shape; "
                          f"got {u.shape} and {y.shape}")
@@ -136,7 +136,7 @@ def gaussian_fit(g: Any, f: Any, max_iter: int = 20000, tol: float = 1e-13) -> d
 
 
 def _check_couplings(J: Any) -> torch.Tensor:
-    J = check_tensor("J", J, ndim=4)
+    J = check_tensor("J", J, ndim=4, real=True)
     n, n2, d, d2 = J.shape
     if n != n2 or d != d2:
         raise ValueError(f"J must have shape (N, N, d, d); got {tuple(J.shape)}")
@@ -157,6 +157,7 @@ def _prior_precision(P: Any, d: int, dtype: torch.dtype) -> torch.Tensor:
     return Pd
 
 
+@contract(J="tensor:4", P="realt")
 def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
     """(N, d, d) adaptive-TAP cavity variances ``V_i = P − [(P − J)⁻¹]_ii⁻¹`` of Gaussian spins (``Λ ≡ P``).
 
@@ -174,6 +175,7 @@ def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
     return Pd - torch.linalg.inv(C)
 
 
+@contract(P="realt", g="tensor")
 def gaussian_correction(P: Any, g: torch.Tensor) -> torch.Tensor:
     """The Gaussian adaptive-TAP correction of the means in the neural layer's form ``m = g − c``:
     ``c_i = (I − P⁻¹) g_i`` for ``g`` (..., d) and prior precision ``P`` (scalar or (d, d)); see the module
@@ -183,6 +185,7 @@ def gaussian_correction(P: Any, g: torch.Tensor) -> torch.Tensor:
     return g - torch.linalg.solve(Pd, g.unsqueeze(-1)).squeeze(-1)
 
 
+@contract(J="tensor:>=4")
 def coupling_asymmetry(J: Any) -> float:
     """How far couplings are from symmetric: ``‖M − Mᵀ‖_F / ‖M + Mᵀ‖_F``, the Frobenius norm of the antisymmetric
     part of the (Nd × Nd) coupling matrix ``M[(i,a),(j,b)] = J[i,j,a,b]`` over that of its symmetric part.
@@ -205,6 +208,7 @@ def coupling_asymmetry(J: Any) -> float:
     return anti / sym if sym > 0 else float("inf")
 
 
+@contract(images="tensor:4")
 def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
     """Numbers on a trained model's correction at its fixed point on ``images`` (B, 1, 28, 28).
 

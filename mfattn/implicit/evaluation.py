@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
+from ..companion.checks import contract
 
 __all__ = ["evaluate", "confusion_matrix", "settling_curve"]
 
@@ -24,8 +25,11 @@ def _convergence_warning() -> type[Warning]:
 
 
 @torch.no_grad()
+@contract(x="tensor:4", y="inttensor:1", batch_size="int:1")
 def evaluate(model, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1000) -> dict[str, Any]:
     """Mean cross-entropy, accuracy and predictions (n,) of ``model`` on ``(x, y)``, in eval mode."""
+    if len(y) != len(x) or (len(y) and not 0 <= int(y.min()) <= int(y.max()) < 10):
+        raise ValueError(f"y must hold one class label in [0, 10) per image of x; got {len(y)} labels for {len(x)}")
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -42,6 +46,7 @@ def evaluate(model, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1000) ->
     return {"loss": loss / len(y), "accuracy": (pred == y).double().mean().item(), "pred": pred.numpy()}
 
 
+@contract(classes="int:1", alloc=lambda a: [("classes", 8 * a["classes"] ** 2)])
 def confusion_matrix(labels: np.ndarray, pred: np.ndarray, classes: int = 10) -> np.ndarray:
     """Counts C[true, predicted] (classes, classes); labels and predictions are integers in [0, classes)."""
     labels, pred = np.asarray(labels), np.asarray(pred)
@@ -59,6 +64,7 @@ def _coupling_norms(model) -> np.ndarray:
     return np.full((layer.num_spins, layer.num_spins), np.nan, dtype=np.float32)
 
 
+@contract(norms="array")
 def settling_curve(norms: np.ndarray) -> np.ndarray:
     """Distance of each snapshot of the norm matrix to the final one (pattern and growth of the norms alike).
 

@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..companion.checks import check_choice, check_int
+from ..companion.checks import check_choice, check_int, contract
 from ..deq import SOLVERS, deq_fixed_point
 
 __all__ = ["MeanFieldAttention", "FeedForward", "symmetrise_couplings", "couplings_to_matrix", "SYMMETRIES",
@@ -46,6 +46,7 @@ def _positive_int(name: str, value: Any) -> int:
     return check_int(name, value, 1)
 
 
+@contract(weight="tensor:4")
 def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch.Tensor:
     """Symmetrised couplings with zero diagonal blocks.
 
@@ -72,6 +73,7 @@ def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch
     return w * off[:, :, None, None]
 
 
+@contract(J="tensor:4")
 def couplings_to_matrix(J: torch.Tensor) -> torch.Tensor:
     """(N, N, d, d) couplings -> (N·d, N·d) matrix ``M[(i,a),(j,b)] = J[i,j,a,b]``."""
     n, _, d, _ = J.shape
@@ -95,6 +97,7 @@ def _effective_coupling_count(n: int, d: int, symmetry: Optional[str]) -> int:
 class FeedForward(nn.Sequential):
     """Two-layer perceptron ``Linear(d, mult·d) → GELU → Linear(mult·d, d)`` on the last axis."""
 
+    @contract(dim="int:1", mult="int:1", dim_out="int:1?", alloc=lambda a: [("dim", 16 * a["dim"] ** 2 * a["mult"])])
     def __init__(self, dim: int, mult: int = 4, dim_out: Optional[int] = None):
         inner = int(dim * mult)
         super().__init__(nn.Linear(dim, inner), nn.GELU(), nn.Linear(inner, dim_out or dim))
@@ -173,6 +176,7 @@ class MeanFieldAttention(nn.Module):
             call; ``"backward"`` is filled in when its backward pass runs.
     """
 
+    @contract(num_spins="int:1", dim="int:1", max_iter="int:1", tol="real:>0", backward_max_iter="int:1", backward_tol="real:>0", phantom_steps="int:1", phantom_tau="real:(0,1]", weight_init_std="real:>=0?", ff_mult="int:1", heads="int:1", dim_head="int:1?", generator="generator?", alloc=lambda a: [("num_spins", 16 * a["heads"] * (a["num_spins"] * a["dim"]) ** 2)])
     def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "auto",
                  interaction: str = "linear", lin_response: bool = True, correction: str = "g",
                  solver: str = "anderson", max_iter: int = 40, tol: float = 1e-4,

@@ -22,10 +22,10 @@ and labels ``uint8 (n,)``; the files are usually gzipped, and either form is acc
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +107,8 @@ def normalize(images, dtype=None):
 
 def parse_idx(data: bytes, *, name: str = "<bytes>") -> np.ndarray:
     """Decode the bytes of an (uncompressed) IDX file into an array of its shape and type."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be the bytes of an IDX file; got {type(data).__name__}")
     if len(data) < 4 or data[0] != 0 or data[1] != 0:
         raise ValueError(f"{name}: not an IDX file (the first two bytes must be zero; got {data[:4]!r})")
     code, ndim = data[2], data[3]
@@ -126,19 +128,44 @@ def parse_idx(data: bytes, *, name: str = "<bytes>") -> np.ndarray:
     return array.astype(dtype.newbyteorder("="), copy=True)
 
 
-def _decompress(raw: bytes, name: str) -> bytes:
-    if raw[:2] == b"\x1f\x8b":  # gzip magic
+#: The most bytes an IDX file may hold (read or inflated): MNIST's largest is 47,040,016 bytes. A gzip stream
+#: that inflates past it (a "zip bomb", or not MNIST) is refused before it fills memory.
+MAX_IDX_BYTES = 64 * 2**20
+
+
+def _decompress(raw: bytes, name: str, limit: int = MAX_IDX_BYTES) -> bytes:
+    """``raw`` inflated if it is gzip (every member), in bounded pieces: at most ``limit`` bytes come out."""
+    if raw[:2] != b"\x1f\x8b":  # gzip magic
+        return raw
+    out, rest = bytearray(), raw
+    while rest[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+            out += inflater.decompress(rest, limit + 1 - len(out))
+        except zlib.error as exc:
             raise ValueError(f"{name}: corrupt gzip stream ({exc})") from None
-    return raw
+        if len(out) > limit or inflater.unconsumed_tail:
+            raise ValueError(f"{name}: the gzip stream inflates past {limit:,} bytes, more than any IDX file of "
+                             f"MNIST holds (at most 47,040,016); refused before it fills memory")
+        if not inflater.eof:
+            raise ValueError(f"{name}: corrupt gzip stream (truncated: the stream ends before its last block)")
+        rest = inflater.unused_data
+    return bytes(out)
+
+
+def _read_bounded(path: Path, limit: int = MAX_IDX_BYTES) -> bytes:
+    """The bytes of ``path``, refused at once when the file is larger than any IDX file of MNIST."""
+    size = path.stat().st_size
+    if size > limit:
+        raise ValueError(f"{path}: {size:,} bytes, more than any IDX file of MNIST holds ({limit:,} at most)")
+    return path.read_bytes()
 
 
 def read_idx(path: str | os.PathLike) -> np.ndarray:
-    """Read an IDX file, gzipped or not (detected from its first bytes, not its name)."""
+    """Read an IDX file, gzipped or not (detected from its first bytes, not its name); files or gzip streams
+    that would inflate past :data:`MAX_IDX_BYTES` are refused before they are read or inflated."""
     path = Path(path)
-    return parse_idx(_decompress(path.read_bytes(), str(path)), name=str(path))
+    return parse_idx(_decompress(_read_bounded(path), str(path)), name=str(path))
 
 
 # -- where the data lives ---------------------------------------------------------------------
@@ -200,7 +227,10 @@ def _read_checked(folder: Path, name: str, source: str, verify: bool) -> np.ndar
             f"order: root argument, then $MFATTN_DATA, then <project>/data/mnist, then "
             f"<project>/../shared/data/mnist; MFATTN_OFFLINE={os.environ.get('MFATTN_OFFLINE', '')!r}). "
             + _HOW_TO_PROVIDE.format(dir=folder))
-    raw = path.read_bytes()
+    try:
+        raw = _read_bounded(path)
+    except ValueError as exc:
+        raise MNISTDataError(f"{exc}. " + _HOW_TO_PROVIDE.format(dir=folder)) from None
     if verify:
         data = _verified(raw, name, path)
     else:

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import nn
+from ..companion.checks import contract
 
 __all__ = ["ATTENTION_DEFAULTS", "PatchEmbedding", "MeanFieldMNIST", "build_model"]
 
@@ -49,6 +50,7 @@ class PatchEmbedding(nn.Module):
     tokens share pixels; the 16 tokens are the sites the mean-field layer couples.
     """
 
+    @contract(dim="int:1", channels="int:1")
     def __init__(self, dim: int = 10, channels: int = 32) -> None:
         super().__init__()
         self.features = nn.Sequential(
@@ -153,6 +155,7 @@ class MeanFieldMNIST(nn.Module):
 
     num_patches = 16
 
+    @contract(dim="int:1", channels="int:1")
     def __init__(self, dim: int = 10, channels: int = 32, **attention: Any) -> None:
         super().__init__()
         from .meanfield import MeanFieldAttention
@@ -187,6 +190,7 @@ class MeanFieldMNIST(nn.Module):
         return {"raw": rest + int(inner["raw"]), "effective": rest + int(inner["effective"])}
 
 
+@contract(dim="int:1", channels="int:1")
 def build_model(seed: int = 0, *, dim: int = 10, channels: int = 32, device=None, dtype=None,
                 **attention: Any) -> MeanFieldMNIST:
     """A :class:`MeanFieldMNIST` whose initial weights depend only on ``seed``.

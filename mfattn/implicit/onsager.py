@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from ..companion import caches, store
-from ..companion.checks import check_choice
+from ..companion.checks import check_choice, contract
 from ..deq import solve
 from ..ising import MeanFieldWarning, adaptive_tap, sk_couplings
 
@@ -29,6 +29,7 @@ __all__ = ["ONSAGER_INPUTS", "onsager_dataset", "onsager_features", "OnsagerNet"
 ONSAGER_INPUTS = ("g", "m", "m+s")
 
 
+@contract(n="int:2", betas="reals:>=0", instances="int:1", field_std="real:>=0", seed="int:0", alloc=lambda a: [("instances", 24 * a["instances"] * len(a["betas"]) * a["n"] * (a["n"] + 4))])
 def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std: float = 0.3,
                     seed: int = 0) -> dict[str, Any]:
     """Adaptive-TAP solutions of SK models, the targets an amortised correction should learn.
@@ -67,12 +68,16 @@ def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std
             "beta": torch.as_tensor(bs, dtype=torch.float64), "dropped": dropped}
 
 
+@contract(J="tensor", h="tensor", m="tensor")
 def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: str) -> torch.Tensor:
     """Per-site inputs of an amortised correction net, (I, n, F):
     ``"g"``: the naive field ``g_i = h_i + Σ_j J_ij m_j`` (the blog's MNIST variant, f_θ(g));
     ``"m"``: the site's own magnetisation (the reference code's later variant, f_θ(m));
     ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``."""
     check_choice("inputs", inputs, ONSAGER_INPUTS)
+    if J.dim() != 3 or J.shape[1] != J.shape[2] or h.shape != J.shape[:2] or m.shape != J.shape[:2]:
+        raise ValueError(f"J must be (I, n, n) and h, m (I, n); got J {tuple(J.shape)}, h {tuple(h.shape)}, "
+                         f"m {tuple(m.shape)}")
     if inputs == "g":
         return (h + torch.einsum("bij,bj->bi", J, m))[..., None]
     if inputs == "m":
@@ -84,6 +89,7 @@ def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: 
 class OnsagerNet(nn.Module):
     """Site-wise MLP ``F → hidden → hidden → 1`` (tanh) predicting the Onsager correction."""
 
+    @contract(features="int:1", hidden="int:1", generator="generator?", alloc=lambda a: [("hidden", 16 * a["hidden"] * (a["hidden"] + a["features"] + 2))])
     def __init__(self, features: int, hidden: int = 32, generator: Optional[torch.Generator] = None):
         super().__init__()
         self.net = nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
@@ -106,6 +112,7 @@ class OnsagerNet(nn.Module):
         return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
 
 
+@contract(data="mapping:J|h|m|c", inputs="choice:g|m|m+s", hidden="int:1", steps="int:1", lr="real:>0", seed="int:0")
 def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, steps: int = 1500,
                     lr: float = 1e-2, seed: int = 0) -> tuple[OnsagerNet, list[float]]:
     """Fit an :class:`OnsagerNet` to the adaptive-TAP corrections ``c`` of ``data``
@@ -132,6 +139,7 @@ def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, step
     return net, losses
 
 
+@contract(J="tensor:3", h="tensor:2", inputs="choice:g|m|m+s", max_iter="int:1", tol="real:>0", damping="real:(0,1]")
 def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[OnsagerNet], inputs: str = "g", *,
                          max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
     """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
@@ -151,6 +159,7 @@ def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[Onsager
                      on_fail="ignore")
 
 
+@contract(n="int:2", train_betas="reals:>=0", train_instances="int:1", test_betas="reals:>=0", test_instances="int:1", field_std="real:>=0", hidden="int:1", fit_steps="int:1", seed="int:0", alloc=lambda a: [("train_instances", 24 * a["train_instances"] * len(a["train_betas"]) * a["n"] ** 2), ("test_instances", 24 * a["test_instances"] * len(a["test_betas"]) * a["n"] ** 2)])
 def amortisation_study(n: int, train_betas: Sequence[float], train_instances: int, test_betas: Sequence[float],
                        test_instances: int, *, field_std: float = 0.3, hidden: int = 32, fit_steps: int = 1500,
                        seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, cache: bool = True) -> dict[str, np.ndarray]:

@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_int
+from ..companion.checks import check_array, check_int, contract
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
@@ -57,6 +57,7 @@ def _fixed_point(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[to
     return m_star.detach()
 
 
+@contract(x="tensor:3", m_star="tensor?")
 def adjoint_map(layer: MeanFieldAttention, x: torch.Tensor,
                 m_star: Optional[torch.Tensor] = None) -> Callable[[torch.Tensor], torch.Tensor]:
     """``v ↦ J_fᵀ v`` for (B, N, d) ``v``, ``J_f = ∂f/∂m`` of the layer's update at ``m_star`` (B, N, d)
@@ -82,6 +83,7 @@ def adjoint_map(layer: MeanFieldAttention, x: torch.Tensor,
     return vjp
 
 
+@contract(x="tensor:3", m_star="tensor?", iters="int:1", seed="int:0")
 def jacobian_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None,
                              *, iters: int = 300, seed: int = 0) -> torch.Tensor:
     """(B,) spectral radius ``ρ(∂f/∂m)`` of the layer's update at the fixed point, per sample, by power
@@ -108,6 +110,7 @@ def jacobian_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, m_star:
     return torch.exp(torch.stack(logs[iters // 2:]).mean(dim=0))
 
 
+@contract(x="tensor:3", m_star="tensor?", alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None) -> torch.Tensor:
     """(B, N·d, N·d) Jacobian ``∂f/∂m`` of the update at ``m_star`` per sample, by autograd (for small layers
     and tests: ``Nd`` backward passes)."""
@@ -126,6 +129,7 @@ def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
 
 
 @torch.no_grad()
+@contract(x="tensor:3", max_iter="int:1", tol="real:>0")
 def anderson_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, max_iter: int = 100,
                          tol: float = 1e-4) -> tuple[torch.Tensor, torch.Tensor]:
     """``(m*, converged)``: the fixed point of ``layer`` for the sources ``x`` (B, N, d) found by Anderson
@@ -145,6 +149,7 @@ def anderson_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, max_iter: i
     return m, layer.last_stats["forward"].converged
 
 
+@contract(x="nantensor:3", max_iter="int:1", iters="int:1")
 def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, max_iter: int = 100,
                                 iters: int = 300) -> tuple[np.ndarray, np.ndarray]:
     """``(rho, converged)``, (B,) each: the spectral radius of ``∂f/∂m`` (:func:`jacobian_spectral_radius`) at the
@@ -167,6 +172,7 @@ def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, m
 
 
 @torch.no_grad()
+@contract(images="tensor:4", steps="ints:0")
 def truncated_logits(model, images: torch.Tensor, steps: Sequence[int]) -> dict[str, torch.Tensor]:
     """Logits (B, 10) of a :class:`~mfattn.implicit.models.MeanFieldMNIST` whose mean-field layer returns
     ``k`` plain steps ``m_{k+1} = f(m_k)`` from ``m_0 = X`` (the sources) for each ``k`` in ``steps``
@@ -189,6 +195,7 @@ def truncated_logits(model, images: torch.Tensor, steps: Sequence[int]) -> dict[
     return out
 
 
+@contract(images="tensor:4", labels="inttensor:1", steps="ints:0", batch_size="int:1")
 def accuracy_by_steps(model, images: torch.Tensor, labels: torch.Tensor, steps: Sequence[int] = (1, 2, 5, 10, 40),
                       batch_size: int = 1000) -> dict[str, float]:
     """Test accuracy of a trained MNIST model after ``k`` plain mean-field steps from ``m_0 = X`` for each
@@ -248,6 +255,7 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
             "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}
 
 
+@contract(steps="reals", values="reals", level="real")
 def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float = 1.0) -> tuple[float, float]:
     """``(first, stays)``: the first step whose value exceeds ``level``, and the first step from which every
     later value exceeds it (the value stays above); ``-1.0`` for either where there is none.
@@ -260,6 +268,7 @@ def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float 
     return (float(s[above][0]) if above.any() else -1.0, float(s[tail][0]) if tail.any() else -1.0)
 
 
+@contract(first="real", stays="real")
 def crossing_text(first: float, stays: float) -> str:
     """:func:`unit_crossing`'s result as words (numbers glued into the chapter's prose)."""
     if first < 0:
@@ -277,7 +286,7 @@ def change_correlation(a: Sequence[float], b: Sequence[float]) -> tuple[float, i
     correlate whatever drives them; their changes from one kept step to the next correlate only where they move
     together (for n unrelated pairs |r| stays below about 1.96/√n in 95 % of cases). NaN where a series'
     changes are all equal."""
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    x, y = check_array("a", a, finite=False), check_array("b", b, finite=False)
     if x.ndim != 1 or x.shape != y.shape or x.size < 4 or not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError(f"a and b must be finite 1-d series of one length, at least 4; got shapes {x.shape} and {y.shape}")
     dx, dy = np.diff(x), np.diff(y)

@@ -41,6 +41,7 @@ from .models import build_model
 from .runs import (_EVAL_KEYS, _LOG_KEYS, RESULT_VERSION, TrainConfig, TrainResult, _entry_key, _load_checkpoint,
                    _load_result, _save_checkpoint, _save_weights, _weights_path, code_version, finished_result,
                    run_dir, run_progress)
+from ..companion.checks import contract
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "make_optimizer", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
@@ -51,12 +52,14 @@ class TrainingInterrupted(RuntimeError):
     """Raised by ``interrupt_after`` (a test aid that simulates a crash after a given step)."""
 
 
+@contract(n="int:1", seed="int:0", epoch="int:0", alloc=lambda a: [("n", 8 * a["n"])])
 def epoch_order(n: int, seed: int, epoch: int) -> torch.Tensor:
     """The permutation of ``n`` training examples used in ``epoch`` (depends only on seed and epoch)."""
     gen = torch.Generator().manual_seed(1_000_003 * seed + epoch)
     return torch.randperm(n, generator=gen)
 
 
+@contract(lr="real:>0")
 def make_optimizer(model: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
     """Adam at ``lr`` with the fused kernel (one call updates every parameter tensor).
 

@@ -17,6 +17,7 @@ from torch import nn
 
 from .correction import coupling_asymmetry  # the one definition, shared with Chapter 2 (re-exported here)
 from .meanfield import MeanFieldAttention, _check_source
+from ..companion.checks import contract
 
 __all__ = ["to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
            "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "softmax_couplings",
@@ -77,6 +78,7 @@ def to_transformer_block(layer: MeanFieldAttention) -> nn.TransformerEncoderLaye
     return block.train()
 
 
+@contract(x="tensor:3", steps="int:0", m0="tensor?", alloc=lambda a: [("steps", (a["steps"] + 2) * a["x"].numel() * a["x"].element_size())])
 def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, residual: bool = True,
                      lin_response: bool = False, m0: Optional[torch.Tensor] = None) -> torch.Tensor:
     """Iterates of the mean-field update started from ``m_0 = x`` (or ``m0``):
@@ -102,6 +104,7 @@ def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, 
     return torch.stack(out)
 
 
+@contract(x="tensor:3", alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, residual: bool = True) -> torch.Tensor:
     """Exact fixed point of the naive softmax-coupled update, by one linear solve:
     ``m = Σ_h (A^h ⊗ W_O^h W_V^h) m + x``  =>  ``m* = (I − Σ_h A^h ⊗ M^h)⁻¹ x`` per sample.
@@ -120,6 +123,7 @@ def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, res
         return torch.linalg.solve(eye - T, src.reshape(B, n * d, 1)).reshape(B, n, d)
 
 
+@contract(x="tensor:3", alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen: bool = False) -> torch.Tensor:
     """(B,) spectral radius of the naive update's Jacobian ``Σ_h A^h ⊗ W_O^h W_V^h`` (softmax
     layer): below 1 the DEQ fixed point exists and the iterates approach it at this rate.
@@ -139,6 +143,7 @@ def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen:
         return torch.linalg.eigvals(T).abs().max(dim=1).values
 
 
+@contract(x="tensor:3", alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def softmax_couplings(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tensor:
     """(B, N, N, d, d) couplings of the softmax layer for the sources ``x``: ``J_ij = Σ_h A^h_ij W_O^h W_V^h``,
     so that ``Σ_j J_ij m_j`` is :meth:`MeanFieldAttention.sum_over_couplings` (tested)."""
@@ -148,6 +153,7 @@ def softmax_couplings(layer: MeanFieldAttention, x: torch.Tensor) -> torch.Tenso
         return torch.einsum("bhij,hcd->bijcd", layer.attention_matrix(x), layer._head_maps().to(x.dtype))
 
 
+@contract(J="tensor:>=2", heads="int:1")
 def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     """``‖J outside the head blocks‖_F / ‖J‖_F`` for couplings (..., d, d) whose feature axis is split into
     ``heads`` slices of ``d / heads``: 0 when every ``J_ij`` is block-diagonal, one block per head."""
@@ -159,6 +165,7 @@ def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
 
 
+@contract(m="tensor:>=2")
 def token_spread(m: torch.Tensor) -> torch.Tensor:
     """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
     two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
@@ -166,6 +173,7 @@ def token_spread(m: torch.Tensor) -> torch.Tensor:
     return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)
 
 
+@contract(x="tensor:3", generators="mapping:1|2")
 def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator]) -> dict[str, float]:
     """max |difference| of the two identities for softmax layers with 1 and 2 heads (weights from
     ``generators[heads]``): one naive step = ``x + MultiheadAttention(x)``; one corrected step = an encoder
@@ -184,6 +192,7 @@ def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator])
     return out
 
 
+@contract(x="tensor:3", rhos="reals:>=0", steps="int:0", alloc=lambda a: [("steps", 8 * (a["steps"] + 2) * a["x"].numel() * len(a["rhos"]))])
 def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> dict[str, dict]:
     """For each contraction rate ρ (``base``'s output projection rescaled): relative distance of the naive
     iterates to the exact fixed point (steps + 1, B), token spread with and without the source, the

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..companion import store
 from .train import VARIANTS, TrainResult, finished_result, profile_config, train_mnist
+from ..companion.checks import contract
 
 __all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "mcnemar", "compare_paired", "seeds_statement", "pack_correct",
            "unpack_correct", "seed_summary", "summary_table", "cached_variant_results", "export_variants",
@@ -48,6 +49,7 @@ def pack_correct(correct: np.ndarray) -> str:
     return base64.b64encode(np.packbits(np.asarray(correct, dtype=bool)).tobytes()).decode("ascii")
 
 
+@contract(packed="str", n="int:0", alloc=lambda a: [("n", a["n"] + len(a["packed"]))])
 def unpack_correct(packed: str, n: int) -> np.ndarray:
     """Inverse of :func:`pack_correct`: the (n,) bool array. A string that is not base64, or holds fewer
     than ``n`` bits (or more than ``n`` rounded up to whole bytes), is a ValueError naming ``packed``."""
@@ -91,6 +93,7 @@ def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
     return rows
 
 
+@contract(accuracy="real:[0,1]", n="int:1")
 def binomial_se(accuracy: float, n: int) -> float:
     """Standard error of the difference of two test accuracies near ``accuracy``, each
     measured on ``n`` independent examples: ``√(2 p (1 − p) / n)``."""

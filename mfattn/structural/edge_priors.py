@@ -41,7 +41,7 @@ MAX_BINARY_EDGES = 16
 RELU_GAP = 0.27846454276107374
 
 
-@contract(m="int:1", n="int:1", sizes=lambda a: [("n", 2 ** (a["m"] * a["n"]) * a["m"] * a["n"] * 9)])
+@contract(m="int:1", n="int:1", alloc=lambda a: [("n", 2 ** (a["m"] * a["n"]) * a["m"] * a["n"] * 9)])
 def enumerate_binary_edge_sets(m: int, n: int) -> torch.Tensor:
     """Every adjacency matrix of ``m`` queries and ``n`` keys: bool (2^(m n), m, n), in binary counting order."""
     for name, value in (("m", m), ("n", n)):
@@ -118,7 +118,7 @@ def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True)
     return allowed, bias[index]
 
 
-@contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator", sizes=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
+@contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator", alloc=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
 def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.Generator,
                  limits: tuple[float, float] = (1e-3, 1e3)) -> dict:
     """Chapter 4's checks of the other priors (float64; per instance the draws are: scores (3, 4) and values

@@ -70,7 +70,7 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
-@contract(n_queries="int:1", n_keys="int:1", sizes=lambda a: [("n_keys", a["n_queries"] * a["n_keys"])])
+@contract(n_queries="int:1", n_keys="int:1", alloc=lambda a: [("n_keys", a["n_queries"] * a["n_keys"])])
 def allowed_parents(n_queries: int, n_keys: int, mode: str) -> torch.Tensor:
     """The support of the prior (2): a boolean mask ``A`` of shape ``(n_queries, n_keys)``.
 
@@ -276,7 +276,7 @@ def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0,
     return log_p.exp()
 
 
-@contract(n="int:3", d="int:1", beta="real:>=0", instances="int:1", generator="generator", sizes=lambda a: [("instances", 4 * a["instances"] * a["n"] * a["d"] * 8)])
+@contract(n="int:3", d="int:1", beta="real:>=0", instances="int:1", generator="generator", alloc=lambda a: [("instances", 4 * a["instances"] * a["n"] * a["d"] * 8)])
 def enumeration_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's exact checks on random instances (float64, the draws in this order per mechanism:
     queries, keys, values of shape (instances, m, d)): for cross- (m = n - 2 queries), self- and causal

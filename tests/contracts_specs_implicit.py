@@ -1,0 +1,192 @@
+"""Contract specs of ``mfattn.implicit`` (chapters 2-3), see contracts_registry.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from contracts_registry import Exempt, Spec
+from contracts_specs_foundations import RESULT, gen, randn, rng, seed
+
+I = "mfattn.implicit."
+FIG = "draws a figure from stored run histories (their producers are generated or tested)"
+STORED = "reads stored results/runs (chapter 2-3 summaries); its inputs are package-made"
+CLI = "a command-line entry point: its user errors are the CLI rows of tests/test_bad_inputs.py"
+MNIST_NEEDED = "needs the MNIST data set and minutes of training; its options are checked by TrainConfig"
+
+
+def layer(d, softmax=False, n=3, dim=2, lin=False):
+    from mfattn.implicit.meanfield import MeanFieldAttention
+
+    opts = {"interaction": "softmax", "lin_response": lin, "symmetry": None} if softmax else {}
+    return MeanFieldAttention(n, dim, generator=gen(d), **opts).double()
+
+
+def src(d, n=3, dim=2, B=2):
+    return randn(d, B, n, dim)
+
+
+def model(d):
+    from mfattn.implicit.models import build_model
+
+    return build_model(seed(d) % 7)
+
+
+def images(d, B=2):
+    return randn(d, B, 1, 28, 28).float()
+
+
+def onsager_data(d):
+    from mfattn.implicit.onsager import onsager_dataset
+
+    return onsager_dataset(3, [0.3], 2, seed=seed(d) % 5)
+
+
+def _couplings(d, n=3, dim=2):
+    return randn(d, n, n, dim, dim) * 0.1
+
+
+LAYER = dict(skip=("layer", "base", "model", "net"))
+SPECS = {
+    # meanfield layer
+    I + "meanfield:MeanFieldAttention": Spec(
+        lambda d: {"num_spins": d(st.integers(1, 4)), "dim": d(st.integers(1, 3)), "generator": gen(d)},
+        domain={"num_spins": "int>=1", "dim": "int>=1", "max_iter": "int>=1", "tol": ">0", "phantom_tau": "(0,1]",
+                "backward_max_iter": "int>=1", "backward_tol": ">0", "ff_mult": "int>=1", "heads": "int>=1",
+                "phantom_steps": "int>=1"},
+        sizes={"num_spins": 10**6}),
+    I + "meanfield:FeedForward": Spec(lambda d: {"dim": d(st.integers(1, 4))}, domain={"dim": "int>=1", "mult": "int>=1"},
+                                      sizes={"dim": 10**7}),
+    I + "meanfield:symmetrise_couplings": Spec(lambda d: {"weight": _couplings(d), "symmetry": "internal"}),
+    I + "meanfield:couplings_to_matrix": Spec(lambda d: {"J": _couplings(d)}),
+    # correction
+    I + "correction:fixed_point_fields": Spec(lambda d: {"model": model(d), "images": images(d)}, **LAYER),
+    I + "correction:affine_fit": Spec(lambda d: {"inputs": randn(d, 12, 2), "outputs": randn(d, 12, 2)}),
+    I + "correction:gaussian_cavity": Spec(lambda d: {"J": _couplings(d), "P": 2.0}),
+    I + "correction:gaussian_correction": Spec(lambda d: {"P": 2.0, "g": randn(d, 3, 2)}),
+    I + "correction:coupling_asymmetry": Spec(lambda d: {"J": _couplings(d)}, nonfinite_ok=True),
+    I + "correction:correction_report": Spec(lambda d: {"model": model(d), "images": images(d, 12)}, nonfinite_ok=True,
+                                             **LAYER),
+    # onsager
+    I + "onsager:onsager_dataset": Spec(lambda d: {"n": 3, "betas": [d(st.floats(0.1, 0.5))], "instances": 2},
+                                        domain={"n": "int>=2", "instances": "int>=1", "field_std": ">=0",
+                                                "seed": "int>=0"}, sizes={"instances": 10**12}),
+    I + "onsager:onsager_features": Spec(lambda d: {k: onsager_data(d)[k] for k in ("J", "h", "m")} | {"inputs": "g"}),
+    I + "onsager:OnsagerNet": Spec(lambda d: {"features": d(st.integers(1, 3)), "generator": gen(d)},
+                                   domain={"features": "int>=1", "hidden": "int>=1"}, sizes={"hidden": 10**7}),
+    I + "onsager:fit_onsager_net": Spec(lambda d: {"data": onsager_data(d), "inputs": "g", "steps": 2, "hidden": 4},
+                                        domain={"steps": "int>=1", "lr": ">0", "hidden": "int>=1"}),
+    I + "onsager:amortised_mean_field": Spec(lambda d: {k: onsager_data(d)[k] for k in ("J", "h")} | {"net": None},
+                                             domain={"max_iter": "int>=1", "tol": ">0", "damping": "(0,1]"}),
+    I + "onsager:amortisation_study": Spec(
+        lambda d: {"n": 3, "train_betas": [0.3], "train_instances": 2, "test_betas": [0.3], "test_instances": 2,
+                   "hidden": 2, "fit_steps": 2, "cache": False, "inputs": ("g",)},
+        domain={"n": "int>=2", "train_instances": "int>=1", "test_instances": "int>=1", "fit_steps": "int>=1"},
+        sizes={"train_instances": 10**12}, skip=("cache",)),
+    # stability
+    I + "stability:adjoint_map": Spec(lambda d: {"layer": layer(d), "x": src(d)}, **LAYER),
+    I + "stability:jacobian_spectral_radius": Spec(lambda d: {"layer": layer(d), "x": src(d), "iters": 20},
+                                                   domain={"iters": "int>=1"}, **LAYER),
+    I + "stability:dense_jacobian": Spec(lambda d: {"layer": layer(d), "x": src(d)}, **LAYER),
+    I + "stability:anderson_fixed_point": Spec(lambda d: {"layer": layer(d), "x": src(d)},
+                                               domain={"max_iter": "int>=1", "tol": ">0"}, **LAYER),
+    I + "stability:fixed_point_spectral_radius": Spec(lambda d: {"layer": layer(d), "x": src(d), "iters": 20},
+                                                      domain={"max_iter": "int>=1", "iters": "int>=1"},
+                                                      allow={"x": ("nan-entry", "inf-entry")}, nonfinite_ok=True,
+                                                      **LAYER),
+    I + "stability:truncated_logits": Spec(lambda d: {"model": model(d), "images": images(d), "steps": [1, 2]}, **LAYER),
+    I + "stability:accuracy_by_steps": Spec(lambda d: {"model": model(d), "images": images(d),
+                                                       "labels": torch.tensor([1, 2]), "steps": [1]},
+                                            domain={"batch_size": "int>=1"}, **LAYER),
+    I + "stability:spectral_radius_over_training": Exempt("needs a TrainResult of a run with kept weights "
+                                                          "(MNIST training); its inner calls are generated"),
+    I + "stability:unit_crossing": Spec(lambda d: {"steps": [1.0, 2.0, 3.0], "values": [0.5, d(st.floats(0, 2)), 1.5]}),
+    I + "stability:crossing_text": Spec(lambda d: {"first": d(st.floats(-1, 99)), "stays": 3.0}),
+    I + "stability:change_correlation": Spec(lambda d: {"a": list(rng(d).normal(size=6)), "b": list(rng(d).normal(size=6))},
+                                             nonfinite_ok=True),
+    # transformer
+    I + "transformer:to_multihead_attention": Spec(lambda d: {"layer": layer(d, True)}),
+    I + "transformer:to_transformer_block": Spec(lambda d: {"layer": layer(d, True, lin=True)}),
+    I + "transformer:naive_trajectory": Spec(lambda d: {"layer": layer(d, True), "x": src(d), "steps": 3},
+                                             domain={"steps": "int>=0"}, sizes={"steps": 10**12}, **LAYER),
+    I + "transformer:softmax_naive_fixed_point": Spec(lambda d: {"layer": layer(d, True), "x": src(d)}, **LAYER),
+    I + "transformer:naive_contraction_rate": Spec(lambda d: {"layer": layer(d, True), "x": src(d)}, **LAYER),
+    I + "transformer:token_spread": Spec(lambda d: {"m": src(d)}),
+    I + "transformer:one_step_identities": Spec(lambda d: {"x": src(d, 3, 4), "generators": {1: gen(d), 2: gen(d)}}),
+    I + "transformer:steps_study": Spec(lambda d: {"base": layer(d, True), "x": src(d), "rhos": [0.5], "steps": 2},
+                                        domain={"steps": "int>=0"}, sizes={"steps": 10**12}, **LAYER),
+    I + "transformer:softmax_couplings": Spec(lambda d: {"layer": layer(d, True), "x": src(d)}, **LAYER),
+    I + "transformer:off_head_block_fraction": Spec(lambda d: {"J": _couplings(d, 3, 4), "heads": 2},
+                                                    domain={"heads": "int>=1"}, nonfinite_ok=True),
+    # vector TAP
+    I + "vector_tap:VectorSpinTAP": Spec(lambda d: {"num_spins": d(st.integers(1, 3)), "dim": 2, "generator": gen(d)},
+                                         domain={"num_spins": "int>=1", "dim": "int>=1", "max_iter": "int>=1",
+                                                 "tol": ">0"}, sizes={"num_spins": 10**6}),
+    I + "vector_tap:explicit_tap_cost": Spec(lambda d: {"sizes": [(2, 2)], "repeats": 1},
+                                             domain={"batch": "int>=1", "repeats": "int>=1"}),
+    I + "vector_tap:cost_exponent": Spec(lambda d: {"nd": [4.0, 8.0, 16.0], "seconds": [1.0, 8.0, d(st.floats(20, 90))],
+                                                    "fit_min_nd": 4.0}, domain={"fit_min_nd": ">=0"}),
+    I + "vector_tap:explicit_cost_scaling": Spec(lambda d: {"sizes": [(2, 2), (3, 2)], "fit_min_nd": 4, "repeats": 1},
+                                                 domain={"repeats": "int>=1"}),
+    # variants (statistics of stored runs)
+    I + "variants:binomial_se": Spec(lambda d: {"accuracy": d(st.floats(0, 1)), "n": d(st.integers(1, 10**4))},
+                                     domain={"accuracy": "[0,1]", "n": "int>=1"}),
+    I + "variants:mcnemar": Spec(lambda d: dict(zip(("correct_a", "correct_b"), rng(d).random((2, 30)) < 0.7))),
+    I + "variants:pack_correct": Spec(lambda d: {"correct": rng(d).random(20) < 0.5}),
+    I + "variants:unpack_correct": Spec(lambda d: {"packed": "/w==", "n": 8}, domain={"n": "int>=0"},
+                                        sizes={"n": 10**13}),
+    # training helpers
+    I + "train:make_optimizer": Spec(lambda d: {"model": torch.nn.Linear(2, 2), "lr": 1e-3}, domain={"lr": ">0"},
+                                     skip=("model",)),
+    I + "train:evaluate": Spec(lambda d: {"model": model(d), "x": images(d), "y": torch.tensor([3, 4])},
+                               domain={"batch_size": "int>=1"}, **LAYER),
+    I + "train:confusion_matrix": Spec(lambda d: {"labels": np.array([0, 1, 2]), "pred": np.array([0, 2, 2])},
+                                       domain={"classes": "int>=1"}, sizes={"classes": 10**7}),
+    I + "train:epoch_order": Spec(lambda d: {"n": d(st.integers(1, 50)), "seed": seed(d), "epoch": 0},
+                                  domain={"n": "int>=1", "seed": "int>=0", "epoch": "int>=0"}, sizes={"n": 10**12}),
+    I + "train:settling_curve": Spec(lambda d: {"norms": np.abs(rng(d).normal(size=(3, 2, 2))) + 0.1}),
+    I + "train:TrainConfig": Spec(lambda d: {"epochs": d(st.integers(1, 3)), "batch_size": 4},
+                                  domain={"epochs": "int>=1", "batch_size": "int>=1", "lr": ">0", "seed": "int>=0"}),
+    I + "train:TrainResult": Exempt(RESULT),
+    I + "train:train_mnist": Exempt(MNIST_NEEDED),
+    I + "train:run_dir": Exempt("a cache folder for a TrainConfig (path rules: issue 28 item 4)"),
+    I + "train:profile_config": Exempt("builds a TrainConfig from a profile's sizes (checked by profiles and "
+                                       "TrainConfig)"),
+    I + "train:run_progress": Exempt(STORED),
+    I + "train:code_version": Exempt("takes no arguments"),
+    I + "train:main": Exempt(CLI),
+    # models
+    I + "models:PatchEmbedding": Spec(lambda d: {"dim": d(st.integers(1, 4))}, domain={"dim": "int>=1",
+                                                                                       "channels": "int>=1"}),
+    I + "models:MeanFieldMNIST": Spec(lambda d: {"dim": d(st.integers(1, 4)), "channels": 4},
+                                      domain={"dim": "int>=1", "channels": "int>=1"}),
+    I + "models:build_model": Spec(lambda d: {"seed": seed(d), "dim": 3, "channels": 4},
+                                   domain={"seed": "int>=0", "dim": "int>=1", "channels": "int>=1"},
+                                   skip=("device", "dtype")),
+    # MNIST files
+    I + "mnist:parse_idx": Spec(lambda d: {"data": bytes([0, 0, 8, 1, 0, 0, 0, 2, d(st.integers(0, 255)), 7])}),
+    I + "mnist:normalize": Spec(lambda d: {"images": torch.randint(0, 256, (2, 28, 28), dtype=torch.uint8)}),
+    I + "mnist:MNIST": Exempt(RESULT),
+    I + "mnist:read_idx": Exempt("reads a file (bounded: MAX_IDX_BYTES; gzip bombs refused, tests/test_data.py "
+                                 "and the hand table)"),
+    I + "mnist:mnist_dir": Exempt("a folder from an argument or the environment (path rules: issue 28 item 4)"),
+    I + "mnist:download_mnist": Exempt("network download (offline in tests); the hand table covers its errors"),
+    I + "mnist:load_mnist": Exempt("reads the MNIST files; its errors are in tests/test_data.py and the hand table"),
+    # export, claims, figures
+    I + "export:condensed_run": Exempt(STORED),
+    I + "export:export_run": Exempt(STORED),
+    I + "export:main": Exempt(CLI),
+    I + "variants:main": Exempt(CLI),
+}
+for _name in ("variant_rows", "markdown_table", "compare_to_blog", "compare_paired", "seeds_statement", "seed_summary",
+              "summary_table", "cached_variant_results", "export_variants", "train_variants"):
+    SPECS[I + "variants:" + _name] = Exempt("formats or trains the variant runs of a profile (stored runs); "
+                                            "rows are made by variant_rows")
+for _name in ("deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost_exponent", "stability_prose",
+              "interaction_grade", "record"):
+    SPECS[I + "claims:" + _name] = Exempt(STORED)
+for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation", "settling",
+              "confusion", "fixed_point_stability", "stability_over_training", "learned_correction", "full_cpu",
+              "running_mean", "transformer_steps", "tap_cost", "onsager"):
+    SPECS[I + "figures:" + _name] = Exempt(FIG)
