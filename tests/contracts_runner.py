@@ -47,17 +47,13 @@ def nonfinite_path(obj: Any, path: str = "result", depth: int = 0) -> str | None
     if isinstance(obj, (float, np.floating)):
         return None if math.isfinite(obj) else path
     if isinstance(obj, complex):
-        return path + " (complex)"
+        return None if math.isfinite(obj.real) and math.isfinite(obj.imag) else path
     if isinstance(obj, torch.Tensor):
-        if obj.is_complex():
-            return path + f" (complex dtype {obj.dtype})"
-        if obj.is_floating_point() and not bool(torch.isfinite(obj.detach()).all()):
+        if (obj.is_floating_point() or obj.is_complex()) and not bool(torch.isfinite(obj.detach()).all()):
             return path
         return None
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind == "c":
-            return path + f" (complex dtype {obj.dtype})"
-        if obj.dtype.kind == "f" and not np.isfinite(obj).all():
+        if obj.dtype.kind in "fc" and not np.isfinite(obj).all():
             return path
         if obj.dtype == object:
             for i, item in enumerate(obj.ravel()[:64]):

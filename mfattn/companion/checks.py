@@ -291,6 +291,14 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     if kind == "int":
         check_int(name, value, int(bounds or 0))
         return value
+    if kind == "intarray":
+        return check_array(name, value, integer=True)
+    if kind == "realarr":
+        arr = check_array(name, value)
+        if bounds and arr.size:
+            _check_range(f"every entry of {name}", float(arr.min()), bounds)
+            _check_range(f"every entry of {name}", float(arr.max()), bounds)
+        return value
     if kind in ("tensor", "anytensor", "inttensor", "nantensor"):
         least = bounds.startswith(">=")
         check_tensor(name, value, real=kind in ("tensor", "nantensor"), finite=kind != "nantensor",
@@ -343,7 +351,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
 
     Each keyword names a parameter and its rule: ``"real"``, ``"real:>0"``, ``"real:>=0"``, ``"real:[0,1]"``,
     ``"real:(0,1]"``, ``"real:(0,1)"`` (a finite real number, not a bool); ``"realt:..."`` (the same, or a real
-    tensor with every entry in range); ``"int:N"`` (an integer >= N); ``"tensor"``/``"tensor:ndim"``/
+    tensor with every entry in range); ``"realarr:..."`` (a number or numpy array of finite reals in range);
+    ``"intarray"`` (whole numbers); ``"int:N"`` (an integer >= N); ``"tensor"``/``"tensor:ndim"``/
     ``"tensor:>=ndim"`` (a finite real floating-point torch tensor: no complex, integer or bool tensor);
     ``"anytensor"`` (a tensor of any real dtype, finite); ``"inttensor"`` (labels: an integer tensor);
     ``"nantensor"`` (a real floating-point tensor that may hold NaN, as a "no value" marker); ``"mapping:k1|k2"`` (a dict holding those keys); ``"array"`` (:func:`check_array`); ``"reals:..."`` (a non-empty 1-d sequence of
@@ -361,7 +370,9 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
         if unknown:
             raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
         for name, rule in rules.items():  # parse once at import: a typo fails loudly here
-            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "int", "tensor", "anytensor", "inttensor",
+            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "realarr", "intarray", "int", "tensor",
+                                                          "anytensor",
+                                                          "inttensor",
                                                           "nantensor",
                                                           "array",
                                                           "reals", "ints", "generator", "choice", "str", "mapping"):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_grid, check_int, check_real
+from ..companion.checks import check_grid, check_int, check_real, contract
 from .diagnostics import orbit_period
 from .engine import simulate
 from .model import MeanFieldModel, paper_model
@@ -25,6 +25,7 @@ from .model import MeanFieldModel, paper_model
 __all__ = ["random_contexts", "same_attractor", "Attractor", "basin_fractions"]
 
 
+@contract(n="int:1", seed="int:0", epsilon="real", gamma="real", alloc=lambda a: [("n", 8 * 4 * 64 * 16 * a["n"])])
 def random_contexts(n: int, seed: int = 0, *, epsilon: float = 0.02, gamma: float = 220.0,
                     model: MeanFieldModel | None = None) -> dict[str, np.ndarray]:
     """``n`` random reachable contexts, batched: ``mv_window, mk_window (n, L, M)``, ``mq_window, att_window (n, M)``.
@@ -53,6 +54,7 @@ def _mean_nn(a: np.ndarray, b: np.ndarray) -> float:
     return float(d.min(1).mean())
 
 
+@contract(a="array", b="array", period_a="int:0", period_b="int:0", tol="real:>=0")
 def same_attractor(a: np.ndarray, b: np.ndarray, period_a: int, period_b: int, tol: float = 0.02) -> bool:
     """Whether two stroboscopic sections a (n, M), b (m, M) belong to one attractor (see the module doc).
 
@@ -86,6 +88,7 @@ class Attractor:
         return "chaotic" if self.lyapunov > 1e-3 else "quasi-periodic"
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", n_contexts="int:1", seed="int:0", tol="real:>=0", points="int:1", alloc=lambda a: [("n_contexts", 8 * 8 * 64 * 16 * a["n_contexts"] * np.size(a["betas"]))])
 def basin_fractions(betas, n_contexts: int = 64, steps: int = 30_000, transient: int = 26_000, *, seed: int = 0,
                     tol: float = 0.02, points: int = 400, gamma: float = 220.0, epsilon: float = 0.02,
                     model: MeanFieldModel | None = None, backend: str = "numpy", device=None) -> list[list[Attractor]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real
+from ..companion.checks import check_int, check_real, contract
 
 __all__ = ["CLASS_NAMES", "ORBIT_NAMES", "quantize", "bin_counts", "bin_count_bounds", "classify", "confusion",
            "orbit_period", "section_band", "stroboscopic_section", "poincare_section", "power_spectrum",
@@ -45,6 +45,7 @@ def _feature(name: str, value, M: int) -> int:
     return check_int(name, value, 0, M - 1)
 
 
+@contract(values="array", max_y="real:>0", bins="int:1")
 def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
     """The paper's bin index of each value: ``int(bins (v/max_y + 1)/2)``."""
     if not max_y > 0:
@@ -52,6 +53,7 @@ def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
     return (bins * (np.asarray(values) / max_y + 1) / 2).astype(np.int64)
 
 
+@contract(m1="array", max_y="real:>0?", bins="int:1", alloc=lambda a: [("bins", 8 * a["bins"])])
 def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
     """Number of distinct bins (of ``bins`` over [−max_y, max_y]) that each row's values occupy.
 
@@ -71,6 +73,7 @@ def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> 
     return 1 + (np.diff(q, axis=1) != 0).sum(axis=1)
 
 
+@contract(max_y="real:>0", fine="int:1", bins="int:1")
 def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds of the paper's bin count per β from the distinct fine levels of m^o_1.
 
@@ -98,6 +101,7 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
     return lo, hi
 
 
+@contract(classes="intarray", period="intarray", lam="array", tol="real:>=0")
 def confusion(classes, period, lam, tol: float = 1e-3) -> np.ndarray:
     """3×3 counts: rows the bin rule (:data:`CLASS_NAMES`), columns :data:`ORBIT_NAMES` (a period found;
     none and λ_max ≤ tol; none and λ_max > tol). ``classes, period, lam`` are (B,)."""
@@ -111,6 +115,7 @@ def confusion(classes, period, lam, tol: float = 1e-3) -> np.ndarray:
     return out
 
 
+@contract(counts="intarray", periodic_below="int:1", chaotic_from="int:1")
 def classify(counts, periodic_below: int = 80, chaotic_from: int = 2500) -> np.ndarray:
     """The paper's rule on bin counts: 0 periodic (< 80), 1 quasi-periodic (< 2500), 2 chaotic."""
     check_int("periodic_below", periodic_below, 1)
@@ -121,6 +126,7 @@ def classify(counts, periodic_below: int = 80, chaotic_from: int = 2500) -> np.n
     return np.where(c < periodic_below, 0, np.where(c < chaotic_from, 1, 2))
 
 
+@contract(m_o="array", max_period="int:1", tol="real:>=0")
 def orbit_period(m_o: np.ndarray, max_period: int = 2000, tol: float = 1e-9) -> np.ndarray:
     """Smallest p with max_t |m_{t+p} − m_t| <= tol over the saved window; 0 where none (B,) int.
 
@@ -141,6 +147,7 @@ def orbit_period(m_o: np.ndarray, max_period: int = 2000, tol: float = 1e-9) -> 
     return periods
 
 
+@contract(m_o="array", plot="int:0", cut="int:0", width="real:>0")
 def section_band(m_o: np.ndarray, plot: int = 0, cut: int = 1, width: float = 1e-3) -> list[np.ndarray]:
     """The paper's section: values of m^o_{plot} at steps where |m^o_{cut}| <= width. List of B arrays."""
     x = _orbits(m_o)
@@ -149,6 +156,7 @@ def section_band(m_o: np.ndarray, plot: int = 0, cut: int = 1, width: float = 1e
     return [xi[np.abs(xi[:, cut]) <= width, plot] for xi in x]
 
 
+@contract(m_o="array", period="int:1", phase="int:0", t0="int:0")
 def stroboscopic_section(m_o: np.ndarray, period: int = 4, phase: int = 0, t0: int = 0) -> np.ndarray:
     """The stroboscopic section of the period-``period`` forced map: the saved states at steps t with
     ``t ≡ phase (mod period)``, where row 0 of ``m_o`` is step ``t0``. Every point is a state of the
@@ -162,6 +170,7 @@ def stroboscopic_section(m_o: np.ndarray, period: int = 4, phase: int = 0, t0: i
     return x[0, first::period] if single else x[:, first::period]
 
 
+@contract(m_o="array", plot="int:0", cut="int:0")
 def poincare_section(m_o: np.ndarray, plot: int = 0, cut: int = 1, direction: int = 1) -> list[np.ndarray]:
     """m^o_{plot} linearly interpolated where m^o_{cut} changes sign (kept for comparison only).
 
@@ -184,6 +193,7 @@ def _crossings(y, z, direction):
     return y[idx] + frac * (y[idx + 1] - y[idx])
 
 
+@contract(x="array")
 def power_spectrum(x: np.ndarray):
     """Power spectrum of a demeaned, Hann-windowed series: (frequencies in cycles/step, power)."""
     x = np.asarray(x, dtype=np.float64)
@@ -192,6 +202,7 @@ def power_spectrum(x: np.ndarray):
     return f, np.abs(np.fft.rfft(x)) ** 2 / x.size
 
 
+@contract(x="array", max_lag="int:0")
 def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count)."""
     x = np.asarray(x, dtype=np.float64)
@@ -205,6 +216,7 @@ def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     return ac / ac[0] if ac[0] > 0 else ac
 
 
+@contract(x="array", max_lag="int:1", level="real", period="int:1?")
 def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp(-1)),
                         period: int | None = None) -> float:
     """Decay time of the autocorrelation's envelope: the smallest lag τ <= ``max_lag`` after which
@@ -232,6 +244,7 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
     return float(below[0]) if below.size else float("inf")
 
 
+@contract(a="array", b="array", q="real:[0,1]")
 def attractor_distance(a: np.ndarray, b: np.ndarray, q: float = 0.9) -> tuple[float, float]:
     """Distance between two attractors given as point sets (e.g. stroboscopic sections) and their scale.
 

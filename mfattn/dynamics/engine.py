@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..companion.checks import check_grid
+from ..companion.checks import check_grid, contract
 from ..companion.checks import check_int as _check_int
 from .backends import BACKENDS
 from .backends import ops_for as _ops
@@ -363,6 +363,7 @@ class SimulationResult:
         return {k: v[i].copy() for k, v in self.context.items()}
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", tangent_seed="int:0", block="int:1")
 def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "token", *,
              gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
              device=None, save: bool = True, lyapunov: bool = False, tangent_seed: int = 0,
@@ -456,6 +457,7 @@ def _progress(total, progress, desc):
     return tqdm(total=total, desc=desc, disable=None if progress is None else not progress, leave=False)
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", tangent_seed="int:0")
 def largest_lyapunov(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "token", *,
                      gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
                      device=None, tangent_seed: int = 0, progress: bool | None = False) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_grid, check_int, check_real
+from ..companion.checks import check_grid, check_int, check_real, contract
 from .engine import SimulationResult, simulate
 from .model import MeanFieldModel, paper_model
 
@@ -38,6 +38,7 @@ def _check_n(N) -> int:
     return int(N)
 
 
+@contract(N="int:3")
 def class_sizes(model: MeanFieldModel, N: int) -> np.ndarray:
     """Units per column class at size N: ``n_c ≈ N · n_c^{(paper)}/N_SE`` (largest remainders), (C,) int."""
     N = _check_n(N)
@@ -51,6 +52,7 @@ def class_sizes(model: MeanFieldModel, N: int) -> np.ndarray:
     return n
 
 
+@contract(N="int:1", rng="generator:numpy")
 def binomial_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     """Hook ``T (C, B) -> T̂ (C, B)``: one binomial draw per class; ``frac_c T̂_c = (2k_c − n_c)/N``."""
     n = class_sizes(model, N)
@@ -64,6 +66,7 @@ def binomial_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     return sample
 
 
+@contract(N="int:1", rng="generator:numpy")
 def direct_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     """Hook that draws each of the N units separately (cost ∝ N): the oracle for small N."""
     n = class_sizes(model, N)
@@ -80,6 +83,7 @@ def direct_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     return sample
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", N="int:1", seed="int:0")
 def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: Any = "token", *,
                     seed: int = 0, sampler: str = "binomial", gamma=220.0, epsilon=0.02,
                     model: MeanFieldModel | None = None, save: bool = True,
@@ -102,6 +106,7 @@ def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: 
                     backend="numpy", save=save, sampler=hook, block_callback=block_callback)
 
 
+@contract(betas="reals", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0", alloc=lambda a: [("reps", 8 * 64 * 16 * a["reps"] * np.size(a["betas"]))])
 def error_vs_n(betas: Sequence[float], Ns: Sequence[int], steps: int = 40, reps: int = 200, seed: int = 0,
                init: Any = "token", model: MeanFieldModel | None = None) -> np.ndarray:
     """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between finite-N and mean field.
@@ -180,6 +185,7 @@ def _position_bits(p: int, P: int) -> np.ndarray:
     return np.array([(p >> (P - 1 - i)) & 1 for i in range(P)], dtype=np.int8) * 2 - 1
 
 
+@contract(epsilon="real")
 def network_token_model(model: MeanFieldModel, epsilon: float = 0.02) -> MeanFieldModel:
     """The mean-field model started from the statistics the *network* gives its first token.
 
@@ -212,6 +218,7 @@ def model_token_index(model: MeanFieldModel) -> int:
     return int(hits[0])
 
 
+@contract(betas="reals", N="int:1", steps="int:1", transient="int:0", gamma="realarr", epsilon="real", alloc=lambda a: [("N", 2 * 8 * np.size(a["betas"]) * (a["N"] + 8)), ("steps", 8 * 4 * np.size(a["betas"]) * (a["steps"] - a["transient"]))])
 def simulate_network(betas, N: int, steps: int = 2000, transient: int = 0, *, seed=0, gamma=220.0,
                      epsilon: float = 0.02, model: MeanFieldModel | None = None) -> NetworkResult:
     """The 1-bit transformer itself: explicit ±1 tokens of ``N`` semantic units, sampled one unit at a time.
@@ -316,6 +323,7 @@ def _generators(seed, B: int) -> list:
     return [np.random.default_rng(s) for s in seeds]
 
 
+@contract(beta="real", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0", alloc=lambda a: [("reps", 2 * 8 * a["reps"] * (max(a["Ns"]) + 8))])
 def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: int = 32, seed: int = 0,
                        model: MeanFieldModel | None = None) -> np.ndarray:
     """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between the explicit network
@@ -336,6 +344,7 @@ def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: in
     return out
 
 
+@contract(xa="array:1", xb="array:1", N="int:1")
 def lattice_chi2_z(xa, xb, N: int) -> float:
     """Two-sample χ² of two samples of a statistic on the lattice ``k/N`` (cells with more than 10 counts),
     as ``z = (χ² − dof)/√(2 dof)``: |z| below about 4 is agreement at level ~1e-4."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real
+from ..companion.checks import check_int, check_real, contract
 from .engine import _grid, simulate
 from .model import MeanFieldModel, paper_model
 from .tangent_space import TangentFlow, state_dimension, stored_dimension
@@ -77,6 +77,7 @@ def _context_state(ctx: dict) -> np.ndarray:
     return np.concatenate([att, win.reshape(win.shape[0], -1)], axis=1)
 
 
+@contract(betas="reals", period="int:1", steps="int:1", newton="int:0", tol="real:>0", gamma="realarr", epsilon="realarr")
 def floquet_multipliers(betas, period: int = 4, steps: int = 20_000, init: Any = "token", *, newton: int = 0,
                         tol: float = 1e-8, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
                         backend: str = "numpy", device=None) -> FloquetResult:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real
+from ..companion.checks import check_int, check_real, contract
 from .model import MeanFieldModel
 
 __all__ = ["initial_state", "step", "trajectory"]
@@ -38,6 +38,7 @@ def initial_state(model: MeanFieldModel) -> dict[str, np.ndarray]:
     return {"mv": mv, "mk": mk, "mq": q.copy(), "A": v.copy()}
 
 
+@contract(t="int:0", beta="real:>=0", gamma="real", epsilon="real")
 def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float = 220.0,
          epsilon: float = 0.02) -> tuple[dict, np.ndarray]:
     """One step from ``A_{t-1}`` (in ``state``) to ``A_t``. Returns ``(new state, m^o_t (M,))``.
@@ -67,6 +68,7 @@ def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float =
     return {"mv": mv, "mk": mk, "mq": mq, "A": A}, s_o
 
 
+@contract(beta="real:>=0", steps="int:1", gamma="real", epsilon="real", alloc=lambda a: [("steps", 8 * 16 * a["steps"])])
 def trajectory(model: MeanFieldModel, beta: float, steps: int, gamma: float = 220.0,
                epsilon: float = 0.02) -> np.ndarray:
     """``m^o_t`` for t = 0 .. steps-1 from the initial token (``m^o_0`` is the token's own). (steps, M)."""

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_grid, check_int, check_real
+from ..companion.checks import check_grid, check_int, check_real, contract
 from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, paper_model
 
@@ -66,6 +66,7 @@ class RotationResult:
         return (self.distinct >= 2) & (self.distinct < self.cap)
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0", alloc=lambda a: [("steps", 8 * 12 * np.size(a["betas"]) * (a["steps"] - a["transient"]) // 4)])
 def stroboscopic_points(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *,
                         phase: int = 0, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
                         backend: str = "numpy", device=None, lyapunov: bool = False):
@@ -120,6 +121,7 @@ def _rotation_of_points(x: np.ndarray, cap: int):
     return rho, distinct, radius
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0", cap="int:1", chunk_size="int:1")
 def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *, phase: int = 0,
                     gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
                     device=None, cap: int = 200, chunk_size: int = 1000, lyapunov: bool = False) -> RotationResult:
@@ -146,6 +148,7 @@ def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: A
     return RotationResult(b, g, e, rho, distinct, radius, cap, np.concatenate(lams) if lyapunov else None)
 
 
+@contract(rho="real", max_q="int:1", tol="real:>0")
 def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction | None:
     """The fraction p/q (q <= max_q) within ``tol`` of ρ, or None: the label of a mode-locked plateau."""
     check_int("max_q", max_q, 1)
@@ -156,6 +159,7 @@ def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction 
     return f if abs(float(f) - rho) <= tol else None
 
 
+@contract(betas="reals", epsilons="reals", steps="int:1", transient="int:0", gamma="realarr", cap="int:1")
 def arnold_tongues(betas, epsilons, steps: int = 8000, transient: int = 4000, *, gamma=220.0,
                    model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
                    cap: int = 200, lyapunov: bool = False) -> RotationResult:
@@ -207,6 +211,7 @@ def cycle_fraction(result: RotationResult, rho_tol: float = 1e-3) -> list[Fracti
     return out
 
 
+@contract(max_gap="int:0", min_points="int:1", rho_tol="real:>0")
 def plateaus(result: RotationResult, max_gap: int = MAX_GAP, min_points: int = 1, rho_tol: float = 1e-3) -> list[dict]:
     """Mode-locked plateaus of a 1-d staircase: runs of neighbouring grid points locked at one fraction p/q
     (:func:`cycle_fraction`: periodic orbits with q stroboscopic points, λ_max < 0), each at least ``min_points``

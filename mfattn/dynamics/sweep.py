@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import caches, store
-from ..companion.checks import check_int as _check_int
+from ..companion.checks import check_int as _check_int, contract
 from ..companion.checks import check_real
 from .diagnostics import bin_count_bounds, bin_counts, classify, orbit_period, quantize
 from .engine import _grid, _progress, _steps, simulate
@@ -146,7 +146,8 @@ def _sweep_chunk(betas, gamma, epsilon, init, steps, transient, model, backend, 
     M = model.num_features
     band = [[] for _ in range(B)]
     L = model.context_size
-    strobe_t = np.arange(steps - 1 - (steps - 1) % L, transient - 1, -L)[:strobe_points][::-1]  # t ≡ 0 mod L
+    last = steps - 1 - (steps - 1) % L  # the last strobe_points steps t ≡ 0 mod L (no array of every step)
+    strobe_t = np.arange(last, max(transient - 1, last - L * strobe_points), -L)[::-1]
     strobe = np.empty((B, strobe_t.size, M), dtype=np.float32)
     n_total = steps - transient
     levels = np.empty((n_total, B), dtype=np.uint32)  # time-major, like the blocks
@@ -213,6 +214,7 @@ def _collect(lists, y, mask):
     _split_append(lists, rows, y[rows, cols], mask.shape[0])
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1", band_width="real:>0", max_period="int:1", period_tol="real:>0", tangent_seed="int:0", strobe_points="int:1", alloc=lambda a: [("strobe_points", 8 * 12 * np.size(a["betas"]) * a["strobe_points"]), ("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
 def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "token", *, gamma=220.0,
           epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
           lyapunov: bool = False, chunk_size: int = 4001, out_dir: str | Path | None = None,
@@ -333,6 +335,7 @@ def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw
     return {name: res.subset(slice(e - g.size, e)) for name, g, e in zip(parts, grids, ends)}
 
 
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1", alloc=lambda a: [("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
 def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,
                         gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
                         device=None, lyapunov: bool = True, chunk_size: int = 4001,
@@ -352,6 +355,7 @@ def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *
     return res, context
 
 
+@contract(rows="int:1", alloc=lambda a: [("rows", 8 * a["rows"] * max(1, len(a["res"].betas)))])
 def all_values_image(res: SweepResult, rows: int = 1000) -> np.ndarray:
     """The paper's Fig. 3 first form as an image: (rows, B) bool, True where some saved m^o_1 of β falls
     in that row of ``rows`` equal bins over [−1, 1] (from the fine levels; every saved value, not a section)."""

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..companion.checks import contract
 from .engine import _grid, _init_engine
 from .model import MeanFieldModel, paper_model
 
@@ -49,6 +50,7 @@ class TangentFlow:
     ``t`` is the time of the next step; after a start from a context the phase of step t is ``t mod L``.
     """
 
+    @contract(betas="reals", k="int:1", gamma="realarr", epsilon="realarr")
     def __init__(self, betas, k: int, init: Any = "token", *, gamma=220.0, epsilon=0.02,
                  model: MeanFieldModel | None = None, backend: str = "numpy", device=None):
         self.model = model or paper_model()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import envelope_decay_time, island_count, stroboscopic_section
+from ..companion.checks import contract
 
 __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control"]
 
@@ -23,6 +24,7 @@ __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG"
 WINDOW_LAG = 500
 
 
+@contract(x="array", max_lag="int:1", period="int:1")
 def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
     """Decay times of the autocorrelation's envelope of the series ``x`` to 1/e and to 0.1 (None where it never
     falls within the window), after removing the response locked to the positional forcing of ``period``.
