@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import store
-from .checks import check_choice
+from .checks import check_choice, contract
 
 __all__ = ["VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
            "verdict_table", "claim_block", "anchor", "citation", "report_entries", "report_summary",
@@ -261,6 +261,7 @@ def anchor(claim_id: str) -> str:
     return f"claim-{claim_id}"
 
 
+@contract(e="mapping:claim_id|verdict")
 def citation(e: Mapping[str, Any]) -> str:
     """The one-line citation of a verdict: claim id, verdict, version, profile and the commit that decided it."""
     from .. import __version__

@@ -41,6 +41,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .checks import contract
+
 __all__ = [
     "finite_or_none",
     "project_root",
@@ -233,6 +235,7 @@ def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:
                          f"write None (null) or a string saying why the number is missing") from None
 
 
+@contract(length="int:1")
 def config_hash(config: Any, length: int = 16) -> str:
     """A stable hex digest of a JSON-able configuration (dict keys sorted, arrays by value).
 

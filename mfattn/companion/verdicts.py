@@ -36,6 +36,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .checks import contract
+
 __all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "Undecidable", "record", "check_claims",
            "below", "above", "identity", "identity_examples", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
            "decide_chapter", "record_chapter", "redecide"]
@@ -215,6 +217,7 @@ def check_claims(claims: Sequence[Claim]) -> None:
 
 # --- rules that recur ----------------------------------------------------------------------------------
 
+@contract(key="str", holds="real", partly="real?")
 def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
     """A rule on one number: ``numbers[key] < holds`` holds, ``< partly`` (if given) holds partly, else fails."""
     if partly is not None and partly < holds:
@@ -226,6 +229,7 @@ def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapp
     return rule
 
 
+@contract(key="str", holds="real", partly="real?")
 def above(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
     """A rule on one number: ``numbers[key] > holds`` holds, ``> partly`` (if given) holds partly, else fails."""
     if partly is not None and partly > holds:

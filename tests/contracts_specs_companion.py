@@ -1,0 +1,84 @@
+"""Contract specs of ``mfattn.companion`` (the book's machinery), see contracts_registry.py.
+
+Functions that read or write the output, cache and ledger folders are exempt from generation (a forked child
+must not write into the test session's folders); their bad inputs are the rows of tests/test_bad_inputs.py
+(``_companion_rows``, the CLI rows) and of tests/test_manifest.py, tests/test_ledger.py.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from contracts_registry import Exempt, Spec
+
+K = "mfattn.companion."
+FILES = "reads or writes the output/cache/ledger folders: bad inputs in tests/test_bad_inputs.py (_companion_rows)"
+CLI = "a command-line entry point: its user errors are the CLI rows of tests/test_bad_inputs.py"
+NOARGS = "takes no arguments (reads the environment or the checkout)"
+RESULT = "a result container the package builds (its fields are outputs, not inputs)"
+CHAPTERS = ["ising", "deq", "transformer", "structural", "designs", "dmft"]
+
+
+def _entry(d):
+    return dict(claim_id="x-claim", source="Someone 2024, Fig. 1", claim="A claim.",
+                verdict=d(st.sampled_from(["reproduced", "not reproduced", "reproduced with differences"])),
+                evidence=["fig-x"], how="holds if x > 1 (the paper's tolerance)")
+
+
+SPECS = {
+    K + "profiles:get_profile": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS)), "profile": "quick"}),
+    K + "profiles:check_profile": Spec(lambda d: {"profile": d(st.sampled_from(["quick", "full"]))}),
+    K + "profiles:chapter_info": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS))}),
+    K + "profiles:resolve_device": Spec(lambda d: {"device": "cpu"}),
+    K + "profiles:check_override": Spec(lambda d: {"chapter": "dmft", "key": "steps", "value": d(st.integers(1, 9))},
+                                        domain={"value": "int>=1"}, names={"key": ("size",), "value": ("steps",)}),
+    K + "profiles:Chapter": Exempt(RESULT),
+    K + "citation:figure_citation": Spec(lambda d: {"label": "fig-dmft-bifurcation", "profile": "full"}),
+    K + "citation:figures_table": Exempt(FILES),
+    K + "citation:build_statement": Exempt(NOARGS),
+    K + "datasets:dataset_files": Spec(lambda d: {"name": "mnist"}),
+    K + "datasets:mirror_env": Spec(lambda d: {"name": "mnist"}),
+    K + "datasets:mirror_urls": Spec(lambda d: {"name": "mnist", "file": "train-labels-idx1-ubyte.gz"}),
+    K + "datasets:folders": Spec(lambda d: {"name": "mnist"}),
+    K + "datasets:DataSet": Exempt("the registry's fixed data-set descriptions (package constants)"),
+    K + "datasets:fetch": Exempt(FILES),
+    K + "datasets:locate": Exempt(FILES),
+    K + "datasets:check": Exempt(FILES),
+    K + "datasets:main": Exempt(CLI),
+    K + "ledger:make_entry": Spec(_entry, skip=("how", "note", "measured", "source", "claim")),
+    K + "ledger:anchor": Spec(lambda d: {"claim_id": d(st.sampled_from(["x-claim", "dmft-fig3"]))}),
+    K + "ledger:citation": Spec(lambda d: {"e": {"claim_id": "x-claim", "verdict": "reproduced"}}),
+    K + "ledger:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
+
+    K + "store:config_hash": Spec(lambda d: {"config": {"beta": d(st.floats(0, 2)), "n": 3}}, domain={"length": "int>=1"}),
+    K + "store:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
+    K + "verdicts:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "verdicts:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "verdicts:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    K + "verdicts:identity": Spec(lambda d: {"tol": 1e-12, "near": 1e-6}, call=lambda fn, kw: fn("a", **kw),
+                                  domain={"tol": ">0", "near": ">0"}),
+    K + "verdicts:declared": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS))}),
+    K + "verdicts:Claim": Exempt("declared in code with counterfactual examples; its checks are rows "
+                                 "claim-* of tests/test_bad_inputs.py and tests/test_contracts_verdicts.py"),
+    K + "verdicts:Decision": Exempt(RESULT),
+    K + "reproduce:ChapterOutcome": Exempt(RESULT),
+}
+for _key in ("chapter:ChapterRun", "ledger:ledger_path", "ledger:read_ledger", "ledger:check_evidence", "ledger:record",
+             "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "ledger:report_markdown",
+             "ledger:apply_decisions", "manifest:figures_dir", "manifest:read_manifest", "manifest:read_results",
+             "manifest:read_runs", "manifest:code_fingerprint", "manifest:digest_of", "manifest:tracked_changes",
+             "manifest:update", "manifest:mark_run", "manifest:check", "manifest:clean_stale_temporaries",
+             "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
+             "reproduce:notebook_parameters", "store:project_root", "store:cache_dir", "store:make_folder",
+             "store:check_file_target", "store:atomic_write_bytes", "store:atomic_write_text", "store:atomic_write_json",
+             "store:atomic_save_npz", "store:load_npz", "store:read_json", "store:read_entries", "store:sha256_file",
+             "store:code_digest", "store:locked", "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
+             "verdicts:record_chapter", "verdicts:redecide"):
+    SPECS.setdefault(K + _key, Exempt(FILES))
+for _name in ("failure_text", "full_numbers", "glue_full", "record", "save", "stored_numbers"):
+    SPECS["mfattn.meanfield.claims:" + _name] = Exempt("reads or summarises chapter 1's stored results")
+for _name in ("damping", "rmse", "scatter", "stability"):
+    SPECS["mfattn.meanfield.figures:" + _name] = Exempt("draws a figure from a Comparison/DampingSweep (generated "
+                                                        "producers: compare_mean_field, damping_sweep)")
+for _key in ("manifest:package_versions", "manifest:git_commit", "store:output_dir"):
+    SPECS[K + _key] = Exempt(NOARGS)
