@@ -349,17 +349,21 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
 def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
     """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
 
-    Each keyword names a parameter and its rule: ``"real"``, ``"real:>0"``, ``"real:>=0"``, ``"real:[0,1]"``,
-    ``"real:(0,1]"``, ``"real:(0,1)"`` (a finite real number, not a bool); ``"realt:..."`` (the same, or a real
-    tensor with every entry in range); ``"realarr:..."`` (a number or numpy array of finite reals in range);
-    ``"intarray"`` (whole numbers); ``"int:N"`` (an integer >= N); ``"tensor"``/``"tensor:ndim"``/
-    ``"tensor:>=ndim"`` (a finite real floating-point torch tensor: no complex, integer or bool tensor);
-    ``"anytensor"`` (a tensor of any real dtype, finite); ``"inttensor"`` (labels: an integer tensor);
-    ``"nantensor"`` (a real floating-point tensor that may hold NaN, as a "no value" marker); ``"mapping:k1|k2"`` (a dict holding those keys); ``"array"`` (:func:`check_array`); ``"reals:..."`` (a non-empty 1-d sequence of
-    finite reals in range); ``"ints:N"`` (a non-empty sequence of integers >= N); ``"generator"``
-    (``torch.Generator``; ``"generator:numpy"``); ``"choice:a|b"``; ``"str"``; a trailing ``?`` also admits
-    None. ``alloc(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked
-    by :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults.
+    Each keyword names a parameter and its rule (a trailing ``?`` also admits None):
+
+    * ``"real"``, ``"real:>0"``, ``">=0"``, ``"[0,1]"``, ``"(0,1]"``, ``"(0,1)"``: a finite real number (not a bool)
+      in range; ``"realt:..."``: the same, or a real tensor with every entry in range; ``"realarr:..."``: a number
+      or numpy array of finite reals in range;
+    * ``"int:N"``: an integer >= N; ``"ints:N"``: a non-empty sequence of them; ``"intarray"``: whole numbers;
+    * ``"tensor"``, ``"tensor:ndim"``, ``"tensor:>=ndim"``: a finite real floating-point torch tensor (a complex,
+      integer or bool tensor is refused, never cast); ``"nantensor"``: the same, NaN allowed (a "no value"
+      marker); ``"anytensor"``: any real dtype, finite; ``"inttensor"``: an integer tensor (labels);
+    * ``"array"``: :func:`check_array`; ``"reals:..."``: a non-empty 1-d sequence of finite reals in range;
+    * ``"generator"`` (``torch.Generator``; ``"generator:numpy"``), ``"choice:a|b"``, ``"str"``,
+      ``"mapping:k1|k2"`` (a dict holding those keys).
+
+    ``alloc(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked by
+    :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults.
     """
     import functools
     import inspect

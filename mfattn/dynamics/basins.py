@@ -88,7 +88,9 @@ class Attractor:
         return "chaotic" if self.lyapunov > 1e-3 else "quasi-periodic"
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", n_contexts="int:1", seed="int:0", tol="real:>=0", points="int:1", alloc=lambda a: [("n_contexts", 8 * 8 * 64 * 16 * a["n_contexts"] * np.size(a["betas"]))])
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", n_contexts="int:1",
+          seed="int:0", tol="real:>=0", points="int:1",
+          alloc=lambda a: [("n_contexts", 8 * 8 * 64 * 16 * a["n_contexts"] * np.size(a["betas"]))])
 def basin_fractions(betas, n_contexts: int = 64, steps: int = 30_000, transient: int = 26_000, *, seed: int = 0,
                     tol: float = 0.02, points: int = 400, gamma: float = 220.0, epsilon: float = 0.02,
                     model: MeanFieldModel | None = None, backend: str = "numpy", device=None) -> list[list[Attractor]]:

@@ -363,7 +363,8 @@ class SimulationResult:
         return {k: v[i].copy() for k, v in self.context.items()}
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", tangent_seed="int:0", block="int:1")
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", tangent_seed="int:0",
+          block="int:1")
 def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "token", *,
              gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
              device=None, save: bool = True, lyapunov: bool = False, tangent_seed: int = 0,

@@ -83,7 +83,8 @@ def direct_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
     return sample
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", N="int:1", seed="int:0")
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", N="int:1",
+          seed="int:0")
 def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: Any = "token", *,
                     seed: int = 0, sampler: str = "binomial", gamma=220.0, epsilon=0.02,
                     model: MeanFieldModel | None = None, save: bool = True,
@@ -106,7 +107,8 @@ def simulate_finite(betas, N: int, steps: int = 2000, transient: int = 0, init: 
                     backend="numpy", save=save, sampler=hook, block_callback=block_callback)
 
 
-@contract(betas="reals", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0", alloc=lambda a: [("reps", 8 * 64 * 16 * a["reps"] * np.size(a["betas"]))])
+@contract(betas="reals", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0",
+          alloc=lambda a: [("reps", 8 * 64 * 16 * a["reps"] * np.size(a["betas"]))])
 def error_vs_n(betas: Sequence[float], Ns: Sequence[int], steps: int = 40, reps: int = 200, seed: int = 0,
                init: Any = "token", model: MeanFieldModel | None = None) -> np.ndarray:
     """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between finite-N and mean field.
@@ -218,7 +220,9 @@ def model_token_index(model: MeanFieldModel) -> int:
     return int(hits[0])
 
 
-@contract(betas="reals", N="int:1", steps="int:1", transient="int:0", gamma="realarr", epsilon="real", alloc=lambda a: [("N", 2 * 8 * np.size(a["betas"]) * (a["N"] + 8)), ("steps", 8 * 4 * np.size(a["betas"]) * (a["steps"] - a["transient"]))])
+@contract(betas="reals", N="int:1", steps="int:1", transient="int:0", gamma="realarr", epsilon="real",
+          alloc=lambda a: [("N", 104 * np.size(a["betas"]) * (a["N"] + 8)),
+                           ("steps", 8 * 4 * np.size(a["betas"]) * (a["steps"] - a["transient"]))])
 def simulate_network(betas, N: int, steps: int = 2000, transient: int = 0, *, seed=0, gamma=220.0,
                      epsilon: float = 0.02, model: MeanFieldModel | None = None) -> NetworkResult:
     """The 1-bit transformer itself: explicit ±1 tokens of ``N`` semantic units, sampled one unit at a time.
@@ -323,7 +327,8 @@ def _generators(seed, B: int) -> list:
     return [np.random.default_rng(s) for s in seeds]
 
 
-@contract(beta="real", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0", alloc=lambda a: [("reps", 2 * 8 * a["reps"] * (max(a["Ns"]) + 8))])
+@contract(beta="real", Ns="ints:1", steps="int:1", reps="int:1", seed="int:0",
+          alloc=lambda a: [("reps", 2 * 8 * a["reps"] * (max(a["Ns"]) + 8))])
 def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: int = 32, seed: int = 0,
                        model: MeanFieldModel | None = None) -> np.ndarray:
     """RMS distance ``sqrt(<|m̂^o_t − m^o_t|²>)`` at ``t = steps − 1`` between the explicit network

@@ -77,7 +77,8 @@ def _context_state(ctx: dict) -> np.ndarray:
     return np.concatenate([att, win.reshape(win.shape[0], -1)], axis=1)
 
 
-@contract(betas="reals", period="int:1", steps="int:1", newton="int:0", tol="real:>0", gamma="realarr", epsilon="realarr")
+@contract(betas="reals", period="int:1", steps="int:1", newton="int:0", tol="real:>0", gamma="realarr",
+          epsilon="realarr")
 def floquet_multipliers(betas, period: int = 4, steps: int = 20_000, init: Any = "token", *, newton: int = 0,
                         tol: float = 1e-8, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
                         backend: str = "numpy", device=None) -> FloquetResult:

@@ -46,7 +46,8 @@ def _start_basis(model: MeanFieldModel, B: int, k: int, tangent_seed: int) -> np
     return Q * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", k="int:1?", qr_every="int:1", tangent_seed="int:0")
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", k="int:1?",
+          qr_every="int:1", tangent_seed="int:0")
 def lyapunov_spectrum(betas, k: int | None = None, steps: int = 20_000, transient: int = 10_000,
                       init: Any = "token", *, qr_every: int = 1, gamma=220.0, epsilon=0.02,
                       model: MeanFieldModel | None = None, backend: str = "numpy", device=None,

@@ -68,7 +68,8 @@ def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float =
     return {"mv": mv, "mk": mk, "mq": mq, "A": A}, s_o
 
 
-@contract(beta="real:>=0", steps="int:1", gamma="real", epsilon="real", alloc=lambda a: [("steps", 8 * 16 * a["steps"])])
+@contract(beta="real:>=0", steps="int:1", gamma="real", epsilon="real",
+          alloc=lambda a: [("steps", 8 * 16 * a["steps"])])
 def trajectory(model: MeanFieldModel, beta: float, steps: int, gamma: float = 220.0,
                epsilon: float = 0.02) -> np.ndarray:
     """``m^o_t`` for t = 0 .. steps-1 from the initial token (``m^o_0`` is the token's own). (steps, M)."""

@@ -33,7 +33,8 @@ PAPER: dict[str, Any] = {
 PROTOCOLS: dict[str, tuple[int, int]] = {"paper-code": (120_000, 100_000), "seed-text": (1_200_000, 1_000_000)}
 
 
-@contract(seed="int:0", num_features="int:1", semantic_size="int:1", pe_bits="int:1", segments="int:1", alloc=lambda a: [("semantic_size", 8 * 16 * a["num_features"] * (a["semantic_size"] + a["pe_bits"]) ** 2)])
+@contract(seed="int:0", num_features="int:1", semantic_size="int:1", pe_bits="int:1", segments="int:1",
+          alloc=lambda a: [("semantic_size", 8 * 16 * a["num_features"] * (a["semantic_size"] + a["pe_bits"]) ** 2)])
 def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,
                   segments: int = 3) -> dict[str, np.ndarray]:
     """The ±1 weight matrices ``W^o, W^v, W^q, W^k``, each ``(M, N_SE + P)``, drawn as in the paper.
@@ -110,7 +111,9 @@ class MeanFieldModel:
         return (self.o_classes.T * self.class_fraction) @ sx.T
 
 
-@contract(seed="int:0", num_features="int:1", semantic_size="int:1", pe_bits="int:1", segments="int:1", context_size="int:1?", token_index="int:0", alloc=lambda a: [("semantic_size", 8 * 16 * a["num_features"] * (a["semantic_size"] + a["pe_bits"]) ** 2)])
+@contract(seed="int:0", num_features="int:1", semantic_size="int:1", pe_bits="int:1", segments="int:1",
+          context_size="int:1?", token_index="int:0",
+          alloc=lambda a: [("semantic_size", 8 * 16 * a["num_features"] * (a["semantic_size"] + a["pe_bits"]) ** 2)])
 def paper_model(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,
                 segments: int = 3, context_size: int | None = None, token_index: int = 0,
                 weights: Mapping[str, np.ndarray] | None = None) -> MeanFieldModel:

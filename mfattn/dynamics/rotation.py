@@ -66,7 +66,8 @@ class RotationResult:
         return (self.distinct >= 2) & (self.distinct < self.cap)
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0", alloc=lambda a: [("steps", 8 * 12 * np.size(a["betas"]) * (a["steps"] - a["transient"]) // 4)])
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0",
+          alloc=lambda a: [("steps", 8 * 12 * np.size(a["betas"]) * (a["steps"] - a["transient"]) // 4)])
 def stroboscopic_points(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *,
                         phase: int = 0, gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None,
                         backend: str = "numpy", device=None, lyapunov: bool = False):
@@ -121,7 +122,8 @@ def _rotation_of_points(x: np.ndarray, cap: int):
     return rho, distinct, radius
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0", cap="int:1", chunk_size="int:1")
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", phase="int:0",
+          cap="int:1", chunk_size="int:1")
 def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: Any = "token", *, phase: int = 0,
                     gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
                     device=None, cap: int = 200, chunk_size: int = 1000, lyapunov: bool = False) -> RotationResult:

@@ -214,7 +214,11 @@ def _collect(lists, y, mask):
     _split_append(lists, rows, y[rows, cols], mask.shape[0])
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1", band_width="real:>0", max_period="int:1", period_tol="real:>0", tangent_seed="int:0", strobe_points="int:1", alloc=lambda a: [("strobe_points", 8 * 12 * np.size(a["betas"]) * a["strobe_points"]), ("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1",
+          band_width="real:>0", max_period="int:1", period_tol="real:>0", tangent_seed="int:0",
+          strobe_points="int:1",
+          alloc=lambda a: [("strobe_points", 8 * 12 * np.size(a["betas"]) * a["strobe_points"]),
+                           ("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
 def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "token", *, gamma=220.0,
           epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy", device=None,
           lyapunov: bool = False, chunk_size: int = 4001, out_dir: str | Path | None = None,
@@ -335,7 +339,8 @@ def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw
     return {name: res.subset(slice(e - g.size, e)) for name, g, e in zip(parts, grids, ends)}
 
 
-@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1", alloc=lambda a: [("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
+@contract(betas="reals", steps="int:1", transient="int:0", gamma="realarr", epsilon="realarr", chunk_size="int:1",
+          alloc=lambda a: [("chunk_size", 8 * 12 * np.size(a["betas"]) * a["chunk_size"])])
 def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *, context: Any = None,
                         gamma=220.0, epsilon=0.02, model: MeanFieldModel | None = None, backend: str = "numpy",
                         device=None, lyapunov: bool = True, chunk_size: int = 4001,

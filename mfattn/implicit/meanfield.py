@@ -176,7 +176,10 @@ class MeanFieldAttention(nn.Module):
             call; ``"backward"`` is filled in when its backward pass runs.
     """
 
-    @contract(num_spins="int:1", dim="int:1", max_iter="int:1", tol="real:>0", backward_max_iter="int:1", backward_tol="real:>0", phantom_steps="int:1", phantom_tau="real:(0,1]", weight_init_std="real:>=0?", ff_mult="int:1", heads="int:1", dim_head="int:1?", generator="generator?", alloc=lambda a: [("num_spins", 16 * a["heads"] * (a["num_spins"] * a["dim"]) ** 2)])
+    @contract(num_spins="int:1", dim="int:1", max_iter="int:1", tol="real:>0", backward_max_iter="int:1",
+              backward_tol="real:>0", phantom_steps="int:1", phantom_tau="real:(0,1]", weight_init_std="real:>=0?",
+              ff_mult="int:1", heads="int:1", dim_head="int:1?", generator="generator?",
+              alloc=lambda a: [("num_spins", 16 * a["heads"] * (a["num_spins"] * a["dim"]) ** 2)])
     def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "auto",
                  interaction: str = "linear", lin_response: bool = True, correction: str = "g",
                  solver: str = "anderson", max_iter: int = 40, tol: float = 1e-4,

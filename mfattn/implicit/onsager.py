@@ -29,7 +29,8 @@ __all__ = ["ONSAGER_INPUTS", "onsager_dataset", "onsager_features", "OnsagerNet"
 ONSAGER_INPUTS = ("g", "m", "m+s")
 
 
-@contract(n="int:2", betas="reals:>=0", instances="int:1", field_std="real:>=0", seed="int:0", alloc=lambda a: [("instances", 24 * a["instances"] * len(a["betas"]) * a["n"] * (a["n"] + 4))])
+@contract(n="int:2", betas="reals:>=0", instances="int:1", field_std="real:>=0", seed="int:0",
+          alloc=lambda a: [("instances", 24 * a["instances"] * len(a["betas"]) * a["n"] * (a["n"] + 4))])
 def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std: float = 0.3,
                     seed: int = 0) -> dict[str, Any]:
     """Adaptive-TAP solutions of SK models, the targets an amortised correction should learn.
@@ -89,7 +90,8 @@ def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: 
 class OnsagerNet(nn.Module):
     """Site-wise MLP ``F → hidden → hidden → 1`` (tanh) predicting the Onsager correction."""
 
-    @contract(features="int:1", hidden="int:1", generator="generator?", alloc=lambda a: [("hidden", 16 * a["hidden"] * (a["hidden"] + a["features"] + 2))])
+    @contract(features="int:1", hidden="int:1", generator="generator?",
+              alloc=lambda a: [("hidden", 16 * a["hidden"] * (a["hidden"] + a["features"] + 2))])
     def __init__(self, features: int, hidden: int = 32, generator: Optional[torch.Generator] = None):
         super().__init__()
         self.net = nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
@@ -159,7 +161,10 @@ def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[Onsager
                      on_fail="ignore")
 
 
-@contract(n="int:2", train_betas="reals:>=0", train_instances="int:1", test_betas="reals:>=0", test_instances="int:1", field_std="real:>=0", hidden="int:1", fit_steps="int:1", seed="int:0", alloc=lambda a: [("train_instances", 24 * a["train_instances"] * len(a["train_betas"]) * a["n"] ** 2), ("test_instances", 24 * a["test_instances"] * len(a["test_betas"]) * a["n"] ** 2)])
+@contract(n="int:2", train_betas="reals:>=0", train_instances="int:1", test_betas="reals:>=0",
+          test_instances="int:1", field_std="real:>=0", hidden="int:1", fit_steps="int:1", seed="int:0",
+          alloc=lambda a: [("train_instances", 24 * a["train_instances"] * len(a["train_betas"]) * a["n"] ** 2),
+                           ("test_instances", 24 * a["test_instances"] * len(a["test_betas"]) * a["n"] ** 2)])
 def amortisation_study(n: int, train_betas: Sequence[float], train_instances: int, test_betas: Sequence[float],
                        test_instances: int, *, field_std: float = 0.3, hidden: int = 32, fit_steps: int = 1500,
                        seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, cache: bool = True) -> dict[str, np.ndarray]:

@@ -110,7 +110,8 @@ def jacobian_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, m_star:
     return torch.exp(torch.stack(logs[iters // 2:]).mean(dim=0))
 
 
-@contract(x="tensor:3", m_star="tensor?", alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
+@contract(x="tensor:3", m_star="tensor?",
+          alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None) -> torch.Tensor:
     """(B, N·d, N·d) Jacobian ``∂f/∂m`` of the update at ``m_star`` per sample, by autograd (for small layers
     and tests: ``Nd`` backward passes)."""

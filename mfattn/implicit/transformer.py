@@ -78,7 +78,8 @@ def to_transformer_block(layer: MeanFieldAttention) -> nn.TransformerEncoderLaye
     return block.train()
 
 
-@contract(x="tensor:3", steps="int:0", m0="tensor?", alloc=lambda a: [("steps", (a["steps"] + 2) * a["x"].numel() * a["x"].element_size())])
+@contract(x="tensor:3", steps="int:0", m0="tensor?",
+          alloc=lambda a: [("steps", (a["steps"] + 2) * a["x"].numel() * a["x"].element_size())])
 def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, residual: bool = True,
                      lin_response: bool = False, m0: Optional[torch.Tensor] = None) -> torch.Tensor:
     """Iterates of the mean-field update started from ``m_0 = x`` (or ``m0``):
@@ -192,7 +193,8 @@ def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator])
     return out
 
 
-@contract(x="tensor:3", rhos="reals:>=0", steps="int:0", alloc=lambda a: [("steps", 8 * (a["steps"] + 2) * a["x"].numel() * len(a["rhos"]))])
+@contract(x="tensor:3", rhos="reals:>=0", steps="int:0",
+          alloc=lambda a: [("steps", 8 * (a["steps"] + 2) * a["x"].numel() * len(a["rhos"]))])
 def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> dict[str, dict]:
     """For each contraction rate ρ (``base``'s output projection rescaled): relative distance of the naive
     iterates to the exact fixed point (steps + 1, B), token spread with and without the source, the

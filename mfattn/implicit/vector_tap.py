@@ -50,7 +50,9 @@ class VectorSpinTAP(nn.Module):
         solver, max_iter, tol, backward_*, grad: as in :class:`MeanFieldAttention`.
     """
 
-    @contract(num_spins="int:1", dim="int:1", prior_precision="realt", weight_init_std="real:>=0?", max_iter="int:1", tol="real:>0", backward_max_iter="int:1", backward_tol="real:>0", generator="generator?", alloc=lambda a: [("num_spins", 48 * (a["num_spins"] * a["dim"]) ** 2)])
+    @contract(num_spins="int:1", dim="int:1", prior_precision="realt", weight_init_std="real:>=0?", max_iter="int:1",
+              tol="real:>0", backward_max_iter="int:1", backward_tol="real:>0", generator="generator?",
+              alloc=lambda a: [("num_spins", 48 * (a["num_spins"] * a["dim"]) ** 2)])
     def __init__(self, num_spins: int, dim: int, *, symmetry: Optional[str] = "both",
                  prior_precision: Any = 1.0, lin_response: bool = True, weight_init_std: Optional[float] = None,
                  solver: str = "anderson", max_iter: int = 200, tol: float = 1e-8,
@@ -146,7 +148,8 @@ class VectorSpinTAP(nn.Module):
         return m
 
 
-@contract(batch="int:1", repeats="int:1", seed="int:0", alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]) * a["batch"])])
+@contract(batch="int:1", repeats="int:1", seed="int:0",
+          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]) * a["batch"])])
 def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repeats: int = 3,
                       seed: int = 0, dtype: torch.dtype = torch.float64) -> list[dict]:
     """Wall time of one :meth:`VectorSpinTAP.cavity_update` (the O((Nd)³) linear-response step)
@@ -190,7 +193,8 @@ def cost_exponent(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: flo
     return float(np.polyfit(np.log(nd[window]), np.log(seconds[window]), 1)[0])
 
 
-@contract(fit_min_nd="real:>0", repeats="int:1", seed="int:0", alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]))])
+@contract(fit_min_nd="real:>0", repeats="int:1", seed="int:0",
+          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]))])
 def explicit_cost_scaling(sizes: Sequence[tuple[int, int]], fit_min_nd: int, *, repeats: int = 3,
                           seed: int = 0) -> dict[str, Any]:
     """The book's one measurement of the explicit layer's cost (Chapters 2 and 3 quote it).

@@ -118,7 +118,8 @@ def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True)
     return allowed, bias[index]
 
 
-@contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator", alloc=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
+@contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator",
+          alloc=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
 def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.Generator,
                  limits: tuple[float, float] = (1e-3, 1e3)) -> dict:
     """Chapter 4's checks of the other priors (float64; per instance the draws are: scores (3, 4) and values

@@ -276,7 +276,8 @@ def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0,
     return log_p.exp()
 
 
-@contract(n="int:3", d="int:1", beta="real:>=0", instances="int:1", generator="generator", alloc=lambda a: [("instances", 4 * a["instances"] * a["n"] * a["d"] * 8)])
+@contract(n="int:3", d="int:1", beta="real:>=0", instances="int:1", generator="generator",
+          alloc=lambda a: [("instances", 4 * a["instances"] * a["n"] * a["d"] * 8)])
 def enumeration_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's exact checks on random instances (float64, the draws in this order per mechanism:
     queries, keys, values of shape (instances, m, d)): for cross- (m = n - 2 queries), self- and causal

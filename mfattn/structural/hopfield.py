@@ -40,7 +40,8 @@ def _check_generator(generator):
         raise TypeError(f"generator must be a torch.Generator (for reproducibility); got {type(generator).__name__}")
 
 
-@contract(n_patterns="int:1", dim="int:1", generator="generator", alloc=lambda a: [("n_patterns", 16 * math.prod(a["batch"]) * a["n_patterns"] * a["dim"])])
+@contract(n_patterns="int:1", dim="int:1", generator="generator",
+          alloc=lambda a: [("n_patterns", 16 * math.prod(a["batch"]) * a["n_patterns"] * a["dim"])])
 def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
                     batch: Sequence[int] = ()) -> torch.Tensor:
     """Independent uniform ±1 patterns, float64, shape ``(*batch, n_patterns, dim)``."""
@@ -119,7 +120,8 @@ def hopfield_update(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torc
     return torch.einsum("...p,...pd->...d", weights, patterns)
 
 
-@contract(xi="tensor", patterns="tensor", beta="realt", steps="int:0", active="anytensor?", alloc=lambda a: [("steps", 8 * (a["steps"] + 1) * max(1, a["xi"].numel() // max(1, a["xi"].shape[-1])))])
+@contract(xi="tensor", patterns="tensor", beta="realt", steps="int:0", active="anytensor?",
+          alloc=lambda a: [("steps", 8 * (a["steps"] + 1) * max(1, a["xi"].numel() // max(1, a["xi"].shape[-1])))])
 def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
              active: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Iterate (2) ``steps`` times from ``xi``.
@@ -137,7 +139,10 @@ def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
     return xi, torch.stack(energies)
 
 
-@contract(dim="int:1", pattern_counts="ints:1", betas="reals:>0", trials="int:1", steps="int:0", fraction="real:[0,1]", seed="int:0", chunk_elements="int:1", alloc=lambda a: [("trials", 8 * a["trials"] * (max(a["pattern_counts"]) * a["dim"] * 2 + (a["steps"] + 2) * len(a["betas"]) * len(a["pattern_counts"])))])
+@contract(dim="int:1", pattern_counts="ints:1", betas="reals:>0", trials="int:1", steps="int:0",
+          fraction="real:[0,1]", seed="int:0", chunk_elements="int:1",
+          alloc=lambda a: [("trials", 8 * a["trials"] * (max(a["pattern_counts"]) * a["dim"] * 2
+                                                         + (a["steps"] + 2) * len(a["betas"]) * len(a["pattern_counts"])))])
 def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
                    steps: int = 5, fraction: float = 0.5, *, seed: int, device=None,
                    chunk_elements: int = 2 ** 24) -> dict[str, torch.Tensor]:
@@ -213,7 +218,10 @@ def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequen
     return arrays
 
 
-@contract(dim="int:1", n_patterns="int:1", trials="int:1", betas="reals:>0", steps="int:0", generator="generator", converged_steps="int:0", alloc=lambda a: [("trials", 8 * a["trials"] * (a["n_patterns"] * a["dim"] * 2 + (max(a["steps"], a["converged_steps"]) + 2) * len(a["betas"])))])
+@contract(dim="int:1", n_patterns="int:1", trials="int:1", betas="reals:>0", steps="int:0", generator="generator",
+          converged_steps="int:0",
+          alloc=lambda a: [("trials", 8 * a["trials"] * (a["n_patterns"] * a["dim"] * 2
+                                                         + (max(a["steps"], a["converged_steps"]) + 2) * len(a["betas"])))])
 def relaxation(dim: int, n_patterns: int, trials: int, betas: Sequence[float], steps: int, *,
                generator: torch.Generator, converged_steps: int = 500) -> tuple[np.ndarray, float]:
     """Energy along ``steps`` updates from half-erased patterns (``trials`` memories of ``n_patterns``),

@@ -111,7 +111,8 @@ def gaussian_posterior(x: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor, 
     return torch.softmax(gaussian_log_potential(x, k, beta).masked_fill(~allowed, -math.inf), dim=-1)
 
 
-@contract(k="tensor", beta="real:>0", half_width="real:>0", points="int:2", alloc=lambda a: [("points", 24 * a["points"] * max(1, a["k"].numel()))])
+@contract(k="tensor", beta="real:>0", half_width="real:>0", points="int:2",
+          alloc=lambda a: [("points", 24 * a["points"] * max(1, a["k"].numel()))])
 def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: float = 12.0,
                             points: int = 20001) -> tuple[torch.Tensor, torch.Tensor]:
     """The partition function of the dot-product potential ``exp(beta x k_j - beta x^2 / 2)`` for scalar
@@ -147,7 +148,8 @@ def laplace_step(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> tuple[t
     return x.detach() + grad / beta, torch.einsum("...n,...nd->...d", a, k)
 
 
-@contract(n="int:1", d="int:1", beta="real:>0", instances="int:1", generator="generator", alloc=lambda a: [("instances", 32 * a["instances"] * a["n"] * a["d"])])
+@contract(n="int:1", d="int:1", beta="real:>0", instances="int:1", generator="generator",
+          alloc=lambda a: [("instances", 32 * a["instances"] * a["n"] * a["d"])])
 def identity_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's checks of Eqs 3-7 on random self-attention instances (float64; draws in this order:
     q, k, v of shape (instances, n, d), then the unknown nodes x (instances, d)).

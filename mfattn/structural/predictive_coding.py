@@ -44,7 +44,9 @@ __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_en
 METHODS = ("fixed_point", "gradient")
 
 
-@contract(trials="int:1", dim="int:1", n_parents="int:1", obs_dim="int:1", obs_noise="real:>=0", parent_scale="real:>=0", generator="generator", alloc=lambda a: [("trials", 16 * a["trials"] * (a["n_parents"] + a["obs_dim"] + 2) * a["dim"])])
+@contract(trials="int:1", dim="int:1", n_parents="int:1", obs_dim="int:1", obs_noise="real:>=0",
+          parent_scale="real:>=0", generator="generator",
+          alloc=lambda a: [("trials", 16 * a["trials"] * (a["n_parents"] + a["obs_dim"] + 2) * a["dim"])])
 def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noise: float = 0.3,
                  parent_scale: float = 1.0, generator: torch.Generator) -> dict[str, torch.Tensor]:
     """Random instances: parents' predictions, an observation model and one observation.

@@ -49,7 +49,8 @@ def _check_prior(prior: str) -> str:
     return prior
 
 
-@contract(n_points="int:1", n_clusters="int:1", trials="int:1", spread="real:>=0", radius="real:>=0", generator="generator", alloc=lambda a: [("n_points", 48 * a["trials"] * a["n_points"])])
+@contract(n_points="int:1", n_clusters="int:1", trials="int:1", spread="real:>=0", radius="real:>=0",
+          generator="generator", alloc=lambda a: [("n_points", 48 * a["trials"] * a["n_points"])])
 def gaussian_mixture_2d(n_points: int, n_clusters: int, *, trials: int = 1, spread: float = 0.5,
                         radius: float = 3.0, generator: torch.Generator):
     """Points drawn from ``n_clusters`` isotropic 2-D Gaussians with centres on a circle.
@@ -125,7 +126,9 @@ def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "s
     return new, attn
 
 
-@contract(x="tensor:3", n_slots="int:1", sigma="real:>0", iters="int:0", init_scale="real:>=0", generator="generator?", init="tensor?", alloc=lambda a: [("n_slots", 32 * a["n_slots"] * a["x"].shape[0] * a["x"].shape[1])])
+@contract(x="tensor:3", n_slots="int:1", sigma="real:>0", iters="int:0", init_scale="real:>=0",
+          generator="generator?", init="tensor?",
+          alloc=lambda a: [("n_slots", 32 * a["n_slots"] * a["x"].shape[0] * a["x"].shape[1])])
 def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: float = 1.0, iters: int = 20,
               init_scale: float = 1.0, generator: torch.Generator | None = None,
               init: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
@@ -208,7 +211,8 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
     return ari.reshape(lead)
 
 
-@contract(points="int:1", clusters="int:1", trials="int:1", spread="real:>=0", sigmas="reals:>0", iters="int:0", example_sigma="real:>0", data_generator="generator", init_generator="generator",
+@contract(points="int:1", clusters="int:1", trials="int:1", spread="real:>=0", sigmas="reals:>0", iters="int:0",
+          example_sigma="real:>0", data_generator="generator", init_generator="generator",
           alloc=lambda a: [("trials", 48 * a["trials"] * a["points"])])
 def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, iters: int, example_sigma: float,
                 *, data_generator: torch.Generator, init_generator: torch.Generator) -> dict:
