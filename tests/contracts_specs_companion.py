@@ -67,7 +67,7 @@ for _key in ("chapter:ChapterRun", "ledger:ledger_path", "ledger:read_ledger", "
              "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "ledger:report_markdown",
              "ledger:apply_decisions", "manifest:figures_dir", "manifest:read_manifest", "manifest:read_results",
              "manifest:read_runs", "manifest:code_fingerprint", "manifest:digest_of", "manifest:tracked_changes",
-             "manifest:update", "manifest:mark_run", "manifest:check", "manifest:clean_stale_temporaries",
+             "manifest:update", "manifest:mark_run", "manifest:check",
              "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
              "reproduce:notebook_parameters", "store:project_root", "store:cache_dir", "store:make_folder",
              "store:check_file_target", "store:atomic_write_bytes", "store:atomic_write_text", "store:atomic_write_json",

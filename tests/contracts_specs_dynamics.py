@@ -36,7 +36,7 @@ def m_o(d, T=40, B=2):
 def _rotation_result(d):
     from mfattn.dynamics.rotation import rotation_number
 
-    return rotation_number(betas(d), steps=60, transient=20, cap=20, chunk_size=20)
+    return rotation_number(betas(d), steps=60, transient=20, cap=20, chunk_size=20, lyapunov=True)
 
 
 def _floquet_result(d):
@@ -74,8 +74,8 @@ SPECS = {
     Y + "rotation:arnold_tongues": Spec(lambda d: {"betas": betas(d), "epsilons": [0.02], "steps": 60, "transient": 20,
                                                    "cap": 20}, nonfinite_ok=True, **RUN),
     Y + "rotation:locked_fraction": Spec(lambda d: {"rho": d(st.floats(0, 1))}, domain={"max_q": "int>=1", "tol": ">0"}),
-    Y + "rotation:plateaus": Spec(lambda d: {"result": _rotation_result(d)}, skip=("result",), nonfinite_ok=True),
-    Y + "rotation:merge_stored_plateaus": Exempt(STORED),
+    Y + "rotation:plateaus": Spec(lambda d: {"result": _rotation_result(d)}, skip=("result",), nonfinite_ok=True,
+                                  domain={"max_gap": "int>=0", "min_points": "int>=1", "rho_tol": ">0"}),
     Y + "rotation:RotationResult": Exempt(RESULT),
     Y + "floquet:floquet_multipliers": Spec(lambda d: {"betas": betas(d), "steps": 60}, nonfinite_ok=True,
                                             **{**RUN, "domain": {"steps": "int>=1", "period": "int>=1",
@@ -171,7 +171,7 @@ for _name in ("fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_l
               "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams", "floquet_and_spectrum",
               "staircase_and_tongues", "basins", "network_oracle"):
     SPECS[Y + "figures:" + _name] = Exempt(FIG)
-for _name in ("full_numbers", "stored_numbers", "record"):
+for _name in ("record",):
     SPECS[Y + "claims:" + _name] = Exempt(STORED)
 for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers", "plateau_summary", "record_beyond",
               "slope_rule", "ledger_safe"):

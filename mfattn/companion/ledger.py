@@ -223,6 +223,7 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+@contract(numbers="mapping")
 def numbers_text(numbers: Mapping[str, Any]) -> str:
     """``"name = value; ..."`` with floats to four significant digits."""
     def fmt(v):

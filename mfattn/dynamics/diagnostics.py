@@ -296,6 +296,7 @@ the rounding of the distances, ~1e-8, on periodic orbits whose sections repeat e
     return {"distance": dist, "scale": scale, "differ": (pa != pb) | (dist > factor * scale + atol)}
 
 
+@contract(section="array", max_q="int:1")
 def island_count(section: np.ndarray, max_q: int = 16) -> int:
     """Into how many pieces, visited in turn, a stroboscopic section splits: the smallest q in 2..``max_q`` for
     which the points ``x_{r::q}`` (r = 0..q−1) lie in q mutually disjoint balls (each class's centroid and largest

@@ -285,6 +285,7 @@ def _voxel_keys(x: np.ndarray, h: float, origin: np.ndarray) -> np.ndarray:
 _OFFSETS = np.array([(a * 2 ** 21 + b) * 2 ** 21 + c for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
 
 
+@contract(a="array:2", b="array:2", h="real:>0")
 def miss_share(a: np.ndarray, b: np.ndarray, h: float) -> float:
     """Share of the points of ``a`` (n, 3) farther than one voxel of side ``h`` from every point of ``b``: no point
     of b in the 3×3×3 voxels around a's voxel (so certainly farther than h, and closer than 2√3 h where found).
@@ -302,6 +303,7 @@ def miss_share(a: np.ndarray, b: np.ndarray, h: float) -> float:
     return float(1.0 - near.sum() / len(a))
 
 
+@contract(x="array", share="real:(0,1)", levels="int:1")
 def section_resolution(x: np.ndarray, share: float = 0.01, levels: int = 20) -> float:
     """The resolution of a sampled section x (n, 3): the smallest voxel side h (halving from the section's span) at
     which two random halves of its points (a fixed split) each see the other within one voxel, all but a share

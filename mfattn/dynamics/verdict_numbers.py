@@ -39,6 +39,7 @@ def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
     return [None if math.isinf(v) else v for v in t]
 
 
+@contract(x="array", max_lag="int:1", period="int:1")
 def window_decay_times(x, max_lag: int = WINDOW_LAG, period: int = 4) -> list[list[float | None]]:
     """:func:`decay_times` over consecutive windows of ``4 max_lag + 1`` steps of the series ``x``: one
     ``[to 1/e, to 0.1]`` pair per window (None where it never falls within ``max_lag``). Their spread is the

@@ -20,6 +20,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from .train import TrainConfig, TrainResult, train_mnist
+from ..companion.checks import contract
 
 __all__ = ["FACTORS", "blog_std", "init_config", "train_runs", "init_rows", "factor_key"]
 
@@ -29,11 +30,13 @@ FACTORS = (1.0, math.sqrt(10.0), 10.0)
 N_SITES = 17                                   # 16 patches and the cls token
 
 
+@contract(dim="int:1")
 def blog_std(dim: int) -> float:
     """The blog's initial standard deviation of the raw couplings, ``1/√(N d²)`` with N = 17 sites."""
     return 1.0 / math.sqrt(N_SITES * dim * dim)
 
 
+@contract(factor="real:>0")
 def factor_key(factor: float) -> str:
     """``init_x1``, ``init_x3.16``, ``init_x10``: the row key of a factor."""
     return f"init_x{factor:.3g}"

@@ -16,10 +16,12 @@ Two readings of "organised", because a pattern can have its final *shape* long b
 from __future__ import annotations
 
 import numpy as np
+from ..companion.checks import contract
 
 __all__ = ["check_frames", "organisation_curves", "row_shares", "column_shares"]
 
 
+@contract(norms="array")
 def check_frames(norms) -> np.ndarray:
     """``norms`` as a float64 array (S, N, N), S ≥ 2, finite and non-negative; a ValueError naming it otherwise."""
     arr = np.asarray(norms)
@@ -33,6 +35,7 @@ def check_frames(norms) -> np.ndarray:
     return arr
 
 
+@contract(norms="array")
 def organisation_curves(norms) -> tuple[np.ndarray, np.ndarray]:
     """``(correlation, closed)``, each (S,), of every frame against the last (module docstring).
 
@@ -51,12 +54,14 @@ def organisation_curves(norms) -> tuple[np.ndarray, np.ndarray]:
     return corr, closed
 
 
+@contract(frame="array:2")
 def row_shares(frame) -> np.ndarray:
     """Share of the total coupling weight in each row of one norm matrix (N, N): what each site listens to (N,)."""
     a = _one_frame(frame)
     return a.sum(axis=1) / a.sum()
 
 
+@contract(frame="array:2")
 def column_shares(frame) -> np.ndarray:
     """Share of the total coupling weight in each column (N,): how strongly the others listen to each site."""
     a = _one_frame(frame)
