@@ -276,7 +276,6 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     if z0.dim() < 1 or z0.shape[0] < 1 or z0.numel() == 0:
         raise ValueError(f"z0 must have a non-empty batch dimension (B, ...); got shape {tuple(z0.shape)}")
     check_tensor("z0", z0, real=True)
-    check_alloc("max_iter", (max_iter + 2) * z0.numel() * z0.element_size(), what="the kept iterates")
     shape, B = z0.shape, z0.shape[0]
     eps, dfac = opts["eps"], opts["divergence_factor"]
 

@@ -167,9 +167,6 @@ ROWS = [
      ValueError, "strobe_points makes its buffers " + BYTES),
     ("contract-size-sk-couplings", lambda: _sized(lambda: ising.sk_couplings(10**6, 0.5)), ValueError,
      "n makes its buffers " + BYTES),
-    ("contract-size-solve-history", lambda: _sized(lambda: deq.solve(lambda z: 0.5 * z, torch.zeros(64, 1000),
-                                                                     max_iter=10**9)),
-     ValueError, "max_iter makes the kept iterates " + BYTES),
     ("contract-size-naive-trajectory", lambda: _sized(lambda: transformer.naive_trajectory(
         meanfield.MeanFieldAttention(3, 2, interaction="softmax", symmetry=None, generator=_g()).double(),
         torch.zeros(1, 3, 2, dtype=F64), 10**12)), ValueError, "steps makes its buffers " + BYTES),
