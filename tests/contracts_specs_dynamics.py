@@ -113,7 +113,8 @@ SPECS = {
                                             domain={"steps": "int>=1", "reps": "int>=1"}, sizes={"reps": 10**12},
                                             skip=("model",)),
     Y + "finite_n:lattice_chi2_z": Spec(lambda d: {"xa": rng(d).integers(0, 5, 30) / 5, "xb": rng(d).integers(0, 5, 30) / 5,
-                                                   "N": 5}, domain={"N": "int>=1"}, nonfinite_ok=True),
+                                                   "N": 5}, domain={"N": "int>=1"}, nonfinite_ok=True,
+                                        allow={"xa": ("integer",), "xb": ("integer",)}),
     Y + "finite_n:NetworkResult": Exempt(RESULT),
     # the map and the model
     Y + "map:initial_state": Spec(lambda d: {"model": model()}),

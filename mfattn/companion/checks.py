@@ -149,13 +149,13 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
 
 
 def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = None, finite: bool = True,
-                integer: bool = False) -> np.ndarray:
+                integer: bool = False, allow_int: bool = False) -> np.ndarray:
     """``value`` (a numpy array, torch tensor, number or nested list) as a numpy array of reals.
 
     A complex array, or an integer or bool *array* where reals are expected, is refused (``TypeError``),
     never cast; ``integer=True`` asks for whole numbers instead (integer dtype, or floats that are whole).
-    Non-finite entries are refused when ``finite``; ``ndim`` is checked when given. Returns float64
-    (int64 when ``integer``)."""
+    ``allow_int=True`` accepts integer arrays too (counts where any number will do). Non-finite entries are
+    refused when ``finite``; ``ndim`` is checked when given. Returns float64 (int64 when ``integer``)."""
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch tensor
         value = value.detach().cpu().numpy()
     declared = getattr(value, "dtype", None)
@@ -173,7 +173,7 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
             raise ValueError(f"{name} must hold whole numbers")
         arr = arr.astype(np.int64)
     else:
-        if declared is not None and kind in "biu":
+        if declared is not None and (kind == "b" or (kind in "iu" and not allow_int)):
             raise TypeError(f"{name} must be a floating-point array; got dtype {arr.dtype} (cast it explicitly)")
         arr = arr.astype(np.float64)
         if finite and not np.isfinite(arr).all():
@@ -294,7 +294,7 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     if kind == "intarray":
         return check_array(name, value, integer=True)
     if kind == "realarr":
-        arr = check_array(name, value)
+        arr = check_array(name, value, allow_int=True)
         if bounds and arr.size:
             _check_range(f"every entry of {name}", float(arr.min()), bounds)
             _check_range(f"every entry of {name}", float(arr.max()), bounds)
@@ -319,8 +319,8 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
         if missing:
             raise ValueError(f"{name} lacks the key(s) {missing}; it needs {bounds.split('|')}")
         return value
-    if kind == "array":
-        return check_array(name, value, ndim=int(bounds) if bounds else None)
+    if kind in ("array", "numbers"):
+        return check_array(name, value, ndim=int(bounds) if bounds else None, allow_int=kind == "numbers")
     if kind == "reals":
         grid = check_grid(name, value, **{k: v for k, v in _RANGES[bounds].items() if k != "maximum"})
         if bounds in ("[0,1]", "(0,1]") and np.any(grid > 1.0):
@@ -358,7 +358,7 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
     * ``"tensor"``, ``"tensor:ndim"``, ``"tensor:>=ndim"``: a finite real floating-point torch tensor (a complex,
       integer or bool tensor is refused, never cast); ``"nantensor"``: the same, NaN allowed (a "no value"
       marker); ``"anytensor"``: any real dtype, finite; ``"inttensor"``: an integer tensor (labels);
-    * ``"array"``: :func:`check_array`; ``"reals:..."``: a non-empty 1-d sequence of finite reals in range;
+    * ``"array"``: :func:`check_array`; ``"numbers"``: the same, integer arrays allowed; ``"reals:..."``: a non-empty 1-d sequence of finite reals in range;
     * ``"generator"`` (``torch.Generator``; ``"generator:numpy"``), ``"choice:a|b"``, ``"str"``,
       ``"mapping:k1|k2"`` (a dict holding those keys).
 
@@ -374,7 +374,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
         if unknown:
             raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
         for name, rule in rules.items():  # parse once at import: a typo fails loudly here
-            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "realarr", "intarray", "int", "tensor",
+            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "realarr", "intarray", "numbers", "int",
+                                                          "tensor",
                                                           "anytensor",
                                                           "inttensor",
                                                           "nantensor",

@@ -349,7 +349,7 @@ def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: in
     return out
 
 
-@contract(xa="array:1", xb="array:1", N="int:1")
+@contract(xa="numbers:1", xb="numbers:1", N="int:1")
 def lattice_chi2_z(xa, xb, N: int) -> float:
     """Two-sample χ² of two samples of a statistic on the lattice ``k/N`` (cells with more than 10 counts),
     as ``z = (χ² − dof)/√(2 dof)``: |z| below about 4 is agreement at level ~1e-4."""

@@ -256,12 +256,12 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
             "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}
 
 
-@contract(steps="reals", values="reals", level="real")
+@contract(steps="reals", level="real")
 def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float = 1.0) -> tuple[float, float]:
     """``(first, stays)``: the first step whose value exceeds ``level``, and the first step from which every
     later value exceeds it (the value stays above); ``-1.0`` for either where there is none.
     ``steps`` and ``values``: (n,) in increasing order of step (the kept steps of a training run)."""
-    s, v = np.asarray(steps, dtype=float), np.asarray(values, dtype=float)
+    s, v = np.asarray(steps, dtype=float), check_array("values", values, finite=False, allow_int=True)
     if s.ndim != 1 or s.shape != v.shape:
         raise ValueError(f"steps and values must be 1-d and of one length; got shapes {s.shape} and {v.shape}")
     above = v > level
@@ -287,7 +287,7 @@ def change_correlation(a: Sequence[float], b: Sequence[float]) -> tuple[float, i
     correlate whatever drives them; their changes from one kept step to the next correlate only where they move
     together (for n unrelated pairs |r| stays below about 1.96/√n in 95 % of cases). NaN where a series'
     changes are all equal."""
-    x, y = check_array("a", a, finite=False), check_array("b", b, finite=False)
+    x, y = check_array("a", a, finite=False, allow_int=True), check_array("b", b, finite=False, allow_int=True)
     if x.ndim != 1 or x.shape != y.shape or x.size < 4 or not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError(f"a and b must be finite 1-d series of one length, at least 4; got shapes {x.shape} and {y.shape}")
     dx, dy = np.diff(x), np.diff(y)
