@@ -45,6 +45,7 @@ from typing import NamedTuple
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
+from ..companion.checks import contract
 
 __all__ = ["SLOPES", "UPDATES", "geometric_horizon", "effective_q", "prior_slope", "ExpandingResult",
            "expanding_attention", "expanding_elbo"]
@@ -56,11 +57,13 @@ UPDATES = ("plugin", "digamma", "cavi")
 
 
 # ----------------------------------------------------------------------------- the prior
+@contract(q="realt:(0,1)", mass="real:(0,1)")
 def geometric_horizon(q: torch.Tensor, mass: float = 0.95) -> torch.Tensor:
     """H(q) = log(1 - mass) / log(1 - q): the distance by which the geometric prior holds ``mass``."""
     return math.log(1.0 - mass) / torch.log1p(-q)
 
 
+@contract(alpha="realt:>0", beta="realt:>0")
 def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin") -> torch.Tensor:
     """The hyper-prior's point estimate of q.
 
@@ -73,6 +76,7 @@ def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin")
     return -torch.expm1(torch.digamma(beta) - torch.digamma(alpha + beta))
 
 
+@contract(q="realt:(0,1)", mass="real:(0,1)")
 def prior_slope(q: torch.Tensor, slope: str = "paper", mass: float = 0.95) -> torch.Tensor:
     """Log-prior per unit distance: paper log(1 - q); code -1/H(q) (H the ``mass`` horizon)."""
     _check_choice("slope", slope, SLOPES)
@@ -158,6 +162,8 @@ def _pick(mask, if_true, if_false):
     return torch.where(mask, if_true(), if_false())
 
 
+@contract(scores="tensor:2", values="tensor:3", alpha0="realt", beta0="realt", mass="real:(0,1)", max_iter="int:1",
+          tol="real:>=0")
 def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta0, *,
                         slope: str = "paper", update: str = "plugin", mass: float = 0.95,
                         max_iter: int = 100, tol: float = 0.01, detach_prior: bool = False,

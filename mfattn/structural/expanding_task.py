@@ -14,7 +14,7 @@ from typing import Sequence
 
 import torch
 
-from ..companion.checks import check_int as _check_int
+from ..companion.checks import check_int as _check_int, check_rule, contract
 from .expanding_core import expanding_attention
 
 __all__ = ["ExpandingTask", "make_expanding_weights", "sample_expanding_batch", "expanding_forward",
@@ -41,10 +41,11 @@ class ExpandingTask:
     def __post_init__(self) -> None:
         _check_int("d", self.d, 1)
         _check_int("n", self.n, 3)
-        if not 0.0 < self.p <= 1.0:
-            raise ValueError(f"p (recency bias) must lie in (0, 1]; got {self.p}")
+        check_rule("p (recency bias)", self.p, "real:(0,1]")
+        check_rule("noise_std", self.noise_std, "real:>=0"), check_rule("x0_scale", self.x0_scale, "real:>0")
 
 
+@contract(d="int:1", generator="generator", alloc=lambda a: [("d", 8 * a["d"] * (a["d"] + 1))])
 def make_expanding_weights(d: int, generator: torch.Generator):
     """W_y ~ N(1, 1)^{1×d} and W_r ~ U[0, 1)^{d×d}, in the public code's order."""
     W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)

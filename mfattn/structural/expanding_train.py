@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, contract
 from .expanding_core import SLOPES, UPDATES, _check_hyper_prior
 from .expanding_task import ExpandingTask, expanding_forward, make_expanding_weights, sample_expanding_batch, \
     standard_forward
@@ -192,6 +192,9 @@ def train_expanding_variants(variants: Mapping[str, Mapping[str, Any]],
     return {name: out[name] for name in variants}
 
 
+@contract(ps="reals:(0,1]", d="int:1", n="int:3", seeds="ints:0", steps="int:1", batch_size="int:1", lr="real:>0",
+          weight_decay="real:>=0", alpha0="real:>0", beta0="real:>0", record_every="int:1",
+          alloc=lambda a: [("batch_size", 32 * a["batch_size"] * len(a["ps"]) * len(a["seeds"]) * a["n"] * a["d"])])
 def train_expanding(ps: Sequence[float] = (1 / 2, 1 / 5, 1 / 10, 1 / 25), d: int = 10, n: int = 50, *,
                     seeds: Sequence[int] = (0,), steps: int = 2000, batch_size: int = 1,
                     lr: float = 5e-4, weight_decay: float = 2.0, alpha0: float = 0.1, beta0: float = 0.9,

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_probability
+from ..companion.checks import check_rule, contract
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
@@ -97,8 +98,7 @@ class MultihopTask:
         _check_int("rank", self.rank, 1)
         if self.rank > self.d:
             raise ValueError(f"rank must be ≤ d = {self.d}; got {self.rank}")
-        if not self.noise_std >= 0 or not self.x0_scale > 0:
-            raise ValueError(f"noise_std must be ≥ 0 and x0_scale > 0; got {self.noise_std}, {self.x0_scale}")
+        check_rule("noise_std", self.noise_std, "real:>=0"), check_rule("x0_scale", self.x0_scale, "real:>0")
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,7 @@ def _softmax(x: torch.Tensor, dim: int, fast: bool) -> torch.Tensor:
     return e / e.sum(dim, keepdim=True)
 
 
+@contract(scores="tensor", hops="int:1")
 def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fast: bool = False) -> torch.Tensor:
     """The K-hop attention operator M (…, T, T) from raw scores (…, T, T) = Q Kᵀ/√d.
 
@@ -236,6 +237,8 @@ def _hop_last_row(scores: torch.Tensor, hops: int, mode: str) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------- the models
+@contract(d="int:1", generator="generator", replicas="int:1",
+          alloc=lambda a: [("replicas", 8 * a["replicas"] * 6 * (a["d"] + 1) * a["d"])])
 def init_params(model: str, d: int, generator: torch.Generator, replicas: int = 1) -> list[torch.Tensor]:
     """Initial weights of ``model`` for ``replicas`` independent copies, as torch.nn.Linear does.
 
@@ -346,6 +349,7 @@ def reference_path(name: str) -> Path:
 
 
 # ----------------------------------------------------------------------------- training
+@contract(mass="array:2", threshold="real:[0,1]")
 def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
     """Fraction of runs whose query puts more than ``threshold`` of its attention on noise tokens.
 
@@ -359,6 +363,7 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
     return float(np.mean(mass[:, 0] > threshold))
 
 
+@contract(a="array", b="array")
 def relative_error(a, b) -> np.ndarray:
     """|a - b| / |b|, elementwise."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

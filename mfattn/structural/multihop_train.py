@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, contract
 from . import optim as _optim
 from .multihop import (_ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, ROLE_NAMES, SHUFFLES,
                        MultihopTask, _draw_root, forward, init_params, make_task_weights, sample_multihop_batch)
@@ -131,6 +131,10 @@ def _code_digest() -> str:
     return store.code_digest(multihop, __file__, _optim)
 
 
+@contract(seeds="ints:0", steps="int:1", batch_size="int:1", lr="real:>0", weight_decay="real:>=0", hops="int:1",
+          stream_steps="int:1", record_every="int:1", test_size="int:1",
+          alloc=lambda a: [("batch_size", 32 * a["batch_size"] * len(a["seeds"]) * len(a["models"])
+                            * (a["task"].n * a["task"].d if a["task"] is not None else 15))])
 def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (0, 1, 2), *,
                    task: MultihopTask | None = None, steps: int = 2000, batch_size: int = 200,
                    lr: float = 1e-3, weight_decay: float = 2.0, hops: int = 2,

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real, contract
 from .expanding_core import (SLOPES, UPDATES, ExpandingResult, _check_hyper_prior, _stop, effective_q,
                              geometric_horizon, prior_slope)
 
@@ -28,6 +28,8 @@ __all__ = ["OPS_MODES", "lazy_expanding_attention", "relative_operations", "oper
 OPS_MODES = ("paper", "code")
 
 
+@contract(query="tensor:2", keys="tensor:3", values="tensor:3", alpha0="real", beta0="real", mass="real:(0,1)",
+          max_iter="int:1", tol="real:>=0", scale="real:>0?")
 def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                              alpha0: float, beta0: float, *, slope: str = "paper",
                              update: str = "plugin", mass: float = 0.95, max_iter: int = 100,
