@@ -80,6 +80,9 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float]) -> di
         others = np.array([np.sum(np.delete(w, i)) for i in range(k)])
         tau2 = max(0.0, (q - (k - 1)) / float(np.sum(w * others) / np.sum(w)))
         ws = 1 / (v + tau2)
+        if not (math.isfinite(tau2) and math.isfinite(q) and float(np.sum(ws)) > 0):
+            raise ValueError(f"deltas overflow the pooled test (largest |delta| {float(np.abs(d).max()):.3g} against "
+                             f"variances down to {float(v.min()):.3g}); give differences of proportions or points")
         effect = float(np.sum(ws * d) / np.sum(ws))
         var_hk = float(np.sum(ws * (d - effect) ** 2) / ((k - 1) * np.sum(ws)))
         half = t_quantile_975(k - 1) * math.sqrt(max(var_hk, 1 / float(np.sum(ws))))
