@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from mfattn.companion.machine import cpu_model  # noqa: E402
 TOTAL_TARGET_S = 180.0
 EACH_TARGET_S = 60.0
 
@@ -38,16 +40,6 @@ def notebooks() -> list[Path]:
     """The notebook pages of ``_toc.yml``, in its order (``file:`` entries with a ``.ipynb`` beside them)."""
     names = re.findall(r"^\s*-?\s*(?:root|file):\s*(\S+)", (ROOT / "_toc.yml").read_text(), flags=re.M)
     return [ROOT / f"{name}.ipynb" for name in names if (ROOT / f"{name}.ipynb").exists()]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def children_cpu() -> float:

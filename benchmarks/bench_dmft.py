@@ -52,6 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mfattn.companion.machine import cpu_model  # noqa: E402
 from mfattn.dynamics import map as mf_map  # noqa: E402
 from mfattn.dynamics.engine import simulate  # noqa: E402
 from mfattn.dynamics.model import paper_model  # noqa: E402
@@ -168,14 +169,7 @@ def git(*args: str) -> str:
 
 
 def machine() -> dict:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        model = platform.processor() or "unknown"
+    model = cpu_model()
     import torch
 
     return {"cpu": model, "cores": os.cpu_count(), "threads": 1, "numpy": np.__version__, "torch": torch.__version__,

@@ -61,6 +61,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mfattn.companion.machine import cpu_model  # noqa: E402
 from mfattn.implicit.mnist import load_mnist  # noqa: E402
 from mfattn.deq import solver_defaults  # noqa: E402
 from mfattn.implicit.models import build_model  # noqa: E402
@@ -147,19 +148,6 @@ def baseline_package(folder: Path, name: str = "mfattn_baseline"):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return importlib.import_module(f"{name}.implicit.models"), importlib.import_module(f"{name}.implicit.train")
-
-
-def cpu_model() -> str:
-    """The processor's model name (/proc/cpuinfo), or what :mod:`platform` knows."""
-    import platform
-
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations):

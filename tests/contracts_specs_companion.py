@@ -33,6 +33,7 @@ SPECS = {
     K + "profiles:check_override": Spec(lambda d: {"chapter": "dmft", "key": "steps", "value": d(st.integers(1, 9))},
                                         domain={"value": "int>=1"}, names={"key": ("size",), "value": ("steps",)}),
     K + "profiles:Chapter": Exempt(RESULT),
+    K + "machine:cpu_model": Spec(lambda d: {}),
     K + "citation:figure_citation": Spec(lambda d: {"label": "fig-dmft-bifurcation", "profile": "full"}),
     K + "citation:figures_table": Exempt(FILES),
     K + "citation:build_statement": Exempt(NOARGS),

@@ -350,20 +350,11 @@ class ChapterRun:
 
 def _device_name(device) -> str:
     """The GPU's name, or the CPU's model name where the system tells it."""
-    import platform
-
     import torch
 
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "cpu"
+    from .machine import cpu_model
+
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_model()
 
 
 def _png_image(png: bytes, display_dpi: float | None = None):
