@@ -270,3 +270,63 @@ def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors,
     assert s["init_top_factor"] == 10.0 and (s["init_gain_lo"] > 0) == (extra_errors > 0)
     got, numbers, note = _decide(tmp_path)["deq-init-scale"]
     assert got == verdict and "2000 steps and 3 seeds" in note
+
+
+def _rule(claim_id):
+    from mfattn.companion import verdicts
+
+    return next(c for ch in ("deq", "transformer") for c in verdicts.declared(ch) if c.id == claim_id).rule
+
+
+U = 1 / 17
+BOUNDARY_CASES = [          # numbers just either side of each declared threshold: a moved threshold fails one
+    ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.5}, "holds"),
+    ("deq-early-organisation", {"epoch1_corr": 0.8999, "epoch1_closed": 0.5}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.4999}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.5, "epoch1_closed": 0.1}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.4999, "epoch1_closed": 0.1}, "fails"),
+    ("deq-early-organisation", {"epoch1_corr": 0.1, "epoch1_closed": 0.5}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.1, "epoch1_closed": 0.4999}, "fails"),
+    ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.0049,
+                              "uniform_row_share": U}, "holds"),
+    ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.0051,
+                              "uniform_row_share": U}, "partly"),
+    ("deq-cls-organisation", {"cls_row_share": U + 1e-6, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
+                              "uniform_row_share": U}, "partly"),
+    ("deq-cls-organisation", {"cls_row_share": U - 1e-6, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
+                              "uniform_row_share": U}, "fails"),
+    ("deq-implicit-gradient", {"grad_rel_error": 1e-4, "grad_converged": True}, "holds"),
+    ("deq-implicit-gradient", {"grad_rel_error": 1.001e-4, "grad_converged": True}, "partly"),
+    ("deq-implicit-gradient", {"grad_rel_error": 1e-2, "grad_converged": True}, "partly"),
+    ("deq-implicit-gradient", {"grad_rel_error": 1.001e-2, "grad_converged": True}, "fails"),
+    ("deq-implicit-gradient", {"grad_rel_error": 1e-9, "grad_converged": False}, None),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4899, "init_broke": 0, "init_gain_lo": -1}, "holds"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_gain_lo": 1e-4}, "partly"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_gain_lo": 0.0}, "fails"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 1, "init_gain_lo": -1}, "holds"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 0,
+                        "init_gain_lo": float("nan")}, None),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.81, "corr_r2_affine": 0.9}, "holds"),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.8099, "corr_r2_affine": 0.9}, "partly"),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.25, "corr_r2_affine": 0.9}, "partly"),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.2499, "corr_r2_affine": 0.9}, "fails"),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.2499}, "fails"),
+    ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.25}, None),
+    ("transformer-multihead-blocks", {"off_block_split": 1e-12, "off_block_dense": 0.1}, "holds"),
+    ("transformer-multihead-blocks", {"off_block_split": 1e-12, "off_block_dense": 0.0999}, "partly"),
+    ("transformer-multihead-blocks", {"off_block_split": 1.01e-12, "off_block_dense": 0.5}, "fails"),
+]
+
+
+@pytest.mark.parametrize("claim_id, numbers, grade", BOUNDARY_CASES)
+def test_the_new_chapter_2_3_rules_either_side_of_each_threshold(claim_id, numbers, grade):
+    """None: the numbers cannot decide (an unconverged check, no pairable digits, only a bound that straddles the
+    threshold): the rule says so instead of guessing."""
+    from mfattn.companion import verdicts
+
+    rule = _rule(claim_id)
+    if grade is None:
+        with pytest.raises(verdicts.Undecidable):
+            rule(numbers)
+    else:
+        assert rule(numbers) == grade
