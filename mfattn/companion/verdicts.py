@@ -249,8 +249,12 @@ IDENTITY_HOW = ("An identity computed in float64: it holds if the largest deviat
 
 def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Mapping[str, Any]], str]:
     """The rule of an identity checked numerically: the largest of ``numbers[k]`` (absolute deviations) below
-    ``tol`` holds, below ``near`` holds partly, else (or NaN) fails. See :data:`IDENTITY_HOW`."""
+    ``tol`` holds, below ``near`` holds partly, else (or NaN) fails. See :data:`IDENTITY_HOW`. A deviation stored as
+    None (null: not measured) cannot decide it (:class:`Undecidable`)."""
     def rule(s):
+        missing = [k for k in keys if s[k] is None]
+        if missing:
+            raise Undecidable(f"the deviation {', '.join(missing)} is stored as null (not measured)")
         x = max(float(s[k]) for k in keys)
         if not math.isfinite(x):
             return "fails"

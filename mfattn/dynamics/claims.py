@@ -31,6 +31,9 @@ LAMBDA_HOW = ("λ_max is the mean log growth of a tangent vector over the 2·10�
 # --- rules ------------------------------------------------------------------------------------------------
 
 def _route(s):
+    if not s["a_late_share"] >= 0:  # NaN: no β > LATE on the grid, so no periodic return to look for
+        raise Undecidable(f"the stored Fig. 3a grid has no β > {LATE:g}: the periodic return at large β is not "
+                          "measured")
     if (s["a_orbits_torus"] == 0 or s["a_orbits_chaotic"] == 0 or s["a_start_period_L_share"] < 0.95
             or not s["a_first_torus_beta"] < s["a_first_lambda_gt_1e_3_beta"]):
         return "fails"  # no torus, no chaos, no period-L start or chaos before the torus: not the paper's route
@@ -69,15 +72,24 @@ def _bin_note(s):
 
 
 def _kind(lam, per):
-    return "periodic" if per > 0 else "chaotic" if lam > TOL else "torus" if abs(lam) <= TOL else "periodic"
+    if per > 0:
+        return "periodic"
+    if lam is None:
+        return "unknown"  # no period and λ_max stored as null (not finite)
+    return "chaotic" if lam > TOL else "torus" if abs(lam) <= TOL else "periodic"
+
+
+def _fig4_kinds(s, which=""):
+    return [_kind(lam, p) for lam, p in zip(s[f"f4_lyapunov{which}"], s[f"f4_period{which}"])]
 
 
 def _fig4_match(s, which=""):
-    got = [_kind(lam, p) for lam, p in zip(s[f"f4_lyapunov{which}"], s[f"f4_period{which}"])]
-    return all(abs(b - e) < 1e-9 for b, e in zip(s["f4_betas"], FIG4)) and got == list(KINDS)
+    return all(abs(b - e) < 1e-9 for b, e in zip(s["f4_betas"], FIG4)) and _fig4_kinds(s, which) == list(KINDS)
 
 
 def _planes(s):
+    if "unknown" in _fig4_kinds(s):
+        raise Undecidable("a β of Fig. 4 has no period and its λ_max is stored as null: its kind is not measured")
     if not _fig4_match(s):
         return "fails"
     return "holds" if s["f4_start"] == "paper" else "partly"
@@ -117,7 +129,8 @@ def _islands_text(s):
 
 def _planes_note(s):
     n = _planes_numbers(s)
-    lam = lambda key: ", ".join(f"{b:g}: {v:+.2g}" for b, v in zip(s["f4_betas"], s[key]))  # noqa: E731
+    lam = lambda key: ", ".join(f"{b:g}: " + ("null" if v is None else f"{v:+.2g}")  # noqa: E731
+                                for b, v in zip(s["f4_betas"], s[key]))
     return (f"From {n['start']}: λ_max = {lam('f4_lyapunov')}; period at 1.27: {s['f4_period'][3]}. "
             + _windows_text(s, "f4_lyapunov_windows", lambda v: f"{v:+.2g}",
                             f"λ_max ({s.get('f4_lyapunov_window', '?')} steps each)")
@@ -129,7 +142,7 @@ def _planes_note(s):
 def _two_starts(s):
     """How far the two starts' λ_max lie apart: the largest ratio where both are chaotic, the largest |λ| where
     both are tori (the only spread of λ the stored run holds)."""
-    pairs = list(zip(s["f4_lyapunov"], s["f4_lyapunov_ours"]))
+    pairs = [(a, o) for a, o in zip(s["f4_lyapunov"], s["f4_lyapunov_ours"]) if a is not None and o is not None]
     ratio = [max(a, o) / min(a, o) for a, o in pairs if min(a, o) > TOL]
     zero = [max(abs(a), abs(o)) for a, o in pairs if max(abs(a), abs(o)) <= TOL]
     return ((f"; chaotic λ differ by up to a factor {max(ratio):.1f}" if ratio else "")
@@ -137,6 +150,9 @@ def _two_starts(s):
 
 
 def _tau(s, key, beta):
+    if beta not in s["f4_betas"]:
+        raise Undecidable(f"the stored Fig. 4 runs have no β = {beta:g} (they are at "
+                          f"{', '.join(f'{b:g}' for b in s['f4_betas'])})")
     return s[key][s["f4_betas"].index(beta)]
 
 

@@ -176,17 +176,31 @@ def _digits(x, n: int):
 
 # --- rules ------------------------------------------------------------------------------------------------
 
+def _finite(x) -> bool:
+    return x is not None and math.isfinite(x)
+
+
+def _known(s, *keys: str) -> list[float]:
+    """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
+    non-finite (the stored JSON holds a NaN as null): a rule does not guess a number the run did not make."""
+    missing = [k for k in keys if not _finite(s[k])]
+    if missing:
+        raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored results (null)")
+    return [s[k] for k in keys]
+
+
 def _neimark_sacker(s):
     beta, th = s["ns_beta"], s["ns_angle"]
-    if beta is None or th is None or min(th, math.pi - th) <= ANGLE_TOL:
+    if not (_finite(beta) and _finite(th)) or min(th, math.pi - th) <= ANGLE_TOL:
         return "fails"  # no crossing, or a real multiplier crosses (fold at +1, flip at −1): not Neimark-Sacker
     return "partly" if _resonance(th) <= ANGLE_TOL else "holds"
 
 
 def _spectrum(s):
-    if s["lam1_max"] <= TOL or s["lam2_max"] > 10 * TOL:
+    lam1, lam2 = _known(s, "lam1_max", "lam2_max")  # λ2 is None where one exponent only is stored
+    if lam1 <= TOL or lam2 > 10 * TOL:
         return "fails"
-    return "holds" if s["lam2_max"] <= TOL else "partly"
+    return "holds" if lam2 <= TOL else "partly"
 
 
 def _staircase(s):
@@ -231,9 +245,13 @@ def _birth(s):
 
 def slope_rule(*keys: str):
     """N^-1/2 within 0.1 for every slope in ``keys`` holds; all below −0.25 (convergence at least as N^-1/4) but
-    one outside ±0.1 of −1/2 holds partly; a slope above −0.25 fails (see :data:`SLOPE_HOW`)."""
+    one outside ±0.1 of −1/2 holds partly; a slope above −0.25 (or NaN) fails (see :data:`SLOPE_HOW`); a slope
+    stored as None (null) cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`)."""
     def rule(s):
         x = [s[k] for k in keys]
+        missing = [k for k, v in zip(keys, x) if v is None]
+        if missing:
+            raise verdicts.Undecidable(f"{', '.join(missing)} is stored as null (no slope)")
         if any(not math.isfinite(v) or v > -0.25 for v in x):
             return "fails"
         return "holds" if all(abs(v + 0.5) <= 0.1 for v in x) else "partly"
@@ -241,7 +259,7 @@ def slope_rule(*keys: str):
 
 
 def _network(s):
-    if abs(s["network_chi2_z"]) >= 4:
+    if abs(_known(s, "network_chi2_z")[0]) >= 4:
         return "fails"  # the network's token statistics differ from the binomial sampler's at N = 99
     return slope_rule("network_slope")(s)
 

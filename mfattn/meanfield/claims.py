@@ -11,6 +11,7 @@ Where the file is missing, every claim is "not tested" with the reason.
 from __future__ import annotations
 
 import itertools
+import math
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +134,20 @@ FACTOR_HOW = ("{better} must have the smaller mean RMSE over the {instances} ins
               "correction gives); smaller but not by a factor 2: with differences; not smaller: fails.")
 
 
+def _known(s, *keys: str) -> list[float]:
+    """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
+    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison."""
+    missing = [k for k in keys if s[k] is None or not math.isfinite(s[k])]
+    if missing:
+        raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored summary (null)")
+    return [s[k] for k in keys]
+
+
 def _factor_rule(better: str, worse: str):
-    return lambda s: "holds" if s[better] < s[worse] / 2 else "partly" if s[better] < s[worse] else "fails"
+    def rule(s):
+        b, w = _known(s, better, worse)
+        return "holds" if b < w / 2 else "partly" if b < w else "fails"
+    return rule
 
 
 def _factor_examples(better: str, worse: str) -> dict[str, dict[str, float]]:
@@ -143,9 +156,10 @@ def _factor_examples(better: str, worse: str) -> dict[str, dict[str, float]]:
 
 
 def _correlations_ordered(s):
-    if s["atap_c"] < s["tap_c"] < s["naive_c"]:
+    atap, tap, naive = _known(s, "atap_c", "tap_c", "naive_c")
+    if atap < tap < naive:
         return "holds"
-    return "partly" if max(s["atap_c"], s["tap_c"]) < s["naive_c"] else "fails"
+    return "partly" if max(atap, tap) < naive else "fails"
 
 
 #: The least share of the instances a mean RMSE beyond a theory's own line must rest on: beyond it the damped
@@ -181,6 +195,10 @@ def _measured_beyond(s) -> int:
 
 
 def _ahead(s, k: str, i: int) -> bool:
+    """Theory ``k`` at β index ``i`` below half of naive mean field's RMSE (False where ``k`` has no solution)."""
+    if s["naive_by_beta"][i] is None:
+        raise verdicts.Undecidable(f"naive mean field's RMSE at β = {s['betas'][i]:g} is stored as null: nothing "
+                                   "to compare the TAP theories with there")
     return s[f"{k}_by_beta"][i] is not None and s[f"{k}_by_beta"][i] < s["naive_by_beta"][i] / 2
 
 
@@ -218,7 +236,7 @@ def _at_note(s):
 
 def _beyond_stable(s):
     """The least stable fraction beyond its own line over the TAP theories whose own solutions cross 1."""
-    got = [s[f"{k}_beyond_own"] for k, _ in THEORIES if s[f"{k}_beyond_own"] is not None]
+    got = [x for x in (s[f"{k}_beyond_own"] for k, _ in THEORIES) if x is not None and math.isfinite(x)]
     if not got:
         raise verdicts.Undecidable("neither TAP theory's own solutions reach a Plefka parameter of 1 on the sweep's "
                                    "β grid: no point lies beyond its own line")
