@@ -299,7 +299,7 @@ def test_an_undecidable_number_makes_the_claim_not_tested_saying_why(claim_id, n
 def test_a_null_lambda_of_our_own_start_leaves_the_planes_decided_and_says_null():
     """The rule reads the start it used (the paper's context); our own start's λ at β = 1.28 stored as null changes
     neither the grade nor breaks the note, which says "null" there."""
-    s = {**_P, "f4_lyapunov_ours": [-6.7e-6, -1.3e-5, 0.0716, -0.0478, None, 0.0704], "f4_period_ours": [0, 0, 0, 28, 0, 0],
-         "f4_differ": [False, True, False, False, False, False]}
+    s = {**_P, "f4_lyapunov_ours": [-6.7e-6, -1.3e-5, 0.0716, -0.0478, None, 0.0704],
+         "f4_period_ours": [0, 0, 0, 28, 0, 0], "f4_differ": [False, True, False, False, False, False]}
     d = BY_ID["dmft-planes"].decide(s)
     assert d.verdict == "reproduced" and "1.28: null" in d.note and "not all six β" in d.note
