@@ -237,9 +237,10 @@ CLAIMS = [
           how="A symmetric coupling has a Lyapunov function, under which parallel dynamics reaches only fixed points "
               "and 2-cycles (periods dividing 2L under the period-L forcing). The claim is that the asymmetry makes "
               "the other attractors: holds if the paper's model has tori or chaos and symmetrising its couplings "
-              "(output-value) removes every such orbit; with differences if the symmetrisation leaves some but fewer "
-              "than half; refuted if the paper's model has none, or half or more survive the symmetrisation (then "
-              "the asymmetry of J is not what makes them). The query-key control is reported beside it.",
+              "(output-value) removes every forbidden orbit; with differences if the paper's model has forbidden "
+              "orbits but only long periods, or the symmetrisation leaves some but fewer than half; refuted if the "
+              "paper's model has no forbidden orbit at all, or half or more survive the symmetrisation (then the "
+              "asymmetry of J is not what makes them). The query-key control is reported beside it.",
           evidence=("fig-dmft-bifurcation", "fig-dmft-all-values",
                     "tests/test_dynamics_model.py::test_symmetrised_models_have_symmetric_couplings_and_the_papers_forcing",
                     D + "test_orbit_at_beta3_has_period_24"),
