@@ -60,6 +60,12 @@ UPDATES = ("plugin", "digamma", "cavi")
 @contract(q="realt:(0,1)", mass="real:(0,1)")
 def geometric_horizon(q: torch.Tensor, mass: float = 0.95) -> torch.Tensor:
     """H(q) = log(1 - mass) / log(1 - q): the distance by which the geometric prior holds ``mass``."""
+    return _horizon(q, mass)
+
+
+def _horizon(q: torch.Tensor, mass: float) -> torch.Tensor:
+    """:func:`geometric_horizon` without its argument checks (the sweep loop's inner call: the checks, a
+    finiteness scan and two reductions per call, cost more than the arithmetic on the loop's tiny tensors)."""
     return math.log(1.0 - mass) / torch.log1p(-q)
 
 
@@ -71,7 +77,12 @@ def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin")
     digamma, cavi: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
     """
     _check_choice("update", update, UPDATES)
-    if update == "plugin":
+    return _estimate_q(alpha, beta, update != "plugin")
+
+
+def _estimate_q(alpha: torch.Tensor, beta: torch.Tensor, digamma: bool) -> torch.Tensor:
+    """:func:`effective_q` without its argument checks (see :func:`_horizon`): digamma or plug-in."""
+    if not digamma:
         return alpha / (alpha + beta)
     return -torch.expm1(torch.digamma(beta) - torch.digamma(alpha + beta))
 
@@ -236,8 +247,9 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     keyed = dist_row >= 1                                     # the query itself is never attended
     t_minus_1 = (dist - 1).clamp(min=0)
     for i in range(max_iter):
-        q = _pick(dig, lambda: effective_q(alpha, beta, "digamma"), lambda: effective_q(alpha, beta, "plugin"))
-        h = geometric_horizon(q, mass)
+        # the unchecked forms of effective_q and geometric_horizon (the loop's inputs are its own)
+        q = _pick(dig, lambda: _estimate_q(alpha, beta, True), lambda: _estimate_q(alpha, beta, False))
+        h = _horizon(q, mass)
         hd = h.detach()
         m = torch.clamp(torch.ceil(hd), min=2)                # float; dist < m is dist < min(m, T) as dist < T
         if i == 0 and first is not None:
