@@ -38,7 +38,7 @@ from ..companion.checks import check_rule, contract
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
-    "MultihopTask", "TaskWeights", "make_task_weights", "sample_multihop_batch",
+    "MultihopTask", "TaskWeights", "make_task_weights", "sample_multihop_batch", "sample_multihop_batches",
     "hop_operator", "init_params", "forward",
     "train_multihop", "relative_error", "collapse_rate", "reference_path",
 ]
@@ -169,6 +169,50 @@ def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: 
             perm = torch.cat([perm, torch.full((rows, 1), n - 1)], dim=1).expand(B, n)
             X = torch.gather(X, 1, perm[..., None].expand(B, n, d))
             roles = torch.gather(roles, 1, perm)
+    return X, y, roles.contiguous()
+
+
+def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], batch_size: int,
+                            generators: Sequence[torch.Generator], *, shuffle: str = "sample",
+                            shuffle_generators: Sequence[torch.Generator] | None = None):
+    """:func:`sample_multihop_batch` for S streams at once: one batch from each ``generators[i]`` with
+    ``weights[i]`` (and ``shuffle_generators[i]``), stacked. Returns X (S, B, n, d), y (S, B), roles (S, B, n),
+    bit for bit the S single batches stacked: each stream's draws are made as there, in the same order
+    and shapes (so no stream depends on the others), and only the arithmetic after the draws is batched
+    (products as one batched matrix product of the same (B, d) @ (d, d) and (1, d) @ (d, B) slices).
+    """
+    _check_int("batch_size", batch_size, 1)
+    _check_choice("shuffle", shuffle, SHUFFLES)
+    S = len(generators)
+    if S < 1 or len(weights) != S:
+        raise ValueError(f"weights: one per generator ({S}); got {len(weights)}")
+    if shuffle != "none" and (shuffle_generators is None or len(shuffle_generators) != S):
+        raise ValueError(f"shuffle_generators: one torch.Generator per generator ({S}) when shuffle != 'none'")
+    B, n, d, std = batch_size, task.n, task.d, task.noise_std
+    z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
+    with torch.no_grad():
+        draws = [(_draw_root(task, B, g), torch.normal(mean=z_noise, std=std, generator=g),
+                  torch.normal(mean=z_one, std=std, generator=g), torch.normal(mean=z_one, std=std, generator=g))
+                 for g in generators]
+        x0, noise, e1, e2 = (torch.stack(z) for z in zip(*draws))           # (S, B, ·, d)
+        W_r = torch.stack([w.W_r for w in weights])                          # (S, d, d)
+        x1 = torch.bmm(x0.reshape(S, B, d), W_r).reshape(S, B, 1, d) + e1
+        x2 = torch.bmm(x1.reshape(S, B, d), W_r).reshape(S, B, 1, d) + e2
+        X = torch.cat([noise, x0, x1, x2], dim=2)
+        if task.mode == "code":
+            s = x0[:, :, 0] + x0[:, :, 0] + x1[:, :, 0] + x2[:, :, 0]
+        else:
+            s = x0[:, :, 0] + x1[:, :, 0]
+        W_y = torch.stack([w.W_y for w in weights])                          # (S, 1, d)
+        y = torch.bmm(W_y, s.transpose(1, 2))[:, 0]                          # (S, B)
+        roles = torch.tensor([0] * (n - 3) + [1, 2, 3]).expand(S, B, n)
+        if shuffle != "none":
+            rows = 1 if shuffle == "batch" else B
+            u = torch.stack([torch.rand(rows, n - 1, generator=g) for g in shuffle_generators])
+            perm = torch.argsort(u, dim=-1)
+            perm = torch.cat([perm, torch.full((S, rows, 1), n - 1)], dim=-1).expand(S, B, n)
+            X = torch.gather(X, 2, perm[..., None].expand(S, B, n, d))
+            roles = torch.gather(roles, 2, perm)
     return X, y, roles.contiguous()
 
 

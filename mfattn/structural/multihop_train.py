@@ -18,7 +18,8 @@ from ..companion import caches, store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, contract
 from . import optim as _optim
 from .multihop import (_ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, ROLE_NAMES, SHUFFLES,
-                       MultihopTask, _draw_root, forward, init_params, make_task_weights, sample_multihop_batch)
+                       MultihopTask, _draw_root, forward, init_params, make_task_weights,
+                       sample_multihop_batches)
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = ["train_multihop"]
@@ -88,13 +89,10 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
             if shared and batches:
                 batches[m] = next(iter(batches.values()))
                 continue
-            Xs, ys = [], []
-            for i, s in enumerate(seeds):
-                X, y, _ = sample_multihop_batch(task, weights[i], batch_size, data_gens[m, s],
-                                                shuffle=shuffle, shuffle_generator=shuffle_gens[m, s])
-                Xs.append(X)
-                ys.append(y)
-            batches[m] = (torch.stack(Xs), torch.stack(ys)[..., 0])
+            # one batch per seed from its own streams (the draws per seed, the arithmetic for all at once)
+            X, y, _ = sample_multihop_batches(task, weights, batch_size, [data_gens[m, s] for s in seeds],
+                                              shuffle=shuffle, shuffle_generators=[shuffle_gens[m, s] for s in seeds])
+            batches[m] = (X, y)
         for m in models:
             X, y = batches[m]
             pred = forward(m, params[m], X, hops=hops, operator=operator, fast=fast)
@@ -105,12 +103,9 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
                 losses[m][:, step // record_every] = per_seed.detach().numpy()
     # held-out evaluation on fresh sequences (per-sample shuffles)
     out: dict[str, Any] = {"record_steps": np.array(record_steps)}
-    tests = [sample_multihop_batch(task, weights[i], test_size, _generator(derive_seed(s, "test")),
-                                   shuffle="sample", shuffle_generator=_generator(derive_seed(s, "test-shuffle")))
-             for i, s in enumerate(seeds)]
-    Xt = torch.stack([t[0] for t in tests])
-    yt = torch.stack([t[1] for t in tests])[..., 0]
-    roles = torch.stack([t[2] for t in tests])
+    test_gens = [_generator(derive_seed(s, "test")) for s in seeds]
+    Xt, yt, roles = sample_multihop_batches(task, weights, test_size, test_gens, shuffle="sample", shuffle_generators=[
+        _generator(derive_seed(s, "test-shuffle")) for s in seeds])
     var_y = yt.var(dim=1).numpy()
     out["var_y"] = var_y
     for m in models:
