@@ -202,6 +202,8 @@ SPECS = {
                                              "exercised by train_multihop"),
     S + "multihop:sample_multihop_batch": Exempt("draws from a task and weights the package built; exercised by "
                                                  "train_multihop"),
+    S + "multihop:sample_multihop_batches": Exempt("sample_multihop_batch for several streams (checks its lists' "
+                                                   "lengths); exercised by train_multihop"),
     S + "multihop:hop_operator": Spec(lambda d: {"scores": randn(d, 2, 3, 3)}, domain={"hops": "int>=1"}),
     S + "multihop:init_params": Spec(lambda d: {"model": d(st.sampled_from(["one_layer", "multihop", "two_layer"])),
                                                 "d": d(st.integers(1, 3)), "generator": gen(d)},

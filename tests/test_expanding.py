@@ -105,6 +105,24 @@ def test_horizon_holds_the_prior_mass():
     assert math.ceil(ex.geometric_horizon(ex.effective_q(torch.tensor(0.1), torch.tensor(0.9))).item()) == 29
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_sweep_loops_unchecked_forms_are_the_public_functions(dtype):
+    """The sweep loop calls effective_q and geometric_horizon without their argument checks (issue 30: the
+    checks cost more than the arithmetic on the loop's tiny tensors); the values are the same to the bit, and
+    only the public functions refuse bad input."""
+    from mfattn.structural import expanding_core as core
+
+    g = torch.Generator().manual_seed(0)
+    alpha = torch.rand(200, generator=g, dtype=torch.float64).to(dtype) * 5 + 0.05
+    beta = torch.rand(200, generator=g, dtype=torch.float64).to(dtype) * 50 + 0.05
+    for update in ex.UPDATES:
+        q = ex.effective_q(alpha, beta, update)
+        assert torch.equal(core._estimate_q(alpha, beta, update != "plugin"), q), update
+        assert torch.equal(core._horizon(q, 0.95), ex.geometric_horizon(q, 0.95)), update
+    with pytest.raises(ValueError, match="q"):
+        ex.geometric_horizon(torch.tensor([0.5, 1.5], dtype=dtype))
+
+
 @pytest.mark.parametrize("alpha,beta", [(0.5, 2.0), (3.0, 7.0), (1.1, 30.0)])
 def test_digamma_update_is_the_beta_expectation_of_log_one_minus_q(alpha, beta):
     """log(1 - q̃) = E_Beta(α,β)[log(1 - q)], checked by quadrature in q (Beta density)."""

@@ -105,6 +105,42 @@ def test_shuffling_does_not_touch_the_data_stream():
     assert torch.equal(sort(X1[r1 == 0].reshape(32, 2, 3)), sort(X0[:, :2]))
 
 
+@pytest.mark.parametrize("task, shuffle", [(mh.MultihopTask(mode="paper"), "sample"),
+                                           (mh.MultihopTask(mode="code"), "batch"),
+                                           (mh.MultihopTask(mode="paper", root="noise"), "none")],
+                         ids=["paper-sample", "code-batch", "noise-root-none"])
+def test_batched_sampler_is_the_per_seed_batches_stacked(task, shuffle):
+    """sample_multihop_batches (training's sampler, issue 30) gives, bit for bit, each seed's
+    sample_multihop_batch from its own streams, step after step; a seed's batch is the same alone and
+    beside others (so batching never mixes seeds), and different seeds' batches differ."""
+    seeds = (3, 0, 7)
+
+    def streams(seed):
+        g = torch.Generator().manual_seed(seed)
+        return mh.make_task_weights(task, g), g, torch.Generator().manual_seed(100 + seed)
+
+    per_seed = {s: streams(s) for s in seeds}
+    batched = {s: streams(s) for s in seeds}
+    alone = streams(seeds[1])
+    for _ in range(3):                                  # the streams advance exactly as one by one
+        ref = [mh.sample_multihop_batch(task, w, 40, g, shuffle=shuffle, shuffle_generator=sg)
+               for w, g, sg in per_seed.values()]
+        X, y, roles = mh.sample_multihop_batches(task, [batched[s][0] for s in seeds], 40,
+                                                 [batched[s][1] for s in seeds], shuffle=shuffle,
+                                                 shuffle_generators=[batched[s][2] for s in seeds])
+        assert X.shape == (3, 40, task.n, task.d) and y.shape == (3, 40) and roles.shape == (3, 40, task.n)
+        for i, (Xi, yi, ri) in enumerate(ref):
+            assert torch.equal(X[i], Xi) and torch.equal(y[i], yi[:, 0]) and torch.equal(roles[i], ri), i
+        X1, y1, r1 = mh.sample_multihop_batches(task, [alone[0]], 40, [alone[1]], shuffle=shuffle,
+                                                shuffle_generators=[alone[2]])
+        assert torch.equal(X1[0], X[1]) and torch.equal(y1[0], y[1]) and torch.equal(r1[0], roles[1])
+        assert not torch.equal(X[0], X[1]) and not torch.equal(y[1], y[2])
+    with pytest.raises(ValueError, match="weights"):
+        mh.sample_multihop_batches(task, [alone[0]], 4, [alone[1], alone[1]], shuffle="none")
+    with pytest.raises(ValueError, match="shuffle_generators"):
+        mh.sample_multihop_batches(task, [alone[0]], 4, [alone[1]], shuffle="sample")
+
+
 def test_generator_statistics():
     """x0 ~ U[0, 10)^d has mean 5 and variance 100/12; noise tokens are N(0, 1) (4σ tolerances)."""
     task = mh.MultihopTask(mode="code")
@@ -142,6 +178,24 @@ def test_batched_seeds_train_exactly_as_separate_runs():
         for m in ("multihop", "two_layer"):
             np.testing.assert_allclose(both[f"loss/{m}"][i], alone[f"loss/{m}"][0], rtol=1e-6)
             np.testing.assert_allclose(both[f"param0/{m}"][i], alone[f"param0/{m}"][0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("protocol", ["paired", "code"])
+def test_models_trained_together_equal_each_trained_alone(protocol):
+    """Every model's run is bit for bit the same trained beside the others as alone (issue 30: one backward
+    pass for the sum of all models' losses; their graphs are disjoint, so no model's gradient sees another's)."""
+    if protocol == "paired":
+        models, kw = mh.MODEL_NAMES + mh.CONTROL_NAMES, dict(task=mh.MultihopTask(mode="paper"))
+    else:
+        models, kw = ("multihop", "one_layer"), dict(task=mh.MultihopTask(mode="code"), protocol="code",
+                                                      stream_steps=20)
+    kw = dict(steps=20, batch_size=30, record_every=5, test_size=40, cache=False, **kw)
+    together = mh.train_multihop(models, (0, 2), **kw)
+    for m in models:
+        alone = mh.train_multihop((m,), (0, 2), **kw)
+        for key, value in alone.items():
+            assert np.array_equal(together[key], value), (m, key)
+    assert not np.array_equal(together["loss/one_layer"], together["loss/multihop"])
 
 
 def test_code_protocol_reproduces_the_stored_initial_losses():

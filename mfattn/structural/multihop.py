@@ -348,24 +348,26 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     if X.dim() != 4:
         raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
     d = X.shape[-1]
+    # the attention (not part of the prediction) only when asked for: training never is, and two-layer's is a product
     if model in ("one_layer", "one_layer_x2"):
         scores, v = _head(X, params[0], d, last_only=True, fast=fast)
         A = _softmax(scores, -1, fast)
         pred = _last_row_output(A, v, fast)
         if model == "one_layer_x2":
             pred = 2.0 * pred
-        att = A[..., -1, :]
+        att = (lambda: A[..., -1, :])
     elif model in ("multihop", "multihop_norm"):
         scores, v = _head(X, params[0], d, fast=fast)
         if fast:   # the query's row of the operator: all a single head's prediction needs
             row = _hop_last_row(scores, hops, operator)
             row = row / hops if model == "multihop_norm" else row
             pred = (row * v[..., 0]).sum(-1)
-        else:      # the whole operator, as the public code computes it (the replay's arithmetic)
-            M = hop_operator(scores, hops, operator)
+        else:      # the whole operator, as the public code computes it (the replay's arithmetic; scores are the
+            #        model's own, so hop_operator's argument checks are skipped: they cost a scan per step)
+            M = hop_operator.__wrapped__(scores, hops, operator)
             M = M / hops if model == "multihop_norm" else M
             pred, row = (M @ v)[..., -1, 0], M[..., -1, :]
-        att = row / row.sum(-1, keepdim=True)
+        att = (lambda: row / row.sum(-1, keepdim=True))
     else:
         scores1, v1 = _head(X, params[0], d, fast=fast)
         A1 = _softmax(scores1, -1, fast)
@@ -374,9 +376,9 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
         A2 = _softmax(scores2, -1, fast)
         pred = _last_row_output(A2, v2, fast)
         a2 = A2[..., -1, :]
-        att = 0.5 * (a2 + (a2[..., None, :] @ A1)[..., 0, :])
+        att = (lambda: 0.5 * (a2 + (a2[..., None, :] @ A1)[..., 0, :]))
     if return_attention:
-        return pred, att
+        return pred, att()
     return pred
 
 

@@ -79,6 +79,9 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
     params = {m: [torch.cat([inits[m, s][i] for s in seeds]).requires_grad_(True)
                   for i in range(len(inits[m, seeds[0]]))] for m in models}
     states = {m: AdamState.zeros_like(params[m]) for m in models}
+    flat_params = [p for m in models for p in params[m]]
+    ends = np.cumsum([len(params[m]) for m in models])
+    slices = {m: slice(e - len(params[m]), e) for m, e in zip(models, ends)}
     record_steps = list(range(0, steps, record_every))
     losses = {m: np.zeros((S, len(record_steps))) for m in models}
     shared = protocol == "paired"
@@ -93,14 +96,19 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
             X, y, _ = sample_multihop_batches(task, weights, batch_size, [data_gens[m, s] for s in seeds],
                                               shuffle=shuffle, shuffle_generators=[shuffle_gens[m, s] for s in seeds])
             batches[m] = (X, y)
+        per_seed, total = {}, None
         for m in models:
             X, y = batches[m]
             pred = forward(m, params[m], X, hops=hops, operator=operator, fast=fast)
-            per_seed = ((pred - y) ** 2).mean(dim=1)          # (S,) the code's MSELoss per seed
-            grads = torch.autograd.grad(per_seed.sum(), params[m])
-            adam_update(params[m], grads, states[m], lr=lr, weight_decay=weight_decay)
+            per_seed[m] = ((pred - y) ** 2).mean(dim=1)       # (S,) the code's MSELoss per seed
+            total = per_seed[m].sum() if total is None else total + per_seed[m].sum()
+        # one backward pass for every model: their graphs are disjoint and the sum passes each its gradient 1
+        # unchanged, so each model's gradients are those of its own loss, computed by the same operations
+        grads = torch.autograd.grad(total, flat_params)
+        for m in models:
+            adam_update(params[m], grads[slices[m]], states[m], lr=lr, weight_decay=weight_decay)
             if step % record_every == 0:
-                losses[m][:, step // record_every] = per_seed.detach().numpy()
+                losses[m][:, step // record_every] = per_seed[m].detach().numpy()
     # held-out evaluation on fresh sequences (per-sample shuffles)
     out: dict[str, Any] = {"record_steps": np.array(record_steps)}
     test_gens = [_generator(derive_seed(s, "test")) for s in seeds]
