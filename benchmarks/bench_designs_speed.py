@@ -5,8 +5,9 @@ Each training part of ``python -m mfattn reproduce --profile full --chapter desi
 the package as it was before the speed-ups ("old": ``mfattn/`` of commit ``--base``, extracted with
 ``git archive`` into a temporary folder) and once as it is ("new"), each in its own subprocess, alternating
 ``--repeats`` times (the fastest of each kept, so that a busy machine's slow spells count against neither).
-Its CPU time per step times the profile's steps (plus, for the replay, the fixed cost of its skipped streams
-and held-out evaluation, timed with one step) estimates the part's time in the full profile, before and after.
+A run of one step gives the part's fixed cost (the held-out evaluation; the replay's skipped streams); its CPU
+time per further step, (t(steps) - t(1)) / (steps - 1), times the profile's steps estimates the part's time in the
+full profile, before and after.
 Every part's results must be the same bit for bit old and new: a digest of every array (the cache key, which
 names the code, left out) is compared, and a part that differs is marked.
 
@@ -85,7 +86,7 @@ def _digest(result) -> str:
     return h.hexdigest()
 
 
-def worker(key: str, steps: int, fixed: bool) -> None:
+def worker(key: str, steps: int) -> None:
     """Run one part (in a subprocess whose path starts with the old or the new package) and print its CPU time."""
     import torch
 
@@ -94,11 +95,9 @@ def worker(key: str, steps: int, fixed: bool) -> None:
     torch.set_num_threads(1)
     F = profiles.get_profile("designs", "full")
     run = next(p for p in parts(F) if p[1] == key)[3]
-    out = {}
-    if fixed:   # one step: the replay's skipped streams and its held-out evaluation
-        c0 = time.process_time()
-        run(1)
-        out["fixed_s"] = time.process_time() - c0
+    c0 = time.process_time()
+    run(1)                     # one step: the fixed cost (the held-out evaluation, the replay's skipped streams)
+    out = {"fixed_s": time.process_time() - c0}
     c0 = time.process_time()
     result = run(steps)
     out["cpu_s"] = time.process_time() - c0
@@ -106,10 +105,10 @@ def worker(key: str, steps: int, fixed: bool) -> None:
     print("RESULT " + json.dumps(out))
 
 
-def _spawn(root: Path, key: str, steps: int, fixed: bool, cache: str) -> dict:
+def _spawn(root: Path, key: str, steps: int, cache: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MFATTN_CACHE=cache)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", key, "--steps", str(steps),
-           "--root", str(root)] + (["--fixed"] if fixed else [])
+           "--root", str(root)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(root))
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
@@ -126,17 +125,18 @@ def main(argv=None) -> None:
     parser.add_argument("--save", action="store_true", help="write data/benchmarks/bench_designs_speed.json")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--root", help=argparse.SUPPRESS)
-    parser.add_argument("--fixed", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         sys.path.insert(0, args.root)
-        return worker(args.worker, args.steps, args.fixed)
+        return worker(args.worker, args.steps)
     sys.path.insert(0, str(ROOT))
     from mfattn.companion import profiles, store
     from mfattn.companion.machine import cpu_model
 
     F, N = profiles.get_profile("designs", "full"), args.steps
-    chosen = [(name, key, full, replay) for name, key, full, _, replay in parts(F)
+    if N < 2:
+        raise ValueError(f"--steps must be at least 2 (one step gives the fixed cost); got {N}")
+    chosen = [(name, key, full) for name, key, full, _, _ in parts(F)
               if not args.parts or key in args.parts.split(",")]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-designs-") as tmp:
@@ -148,22 +148,21 @@ def main(argv=None) -> None:
         with tarfile.open(Path(tmp) / "old.tar") as tf:
             tf.extractall(old_root, filter="data")
         roots = {"old": old_root, "new": ROOT}
-        for name, key, full_steps, is_replay in chosen:
-            best, digests, fixed = {"old": np.inf, "new": np.inf}, {}, {}
+        for name, key, full_steps in chosen:
+            best, fixed, digests = {"old": np.inf, "new": np.inf}, {"old": np.inf, "new": np.inf}, {}
             for _ in range(args.repeats):
                 for variant in ("old", "new"):
-                    res = _spawn(roots[variant], key, N, is_replay and variant not in fixed, str(Path(tmp) / "cache"))
-                    if "fixed_s" in res:
-                        fixed[variant] = res["fixed_s"]
-                    best[variant] = min(best[variant], res["cpu_s"])
+                    res = _spawn(roots[variant], key, N, str(Path(tmp) / "cache"))
+                    fixed[variant] = min(fixed[variant], res["fixed_s"])
+                    best[variant] = min(best[variant], res["cpu_s"] - res["fixed_s"])   # steps 2..N
                     digests.setdefault(variant, set()).add(res["digest"])
             same = len(digests["old"] | digests["new"]) == 1
             row = {"part": name, "key": key, "full_steps": full_steps, "identical": same}
             for variant in ("old", "new"):
-                f = fixed.get(variant, 0.0)
-                per_step = (best[variant] - f) / N
+                per_step = best[variant] / (N - 1)
+                row[f"{variant}_fixed_s"] = fixed[variant]
                 row[f"{variant}_ms_per_step"] = 1e3 * per_step
-                row[f"{variant}_estimate_s"] = per_step * full_steps + f
+                row[f"{variant}_estimate_s"] = fixed[variant] + per_step * (full_steps - 1)
             row["ratio"] = row["old_estimate_s"] / row["new_estimate_s"]
             rows.append(row)
             print(f"{name:44s} {row['old_ms_per_step']:7.2f} -> {row['new_ms_per_step']:7.2f} ms/step x "
