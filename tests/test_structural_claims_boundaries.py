@@ -25,14 +25,14 @@ RULES = {c.id: c for ch in ("structural", "designs") for c in verdicts.declared(
 
 
 def _identity_cases(claim_id, keys, rest=2.9e-14):
-    """An identity (verdicts.identity: < 1e-12 holds, < 1e-6 partly, else or NaN fails) on each of ``keys``, the
-    others at a stored magnitude."""
+    """An identity (verdicts.identity: < 1e-12 holds, < 1e-6 partly, else or NaN fails, None undecidable) on each of
+    ``keys``, the others at a stored magnitude."""
     out = []
     for k in keys:
         def n(x):
             return {**{o: rest for o in keys}, k: x}
         out += [(claim_id, n(UP(1e-12, 0)), "holds"), (claim_id, n(1e-12), "partly"),
-                (claim_id, n(UP(1e-6, 0)), "partly"), (claim_id, n(1e-6), "fails"), (claim_id, n(NAN), "fails")]
+                (claim_id, n(UP(1e-6, 0)), "partly"), (claim_id, n(1e-6), "fails"), (claim_id, n(NAN), "fails"), (claim_id, n(None), None)]
     return out
 
 
