@@ -255,9 +255,10 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
         missing = [k for k in keys if s[k] is None]
         if missing:
             raise Undecidable(f"the deviation {', '.join(missing)} is stored as null (not measured)")
-        x = max(float(s[k]) for k in keys)
-        if not math.isfinite(x):
+        xs = [float(s[k]) for k in keys]
+        if not all(math.isfinite(x) for x in xs):   # max() would drop a NaN after the first key
             return "fails"
+        x = max(xs)
         return "holds" if x < tol else "partly" if x < near else "fails"
     return rule
 

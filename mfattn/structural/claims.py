@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from mfattn.companion import profiles, stats, store, verdicts
-from mfattn.companion.verdicts import Claim
+from mfattn.companion.verdicts import Claim, Undecidable
 
-__all__ = ["DECLARED", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record"]
+__all__ = ["DECLARED", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record", "number"]
 
 PAPER = "Singh & Buckley 2023"
 TS, TI = "tests/test_structural.py::", "tests/test_iterative_attention.py::"
@@ -65,7 +65,7 @@ def _pooled_gap(s: dict[str, Any], prefix: str) -> dict[str, float] | None:
     The within-seed variance is taken as 0: each seed's MSE is on 10 000 held-out sequences, whose noise is
     far below the seed-to-seed spread, so the interval is the seeds' t interval."""
     one, multi = s.get(f"{prefix}nmse_one_seeds"), s.get(f"{prefix}nmse_multi_seeds")
-    if one is None or multi is None:
+    if one is None or multi is None or any(x is None for x in [*one, *multi]):   # a seed stored as NaN: null
         return None
     if len(one) != len(multi) or len(one) < 2:
         raise ValueError(f"{prefix}nmse_one_seeds and {prefix}nmse_multi_seeds must pair at least two seeds")
@@ -117,9 +117,13 @@ def _derived(s: dict[str, Any], chapter: str) -> dict[str, Any]:
         if all(f"{n}_mse_{p}" in s for n in ("paper", "digamma29", "digamma", "cavi") for p in ps):
             from .claims_designs import _ladder   # the three steps from the paper's update to CAVI
 
-            lad = _ladder(s)
-            out.update(ladder_estimate=math.exp(lad["estimate"]), ladder_first_window=math.exp(lad["first window"]),
-                       ladder_accumulating=math.exp(lad["accumulating vs CAVI"]))
+            try:
+                lad = _ladder(s)
+            except Undecidable:   # an MSE that is not a positive number: the ladder's rule says so
+                lad = None
+            if lad is not None:
+                out.update(ladder_estimate=math.exp(lad["estimate"]), ladder_first_window=math.exp(lad["first window"]),
+                           ladder_accumulating=math.exp(lad["accumulating vs CAVI"]))
         if all(f"loss_ratio_{d}_{p}" in s for d in (10, 50) for p in ps):
             out["loss_ratio_within"] = sum(s[f"loss_ratio_{d}_{p}"] < 1.5 for d in (10, 50) for p in ps)
     return out
@@ -142,6 +146,33 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
 
 # --- rules that recur in these chapters --------------------------------------------------------------------
 
+def number(s, key: str) -> float:
+    """``s[key]`` as a float, for a rule: a KeyError where it is absent (the claim is "not tested", the note names
+    the key) and :class:`Undecidable` where it is stored as None or NaN (no comparison with a threshold can decide
+    it: NaN would silently compare False and give whichever grade the rule's ``else`` holds)."""
+    x = s[key]
+    try:
+        if isinstance(x, (bool, str)):
+            raise TypeError
+        x = float(x)
+    except (TypeError, ValueError):
+        raise Undecidable(f"{key} is not a number ({x!r})") from None
+    if math.isnan(x):
+        raise Undecidable(f"{key} is NaN")
+    return x
+
+
+def needs(rule, *keys: str):
+    """``rule`` that first reads each of ``keys`` with :func:`number` (missing: KeyError, None or NaN:
+    :class:`Undecidable`); for the recurring rules (:func:`verdicts.below`, :func:`verdicts.above`), which
+    read NaN as an ordinary number."""
+    def checked(s):
+        for k in keys:
+            number(s, k)
+        return rule(s)
+    return checked
+
+
 def _identity_and(keys: tuple[str, ...], exact_in_general):
     """An identity on ``keys`` (:func:`verdicts.identity`) that the paper states more generally than it holds:
     fails if the identity fails, holds if it holds and ``exact_in_general(numbers)``, else partly."""
@@ -150,22 +181,35 @@ def _identity_and(keys: tuple[str, ...], exact_in_general):
     def rule(s):
         g = ident(s)
         return "fails" if g == "fails" else "holds" if g == "holds" and exact_in_general(s) else "partly"
-    return rule
+    return rule   # exact_in_general reads its numbers with number(): None or NaN there is Undecidable
 
 
 def _pc_rule(s):
     """F never rises (an identity) and the softmax over prediction errors selects the active synapse."""
     rise = verdicts.identity("pc_rise")(s)
-    if rise == "holds" and s["pc_acc_fixed"] >= 0.9:
+    if rise == "fails":
+        return "fails"
+    acc = number(s, "pc_acc_fixed")
+    if rise == "holds" and acc >= 0.9:
         return "holds"
-    return "partly" if rise != "fails" and s["pc_acc_fixed"] >= 0.5 else "fails"
+    return "partly" if acc >= 0.5 else "fails"
 
 
 def _temperature_rule(s):
-    """Relative positions to 1e-12; the temperature identity to 1e-10 (its scores reach ~1e3); 1e-6 for both."""
-    if s["relpos_error"] < 1e-12 and s["temp_error"] < 1e-10:
+    """Relative positions to 1e-12; the temperature identity to 1e-10 (its scores reach ~1e3); 1e-6 for both. A NaN
+    deviation fails, as in :func:`verdicts.identity` (``max`` would drop a NaN in the second place)."""
+    rel, temp = float(s["relpos_error"]), float(s["temp_error"])
+    if not (math.isfinite(rel) and math.isfinite(temp)):
+        return "fails"
+    if rel < 1e-12 and temp < 1e-10:
         return "holds"
-    return "partly" if max(s["relpos_error"], s["temp_error"]) < 1e-6 else "fails"
+    return "partly" if max(rel, temp) < 1e-6 else "fails"
+
+
+def _competition_rule(s):
+    """Slot attention's mean ARI minus the Hopfield prior's: at least 0.1 holds, above 0 partly, else fails."""
+    gap = number(s, "slot_ari_gap")
+    return "holds" if gap >= 0.1 else "partly" if gap > 0 else "fails"
 
 
 _STRUCTURAL = [
@@ -227,7 +271,7 @@ _STRUCTURAL = [
           "per-slot Hopfield updates (one parent point per slot) do not",
           measured="Mean adjusted Rand index of the recovered clusters over 200 Gaussian mixtures (5 clusters, 500 "
                    "points) at σ = 0.6: slot attention against the Hopfield prior, on the same mixtures",
-          rule=lambda s: "holds" if s["slot_ari_gap"] >= 0.1 else "partly" if s["slot_ari_gap"] > 0 else "fails",
+          rule=_competition_rule,
           origin="ours",
           how="Holds if slot attention's mean ARI exceeds the Hopfield prior's by at least 0.1 on the same mixtures "
               "(the gap the chapter uses to mark the widths where the priors differ, a tenth of the ARI's range); "
@@ -284,7 +328,7 @@ _STRUCTURAL = [
           measured="Largest difference between the Gaussian potential's posterior and softmax attention, with keys "
                    "rescaled to one norm and with keys as drawn (median over instances of the largest weight "
                    "difference)",
-          rule=_identity_and(("keynorm_gap_equal",), lambda s: s["keynorm_gap_raw"] < 1e-12),
+          rule=_identity_and(("keynorm_gap_equal",), lambda s: number(s, "keynorm_gap_raw") < 1e-12),
           how="The dropped term −β‖k‖²/2 is a constant only across keys of one norm. Holds if the posterior is softmax "
               "attention to float64 round-off (1e-12) both for keys of one norm and for keys as drawn (the term really "
               "is a constant); with differences if it is exact for keys of one norm only (or to single precision, "
@@ -316,7 +360,7 @@ _STRUCTURAL = [
                    "and "
                    "the median slot norm after 3 updates as written against the data's radius",
           rule=_identity_and(("slot_forms_relation_error",),
-                             lambda s: s["slot_forms_norm_paper"] <= 2 * s["slot_forms_radius"]),
+                             lambda s: number(s, "slot_forms_norm_paper") <= 2 * number(s, "slot_forms_radius")),
           how="Holds if the update is the gradient of the dot-product objective to float64 round-off (1e-12) and, "
               "iterated as written, keeps the slots within twice the data's radius (an update of a mixture's means "
               "stays near the data: the weighted mean stays inside the radius); with differences if the relation is "
@@ -343,7 +387,7 @@ _STRUCTURAL = [
           measured="Largest deviation of the enumerated posterior (all 4096 binary edge sets) from sigmoid gates and "
                    "of "
                    "a score-weighted value from s σ(s/T) (float64), and the largest gap between s σ(s) and ReLU",
-          rule=_identity_and(("bin_gate_error", "bin_ffn_error"), lambda s: s["relu_gap_1"] < 1e-12),
+          rule=_identity_and(("bin_gate_error", "bin_ffn_error"), lambda s: number(s, "relu_gap_1") < 1e-12),
           how="Holds if both identities hold to float64 round-off (1e-12) and the resulting activation is the ReLU of "
               "a "
               "standard feed-forward layer at the attention's temperature T = 1 (largest gap to ReLU below 1e-12); "

@@ -1,0 +1,365 @@
+"""Chapters 4-5's verdict rules (mfattn.structural.claims, .claims_designs) just either side of each declared threshold.
+
+Each case gives a rule numbers at a threshold exactly (on the side the rule puts equality) and just past it, so
+a moved threshold or a flipped comparison (``<`` for ``<=``) fails a case; ``None`` marks numbers the rule cannot
+decide (stored as None or NaN, per-seed values that cannot be paired): it raises
+:class:`~mfattn.companion.verdicts.Undecidable` instead of guessing. Numbers are of the stored full profile's
+magnitudes (data/full/structural/summary.json, data/full/designs/summary.json); where a rule compares a
+difference or a ratio with a threshold, the pair is chosen so that the float arithmetic gives the threshold
+exactly (checked in ``test_the_boundary_pairs_hit_the_threshold_exactly``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mfattn.companion import stats, verdicts
+from mfattn.structural import claims
+from mfattn.structural.claims_designs import _ladder as ladder
+
+NAN = float("nan")
+UP = math.nextafter                     # the next float: "just past" a threshold with nothing in between
+RULES = {c.id: c for ch in ("structural", "designs") for c in verdicts.declared(ch)}
+
+
+def _identity_cases(claim_id, keys, rest=2.9e-14):
+    """An identity (verdicts.identity: < 1e-12 holds, < 1e-6 partly, else or NaN fails, None undecidable) on each of
+    ``keys``, the others at a stored magnitude."""
+    out = []
+    for k in keys:
+        def n(x):
+            return {**{o: rest for o in keys}, k: x}
+        out += [(claim_id, n(UP(1e-12, 0)), "holds"), (claim_id, n(1e-12), "partly"),
+                (claim_id, n(UP(1e-6, 0)), "partly"), (claim_id, n(1e-6), "fails"), (claim_id, n(NAN), "fails"), (claim_id, n(None), None)]
+    return out
+
+
+STRUCTURAL_CASES = [
+    *_identity_cases("structural-posterior-expectation", ("enum_max_error",)),
+    *_identity_cases("structural-factorised-marginals", ("enum_marginal_error",)),
+    *_identity_cases("structural-hopfield", ("hop_max_rise",)),
+    *_identity_cases("structural-slot-attention", ("slot_max_drop",)),
+    *_identity_cases("structural-graph-mask", ("mask_max_error",)),
+    *_identity_cases("structural-gradient-expectation", ("ident_logz_error", "ident_grad_error", "ident_laplace_error")),
+    # the prior decides the mechanism: gap >= 0.1 holds, > 0 partly, else refuted
+    ("structural-slot-competition", {"slot_ari_gap": 0.378}, "holds"),
+    ("structural-slot-competition", {"slot_ari_gap": 0.1}, "holds"),
+    ("structural-slot-competition", {"slot_ari_gap": UP(0.1, 0)}, "partly"),
+    ("structural-slot-competition", {"slot_ari_gap": UP(0.0, 1)}, "partly"),
+    ("structural-slot-competition", {"slot_ari_gap": 0.0}, "fails"),
+    ("structural-slot-competition", {"slot_ari_gap": -0.05}, "fails"),
+    ("structural-slot-competition", {"slot_ari_gap": NAN}, None),
+    # predictive coding: F's rise an identity; the active synapse found in >= 90 % holds, >= 50 % partly
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": 1800 / 2000}, "holds"),
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": 1799 / 2000}, "partly"),
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": 1000 / 2000}, "partly"),
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": 999 / 2000}, "fails"),
+    ("structural-predictive-coding", {"pc_rise": UP(1e-12, 0), "pc_acc_fixed": 0.984}, "holds"),
+    ("structural-predictive-coding", {"pc_rise": 1e-12, "pc_acc_fixed": 0.984}, "partly"),
+    ("structural-predictive-coding", {"pc_rise": UP(1e-6, 0), "pc_acc_fixed": 0.984}, "partly"),
+    ("structural-predictive-coding", {"pc_rise": 1e-6, "pc_acc_fixed": 0.984}, "fails"),
+    ("structural-predictive-coding", {"pc_rise": 1e-12, "pc_acc_fixed": 999 / 2000}, "fails"),
+    ("structural-predictive-coding", {"pc_rise": NAN, "pc_acc_fixed": 0.984}, "fails"),
+    ("structural-predictive-coding", {"pc_rise": 1e-6, "pc_acc_fixed": NAN}, "fails"),      # F rises: decided
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": NAN}, None),
+    ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": None}, None),
+    # key norm: exact for keys of one norm (identity), and for keys as drawn below 1e-12
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": UP(1e-12, 0)}, "holds"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 1e-12}, "partly"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 0.231}, "partly"),
+    ("structural-key-norm", {"keynorm_gap_equal": 1e-12, "keynorm_gap_raw": 0.0}, "partly"),
+    ("structural-key-norm", {"keynorm_gap_equal": UP(1e-6, 0), "keynorm_gap_raw": 0.231}, "partly"),
+    ("structural-key-norm", {"keynorm_gap_equal": 1e-6, "keynorm_gap_raw": 0.0}, "fails"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": NAN}, None),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": None}, None),
+    # the paper's slot update: a relation (identity) and slots within twice the data's radius (<=)
+    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 2 * 3.0591658392740153,
+                                     "slot_forms_radius": 3.0591658392740153}, "holds"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17,
+                                     "slot_forms_norm_paper": UP(2 * 3.0591658392740153, 9),
+                                     "slot_forms_radius": 3.0591658392740153}, "partly"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 837.9,
+                                     "slot_forms_radius": 3.06}, "partly"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 1e-12, "slot_forms_norm_paper": 2.94,
+                                     "slot_forms_radius": 3.06}, "partly"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": UP(1e-6, 0), "slot_forms_norm_paper": 2.94,
+                                     "slot_forms_radius": 3.06}, "partly"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 1e-6, "slot_forms_norm_paper": 2.94,
+                                     "slot_forms_radius": 3.06}, "fails"),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": NAN,
+                                     "slot_forms_radius": 3.06}, None),
+    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 2.94,
+                                     "slot_forms_radius": None}, None),
+    # binary edges: two identities and ReLU at T = 1 (gap below 1e-12)
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": UP(1e-12, 0)},
+     "holds"),
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": 1e-12}, "partly"),
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": 0.278}, "partly"),
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 1e-12, "relu_gap_1": 0.0}, "partly"),
+    ("structural-binary-edges", {"bin_gate_error": UP(1e-6, 0), "bin_ffn_error": 2.8e-14, "relu_gap_1": 0.0}, "partly"),
+    ("structural-binary-edges", {"bin_gate_error": 1e-6, "bin_ffn_error": 2.8e-14, "relu_gap_1": 0.0}, "fails"),
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 1e-6, "relu_gap_1": 0.0}, "fails"),
+    ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": NAN}, None),
+    # temperature and relative positions: 1e-12 and 1e-10 hold, 1e-6 for both partly, NaN fails (an identity)
+    ("structural-temperature-positions", {"relpos_error": UP(1e-12, 0), "temp_error": UP(1e-10, 0)}, "holds"),
+    ("structural-temperature-positions", {"relpos_error": 1e-12, "temp_error": 1.25e-14}, "partly"),
+    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": 1e-10}, "partly"),
+    ("structural-temperature-positions", {"relpos_error": UP(1e-6, 0), "temp_error": 1.25e-14}, "partly"),
+    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": UP(1e-6, 0)}, "partly"),
+    ("structural-temperature-positions", {"relpos_error": 1e-6, "temp_error": 1.25e-14}, "fails"),
+    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": 1e-6}, "fails"),
+    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": NAN}, "fails"),
+    ("structural-temperature-positions", {"relpos_error": NAN, "temp_error": 1.25e-14}, "fails"),
+]
+
+OPS10, OPS50 = (0.2815, 0.4218, 0.5721, 0.6514), (0.2559, 0.4120, 0.5725, 0.7046)            # stored, paper's count
+RUN10, RUN50 = (0.5846, 0.6247, 0.6946, 0.7188), (0.5814, 0.6205, 0.7016, 0.7809)            # stored, as run
+PS = (2, 5, 10, 25)
+
+
+def _ops(prefix, r10=OPS10, r50=OPS50, **over):
+    return {**{f"{prefix}10_{p}": v for p, v in zip(PS, r10)}, **{f"{prefix}50_{p}": v for p, v in zip(PS, r50)},
+            **{f"{prefix}{k}": v for k, v in over.items()}}
+
+
+def _ops_cases(claim_id, prefix, r10, r50):
+    """Below 1 everywhere (a value of 1 fails) and strictly rising with p (a tie is partly)."""
+    return [(claim_id, _ops(prefix, r10, r50), "holds"),
+            (claim_id, _ops(prefix, r10, r50, **{"50_25": 1.0}), "fails"),
+            (claim_id, _ops(prefix, r10, r50, **{"50_25": UP(1.0, 0)}), "holds"),
+            (claim_id, _ops(prefix, r10, r50, **{"10_5": r10[0]}), "partly"),
+            (claim_id, _ops(prefix, r10, r50, **{"10_5": UP(r10[0], 1)}), "holds"),
+            (claim_id, _ops(prefix, r10, r50, **{"50_2": NAN}), None)]
+
+
+# the saving 1 - ops as run: strength wants it to fall from p = 1/2 to 1/25 (ops rising), literal to grow; both
+# want d = 50 to save more than d = 10 at every p (strict: a tie is partly; a tie in p fails)
+RISE10 = RUN10
+RISE50 = tuple(v - 0.004 for v in RUN10)
+FALL10, FALL50 = RISE10[::-1], RISE50[::-1]
+BENEFIT_CASES = []
+for _cid, _r10, _r50 in (("designs-expanding-benefit-strength", RISE10, RISE50),
+                         ("designs-expanding-benefit-literal", FALL10, FALL50)):
+    BENEFIT_CASES += [
+        (_cid, _ops("ops_run_", _r10, _r50), "holds"),
+        (_cid, _ops("ops_run_", _r10, _r50, **{"50_10": _r10[2]}), "partly"),             # d = 50 ties d = 10
+        (_cid, _ops("ops_run_", _r10, _r50, **{"50_10": UP(_r10[2], 0)}), "holds"),
+        (_cid, _ops("ops_run_", _r10, _r50, **{"10_5": _r10[0], "50_5": _r50[0]}), "fails"),   # no change in p
+        (_cid, _ops("ops_run_", _r10, _r50, **{"10_5": UP(_r10[0], _r10[1]), "50_5": UP(_r50[0], _r50[1])}), "holds"),
+        (_cid, _ops("ops_run_", _r10, _r50, **{"10_25": NAN}), None)]
+BENEFIT_CASES += [("designs-expanding-benefit-strength", _ops("ops_run_", RUN10, RUN50), "partly"),   # stored
+                  ("designs-expanding-benefit-literal", _ops("ops_run_", RUN10, RUN50), "fails")]
+
+
+def _mh(prefix="", one=0.28125, multi=0.15625, two=0.0625, one_x2=0.25, multi_norm=0.1875,
+        e_multi=(0.0, 0.0, 0.0), e_norm=(0.0, 0.0, 0.0), **over):
+    """Multi-hop numbers: means and per-seed values (a common seed offset, plus ``e_*`` on multi-hop and the
+    normalised control, so that the controls' per-seed differences spread)."""
+    common = (0.03125, -0.03125, 0.0)
+    means = dict(one=one, multi=multi, two=two, one_x2=one_x2, multi_norm=multi_norm)
+    extra = {"multi": e_multi, "multi_norm": e_norm}
+    out = {f"{prefix}nmse_{k}": v for k, v in means.items()}
+    out.update({f"{prefix}nmse_{k}_seeds": [v + c + e for c, e in zip(common, extra.get(k, (0.0,) * 3))]
+                for k, v in means.items()})
+    out.update({f"{prefix}{k}": v for k, v in over.items()})
+    return out
+
+
+HALF = 4.302652729911275 * 0.02 / math.sqrt(3)   # t(2) × sd / √3: the pooled interval's half-width for e = ±0.02
+E = (0.0, -0.02, 0.02)
+MULTIHOP_CASES = []
+for _cid, _p in (("designs-multihop-ordering", ""), ("designs-multihop-ablation", "abl_")):
+    MULTIHOP_CASES += [
+        (_cid, _mh(_p), "holds"),                                                  # closes exactly half the gap
+        (_cid, _mh(_p, multi=UP(0.15625, 1)), "partly"),
+        (_cid, _mh(_p, one=0.4, multi=UP(0.15625, 1)), "partly"),                  # the better one-layer model decides
+        (_cid, _mh(_p, one=0.25, one_x2=0.4), "holds"),
+        (_cid, _mh(_p, two=0.25), "fails"),                                        # two layers no better: fails
+        (_cid, _mh(_p, two=UP(0.25, 0), multi=0.2), "holds"),
+        # multi-hop against one-layer doubled: the pooled interval's lower end just above / below 0
+        (_cid, _mh(_p, one=0.3, one_x2=0.2, multi=0.2 - HALF - 1e-5, two=0.07, e_multi=E), "partly"),
+        (_cid, _mh(_p, one=0.3, one_x2=0.2, multi=0.2 - HALF + 1e-5, two=0.07, e_multi=E), "fails"),
+        (_cid, _mh(_p, one=0.3, one_x2=0.2, multi=0.2, two=0.07), "fails"),        # equal every seed: interval at 0
+        # the normalised multi-hop against plain one-layer attention, the same way
+        (_cid, _mh(_p, one=0.25, multi_norm=0.25 - HALF - 1e-5, e_norm=E), "holds"),
+        (_cid, _mh(_p, one=0.25, multi_norm=0.25 - HALF + 1e-5, e_norm=E), "fails"),
+        # per-seed values that cannot be paired, or a mean stored as NaN: undecidable
+        (_cid, {**_mh(_p), f"{_p}nmse_multi_seeds": [0.1875, None, 0.15625]}, None),
+        (_cid, {**_mh(_p), f"{_p}nmse_two_seeds": [0.09375, 0.03125]}, None),
+        (_cid, {**_mh(_p), **{f"{_p}nmse_{m}_seeds": [0.2] for m in ("one", "multi", "two", "one_x2", "multi_norm")}},
+         None),
+        (_cid, {**_mh(_p), f"{_p}nmse_one_x2": NAN}, None),
+    ]
+
+DESIGNS_CASES = [
+    # multi-hop's extra mass on x1: > 0.05 holds, > 0.02 partly, else fails (pairs exact: see the test below)
+    ("designs-multihop-two-positions", {"mass_x1_multi": UP(0.13, 1), "mass_x1_one": 0.08}, "holds"),
+    ("designs-multihop-two-positions", {"mass_x1_multi": 0.13, "mass_x1_one": 0.08}, "partly"),
+    ("designs-multihop-two-positions", {"mass_x1_multi": UP(0.049, 1), "mass_x1_one": 0.029}, "partly"),
+    ("designs-multihop-two-positions", {"mass_x1_multi": 0.049, "mass_x1_one": 0.029}, "fails"),
+    ("designs-multihop-two-positions", {"mass_x1_multi": 0.0943, "mass_x1_one": 0.0861}, "fails"),    # stored
+    ("designs-multihop-two-positions", {"mass_x1_multi": NAN, "mass_x1_one": 0.0861}, None),
+    # one-layer mass on x0: < 0.3 holds, < 0.5 partly, else fails
+    ("designs-multihop-rationale", {"mass_x0_one": UP(0.3, 0)}, "holds"),
+    ("designs-multihop-rationale", {"mass_x0_one": 0.3}, "partly"),
+    ("designs-multihop-rationale", {"mass_x0_one": UP(0.5, 0)}, "partly"),
+    ("designs-multihop-rationale", {"mass_x0_one": 0.5}, "fails"),
+    ("designs-multihop-rationale", {"mass_x0_one": 0.64}, "fails"),                                     # stored
+    ("designs-multihop-rationale", {"mass_x0_one": NAN}, None),
+    # replayed share of the 400 logged losses: > 99 % holds, > 90 % partly, else fails
+    ("designs-replay", {"replay_within": 397 / 400}, "holds"),
+    ("designs-replay", {"replay_within": 396 / 400}, "partly"),
+    ("designs-replay", {"replay_within": 361 / 400}, "partly"),
+    ("designs-replay", {"replay_within": 360 / 400}, "fails"),
+    ("designs-replay", {"replay_within": 0.935}, "partly"),                                              # stored
+    ("designs-replay", {"replay_within": NAN}, None),
+    *_ops_cases("designs-expanding-operations", "ops_", OPS10, OPS50),
+    *_ops_cases("designs-expanding-operations-as-run", "ops_run_", RUN10, RUN50),
+    # settings (of 8) with a final-MSE ratio below 1.5: 8 holds, >= 4 partly
+    ("designs-expanding-accuracy", {"loss_ratio_within": 8}, "holds"),
+    ("designs-expanding-accuracy", {"loss_ratio_within": 7}, "partly"),
+    ("designs-expanding-accuracy", {"loss_ratio_within": 4}, "partly"),
+    ("designs-expanding-accuracy", {"loss_ratio_within": 3}, "fails"),
+    ("designs-expanding-accuracy", {"loss_ratio_within": NAN}, None),
+    # window lift: interval above 0 (a lower end at 0, or one straddling 0, refutes), then mean >= 0.1
+    ("designs-expanding-window", {"far_lift_lo": UP(0.0, 1), "far_lift_mean": 0.1}, "holds"),
+    ("designs-expanding-window", {"far_lift_lo": 0.01, "far_lift_mean": UP(0.1, 0)}, "partly"),
+    ("designs-expanding-window", {"far_lift_lo": 0.0, "far_lift_mean": 0.2}, "fails"),
+    ("designs-expanding-window", {"far_lift_lo": -0.02, "far_lift_mean": 0.2}, "fails"),
+    ("designs-expanding-window", {"far_lift_lo": -0.176, "far_lift_mean": -0.110}, "fails"),              # stored
+    ("designs-expanding-window", {"far_lift_lo": NAN, "far_lift_mean": 0.2}, None),
+    ("designs-expanding-window", {"far_lift_lo": 0.01, "far_lift_mean": NAN}, None),
+    # CAVI over the paper's update: smallest ratio >= 0.8 holds, geometric mean >= 0.8 partly
+    ("designs-expanding-inference", {"cavi_ratio_min": 0.8, "cavi_mse_ratio": 0.5}, "holds"),
+    ("designs-expanding-inference", {"cavi_ratio_min": UP(0.8, 0), "cavi_mse_ratio": 0.8}, "partly"),
+    ("designs-expanding-inference", {"cavi_ratio_min": UP(0.8, 0), "cavi_mse_ratio": UP(0.8, 0)}, "fails"),
+    ("designs-expanding-inference", {"cavi_ratio_min": 0.981, "cavi_mse_ratio": 1.83}, "holds"),          # stored
+    ("designs-expanding-inference", {"cavi_ratio_min": NAN, "cavi_mse_ratio": 1.83}, None),
+    ("designs-expanding-inference", {"cavi_ratio_min": 0.5, "cavi_mse_ratio": NAN}, None),
+    *BENEFIT_CASES,
+    # lazy faster than full at every length holds, at some partly, at none fails
+    ("designs-expanding-wallclock", {"bench_below_full": 5, "bench_rows": 5}, "holds"),
+    ("designs-expanding-wallclock", {"bench_below_full": 4, "bench_rows": 5}, "partly"),
+    ("designs-expanding-wallclock", {"bench_below_full": 1, "bench_rows": 5}, "partly"),                 # stored
+    ("designs-expanding-wallclock", {"bench_below_full": 0, "bench_rows": 5}, "fails"),
+    ("designs-expanding-wallclock", {"bench_below_full": NAN, "bench_rows": 5}, None),
+    # stationary ELBO: < 1e-6 holds, < 1e-2 partly; CAVI's own end state must be below 1e-8
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": UP(1e-6, 0), "cavi_elbo_grad": 2e-11}, "holds"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 1e-6, "cavi_elbo_grad": 2e-11}, "partly"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": UP(1e-2, 0), "cavi_elbo_grad": 2e-11}, "partly"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 1e-2, "cavi_elbo_grad": 2e-11}, "fails"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": UP(1e-8, 0)}, "fails"),  # stored
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": 1e-8}, None),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": NAN}, None),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": NAN, "cavi_elbo_grad": 2e-11}, None),
+    # code setting: ratio below 1.5 (1.5 itself is not) at all 8 holds, >= 4 partly
+    ("designs-expanding-accuracy-code-setting", {f"code_loss_ratio_{d}_{p}": UP(1.5, 0) for d in (10, 50) for p in PS},
+     "holds"),
+    ("designs-expanding-accuracy-code-setting", {**{f"code_loss_ratio_{d}_{p}": 1.0 for d in (10, 50) for p in PS},
+                                                 "code_loss_ratio_50_25": 1.5}, "partly"),
+    ("designs-expanding-accuracy-code-setting", {**{f"code_loss_ratio_{d}_{p}": 1.5 for d in (10, 50) for p in PS},
+                                                 **{f"code_loss_ratio_10_{p}": 1.0 for p in PS}}, "partly"),
+    ("designs-expanding-accuracy-code-setting", {**{f"code_loss_ratio_{d}_{p}": 1.5 for d in (10, 50) for p in PS},
+                                                 **{f"code_loss_ratio_10_{p}": 1.0 for p in PS[1:]}}, "fails"),
+    ("designs-expanding-accuracy-code-setting", {**{f"code_loss_ratio_{d}_{p}": 1.0 for d in (10, 50) for p in PS},
+                                                 "code_loss_ratio_50_25": NAN}, None),
+    *MULTIHOP_CASES,
+]
+
+
+def _ladder(est, first, acc, paper=8.0):
+    """MSEs whose three steps (per p; the same at every p) are the ratios ``est``, ``first``, ``acc``."""
+    return {**{f"paper_mse_{p}": paper for p in PS}, **{f"digamma29_mse_{p}": paper * est for p in PS},
+            **{f"digamma_mse_{p}": paper * est * first for p in PS},
+            **{f"cavi_mse_{p}": paper * est * first * acc for p in PS}}
+
+
+LADDER_CASES = [   # accumulating -> CAVI raises the MSE by at least 25 % (x1.25 exactly counts) and more than the rest
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.25), "holds"),                  # 10 / 8: x1.25 exactly
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.24875), "fails"),               # 9.99 / 8
+    ("designs-expanding-cavi-ladder", _ladder(1.25, 1.0, 1.25), "partly"),                # a tie with the estimate
+    ("designs-expanding-cavi-ladder", _ladder(1.25, 1.0, 1.2508), "holds"),               # 12.508 / 10
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.25, 1.25), "partly"),                # a tie with the window
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.5, 1.3), "partly"),
+    ("designs-expanding-cavi-ladder", {**_ladder(1.0, 1.0, 1.25), "cavi_mse_10": 0.0}, None),
+    ("designs-expanding-cavi-ladder", {**_ladder(1.0, 1.0, 1.25), "digamma_mse_25": NAN}, None),
+]
+
+CASES = STRUCTURAL_CASES + DESIGNS_CASES + LADDER_CASES
+
+
+def _id(case):
+    claim_id, numbers, grade = case
+    return f"{claim_id}-{grade}"
+
+
+@pytest.mark.parametrize("claim_id, numbers, grade", CASES, ids=[_id(c) for c in CASES])
+def test_chapter_4_5_rules_either_side_of_each_threshold(claim_id, numbers, grade):
+    """``grade`` None: the rule cannot decide (a number stored as None or NaN, per-seed values that do not pair):
+    it raises Undecidable and the claim is "not tested", saying why."""
+    claim = RULES[claim_id]
+    if grade is None:
+        with pytest.raises(verdicts.Undecidable):
+            claim.rule(numbers)
+        assert claim.decide(numbers, "run X").verdict == verdicts.NOT_TESTED
+    else:
+        assert claim.rule(numbers) == grade
+
+
+def test_every_chapter_4_5_rule_has_boundary_cases_of_each_of_its_grades():
+    ruled = {cid for cid, c in RULES.items() if not c.rests_on_tests}
+    seen = {}
+    for claim_id, _, grade in CASES:
+        seen.setdefault(claim_id, set()).add(grade)
+    assert set(seen) == ruled, f"rules without boundary cases: {sorted(ruled - set(seen))}"
+    for claim_id, grades in seen.items():
+        assert {"holds", "partly", "fails"} <= grades, f"{claim_id}: boundary cases only for {sorted(grades, key=str)}"
+
+
+def test_the_boundary_pairs_hit_the_threshold_exactly():
+    """The differences and ratios the cases above put at a threshold are that threshold in float arithmetic."""
+    assert 0.13 - 0.08 == 0.05 and 0.049 - 0.029 == 0.02
+    assert (0.25 - 0.15625) / (0.25 - 0.0625) == 0.5
+    assert 2 * 3.0591658392740153 < UP(2 * 3.0591658392740153, 9)
+    for est, first, acc in ((1.0, 1.0, 1.25), (1.25, 1.0, 1.25), (1.0, 1.25, 1.25)):
+        assert ladder(_ladder(est, first, acc))["accumulating vs CAVI"] == math.log(1.25)
+    # the controls' pooled intervals sit just either side of 0
+    for sign in (-1, 1):
+        lo = stats.pooled_over_seeds([HALF + sign * 1e-5 - e for e in E], [0.0] * 3)["lo"]
+        assert 0 < sign * lo < 2e-5
+
+
+@pytest.mark.parametrize("claim_id", ["designs-multihop-ordering", "designs-multihop-ablation"])
+def test_a_summary_before_the_controls_is_not_tested_naming_the_number(claim_id):
+    prefix = "abl_" if "ablation" in claim_id else ""
+    numbers = {k: v for k, v in _mh(prefix).items() if k != f"{prefix}nmse_multi_norm_seeds"}
+    d = RULES[claim_id].decide(numbers, "run X")
+    assert d.verdict == verdicts.NOT_TESTED and f"{prefix}nmse_multi_norm_seeds" in d.note
+
+
+def test_derived_numbers_carry_the_thresholds_through(tmp_path):
+    """The numbers stored_numbers derives: the slot objective's largest drop from its worst step, the ARI gap, the
+    count of settings below 1.5 (1.5 itself is not below), and a per-seed NaN (stored as null) that leaves the
+    multi-hop claim "not tested" rather than raising."""
+    claims.save(tmp_path, "structural", {"slot_min_step": -1e-12, "slot_ari_slots": 0.349991,
+                                         "slot_ari_hopfield": 0.249991})
+    s, _ = claims.stored_numbers(tmp_path, "structural")
+    assert s["slot_max_drop"] == 1e-12 and RULES["structural-slot-attention"].rule(s) == "partly"
+    assert s["slot_ari_gap"] == 0.1 and RULES["structural-slot-competition"].rule(s) == "holds"
+    claims.save(tmp_path, "structural", {"slot_min_step": 3e-16})          # a rise of the objective: no drop
+    s, _ = claims.stored_numbers(tmp_path, "structural")
+    assert s["slot_max_drop"] == 0.0 and RULES["structural-slot-attention"].rule(s) == "holds"
+
+    ratios = {f"loss_ratio_{d}_{p}": 1.4999 for d in (10, 50) for p in PS}
+    claims.save(tmp_path, "designs", {**ratios, **_mh(), "seeds": 3})
+    s, _ = claims.stored_numbers(tmp_path, "designs")
+    assert s["loss_ratio_within"] == 8 and RULES["designs-expanding-accuracy"].rule(s) == "holds"
+    claims.save(tmp_path, "designs", {**ratios, "loss_ratio_50_25": 1.5,
+                                      **_mh(), "nmse_multi_seeds": [0.1875, NAN, 0.15625], "seeds": 3})
+    s, _ = claims.stored_numbers(tmp_path, "designs")
+    assert s["loss_ratio_within"] == 7 and RULES["designs-expanding-accuracy"].rule(s) == "partly"
+    assert "pooled" not in s and "cannot be made" in s["spread_text"]
+    d = RULES["designs-multihop-ordering"].decide(s, "run X")
+    assert d.verdict == verdicts.NOT_TESTED and "nmse_multi_seeds[1]" in d.note
