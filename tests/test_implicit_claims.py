@@ -9,6 +9,8 @@ from mfattn.companion import store
 from mfattn.implicit import claims
 from mfattn.implicit.variants import pack_correct
 
+from rule_boundaries import check_case
+
 
 class Recorder:
     def __init__(self):
@@ -272,10 +274,10 @@ def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors,
     assert got == verdict and "2000 steps and 3 seeds" in note
 
 
-def _rule(claim_id):
+def _claim(claim_id):
     from mfattn.companion import verdicts
 
-    return next(c for ch in ("deq", "transformer") for c in verdicts.declared(ch) if c.id == claim_id).rule
+    return next(c for ch in ("deq", "transformer") for c in verdicts.declared(ch) if c.id == claim_id)
 
 
 U = 1 / 17
@@ -322,11 +324,4 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
 def test_the_new_chapter_2_3_rules_either_side_of_each_threshold(claim_id, numbers, grade):
     """None: the numbers cannot decide (an unconverged check, no pairable digits, only a bound that straddles the
     threshold): the rule says so instead of guessing."""
-    from mfattn.companion import verdicts
-
-    rule = _rule(claim_id)
-    if grade is None:
-        with pytest.raises(verdicts.Undecidable):
-            rule(numbers)
-    else:
-        assert rule(numbers) == grade
+    check_case(_claim(claim_id), numbers, grade)

@@ -19,6 +19,8 @@ from mfattn.companion import stats, verdicts
 from mfattn.structural import claims
 from mfattn.structural.claims_designs import _ladder as ladder
 
+from rule_boundaries import check_case, check_every_rule_covered
+
 NAN = float("nan")
 UP = math.nextafter                     # the next float: "just past" a threshold with nothing in between
 RULES = {c.id: c for ch in ("structural", "designs") for c in verdicts.declared(ch)}
@@ -299,23 +301,11 @@ def _id(case):
 def test_chapter_4_5_rules_either_side_of_each_threshold(claim_id, numbers, grade):
     """``grade`` None: the rule cannot decide (a number stored as None or NaN, per-seed values that do not pair):
     it raises Undecidable and the claim is "not tested", saying why."""
-    claim = RULES[claim_id]
-    if grade is None:
-        with pytest.raises(verdicts.Undecidable):
-            claim.rule(numbers)
-        assert claim.decide(numbers, "run X").verdict == verdicts.NOT_TESTED
-    else:
-        assert claim.rule(numbers) == grade
+    check_case(RULES[claim_id], numbers, grade)
 
 
 def test_every_chapter_4_5_rule_has_boundary_cases_of_each_of_its_grades():
-    ruled = {cid for cid, c in RULES.items() if not c.rests_on_tests}
-    seen = {}
-    for claim_id, _, grade in CASES:
-        seen.setdefault(claim_id, set()).add(grade)
-    assert set(seen) == ruled, f"rules without boundary cases: {sorted(ruled - set(seen))}"
-    for claim_id, grades in seen.items():
-        assert {"holds", "partly", "fails"} <= grades, f"{claim_id}: boundary cases only for {sorted(grades, key=str)}"
+    check_every_rule_covered(CASES, RULES.values())
 
 
 def test_the_boundary_pairs_hit_the_threshold_exactly():
