@@ -89,6 +89,11 @@ def test_correction_report_reads_the_layers_own_fixed_point():
     assert rep["residual"] < 1e-3 and rep["digits"] == 40
     assert 0 <= rep["r2_affine"] <= rep["r2_per_site"] <= 1
     assert 0.5 < rep["asymmetry"] < 1.5 and -1 <= rep["reaction_cosine"] <= 1
+    # the plotted points are the fits the numbers come from: each explains the variance its R² says
+    f = rep["points"]["f"]
+    for key, r2 in (("f_affine", rep["r2_affine"]), ("f_gaussian", rep["r2_gaussian"])):
+        resid, spread = f - rep["points"][key], f - f.reshape(-1, f.shape[-1]).mean(axis=0)
+        assert abs(1 - (resid ** 2).sum() / (spread ** 2).sum() - r2) < 1e-9, key
 
 
 def _tiny_run(folder, **kw):

@@ -220,7 +220,8 @@ def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
     couplings at ``P = I`` (nan when ``I − J`` is singular); ``v_site_spread``: mean ``‖V_i − V̄‖_F / ‖V̄‖_F``;
     ``asymmetry``: :func:`coupling_asymmetry`; ``f_to_g``: ``‖f‖/‖g‖``; ``residual``: max over digits of
     ``‖f − f_θ(g)‖/‖m‖``, the fixed-point residual (small when the solver converged, so ``f`` is ``f_θ(g)``).
-    ``points`` holds (B, N, d) arrays for plots: ``f``, its affine fit ``f_affine`` and the ``reaction`` term."""
+    ``points`` holds (B, N, d) arrays for plots: ``f``, its affine fit ``f_affine``, the fitted Gaussian correction
+    ``f_gaussian`` = ``(I − P⁻¹) g`` and the ``reaction`` term."""
     fields = fixed_point_fields(model, images)
     g, m, f = (fields[k].double() for k in ("g", "m", "f"))
     with torch.no_grad():
@@ -248,4 +249,6 @@ def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
             "asymmetry": coupling_asymmetry(J), "f_to_g": float(f.norm() / g.norm()),
             "residual": float(((f - f_theta).flatten(1).norm(dim=1) / m.flatten(1).norm(dim=1)).max()),
             "digits": int(len(images)),
-            "points": {"f": f.numpy(), "f_affine": (g.numpy() @ fit["A"].T + fit["b"]), "reaction": reaction.numpy()}}
+            "points": {"f": f.numpy(), "f_affine": (g.numpy() @ fit["A"].T + fit["b"]),
+                       "f_gaussian": g.numpy() - g.numpy() @ gauss["P_inv"],     # (I − S) g with S = P⁻¹ symmetric
+                       "reaction": reaction.numpy()}}

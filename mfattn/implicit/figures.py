@@ -211,18 +211,22 @@ def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
     return fig
 
 
-def learned_correction(points: dict, r2: float, cosine: float, max_points: int = 4000) -> plt.Figure:
+def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: float,
+                       max_points: int = 4000) -> plt.Figure:
     """The trained layer's correction ``f = f_θ(g)`` at the fixed point, every component of every site and
     digit (a fixed subsample of ``max_points``): left against its best site-shared affine map of ``g``
-    (``r2``: the variance it explains); right against the reaction term ``V_i m_i`` of the learned couplings
-    at ``P = I`` (``cosine``)."""
+    (``r2``: the variance it explains); middle against the Gaussian correction of the means ``(I − P⁻¹) g`` at
+    its best prior precision (``r2_gaussian``: what decides deq-correction-onsager-form); right against the
+    reaction term ``V_i m_i`` of the learned couplings at ``P = I`` (``cosine``)."""
     f = np.asarray(points["f"]).ravel()
     idx = np.linspace(0, len(f) - 1, min(max_points, len(f))).astype(int)
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.8), layout="constrained")
     for ax, key, xlabel, title in ((axes[0], "f_affine", "best site-shared affine map of $g$",
                                     rf"how linear $f_\theta$ is ($R^2$ = {r2:.3f})"),
-                                   (axes[1], "reaction", r"reaction term $V_i m_i$ (learned $J$, $P = I$)",
-                                    rf"$f_\theta$ against the Gaussian reaction term (cos = {cosine:.2f})")):
+                                   (axes[1], "f_gaussian", r"Gaussian correction $(I - P^{-1})\,g$, best $P$",
+                                    rf"against the derived correction ($R^2$ = {r2_gaussian:.3f})"),
+                                   (axes[2], "reaction", r"reaction term $V_i m_i$ (learned $J$, $P = I$)",
+                                    rf"against the reaction term (cos = {cosine:.2f})")):
         other = np.asarray(points[key]).ravel()
         ax.plot(other[idx], f[idx], ".", ms=2, alpha=0.4, color="C0")
         lo, hi = np.nanmin([other[idx].min(), f[idx].min()]), np.nanmax([other[idx].max(), f[idx].max()])
