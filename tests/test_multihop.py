@@ -49,29 +49,31 @@ def test_one_hop_paper_operator_is_ordinary_attention():
     assert torch.equal(mh.hop_operator(s, 1, "paper"), torch.softmax(s, dim=-1))
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["code-arithmetic", "token-major"])
 @pytest.mark.parametrize("model", mh.MODEL_NAMES)
 @pytest.mark.parametrize("operator", mh.OPERATOR_MODES)
-def test_models_are_invariant_to_the_order_of_context_tokens(model, operator):
+def test_models_are_invariant_to_the_order_of_context_tokens(model, operator, fast):
     """No positional information: permuting the n-1 context tokens leaves the prediction unchanged
     (up to rounding), which is why the public code's unseeded shuffle changes only the last bits."""
     g = torch.Generator().manual_seed(3)
     params = [p.double() for p in mh.init_params(model, 3, g, replicas=2)]
     X = torch.randn(2, 8, 5, 3, generator=g, dtype=torch.float64) * 3
     perm = torch.tensor([2, 0, 3, 1, 4])
-    pred, att = mh.forward(model, params, X, operator=operator, return_attention=True)
-    pred_p, att_p = mh.forward(model, params, X[:, :, perm], operator=operator, return_attention=True)
+    pred, att = mh.forward(model, params, X, operator=operator, return_attention=True, fast=fast)
+    pred_p, att_p = mh.forward(model, params, X[:, :, perm], operator=operator, return_attention=True, fast=fast)
     assert torch.allclose(pred, pred_p, rtol=1e-12, atol=1e-10)
     assert torch.allclose(att[..., perm], att_p, atol=1e-12)
     assert torch.allclose(att.sum(-1), torch.ones_like(att[..., 0]), atol=1e-12)
 
 
-def test_two_layer_with_zero_first_values_is_the_one_layer_head():
+@pytest.mark.parametrize("fast", [False, True], ids=["code-arithmetic", "token-major"])
+def test_two_layer_with_zero_first_values_is_the_one_layer_head(fast):
     g = torch.Generator().manual_seed(4)
     W1, W2 = (p.double() for p in mh.init_params("two_layer", 3, g, replicas=1))
     W1[:, 6:] = 0.0                        # layer-1 values vanish: the residual passes X through
     X = torch.randn(1, 16, 5, 3, generator=g, dtype=torch.float64)
-    two = mh.forward("two_layer", [W1, W2], X)
-    one = mh.forward("one_layer", [W2], X)
+    two = mh.forward("two_layer", [W1, W2], X, fast=fast)
+    one = mh.forward("one_layer", [W2], X, fast=fast)
     assert torch.allclose(two, one, rtol=0, atol=1e-13)
 
 
@@ -368,14 +370,17 @@ def test_multihop_rule_pools_per_seed_differences_against_the_controls():
         claims._pooled_gap({"nmse_one_seeds": [1.0], "nmse_multi_seeds": [0.5]}, "")
 
 
-def test_output_scale_controls_are_their_base_models_rescaled():
+@pytest.mark.parametrize("fast", [False, True], ids=["code-arithmetic", "token-major"])
+def test_output_scale_controls_are_their_base_models_rescaled(fast):
     """one_layer_x2 predicts twice what one_layer does with the same weights; multihop_norm half of multi-hop (K = 2);
     both start from their base model's initial weights and see the same data (common random numbers)."""
     g = torch.Generator().manual_seed(0)
     X = torch.randn(2, 8, 5, 3, generator=g)
     W = mh.init_params("one_layer", 3, g, replicas=2)
-    np.testing.assert_array_equal(mh.forward("one_layer_x2", W, X).numpy(), 2 * mh.forward("one_layer", W, X).numpy())
-    torch.testing.assert_close(mh.forward("multihop_norm", W, X), mh.forward("multihop", W, X) / 2, rtol=0, atol=0)
+    np.testing.assert_array_equal(mh.forward("one_layer_x2", W, X, fast=fast).numpy(),
+                                  2 * mh.forward("one_layer", W, X, fast=fast).numpy())
+    torch.testing.assert_close(mh.forward("multihop_norm", W, X, fast=fast), mh.forward("multihop", W, X, fast=fast) / 2,
+                               rtol=0, atol=0)
     task = mh.MultihopTask()
     models = ("one_layer", "multihop") + mh.CONTROL_NAMES
     _, inits, data, _ = mh._model_streams(task, models, (0, 1), "paired", 0, 200, "sample", ())
@@ -412,18 +417,28 @@ def test_toy_problem_graphs_draw_every_edge_and_node():
 
 @pytest.mark.parametrize("mode", ["paper", "code"])
 @pytest.mark.parametrize("hops", [1, 2, 3])
-def test_fast_last_row_is_the_operators_last_row(mode, hops):
-    """The paired protocol's arithmetic computes only the query's row of the K-hop operator: equal to the last row
-    of hop_operator to float64 rounding, and the fast forward pass agrees with the reference one to float32
-    rounding for every model."""
+def test_fast_arithmetic_is_the_codes_arithmetic_reordered(mode, hops):
+    """The paired protocol's token-major arithmetic (issue 30) computes the query's row of the K-hop operator
+    and every model's prediction, attention and weight gradients: equal to hop_operator's last row and to the
+    code's arithmetic (op by op as the public code) to float64 rounding, so only the summation order differs;
+    in float32, to float32 rounding."""
     g = torch.Generator().manual_seed(hops)
     scores = torch.randn(3, 4, 6, 6, generator=g, dtype=torch.float64)
-    want = mh.hop_operator(scores, hops, mode)[..., -1, :]
-    torch.testing.assert_close(mh._hop_last_row(scores, hops, mode), want, rtol=0, atol=1e-14)
-    X = torch.randn(2, 16, 5, 3, generator=g)
+    want = mh.hop_operator(scores, hops, mode)[..., -1, :]                 # (3, 4, T)
+    got = mh._hop_query_row(scores.permute(2, 3, 0, 1), hops, mode)        # token-major (T_i, T_j, S, B) -> (T, S, B)
+    torch.testing.assert_close(got.permute(1, 2, 0), want, rtol=0, atol=1e-14)
+    X64 = torch.randn(2, 16, 5, 3, generator=g, dtype=torch.float64) * 2
     for model in mh.MODEL_NAMES + mh.CONTROL_NAMES:
-        params = mh.init_params(model, 3, g, replicas=2)
-        ref, ref_att = mh.forward(model, params, X, hops=hops, operator=mode, return_attention=True)
-        fast, fast_att = mh.forward(model, params, X, hops=hops, operator=mode, return_attention=True, fast=True)
-        torch.testing.assert_close(fast, ref, rtol=1e-5, atol=1e-5)
-        torch.testing.assert_close(fast_att, ref_att, rtol=1e-5, atol=1e-6)
+        params = [p.double().requires_grad_(True) for p in mh.init_params(model, 3, g, replicas=2)]
+        out = {}
+        for fast in (False, True):
+            pred, att = mh.forward(model, params, X64, hops=hops, operator=mode, return_attention=True, fast=fast)
+            out[fast] = (pred, att, *torch.autograd.grad((pred * torch.linspace(-1, 2, 16)).sum(), params))
+        assert out[True][0].shape == (2, 16) and out[True][1].shape == (2, 16, 5)
+        for a, b in zip(out[True], out[False]):
+            torch.testing.assert_close(a, b, rtol=0, atol=1e-12 * max(1.0, float(b.detach().abs().max())))
+        X = X64.float()
+        p32 = [p.detach().float() for p in params]
+        ref = mh.forward(model, p32, X, hops=hops, operator=mode)
+        torch.testing.assert_close(mh.forward(model, p32, X, hops=hops, operator=mode, fast=True), ref,
+                                   rtol=1e-5, atol=1e-5)

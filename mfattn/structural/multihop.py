@@ -146,30 +146,11 @@ def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: 
     ``random.shuffle``), ``none`` keeps [noise, x0, x1, x2]. Shuffling never touches ``generator``,
     so the data stream is the same with or without it.
     """
-    _check_int("batch_size", batch_size, 1)
-    _check_choice("shuffle", shuffle, SHUFFLES)
-    B, n, d, std = batch_size, task.n, task.d, task.noise_std
-    with torch.no_grad():
-        x0 = _draw_root(task, B, generator)
-        noise = torch.normal(mean=torch.zeros(B, n - 3, d), std=std, generator=generator)
-        x1 = x0 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
-        x2 = x1 @ weights.W_r + torch.normal(mean=torch.zeros(B, 1, d), std=std, generator=generator)
-        X = torch.cat([noise, x0, x1, x2], dim=1)
-        if task.mode == "code":
-            s = x0[:, 0] + x0[:, 0] + x1[:, 0] + x2[:, 0]
-        else:
-            s = x0[:, 0] + x1[:, 0]
-        y = torch.nn.functional.linear(weights.W_y, s).t()
-        roles = torch.tensor([0] * (n - 3) + [1, 2, 3]).expand(B, n)
-        if shuffle != "none":
-            if shuffle_generator is None:
-                raise ValueError("shuffle_generator must be a torch.Generator when shuffle != 'none'")
-            rows = 1 if shuffle == "batch" else B
-            perm = torch.argsort(torch.rand(rows, n - 1, generator=shuffle_generator), dim=1)
-            perm = torch.cat([perm, torch.full((rows, 1), n - 1)], dim=1).expand(B, n)
-            X = torch.gather(X, 1, perm[..., None].expand(B, n, d))
-            roles = torch.gather(roles, 1, perm)
-    return X, y, roles.contiguous()
+    if shuffle != "none" and shuffle_generator is None:
+        raise ValueError("shuffle_generator must be a torch.Generator when shuffle != 'none'")
+    X, y, roles = sample_multihop_batches(task, [weights], batch_size, [generator], shuffle=shuffle,
+                                          shuffle_generators=None if shuffle_generator is None else [shuffle_generator])
+    return X[0], y[0][:, None], roles[0]
 
 
 def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], batch_size: int,
@@ -177,9 +158,9 @@ def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], 
                             shuffle_generators: Sequence[torch.Generator] | None = None):
     """:func:`sample_multihop_batch` for S streams at once: one batch from each ``generators[i]`` with
     ``weights[i]`` (and ``shuffle_generators[i]``), stacked. Returns X (S, B, n, d), y (S, B), roles (S, B, n),
-    bit for bit the S single batches stacked: each stream's draws are made as there, in the same order
-    and shapes (so no stream depends on the others), and only the arithmetic after the draws is batched
-    (products as one batched matrix product of the same (B, d) @ (d, d) and (1, d) @ (d, B) slices).
+    bit for bit the S single batches stacked: each stream's draws are made in the same order and shapes as
+    alone (so no stream depends on the others), and only the arithmetic after the draws is batched (one
+    batched matrix product of the (B, d) @ (d, d) and (1, d) @ (d, B) slices).
     """
     _check_int("batch_size", batch_size, 1)
     _check_choice("shuffle", shuffle, SHUFFLES)
@@ -257,29 +238,6 @@ def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fa
     return (M / (hops + 1)).transpose(-1, -2)
 
 
-def _hop_last_row(scores: torch.Tensor, hops: int, mode: str) -> torch.Tensor:
-    """The last row of :func:`hop_operator` (…, T) without the full matrix powers (``fast`` arithmetic):
-    paper, Σ_k (e_T Pᵏ) with e_T P^{k+1} = (e_T Pᵏ) P; code, the last column of (I + Σ_k P_cᵏ)/(K+1)."""
-    if mode == "paper":
-        P = _softmax(scores, -1, True)
-        r = P[..., -1:, :]                                   # (…, 1, T)
-        M = r
-        for _ in range(hops - 1):
-            r = r @ P
-            M = M + r
-        return M[..., 0, :]
-    P = _softmax(scores, -2, True)
-    T = scores.shape[-1]
-    c = P[..., :, -1:]                                       # (…, T, 1): column T of P_c
-    e = torch.zeros(T, 1, dtype=scores.dtype, device=scores.device)
-    e[-1] = 1.0
-    M = e + c
-    for _ in range(hops - 1):
-        c = P @ c
-        M = M + c
-    return (M / (hops + 1))[..., 0]
-
-
 # ----------------------------------------------------------------------------- the models
 @contract(d="int:1", generator="generator", replicas="int:1",
           alloc=lambda a: [("replicas", 8 * a["replicas"] * 6 * (a["d"] + 1) * a["d"])])
@@ -306,31 +264,101 @@ def init_params(model: str, d: int, generator: torch.Generator, replicas: int = 
     return params
 
 
-def _head(X: torch.Tensor, W: torch.Tensor, d: int, last_only: bool = False, fast: bool = False):
-    """Scores (S, B, T or 1, T) and values of one head: X (S, B, T, d), W (S, r, d).
-
-    ``last_only`` scores only the query token (the last row), which is all a single head's
-    prediction needs; softmax rows are independent, so this changes no value.
-    """
-    if fast:   # one (B·T, d) @ (d, r) product per replica instead of B broadcast ones
-        S, B, T, _ = X.shape
-        proj = (X.reshape(S, B * T, d) @ W.transpose(-1, -2)).reshape(S, B, T, -1)
-    else:
-        proj = X @ W.transpose(-1, -2)[:, None]        # (S, B, T, r): the code's c_attn
+def _head(X: torch.Tensor, W: torch.Tensor, d: int, last_only: bool = False):
+    """Scores (S, B, T or 1, T) and values of one head, as the public code computes them: X (S, B, T, d),
+    W (S, r, d). ``last_only`` scores only the query token (all a single head's prediction needs; softmax
+    rows are independent, so this changes no value)."""
+    proj = X @ W.transpose(-1, -2)[:, None]            # (S, B, T, r): the code's c_attn
     q, k, v = proj.split([d, d, W.shape[1] - 2 * d], dim=-1)
     if last_only:
         q = q[..., -1:, :]
-        if fast:   # one row: a product and a sum over d, not B tiny matrix products
-            return (k * q).sum(-1)[..., None, :] * (1.0 / math.sqrt(d)), v
-    scores = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(d))
-    return scores, v
+    return q @ k.transpose(-2, -1) * (1.0 / math.sqrt(d)), v
 
 
-def _last_row_output(A: torch.Tensor, v: torch.Tensor, fast: bool) -> torch.Tensor:
-    """(A @ v)[..., -1, 0] for the query's row A (S, B, 1, T) and scalar values v (S, B, T, 1)."""
-    if fast:
-        return (A[..., 0, :] * v[..., 0]).sum(-1)
-    return (A @ v)[..., -1, 0]
+# ----------------------------------------------------------------------------- the token-major arithmetic
+# The paired protocol's ``fast`` arithmetic. The toy task's matrices are tiny (T = 5 tokens, d = 3), so the
+# batched matrix products and softmaxes over a 5-long contiguous axis of the (S, B, T, ·) layout are a loop of
+# S·B tiny kernels. Here the sequences (S, B) are the *trailing* axes: X is (T, d, S, B), a weight row
+# broadcasts as (·, d, S, 1), and every product and softmax is a few whole-array operations over contiguous
+# S·B-long rows, summed over leading axes (about 2-3x faster forward and backward on one CPU thread). The
+# same functions as the code's arithmetic, in another summation order (float32 rounding apart).
+def _rows(W: torch.Tensor) -> torch.Tensor:
+    """Weights (S, r, d) as (r, d, S, 1): row k of replica s at [k, :, s]."""
+    return W.permute(1, 2, 0)[..., None]
+
+
+def _apply(Xt: torch.Tensor, Wr: torch.Tensor) -> torch.Tensor:
+    """x Wᵀ for every token: Xt (T, d, S, B), rows Wr (r, d, S, 1) -> (T, r, S, B)."""
+    return (Xt[:, None] * Wr[None]).sum(2)
+
+
+def _bilinear(Wr: torch.Tensor, d: int) -> torch.Tensor:
+    """A = W_qᵀ W_k / √d as (d, d, S, 1), so that the score of query x_i on key x_j is x_iᵀ A x_j."""
+    return (Wr[:d, :, None] * Wr[d:2 * d, None, :]).sum(0) * (1.0 / math.sqrt(d))
+
+
+def _query_scores(Xt: torch.Tensor, Wr: torch.Tensor, d: int) -> torch.Tensor:
+    """The query's (last token's) scores on every token, (T, S, B): (x_Tᵀ A) x_j."""
+    u = (Xt[-1][:, None] * _bilinear(Wr, d)).sum(0)         # (d, S, B): x_Tᵀ A
+    return (Xt * u[None]).sum(1)
+
+
+def _all_scores(Xt: torch.Tensor, Wr: torch.Tensor, d: int) -> torch.Tensor:
+    """All scores (T_i, T_j, S, B): (x_iᵀ A) x_j."""
+    U = _apply(Xt, _bilinear(Wr, d).transpose(0, 1))        # (T, d, S, B): row i is x_iᵀ A
+    return (U[:, None] * Xt[None]).sum(2)
+
+
+def _softmax0(x: torch.Tensor, dim: int) -> torch.Tensor:
+    e = torch.exp(x - x.amax(dim, keepdim=True))
+    return e / e.sum(dim, keepdim=True)
+
+
+def _hop_query_row(scores: torch.Tensor, hops: int, mode: str) -> torch.Tensor:
+    """The query's row of :func:`hop_operator` (T_j, S, B) from all scores (T_i, T_j, S, B), without the full
+    matrix powers: paper, Σ_k e_T Pᵏ with e_T P^{k+1} = (e_T Pᵏ) P; code, the column T of (I + Σ_k P_cᵏ)/(K+1)
+    with P_c^{k+1} e_T = P_c (P_cᵏ e_T)."""
+    if mode == "paper":
+        P = _softmax0(scores, 1)
+        r = M = P[-1]
+        for _ in range(hops - 1):
+            r = (r[:, None] * P).sum(0)
+            M = M + r
+        return M
+    P = _softmax0(scores, 0)
+    c = P[:, -1]                                             # (T_i, S, B): column T of P_c
+    M = c.clone()
+    M[-1] = M[-1] + 1.0                                      # + e_T
+    for _ in range(hops - 1):
+        c = (P * c[None]).sum(1)
+        M = M + c
+    return M / (hops + 1)
+
+
+def _forward_token_major(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, hops: int, operator: str):
+    """:func:`forward`'s prediction (S, B) and attention thunk in the token-major arithmetic."""
+    d = X.shape[-1]
+    Xt = X.permute(2, 3, 0, 1).contiguous()                 # (T, d, S, B)
+    W = _rows(params[0])
+    if model in ("one_layer", "one_layer_x2", "two_layer"):
+        if model == "two_layer":   # layer 1: all scores, d×d values and a residual; layer 2: a one-layer head
+            A1 = _softmax0(_all_scores(Xt, W, d), 1)               # (T_i, T_j, S, B)
+            V1 = _apply(Xt, W[2 * d:])                              # (T, d, S, B)
+            Xt = Xt + (A1[:, :, None] * V1[None]).sum(1)            # H
+            W = _rows(params[1])
+        a = _softmax0(_query_scores(Xt, W, d), 0)                   # (T, S, B)
+        pred = (a * _apply(Xt, W[2 * d:])[:, 0]).sum(0)
+        pred = 2.0 * pred if model == "one_layer_x2" else pred
+        if model == "two_layer":
+            att = (lambda: 0.5 * (a + (a[:, None] * A1).sum(0)))
+        else:
+            att = (lambda: a)
+    else:
+        row = _hop_query_row(_all_scores(Xt, W, d), hops, operator)
+        row = row / hops if model == "multihop_norm" else row
+        pred = (row * _apply(Xt, W[2 * d:])[:, 0]).sum(0)
+        att = (lambda: row / row.sum(0, keepdim=True))
+    return pred, (lambda: att().permute(1, 2, 0))
 
 
 def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops: int = 2,
@@ -341,40 +369,38 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     ``return_attention``, the effective attention of the query over the T input tokens
     (S, B, T), normalised to sum to 1: the last row of P (one layer), of M/row-sum (multi-hop),
     and the rollout ½ A₂ (I + A₁) for the two-layer model (its residual carries each token's
-    own state half the way). ``fast``: the faster arithmetic of :func:`_softmax` and :func:`_head`
-    (training under the paired protocol; the replay of the public code keeps torch's).
+    own state half the way). ``fast``: the token-major arithmetic (training under the paired protocol;
+    the replay of the public code keeps the code's, op by op).
     """
     _check_choice("model", model, _ALL_MODELS)
     if X.dim() != 4:
         raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
     d = X.shape[-1]
     # the attention (not part of the prediction) only when asked for: training never is, and two-layer's is a product
-    if model in ("one_layer", "one_layer_x2"):
-        scores, v = _head(X, params[0], d, last_only=True, fast=fast)
-        A = _softmax(scores, -1, fast)
-        pred = _last_row_output(A, v, fast)
+    if fast:
+        pred, att = _forward_token_major(model, params, X, hops, operator)
+    elif model in ("one_layer", "one_layer_x2"):
+        scores, v = _head(X, params[0], d, last_only=True)
+        A = torch.softmax(scores, -1)
+        pred = (A @ v)[..., -1, 0]
         if model == "one_layer_x2":
             pred = 2.0 * pred
         att = (lambda: A[..., -1, :])
     elif model in ("multihop", "multihop_norm"):
-        scores, v = _head(X, params[0], d, fast=fast)
-        if fast:   # the query's row of the operator: all a single head's prediction needs
-            row = _hop_last_row(scores, hops, operator)
-            row = row / hops if model == "multihop_norm" else row
-            pred = (row * v[..., 0]).sum(-1)
-        else:      # the whole operator, as the public code computes it (the replay's arithmetic; scores are the
-            #        model's own, so hop_operator's argument checks are skipped: they cost a scan per step)
-            M = hop_operator.__wrapped__(scores, hops, operator)
-            M = M / hops if model == "multihop_norm" else M
-            pred, row = (M @ v)[..., -1, 0], M[..., -1, :]
+        # the whole operator, as the public code computes it (scores are the model's own, so hop_operator's
+        # argument checks are skipped: they cost a scan per step)
+        scores, v = _head(X, params[0], d)
+        M = hop_operator.__wrapped__(scores, hops, operator)
+        M = M / hops if model == "multihop_norm" else M
+        pred, row = (M @ v)[..., -1, 0], M[..., -1, :]
         att = (lambda: row / row.sum(-1, keepdim=True))
     else:
-        scores1, v1 = _head(X, params[0], d, fast=fast)
-        A1 = _softmax(scores1, -1, fast)
+        scores1, v1 = _head(X, params[0], d)
+        A1 = torch.softmax(scores1, -1)
         H = X + A1 @ v1                                  # layer 1: d×d values and a residual
-        scores2, v2 = _head(H, params[1], d, last_only=True, fast=fast)
-        A2 = _softmax(scores2, -1, fast)
-        pred = _last_row_output(A2, v2, fast)
+        scores2, v2 = _head(H, params[1], d, last_only=True)
+        A2 = torch.softmax(scores2, -1)
+        pred = (A2 @ v2)[..., -1, 0]
         a2 = A2[..., -1, :]
         att = (lambda: 0.5 * (a2 + (a2[..., None, :] @ A1)[..., 0, :]))
     if return_attention:
