@@ -544,3 +544,28 @@ def test_the_graph_free_sweeps_equal_the_readable_loop_bit_for_bit(dtype):
                           "slope_final", "reach"):
                 a, b = getattr(slow, field), getattr(res, field)
                 assert a.dtype == b.dtype and torch.equal(a, b), (kw, field)
+
+
+def test_the_loop_with_a_graph_gives_the_readable_loops_values_and_gradients_bit_for_bit():
+    """With a gradient through the prior (``learn_prior``) the loop keeps every differentiable step of the readable
+    loop (``return_history``) and moves the rest to numpy: the outputs, records and the gradients with respect to
+    the scores, values and hyper-prior are equal to the last bit, for mixed per-row settings and a cut-off max_iter."""
+    B, T = 24, 30
+    g = torch.Generator().manual_seed(5)
+    cases = [dict(slope=["paper", "code"] * (B // 2), update=["plugin", "digamma", "cavi"] * (B // 3),
+                  first_window=[None, 29, None, 5] * (B // 4)), dict(), dict(update="cavi", slope="code", max_iter=4)]
+    for kw in cases:
+        scores = (3 * torch.randn(B, T, generator=g)).requires_grad_(True)
+        values = torch.randn(B, T, 2, generator=g).requires_grad_(True)
+        a0 = (0.05 + torch.rand(B, generator=g)).requires_grad_(True)
+        b0 = (0.5 + torch.rand(B, generator=g)).requires_grad_(True)
+        runs = [ex.expanding_attention(scores, values, a0, b0, return_history=hist, **kw) for hist in (True, False)]
+        grads = [torch.autograd.grad((r.output ** 2).sum() + r.alpha.sum() + r.beta.sum(), (scores, values, a0, b0))
+                 for r in runs]
+        assert len({int(i) for i in runs[0].iterations}) > 1, kw
+        for field in ("output", "attention", "window", "horizon", "iterations", "alpha", "beta", "slope_final",
+                      "reach"):
+            a, b = getattr(runs[0], field), getattr(runs[1], field)
+            assert a.dtype == b.dtype and torch.equal(a, b), (kw, field)
+        assert all(torch.equal(x, y) for x, y in zip(*grads)), kw
+        assert float(grads[0][2].abs().sum()) > 0, kw                 # the gradient reaches the prior

@@ -35,6 +35,10 @@ the window is a mask, so one iteration is a few tensor ops for the whole batch. 
 stop a sequence when its horizon passes T, shrinks or grows by less than ``tol``; the output and
 the recorded window are those of the *stopping* sweep, so a sequence whose last sweep shrank the
 horizon ends with the narrower window (not the widest it reached, which ``reach`` records).
+
+The loop in :func:`expanding_attention` is the readable form; on the CPU the same sweeps run in
+:func:`_sweep_without_graph` (no gradient, e.g. ``detach_prior``) or :func:`_sweep_with_graph`, which do every
+row's floating-point operations in the same order (bit-identical results and gradients) in fewer tensor ops.
 """
 
 from __future__ import annotations
@@ -244,9 +248,14 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         att = torch.softmax((scores + dist[None, :] * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
         output = _weighted_sum(att, values)
         return res._replace(output=output, attention=att)
-    if history is None and scores.device.type == "cpu" and not (torch.is_grad_enabled() and (scores.requires_grad or alpha.requires_grad
-                                                             or beta.requires_grad)):
+    # The same arithmetic in fewer tensor ops per sweep, with (_sweep_with_graph) or without a graph; the loop
+    # below is the readable form (and the one that records the history).
+    graph = torch.is_grad_enabled() and (scores.requires_grad or alpha.requires_grad or beta.requires_grad)
+    if history is None and device.type == "cpu" and not graph:
         res = _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass, max_iter, tol)
+        return res._replace(output=_weighted_sum(res.attention, values))
+    if history is None and device.type == "cpu":
+        res = _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass, max_iter, tol)
         return res._replace(output=_weighted_sum(res.attention, values))
     slope_final = torch.zeros(B, dtype=dtype, device=device)
     reach = torch.zeros(B, dtype=torch.long, device=device)
@@ -288,6 +297,70 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
             break
     output = _weighted_sum(att, values)
     return ExpandingResult(output, att, window, horizon, iterations, alpha, beta, history, slope_final, reach)
+
+
+def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
+                      tol: float) -> ExpandingResult:
+    """The sweep loop of :func:`expanding_attention` when a gradient flows through the prior (``learn_prior``):
+    every differentiable step of the readable loop, in its order and with its operands, so that the graph and
+    the gradient are the same to the last bit; the steps that carry no gradient (the window, its mask, the
+    stopping rule, the records of the window, reach, sweeps and slope) run in numpy as in
+    :func:`_sweep_without_graph`, each record written once, at the row's stopping sweep. Arguments as there;
+    returns an :class:`ExpandingResult` with ``output`` None and no history.
+    """
+    B, T = scores.shape
+    t = torch.from_numpy
+    dist_row, dist_n = dist[None, :], dist.numpy()
+    outside_of = (dist_n[None, :] >= np.arange(T + 1)[:, None]) | (dist_n < 1)   # as in _sweep_without_graph
+    t_minus_1 = (dist - 1).clamp(min=0)
+    cavi_n = cavi if isinstance(cavi, bool) else cavi.numpy()
+    alpha_prior, beta_prior = alpha, beta
+    att = torch.zeros(B, T, dtype=scores.dtype)
+    horizon = torch.zeros(B, dtype=scores.dtype)
+    h_old = np.zeros(B, dtype=dist_n.dtype)
+    reach = np.zeros(B, dtype=np.int64)
+    active = np.ones(B, dtype=bool)
+    running, rec = B, None
+    for i in range(max_iter):
+        q = _pick(dig, lambda: _estimate_q(alpha, beta, True), lambda: _estimate_q(alpha, beta, False))
+        h = _horizon(q, mass)
+        hd = h.detach().numpy()
+        m = np.maximum(np.ceil(hd), 2)
+        if i == 0 and first is not None:
+            m = (np.full_like(m, first) if isinstance(first, int) else
+                 np.where(first.numpy() > 0, first.numpy().astype(m.dtype), m))
+        outside = t(outside_of[np.fmin(m, T).astype(np.int64)])
+        sl = _pick(code, lambda: -1.0 / h, lambda: torch.log1p(-q))   # prior_slope(q, slope, mass)
+        a_new = torch.softmax((scores + dist_row * sl[:, None]).masked_fill(outside, float("-inf")), dim=-1)
+        m = m.astype(np.int64)
+        reach = np.maximum(reach, np.minimum(m, T))
+        running_t = t(active)
+        att = torch.where(running_t[:, None], a_new, att)
+        horizon = torch.where(running_t, h, horizon)
+        alpha = torch.where(running_t, _pick(cavi, lambda: alpha_prior + 1, lambda: alpha + 1), alpha)
+        beta = torch.where(running_t, _pick(cavi, lambda: beta_prior + (a_new * t_minus_1).sum(-1),
+                                            lambda: beta + (a_new * dist).sum(-1)), beta)
+        diff = hd - h_old
+        stop = np.where(cavi_n, np.abs(diff) < tol, (hd > T) | (diff < tol))
+        h_old = hd
+        if rec is None:                                        # every row ran the first sweep
+            rec, done, ends = [sl.detach().numpy(), m, reach], np.ones(B, dtype=np.int64), stop
+        else:
+            ends = stop & active
+        active = active & ~ends
+        left = int(np.count_nonzero(active))
+        if i and left < running:                               # rows whose last sweep this was
+            rec = [np.where(ends, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
+            done = np.where(ends, i + 1, done)
+        running = left
+        if not left:
+            break
+    else:
+        if max_iter > 1:                                       # the rows that ran every sweep
+            rec = [np.where(active, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
+            done = np.where(active, max_iter, done)
+    sl, window, reach = (t(np.ascontiguousarray(x)) for x in rec)
+    return ExpandingResult(None, att, window, horizon, t(done), alpha, beta, None, sl, reach)
 
 
 def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
