@@ -515,3 +515,57 @@ def test_variants_trained_together_equal_each_trained_alone():
     assert not np.array_equal(together["paper"]["window"], together["cavi"]["window"])
     with pytest.raises(ValueError, match="variant sets only"):
         ex.train_expanding_variants({"x": {"slopes": "code"}}, steps=1, cache=False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_graph_free_sweeps_equal_the_readable_loop_bit_for_bit(dtype):
+    """Without a gradient (``detach_prior`` or no_grad) the sweeps run in a shorter loop that lets stopped rows sweep
+    on and records each row once, at its stopping sweep; ``return_history`` runs the readable loop, which gates every
+    update by the running rows. Mixed and uniform per-row settings, first windows and a max_iter that cuts rows off:
+    every field of the two agrees to the last bit (a differing op order or a mis-timed record breaks this)."""
+    B, T = 48, 40
+    g = torch.Generator().manual_seed(3)
+    scores = (3 * torch.randn(B, T, generator=g)).to(dtype)
+    values = torch.randn(B, T, 2, generator=g).to(dtype)
+    alpha0 = (0.05 + torch.rand(B, generator=g)).to(dtype)
+    cases = [dict(slope=["paper", "code"] * (B // 2), update=["plugin", "digamma", "cavi"] * (B // 3),
+                  first_window=[None, 29, None, 5] * (B // 4)),
+             dict(slope="code", update="cavi", first_window=7), dict(update="digamma"), dict(),
+             dict(slope=["code"] * B, update=["cavi", "plugin"] * (B // 2), max_iter=6),
+             dict(update=["digamma", "plugin"] * (B // 2), max_iter=1), dict(update="cavi", tol=0.0, max_iter=30)]
+    for kw in cases:
+        slow = ex.expanding_attention(scores, values, alpha0, 0.9, return_history=True, **kw)
+        fast = ex.expanding_attention(scores, values, alpha0, 0.9, detach_prior=True, **kw)
+        with torch.no_grad():
+            plain = ex.expanding_attention(scores, values, alpha0, 0.9, **kw)
+        assert len({int(i) for i in slow.iterations}) > 1 or "max_iter" in kw, kw   # rows stop at different sweeps
+        for res in (fast, plain):
+            for field in ("output", "attention", "window", "horizon", "iterations", "alpha", "beta",
+                          "slope_final", "reach"):
+                a, b = getattr(slow, field), getattr(res, field)
+                assert a.dtype == b.dtype and torch.equal(a, b), (kw, field)
+
+
+def test_the_loop_with_a_graph_gives_the_readable_loops_values_and_gradients_bit_for_bit():
+    """With a gradient through the prior (``learn_prior``) the loop keeps every differentiable step of the readable
+    loop (``return_history``) and moves the rest to numpy: the outputs, records and the gradients with respect to
+    the scores, values and hyper-prior are equal to the last bit, for mixed per-row settings and a cut-off max_iter."""
+    B, T = 24, 30
+    g = torch.Generator().manual_seed(5)
+    cases = [dict(slope=["paper", "code"] * (B // 2), update=["plugin", "digamma", "cavi"] * (B // 3),
+                  first_window=[None, 29, None, 5] * (B // 4)), dict(), dict(update="cavi", slope="code", max_iter=4)]
+    for kw in cases:
+        scores = (3 * torch.randn(B, T, generator=g)).requires_grad_(True)
+        values = torch.randn(B, T, 2, generator=g).requires_grad_(True)
+        a0 = (0.05 + torch.rand(B, generator=g)).requires_grad_(True)
+        b0 = (0.5 + torch.rand(B, generator=g)).requires_grad_(True)
+        runs = [ex.expanding_attention(scores, values, a0, b0, return_history=hist, **kw) for hist in (True, False)]
+        grads = [torch.autograd.grad((r.output ** 2).sum() + r.alpha.sum() + r.beta.sum(), (scores, values, a0, b0))
+                 for r in runs]
+        assert len({int(i) for i in runs[0].iterations}) > 1, kw
+        for field in ("output", "attention", "window", "horizon", "iterations", "alpha", "beta", "slope_final",
+                      "reach"):
+            a, b = getattr(runs[0], field), getattr(runs[1], field)
+            assert a.dtype == b.dtype and torch.equal(a, b), (kw, field)
+        assert all(torch.equal(x, y) for x, y in zip(*grads)), kw
+        assert float(grads[0][2].abs().sum()) > 0, kw                 # the gradient reaches the prior

@@ -35,6 +35,10 @@ the window is a mask, so one iteration is a few tensor ops for the whole batch. 
 stop a sequence when its horizon passes T, shrinks or grows by less than ``tol``; the output and
 the recorded window are those of the *stopping* sweep, so a sequence whose last sweep shrank the
 horizon ends with the narrower window (not the widest it reached, which ``reach`` records).
+
+The loop in :func:`expanding_attention` is the readable form; on the CPU the same sweeps run in
+:func:`_sweep_without_graph` (no gradient, e.g. ``detach_prior``) or :func:`_sweep_with_graph`, which do every
+row's floating-point operations in the same order (bit-identical results and gradients) in fewer tensor ops.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_real
@@ -230,15 +235,28 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
         # The prior carries no gradient, so the fixed-point search runs without a graph and only
         # the final softmax, whose slope and window are then constants, is differentiated.
         with torch.no_grad():
-            res = expanding_attention(scores.detach(), values.detach(), alpha.detach(), beta.detach(),
-                                      slope=slope, update=update, mass=mass, max_iter=max_iter, tol=tol,
-                                      detach_prior=False, first_window=first_window,
-                                      return_history=return_history)
+            if return_history or device.type != "cpu":
+                res = expanding_attention(scores.detach(), values.detach(), alpha.detach(), beta.detach(),
+                                          slope=slope, update=update, mass=mass, max_iter=max_iter, tol=tol,
+                                          detach_prior=False, first_window=first_window,
+                                          return_history=return_history)
+            else:
+                res = _sweep_without_graph(scores.detach(), alpha.detach(), beta.detach(), dist, code, dig, cavi,
+                                           first, mass, max_iter, tol)
         sl = res.slope_final
         inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None].to(dtype))
         att = torch.softmax((scores + dist[None, :] * sl[:, None]).masked_fill(~inside, float("-inf")), dim=-1)
         output = _weighted_sum(att, values)
         return res._replace(output=output, attention=att)
+    # The same arithmetic in fewer tensor ops per sweep, with (_sweep_with_graph) or without a graph; the loop
+    # below is the readable form (and the one that records the history).
+    graph = torch.is_grad_enabled() and (scores.requires_grad or alpha.requires_grad or beta.requires_grad)
+    if history is None and device.type == "cpu" and not graph:
+        res = _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass, max_iter, tol)
+        return res._replace(output=_weighted_sum(res.attention, values))
+    if history is None and device.type == "cpu":
+        res = _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass, max_iter, tol)
+        return res._replace(output=_weighted_sum(res.attention, values))
     slope_final = torch.zeros(B, dtype=dtype, device=device)
     reach = torch.zeros(B, dtype=torch.long, device=device)
     alpha_prior, beta_prior = alpha, beta
@@ -279,6 +297,174 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
             break
     output = _weighted_sum(att, values)
     return ExpandingResult(output, att, window, horizon, iterations, alpha, beta, history, slope_final, reach)
+
+
+def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
+                      tol: float) -> ExpandingResult:
+    """The sweep loop of :func:`expanding_attention` when a gradient flows through the prior (``learn_prior``):
+    every differentiable step of the readable loop, in its order and with its operands, so that the graph and
+    the gradient are the same to the last bit; the steps that carry no gradient (the window, its mask, the
+    stopping rule, the records of the window, reach, sweeps and slope) run in numpy as in
+    :func:`_sweep_without_graph`, each record written once, at the row's stopping sweep. Arguments as there;
+    returns an :class:`ExpandingResult` with ``output`` None and no history.
+    """
+    B, T = scores.shape
+    t = torch.from_numpy
+    dist_row, dist_n = dist[None, :], dist.numpy()
+    outside_of = (dist_n[None, :] >= np.arange(T + 1)[:, None]) | (dist_n < 1)   # as in _sweep_without_graph
+    t_minus_1 = (dist - 1).clamp(min=0)
+    cavi_n = cavi if isinstance(cavi, bool) else cavi.numpy()
+    alpha_prior, beta_prior = alpha, beta
+    att = torch.zeros(B, T, dtype=scores.dtype)
+    horizon = torch.zeros(B, dtype=scores.dtype)
+    h_old = np.zeros(B, dtype=dist_n.dtype)
+    reach = np.zeros(B, dtype=np.int64)
+    active = np.ones(B, dtype=bool)
+    running, rec = B, None
+    for i in range(max_iter):
+        q = _pick(dig, lambda: _estimate_q(alpha, beta, True), lambda: _estimate_q(alpha, beta, False))
+        h = _horizon(q, mass)
+        hd = h.detach().numpy()
+        m = np.maximum(np.ceil(hd), 2)
+        if i == 0 and first is not None:
+            m = (np.full_like(m, first) if isinstance(first, int) else
+                 np.where(first.numpy() > 0, first.numpy().astype(m.dtype), m))
+        outside = t(outside_of[np.fmin(m, T).astype(np.int64)])
+        sl = _pick(code, lambda: -1.0 / h, lambda: torch.log1p(-q))   # prior_slope(q, slope, mass)
+        a_new = torch.softmax((scores + dist_row * sl[:, None]).masked_fill(outside, float("-inf")), dim=-1)
+        m = m.astype(np.int64)
+        reach = np.maximum(reach, np.minimum(m, T))
+        running_t = t(active)
+        att = torch.where(running_t[:, None], a_new, att)
+        horizon = torch.where(running_t, h, horizon)
+        alpha = torch.where(running_t, _pick(cavi, lambda: alpha_prior + 1, lambda: alpha + 1), alpha)
+        beta = torch.where(running_t, _pick(cavi, lambda: beta_prior + (a_new * t_minus_1).sum(-1),
+                                            lambda: beta + (a_new * dist).sum(-1)), beta)
+        diff = hd - h_old
+        stop = np.where(cavi_n, np.abs(diff) < tol, (hd > T) | (diff < tol))
+        h_old = hd
+        if rec is None:                                        # every row ran the first sweep
+            rec, done, ends = [sl.detach().numpy(), m, reach], np.ones(B, dtype=np.int64), stop
+        else:
+            ends = stop & active
+        active = active & ~ends
+        left = int(np.count_nonzero(active))
+        if i and left < running:                               # rows whose last sweep this was
+            rec = [np.where(ends, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
+            done = np.where(ends, i + 1, done)
+        running = left
+        if not left:
+            break
+    else:
+        if max_iter > 1:                                       # the rows that ran every sweep
+            rec = [np.where(active, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
+            done = np.where(active, max_iter, done)
+    sl, window, reach = (t(np.ascontiguousarray(x)) for x in rec)
+    return ExpandingResult(None, att, window, horizon, t(done), alpha, beta, None, sl, reach)
+
+
+def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
+                         tol: float) -> ExpandingResult:
+    """The sweep loop of :func:`expanding_attention` when no gradient is taken (its ``detach_prior`` search),
+    with the same floating-point operations per row in the same order, at a fraction of the cost per sweep.
+
+    scores (B, T) on the CPU; alpha, beta (B,) the hyper-prior; dist (T,) t = T-1-j; ``code``, ``dig``,
+    ``cavi``, ``first`` as :func:`_row_modes` returns them. Three changes, none to any row's arithmetic:
+
+    * the readable loop in :func:`expanding_attention` (also run with ``return_history``) gates every update by
+      the running rows; here a row that has stopped sweeps on (its values are never read again) and each record
+      is written once, at the row's stopping sweep;
+    * the per-sequence quantities (B,) are numpy arrays and their exactly rounded steps (+, -, ×, 1/x, ceil,
+      max, comparisons, choices) run in numpy, which costs a fraction of a torch call on a few dozen numbers;
+      every transcendental step (ψ, expm1, log1p, the softmax) and every sum over the window stays in torch,
+      on the same elements in the same places. ``c / x`` is written ``(1/x)·c``, as torch computes it;
+    * the two branches of a per-row choice share their common terms (α + β, log(1 - q̃)) and the β update's
+      per-row choice is folded into loop invariants.
+
+    Returns an :class:`ExpandingResult` with ``output`` None and no history.
+    """
+    B, T = scores.shape
+    c = math.log(1.0 - mass)
+    t = torch.from_numpy
+
+    def flags(mask):                                           # a Python bool or a (B,) numpy bool array
+        return mask if isinstance(mask, bool) else mask.numpy()
+
+    code, dig, cavi = flags(code), flags(dig), flags(cavi)
+    dist_n = dist.numpy()
+    # row k: the tokens outside a window of k (dist ≥ k) and the query itself (dist 0), k = 0..T
+    outside_of = (dist_n[None, :] >= np.arange(T + 1)[:, None]) | (dist_n < 1)
+    minus_inf = torch.tensor(float("-inf"), dtype=scores.dtype)
+    alpha = alpha_prior = alpha.numpy()
+    beta = beta_prior = beta.numpy()
+    if isinstance(cavi, bool):                                 # E[t - 1] (CAVI) or E[t] (accumulating) per row
+        weight = (dist - 1).clamp(min=0) if cavi else dist
+    else:
+        weight = torch.where(t(cavi)[:, None], (dist - 1).clamp(min=0), dist)
+    alpha_cavi = alpha_prior + 1
+    h_old = np.zeros(B, dtype=alpha.dtype)
+    reach = np.zeros(B, dtype=np.int64)
+    active = np.ones(B, dtype=bool)
+    running, rec, att = B, None, None
+    for i in range(max_iter):
+        ab = alpha + beta
+        if dig is True:
+            q = -torch.expm1(torch.digamma(t(beta)) - torch.digamma(t(ab))).numpy()
+        elif dig is False:
+            q = alpha / ab
+        else:
+            q = np.where(dig, -torch.expm1(torch.digamma(t(beta)) - torch.digamma(t(ab))).numpy(), alpha / ab)
+        log1mq = torch.log1p(t(-q)).numpy()
+        h = np.reciprocal(log1mq) * c                          # _horizon(q, mass) = c / log(1 - q̃)
+        m = np.maximum(np.ceil(h), 2)
+        if i == 0 and first is not None:
+            m = (np.full_like(m, first) if isinstance(first, int) else
+                 np.where(first.numpy() > 0, first.numpy().astype(m.dtype), m))
+        if code is True:                                       # -1 / H (the code) or log(1 - q̃) (the paper)
+            sl = np.reciprocal(h) * -1.0
+        elif code is False:
+            sl = log1mq
+        else:
+            sl = np.where(code, np.reciprocal(h) * -1.0, log1mq)
+        # dist ≥ m as dist ≥ min(m, T) (dist < T); m is whole, and fmin maps a NaN m (a NaN row) to T
+        outside = t(outside_of[np.fmin(m, T).astype(np.int64)])
+        a_new = torch.softmax(torch.where(outside, minus_inf, scores + dist[None, :] * t(sl)[:, None]), dim=-1)
+        m = m.astype(np.int64)
+        reach = np.maximum(reach, np.minimum(m, T))
+        expected = (a_new * weight).sum(-1).numpy()
+        if cavi is True:
+            alpha, beta = alpha_cavi, beta_prior + expected
+            stop = np.abs(h - h_old) < tol
+        elif cavi is False:
+            alpha, beta = alpha + 1, beta + expected
+            stop = (h > T) | (h - h_old < tol)
+        else:
+            alpha = np.where(cavi, alpha_cavi, alpha + 1)
+            beta = np.where(cavi, beta_prior, beta) + expected
+            diff = h - h_old
+            stop = np.where(cavi, np.abs(diff) < tol, (h > T) | (diff < tol))
+        h_old = h
+        now = (sl, m, reach, h, alpha, beta)
+        if rec is None:                                        # every row ran the first sweep
+            rec, att, done, ends = list(now), a_new, np.ones(B, dtype=np.int64), stop
+        else:
+            ends = stop & active
+        active = active & ~ends
+        left = int(np.count_nonzero(active))
+        if i and left < running:                               # rows whose last sweep this was
+            rec = [np.where(ends, x, r) for x, r in zip(now, rec)]
+            att = torch.where(t(ends)[:, None], a_new, att)
+            done = np.where(ends, i + 1, done)
+        running = left
+        if not left:
+            break
+    else:
+        if max_iter > 1:                                       # the rows that ran every sweep
+            rec = [np.where(active, x, r) for x, r in zip(now, rec)]
+            att = torch.where(t(active)[:, None], a_new, att)
+            done = np.where(active, max_iter, done)
+    sl, window, reach, horizon, alpha, beta = (t(np.ascontiguousarray(x)) for x in rec)
+    return ExpandingResult(None, att, window, horizon, t(done), alpha, beta, None, sl, reach)
 
 
 def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, alpha0, beta0) -> torch.Tensor:
