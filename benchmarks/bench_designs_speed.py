@@ -14,7 +14,8 @@ and new, and a part whose results differ is marked.
 The speed-ups (issue 30, item 2), bit for bit: multi-hop draws each step's batches for all seeds with
 ``sample_multihop_batches`` (each seed's draws from its own streams, the arithmetic batched) and takes one
 backward pass for all models; expanding attention's sweep loop calls the unchecked forms of ``effective_q`` and
-``geometric_horizon``. Not bit for bit: multi-hop's paired training computes in the token-major layout
+``geometric_horizon``, and runs as ``_sweep_without_graph`` / ``_sweep_with_graph`` (the steps that round exactly
+in numpy, each row recorded once at its stopping sweep). Not bit for bit: multi-hop's paired training computes in the token-major layout
 (``multihop._forward_token_major``: the same functions summed in another order, equal to float64 rounding, see
 tests/test_multihop.py), so its three paired parts are marked as differing; chapter 5's full-profile re-run on
 the new code is what shows its verdicts unchanged. The replay keeps the public code's arithmetic and stays
