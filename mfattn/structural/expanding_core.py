@@ -299,14 +299,48 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     return ExpandingResult(output, att, window, horizon, iterations, alpha, beta, history, slope_final, reach)
 
 
+class _StopRecords:
+    """The sweep loops' bookkeeping: rows keep sweeping after they stop (their values are never read again), and
+    each row's records (B,) arrays, and its attention, are written once, at its stopping sweep."""
+
+    def __init__(self, B: int):
+        self.active = np.ones(B, dtype=bool)                   # rows still running
+        self.running, self.rec, self.att, self.done = B, None, None, None
+
+    def sweep(self, i: int, stop: np.ndarray, now: tuple, att=None) -> bool:
+        """Record the rows that stop at sweep ``i`` (``stop``: its stopping rule) with the values ``now``;
+        True when no row runs on."""
+        if self.rec is None:                                   # every row ran the first sweep
+            self.rec, self.att, self.done, ends = list(now), att, np.ones(len(stop), dtype=np.int64), stop
+        else:
+            ends = stop & self.active
+        self.active = self.active & ~ends
+        left = int(np.count_nonzero(self.active))
+        if i and left < self.running:                          # rows whose last sweep this was
+            self._write(ends, now, att, i + 1)
+        self.running = left
+        return not left
+
+    def finish(self, max_iter: int, now: tuple, att=None) -> None:
+        """After ``max_iter`` sweeps without every row stopping: the rows that ran every sweep."""
+        if max_iter > 1:
+            self._write(self.active, now, att, max_iter)
+
+    def _write(self, rows, now, att, sweeps) -> None:
+        self.rec = [np.where(rows, x, r) for x, r in zip(now, self.rec)]
+        if att is not None:
+            self.att = torch.where(torch.from_numpy(rows)[:, None], att, self.att)
+        self.done = np.where(rows, sweeps, self.done)
+
+
 def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
                       tol: float) -> ExpandingResult:
     """The sweep loop of :func:`expanding_attention` when a gradient flows through the prior (``learn_prior``):
     every differentiable step of the readable loop, in its order and with its operands, so that the graph and
     the gradient are the same to the last bit; the steps that carry no gradient (the window, its mask, the
     stopping rule, the records of the window, reach, sweeps and slope) run in numpy as in
-    :func:`_sweep_without_graph`, each record written once, at the row's stopping sweep. Arguments as there;
-    returns an :class:`ExpandingResult` with ``output`` None and no history.
+    :func:`_sweep_without_graph` (records by :class:`_StopRecords`). Arguments as there; returns an
+    :class:`ExpandingResult` with ``output`` None and no history.
     """
     B, T = scores.shape
     t = torch.from_numpy
@@ -319,8 +353,7 @@ def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: f
     horizon = torch.zeros(B, dtype=scores.dtype)
     h_old = np.zeros(B, dtype=dist_n.dtype)
     reach = np.zeros(B, dtype=np.int64)
-    active = np.ones(B, dtype=bool)
-    running, rec = B, None
+    records = _StopRecords(B)
     for i in range(max_iter):
         q = _pick(dig, lambda: _estimate_q(alpha, beta, True), lambda: _estimate_q(alpha, beta, False))
         h = _horizon(q, mass)
@@ -334,7 +367,7 @@ def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: f
         a_new = torch.softmax((scores + dist_row * sl[:, None]).masked_fill(outside, float("-inf")), dim=-1)
         m = m.astype(np.int64)
         reach = np.maximum(reach, np.minimum(m, T))
-        running_t = t(active)
+        running_t = t(records.active)
         att = torch.where(running_t[:, None], a_new, att)
         horizon = torch.where(running_t, h, horizon)
         alpha = torch.where(running_t, _pick(cavi, lambda: alpha_prior + 1, lambda: alpha + 1), alpha)
@@ -343,24 +376,13 @@ def _sweep_with_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: f
         diff = hd - h_old
         stop = np.where(cavi_n, np.abs(diff) < tol, (hd > T) | (diff < tol))
         h_old = hd
-        if rec is None:                                        # every row ran the first sweep
-            rec, done, ends = [sl.detach().numpy(), m, reach], np.ones(B, dtype=np.int64), stop
-        else:
-            ends = stop & active
-        active = active & ~ends
-        left = int(np.count_nonzero(active))
-        if i and left < running:                               # rows whose last sweep this was
-            rec = [np.where(ends, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
-            done = np.where(ends, i + 1, done)
-        running = left
-        if not left:
+        now = (sl.detach().numpy(), m, reach)
+        if records.sweep(i, stop, now):
             break
     else:
-        if max_iter > 1:                                       # the rows that ran every sweep
-            rec = [np.where(active, x, r) for x, r in zip((sl.detach().numpy(), m, reach), rec)]
-            done = np.where(active, max_iter, done)
-    sl, window, reach = (t(np.ascontiguousarray(x)) for x in rec)
-    return ExpandingResult(None, att, window, horizon, t(done), alpha, beta, None, sl, reach)
+        records.finish(max_iter, now)
+    sl, window, reach = (t(np.ascontiguousarray(x)) for x in records.rec)
+    return ExpandingResult(None, att, window, horizon, t(records.done), alpha, beta, None, sl, reach)
 
 
 def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass: float, max_iter: int,
@@ -371,9 +393,8 @@ def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass
     scores (B, T) on the CPU; alpha, beta (B,) the hyper-prior; dist (T,) t = T-1-j; ``code``, ``dig``,
     ``cavi``, ``first`` as :func:`_row_modes` returns them. Three changes, none to any row's arithmetic:
 
-    * the readable loop in :func:`expanding_attention` (also run with ``return_history``) gates every update by
-      the running rows; here a row that has stopped sweeps on (its values are never read again) and each record
-      is written once, at the row's stopping sweep;
+    * the readable loop (also run with ``return_history``) gates every update by the running rows; here rows
+      sweep on after they stop and :class:`_StopRecords` writes each record once;
     * the per-sequence quantities (B,) are numpy arrays and their exactly rounded steps (+, -, ×, 1/x, ceil,
       max, comparisons, choices) run in numpy, which costs a fraction of a torch call on a few dozen numbers;
       every transcendental step (ψ, expm1, log1p, the softmax) and every sum over the window stays in torch,
@@ -404,8 +425,7 @@ def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass
     alpha_cavi = alpha_prior + 1
     h_old = np.zeros(B, dtype=alpha.dtype)
     reach = np.zeros(B, dtype=np.int64)
-    active = np.ones(B, dtype=bool)
-    running, rec, att = B, None, None
+    records = _StopRecords(B)
     for i in range(max_iter):
         ab = alpha + beta
         if dig is True:
@@ -445,26 +465,12 @@ def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass
             stop = np.where(cavi, np.abs(diff) < tol, (h > T) | (diff < tol))
         h_old = h
         now = (sl, m, reach, h, alpha, beta)
-        if rec is None:                                        # every row ran the first sweep
-            rec, att, done, ends = list(now), a_new, np.ones(B, dtype=np.int64), stop
-        else:
-            ends = stop & active
-        active = active & ~ends
-        left = int(np.count_nonzero(active))
-        if i and left < running:                               # rows whose last sweep this was
-            rec = [np.where(ends, x, r) for x, r in zip(now, rec)]
-            att = torch.where(t(ends)[:, None], a_new, att)
-            done = np.where(ends, i + 1, done)
-        running = left
-        if not left:
+        if records.sweep(i, stop, now, a_new):
             break
     else:
-        if max_iter > 1:                                       # the rows that ran every sweep
-            rec = [np.where(active, x, r) for x, r in zip(now, rec)]
-            att = torch.where(t(active)[:, None], a_new, att)
-            done = np.where(active, max_iter, done)
-    sl, window, reach, horizon, alpha, beta = (t(np.ascontiguousarray(x)) for x in rec)
-    return ExpandingResult(None, att, window, horizon, t(done), alpha, beta, None, sl, reach)
+        records.finish(max_iter, now, a_new)
+    sl, window, reach, horizon, alpha, beta = (t(np.ascontiguousarray(x)) for x in records.rec)
+    return ExpandingResult(None, records.att, window, horizon, t(records.done), alpha, beta, None, sl, reach)
 
 
 def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, alpha0, beta0) -> torch.Tensor:
