@@ -164,20 +164,27 @@ _MODELS = ("one_layer", "multihop", "two_layer")
 
 
 def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
-    """Training MSE / Var(y) per task: geometric mean over seeds (thick), ± one s.d. of the log (band), seeds."""
+    """Training MSE / Var(y) per task: geometric mean over seeds (thick), ± one s.d. of the log (band), seeds.
+
+    The means are drawn after every band and seed, one-layer attention's last and dashed: on the code's
+    task its mean lies on multi-hop attention's, and would otherwise be hidden under it.
+    """
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     for ax, (t, r) in zip(axes, results.items()):
         steps = r["record_steps"]
+        means = {}
         for m in _MODELS:
             curves = r[f"loss/{m}"] / r["var_y"][:, None]          # normalised MSE, one row per seed
             logc = np.log10(curves)                                # errors spread over decades: average logs
             mean, sd = logc.mean(0), logc.std(0)
             ax.plot(steps, curves.T, color=COLORS[m], lw=0.5, alpha=0.45)
             ax.fill_between(steps, 10 ** (mean - sd), 10 ** (mean + sd), color=COLORS[m], alpha=0.18)
-            ax.plot(steps, 10 ** mean, color=COLORS[m], lw=2, label=LABELS[m])
+            means[m] = 10 ** mean
+        lines = {m: ax.plot(steps, means[m], color=COLORS[m], lw=2, ls=(0, (4, 2)) if m == "one_layer" else "-",
+                            label=LABELS[m])[0] for m in ("two_layer", "multihop", "one_layer")}
         ax.set(yscale="log", xlabel="training step", title=TASK_TITLES[t])
     axes[0].set_ylabel("MSE / Var(y)")
-    axes[0].legend(loc="lower left")
+    axes[0].legend([lines[m] for m in _MODELS], [LABELS[m] for m in _MODELS], loc="lower left")
     fig.suptitle(f"{n_seeds} seeds: geometric mean ± s.d. of log (band) and each seed (thin)", y=1.01)
     return fig
 
