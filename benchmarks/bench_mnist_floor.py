@@ -46,7 +46,6 @@ import time
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -56,9 +55,8 @@ import bench_mnist_step as step_bench  # noqa: E402
 from mfattn import deq  # noqa: E402
 from mfattn.companion.machine import cpu_model  # noqa: E402
 from mfattn.implicit import meanfield  # noqa: E402
-from mfattn.implicit.mnist import load_mnist  # noqa: E402
 from mfattn.implicit.models import build_model  # noqa: E402
-from mfattn.implicit.train import epoch_order, make_optimizer  # noqa: E402
+from mfattn.implicit.train import make_optimizer  # noqa: E402
 
 
 def fastest_us(fn, repeat: int = 100, blocks: int = 40) -> float:
@@ -89,40 +87,35 @@ class _SolveClock:
 
 
 def split_steps(ref, counts, model, x, y, order, steps: int, warmup: int, batch: int):
-    """Train the reference and our model on the same batches, alternating which steps first (so a
-    change in machine load hits both alike). Medians of the reference's step time and of ours,
-    with ours split into its forward solve, adjoint solve and the rest."""
+    """Train the reference and our model on the same batches (``bench_mnist_step.time_steps``,
+    alternating which steps first). Medians of the reference's step time and of ours, with ours
+    split into its forward solve, adjoint solve and the rest."""
     clock = _SolveClock()
+    parts = []  # per timed step of ours: (step, forward solve, adjoint solve) seconds and evaluations
+
+    def on_step(i, seconds):
+        if i == 1:  # our step just ran its two solves, the clock's last two entries
+            parts.append((seconds, *clock.seconds[-2:], *clock.evaluations[-2:]))
+
+    seen = {"evaluations": 0}
+
+    def reference_evaluations():
+        new, seen["evaluations"] = counts["iterations"] - seen["evaluations"], counts["iterations"]
+        return float(new)
+
     deq.solve = clock
-    optimisers = [torch.optim.Adam(ref.parameters(), lr=5e-4), make_optimizer(model, 5e-4)]
-    times = {"reference": [], "total": [], "fwd": [], "bwd": [], "k_fwd": [], "k_bwd": [], "k_ref": []}
     try:
-        for k in range(warmup + steps):
-            idx = order[k * batch:(k + 1) * batch]
-            for i in ((0, 1) if k % 2 == 0 else (1, 0)):
-                clock.seconds.clear(), clock.evaluations.clear()
-                before = counts["iterations"]
-                c0 = time.process_time()
-                optimisers[i].zero_grad(set_to_none=True)
-                F.cross_entropy((ref, model)[i](x[idx]), y[idx]).backward()
-                optimisers[i].step()
-                c1 = time.process_time()
-                if k < warmup:
-                    continue
-                if i == 0:
-                    times["reference"].append(c1 - c0), times["k_ref"].append(counts["iterations"] - before)
-                    continue
-                times["total"].append(c1 - c0)
-                times["fwd"].append(clock.seconds[0]), times["bwd"].append(clock.seconds[1])
-                times["k_fwd"].append(clock.evaluations[0]), times["k_bwd"].append(clock.evaluations[1])
+        (c_ref, _, k_ref, _), _ = step_bench.time_steps(
+            [ref, model], [lambda m: torch.optim.Adam(m.parameters(), lr=5e-4), lambda m: make_optimizer(m, 5e-4)],
+            x, y, order, steps, warmup, batch, [reference_evaluations, lambda: 0.0], on_step=on_step)
     finally:
         deq.solve = clock.original
+    total, fwd, bwd, k_fwd, k_bwd = zip(*parts)
     med = statistics.median
-    rest = [t - a - b for t, a, b in zip(times["total"], times["fwd"], times["bwd"])]
-    return {"reference_ms": 1e3 * med(times["reference"]), "reference_evaluations": statistics.mean(times["k_ref"]),
-            "step_ms": 1e3 * med(times["total"]), "forward_solve_ms": 1e3 * med(times["fwd"]),
-            "adjoint_solve_ms": 1e3 * med(times["bwd"]), "rest_ms": 1e3 * med(rest),
-            "forward_evaluations": statistics.mean(times["k_fwd"]), "adjoint_evaluations": statistics.mean(times["k_bwd"])}
+    return {"reference_ms": 1e3 * c_ref, "reference_evaluations": k_ref,
+            "step_ms": 1e3 * med(total), "forward_solve_ms": 1e3 * med(fwd), "adjoint_solve_ms": 1e3 * med(bwd),
+            "rest_ms": 1e3 * med([t - a - b for t, a, b in zip(total, fwd, bwd)]),
+            "forward_evaluations": statistics.mean(k_fwd), "adjoint_evaluations": statistics.mean(k_bwd)}
 
 
 def kernel_floors(model, images: torch.Tensor) -> dict:
@@ -146,15 +139,16 @@ def kernel_floors(model, images: torch.Tensor) -> dict:
         A = gram + 1e-5 * gram.diagonal(dim1=1, dim2=2).sum(1)[:, None, None] * torch.eye(memory)
         rhs = torch.bmm(g.unsqueeze(1), dG.transpose(1, 2)).transpose(1, 2)
         gamma = torch.linalg.solve_ex(A, rhs)[0]
-        kernels = {
-            "gram_row_bmm": fastest_us(lambda: torch.bmm(g.unsqueeze(1), dG.transpose(1, 2))),
-            "rhs_bmm": fastest_us(lambda: torch.bmm(g.unsqueeze(1), dG.transpose(1, 2))),
+        row_product = fastest_us(lambda: torch.bmm(g.unsqueeze(1), dG.transpose(1, 2)))
+        kernels = {  # the Gram matrix's new row and the right-hand side are the same (B,1,n)·(B,n,m) product
+            "gram_row_bmm": row_product, "rhs_bmm": row_product,
             "small_solve": fastest_us(lambda: torch.linalg.solve_ex(A, rhs)),
             "extrapolation_baddbmm": fastest_us(
                 lambda: torch.baddbmm(g.unsqueeze(1), gamma.transpose(1, 2), dXG, alpha=-1)),
         }
         fx, lowest, tol = z + 1e-3 * g, torch.full((B,), 1.0), att.tol
         prev_fx, prev_g = fx + 1e-3, g + 1e-3
+        eye_ridge, tiny = 1e-5 * torch.eye(memory), torch.zeros(1)
 
         def bookkeeping():
             # What a solver iteration does besides the kernels above, each once: the residual and
@@ -167,8 +161,6 @@ def kernel_floors(model, images: torch.Tensor) -> dict:
             gram[:, :, 0].copy_(gram[:, 0, :])
             torch.addcmul(gram, gram.diagonal(dim1=1, dim2=2).sum(1, keepdim=True)[:, :, None], eye_ridge)
 
-        eye_ridge = 1e-5 * torch.eye(memory)
-        tiny = torch.zeros(1)
     # The embedding's largest arithmetic, its second convolution (forward, and backward to its
     # input and weights), by the aten kernels, on the shapes a step feeds it (cropped input).
     conv2 = model.embed.features[3]
@@ -210,12 +202,10 @@ def main(argv=None) -> int:
     parser.add_argument("--save", action="store_true", help="store in data/benchmarks/bench_mnist_floor.json")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    if not (args.reference / "deep_implicit_attention").is_dir():
-        print(f"reference package not found under {args.reference} (see bench_mnist_step.py)")
+    batches = step_bench.training_batches(args)
+    if batches is None:
         return 2
-    n = (args.warmup + args.steps) * args.batch
-    x, y = load_mnist("train", args.data, limit=max(n, 600)).tensors()
-    order = epoch_order(len(y), args.seed, 0)
+    x, y, order = batches
     state = torch.load(args.weights, map_location="cpu", weights_only=True)
     state = state.get("model", state)
 
@@ -224,9 +214,6 @@ def main(argv=None) -> int:
         model.load_state_dict(state)
         return model.train()
 
-    import warnings
-
-    warnings.filterwarnings("ignore", message=r".*fixed-point solve .* did not converge", category=RuntimeWarning)
     ref, counts = step_bench.reference_model(args.reference, args.seed, "g")
     step_bench.copy_into_reference(ref, state)  # identical weights, identical batches
     ours = split_steps(ref.train(), counts, fresh(), x, y, order, args.steps, args.warmup, args.batch)

@@ -150,12 +150,25 @@ def baseline_package(folder: Path, name: str = "mfattn_baseline"):
     return importlib.import_module(f"{name}.implicit.models"), importlib.import_module(f"{name}.implicit.train")
 
 
-def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations):
+def training_batches(args):
+    """``(x, y, order)``: enough MNIST training digits for ``args.warmup + args.steps`` batches of
+    ``args.batch``, and the epoch order of ``args.seed``; ``None`` (after saying why) when the
+    reference package is not under ``args.reference``."""
+    if not (args.reference / "deep_implicit_attention").is_dir():
+        print(f"reference package not found under {args.reference} (see bench_mnist_step.py's docstring)")
+        return None
+    n = (args.warmup + args.steps) * args.batch
+    x, y = load_mnist("train", args.data, limit=max(n, 600)).tensors()
+    return x, y, epoch_order(len(y), args.seed, 0)
+
+
+def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations, on_step=None):
     """Train each model of ``models`` (with the optimiser ``optimizers[i](model)`` its own
     training code uses) on the same batches, alternating which one steps first
     (so a change in machine load hits both alike). Per model: median CPU and wall seconds per
     Adam step over ``steps`` timed steps after ``warmup``, mean solver iterations per step,
-    and the last loss."""
+    and the last loss. ``on_step(i, cpu_seconds)``, if given, is called after each timed step
+    of model ``i``."""
     # Unconverged solves are expected late in training; as in the training loop, they are not
     # reported one by one (printing a warning per solve would be timed on the mfattn sides only).
     # By message: the baseline package has its own ConvergenceWarning class.
@@ -179,6 +192,8 @@ def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations
                 cpu[i].append(c1 - c0)
                 wall[i].append(t1 - t0)
                 iters[i].append(its)
+                if on_step is not None:
+                    on_step(i, c1 - c0)
             last[i] = loss.item()
     return [(statistics.median(cpu[i]), statistics.median(wall[i]), statistics.mean(iters[i]), last[i])
             for i in range(len(models))]
@@ -211,13 +226,10 @@ def main(argv=None) -> int:
                         help="store the numbers in data/benchmarks/bench_mnist_step.json (read by chapter 2)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    if not (args.reference / "deep_implicit_attention").is_dir():
-        print(f"reference package not found under {args.reference} (see this script's docstring)")
+    batches = training_batches(args)
+    if batches is None:
         return 2
-
-    n = (args.warmup + args.steps) * args.batch
-    x, y = load_mnist("train", args.data, limit=max(n, 600)).tensors()
-    order = epoch_order(len(y), args.seed, 0)
+    x, y, order = batches
 
     memory = {} if args.memory is None else {"solver_options": {"memory": args.memory},
                                                "backward_options": {"memory": args.memory}}
