@@ -442,3 +442,25 @@ def test_fast_arithmetic_is_the_codes_arithmetic_reordered(mode, hops):
         ref = mh.forward(model, p32, X, hops=hops, operator=mode)
         torch.testing.assert_close(mh.forward(model, p32, X, hops=hops, operator=mode, fast=True), ref,
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_curves_figure_draws_the_one_layer_mean_dashed_on_top():
+    """Where one-layer attention's mean equals multi-hop's (the code's task), it must stay visible:
+    drawn after every other line, dashed, and named in the legend in the models' order."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mfattn.structural import figures
+
+    steps = np.arange(0, 1000, 100)
+    same = np.exp(-steps / 300)[None].repeat(3, 0) + 0.1
+    results = {t: {"record_steps": steps, "var_y": np.ones(3), "loss/one_layer": same,
+                   "loss/multihop": same.copy(), "loss/two_layer": same / 2} for t in ("paper", "code")}
+    fig = figures.multihop_curves(results, 3)
+    for ax in fig.axes:
+        last = ax.get_lines()[-1]
+        assert last.get_color() == figures.COLORS["one_layer"] and last.get_linestyle() == "--"
+        assert np.allclose(last.get_ydata(), np.exp(-steps / 300) + 0.1)
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [figures.LABELS[m] for m in figures._MODELS]
+    assert fig.axes[1].get_legend() is None

@@ -183,8 +183,9 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
         lines = {m: ax.plot(steps, means[m], color=COLORS[m], lw=2, ls=(0, (4, 2)) if m == "one_layer" else "-",
                             label=LABELS[m])[0] for m in ("two_layer", "multihop", "one_layer")}
         ax.set(yscale="log", xlabel="training step", title=TASK_TITLES[t])
+        if ax is axes[0]:
+            ax.legend([lines[m] for m in _MODELS], [LABELS[m] for m in _MODELS], loc="lower left")
     axes[0].set_ylabel("MSE / Var(y)")
-    axes[0].legend([lines[m] for m in _MODELS], [LABELS[m] for m in _MODELS], loc="lower left")
     fig.suptitle(f"{n_seeds} seeds: geometric mean ± s.d. of log (band) and each seed (thin)", y=1.01)
     return fig
 
