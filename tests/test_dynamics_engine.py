@@ -305,3 +305,27 @@ def test_fig4_starts_reach_attractors_of_the_known_set_at_1_26405_and_1_27():
     assert not cmp["differ"][0] or 0.045 < cmp["distance"][0] < 0.052, cmp
     # at 1.27 one orbit per period: same period means the same orbit (as a set)
     assert (per[0][1] == per[1][1]) == (not cmp["differ"][1]), (per, cmp)
+
+
+def test_torch_backend_products_are_ordered_multiply_adds():
+    # The torch backend's matmul adds the K exact ±1 products left to right whatever the batch (cuBLAS's order
+    # depends on the shape: a β's orbit depended on its batch on the GPU). Oracle: the explicit left-to-right sum.
+    # (CPU BLAS happens to sum these small products in this order too; tests/test_cuda.py is the check that failed.)
+    import torch
+
+    from mfattn.dynamics.backends import ops_for
+
+    ops = ops_for("torch")
+    g = torch.Generator().manual_seed(0)
+    w = torch.randint(0, 2, (9, 3), generator=g).double() * 2 - 1
+    for B in (1, 7, 300):
+        x = torch.randn(3, B, generator=g, dtype=torch.float64) * torch.tensor([[1.0], [1e-8], [1e8]], dtype=torch.float64)
+        out = torch.empty(9, B, dtype=torch.float64)
+        ops.matmul(w, x, out)
+        expect = (w[:, 0:1] * x[0]) + (w[:, 1:2] * x[1])
+        expect = expect + (w[:, 2:3] * x[2])
+        assert torch.equal(out, expect)
+        for j in range(B):  # each column alone gives the same bits
+            one = torch.empty(9, 1, dtype=torch.float64)
+            ops.matmul(w, x[:, j:j + 1].contiguous(), one)
+            assert torch.equal(one[:, 0], out[:, j])

@@ -82,8 +82,23 @@ class _TorchOps:
 
     mul, add, sub, div = _call("mul"), _call("add"), _call("sub"), _call("div")
     tanh, exp, log, sqrt = _call("tanh"), _call("exp"), _call("log"), _call("sqrt")
-    matmul, maximum, amax = _call("matmul"), _call("maximum"), _call("amax", dim=0)
+    maximum, amax = _call("maximum"), _call("amax", dim=0)
     del _call
+
+    def matmul(self, w, x, out):
+        """``out (R, B) = w (R, K) @ x (K, B)`` as K multiply-adds in order, not a BLAS product.
+
+        The engine's ``w`` are exact ±1 sign matrices: each product is exact and only the order of the K terms
+        decides the rounding. cuBLAS chooses its kernel, and with it that order, by the shape, so a β's orbit
+        depended on its batch on the GPU (an H200: β = 1.2 alone and among 257 β differed in the last bit within
+        3000 steps, which chaos then amplifies; ``tests/test_cuda.py``). Here the order is fixed: bit for bit the
+        same whatever B is, on any device. (``addcmul`` adds the exact product ``w_k x_k`` once rounded, as a
+        multiply and an add would.)
+        """
+        self.torch.mul(w[:, :1], x[:1], out=out)
+        for k in range(1, w.shape[1]):
+            self.torch.addcmul(out, w[:, k:k + 1], x[k:k + 1], out=out)
+        return out
 
     def sum_rows(self, a, out):  # rows added one by one, in order (as the numpy table)
         self.torch.add(a[0], a[1], out=out)
