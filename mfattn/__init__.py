@@ -12,7 +12,7 @@ Layout: the foundations :mod:`mfattn.ising` (mean-field theory of Ising models) 
 :mod:`mfattn.companion`. Sub-packages are imported on demand, so ``import mfattn`` stays light.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from .companion.chapter import ChapterRun  # noqa: E402  (the one name every notebook needs)
 

@@ -251,6 +251,20 @@ def test_citation_cff_is_valid():
     assert entries[0] == (mfattn.__version__, str(cff["date-released"])), entries[0]
 
 
+def test_changelog_names_every_verdict_that_changed_since_0_2_0():
+    """0.3.0's "Verdicts that changed since 0.2.0" names every claim whose verdict in the stored ledger differs from
+    0.2.0's (tests/data/ledger-0.2.0-verdicts.json, that release's data/full/ledger.json), new and removed claims too."""
+    released = json.loads((ROOT / "tests" / "data" / "ledger-0.2.0-verdicts.json").read_text())["verdicts"]
+    ledger = json.loads((ROOT / "data" / "full" / "ledger.json").read_text())
+    entry = re.split(r"^## ", (ROOT / "CHANGELOG.md").read_text(), flags=re.MULTILINE)
+    entry = next(e for e in entry if e.startswith("0.3.0 ("))
+    section = entry.split("### Verdicts that changed since 0.2.0", 1)[1].split("\n### ", 1)[0]
+    changed = sorted({k for k, v in ledger.items() if released.get(k) != v["verdict"]} | (set(released) - set(ledger)))
+    assert len(changed) >= 30, changed  # 0.3.0 re-decided most claims; an empty list would mean a broken snapshot
+    missing = [k for k in changed if f"`{k}`" not in section]
+    assert not missing, f"CHANGELOG 0.3.0 does not name these changed verdicts: {missing}"
+
+
 def test_repository_url_agrees_everywhere():
     import tomllib
 

@@ -135,7 +135,7 @@ def test_stored_full_profile_ledger_names_existing_evidence_and_its_rule():
 #: 6's (its claims.py passes no ``numbers=``); the chapter's next full run should give each its numbers. This set
 #: may only shrink.
 NUMBERS_NOT_YET_RECORDED: set[str] = set()
-#: Chapters whose full-profile verdicts are still to be stored: chapter 2 (its MNIST runs re-run with 0.2.0's code).
+#: Chapters whose full-profile verdicts are still to be stored (none since chapter 2's re-run, 0.3.0).
 CHAPTERS_PENDING: set[str] = set()
 
 
