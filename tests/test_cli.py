@@ -242,7 +242,7 @@ def _same_kind(value, default, name) -> bool:
 
 
 @given(key=_KEYS, value=_VALUES)
-@settings(max_examples=120, deadline=2000, derandomize=True, database=None,
+@settings(max_examples=120, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_set_values_are_checked_before_any_chapter_runs(key, value, monkeypatch, tmp_path, capsys):
     """Any ``--set key=value``: either the size takes the value and the chapter runs with it, or the
