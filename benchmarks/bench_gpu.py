@@ -40,12 +40,10 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
 import traceback
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -133,8 +131,6 @@ def dmft(report, steps=120_000, transient=100_000, n_betas=4001, out_dir=None):
             run(L, t_cap)
         torch.cuda.current_stream().wait_stream(side)
         eng.A.copy_(state0[0]); eng.slots.copy_(state0[1])
-        if tangent:  # the tangent's state is not restored: only the map's state is compared below
-            pass
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             run(L, t_cap)
@@ -199,45 +195,33 @@ def lambda_map_cpu(report, out_path, steps=30_000, transient=20_000):
 
 # --- chapter 2: the MNIST step ---------------------------------------------------------------------------------------
 def mnist(report, data, weights=None, steps=200, cpu_steps=40, warmup=10):
-    import torch.nn.functional as F
+    """The blog's training step timed by ``bench_mnist_step.time_steps`` on each device (median wall time)."""
+    from bench_mnist_step import time_steps  # benchmarks/ (this script's folder) is on sys.path
 
     from mfattn.implicit.mnist import load_mnist
     from mfattn.implicit.models import build_model
     from mfattn.implicit.train import epoch_order, make_optimizer
 
-    warnings.filterwarnings("ignore", message=r".*fixed-point solve .* did not converge", category=RuntimeWarning)
     x, y = load_mnist("train", data, download=False).tensors()
     order = epoch_order(len(y), 0, 0)
     out = {}
     starts = {"init": None}
     if weights is not None and Path(weights).is_file():
         starts["trained"] = torch.load(weights, map_location="cpu", weights_only=True)
+    threads = torch.get_num_threads()
     for start, state in starts.items():
         for dev in (DEV, "cpu"):
-            torch.set_num_threads(1 if dev == "cpu" else torch.get_num_threads())
+            torch.set_num_threads(1 if dev == "cpu" else threads)
             model = build_model(0).to(dev)
             if state is not None:
                 model.load_state_dict(state)
-            opt = make_optimizer(model, 5e-4)
-            xd, yd = x.to(dev), y.to(dev)
-            times, n = [], steps if dev == "cuda" else cpu_steps
-            for k in range(warmup + n):
-                idx = order[k * 60:(k + 1) * 60].to(dev)
-                if dev == "cuda":
-                    _sync()
-                t = time.perf_counter()
-                opt.zero_grad(set_to_none=True)
-                F.cross_entropy(model(xd[idx]), yd[idx]).backward()
-                opt.step()
-                if dev == "cuda":
-                    _sync()
-                if k >= warmup:
-                    times.append(time.perf_counter() - t)
-            med = statistics.median(times)
-            out[f"{start}_{dev}_ms"] = 1e3 * med
-            out[f"{start}_{dev}_epoch_s"] = 1000 * med  # 60000 digits / batch 60
+            _, wall, _, _ = time_steps([model], [lambda m: make_optimizer(m, 5e-4)], x.to(dev), y.to(dev), order,
+                                       steps if dev == "cuda" else cpu_steps, warmup, 60, [lambda: 0],
+                                       sync=_sync if dev == "cuda" else None)[0]
+            out[f"{start}_{dev}_ms"] = 1e3 * wall
+            out[f"{start}_{dev}_epoch_s"] = 1000 * wall  # 60000 digits / batch 60
         out[f"{start}_cpu_over_cuda"] = out[f"{start}_cpu_ms"] / out[f"{start}_{DEV}_ms"]
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(threads)
     report["mnist"] = out
 
 

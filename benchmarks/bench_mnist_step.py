@@ -162,13 +162,14 @@ def training_batches(args):
     return x, y, epoch_order(len(y), args.seed, 0)
 
 
-def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations, on_step=None):
+def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations, on_step=None, sync=None):
     """Train each model of ``models`` (with the optimiser ``optimizers[i](model)`` its own
     training code uses) on the same batches, alternating which one steps first
     (so a change in machine load hits both alike). Per model: median CPU and wall seconds per
     Adam step over ``steps`` timed steps after ``warmup``, mean solver iterations per step,
     and the last loss. ``on_step(i, cpu_seconds)``, if given, is called after each timed step
-    of model ``i``."""
+    of model ``i``. ``sync``, if given (``torch.cuda.synchronize`` for a GPU), is called before a step's clocks
+    start and before they stop, so that a step's time includes its queued device work."""
     # Unconverged solves are expected late in training; as in the training loop, they are not
     # reported one by one (printing a warning per solve would be timed on the mfattn sides only).
     # By message: the baseline package has its own ConvergenceWarning class.
@@ -181,11 +182,15 @@ def time_steps(models, optimizers, x, y, order, steps, warmup, batch, iterations
         idx = order[k * batch:(k + 1) * batch]
         turn = range(len(models)) if k % 2 == 0 else reversed(range(len(models)))
         for i in turn:
+            if sync is not None:
+                sync()
             t0, c0 = time.perf_counter(), time.process_time()
             opts[i].zero_grad(set_to_none=True)
             loss = F.cross_entropy(models[i](x[idx]), y[idx])
             loss.backward()
             opts[i].step()
+            if sync is not None:
+                sync()
             c1, t1 = time.process_time(), time.perf_counter()
             its = iterations[i]()
             if k >= warmup:
