@@ -144,6 +144,8 @@ def _verdicts(args) -> int:
     for cid, d in decided.items():
         e = stored.get(cid, {})
         keys = [k for k in ("verdict", "how", "note", "numbers", "origin", "evidence", "claim", "source") if e.get(k) != d[k]]
+        premises = ledger.clean_premises(cid, d["premises"])
+        keys += [k for k in ledger.PREMISE_FIELDS if e.get(k) != premises.get(k)]
         print(f"{d['verdict']:<28} {cid}" + (f"  (stored differs: {', '.join(keys)})" if keys else ""))
         if keys:
             differ.append(cid)

@@ -1,5 +1,5 @@
-"""The Reproduction report's table: one compact row per claim (claim, verdict, key number) that opens to its
-evidence, rule and note; filters by paper, chapter and verdict; the itables bundle inside the page (offline);
+"""The Reproduction report's table: one compact row per claim (claim, verdict, robust or fragile, key number) that
+opens to its quote, evidence, rule, note and premises; filters by paper, chapter, verdict and robustness; the itables bundle inside the page (offline);
 every claim's anchor below it. Checked on synthetic entries, on the stored full-profile ledger, and on the
 built report page when a book was built."""
 
@@ -65,7 +65,7 @@ def test_rows_are_compact_and_open_to_their_evidence():
     assert "<b>Note</b>: needs a GPU" in two[col["Claim"]]
 
 
-def test_the_table_filters_by_paper_chapter_and_verdict_offline(monkeypatch):
+def test_the_table_filters_by_paper_chapter_verdict_and_robustness_offline(monkeypatch):
     import itables.javascript
 
     monkeypatch.setattr(itables.javascript, "_CONNECTED", False)   # what init() sets outside Colab
@@ -75,12 +75,40 @@ def test_the_table_filters_by_paper_chapter_and_verdict_offline(monkeypatch):
     assert len(json.loads(args["data_json"])) == len(CHAPTERS)
     heads = re.findall(r"<th>(.*?)</th>", args["table_html"])
     assert heads == list(report_table.COLUMNS)
-    assert sorted(heads[i] for i in args["searchPanes"]["columns"]) == ["Chapter", "Paper", "Verdict"]
+    assert sorted(heads[i] for i in args["searchPanes"]["columns"]) == ["Chapter", "Paper", "Robustness", "Verdict"]
     hidden = args["columnDefs"][0]
     assert hidden["visible"] is False and sorted(heads[i] for i in hidden["targets"]) == ["Chapter", "Paper"]
     assert args["layout"]["topEnd"] == "search" and args["layout"]["top1"] == "searchPanes"
     assert "nowrap" not in args["classes"]    # cells wrap: no column behind a horizontal scrollbar
     assert "dt_for_itables" not in page and "window._itables_" in page   # the bundle from the page, not a CDN
+
+
+def test_a_row_shows_the_quote_the_thresholds_the_alternatives_and_robust_or_fragile():
+    premises = {"quote": {"paper": "bal2021", "section": "3. Attention", "text": "a fixed point"},
+                "reading": "read literally",
+                "thresholds": [{"name": "factor", "value": 2.0, "noise": 0.3, "basis": "seed spread",
+                                "reason": "the seed-to-seed spread is 0.3", "borne_out": True, "found": "s.d. 0.28"}],
+                "spread": {"unit": "seed", "n": 3, "values": {"gain": [0.13, 0.25, 0.28]}},
+                "alternatives": [{"name": "t-interval over seeds", "kind": "statistic", "verdict": "reproduced"},
+                                 {"name": "factor = 2.3", "kind": "threshold", "verdict": "not reproduced"}],
+                "robustness": "fragile", "moved_by": ["factor = 2.3"]}
+    entry = {**_entry("test-p", "deq"), **ledger.clean_premises("test-p", premises)}
+    row = report_table.rows([entry])[0]
+    col = {name: report_table.COLUMNS.index(name) for name in report_table.COLUMNS}
+    assert row[col["Robustness"]] == "fragile"
+    claim = row[col["Claim"]]
+    assert "<b>The paper's words</b>: “a fixed point” (Bal (2021), 3. Attention)" in claim
+    assert "<b>Reading</b>: read literally" in claim and "gain: 0.13, 0.25, 0.28" in claim
+    assert "factor = 2 ± 0.3 (seed spread: the seed-to-seed spread is 0.3; borne out by the stored numbers: s.d. 0.28)" \
+        in claim
+    assert "fragile: 1 of 2 alternatives move it (factor = 2.3 → not reproduced)" in claim
+    block = ledger.claim_block(entry)
+    assert block.startswith(":::{dropdown} **reproduced** (fragile) · `test-p`") and "**Robustness**: fragile" in block
+    assert report_table.rows([_entry("test-q", "deq")])[0][col["Robustness"]] == "not assessed"
+    with pytest.raises(ledger.LedgerError, match="robustness"):
+        ledger.clean_premises("test-p", {**premises, "robustness": "sturdy"})
+    with pytest.raises(ledger.LedgerError, match="finite"):
+        ledger.clean_premises("test-p", {**premises, "thresholds": [{"value": float("nan")}]})
 
 
 def test_the_init_cell_writes_the_bundle_into_the_page(monkeypatch):

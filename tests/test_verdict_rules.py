@@ -165,6 +165,9 @@ def test_stored_ledger_is_what_the_declared_rules_decide_from_the_stored_numbers
         e = stored[cid]
         for key in ("verdict", "how", "note", "numbers", "origin", "evidence", "claim", "source", "chapter"):
             assert e.get(key) == d[key], f"{cid}: stored {key} {e.get(key)!r} but the rule gives {d[key]!r}"
+        premises = ledger.clean_premises(cid, d["premises"])
+        for key in ledger.PREMISE_FIELDS:
+            assert e.get(key) == premises.get(key), f"{cid}: stored {key} {e.get(key)!r} but the rule gives {premises.get(key)!r}"
 
 
 def test_a_rule_that_cannot_decide_its_numbers_says_not_tested_and_why():

@@ -273,14 +273,15 @@ class ChapterRun:
     # -- verdicts on the papers' claims ------------------------------------------------------
     def verdict(self, claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
                 numbers: Mapping[str, Any] | None = None, note: str = "", *, how: str, measured: str = "",
-                origin: str = "paper") -> None:
+                origin: str = "paper", premises: Mapping[str, Any] | None = None) -> None:
         """Record what this run says about a claim of a paper in the profile's ledger.
 
         ``source`` names the paper and place ("Poc-López & Aguilera 2024, Fig. 4"); ``verdict`` is one
         of :data:`mfattn.companion.ledger.VERDICTS`; ``evidence`` names figure labels of this chapter
         (or stored full-profile ones) and/or test ids (``tests/test_x.py::test_name``); ``numbers``
         are the values behind the verdict; ``how`` is the sentence of the rule that decided it, ``origin``
-        whose claim it is ("paper" or "ours"). Chapters call it through
+        whose claim it is ("paper" or "ours"), ``premises`` what the verdict stands on (quote, thresholds,
+        spread, alternatives, robust / fragile: :data:`mfattn.companion.ledger.PREMISE_FIELDS`). Chapters call it through
         :func:`mfattn.companion.verdicts.record`, which decides each declared claim by its rule. A claim id
         may be given once per run and belongs to one chapter. Returns None. :meth:`verdicts` shows the
         chapter's table.
@@ -288,7 +289,7 @@ class ChapterRun:
         from . import ledger
 
         entry = ledger.make_entry(claim_id, source, claim, verdict, evidence, numbers, note, how=how,
-                                   measured=measured, origin=origin)
+                                   measured=measured, origin=origin, premises=premises)
         if claim_id in self._verdicts:
             raise ledger.LedgerError(f"claim_id {claim_id!r} was already given a verdict in this run of "
                                      f"chapter {self.chapter.name!r}; each claim gets one verdict")

@@ -17,7 +17,10 @@ and the book's "Reproduction report" gathers every chapter's (:func:`report_mark
 The ledger file maps ``claim_id`` to an entry (JSON)::
 
     {"claim_id", "chapter", "source", "claim", "verdict", "evidence": [...], "numbers": {...}, "key",
-     "note", "profile", "basis", "seed", "git_commit", "run_started", "figures_shown"}
+     "note", "profile", "basis", "seed", "git_commit", "run_started", "figures_shown",
+     "quote", "reading", "thresholds", "spread", "alternatives", "robustness", "moved_by"}
+
+(the last seven are the verdict's premises, :data:`PREMISE_FIELDS`).
 
 ``key`` names the claim's key number, the one the report's table shows in the claim's row
 (:func:`key_number`): the first of the numbers the claim declares.
@@ -33,9 +36,10 @@ from typing import Any, Iterable, Mapping, Sequence
 from . import store
 from .checks import check_choice, contract
 
-__all__ = ["VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
+__all__ = ["PREMISE_FIELDS", "clean_premises", "VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
            "verdict_table", "claim_block", "anchor", "citation", "report_entries", "report_summary",
-           "report_markdown", "key_number", "numbers_text", "basis", "apply_decisions", "LedgerError", "ORIGINS"]
+           "report_markdown", "key_number", "numbers_text", "basis", "apply_decisions", "LedgerError", "ORIGINS",
+           "quote_text", "robustness_text", "thresholds_text", "alternatives_text", "spread_text", "PREMISE_ROWS"]
 
 #: The verdict words, in the order the report sorts them: a claim of a paper is reproduced / reproduced with
 #: differences / not reproduced, a claim of ours confirmed / confirmed with differences / refuted
@@ -89,9 +93,33 @@ def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+#: What an entry holds of a verdict's premises (:mod:`mfattn.companion.premises`): where the paper says it, which
+#: reading of the claim it is about, each threshold with what its check finds in the stored numbers, the spread
+#: over the units the numbers rest on, the verdict under every alternative, and robust / fragile.
+PREMISE_FIELDS = ("quote", "reading", "thresholds", "spread", "alternatives", "robustness", "moved_by")
+
+
+def clean_premises(claim_id: str, premises: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``premises`` checked (keys among :data:`PREMISE_FIELDS`, plain JSON, finite numbers) and as the ledger file
+    stores them."""
+    import json
+
+    if not premises:
+        return {}
+    if not isinstance(premises, Mapping) or set(premises) - set(PREMISE_FIELDS):
+        raise LedgerError(f"claim {claim_id!r}: premises must be a mapping with keys among {PREMISE_FIELDS}; got "
+                          f"{premises!r}")
+    if premises.get("robustness") not in (None, "robust", "fragile"):
+        raise LedgerError(f"claim {claim_id!r}: robustness must be 'robust' or 'fragile'; got {premises['robustness']!r}")
+    try:
+        return json.loads(json.dumps(dict(premises), allow_nan=False))
+    except (TypeError, ValueError) as err:
+        raise LedgerError(f"claim {claim_id!r}: premises must be plain JSON with finite numbers ({err})") from None
+
+
 def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],
                numbers: Mapping[str, Any] | None = None, note: str = "", *, how: str, measured: str = "",
-               origin: str = "paper") -> dict[str, Any]:
+               origin: str = "paper", premises: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A ledger entry with every field checked (no file is touched). ``how`` is the sentence of the rule
     that decided the verdict (its threshold and the reason); ``origin`` says whose claim it is (``"paper"``
     or ``"ours"``) and so which verdict words apply (:data:`ORIGINS`). The first of ``numbers`` (in the
@@ -130,7 +158,8 @@ def make_entry(claim_id: str, source: str, claim: str, verdict: str, evidence: s
     numbers = _clean_numbers(numbers)
     return {"claim_id": claim_id, "source": source.strip(), "claim": claim.strip(), "verdict": verdict,
             "evidence": evidence, "numbers": numbers, **({"key": next(iter(numbers))} if numbers else {}),
-            "note": note.strip(), "how": how.strip(), "measured": measured.strip(), "origin": origin}
+            "note": note.strip(), "how": how.strip(), "measured": measured.strip(), "origin": origin,
+            **clean_premises(claim_id, premises)}
 
 
 def _test_exists(root: Path, test_id: str) -> bool:
@@ -273,6 +302,73 @@ def citation(e: Mapping[str, Any]) -> str:
             f"decided at commit `{commit.split('+')[0][:12]}`{dirty})")
 
 
+def quote_text(e: Mapping[str, Any]) -> str:
+    """Where the paper makes the claim, in words: the verbatim phrase in quotation marks (the paper's words), its
+    section, the book's translation and where the public code has a number the text lacks; "" without a quote."""
+    from .premises import PAPERS
+
+    q = e.get("quote")
+    if not q:
+        return ""
+    work = PAPERS.get(q.get("paper", ""), ("", q.get("paper", "")))[1].split(",")[0]
+    text = f"“{q['text']}” ({work}, {q['section']})"
+    if q.get("translation"):
+        text += f"; in English: “{q['translation']}” (the book's translation)"
+    if q.get("code"):
+        text += f"; in the public code: {q['code']}"
+    return text
+
+
+def robustness_text(e: Mapping[str, Any]) -> str:
+    """Robust or fragile, in words: how many alternatives were tried and which move the verdict (and to what);
+    "" for an entry without alternatives (not assessed)."""
+    alts = e.get("alternatives") or []
+    if not e.get("robustness"):
+        return ""
+    decided = [a for a in alts if a.get("verdict") != "cannot decide"]
+    if e["robustness"] == "robust":
+        return f"robust: the same verdict under all {len(decided)} alternatives that decide it"
+    moved = [f"{a['name']} → {a['verdict']}" for a in alts if a["name"] in set(e.get("moved_by", []))]
+    return f"fragile: {len(moved)} of {len(decided)} alternatives move it ({'; '.join(moved)})"
+
+
+def thresholds_text(e: Mapping[str, Any]) -> str:
+    """Each threshold with its value, the basis of its reason and what the stored numbers show of it."""
+    parts = []
+    for t in e.get("thresholds") or []:
+        found = ""
+        if "borne_out" in t:
+            mark = {True: "borne out", False: "NOT borne out", None: "not checkable"}[t["borne_out"]]
+            found = f"; {mark} by the stored numbers: {t.get('found', '')}"
+        noise = f" ± {t['noise']:.3g}" if "noise" in t else ""
+        parts.append(f"{t['name']} = {t['value']:.4g}{noise} ({t['basis']}: {t['reason']}{found})")
+    return "; ".join(parts)
+
+
+def alternatives_text(e: Mapping[str, Any]) -> str:
+    """The verdict under each alternative, in one line."""
+    return "; ".join(f"{a['name']}: {a['verdict']}" for a in e.get("alternatives") or [])
+
+
+def spread_text(e: Mapping[str, Any]) -> str:
+    """The units the numbers rest on and their per-unit values."""
+    sp = e.get("spread")
+    if not sp:
+        return ""
+    if "values" not in sp:
+        return f"{sp['unit']}: {sp.get('one_suffices', '')}".strip()
+    vals = "; ".join(f"{name}: " + ", ".join("—" if v is None else f"{v:.3g}" for v in vs)
+                     for name, vs in sp["values"].items())
+    head = f"{sp.get('n', 0)} {sp['unit']}{'s' if sp.get('n', 0) != 1 and not sp['unit'].endswith('s') else ''}"
+    return f"{head} ({vals})" + (f"; one suffices: {sp['one_suffices']}" if sp.get("one_suffices") else "")
+
+
+#: The rows of a claim's premises, in the order a reader checks them: (label, formatter of an entry).
+PREMISE_ROWS = (("The paper's words", quote_text), ("Reading", lambda e: e.get("reading", "")),
+                ("Thresholds and their reasons", thresholds_text), ("Spread", spread_text),
+                ("Alternatives tried", alternatives_text), ("Robustness", robustness_text))
+
+
 def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = False) -> str:
     """One claim as a MyST dropdown: its verdict and claim in the title; inside, whose claim it is, what is
     measured, how it is decided (the rule's sentence), the numbers, the note, the evidence, what the verdict
@@ -280,6 +376,9 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
     the report does, so that each claim has one anchor); elsewhere the block links to it."""
     origin = "ours (beyond the papers)" if e.get("origin") == "ours" else "the paper's"
     rows = [f"**Source**: {_cell(e['source'])} ({'a claim of ' + origin if e.get('origin') == 'ours' else origin + ' claim'})"]
+    quote = quote_text(e)
+    if quote:
+        rows.append(f"**The paper's words**: {quote}")
     if e.get("measured"):
         rows.append(f"**Measured**: {e['measured']}")
     if e.get("how"):
@@ -288,18 +387,22 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
         rows.append(f"**Numbers**: {numbers_text(e['numbers'])}")
     if e.get("note"):
         rows.append(f"**Note**: {e['note']}")
+    for name, text in PREMISE_ROWS[1:]:
+        if text(e):
+            rows.append(f"**{name}**: {text(e)}")
     ev = _evidence_text(e.get("evidence", []), e.get("figures_shown", []), cross_refs)
     rows.append(f"**Evidence**: {ev or 'none'}; rests on: *{basis(e)}*")
     rows.append(f"**Cite as**: {citation(e)}"
                 + ("" if label or not cross_refs else f"; {{ref}}`in the report <{anchor(e['claim_id'])}>`"))
-    title = f"**{e['verdict']}** · `{e['claim_id']}`: {_cell(e['claim'])}"
+    robust = f" ({e['robustness']})" if e.get("robustness") else ""
+    title = f"**{e['verdict']}**{robust} · `{e['claim_id']}`: {_cell(e['claim'])}"
     head = f"({anchor(e['claim_id'])})=\n" if label else ""
     return head + f":::{{dropdown}} {title}\n" + "\n\n".join(rows) + "\n:::\n"
 
 
 def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = True,
                   show_chapter: bool = False, anchors: bool = False) -> str:
-    """A compact Markdown (MyST) table of ledger entries (claim id, verdict, what it rests on), then one
+    """A compact Markdown (MyST) table of ledger entries (claim id, verdict, robust or fragile, what it rests on), then one
     dropdown per claim with its rule, numbers, note, evidence and citation (:func:`claim_block`).
 
     ``cross_refs`` writes the evidence figures a chapter shows as ``{numref}`` roles (within the book) and
@@ -307,11 +410,11 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
     each claim's anchor before its block (the report does; a chapter links to it).
     """
     entries = list(entries)
-    head = ["Claim", "Verdict", "Rests on"] + (["Chapter"] if show_chapter else [])
+    head = ["Claim", "Verdict", "Robust?", "Rests on"] + (["Chapter"] if show_chapter else [])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:
         name = f"{{ref}}`{e['claim_id']} <{anchor(e['claim_id'])}>`" if cross_refs else f"`{e['claim_id']}`"
-        cells = [name, f"**{e['verdict']}**", basis(e)]
+        cells = [name, f"**{e['verdict']}**", e.get("robustness") or "not assessed", basis(e)]
         if show_chapter:
             cells.append(f"{{ref}}`ch-{e['chapter']}`" if cross_refs else e["chapter"])
         rows.append("| " + " | ".join(cells) + " |")
@@ -341,10 +444,15 @@ def report_summary(entries: Sequence[Mapping[str, Any]]) -> str:
     if not entries:
         return _NONE_YET
     bases = {b: sum(basis(e) == b for e in entries) for b in BASES}
+    robust = {r: sum(e.get("robustness") == r for e in entries) for r in ("robust", "fragile")}
+    rest = len(entries) - sum(robust.values())
     return (f"{len(entries)} claims: {_tally(entries)}. The verdicts rest on "
             + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
             + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
-            "only a short run's figures, an observation rather than a conclusion).")
+            "only a short run's figures, an observation rather than a conclusion). "
+            f"{robust['robust']} verdicts are *robust* and {robust['fragile']} *fragile* (another reasonable "
+            "statistic, a threshold moved by its measured noise or another reading of the claim changes them)"
+            + (f"; {rest} not assessed." if rest else "."))
 
 
 def report_details(entries: Sequence[Mapping[str, Any]], papers: Mapping[str, Sequence[str]] | None = None) -> str:
@@ -403,7 +511,7 @@ def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profi
         new = {}
         for cid, d in decided.items():
             entry = make_entry(cid, d["source"], d["claim"], d["verdict"], d["evidence"], d["numbers"], d["note"],
-                               how=d["how"], measured=d["measured"], origin=d["origin"])
+                               how=d["how"], measured=d["measured"], origin=d["origin"], premises=d.get("premises"))
             missing = check_evidence(entry["evidence"], stored_full, root)
             if missing:
                 raise LedgerError(f"claim {cid!r}: evidence {missing} does not exist")

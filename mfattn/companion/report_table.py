@@ -3,7 +3,8 @@
 Each row shows the claim, its verdict and its key number (:func:`mfattn.companion.ledger.key_number`); the
 claim opens (an HTML ``<details>`` element, no script) to its source, what is measured, the rule that decided
 it, every number, the note, the evidence and what the verdict rests on, and links to the claim's full entry
-on the report (its anchor ``#claim-<id>``, which the chapters link to). Filters by paper, chapter and verdict
+on the report (its anchor ``#claim-<id>``, which the chapters link to). Filters by paper, chapter, verdict and
+robustness (robust / fragile: :mod:`mfattn.companion.premises`)
 (DataTables' SearchPanes) and a search box over every word of a row are those of `itables
 <https://mwouts.github.io/itables/>`_, whose DataTables bundle :func:`init` writes into the page itself
 (offline mode): the book needs no network to show them. Without JavaScript (a PDF, a plain viewer) the
@@ -33,9 +34,9 @@ PAPERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 #: The table's columns: the three a reader sees, then the two the filters use (hidden: each row's chapter
 #: and paper are in its opened claim too, and a narrow screen keeps room for the claim).
-COLUMNS = ("Claim", "Verdict", "Key number", "Chapter", "Paper")
+COLUMNS = ("Claim", "Verdict", "Robustness", "Key number", "Chapter", "Paper")
 #: The columns a reader filters by (SearchPanes), by name.
-FILTERS = ("Paper", "Chapter", "Verdict")
+FILTERS = ("Paper", "Chapter", "Verdict", "Robustness")
 _HIDDEN = ("Chapter", "Paper")
 
 
@@ -53,6 +54,8 @@ def _details(e: Mapping[str, Any], chapter_title: str, paper: str) -> str:
     """The claim cell: the claim as the summary of a ``<details>`` that opens to its evidence, rule and note."""
     origin = "a claim of ours (beyond the papers)" if e.get("origin") == "ours" else "the paper's claim"
     parts = [f"<b>Source</b>: {_text(e['source'])} ({origin})"]
+    if ledger.quote_text(e):
+        parts.append(f"<b>The paper's words</b>: {_text(ledger.quote_text(e))}")
     if e.get("measured"):
         parts.append(f"<b>Measured</b>: {_text(e['measured'])}")
     parts.append(f"<b>How it is decided</b>: {_text(e.get('how', ''))}")
@@ -60,6 +63,9 @@ def _details(e: Mapping[str, Any], chapter_title: str, paper: str) -> str:
         parts.append(f"<b>Numbers</b>: {_text(ledger.numbers_text(e['numbers']))}")
     if e.get("note"):
         parts.append(f"<b>Note</b>: {_text(e['note'])}")
+    for name, text in ledger.PREMISE_ROWS[1:]:
+        if text(e):
+            parts.append(f"<b>{name}</b>: {_text(text(e))}")
     evidence = ", ".join(f"<code>{html.escape(item)}</code>" for item in e.get("evidence", [])) or "none"
     parts.append(f"<b>Evidence</b>: {evidence}; rests on: <i>{html.escape(ledger.basis(e))}</i>")
     parts.append(f"<b>Chapter</b>: {html.escape(chapter_title)}" + (f" ({html.escape(paper)})" if paper else ""))
@@ -73,7 +79,7 @@ def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, 
          titles: Mapping[str, str] | None = None) -> list[list[str]]:
     """One row per ledger entry, cells in the order of :data:`COLUMNS` (the claim cell is HTML; the others
     are escaped text: the verdict word, the key number ``"name = value"`` or ``"—"``, the chapter's title, the
-    paper's short name). ``titles`` maps a chapter's name to its title (default: the book's chapters)."""
+    paper's short name; the robustness column says robust, fragile or not assessed). ``titles`` maps a chapter's name to its title (default: the book's chapters)."""
     if titles is None:
         from .profiles import CHAPTERS
 
@@ -83,7 +89,7 @@ def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, 
         chapter = titles.get(e.get("chapter", ""), str(e.get("chapter", "")))
         paper = paper_of(e.get("chapter", ""), papers)
         key = ledger.key_number(e)
-        out.append([_details(e, chapter, paper), e["verdict"],
+        out.append([_details(e, chapter, paper), e["verdict"], e.get("robustness") or "not assessed",
                     html.escape(ledger.numbers_text(dict([key])) if key else "—"), html.escape(chapter),
                     html.escape(paper)])
     return out
@@ -96,8 +102,9 @@ table.mfattn-claims { width: 100% !important; table-layout: auto; }
 table.mfattn-claims td, table.mfattn-claims th { white-space: normal; overflow-wrap: anywhere; vertical-align: top; }
 table.mfattn-claims code { white-space: normal; overflow-wrap: anywhere; }
 table.mfattn-claims td:nth-child(2) { min-width: 6.5em; }
-table.mfattn-claims td:nth-child(3) { min-width: 7em; max-width: 14em; }
-table.mfattn-claims td:nth-child(2), table.mfattn-claims td:nth-child(3) { overflow-wrap: break-word; }
+table.mfattn-claims td:nth-child(3) { min-width: 4.5em; }
+table.mfattn-claims td:nth-child(4) { min-width: 7em; max-width: 14em; }
+table.mfattn-claims td:nth-child(2), table.mfattn-claims td:nth-child(4) { overflow-wrap: break-word; }
 details.mfattn-claim > summary { cursor: pointer; }
 details.mfattn-claim[open] > summary { font-weight: bold; }
 details.mfattn-claim p { margin: 0.3em 0 0.3em 1em; font-size: 0.92em; }

@@ -1,4 +1,6 @@
-"""One declared test across seeds: a paired accuracy difference pooled over seeds, with its interval.
+"""One declared test across seeds: a paired accuracy difference pooled over seeds, with its interval; and the
+alternative statistics a referee tries on the same per-seed numbers (untruncated interval, a t-interval over
+the seeds, a sign test, an exact signed-rank test, an exact paired test over the items).
 
 A claim about a difference between two variants of a trained model is decided across seeds, never by a
 p-value threshold in each seed. Each seed pairs the two models on the same test digits; the per-seed
@@ -22,7 +24,8 @@ import numpy as np
 
 from .checks import check_array
 
-__all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds"]
+__all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds", "t_interval", "sign_test", "exact_paired_test",
+           "signed_rank_test", "SIGN_TEST_MIN_UNITS"]
 
 #: Student's t 0.975 quantiles for 1 to 30 degrees of freedom (to 4 decimals).
 _T975 = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
@@ -53,12 +56,14 @@ def paired_difference(correct_a: np.ndarray, correct_b: np.ndarray) -> tuple[flo
     return float(p10 - p01), float((p10 + p01 - (p10 - p01) ** 2) / n)
 
 
-def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float]) -> dict[str, float]:
+def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float], truncate: bool = True) -> dict[str, float]:
     """Random-effects pooled difference of per-seed differences ``deltas`` with within-seed ``variances``.
 
     Returns ``effect`` (pooled), ``lo``, ``hi`` (95 % interval), ``tau`` (between-seed standard deviation),
     ``k`` (seeds) and ``same_sign`` (1.0 if every seed's difference has the effect's sign, else 0.0). With one
-    seed the interval is the within-seed normal interval (it says nothing about other seeds).
+    seed the interval is the within-seed normal interval (it says nothing about other seeds). ``truncate=False``
+    gives the untruncated Hartung-Knapp interval (its variance may fall below the random-effects one when the
+    seeds agree more than their within-seed variances predict): the alternative a referee tries first.
     """
     d, v = check_array("deltas", deltas, finite=False), check_array("variances", variances, finite=False)
     if d.ndim != 1 or d.shape != v.shape or d.size == 0 or not (np.isfinite(d).all() and np.isfinite(v).all()):
@@ -85,7 +90,81 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float]) -> di
                              f"variances down to {float(v.min()):.3g}); give differences of proportions or points")
         effect = float(np.sum(ws * d) / np.sum(ws))
         var_hk = float(np.sum(ws * (d - effect) ** 2) / ((k - 1) * np.sum(ws)))
-        half = t_quantile_975(k - 1) * math.sqrt(max(var_hk, 1 / float(np.sum(ws))))
+        floor = 1 / float(np.sum(ws)) if truncate else 0.0
+        half = t_quantile_975(k - 1) * math.sqrt(max(var_hk, floor))
     same = float(all(np.sign(x) == np.sign(effect) and x != 0 for x in d)) if effect != 0 else 0.0
     return {"effect": effect, "lo": effect - half, "hi": effect + half, "tau": math.sqrt(tau2), "k": float(k),
             "same_sign": same}
+
+
+def t_interval(values: Sequence[float]) -> dict[str, float]:
+    """The mean of per-unit ``values`` (e.g. one difference per seed) with its 95 % Student-t interval over the
+    units (k − 1 degrees of freedom; it ignores the within-unit variances): ``mean``, ``lo``, ``hi``, ``sd``
+    (between units), ``k``. Needs two units or more."""
+    x = check_array("values", values)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"values must be a 1-d sequence of at least two per-unit values; got shape {x.shape}")
+    k = x.size
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    half = t_quantile_975(k - 1) * sd / math.sqrt(k)
+    return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "k": float(k)}
+
+
+#: The fewest units with which a two-sided sign test can reach 5 %: its smallest p-value is 2^(1 − k)
+#: (0.0625 for 5 units, 0.031 for 6). With fewer units the sign test cannot decide.
+SIGN_TEST_MIN_UNITS = 6
+
+
+def _binomial_two_sided(low: int, n: int) -> float:
+    """Two-sided exact p-value of a count as extreme as ``low`` (the smaller side) of ``n`` fair coin flips."""
+    if n == 0:
+        return 1.0
+    if n <= 2000:   # exact in integers
+        return min(1.0, 2 * sum(math.comb(n, i) for i in range(low + 1)) / 2 ** n)
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2) for i in range(low + 1)]
+    top = max(logs)
+    tail = math.exp(top) * sum(math.exp(v - top) for v in logs)
+    return min(1.0, 2 * tail)
+
+
+def sign_test(values: Sequence[float]) -> dict[str, float]:
+    """Exact two-sided sign test of per-unit ``values`` around 0 (zeros dropped): ``positive``, ``negative``,
+    ``p``. With fewer than :data:`SIGN_TEST_MIN_UNITS` non-zero units it cannot reach 5 %."""
+    x = check_array("values", values)
+    pos, neg = int(np.sum(x > 0)), int(np.sum(x < 0))
+    return {"positive": float(pos), "negative": float(neg), "p": _binomial_two_sided(min(pos, neg), pos + neg)}
+
+
+def exact_paired_test(only_a: int, only_b: int) -> dict[str, float]:
+    """Exact (binomial) McNemar test on paired items: ``only_a`` items right under a only, ``only_b`` under b
+    only (pooled over seeds, it treats the trained models as fixed: it says whether *these* models differ, not
+    how another seed would). Returns ``only_a``, ``only_b`` and the two-sided ``p``."""
+    for name, n in (("only_a", only_a), ("only_b", only_b)):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"{name} must be a count (integer >= 0); got {n!r}")
+    return {"only_a": float(only_a), "only_b": float(only_b),
+            "p": _binomial_two_sided(int(min(only_a, only_b)), int(only_a + only_b))}
+
+
+def signed_rank_test(values: Sequence[float]) -> dict[str, float]:
+    """Exact two-sided Wilcoxon signed-rank test of per-unit ``values`` around 0 (zeros dropped, ties by mid-rank;
+    the null distribution enumerated over the 2^k sign patterns, k ≤ 20): ``w_plus`` and ``p``."""
+    x = check_array("values", values)
+    x = x[x != 0]
+    k = x.size
+    if k > 20:
+        raise ValueError(f"values: at most 20 non-zero units for the exact enumeration; got {k}")
+    if k == 0:
+        return {"w_plus": 0.0, "p": 1.0}
+    order = np.argsort(np.abs(x), kind="stable")
+    ranks = np.empty(k)
+    ranks[order] = np.arange(1, k + 1)
+    for v in np.unique(np.abs(x)):        # mid-ranks for ties
+        tie = np.abs(x) == v
+        ranks[tie] = ranks[tie].mean()
+    w_plus = float(ranks[x > 0].sum())
+    signs = (np.arange(2 ** k)[:, None] >> np.arange(k)) & 1
+    null = signs @ ranks
+    centre = ranks.sum() / 2
+    p = float(np.mean(np.abs(null - centre) >= abs(w_plus - centre) - 1e-9))
+    return {"w_plus": w_plus, "p": p}

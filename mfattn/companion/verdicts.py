@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .checks import contract
+from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
+    threshold_alternatives
 
 __all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "Undecidable", "record", "check_claims",
            "below", "above", "identity", "identity_examples", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
@@ -71,6 +73,7 @@ class Decision:
     note: str
     numbers: dict[str, Any]
     how: str
+    premises: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,12 @@ class Claim:
     examples: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     origin: str = "paper"
     tests_grade: str | None = None
+    quote: Quote | None = None
+    reading: str = ""
+    rule_at: Callable[..., Callable[[Mapping[str, Any]], str]] | None = None
+    thresholds: tuple[Threshold, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
+    spread: Spread | None = None
 
     def __post_init__(self):
         if not isinstance(self.id, str) or not _ID_RE.match(self.id):
@@ -106,6 +115,7 @@ class Claim:
         if self.origin not in SCALES:
             raise ClaimError(f"claim {self.id!r}: origin must be one of {ORIGINS}; got {self.origin!r}")
         object.__setattr__(self, "evidence", tuple(self.evidence))
+        self._check_premises()
         if not self.evidence:
             raise ClaimError(f"claim {self.id!r}: evidence must name a figure label or a test id")
         if self.rule is None:
@@ -127,6 +137,60 @@ class Claim:
             if "fails" not in self.examples:
                 raise ClaimError(f"claim {self.id!r}: a rule needs a counterfactual example of its failing "
                                  f"outcome (examples['fails']): a rule that cannot fail decides nothing")
+
+    def _check_premises(self) -> None:
+        for name, kind, value in (("quote", Quote, self.quote), ("spread", Spread, self.spread)):
+            if value is not None and not isinstance(value, kind):
+                raise ClaimError(f"claim {self.id!r}: {name} must be a {kind.__name__} or None; got {value!r}")
+        if not isinstance(self.reading, str):
+            raise ClaimError(f"claim {self.id!r}: reading must be a string; got {self.reading!r}")
+        for name, kind in (("thresholds", Threshold), ("alternatives", Alternative)):
+            items = tuple(getattr(self, name))
+            object.__setattr__(self, name, items)
+            if not all(isinstance(x, kind) for x in items):
+                raise ClaimError(f"claim {self.id!r}: {name} must be {kind.__name__} objects")
+        names = [t.name for t in self.thresholds]
+        if len(set(names)) != len(names):
+            raise ClaimError(f"claim {self.id!r}: a threshold is declared twice ({names})")
+        if self.rule_at is not None:
+            if not callable(self.rule_at) or not self.thresholds:
+                raise ClaimError(f"claim {self.id!r}: rule_at is a factory of the rule from its thresholds' values")
+            made = self.rule_at(**self.threshold_values)
+            if self.rule is None:
+                object.__setattr__(self, "rule", made)
+        elif self.thresholds and any(t.noise is not None for t in self.thresholds):
+            raise ClaimError(f"claim {self.id!r}: thresholds with a noise need rule_at, the rule's factory, so that "
+                             "the verdict can be tried with each threshold moved")
+
+    @property
+    def threshold_values(self) -> dict[str, float]:
+        """``{name: value}`` of the declared thresholds (the keywords of ``rule_at``)."""
+        return {t.name: t.value for t in self.thresholds}
+
+    def all_alternatives(self, numbers: Mapping[str, Any]) -> list[Alternative]:
+        """The declared alternatives and each threshold moved down and up by its measured noise."""
+        moved = (threshold_alternatives(self.rule_at, self.thresholds, numbers) if self.rule_at is not None else [])
+        return list(self.alternatives) + moved
+
+    def premises(self, numbers: Mapping[str, Any], grade: str | None, chapter: str = "") -> dict[str, Any]:
+        """What the ledger stores beside a decision: the quote, the reading, each threshold with what its check
+        finds in ``numbers``, the spread, and the verdict under every alternative (robust or fragile)."""
+        out: dict[str, Any] = {}
+        if self.quote is not None:
+            out["quote"] = self.quote.as_dict(chapter)
+        if self.reading:
+            out["reading"] = self.reading
+        if not numbers:
+            return out
+        if self.thresholds:
+            out["thresholds"] = [t.examine(numbers) for t in self.thresholds]
+        spread = spread_of(self.spread, numbers)
+        if spread is not None:
+            out["spread"] = spread
+        if grade is not None:
+            out.update(sensitivity(grade, self.all_alternatives(numbers) if self.rule is not None else [], numbers,
+                                   self.verdict_of, one_unit_cap(spread)))
+        return out
 
     @property
     def scale(self) -> tuple[str, str, str]:
@@ -152,7 +216,7 @@ class Claim:
     def rests_on_tests(self) -> bool:
         return self.rule is None
 
-    def decide(self, numbers: Mapping[str, Any] | None, remedy: str = "") -> Decision:
+    def decide(self, numbers: Mapping[str, Any] | None, remedy: str = "", chapter: str = "") -> Decision:
         """The decision on stored ``numbers``. Without numbers (``{}`` or None), or when the rule or the
         note needs a number they lack, the claim is "not tested" and the note says why and what to do
         (``remedy``: the command that makes the numbers)."""
@@ -160,19 +224,28 @@ class Claim:
             grade = self.tests_grade
             note = self._text(numbers or {}) if numbers else ""
             return Decision(self.verdict_of(grade), grade, note or "Rests on the tests named in the evidence "
-                            "(their asserted bounds).", self._numbers(numbers or {}) if numbers else {}, self.how)
+                            "(their asserted bounds).", self._numbers(numbers or {}) if numbers else {}, self.how,
+                            self.premises(numbers or {}, grade, chapter))
         remedy = remedy or "run the full profile of this chapter"
         if not numbers:
-            return Decision(NOT_TESTED, None, f"No full-profile numbers are stored: {remedy}.", {}, self.how)
+            return Decision(NOT_TESTED, None, f"No full-profile numbers are stored: {remedy}.", {}, self.how,
+                            self.premises({}, None, chapter))
         try:
             grade = self.grade(numbers)
             note, shown = self._text(numbers), self._numbers(numbers)
+            spread = spread_of(self.spread, numbers)
         except KeyError as key:  # a stored result that predates a number this claim rests on
             return Decision(NOT_TESTED, None, f"The stored full-profile numbers lack {key} (they predate this "
-                            f"claim's rule): {remedy}.", {}, self.how)
+                            f"claim's rule): {remedy}.", {}, self.how, self.premises({}, None, chapter))
         except Undecidable as why:
-            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", {}, self.how)
-        return Decision(self.verdict_of(grade), grade, note, shown, self.how)
+            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", {}, self.how,
+                            self.premises({}, None, chapter))
+        capped = one_unit_cap(spread)(grade)
+        if capped != grade:   # one seed or one start, and no reason one suffices
+            note = (note + " " if note else "") + (f"It rests on one {spread['unit']} only: graded at best with "
+                                                   "differences.")
+            grade = capped
+        return Decision(self.verdict_of(grade), grade, note, shown, self.how, self.premises(numbers, grade, chapter))
 
     def _text(self, numbers: Mapping[str, Any]) -> str:
         return self.note(numbers) if callable(self.note) else self.note.format(**numbers)
@@ -194,10 +267,11 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
     """Decide every claim on ``numbers`` (the stored full-profile numbers) and hand each decision to
     ``run.verdict`` with the rule's sentence. Returns the decisions in order."""
     out = []
+    chapter = getattr(getattr(run, "chapter", None), "name", "")
     for c in claims:
-        d = c.decide(numbers, remedy)
+        d = c.decide(numbers, remedy, chapter)
         run.verdict(c.id, c.source, c.claim, d.verdict, list(c.evidence), numbers=d.numbers, note=d.note,
-                    how=d.how, measured=c.measured, origin=c.origin)
+                    how=d.how, measured=c.measured, origin=c.origin, premises=d.premises)
         out.append(d)
     return out
 
@@ -296,7 +370,7 @@ def declared(chapter: str | None = None) -> list[Claim]:
 def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
     """Each claim of ``chapter`` with its decision on the numbers stored under ``root`` (the checkout)."""
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
-    return [(c, c.decide(numbers, remedy)) for c in declared(chapter)]
+    return [(c, c.decide(numbers, remedy, chapter)) for c in declared(chapter)]
 
 
 def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = None) -> list[Decision]:
@@ -308,11 +382,12 @@ def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = Non
 
 def redecide(root) -> dict[str, dict[str, Any]]:
     """``{claim_id: fields}`` of every declared claim re-decided from the stored numbers: chapter, source,
-    claim, verdict, evidence, numbers, note, how, measured, origin (what a ledger entry holds of a decision)."""
+    claim, verdict, evidence, numbers, note, how, measured, origin and premises (quote, reading, thresholds,
+    spread, alternatives, robustness: what a ledger entry holds of a decision)."""
     out = {}
     for chapter in dict.fromkeys(CLAIM_MODULES):
         for c, d in decide_chapter(root, chapter):
             out[c.id] = {"chapter": chapter, "source": c.source, "claim": c.claim, "verdict": d.verdict,
                          "evidence": list(c.evidence), "numbers": d.numbers, "note": d.note, "how": d.how,
-                         "measured": c.measured, "origin": c.origin}
+                         "measured": c.measured, "origin": c.origin, "premises": d.premises}
     return out

@@ -1,0 +1,328 @@
+"""What a verdict stands on: where the paper makes the claim, why each threshold sits where it does, how many
+units (seeds, starts, windows) its numbers rest on, and whether it survives a referee's alternatives.
+
+A :class:`~mfattn.companion.verdicts.Claim` declares its premises with the objects of this module:
+
+- :class:`Quote`: the section of the paper and a short verbatim phrase of its text (``../shared/papers/``,
+  :func:`paper_text`), with the book's translation where the text is not English and, for a number the text
+  does not print, where the paper's public code has it. A claim the text does not make is a claim of ours.
+- :class:`Threshold`: each threshold of the rule with its value, the **basis** of its reason (a stored
+  spread, the float64 round-off, the paper's printed precision, a theorem, :data:`REASON_BASES`), the reason
+  in words, the measured noise by which it is moved to try the verdict, and a **check** that reads the stored
+  numbers and says whether the reason is true of them (``tests/test_premises.py`` asserts it is).
+- :class:`Alternative`: another reasonable statistic, threshold or reading of the claim, as a rule.
+- :class:`Spread`: the unit the numbers are read over and the per-unit values; a claim that rests on one unit
+  (one seed, one start) is graded at best "with differences" unless it says why one suffices.
+
+:func:`sensitivity` decides a claim under every alternative (its declared ones and each threshold moved by ±
+its noise): the verdict is **robust** when none of them moves it and **fragile** otherwise, naming what moves it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = ["PAPERS", "CHAPTER_PAPER", "REASON_BASES", "ALTERNATIVE_KINDS", "ROBUSTNESS", "Quote", "Threshold",
+           "Alternative", "Spread", "PremiseError", "papers_dir", "paper_text", "normalise", "quote_found",
+           "sensitivity", "spread_of", "one_unit_cap"]
+
+Numbers = Mapping[str, Any]
+
+#: The works, by key: (file in ``../shared/papers/``, what it is).
+PAPERS = {"bal2021": ("000_4019365ea7cb910b.txt", "Bal (2021), Deep Implicit Attention (blog post)"),
+          "singh2023": ("001_fb66bf8c8f4cdf0a.txt", "Singh & Buckley (2023), Attention as Implicit Structural "
+                                                   "Inference"),
+          "poclopez2024": ("002_5119a41579db230c.txt", "Poc-López & Aguilera (2024), Dynamical Mean-Field Theory "
+                                                      "of Self-Attention (a summary in Chinese, not the paper)")}
+#: The work each chapter's claims are quoted from.
+CHAPTER_PAPER = {"ising": "bal2021", "deq": "bal2021", "transformer": "bal2021", "structural": "singh2023",
+                 "designs": "singh2023", "dmft": "poclopez2024"}
+
+#: What a threshold's reason may rest on: a spread stored beside the numbers (over seeds, windows of one orbit,
+#: starts, instances or items; a bootstrap), the float64 round-off, the resolution of a measurement, the paper's
+#: printed precision, or a theorem or convention (the only two whose reason no stored number can check).
+REASON_BASES = ("seed spread", "window spread", "start spread", "instance spread", "bootstrap", "round-off",
+                "resolution", "printed precision", "stored distribution", "theorem", "convention")
+_UNCHECKED = ("theorem", "convention")
+#: The kinds of alternatives a verdict is tried under.
+ALTERNATIVE_KINDS = ("statistic", "threshold", "reading", "unit")
+ROBUSTNESS = ("robust", "fragile")
+#: A quote is a phrase, not a paragraph: at most this many words (or, in Chinese, characters).
+MAX_WORDS, MAX_CJK = 30, 60
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+class PremiseError(ValueError):
+    """A premise declared wrongly (a quote too long, a threshold without a check, an unknown basis)."""
+
+
+# --- quotes ------------------------------------------------------------------------------------------------
+
+def papers_dir() -> Path | None:
+    """The folder of the works' texts: ``$MFATTN_PAPERS``, else ``../shared/papers`` beside the checkout (None
+    where neither exists: the texts are not part of the project and are never copied into it)."""
+    from .store import project_root
+
+    env = os.environ.get("MFATTN_PAPERS")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    root = project_root()
+    folder = None if root is None else root.parent / "shared" / "papers"
+    return folder if folder is not None and folder.is_dir() else None
+
+
+@lru_cache(maxsize=None)
+def _text(path: str) -> str:
+    return normalise(Path(path).read_text(encoding="utf-8"))
+
+
+def paper_text(key: str) -> str | None:
+    """The normalised text (:func:`normalise`) of the work ``key`` (:data:`PAPERS`), or None where the texts are
+    not at hand."""
+    if key not in PAPERS:
+        raise PremiseError(f"paper must be one of {', '.join(map(repr, PAPERS))}; got {key!r}")
+    folder = papers_dir()
+    path = None if folder is None else folder / PAPERS[key][0]
+    return _text(str(path)) if path is not None and path.is_file() else None
+
+
+_DASHES = dict.fromkeys(map(ord, "-\u00ad\u2010\u2011\u2012\u2013\u2014\u2212"), None)
+_QUOTES = {ord(a): b for a, b in zip("\u2018\u2019\u201c\u201d\u00ab\u00bb", "''\"\"\"\"")}
+
+
+def normalise(text: str) -> str:
+    """Text as quotes are matched: Unicode NFKC, hyphens and dashes dropped (the converted texts lost most of
+    theirs: "meanfield"), curly quotes straightened, whitespace collapsed, lower case."""
+    text = unicodedata.normalize("NFKC", str(text)).translate(_DASHES).translate(_QUOTES)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Where a work makes a claim: ``section`` (its heading as the text has it) and ``text``, a verbatim phrase
+    of at most about twenty words. ``translation`` is the book's English for a phrase in another language
+    (required then); ``code`` locates in the work's public code a number its text does not print ("file:line at
+    <commit>"); ``paper`` the work (:data:`PAPERS`; default: the chapter's, :data:`CHAPTER_PAPER`)."""
+    section: str
+    text: str
+    translation: str = ""
+    code: str = ""
+    paper: str = ""
+
+    def __post_init__(self):
+        for name in ("section", "text"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise PremiseError(f"quote: {name} must be a non-empty string; got {getattr(self, name)!r}")
+        if self.paper and self.paper not in PAPERS:
+            raise PremiseError(f"quote: paper must be one of {', '.join(map(repr, PAPERS))}; got {self.paper!r}")
+        cjk = len(_CJK.findall(self.text))
+        words = len(_CJK.sub(" ", self.text).split())
+        if cjk > MAX_CJK or words > MAX_WORDS:
+            raise PremiseError(f"quote: a phrase of at most {MAX_WORDS} words ({MAX_CJK} Chinese characters); got "
+                               f"{words} words and {cjk} characters: {self.text[:60]!r}...")
+        if cjk and not self.translation.strip():
+            raise PremiseError(f"quote {self.text[:30]!r}: a phrase in Chinese needs the book's translation")
+
+    def as_dict(self, chapter: str) -> dict[str, str]:
+        """The quote as the ledger stores it (the paper filled in from ``chapter``)."""
+        out = {"paper": self.paper or CHAPTER_PAPER.get(chapter, ""), "section": self.section, "text": self.text}
+        out.update({k: getattr(self, k) for k in ("translation", "code") if getattr(self, k)})
+        return out
+
+
+def quote_found(quote: Quote, chapter: str) -> bool | None:
+    """Whether ``quote``'s phrase occurs in its work's text (normalised both sides); None where the text is not
+    at hand."""
+    text = paper_text(quote.paper or CHAPTER_PAPER[chapter])
+    return None if text is None else normalise(quote.text) in text
+
+
+# --- thresholds and alternatives ------------------------------------------------------------------------------
+
+Check = Callable[[Numbers], "tuple[bool, str]"]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """One threshold of a rule: ``name`` (the keyword of the claim's ``rule_at``), ``value``, the ``basis`` of
+    its reason (:data:`REASON_BASES`) and the ``reason`` in words; ``noise``, by which the verdict is tried
+    with the threshold moved down and up (a number, a function of the stored numbers, or None where the
+    threshold is exact: a theorem's or a convention's); ``check(numbers) -> (true, what the data show)``, which
+    reads the stored numbers and says whether the reason is true of them (required unless the basis is a
+    theorem or a convention)."""
+    name: str
+    value: float
+    basis: str
+    reason: str
+    check: Check | None = None
+    noise: float | Callable[[Numbers], float] | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise PremiseError(f"threshold name must be a keyword of the rule's factory; got {self.name!r}")
+        if self.basis not in REASON_BASES:
+            raise PremiseError(f"threshold {self.name!r}: basis must be one of {REASON_BASES}; got {self.basis!r}")
+        if not isinstance(self.reason, str) or len(self.reason.strip()) < 20:
+            raise PremiseError(f"threshold {self.name!r}: the reason is a sentence; got {self.reason!r}")
+        if self.check is None and self.basis not in _UNCHECKED:
+            raise PremiseError(f"threshold {self.name!r}: a reason resting on a {self.basis} needs a check that reads "
+                               "the stored numbers (only a theorem's or a convention's has none)")
+        if isinstance(self.noise, (int, float)) and not (math.isfinite(self.noise) and self.noise > 0):
+            raise PremiseError(f"threshold {self.name!r}: noise must be a positive finite number; got {self.noise!r}")
+
+    def noise_of(self, numbers: Numbers) -> float | None:
+        """The noise by which this threshold is moved, read from ``numbers`` where it is measured there."""
+        noise = self.noise(numbers) if callable(self.noise) else self.noise
+        if noise is not None and not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise > 0):
+            raise PremiseError(f"threshold {self.name!r}: its measured noise is {noise!r}, not a positive number")
+        return noise
+
+    def examine(self, numbers: Numbers) -> dict[str, Any]:
+        """The threshold as the ledger stores it, with what its check finds in ``numbers``."""
+        out = {"name": self.name, "value": self.value, "basis": self.basis, "reason": self.reason}
+        try:
+            noise = self.noise_of(numbers)
+        except (KeyError, TypeError):
+            noise = None
+        if noise is not None:
+            out["noise"] = float(f"{noise:.3g}")
+        if self.check is not None:
+            try:
+                ok, found = self.check(numbers)
+                out.update(borne_out=bool(ok), found=str(found))
+            except KeyError as key:
+                out.update(borne_out=None, found=f"not checkable: the stored numbers lack {key}")
+        return out
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another reasonable way to decide the claim: ``kind`` (:data:`ALTERNATIVE_KINDS`: another statistic,
+    another threshold, another reading of the claim, another unit) and ``rule`` (numbers -> grade), named in
+    words (``name``: what differs)."""
+    name: str
+    kind: str
+    rule: Callable[[Numbers], str]
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise PremiseError(f"alternative: name must be a non-empty string; got {self.name!r}")
+        if self.kind not in ALTERNATIVE_KINDS:
+            raise PremiseError(f"alternative {self.name!r}: kind must be one of {ALTERNATIVE_KINDS}; got {self.kind!r}")
+        if not callable(self.rule):
+            raise PremiseError(f"alternative {self.name!r}: rule must be callable (numbers -> grade)")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def threshold_alternatives(rule_at: Callable[..., Callable], thresholds: Sequence[Threshold],
+                           numbers: Numbers) -> list[Alternative]:
+    """Each threshold with a noise moved down and up by it (the others at their values)."""
+    values = {t.name: t.value for t in thresholds}
+    out = []
+    for t in thresholds:
+        try:
+            noise = t.noise_of(numbers)
+        except (KeyError, TypeError):
+            noise = None
+        if noise is None:
+            continue
+        for sign, word in ((-1, "−"), (1, "+")):
+            moved = t.value + sign * noise
+            out.append(Alternative(f"{t.name} = {_fmt(moved)} ({_fmt(t.value)} {word} its noise {_fmt(noise)})",
+                                   "threshold", rule_at(**{**values, t.name: moved})))
+    return out
+
+
+def sensitivity(primary: str, alternatives: Sequence[Alternative], numbers: Numbers,
+                verdict_of: Callable[[str], str], cap: Callable[[str], str] = lambda g: g) -> dict[str, Any]:
+    """The verdict under each alternative and whether any moves it: ``{"alternatives": [{name, kind, verdict}],
+    "robustness": "robust" | "fragile", "moved_by": [names]}``. ``primary`` is the claim's grade (after
+    ``cap``, which each alternative's grade goes through too); an alternative that cannot decide the numbers
+    (a number it needs is missing, or it raises Undecidable) is listed as such and moves nothing."""
+    from .verdicts import GRADES, Undecidable
+
+    if not alternatives:   # nothing tried: neither robust nor fragile
+        return {}
+    rows, moved = [], []
+    for alt in alternatives:
+        try:
+            grade = alt.rule(numbers)
+            if grade not in GRADES:
+                raise PremiseError(f"alternative {alt.name!r} returned {grade!r}, not one of {GRADES}")
+            grade = cap(grade)
+        except (KeyError, Undecidable) as why:
+            rows.append({"name": alt.name, "kind": alt.kind, "verdict": "cannot decide",
+                         "why": str(why).strip("'\"")})
+            continue
+        rows.append({"name": alt.name, "kind": alt.kind, "verdict": verdict_of(grade)})
+        if grade != primary:
+            moved.append(alt.name)
+    return {"alternatives": rows, "robustness": "fragile" if moved else "robust", "moved_by": moved}
+
+
+# --- spread ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Spread:
+    """The unit the claim's numbers are read over (``unit``: "seed", "start", "window", "instance", ...) and
+    ``values(numbers) -> {name: per-unit values}`` (the per-unit values of its key numbers, as stored). A claim
+    whose numbers rest on one unit is graded at best "with differences", unless ``one_suffices`` says why one is
+    enough (a deterministic identity: :meth:`deterministic`)."""
+    unit: str
+    values: Callable[[Numbers], Mapping[str, Sequence[float]]] | None = None
+    one_suffices: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.unit, str) or not self.unit.strip():
+            raise PremiseError(f"spread: unit must be a non-empty string; got {self.unit!r}")
+        if self.values is None and not self.one_suffices.strip():
+            raise PremiseError(f"spread over {self.unit!r}: give the per-unit values, or say why one unit suffices")
+
+    @classmethod
+    def deterministic(cls, why: str) -> "Spread":
+        """A number that does not depend on a seed or a start (an identity, an enumeration): ``why`` says so."""
+        return cls("none (deterministic)", None, why)
+
+
+def _finite(values: Sequence[Any]) -> list[float]:
+    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v)]
+
+
+def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
+    """What the ledger stores of the spread: unit, number of units ``n`` (the fewest over the key numbers),
+    each key number's per-unit values (three digits) with their range, and ``one_suffices`` where given."""
+    if spread is None:
+        return None
+    out: dict[str, Any] = {"unit": spread.unit}
+    if spread.one_suffices:
+        out["one_suffices"] = spread.one_suffices
+    if spread.values is None:
+        return out
+    per_unit = spread.values(numbers)
+    out["values"] = {name: [float(f"{v:.3g}") if math.isfinite(v) else None for v in map(float, vals)]
+                     for name, vals in per_unit.items()}
+    counts = [len(vals) for vals in per_unit.values()]
+    out["n"] = min(counts) if counts else 0
+    out["range"] = {name: [float(f"{min(f):.3g}"), float(f"{max(f):.3g}")]
+                    for name, vals in per_unit.items() if (f := _finite(vals))}
+    return out
+
+
+def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
+    """The grade cap of a claim whose numbers rest on one unit with no reason one suffices: "holds" becomes
+    "partly" (at best "with differences"); otherwise grades pass unchanged."""
+    if spread is None or spread.get("one_suffices") or spread.get("n", 2) > 1:
+        return lambda g: g
+    return lambda g: "partly" if g == "holds" else g
