@@ -241,3 +241,23 @@ def test_changelog_names_every_verdict_changed_since_0_3_0_and_every_fragile_one
     assert not missing, f"the newest CHANGELOG entry does not name these fragile verdicts: {missing}"
     extra = sorted(set(re.findall(r"`([a-z0-9-]+)`", fragile)) & set(stored) - set(frail))
     assert not extra, f"the CHANGELOG calls these verdicts fragile, the ledger robust: {extra}"
+
+
+def test_the_alternatives_over_seeds_decide_on_their_own_interval_or_test():
+    """A gain of +0.13, +0.25, +0.28 over three seeds (the shape of chapter 2's learned-Onsager gains): the
+    truncated interval may cover 0, the t-interval over seeds does not; a sign test over three seeds cannot decide;
+    the exact paired test over the pooled items decides on its own counts."""
+    decide = lambda s, effect, lo, hi: "holds" if lo > 0 else "fails"  # noqa: E731
+    alts = {a.name.split(" over")[0].split(",")[0]: a for a in premises.over_units(
+        "d", decide, variances="v", only=("a", "b"))}
+    s = {"d": [0.13, 0.25, 0.28], "v": [0.004, 0.004, 0.004], "a": [40, 60, 70], "b": [10, 12, 8]}
+    assert alts["Student-t interval"].rule(s) == "holds"
+    assert alts["untruncated Hartung-Knapp interval"].rule(s) == (
+        "holds" if stats.pooled_over_seeds(s["d"], s["v"], truncate=False)["lo"] > 0 else "fails")
+    with pytest.raises(verdicts.Undecidable, match="cannot reach 5 %"):
+        alts["sign test"].rule(s)
+    assert alts["exact paired test"].rule(s) == "holds"
+    assert alts["exact paired test"].rule({**s, "a": [10, 12, 8]}) == "fails"
+    ten = {"d": [0.1] * 9 + [-0.01]}
+    assert alts["sign test"].rule(ten) == "holds" and alts["exact signed-rank test"].rule(ten) == "holds"
+    assert alts["sign test"].rule({"d": [0.1] * 7 + [-0.1] * 3}) == "fails"

@@ -29,9 +29,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 __all__ = ["PAPERS", "CHAPTER_PAPER", "REASON_BASES", "ALTERNATIVE_KINDS", "ROBUSTNESS", "Quote", "Threshold",
            "Alternative", "Spread", "PremiseError", "papers_dir", "paper_text", "normalise", "quote_found",
-           "sensitivity", "spread_of", "one_unit_cap"]
+           "sensitivity", "spread_of", "one_unit_cap", "over_units", "LEVEL"]
 
 Numbers = Mapping[str, Any]
 
@@ -155,7 +157,7 @@ class Threshold:
     """One threshold of a rule: ``name`` (the keyword of the claim's ``rule_at``), ``value``, the ``basis`` of
     its reason (:data:`REASON_BASES`) and the ``reason`` in words; ``noise``, by which the verdict is tried
     with the threshold moved down and up (a number, a function of the stored numbers, or None where the
-    threshold is exact: a theorem's or a convention's); ``check(numbers) -> (true, what the data show)``, which
+    threshold is exact: a theorem's or a convention's; with ``log=True`` a factor: value / noise and value × noise); ``check(numbers) -> (true, what the data show)``, which
     reads the stored numbers and says whether the reason is true of them (required unless the basis is a
     theorem or a convention)."""
     name: str
@@ -164,6 +166,7 @@ class Threshold:
     reason: str
     check: Check | None = None
     noise: float | Callable[[Numbers], float] | None = None
+    log: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -175,8 +178,9 @@ class Threshold:
         if self.check is None and self.basis not in _UNCHECKED:
             raise PremiseError(f"threshold {self.name!r}: a reason resting on a {self.basis} needs a check that reads "
                                "the stored numbers (only a theorem's or a convention's has none)")
-        if isinstance(self.noise, (int, float)) and not (math.isfinite(self.noise) and self.noise > 0):
-            raise PremiseError(f"threshold {self.name!r}: noise must be a positive finite number; got {self.noise!r}")
+        if isinstance(self.noise, (int, float)) and not (math.isfinite(self.noise) and self.noise > (1 if self.log else 0)):
+            raise PremiseError(f"threshold {self.name!r}: noise must be a positive finite number (a factor above 1 "
+                               f"with log=True); got {self.noise!r}")
 
     def noise_of(self, numbers: Numbers) -> float | None:
         """The noise by which this threshold is moved, read from ``numbers`` where it is measured there."""
@@ -238,9 +242,12 @@ def threshold_alternatives(rule_at: Callable[..., Callable], thresholds: Sequenc
         if noise is None:
             continue
         for sign, word in ((-1, "−"), (1, "+")):
-            moved = t.value + sign * noise
-            out.append(Alternative(f"{t.name} = {_fmt(moved)} ({_fmt(t.value)} {word} its noise {_fmt(noise)})",
-                                   "threshold", rule_at(**{**values, t.name: moved})))
+            if t.log:
+                moved, how = t.value * noise ** sign, f"{_fmt(t.value)} {'/' if sign < 0 else '×'} {_fmt(noise)}"
+            else:
+                moved, how = t.value + sign * noise, f"{_fmt(t.value)} {word} its noise {_fmt(noise)}"
+            out.append(Alternative(f"{t.name} = {_fmt(moved)} ({how})", "threshold",
+                                   rule_at(**{**values, t.name: moved})))
     return out
 
 
@@ -326,3 +333,65 @@ def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
     if spread is None or spread.get("one_suffices") or spread.get("n", 2) > 1:
         return lambda g: g
     return lambda g: "partly" if g == "holds" else g
+
+
+# --- the alternatives of a difference read over units (seeds) ----------------------------------------------------
+
+#: The two-sided level of every test and interval of the alternatives (95 % intervals).
+LEVEL = 0.05
+
+
+def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str], *, variances: str | None = None,
+               only: tuple[str, str] | None = None, unit: str = "seed") -> tuple[Alternative, ...]:
+    """The statistics a referee tries on a difference read over units (``numbers[deltas]``: one per seed):
+    the untruncated Hartung-Knapp interval (when the within-unit ``variances`` are stored), a Student-t interval
+    over the units, a sign test (only with :data:`~mfattn.companion.stats.SIGN_TEST_MIN_UNITS` units or more: with
+    fewer it cannot reach 5 %), an exact signed-rank test, and an exact paired test over the items pooled over the
+    units (``only``: the keys of the per-unit counts of items right under a only and under b only).
+
+    ``decide(numbers, effect, lo, hi) -> grade`` is the claim's rule written on an interval; a test gives it
+    ``lo = hi = effect`` where it rejects "no difference" at :data:`LEVEL`, and ``lo, hi = −∞, +∞`` where it does not
+    (a test that does not reject says nothing about the size)."""
+    from . import stats
+
+    def interval(kind: str) -> Callable[[Numbers], str]:
+        def rule(s):
+            d = [float(x) for x in s[deltas]]
+            if kind == "untruncated":
+                got = stats.pooled_over_seeds(d, [float(v) for v in s[variances]], truncate=False)
+                return decide(s, got["effect"], got["lo"], got["hi"])
+            if len(d) < 2:
+                from .verdicts import Undecidable
+                raise Undecidable(f"a t-interval over {unit}s needs two {unit}s or more; {len(d)} stored")
+            got = stats.t_interval(d)
+            return decide(s, got["mean"], got["lo"], got["hi"])
+        return rule
+
+    def test(kind: str) -> Callable[[Numbers], str]:
+        def rule(s):
+            from .verdicts import Undecidable
+            d = [float(x) for x in s[deltas]]
+            effect = float(np.mean(d))
+            if kind in ("sign", "signed-rank"):
+                nonzero = sum(x != 0 for x in d)
+                if nonzero < stats.SIGN_TEST_MIN_UNITS:   # the smallest two-sided p of both is 2^(1 - k)
+                    raise Undecidable(f"a {kind} test over {nonzero} {unit}s cannot reach 5 % (its smallest p is "
+                                      f"{2.0 ** (1 - nonzero):.3g})")
+                p = (stats.sign_test if kind == "sign" else stats.signed_rank_test)(d)["p"]
+            else:
+                a, b = (int(sum(s[k])) for k in only)
+                p = stats.exact_paired_test(a, b)["p"]
+            return decide(s, effect, effect, effect) if p < LEVEL else decide(s, effect, -math.inf, math.inf)
+        return rule
+
+    out = []
+    if variances is not None:
+        out.append(Alternative(f"untruncated Hartung-Knapp interval over the {unit}s", "statistic",
+                               interval("untruncated")))
+    out.append(Alternative(f"Student-t interval over the {unit}s (their spread only)", "statistic", interval("t")))
+    out.append(Alternative(f"sign test over the {unit}s", "statistic", test("sign")))
+    out.append(Alternative(f"exact signed-rank test over the {unit}s", "statistic", test("signed-rank")))
+    if only is not None:
+        out.append(Alternative(f"exact paired test over the items, pooled over the {unit}s (the trained models as "
+                               "fixed)", "statistic", test("paired")))
+    return tuple(out)

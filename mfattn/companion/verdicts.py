@@ -41,7 +41,7 @@ from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensi
     threshold_alternatives
 
 __all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "Undecidable", "record", "check_claims",
-           "below", "above", "identity", "identity_examples", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
+           "below", "above", "identity", "identity_examples", "identity_claim", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
            "decide_chapter", "record_chapter", "redecide"]
 
 #: What a rule returns: the claim holds, holds only in part or with a measurable difference, or fails.
@@ -335,6 +335,30 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
         x = max(xs)
         return "holds" if x < tol else "partly" if x < near else "fails"
     return rule
+
+
+def identity_claim(*keys: str) -> dict[str, Any]:
+    """The rule and premises of an identity checked numerically over the deviations ``keys``, to splat into a
+    :class:`Claim`: ``rule_at`` (:func:`identity` at its two thresholds), the thresholds with their round-off
+    reason and a check on the stored deviations, a decade either way as the alternatives, the counterfactual
+    ``examples`` and a deterministic spread (an identity needs no seeds). Its ``how`` is :data:`IDENTITY_HOW`."""
+    def regime(s):
+        xs = [s[k] for k in keys]
+        if any(x is None for x in xs):
+            return True, "a deviation is stored as null (not measured): the claim is not tested"
+        x = max(float(v) for v in xs)
+        ok = x < 1e-13 or x > 1e-5 or 1e-11 < x < 1e-7
+        return ok, (f"largest stored deviation {x:.1e}: " + ("at least a decade from both thresholds" if ok else
+                    "within a decade of a threshold, where the tolerance's exact place decides"))
+    return {"rule_at": lambda tol, near: identity(*keys, tol=tol, near=near),
+            "examples": identity_examples(*keys),
+            "thresholds": (Threshold("tol", 1e-12, "round-off", "float64 sums of at most ~10⁴ terms of order one "
+                                     "round off below 1e-12 (10⁴ · ε, ε ≈ 2.2e-16, with room); the stored deviation "
+                                     "lies at least a decade from it", regime, noise=10.0, log=True),
+                           Threshold("near", 1e-6, "round-off", "single precision (ε ≈ 1.2e-7) summed over a few "
+                                     "terms: an approximation right to six digits; the stored deviation lies at "
+                                     "least a decade from it", regime, noise=10.0, log=True)),
+            "spread": Spread.deterministic("an identity of float64 arithmetic: no seed or start enters it")}
 
 
 def identity_examples(*keys: str) -> dict[str, dict[str, float]]:
