@@ -63,7 +63,52 @@ SPECS = {
                                  "claim-* of tests/test_bad_inputs.py and tests/test_contracts_verdicts.py"),
     K + "verdicts:Decision": Exempt(RESULT),
     K + "reproduce:ChapterOutcome": Exempt(RESULT),
+    # --- the premises of a verdict (issue 40)
+    K + "premises:normalise": Spec(lambda d: {"text": d(st.text(max_size=40))}),
+    K + "premises:paper_text": Spec(lambda d: {"paper": d(st.sampled_from(["bal2021", "singh2023", "poclopez2024"]))}),
+    K + "premises:papers_dir": Exempt(NOARGS),
+    K + "premises:quote_found": Spec(lambda d: {"quote": _quote(d), "chapter": d(st.sampled_from(CHAPTERS))}),
+    K + "premises:Quote": Spec(lambda d: {"section": "1. Introduction", "text": d(st.sampled_from(
+        ["a fixed point", "mean field theory"])), "translation": "", "code": "", "paper": ""}),
+    K + "premises:Threshold": Spec(lambda d: {"name": "tol", "value": d(st.floats(0.1, 2)), "basis": "seed spread",
+                                              "reason": "the seed-to-seed spread of the gain is below it",
+                                              "check": lambda s: (True, ""), "noise": d(st.floats(0.01, 0.1))},
+                                   domain={"noise": ">0"}),
+    K + "premises:Alternative": Spec(lambda d: {"name": "t-interval", "kind": d(st.sampled_from(
+        ["statistic", "threshold", "reading", "unit"])), "rule": lambda s: "holds"}),
+    K + "premises:Spread": Spec(lambda d: {"unit": "seed", "values": lambda s: {"x": [1.0]}, "one_suffices": ""}),
+    K + "premises:over_units": Spec(lambda d: {"deltas": "d", "decide": lambda s, e, lo, hi: "holds",
+                                               "variances": d(st.sampled_from([None, "v"])), "unit": "seed"}),
+    K + "premises:sensitivity": Exempt("decides a Claim's alternatives inside Claim.decide; checked by "
+                                       "tests/test_premises.py on constructed claims"),
+    K + "premises:spread_of": Exempt("reads a Claim's Spread inside Claim.decide; checked by tests/test_premises.py"),
+    K + "premises:one_unit_cap": Exempt("a grade cap Claim.decide builds from spread_of's result; checked by "
+                                        "tests/test_premises.py"),
+    K + "stats:t_interval": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2]}),
+    K + "stats:sign_test": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2]}),
+    K + "stats:signed_rank_test": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2, 0.3]},
+                                       sizes={"values": [0.1] * 10**6}),
+    K + "stats:exact_paired_test": Spec(lambda d: {"only_a": d(st.integers(0, 300)), "only_b": d(st.integers(0, 300))},
+                                        domain={"only_a": "int>=0", "only_b": "int>=0"},
+                                        sizes={"only_a": 10**15}),
+    K + "verdicts:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
 }
+
+
+def _quote(d):
+    from mfattn.companion.premises import Quote
+
+    return Quote("1. Introduction", d(st.sampled_from(["a fixed point", "mean field theory"])))
+
+
+for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_text", "spread_text"):
+    SPECS[K + "ledger:" + _name] = Spec(lambda d: {"e": {
+        "quote": {"paper": "bal2021", "section": "1", "text": "a fixed point"}, "robustness": "fragile",
+        "moved_by": ["t"], "alternatives": [{"name": "t", "kind": "statistic", "verdict": "reproduced"}],
+        "thresholds": [{"name": "tol", "value": d(st.floats(0, 1)), "basis": "seed spread", "reason": "r"}],
+        "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
+SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
+    "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
 for _key in ("chapter:ChapterRun", "ledger:ledger_path", "ledger:read_ledger", "ledger:check_evidence", "ledger:record",
              "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "ledger:report_markdown",
              "ledger:apply_decisions", "manifest:figures_dir", "manifest:read_manifest", "manifest:read_results",

@@ -137,7 +137,7 @@ def _binomial_p(low: int, n: int) -> float:
     return float(min(Fraction(1), 2 * sum(Fraction(math.comb(n, i), 2 ** n) for i in range(low + 1))))
 
 
-@pytest.mark.parametrize("a, b", [(0, 0), (3, 0), (9, 1), (120, 80), (400, 455)])
+@pytest.mark.parametrize("a, b", [(0, 0), (3, 0), (9, 1), (120, 80), (400, 455), (1500, 1620)])
 def test_the_exact_paired_test_is_the_two_sided_binomial_tail(a, b):
     assert stats.exact_paired_test(a, b)["p"] == pytest.approx(_binomial_p(min(a, b), a + b), rel=1e-9)
 

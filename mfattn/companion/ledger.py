@@ -302,6 +302,7 @@ def citation(e: Mapping[str, Any]) -> str:
             f"decided at commit `{commit.split('+')[0][:12]}`{dirty})")
 
 
+@contract(e="mapping")
 def quote_text(e: Mapping[str, Any]) -> str:
     """Where the paper makes the claim, in words: the verbatim phrase in quotation marks (the paper's words), its
     section, the book's translation and where the public code has a number the text lacks; "" without a quote."""
@@ -319,6 +320,7 @@ def quote_text(e: Mapping[str, Any]) -> str:
     return text
 
 
+@contract(e="mapping")
 def robustness_text(e: Mapping[str, Any]) -> str:
     """Robust or fragile, in words: how many alternatives were tried and which move the verdict (and to what);
     "" for an entry without alternatives (not assessed)."""
@@ -332,6 +334,7 @@ def robustness_text(e: Mapping[str, Any]) -> str:
     return f"fragile: {len(moved)} of {len(decided)} alternatives move it ({'; '.join(moved)})"
 
 
+@contract(e="mapping")
 def thresholds_text(e: Mapping[str, Any]) -> str:
     """Each threshold with its value, the basis of its reason and what the stored numbers show of it."""
     parts = []
@@ -345,11 +348,13 @@ def thresholds_text(e: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+@contract(e="mapping")
 def alternatives_text(e: Mapping[str, Any]) -> str:
     """The verdict under each alternative, in one line."""
     return "; ".join(f"{a['name']}: {a['verdict']}" for a in e.get("alternatives") or [])
 
 
+@contract(e="mapping")
 def spread_text(e: Mapping[str, Any]) -> str:
     """The units the numbers rest on and their per-unit values."""
     sp = e.get("spread")

@@ -86,13 +86,13 @@ def _text(path: str) -> str:
     return normalise(Path(path).read_text(encoding="utf-8"))
 
 
-def paper_text(key: str) -> str | None:
-    """The normalised text (:func:`normalise`) of the work ``key`` (:data:`PAPERS`), or None where the texts are
-    not at hand."""
-    if key not in PAPERS:
-        raise PremiseError(f"paper must be one of {', '.join(map(repr, PAPERS))}; got {key!r}")
+def paper_text(paper: str) -> str | None:
+    """The normalised text (:func:`normalise`) of the work ``paper`` (a key of :data:`PAPERS`), or None where the
+    texts are not at hand."""
+    if not isinstance(paper, str) or paper not in PAPERS:
+        raise PremiseError(f"paper must be one of {', '.join(map(repr, PAPERS))}; got {paper!r}")
     folder = papers_dir()
-    path = None if folder is None else folder / PAPERS[key][0]
+    path = None if folder is None else folder / PAPERS[paper][0]
     return _text(str(path)) if path is not None and path.is_file() else None
 
 
@@ -103,7 +103,9 @@ _QUOTES = {ord(a): b for a, b in zip("\u2018\u2019\u201c\u201d\u00ab\u00bb", "''
 def normalise(text: str) -> str:
     """Text as quotes are matched: Unicode NFKC, hyphens and dashes dropped (the converted texts lost most of
     theirs: "meanfield"), curly quotes straightened, whitespace collapsed, lower case."""
-    text = unicodedata.normalize("NFKC", str(text)).translate(_DASHES).translate(_QUOTES)
+    if not isinstance(text, str):
+        raise PremiseError(f"text must be a string; got {type(text).__name__}")
+    text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_QUOTES)
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
@@ -123,6 +125,9 @@ class Quote:
         for name in ("section", "text"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
                 raise PremiseError(f"quote: {name} must be a non-empty string; got {getattr(self, name)!r}")
+        for name in ("translation", "code", "paper"):
+            if not isinstance(getattr(self, name), str):
+                raise PremiseError(f"quote: {name} must be a string; got {getattr(self, name)!r}")
         if self.paper and self.paper not in PAPERS:
             raise PremiseError(f"quote: paper must be one of {', '.join(map(repr, PAPERS))}; got {self.paper!r}")
         cjk = len(_CJK.findall(self.text))
@@ -142,7 +147,11 @@ class Quote:
 
 def quote_found(quote: Quote, chapter: str) -> bool | None:
     """Whether ``quote``'s phrase occurs in its work's text (normalised both sides); None where the text is not
-    at hand."""
+    at hand. ``chapter`` (:data:`CHAPTER_PAPER`) names the work when the quote does not."""
+    if not isinstance(quote, Quote):
+        raise PremiseError(f"quote must be a Quote; got {type(quote).__name__}")
+    if not isinstance(chapter, str) or chapter not in CHAPTER_PAPER:
+        raise PremiseError(f"chapter must be one of {', '.join(map(repr, CHAPTER_PAPER))}; got {chapter!r}")
     text = paper_text(quote.paper or CHAPTER_PAPER[chapter])
     return None if text is None else normalise(quote.text) in text
 
@@ -171,6 +180,14 @@ class Threshold:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise PremiseError(f"threshold name must be a keyword of the rule's factory; got {self.name!r}")
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)) or not math.isfinite(self.value):
+            raise PremiseError(f"threshold {self.name!r}: value must be a finite real number; got {self.value!r}")
+        if self.check is not None and not callable(self.check):
+            raise PremiseError(f"threshold {self.name!r}: check must be callable (numbers -> (true, found))")
+        if self.noise is not None and not callable(self.noise) and (isinstance(self.noise, bool) or
+                                                                      not isinstance(self.noise, (int, float))):
+            raise PremiseError(f"threshold {self.name!r}: noise must be a number, a function of the numbers or None; "
+                               f"got {self.noise!r}")
         if self.basis not in REASON_BASES:
             raise PremiseError(f"threshold {self.name!r}: basis must be one of {REASON_BASES}; got {self.basis!r}")
         if not isinstance(self.reason, str) or len(self.reason.strip()) < 20:
@@ -293,6 +310,10 @@ class Spread:
     def __post_init__(self):
         if not isinstance(self.unit, str) or not self.unit.strip():
             raise PremiseError(f"spread: unit must be a non-empty string; got {self.unit!r}")
+        if self.values is not None and not callable(self.values):
+            raise PremiseError(f"spread over {self.unit!r}: values must be callable (numbers -> per-unit values)")
+        if not isinstance(self.one_suffices, str):
+            raise PremiseError(f"spread over {self.unit!r}: one_suffices must be a string; got {self.one_suffices!r}")
         if self.values is None and not self.one_suffices.strip():
             raise PremiseError(f"spread over {self.unit!r}: give the per-unit values, or say why one unit suffices")
 
@@ -353,6 +374,15 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
     ``lo = hi = effect`` where it rejects "no difference" at :data:`LEVEL`, and ``lo, hi = −∞, +∞`` where it does not
     (a test that does not reject says nothing about the size)."""
     from . import stats
+
+    for name, value in (("deltas", deltas), ("variances", variances), ("unit", unit)):
+        if not (isinstance(value, str) and value) and not (value is None and name == "variances"):
+            raise PremiseError(f"{name} must be {'the key of the stored ' + name if name != 'unit' else 'a word'}; "
+                               f"got {value!r}")
+    if not callable(decide):
+        raise PremiseError("decide must be callable (numbers, effect, lo, hi) -> grade")
+    if only is not None and not (isinstance(only, tuple) and len(only) == 2 and all(isinstance(k, str) for k in only)):
+        raise PremiseError(f"only must be None or the two keys of the per-unit counts; got {only!r}")
 
     def interval(kind: str) -> Callable[[Numbers], str]:
         def rule(s):
