@@ -65,27 +65,31 @@ def _decide(root, chapter="deq"):
     return rec.verdicts
 
 
-@pytest.mark.parametrize("extra, verdict", [(40, "reproduced"), (10, "reproduced with differences"),
-                                            (3, "not reproduced")])
+@pytest.mark.parametrize("extra, verdict", [(40, "confirmed"), (10, "confirmed with differences"), (3, "refuted")])
 def test_the_pooled_paired_gain_decides_the_learned_correction(tmp_path, extra, verdict):
     """Naive mean field wrong on ``extra`` more digits than the blog model in each of three seeds (none fixed):
-    40 -> gain 0.40 points, interval above 0, naive at 98.70 % (outside the blog's 99.1 ± 0.3): reproduced;
+    40 -> gain 0.40 points, interval above 0, naive at 98.70 % (outside the blog's 99.1 ± 0.3): confirmed;
     10 -> 0.10 points, interval above 0, naive at 99.00 % (meets the claim): with differences;
-    3 -> 0.03 points, interval 0.03 ± 4.30·0.01 includes 0: not reproduced."""
+    3 -> 0.03 points, interval 0.03 ± 4.30·0.01 includes 0: refuted (a claim of ours: the blog does not say the layer
+    fails without f_θ). The per-seed differences, variances and discordant digits are stored beside the pooled gain."""
     _write_deq(tmp_path, naive_extra_errors=extra, summary=STAB)
     got, numbers, note = _decide(tmp_path)["deq-learned-onsager"]
     assert got == verdict
     assert numbers["gain_naive"] == pytest.approx(extra / 100) and numbers["gain_naive_k"] == 3
     assert numbers["gain_naive_tau"] == 0 and numbers["var_naive"] == pytest.approx(100 - (BLOG_ERRORS + extra) / 100)
-    assert "95 % interval" in note and "What one seed can and cannot show" in note
+    s = claims.full_numbers(tmp_path, "deq")
+    assert s["gain_naive_d"] == pytest.approx([extra / 100] * 3) and s["gain_naive_n10"] == [extra] * 3
+    assert s["gain_naive_n01"] == [0] * 3 and s["gain_naive_v"] == pytest.approx([extra / 1e4 - (extra / 1e4) ** 2] * 3)
+    assert "95 % interval" in note and "exact paired test over the 30,000 digits pooled" in note
+    assert "a sign test over 3 seeds cannot reach 5 %" in note
     # the m variant's numbers come with how often its solves reached a fixed point (issue: gradients off it)
-    assert "reach the tolerance in only 47%, 47%, 47% of the training steps" in note and "blog model 98%" in note
+    assert "reach the tolerance in only 47%, 47%, 47% of the training steps" in note
 
 
 def test_stability_numbers_are_glued_and_one_step_is_decided_against_the_fixed_point(tmp_path):
     _write_deq(tmp_path, naive_extra_errors=40, summary=STAB)
     got = _decide(tmp_path)
-    assert got["deq-anderson"][0] == "reproduced" and "8.8 evaluations" in got["deq-anderson"][2]
+    assert got["deq-anderson"][0] == "reproduced" and "8.8 evaluations" in got["deq-anderson-plain"][2]
     verdict, numbers, note = got["deq-one-step-mnist"]
     assert verdict == "refuted" and numbers["step_gap"] == pytest.approx(79.2) and "median 1.05" in note
     assert "median is 1.05" in claims.stability_prose(tmp_path)
@@ -94,14 +98,20 @@ def test_stability_numbers_are_glued_and_one_step_is_decided_against_the_fixed_p
     assert verdict == "not tested" and "rho_train_change" in note and "--chapter deq" in note
 
 
-@pytest.mark.parametrize("step_1, verdict", [(0.9887, "confirmed"), (0.9817, "confirmed with differences"),
-                                             (0.9800, "refuted")])
-def test_one_step_within_binomial_noise_of_the_fixed_point(tmp_path, step_1, verdict):
+@pytest.mark.parametrize("step_1, grade, verdict", [(0.9887, "holds", "confirmed with differences"),
+                                                    (0.9817, "partly", "confirmed with differences"),
+                                                    (0.9800, "fails", "refuted")])
+def test_one_step_within_binomial_noise_of_the_fixed_point(tmp_path, step_1, grade, verdict):
+    """The fixed point: 99.16 %. One step within 0.3 points holds, but it rests on seed 0 alone: graded at best with
+    differences, and the note says so."""
     _write_deq(tmp_path, naive_extra_errors=40, summary={**STAB, "acc_step_1": step_1})
-    assert _decide(tmp_path)["deq-one-step-mnist"][0] == verdict       # the fixed point: 99.16 %
+    claim = _claim("deq-one-step-mnist")
+    assert claim.grade(claims.full_numbers(tmp_path, "deq")) == grade
+    got, _, note = _decide(tmp_path)["deq-one-step-mnist"]
+    assert got == verdict and (grade != "holds" or "rests on one seed only" in note)
 
 
-@pytest.mark.parametrize("change_corr, level_corr, verdict", [(0.6, 0.95, "confirmed"),
+@pytest.mark.parametrize("change_corr, level_corr, verdict", [(0.6, 0.95, "confirmed with differences"),  # one seed
                                                               (0.1, 0.95, "confirmed with differences"),
                                                               (-0.6, 0.95, "refuted"), (0.1, 0.2, "refuted")])
 def test_stability_training_reads_the_correlation_of_changes_not_of_levels(tmp_path, change_corr, level_corr, verdict):
@@ -138,11 +148,13 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
 
 def test_each_interaction_variant_is_decided_on_its_median_with_its_spread(tmp_path):
     """Softmax couplings stored for one seed at 98.8 %, the MLP mixer for two at 60 %: two verdicts, each with its
-    seeds, spread and pooled paired gain; the blog model is at 99.1 %."""
+    seeds, spread and pooled paired gain; the blog model is at 99.1 %. One seed within the margin holds, but one
+    seed caps it at "with differences"."""
     _write_deq(tmp_path, naive_extra_errors=3, interactions=(("softmax", 1, 120), ("mixer", 2, 4000)))
     got = _decide(tmp_path)
     verdict, numbers, note = got["deq-softmax-couplings"]
-    assert verdict == "reproduced" and numbers["var_softmax_median"] == 98.8 and "var_softmax_sd" not in numbers
+    assert verdict == "reproduced with differences" and "rests on one seed only" in note
+    assert numbers["var_softmax_median"] == 98.8 and "var_softmax_sd" not in numbers
     assert "1 seed(s): softmax couplings 98.80 % (median 98.80 %, range 98.80 to 98.80)" in note
     assert numbers["gain_softmax"] == pytest.approx(0.3) and "(1 seeds)" in note and "broke down" not in note
     verdict, numbers, note = got["deq-mixer-couplings"]
@@ -158,7 +170,7 @@ def test_an_interaction_variant_not_stored_is_not_tested_with_the_command(tmp_pa
     assert verdict == "not tested" and not numbers and "var_softmax" in note and "--interactions --train" in note
 
 
-@pytest.mark.parametrize("acc, grade", [(98.71, "holds"), (98.69, "partly"), (95.01, "partly"), (95.0, "fails")])
+@pytest.mark.parametrize("acc, grade", [(98.81, "holds"), (98.79, "partly"), (95.01, "partly"), (95.0, "fails")])
 def test_interaction_grade_thresholds(acc, grade):
     assert claims.interaction_grade(acc, 99.2) == grade
     with pytest.raises(ValueError, match="acc must be"):
@@ -180,12 +192,14 @@ def test_unit_crossing_tells_a_first_crossing_from_staying_above():
         unit_crossing([0, 1], [0.5])
 
 
-@pytest.mark.parametrize("plain_conv, verdict", [(0.08, "reproduced"), (0.6, "reproduced with differences"),
-                                                 (0.99, "not reproduced")])
+@pytest.mark.parametrize("plain_conv, verdict", [(0.08, "confirmed"), (0.6, "confirmed with differences"),
+                                                 (0.99, "refuted")])
 def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain_conv, verdict):
     """Plain iteration that converges in fewer than half of its solves in every seed, Anderson in at least 90 %:
-    reproduced, however well one seed's accuracy does; a seed whose plain solves mostly converge makes it 'with
-    differences', one that converges as often as Anderson (98 %) undoes it."""
+    confirmed (our comparison: the blog only uses Anderson), however well one seed's accuracy does; a seed whose
+    plain solves mostly converge makes it 'with differences', one that converges as often as Anderson (98 %) undoes
+    it. The blog's own claim, that its solver finds the fixed point, holds with f_θ on g (98 % in every seed) and
+    fails with f_θ on m (47 %): a reading that moves the verdict."""
     _write_deq(tmp_path, naive_extra_errors=3)
     path = tmp_path / "data" / "full" / "deq_variants.json"
     table = json.loads(path.read_text())
@@ -193,9 +207,13 @@ def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain
         if r["key"] == "plain" and r["seed"] == 2:
             r.update(forward_converged=plain_conv, test_accuracy=0.84)
     path.write_text(json.dumps(table))
-    got, numbers, note = _decide(tmp_path)["deq-anderson"]
+    got, numbers, note = _decide(tmp_path)["deq-anderson-plain"]
     assert got == verdict and numbers["plain_conv_max"] == plain_conv and numbers["blog_conv_min"] == 0.98
     assert "end at 0.00 %, 0.00 %, 84.00 % against" in note and "8.8 evaluations" in note
+    claim = _claim("deq-anderson")
+    d = claim.decide(claims.full_numbers(tmp_path, "deq"), chapter="deq")
+    assert d.verdict == "reproduced" and d.premises["robustness"] == "fragile"
+    assert [a["verdict"] for a in d.premises["alternatives"] if a["kind"] == "reading"] == ["not reproduced"]
 
 
 def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(tmp_path):
@@ -238,7 +256,7 @@ def test_early_organisation_is_read_from_the_stored_frames(tmp_path):
     rows = norms[-1].sum(axis=1) / norms[-1].sum()
     assert s["cls_row_share"] == pytest.approx(rows[0]) and s["patch_row_share_max"] == pytest.approx(rows[1:].max())
     verdict, numbers, note = _decide(tmp_path)["deq-cls-organisation"]
-    assert verdict == "confirmed" and "One seed" in note
+    assert verdict == "reproduced with differences" and "One seed" in note and "rests on one seed only" in note
 
 
 def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
@@ -248,13 +266,15 @@ def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
     assert "± 0.09 (s.d. over seeds)" in note and "every seed at least 99.0 %" in note    # 99.01: not "99.1"
 
 
-@pytest.mark.parametrize("conv_top, extra_errors, verdict", [(0.3, 0, "reproduced"),
-                                                             (0.95, 40, "reproduced with differences"),
-                                                             (0.95, 0, "not reproduced")])
-def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict):
-    """Stored rows of the initialisation study: the largest scale losing its fixed point (30 % of solves converged
-    against 98 %) decides "reproduced"; a stable but less accurate larger scale (40 more errors in every seed: a
-    pooled paired gain of 0.4 points, interval above 0) "with differences"; equal runs "not reproduced"."""
+@pytest.mark.parametrize("conv_top, extra_errors, verdict, learning", [
+    (0.3, 0, "reproduced", "not reproduced"), (0.95, 40, "reproduced with differences", "reproduced"),
+    (0.99, 0, "not reproduced", "not reproduced")])
+def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict, learning):
+    """Stored rows of the initialisation study, decided as the blog's two claims, stability and learning: the
+    largest scale losing its fixed point (30 % of solves converged against 98 %) is "reproduced" for stability; one
+    converging less often in every seed (95 %) "with differences"; as often (99 %) "not reproduced". Learning: 40
+    more errors in every seed at every larger scale (a pooled paired gain of 0.4 points, interval above 0) is
+    "reproduced"; equal accuracies "not reproduced"."""
     _write_deq(tmp_path, naive_extra_errors=3)
     rows = []
     for factor in (1.0, 10 ** 0.5, 10.0):
@@ -272,6 +292,8 @@ def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors,
     assert s["init_top_factor"] == 10.0 and (s["init_gain_lo"] > 0) == (extra_errors > 0)
     got, numbers, note = _decide(tmp_path)["deq-init-scale"]
     assert got == verdict and "2000 steps and 3 seeds" in note
+    assert _decide(tmp_path)["deq-init-scale-learning"][0] == learning
+    assert s["init_gain_x3.16_d"] == pytest.approx([extra_errors / 100] * 3) and s["init_conv_x10_list"] == [conv_top] * 3
 
 
 def _claim(claim_id):
@@ -302,12 +324,18 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
     ("deq-implicit-gradient", {"grad_rel_error": 1e-2, "grad_converged": True}, "partly"),
     ("deq-implicit-gradient", {"grad_rel_error": 1.001e-2, "grad_converged": True}, "fails"),
     ("deq-implicit-gradient", {"grad_rel_error": 1e-9, "grad_converged": False}, None),
-    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4899, "init_broke": 0, "init_gain_lo": -1}, "holds"),
-    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_gain_lo": 1e-4}, "partly"),
-    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_gain_lo": 0.0}, "fails"),
-    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 1, "init_gain_lo": -1}, "holds"),
-    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 0,
-                        "init_gain_lo": float("nan")}, None),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4899, "init_broke": 0, "init_conv_top_max": 0.6,
+                        "init_conv_blog_min": 0.97}, "holds"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_conv_top_max": 0.9699,
+                        "init_conv_blog_min": 0.97}, "partly"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.4901, "init_broke": 0, "init_conv_top_max": 0.97,
+                        "init_conv_blog_min": 0.97}, "fails"),
+    ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 1, "init_conv_top_max": 0.99,
+                        "init_conv_blog_min": 0.97}, "holds"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 1e-4, "init_gain_lo": 1.0}, "holds"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 1e-4}, "partly"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": -1.0, "init_gain_lo": 0.0}, "fails"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": float("nan"), "init_gain_lo": float("nan")}, None),
     ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.81, "corr_r2_affine": 0.9}, "holds"),
     ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.8099, "corr_r2_affine": 0.9}, "partly"),
     ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.25, "corr_r2_affine": 0.9}, "partly"),

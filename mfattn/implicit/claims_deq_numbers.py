@@ -1,0 +1,387 @@
+"""Chapter 2's stored numbers, flattened for its rules (:mod:`.claims` declares the claims that read them).
+
+Chapter 2 reads the full-protocol MNIST runs (``data/full/deq_mnist_progress.json``: three seeds, 20 epochs on all
+60,000 digits), their variant table (``data/full/deq_variants.json``, with the test digits each run got right), the
+stored CPU run of seed 0 (``data/full/deq_mnist_seed0_cpu.npz``), the initialisation study
+(``data/full/deq/init_scale.json``, with its digits) and the chapter's own numbers (``data/full/deq/summary.json``);
+Chapter 3 its summary (``data/full/transformer/summary.json``). Everything here reads and derives: every number is
+from a stored file, nothing is trained or re-run.
+
+Every comparison of two trained variants is paired on the same 10,000 test digits in each seed; besides the pooled
+result (the primary convention, :func:`mfattn.companion.stats.pooled_over_seeds`) the per-seed differences, their
+within-seed variances and the discordant digits are stored as lists (``<key>_d``, ``_v``, ``_n10``, ``_n01``), so
+that every alternative statistic a referee tries (:func:`mfattn.companion.premises.over_units`) reads them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mfattn.companion import stats, store
+from mfattn.companion.premises import LEVEL
+
+#: The public names (:mod:`.claims` re-exports them); the helpers below them (``paired_seeds``, ``binomial_se``,
+#: ``shown``, ``down``, ``up``, ``measured``, ``one_seed``, ``over_seeds_text``, ``disagreement``) serve the chapter's
+#: claim modules only.
+__all__ = ["BAL", "BLOG_ACCURACY", "ACCURACY_BAND", "THREE_SE_10K", "REMEDY", "save", "deq_numbers", "full_numbers",
+           "stored_numbers", "stored_cost_exponent", "stability_prose"]
+
+BAL = "Bal 2021"
+#: The blog's MNIST test accuracy (%) and the band around it within which a model meets that claim (points):
+#: three binomial standard errors of a 10,000-digit accuracy near 99.1 % (3 × 0.094 = 0.28 points), the
+#: noise of the blog's single run, rounded up to the blog's one decimal.
+BLOG_ACCURACY, ACCURACY_BAND = 99.1, 0.3
+#: Three binomial standard errors of a 10,000-digit accuracy near 99 % (3 × 0.0995 points), in points.
+THREE_SE_10K = 0.3
+REMEDY = {"deq": "`python -m mfattn reproduce --profile full --chapter deq` writes data/full/deq/summary.json from the "
+                 "cached MNIST runs; the runs themselves: `python -m mfattn.implicit.train --profile full --seed 0 1 2` "
+                 "(progress: data/full/deq_mnist_progress.json) and `python -m mfattn.implicit.variants --profile full "
+                 "--seeds 0 1 2 --interactions --train`, then `... --out data/full/deq_variants.json` (the variant table)",
+          "transformer": "`python -m mfattn reproduce --profile full --chapter transformer` writes "
+                         "data/full/transformer/summary.json"}
+
+
+def binomial_se(accuracy: float, n: int = 10_000) -> float:
+    """Binomial standard error (points) of an accuracy ``accuracy`` (%) measured on ``n`` digits."""
+    p = accuracy / 100
+    return 100 * math.sqrt(p * (1 - p) / n)
+
+
+def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
+    """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically)."""
+    path = root / "data" / "full" / chapter / "summary.json"
+    store.atomic_write_json(path, store.finite_or_none(  # a missing (NaN) number is stored as null
+        {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) for k, v in summary.items()}))
+    return path
+
+
+# --- paired comparisons over seeds ------------------------------------------------------------------------------
+
+def paired_seeds(runs: list[dict[str, Any]], ref: dict[int, dict[str, Any]]) -> dict[str, list]:
+    """Model ``ref`` (by seed) minus each run of ``runs`` on the same test digits, seed by seed, from the stored
+    per-digit bits: ``seed``, ``d`` (difference of accuracies, points), ``v`` (its paired variance, points²),
+    ``n10`` (digits right under ``ref`` only), ``n01`` (right under the run only). Seeds without digits that
+    pair are left out."""
+    from .variants import unpack_correct
+
+    out: dict[str, list] = {"seed": [], "d": [], "v": [], "n10": [], "n01": []}
+    for r in sorted(runs, key=lambda r: r.get("seed", 0)):
+        b = ref.get(r.get("seed", 0))
+        if b is None or not r.get("correct") or not b.get("correct") or r["test_examples"] != b["test_examples"]:
+            continue
+        n = int(r["test_examples"])
+        a_ok, v_ok = unpack_correct(b["correct"], n), unpack_correct(r["correct"], n)
+        d, v = stats.paired_difference(a_ok, v_ok)
+        out["seed"].append(int(r.get("seed", 0)))
+        out["d"].append(100 * d), out["v"].append(1e4 * v)
+        out["n10"].append(int(np.sum(a_ok & ~v_ok))), out["n01"].append(int(np.sum(~a_ok & v_ok)))
+    return out
+
+
+def _pooled_gain(runs: list[dict[str, Any]], ref: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """``ref`` minus the runs, pooled over the seeds (the primary convention: random effects, truncated
+    Hartung-Knapp interval), in points, with the per-seed lists of :func:`paired_seeds` (``_d``, ``_v``, ``_se``,
+    ``_n10``, ``_n01``); None without a seed whose digits pair."""
+    per = paired_seeds(runs, ref)
+    if not per["d"]:
+        return None
+    p = stats.pooled_over_seeds(per["d"], per["v"])
+    return {"": p["effect"], "_lo": p["lo"], "_hi": p["hi"], "_tau": p["tau"], "_k": p["k"], "_d": per["d"],
+            "_v": per["v"], "_se": [math.sqrt(v) for v in per["v"]], "_n10": per["n10"], "_n01": per["n01"]}
+
+
+def _gain_text(gain: dict[str, Any] | None) -> str:
+    return ("no stored per-digit results to pair" if gain is None else
+            f"{gain['']:+.2f} points, 95 % interval {gain['_lo']:+.2f} to {gain['_hi']:+.2f}, seed-to-seed s.d. "
+            f"τ = {gain['_tau']:.2f} ({gain['_k']:.0f} seeds)")
+
+
+def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per variant of the table (key k): accuracy over seeds (``var_k`` mean, ``_sd``, ``_median``, ``_min``, ``_max``,
+    ``_seeds``, ``_accs`` in words, ``_acc_list`` per seed, ``_loss``), its forward solves' converged share (``_conv``,
+    ``_conv_list``, ``_conv_min``, ``_conv_max``, ``_conv_sd``), and the pooled paired gain of the blog model over
+    it with its per-seed lists (``gain_k``, ``_lo``, ``_hi``, ``_tau``, ``_k``, ``_d``, ``_v``, ``_se``, ``_n10``, ``_n01``,
+    points; ``gain_k_text`` in words). The correction on m is also paired against naive mean field
+    (``gain_m_over_naive...``: the learned correction's gain where f_θ acts on m, the blog's displayed update)."""
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_key.setdefault(r["key"], []).append(r)
+    for runs in by_key.values():
+        runs.sort(key=lambda r: r.get("seed", 0))
+    blog = {r.get("seed", 0): r for r in by_key.get("blog", [])}
+    out: dict[str, Any] = {}
+    for key, runs in by_key.items():
+        acc = 100 * np.array([r["test_accuracy"] for r in runs])
+        conv = np.array([r["forward_converged"] for r in runs], float)
+        broke = [f"seed {r.get('seed', 0)}" for r in runs if r["test_accuracy"] < 0.5]
+        out.update({f"var_{key}": acc.mean(), f"var_{key}_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"),
+                    f"var_{key}_median": float(np.median(acc)), f"var_{key}_min": acc.min(), f"var_{key}_max": acc.max(),
+                    f"var_{key}_seeds": len(acc), f"var_{key}_accs": ", ".join(f"{a:.2f} %" for a in acc),
+                    f"var_{key}_acc_list": [float(a) for a in acc],
+                    f"var_{key}_loss": float(np.mean([r["final_loss"] for r in runs])),
+                    f"var_{key}_conv": float(conv.mean()), f"var_{key}_conv_list": [float(c) for c in conv],
+                    f"var_{key}_conv_min": float(conv.min()), f"var_{key}_conv_max": float(conv.max()),
+                    f"var_{key}_conv_sd": float(conv.std(ddof=1)) if len(conv) > 1 else float("nan"),
+                    f"var_{key}_convs": ", ".join(f"{r['forward_converged']:.0%}" for r in runs),
+                    f"var_{key}_broke": (f" Training broke down in {', '.join(broke)} (final accuracy below 50 %): the "
+                                         f"verdict rests on the median over seeds, and the breakdown is part of it."
+                                         if broke else "")})
+        if key == "blog":
+            continue
+        gain = _pooled_gain(runs, blog)
+        out.update({f"gain_{key}{k}": v for k, v in (gain or {}).items()})
+        out[f"gain_{key}_text"] = _gain_text(gain)
+    if "m" in by_key and "naive" in by_key:                 # the reading "f_θ acts on m": m minus naive mean field
+        gain = _pooled_gain(by_key["naive"], {r.get("seed", 0): r for r in by_key["m"]})
+        out.update({f"gain_m_over_naive{k}": v for k, v in (gain or {}).items()})
+        out["gain_m_over_naive_text"] = _gain_text(gain)
+    plain = by_key.get("plain", [])
+    if plain and blog:
+        out.update(plain_acc_max=100 * max(r["test_accuracy"] for r in plain),
+                   plain_conv_max=max(r["forward_converged"] for r in plain),
+                   blog_conv_min=min(r["forward_converged"] for r in blog.values()),
+                   plain_convs=", ".join(f"{r['forward_converged']:.0%}" for r in plain))
+        seed0 = next((r for r in plain if r.get("seed", 0) == 0), plain[0])
+        out.update(plain_fwd=seed0["forward_iterations"], plain_bwd=seed0["backward_iterations"],
+                   plain_loss=seed0["final_loss"])
+    near = [se for key in by_key if key != "blog" and f"gain_{key}_se" in out
+            and abs(out[f"var_{key}"] - out["var_blog"]) < 1.0 for se in out[f"gain_{key}_se"]]
+    if near:                  # the paired SE of two models within a point of each other: the noise of "as good as"
+        out["pair_se_near_max"], out["pair_se_near_min"] = max(near), min(near)
+    return out
+
+
+# --- the stored frames of seed 0 ---------------------------------------------------------------------------------
+
+def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any]:
+    """How the stored coupling-norm pattern of seed 0 approaches its final one
+    (:func:`mfattn.implicit.organisation.organisation_curves`): at the end of the first epoch (5 % of training) its
+    correlation with the final pattern (``epoch1_corr``, shape) and the share of the way from initialisation to the
+    final norms it has covered (``epoch1_closed``, shape and size), the same at the first kept frame (``first_*``) and
+    the epoch from which both thresholds of the verdict are met (``holds_epoch``), the frame-to-frame noise of the
+    curves over the last quarter of training (``late_*_sd``); the cls site's share of the final coupling weight
+    against the patch sites' (with the frame-to-frame noise of their gap); and a lower bound of the coupling
+    matrix's asymmetry from the norms alone (``norm_asymmetry_bound``, :func:`_norm_asymmetry`)."""
+    from .organisation import organisation_curves, row_shares
+
+    norms = np.asarray(norms, float)
+    corr, closed = organisation_curves(norms)
+    per_epoch = snaps[-1] / 20                                      # 20 epochs in the full protocol
+    first = int(np.argmin(np.abs(snaps - per_epoch)))
+    half = int(np.argmax(closed >= 0.5))
+    rows_end, rows_init = row_shares(norms[-1]), row_shares(norms[0])
+    gap = np.array([row_shares(n)[0] - row_shares(n)[1:].max() for n in norms])
+    late = slice(3 * len(snaps) // 4, None)                        # the last quarter of training: the pattern settled
+    both = (corr >= 0.9) & (closed >= 0.5)
+    return {"epoch1_corr": corr[first], "epoch1_closed": closed[first], "epoch1_at": snaps[first] / per_epoch,
+            "epoch1_frames": int(np.sum((snaps > 0) & (snaps <= per_epoch))), "snapshot_every": float(snaps[1] - snaps[0]),
+            "first_corr": corr[1], "first_closed": closed[1], "first_step": float(snaps[1]),
+            "holds_epoch": snaps[int(np.argmax(both))] / per_epoch if both.any() else float("nan"),
+            "late_corr_sd": float(np.diff(corr[late]).std(ddof=1)), "late_closed_sd": float(np.diff(closed[late]).std(ddof=1)),
+            "half_closed_epoch": snaps[half] / per_epoch, "mid_corr": corr[len(corr) // 4],
+            "mid_closed": closed[len(corr) // 4], "mid_epoch": snaps[len(corr) // 4] / per_epoch,
+            "norm_growth": np.linalg.norm(norms[-1]) / np.linalg.norm(norms[0]),
+            "cls_row_share": rows_end[0], "patch_row_share_max": rows_end[1:].max(),
+            "uniform_row_share": 1 / len(rows_end), "row_share_init_spread": rows_init.max() - rows_init.min(),
+            "cls_gap_late_sd": float(np.diff(gap[late]).std(ddof=1)), "norm_asymmetry_bound": _norm_asymmetry(norms[-1]),
+            "norm_asymmetry_bound_init": _norm_asymmetry(norms[0])}
+
+
+def _norm_asymmetry(norm: np.ndarray) -> float:
+    """‖N − Nᵀ‖/‖N + Nᵀ‖ of the norm matrix N_ij = ‖J_ij‖: a lower bound of the coupling matrix's asymmetry
+    ‖M − Mᵀ‖/‖M + Mᵀ‖ when J_ji = J_jiᵀ (internal symmetry), by the triangle inequality: |‖J_ij‖ − ‖J_ji‖| ≤
+    ‖J_ij − J_ji‖ bounds the numerator from below, ‖J_ij + J_ji‖ ≤ ‖J_ij‖ + ‖J_ji‖ the denominator from above."""
+    return float(np.linalg.norm(norm - norm.T) / np.linalg.norm(norm + norm.T))
+
+
+# --- the initialisation study -------------------------------------------------------------------------------------
+
+def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The initialisation study (:mod:`mfattn.implicit.init_scale`, stored rows): the blog's scale (``init_x1``)
+    against the larger ones: share of converged forward solves per scale (mean and per seed, ``init_conv_x<f>``,
+    ``_list``) at the blog's and at the largest scale, seeds whose training broke down (final accuracy below 50 %) at a
+    larger scale, and the blog scale's paired gain over each larger one, pooled with its per-seed lists
+    (``init_gain_x<f>``, ``_lo``, ``_d``, ``_v``, ``_n10``, ``_n01``; the largest and smallest lower bound,
+    ``init_gain_lo``, ``init_gain_lo_min``)."""
+    if not rows:
+        return {}
+    by: dict[float, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(float(r["factor"]), []).append(r)
+    if 1.0 not in by or len(by) < 2:
+        return {}
+    for runs in by.values():
+        runs.sort(key=lambda r: r["seed"])
+    blog = {r["seed"]: r for r in by[1.0]}
+    top = max(by)
+    out = {"init_conv_blog": float(np.mean([r["forward_converged"] for r in by[1.0]])),
+           "init_conv_top": float(np.mean([r["forward_converged"] for r in by[top]])), "init_top_factor": top,
+           "init_seeds": len(blog), "init_steps": float(rows[0]["steps"]),
+           "init_broke": sum(r["test_accuracy"] < 0.5 for f, runs in by.items() if f != 1.0 for r in runs),
+           "init_acc_blog": 100 * float(np.mean([r["test_accuracy"] for r in by[1.0]])),
+           "init_acc_top": 100 * float(np.mean([r["test_accuracy"] for r in by[top]])),
+           "init_conv_blog_min": float(min(r["forward_converged"] for r in by[1.0])),
+           "init_conv_top_max": float(max(r["forward_converged"] for r in by[top]))}
+    lows = []
+    for f, runs in by.items():
+        out[f"init_conv_x{f:.3g}"] = float(np.mean([r["forward_converged"] for r in runs]))
+        out[f"init_conv_x{f:.3g}_list"] = [float(r["forward_converged"]) for r in runs]
+        out[f"init_acc_x{f:.3g}_list"] = [100 * float(r["test_accuracy"]) for r in runs]
+        gain = None if f == 1.0 else _pooled_gain(runs, blog)
+        if gain is not None:
+            lows.append(gain["_lo"])
+            out.update({f"init_gain_x{f:.3g}{k}": v for k, v in gain.items()})
+    out["init_gain_lo"] = max(lows) if lows else float("nan")
+    out["init_gain_lo_min"] = min(lows) if lows else float("nan")
+    return out
+
+
+# --- all of it ----------------------------------------------------------------------------------------------------
+
+def deq_numbers(root: Path | None) -> dict[str, Any]:
+    """Numbers of Chapter 2's stored full-protocol results ({} when the MNIST runs, the variant table or the
+    seed-0 run are not stored; the chapter's own summary adds its numbers where it is stored)."""
+    if root is None:
+        return {}
+    full = Path(root) / "data" / "full"
+    progress = store.read_json(full / "deq_mnist_progress.json") or {}
+    table = store.read_json(full / "deq_variants.json") or {}
+    npz = full / "deq_mnist_seed0_cpu.npz"
+    runs = [r for r in progress.get("runs", {}).values() if r and r.get("finished")]
+    if not runs or not table.get("rows") or not npz.is_file():
+        return {}
+    acc = 100 * np.array([r["evals"]["test_accuracy"][-1] for r in runs])
+    summary = store.read_json(full / "deq" / "summary.json") or {}      # this chapter's own full-profile numbers
+    if "rho_train_cross" in summary and "rho_train_stays" in summary:
+        from .stability import crossing_text
+
+        summary["rho_cross_text"] = "above 1 " + crossing_text(summary["rho_train_cross"], summary["rho_train_stays"])
+    if "acc_step_1" in summary and "acc_fixed" in summary:
+        summary["step_gap"] = 100 * (summary["acc_fixed"] - summary["acc_step_1"])
+        steps = [summary[k] for k in summary if k.startswith("acc_step_") and summary[k] is not None]
+        summary["step_gap_best"] = 100 * (summary["acc_fixed"] - max(steps))   # the best stored budget of plain steps
+    frames = store.load_npz(npz)
+    init = store.read_json(full / "deq" / "init_scale.json") or {}
+    return {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
+            "acc_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"), "acc_min": acc.min(), "acc_max": acc.max(),
+            "acc_median": float(np.median(acc)), "acc_list": [float(a) for a in acc],
+            "accs": ", ".join(f"{a:.2f} %" for a in acc),
+            **_variant_numbers(table["rows"]), **_organisation_numbers(frames["coupling_norms"], frames["snapshot_step"])}
+
+
+def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
+    """The stored full-profile numbers of ``chapter`` ({} when absent); Chapter 2 reads its MNIST runs."""
+    if chapter == "deq":
+        return deq_numbers(root)
+    path = None if root is None else Path(root) / "data" / "full" / chapter / "summary.json"
+    return store.read_json(path) if path is not None and path.exists() else {}
+
+
+def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str]:
+    """The numbers the rules of ``chapter`` ("deq" or "transformer") read ({} when not stored) and the commands
+    that make them."""
+    if chapter not in REMEDY:
+        raise ValueError(f"chapter must be 'deq' or 'transformer'; got {chapter!r}")
+    return full_numbers(root, chapter), REMEDY[chapter]
+
+
+def stored_cost_exponent(root: Path | None) -> str:
+    """The explicit layer's cost exponent of the stored full profile of Chapter 3, as prose (both chapters
+    quote this one measurement); says so when it is not stored."""
+    s = full_numbers(root, "transformer")
+    if "tap_slope" not in s:
+        return "not stored yet (run the full profile of Chapter 3)"
+    window = (f" over Nd = {s['tap_fit_min_nd']:.0f} to {s['tap_fit_max_nd']:.0f}" if "tap_fit_min_nd" in s
+              else " over its three largest sizes")
+    return f"exponent {s['tap_slope']:.2f}{window}"
+
+
+def _share(x: float) -> str:
+    """A fraction as a percentage that never reads 0 % or 100 % unless it is (99.8 %, not 100 %)."""
+    text = f"{100 * x:.0f}%"
+    return f"{math.floor(1000 * x) / 10:.1f}%" if text == "100%" and x < 1 else \
+        f"{math.ceil(1000 * x) / 10:.1f}%" if text == "0%" and x > 0 else text
+
+
+def stability_prose(root: Path | None) -> str:
+    """The stored full-profile stability numbers of Chapter 2 (``data/full/deq/summary.json``) as prose."""
+    s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
+    if "rho_blog_median" not in s:
+        return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
+    conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them, and over those "
+            f"alone the median is {s['rho_blog_median_converged']:.2f}" if s.get("rho_blog_median_converged") is not None
+            else "; over all of them, whether or not Anderson reached the tolerance: the stored run does not say which did")
+    return (f"for seed 0 after 20 epochs, on {s['stability_digits']:.0f} test digits, the median is "
+            f"{s['rho_blog_median']:.2f} (largest {s['rho_blog_max']:.2f}, {_share(s['rho_blog_unstable'])} above 1{conv}), and "
+            f"for the model trained with plain iteration {s['rho_plain_median']:.2f} ({_share(s['rho_plain_unstable'])} "
+            f"not below 1); one plain step from m = X classifies {100 * s['acc_step_1']:.1f}% of the test digits, "
+            f"the fixed point {100 * s['acc_fixed']:.1f}%")
+
+
+# --- what the claims of both modules share ------------------------------------------------------------------------
+
+def shown(*keys: str, digits: int = 3):
+    """The numbers a verdict quotes, to ``digits`` significant digits (NaN, e.g. the s.d. of one seed, left out)."""
+    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if math.isfinite(s[k])}
+
+
+def down(x: float, digits: int = 1) -> str:
+    """``x`` rounded down to ``digits`` decimals (a lower bound quoted safely)."""
+    return f"{math.floor(x * 10 ** digits) / 10 ** digits:.{digits}f}"
+
+
+def up(x: float, digits: int = 1) -> str:
+    """``x`` rounded up to ``digits`` decimals (an upper bound quoted safely)."""
+    return f"{math.ceil(x * 10 ** digits) / 10 ** digits:.{digits}f}"
+
+
+def measured(key: str, scale: float = 1.0):
+    """A threshold's noise read from the stored numbers (``numbers[key] * scale``), None where it is not a positive
+    finite number (e.g. seeds that agree exactly: nothing to move the threshold by)."""
+    def noise(s):
+        x = s[key] * scale
+        return float(x) if isinstance(x, (int, float)) and math.isfinite(x) and x > 0 else None
+    return noise
+
+
+def one_seed(*keys: str):
+    """The spread of a number measured on seed 0 only (the stored run and its summary): one value per key, so the
+    claim is graded at best "with differences" (:class:`~mfattn.companion.premises.Spread`)."""
+    return lambda s: {k: [float(s[k])] for k in keys if s.get(k) is not None}
+
+
+def over_seeds_text(s, key: str) -> str:
+    """A paired gain ``key`` seed by seed (difference, its SE, the discordant digits) and under each alternative
+    statistic over the seeds, in words: what a referee tries after the primary interval."""
+    d, v = s[f"{key}_d"], s[f"{key}_v"]
+    untr = stats.pooled_over_seeds(d, v, truncate=False)
+    t = stats.t_interval(d) if len(d) > 1 else {"lo": math.nan, "hi": math.nan}
+    exact = stats.exact_paired_test(int(sum(s[f"{key}_n10"])), int(sum(s[f"{key}_n01"])))
+    per = ", ".join(f"{x:+.2f} (SE {math.sqrt(y):.2f}; {a}/{b} digits)" for x, y, a, b in
+                    zip(d, v, s[f"{key}_n10"], s[f"{key}_n01"]))
+    return (f"per seed {per}; untruncated Hartung-Knapp {untr['lo']:+.2f} to {untr['hi']:+.2f}, t over the seeds "
+            f"{t['lo']:+.2f} to {t['hi']:+.2f}, exact paired test over the {10_000 * len(d):,} digits pooled p = "
+            f"{exact['p']:.2g}" + (f"; a sign test over {len(d)} seeds cannot reach 5 % (smallest p {2.0 ** (1 - len(d)):.2g})"
+                                   if len(d) < stats.SIGN_TEST_MIN_UNITS else ""))
+
+
+def disagreement(s, key: str) -> str:
+    """Which of the statistics over seeds put 0 inside the gain's interval, and what would settle a disagreement."""
+    d, v = s[f"{key}_d"], s[f"{key}_v"]
+    if len(d) < 2:
+        return "One seed: the statistics over seeds cannot be tried."
+    untr = stats.pooled_over_seeds(d, v, truncate=False)
+    t = stats.t_interval(d)
+    exact = stats.exact_paired_test(int(sum(s[f"{key}_n10"])), int(sum(s[f"{key}_n01"])))
+    zero = {"the truncated interval (primary)": s[f"{key}_lo"] <= 0 <= s[f"{key}_hi"],
+            "the untruncated interval": untr["lo"] <= 0 <= untr["hi"], "the t-interval": t["lo"] <= 0 <= t["hi"],
+            "the exact paired test": exact["p"] >= LEVEL}
+    inside = [k for k, z in zero.items() if z]
+    if not inside or len(inside) == len(zero):
+        return "Every statistic over the seeds agrees."
+    return (f"The statistics disagree: 0 is inside {', '.join(inside)} only; a fourth and a fifth seed (naive and blog "
+            f"models, about 50 CPU-min) would settle it.")
