@@ -1,15 +1,17 @@
-"""Chapter 6's verdict rules (mfattn.dynamics.claims and .claims_beyond) fed numbers at and just either side of each
-declared threshold: a moved threshold or a flipped comparison fails a case. The numbers are those of the stored full
-profile (data/full/dmft/summary.json, beyond.json and the two diagrams: 4001 β each, λ resolution TOL = 1e-3,
-context L = 4) moved to each threshold. A threshold on a whole count or on a fraction that is exact in binary (0.95,
-1 % of 8000 β, 10 · TOL) is met exactly, on the side the code puts equality; a distance to a decimal (±1e-3 around
-1.244, ±0.1 around −1/2, 2e-3 in ρ) has no exact float, so it is met 1e-6 inside and outside (far below the
-resolution of the stored numbers: grid steps 1e-5, Floquet steps 2.5e-4). ``None`` as the grade: the numbers
-cannot decide (a number stored as null, too few points, a β not stored) and the rule says so
-(:class:`~mfattn.companion.verdicts.Undecidable`, a claim "not tested") instead of guessing or raising."""
+"""Chapter 6's verdict rules (mfattn.dynamics.claims, .claims_fig4 and .claims_beyond) fed numbers at and just either
+side of each declared threshold: a moved threshold or a flipped comparison fails a case. The numbers are those of the
+stored full profile (data/full/dmft/summary.json, beyond.json and the two diagrams: 4001 β each, the λ classes of
+claims_lambda with LT = 1.3e-4 and LC = 1e-3, context L = 4) moved to each threshold. A threshold on a whole count or
+on a fraction that is exact in binary (0.95, 1 % of 8000 β) is met exactly, on the side the code puts equality; a
+distance to a decimal (±0.1 around −1/2, 2e-3 in ρ, two grid steps of 1e-5) has no exact float, so it is met 1e-6 (or
+a tenth of a grid step) inside and outside (far below the resolution of the stored numbers: grid steps 1e-5, Floquet
+steps 2.5e-4). ``None`` as the grade: the numbers cannot decide (a number stored as null, too few points, a β not
+stored) and the rule says so (:class:`~mfattn.companion.verdicts.Undecidable`, a claim "not tested") instead of
+guessing or raising."""
 
 import math
 
+import numpy as np
 import pytest
 
 from mfattn.companion import verdicts
@@ -34,20 +36,27 @@ def _with(base, **change):
     return out
 
 
-# --- asymmetric couplings: the output-value control keeps 0 of the paper's forbidden orbits (holds), fewer than
-# half (partly), half or more (fails); the paper's model needs some (and tori or chaos to hold) -------------------
-_N = {"sym_paper_nontrivial": 235, "sym_paper_tori": 3, "sym_paper_chaotic": 134, "sym_ov_nontrivial": 0}
-NONEQ = [
-    ("dmft-asymmetric-nonequilibrium", _N, "holds"),
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_ov_nontrivial=1), "partly"),
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_ov_nontrivial=117), "partly"),        # 234 < 235
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_ov_nontrivial=118), "fails"),         # 236 ≥ 235
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_paper_nontrivial=40, sym_ov_nontrivial=19), "partly"),
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_paper_nontrivial=40, sym_ov_nontrivial=20), "fails"),  # half
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_paper_nontrivial=0), "fails"),
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_paper_tori=0, sym_paper_chaotic=0), "partly"),
-    ("dmft-asymmetric-nonequilibrium", _with(_N, sym_paper_tori=0, sym_paper_chaotic=1), "holds"),
-]
+# --- asymmetric couplings: the paper's pair (W^k := W^q) and our output-value control (W^v := W^o) keep 0 of the
+# paper's forbidden orbits (holds), fewer than half (partly), half or more (fails); the paper's model needs some (and
+# tori or chaos to hold) ---------------------------------------------------------------------------------------------
+_N = {"sym_paper_nontrivial": 235, "sym_paper_tori": 3, "sym_paper_chaotic": 134, "sym_ov_nontrivial": 0,
+      "sym_qk_nontrivial": 0}
+NONEQ = []
+for _id, _k in (("dmft-asymmetric-nonequilibrium", "sym_qk_nontrivial"), ("dmft-symmetric-couplings",
+                                                                          "sym_ov_nontrivial")):
+    NONEQ += [
+        (_id, _N, "holds"),
+        (_id, _with(_N, **{_k: 1}), "partly"),
+        (_id, _with(_N, **{_k: 117}), "partly"),                                        # 117 < 0.5 · 235
+        (_id, _with(_N, **{_k: 118}), "fails"),                                         # 118 ≥ 117.5
+        (_id, _with(_N, sym_paper_nontrivial=40, **{_k: 19}), "partly"),
+        (_id, _with(_N, sym_paper_nontrivial=40, **{_k: 20}), "fails"),                 # half
+        (_id, _with(_N, sym_paper_nontrivial=0), "fails"),
+        (_id, _with(_N, sym_paper_tori=0, sym_paper_chaotic=0), "partly"),
+        (_id, _with(_N, sym_paper_tori=0, sym_paper_chaotic=1), "holds"),
+    ]
+NONEQ += [("dmft-asymmetric-nonequilibrium", _with(_N, sym_qk_nontrivial=237), "fails"),   # the stored control
+          ("dmft-symmetric-couplings", _with(_N, sym_qk_nontrivial=237), "holds")]        # ... does not touch ov
 
 # --- N^-1/2: every slope within 0.1 of −1/2 holds; all ≤ −0.25 partly; one above −0.25 (or NaN) fails ---------
 def _slopes(claim_id, first, second):
@@ -86,89 +95,142 @@ NETWORK = [
     ("dmft-network-limit", {"network_slope": -0.532, "network_chi2_z": NAN}, None),
 ]
 
-# --- Fig. 3a's route: period L at ≥ 95 % before the first torus, tori before chaos, windows, ≥ 95 % periodic late ---
-_A = {"a_orbits_torus": 36, "a_orbits_chaotic": 1294, "a_start_period_L_share": 0.9994, "a_first_torus_beta": 1.2435,
-      "a_first_lambda_gt_1e_3_beta": 1.266, "a_windows": 341, "a_late_share": 1.0}
-ROUTE = [
-    ("dmft-route-to-chaos", _A, "holds"),
-    ("dmft-route-to-chaos", _with(_A, a_late_share=0.95), "holds"),
-    ("dmft-route-to-chaos", _with(_A, a_late_share=0.9499), "partly"),
-    ("dmft-route-to-chaos", _with(_A, a_windows=1), "holds"),
-    ("dmft-route-to-chaos", _with(_A, a_windows=0), "partly"),
-    ("dmft-route-to-chaos", _with(_A, a_start_period_L_share=0.95), "holds"),
-    ("dmft-route-to-chaos", _with(_A, a_start_period_L_share=0.9499), "fails"),
-    ("dmft-route-to-chaos", _with(_A, a_orbits_torus=1), "holds"),
-    ("dmft-route-to-chaos", _with(_A, a_orbits_torus=0, a_first_torus_beta=NAN), "fails"),
-    ("dmft-route-to-chaos", _with(_A, a_orbits_chaotic=0), "fails"),
-    ("dmft-route-to-chaos", _with(_A, a_first_torus_beta=1.26525), "holds"),              # one step of 7.5e-4 before
-    ("dmft-route-to-chaos", _with(_A, a_first_torus_beta=1.266), "fails"),                 # chaos not after the torus
-    ("dmft-route-to-chaos", _with(_A, a_late_share=NAN), None),                            # no β > 2.5 on the grid
+# --- the route and the zoom (one rule on two diagrams): orbits classed by period and λ (LT = 1.3e-4, LC = 1e-3);
+# a period at ≥ 95 % of the β before the first torus, tori before chaos; windows and an abrupt onset for "holds" ------
+LT, LC = 1.3e-4, 1e-3
+
+
+def _orbits(lam, per, betas=None, ns=None):
+    b = np.linspace(1.24, 1.28, len(lam)) if betas is None else np.asarray(betas, float)
+    arr = {"betas": b, "lyapunov": np.asarray(lam, float), "period": np.asarray(per)}
+    return {"a_orbit_arrays": arr, "z_orbit_arrays": arr, **({} if ns is None else {"ns_beta": ns})}
+
+
+# 20 periodic β, 20 tori, 8 chaotic, a period-28 window of 2, 10 chaotic (60 β)
+_LAM = [-0.1] * 20 + [1e-5] * 20 + [0.1] * 8 + [-0.05] * 2 + [0.1] * 10
+_PER = [4] * 20 + [0] * 20 + [0] * 8 + [28] * 2 + [0] * 10
+
+
+def _set(lam=None, per=None, **at):
+    """The route's arrays with entries changed: ``i5=(λ, period)`` sets β number 5."""
+    lam, per = list(_LAM if lam is None else lam), list(_PER if per is None else per)
+    for key, (x, p) in at.items():
+        lam[int(key[1:])], per[int(key[1:])] = x, p
+    return lam, per
+
+
+ROUTE = []
+for _id in ("dmft-route-to-chaos", "dmft-zoom"):
+    ROUTE += [
+        (_id, _orbits(*_set()), "holds"),
+        (_id, _orbits(*_set(i19=(LT, 0))), "holds"),                        # |λ| = LT: the first torus moves
+        (_id, _orbits(*_set(i0=(LT * 1.0001, 0))), "holds"),                # 19 of 20 periodic: 0.95
+        (_id, _orbits(*_set(i0=(LT * 1.0001, 0), i1=(LT * 1.0001, 0))), "fails"),   # 18 of 20: below 0.95
+        (_id, _orbits(*_set(i0=(LT, 0))), "fails"),                         # |λ| = LT: a torus first, then cycles
+        (_id, _orbits(*_set(i39=(LC, 0))), "partly"),                       # λ = LC: undecided before the onset
+        (_id, _orbits(*_set(i39=(LC * 1.0001, 0))), "holds"),               # ... above it chaotic, abrupt again
+        (_id, _orbits(*_set(i48=(0.1, 0), i49=(0.1, 0))), "partly"),        # no window
+        (_id, _orbits(*_set(i48=(-LT * 1.0001, 0), i49=(0.1, 0))), "holds"),   # a contracting orbit: a window
+        (_id, _orbits(*_set(i48=(-LT, 0), i49=(0.1, 0))), "partly"),        # ... |λ| = LT: a torus, no window
+        (_id, _orbits([1e-5 if x == 0.1 else x for x in _LAM], _PER), "fails"),   # no chaos
+        (_id, _orbits([0.1 if x == 1e-5 else x for x in _LAM], _PER), "fails"),   # no torus
+        (_id, _orbits(*_set(i10=(0.1, 0))), "fails"),                       # chaos before the first torus
+        (_id, _orbits(*_set(i0=(-1e-5, 0), i1=(-1e-5, 0)), ns=1.2401), "holds"),   # below the crossing: cycles
+        (_id, _orbits(*_set(i0=(-1e-5, 0), i1=(-1e-5, 0))), "fails"),              # ... without it: tori first
+    ]
+
+# --- the torus birth: the Floquet crossing inside [1.24, 1.28], the zoom's tori begin within two grid steps ---------
+_BI = {"ns_beta": 1.2434445, "z_first_torus_past_crossing": 1.24345, "z_grid_step": 1e-5}
+BIRTH = [
+    ("dmft-torus-birth-floquet", _BI, "holds"),
+    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=1.2434445 + 1.9e-5), "holds"),
+    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=1.2434445 + 2.1e-5), "partly"),
+    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=NAN), "fails"),     # no torus past it
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.24 + E, z_first_torus_past_crossing=1.24001), "holds"),
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.24, z_first_torus_past_crossing=1.24001), "fails"),  # outside
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.28 - E, z_first_torus_past_crossing=1.28), "holds"),
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.28), "fails"),
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=None), "fails"),                        # no crossing found
+    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=NAN), "fails"),
 ]
 
-# --- the zoom's torus birth by the bin rule, and the Floquet crossing: |β − 1.244| ≤ 1e-3 holds, ≤ 4e-3 partly --
-_Z = {"z_first_quasi_periodic_beta": 1.24363, "z_orbits_chaotic": 745, "z_windows": 767}
-ZOOM = [("dmft-zoom", _Z, "holds")]
-BIRTH = [("dmft-torus-birth-floquet", {"ns_beta": 1.2434}, "holds")]
-for _sign in (1, -1):
-    for _off, grade in ((1e-3 - E, "holds"), (1e-3 + E, "partly"), (4e-3 - E, "partly"), (4e-3 + E, "fails")):
-        ZOOM.append(("dmft-zoom", _with(_Z, z_first_quasi_periodic_beta=1.244 + _sign * _off), grade))
-        BIRTH.append(("dmft-torus-birth-floquet", {"ns_beta": 1.244 + _sign * _off}, grade))
-ZOOM += [
-    ("dmft-zoom", _with(_Z, z_windows=0), "partly"),
-    ("dmft-zoom", _with(_Z, z_windows=1), "holds"),
-    ("dmft-zoom", _with(_Z, z_orbits_chaotic=0), "fails"),
-    ("dmft-zoom", _with(_Z, z_orbits_chaotic=1), "holds"),
-    ("dmft-zoom", _with(_Z, z_first_quasi_periodic_beta=NAN), "fails"),                   # no quasi-periodic β
-]
-BIRTH += [("dmft-torus-birth-floquet", {"ns_beta": None}, "fails"),                          # no crossing found
-          ("dmft-torus-birth-floquet", {"ns_beta": NAN}, "fails")]
+# --- shares (exact in binary at 1 % and 10 % of 400 β): < 1 % holds, < 10 % partly, else fails --------------------
+# 200 β per diagram (the same arrays for both): 100 periodic, 60 tori, 40 chaotic. The bin rule: counts 10 (periodic),
+# 100 (quasi-periodic), 3000 (chaotic), ``wrong`` tori counted 10. The λ classes: ``und`` orbits without a period at
+# λ = 5e-4 (undecided), ``contra`` found cycles just above LT (not contracting).
+def _bins(wrong):
+    out = _orbits([-0.1] * 100 + [1e-5] * 60 + [0.1] * 40, [4] * 100 + [0] * 100)
+    counts = np.array([10] * 100 + [10] * wrong + [100] * (60 - wrong) + [3000] * 40)
+    out["a_orbit_arrays"] = {**out["a_orbit_arrays"], "paper_counts": counts}
+    out["z_orbit_arrays"] = out["a_orbit_arrays"]
+    return out
 
-# --- shares of the 4000 + 4000 β (exact in binary): < 1 % holds, < 10 % partly, else fails ----------------------
-_B = {"a_n_betas": 4000, "z_n_betas": 4000}
-_LY = {**_B, "a_periodic_with_lambda_gt_1e_3": 0, "z_periodic_with_lambda_gt_1e_3": 0, "a_lambda_not_finite": 0,
-       "z_lambda_not_finite": 0}
+
+def _lyap(und, contra=0):
+    lam = [-0.1] * 100 + [5e-4] * und + [1e-5] * (60 - und) + [0.1] * 40
+    lam[:contra] = [LT * 1.0001] * contra
+    return _orbits(lam, [4] * 100 + [0] * 100)
+
+
 SHARES = []
-for _mis, grade in ((79, "holds"), (80, "partly"), (799, "partly"), (800, "fails")):
-    SHARES += [("dmft-bin-rule", {**_B, "a_misclassified": _mis - _mis // 2, "z_misclassified": _mis // 2}, grade),
-               ("dmft-lyapunov", {**_LY, "a_lambda_near_TOL": _mis // 2, "z_lambda_near_TOL": _mis - _mis // 2}, grade)]
+for _n, grade in ((1, "holds"), (2, "partly"), (19, "partly"), (20, "fails")):   # of 200 per diagram, twice
+    SHARES += [("dmft-bin-rule", _bins(_n), grade), ("dmft-lyapunov", _lyap(_n), grade)]
 SHARES += [
-    ("dmft-bin-rule", {"a_misclassified": 203, "z_misclassified": 166, "a_n_betas": 4001, "z_n_betas": 4001},
-     "partly"),                                                                              # the stored 4.6 %
-    ("dmft-lyapunov", {**_LY, "a_n_betas": 4001, "z_n_betas": 4001, "a_lambda_near_TOL": 36, "z_lambda_near_TOL": 21},
-     "holds"),                                                                               # the stored 0.7 %
-    ("dmft-lyapunov", {**_LY, "a_lambda_near_TOL": 0, "z_lambda_near_TOL": 0, "z_periodic_with_lambda_gt_1e_3": 1},
-     "fails"),
-    ("dmft-lyapunov", {**_LY, "a_lambda_near_TOL": 0, "z_lambda_near_TOL": 0, "a_lambda_not_finite": 1}, "fails"),
+    ("dmft-lyapunov", _lyap(0, contra=1), "fails"),
+    ("dmft-lyapunov", _orbits([-0.1] * 100 + [NAN] + [1e-5] * 59 + [0.1] * 40, [4] * 101 + [0] * 99), "fails"),
+    ("dmft-lyapunov", _orbits([LT] + [-0.1] * 99 + [1e-5] * 60 + [0.1] * 40, [4] * 100 + [0] * 100), "holds"),
+    ("dmft-lyapunov", _orbits([-0.1] * 100 + [LC * 1.0001] * 2 + [1e-5] * 58 + [0.1] * 40, [4] * 100 + [0] * 100),
+     "holds"),                                                    # just above LC: chaotic, not undecided
+    ("dmft-lyapunov", _orbits([-0.1] * 100 + [LC] * 2 + [1e-5] * 58 + [0.1] * 40, [4] * 100 + [0] * 100),
+     "partly"),                                                   # at LC: undecided, 4 of 400 = 1 %
 ]
 
-# --- Fig. 4: each β's kind (periodic if a period is found; else chaotic λ > TOL, torus |λ| ≤ TOL, periodic λ < −TOL)
+# --- Fig. 4: each β's kind (periodic if a period is found or λ < −LT; else torus |λ| ≤ LT, chaotic λ > LC; between
+# them undecided: not tested) ---------------------------------------------------------------------------------------
 _P = {"f4_betas": list(FIG4), "f4_lyapunov": [8.1e-6, -3.1e-6, 0.0632, -0.0478, 0.1406, 0.0758],
       "f4_period": [0, 0, 0, 28, 0, 0], "f4_start": "paper"}
-T = 1e-3
+T = 1e-3   # the Lyapunov spectrum's resolution (below)
 PLANES = [
     ("dmft-planes", _P, "holds"),
     ("dmft-planes", _with(_P, f4_start="ours"), "partly"),
-    ("dmft-planes", _with(_P, f4_lyapunov=(0, T)), "holds"),                 # 1.255: |λ| = TOL is a torus
-    ("dmft-planes", _with(_P, f4_lyapunov=(0, T * 1.0001)), "fails"),        # ... above it chaotic
-    ("dmft-planes", _with(_P, f4_lyapunov=(1, -T)), "holds"),
-    ("dmft-planes", _with(_P, f4_lyapunov=(1, -T * 1.0001)), "fails"),       # a stable orbit, no torus
-    ("dmft-planes", _with(_P, f4_lyapunov=(2, T * 1.0001)), "holds"),        # 1.266: chaotic just above TOL
-    ("dmft-planes", _with(_P, f4_lyapunov=(2, T)), "fails"),
-    ("dmft-planes", _with(_P, f4_period=(3, 0), f4_lyapunov=(3, -T * 1.0001)), "holds"),  # 1.27: stable, no period
-    ("dmft-planes", _with(_P, f4_period=(3, 0), f4_lyapunov=(3, -T)), "fails"),
+    ("dmft-planes", _with(_P, f4_lyapunov=(0, LT)), "holds"),                # 1.255: |λ| = LT is a torus
+    ("dmft-planes", _with(_P, f4_lyapunov=(0, LT * 1.0001)), None),          # ... above it undecided
+    ("dmft-planes", _with(_P, f4_lyapunov=(0, LC * 1.0001)), "fails"),       # ... above LC chaotic
+    ("dmft-planes", _with(_P, f4_lyapunov=(1, -LT)), "holds"),
+    ("dmft-planes", _with(_P, f4_lyapunov=(1, -LT * 1.0001)), "fails"),      # a contracting orbit, no torus
+    ("dmft-planes", _with(_P, f4_lyapunov=(2, LC * 1.0001)), "holds"),       # 1.266: chaotic just above LC
+    ("dmft-planes", _with(_P, f4_lyapunov=(2, LC)), None),                   # ... at LC undecided
+    ("dmft-planes", _with(_P, f4_lyapunov=(2, LT)), "fails"),                # ... a torus
+    ("dmft-planes", _with(_P, f4_period=(3, 0), f4_lyapunov=(3, -LT * 1.0001)), "holds"),  # 1.27: contracts
+    ("dmft-planes", _with(_P, f4_period=(3, 0), f4_lyapunov=(3, -LT)), "fails"),           # ... a torus
     ("dmft-planes", _with(_P, f4_period=(3, 0)), "holds"),
     ("dmft-planes", _with(_P, f4_period=(0, 4)), "fails"),                   # a period at the torus's β
     ("dmft-planes", _with(_P, f4_lyapunov=(4, None)), None),                 # a λ stored as null
 ]
 
-# --- Fig. 5: the 1/e decay at 1.28 within 100 steps holds, later partly; the torus (1.26405) must never decay ----
-_S = {"f4_betas": list(FIG4), "f4_tau_e": [None, None, 16.0, None, 11.0, 13.0]}
+# --- Fig. 5: the 1/e decay at 1.28 within 100 steps over the whole series and every window holds, later (or never
+# in a window) partly; the torus (1.26405) must never decay, nor the chaotic one's whole series not decay ------------
+_W = [[None] * 9, [None] * 9, [10.0, 64.0, None, 10.0, 70.0, 11.0, 139.0, None, None], [None] * 9,
+      [20.0, 10.0, 11.0, 11.0, 20.0, 20.0, 20.0, 11.0, 10.0], [20.0, 13.0, 13.0, 32.0, 20.0, 32.0, 13.0, 13.0, 32.0]]
+_S = {"f4_betas": list(FIG4), "f4_tau_e": [None, None, 16.0, None, 11.0, 13.0], "f4_tau_e_windows": _W}
+
+
+def _win(i, j, v):
+    w = [list(x) for x in _W]
+    w[i][j] = v
+    return w
+
+
 SPECTRA = [
     ("dmft-spectra", _S, "holds"),
     ("dmft-spectra", _with(_S, f4_tau_e=(4, 100.0)), "holds"),
     ("dmft-spectra", _with(_S, f4_tau_e=(4, 101.0)), "partly"),
+    ("dmft-spectra", _with(_S, f4_tau_e_windows=_win(4, 0, 100.0)), "holds"),
+    ("dmft-spectra", _with(_S, f4_tau_e_windows=_win(4, 0, 101.0)), "partly"),
+    ("dmft-spectra", _with(_S, f4_tau_e_windows=_win(4, 0, None)), "partly"),       # a window that never decays
     ("dmft-spectra", _with(_S, f4_tau_e=(4, None)), "fails"),
     ("dmft-spectra", _with(_S, f4_tau_e=(1, 2000.0)), "fails"),
+    ("dmft-spectra", _with(_S, f4_tau_e_windows=_win(1, 3, 400.0)), "fails"),      # the torus decays in a window
     ("dmft-spectra", _with(_S, f4_betas=(4, 1.2801)), None),                 # β = 1.28 not stored
 ]
 
@@ -184,14 +246,15 @@ MEMORY += [("dmft-memory", _with(_M, f4_tau_01=[None] * 6), "holds"),
            ("dmft-memory", _with(_M, f4_tau_01=(0, 1.0)), "holds"),               # a torus's β is not read
            ("dmft-memory", _with(_M, f4_betas=(5, 1.41)), None)]                  # β = 1.4 not stored
 
-# --- coexistence: sections of ≥ 10⁴ points; different attractors at ≥ 10 β holds, 1-9 partly, 0 fails ---------
+# --- coexistence: sections of ≥ 10⁴ points; three consecutive flagged grid β (2.5e-4 apart) hold, shorter runs
+# only partly, none fails ---------------------------------------------------------------------------------------------
+_C = {"coexist_points": 10_000}
 COEXIST = [
-    ("dmft-coexistence", {"coexist_n": 62, "coexist_points": 10_000}, "holds"),
-    ("dmft-coexistence", {"coexist_n": 10, "coexist_points": 10_000}, "holds"),
-    ("dmft-coexistence", {"coexist_n": 9, "coexist_points": 10_000}, "partly"),
-    ("dmft-coexistence", {"coexist_n": 1, "coexist_points": 10_000}, "partly"),
-    ("dmft-coexistence", {"coexist_n": 0, "coexist_points": 10_000}, "fails"),
-    ("dmft-coexistence", {"coexist_n": 62, "coexist_points": 9_999}, None),
+    ("dmft-coexistence", {**_C, "coexist_betas": [1.25, 1.25025, 1.2505]}, "holds"),
+    ("dmft-coexistence", {**_C, "coexist_betas": [1.25, 1.25025, 1.2506, 1.3]}, "partly"),   # a pair and isolated β
+    ("dmft-coexistence", {**_C, "coexist_betas": [1.2, 1.3, 1.4]}, "partly"),
+    ("dmft-coexistence", {**_C, "coexist_betas": []}, "fails"),
+    ("dmft-coexistence", {"coexist_points": 9_999, "coexist_betas": [1.25, 1.25025, 1.2505]}, None),
 ]
 
 # --- Floquet: the crossing angle > 0.01 rad from 0 and π (else a real multiplier: fails) and > 0.01 rad from the
@@ -227,18 +290,25 @@ SPECTRUM = [
     ("dmft-lyapunov-spectrum", _with(_L, lam2_max=NAN), None),
 ]
 
-# --- the staircase: |ρ − θ/2π| ≤ 2e-3 and a plateau; two fractions hold, one partly -----------------------------
-_R = {"rho_birth": 0.24205, "ns_rotation": 0.24194, "plateau_count": 24, "plateau_fractions": 5}
+# --- the staircase: |ρ − θ/2π| ≤ 2e-3 and a plateau; the plateaus before the torus breakup rise with β on every
+# branch (two fractions or more) hold, on some branch only (or one fraction) partly, on none fail --------------------
+_R = {"rho_birth": 0.24205, "ns_rotation": 0.24194, "plateau_count": 24, "torus_breakup_beta": 1.26256,
+      "plateau_steps": [[(1.24953, "1/4"), (1.26244, "5/17"), (1.26263, "2/7")],
+                        [(1.24952, "1/4"), (1.26241, "5/17"), (1.26258, "2/7")]]}
+_UP, _DOWN = [(1.24952, "1/4"), (1.26241, "5/17")], [(1.24952, "1/4"), (1.26241, "5/17"), (1.26242, "2/7")]
 STAIRCASE = [
     ("dmft-devils-staircase", _R, "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 + 2e-3 - E), "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 + 2e-3 + E), "fails"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 - 2e-3 + E), "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 - 2e-3 - E), "fails"),
-    ("dmft-devils-staircase", _with(_R, plateau_fractions=2), "holds"),
-    ("dmft-devils-staircase", _with(_R, plateau_fractions=1), "partly"),
-    ("dmft-devils-staircase", _with(_R, plateau_count=1, plateau_fractions=1), "partly"),
-    ("dmft-devils-staircase", _with(_R, plateau_count=0, plateau_fractions=0), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP, _DOWN]), "partly"),          # the stored branches' kind
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN, _DOWN]), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], torus_breakup_beta=1.26242), "holds"),  # 2/7 past it
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], torus_breakup_beta=1.262421), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4")], [(1.25, "1/4")]]), "partly"),  # one fraction
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.27, "1/4")]]), "fails"),        # none before the breakup
+    ("dmft-devils-staircase", _with(_R, plateau_count=0), "fails"),
     ("dmft-devils-staircase", _with(_R, rho_birth=None), "fails"),                          # no ρ above the crossing
     ("dmft-devils-staircase", _with(_R, ns_rotation=None), "fails"),
 ]
@@ -269,7 +339,7 @@ BASINS = [
     ("dmft-basins", _with(_BA, smallest_basin_contexts=None), "partly"),
 ]
 
-BOUNDARY_CASES = (NONEQ + SLOPES + NETWORK + ROUTE + ZOOM + BIRTH + SHARES + PLANES + SPECTRA + MEMORY + COEXIST
+BOUNDARY_CASES = (NONEQ + SLOPES + NETWORK + ROUTE + BIRTH + SHARES + PLANES + SPECTRA + MEMORY + COEXIST
                   + FLOQUET + SPECTRUM + STAIRCASE + TONGUES + BASINS)
 
 

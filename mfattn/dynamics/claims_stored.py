@@ -1,26 +1,160 @@
 """Chapter 6's stored full-profile numbers, read for the rules of :mod:`.claims`: the two diagrams
 (``data/full/dmft/fig3{a,b}_sections.npz``, :func:`_diagram`), ``summary.json`` and ``beyond.json``, flattened under
-the names the rules read (:func:`_flat`). A number a stored run lacks is left out, so a claim that needs it is
-"not tested"."""
+the names the rules read (:func:`_flat`, :func:`beyond_numbers`); and :func:`glue_values`, the strings of the stored
+numbers that the chapter's prose shows. A number a stored run lacks is left out, so a claim that needs it is "not
+tested"."""
 
 from __future__ import annotations
 
 import json
+import math
+import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..companion import store
-from .claims_beyond import beyond_full_numbers, beyond_numbers
+from .claims_lambda import derived
 from .diagnostics import classify, confusion
 
-__all__ = ["full_numbers", "stored_numbers", "TOL", "L", "LATE", "REMEDY"]
+__all__ = ["full_numbers", "stored_numbers", "TOL", "L", "LATE", "REMEDY", "PAPER", "FIG4", "MISSING"]
 
-TOL = 1e-3    # |λ_max| below this is zero within the run's resolution (see LAMBDA_HOW)
+TOL = 1e-3    # the λ threshold of the stored diagrams' own summaries and of the prose's numbers (the verdicts' classes:
+#               claims_lambda, LT and LC)
 L = 4         # the context length
 LATE = 2.5    # "large β" of Fig. 3a: its last sixth
 REMEDY = "`python -m mfattn reproduce --profile full --chapter dmft` writes data/full/dmft/"
+PAPER = "Poc-López & Aguilera 2024"
+FIG4 = (1.255, 1.26405, 1.266, 1.27, 1.28, 1.4)
+
+
+def beyond_full_numbers(root: Path | None) -> dict:
+    """The numbers the full profile's "Beyond the paper" section stores in ``data/full/dmft/beyond.json``
+    ({} if absent): ``ns_beta, ns_angle, ns_rotation, rho_birth, plateaus, tongue_locked, basins_multi,
+    network_slope, network_chi2_z, network_errors, spectrum_max`` (and, from later runs, the per-ε locked
+    shares of the tongue grid and the basins' sizes)."""
+    if root is None:
+        return {}
+    path = Path(root) / "data" / "full" / "dmft" / "beyond.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def plateau_summary(found: list[dict], top: int = 5) -> str:
+    """The staircase's main plateaus for the ledger: the ``top`` widest (fraction, β interval, width), widest
+    first, then how many narrower ones there are and their fractions in increasing order (``found`` from
+    :func:`mfattn.dynamics.rotation.plateaus`)."""
+    ranked = sorted(found, key=lambda p: (-(p["beta_hi"] - p["beta_lo"]), p["beta_lo"]))
+    text = "; ".join(f"{p['fraction']} on β ∈ [{p['beta_lo']:.5f}, {p['beta_hi']:.5f}] "
+                     f"(width {p['beta_hi'] - p['beta_lo']:.1e})" for p in ranked[:top]) or "none"
+    rest = ranked[top:]
+    if rest:
+        text += (f"; and {len(rest)} narrower (each ≤ {max(p['beta_hi'] - p['beta_lo'] for p in rest):.1e} wide: "
+                 + ", ".join(sorted({p["fraction"] for p in rest}, key=Fraction)) + ")")
+    return text
+
+
+MISSING = "(not in the stored full run)"
+
+
+def glue_values(full: dict) -> dict[str, str]:
+    """The strings the chapter's paper-scale prose glues, with a plain note where the stored run lacks one."""
+    g: dict[str, str] = {}
+    s = full.get("summary", {})
+    g["full-protocol"] = (f"\"{s['protocol']}\" ({s['steps']:.1e} steps, {s['transient']:.1e} discarded)"
+                          if s else "\"paper-code\" (1.2e+05 steps, 1.0e+05 discarded)")
+    for key in ("fig3a", "fig3b"):
+        d = full.get(key)
+        for name in ("periodic", "quasi-periodic", "chaotic", "quasi with period>80", "chaotic with lambda<=1e-3",
+                     "lambda>1e-3"):
+            g[f"full-{key}-{name.replace(' ', '-').replace('>', 'gt').replace('<=', 'le')}"] = \
+                str(d[name]) if d and name in d else MISSING  # the class numbers need the paper's count itself
+        for r in range(3):
+            for c in range(3):
+                g[f"full-conf-{key}-{r}{c}"] = str(d["confusion"][r][c]) if d and "confusion" in d else MISSING
+    zoom = full.get("fig3b", {})
+    g["full-first-quasi"] = (f"{zoom['first quasi-periodic beta']:.4f}" if "first quasi-periodic beta" in zoom
+                             else MISSING)
+    g["full-first-chaos"] = f"{full['fig3b']['first lambda>1e-3 beta']:.4f}" if "fig3b" in full else MISSING
+    f4 = s.get("fig4")
+    g["full-fig4-start"] = ({"paper": "the paper's stored context", "ours": "our own context"}[f4["start"]]
+                            if f4 else MISSING)
+    g["full-fig4-differ"] = (", ".join(f"{b:g}" for b, d in zip(f4["betas"], f4["differ"]) if d) or "none"
+                             if f4 else MISSING)
+    for i, b in enumerate(FIG4):
+        ok = f4 and len(f4["betas"]) > i and abs(f4["betas"][i] - b) < 1e-12
+        g[f"full-lam-{b:g}"] = f"{f4['lyapunov'][i]:+.3g}" if ok else MISSING
+        for name, k in (("tau", "tau_e"), ("tau01", "tau_01")):
+            g[f"full-{name}-{b:g}"] = ((f"{f4[k][i]:.0f} steps" if f4[k][i] is not None else "beyond 2000 steps")
+                                       if ok else MISSING)
+    co = s.get("coexist")
+    for name in ("n", "total", "tori"):
+        g[f"full-coexist-{name}"] = str(co[name]) if co else MISSING
+    fn = s.get("finite_n")
+    g["full-slope"] = f"{fn['slopes'][0]:.2f}" if fn else MISSING
+    g["full-slope-beta3"] = f"{fn['slopes'][1]:.2f}" if fn else MISSING
+    g["full-slope-beta3-large-n"] = f"{fn['slope_beta3_without_first']:.2f}" if fn else MISSING
+    return g
+
+
+def _slope_and_error(ns, errors) -> tuple[float, float]:
+    """Least-squares slope of log(error) against log(N) and its standard error from the fit's residuals."""
+    x, y = np.log(np.asarray(ns, dtype=np.float64)), np.log(np.asarray(errors, dtype=np.float64))
+    (slope, icpt), dof = np.polyfit(x, y, 1), x.size - 2
+    if dof < 1:
+        return float(slope), float("nan")
+    resid = y - (slope * x + icpt)
+    return float(slope), float(np.sqrt((resid ** 2).sum() / dof / ((x - x.mean()) ** 2).sum()))
+
+
+def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
+    """The beyond section's stored numbers ``b`` (beyond.json) flattened for the rules; ``params`` are the full
+    run's sizes (from the stored figure manifest) for what beyond.json does not hold (basin sample, network Ns)."""
+    for name, value in (("b", b), ("params", params)):
+        if not isinstance(value, dict):
+            raise TypeError(f"{name} must be a dict (beyond.json's numbers, the run's sizes); got {type(value).__name__}")
+    out: dict[str, Any] = {k: b[k] for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth", "tongue_locked",
+                                             "network_slope", "network_chi2_z") if k in b}
+    for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth"):  # NaN/None (no crossing) as None
+        if k in out and (out[k] is None or not math.isfinite(out[k])):
+            out[k] = None
+    if "spectrum_max" in b:
+        spec = list(b["spectrum_max"])
+        out.update(lam1_max=spec[0], lam2_max=spec[1] if len(spec) > 1 else None, spectrum_k=len(spec))
+    # plateaus from 0.3 on are periodic orbits (each entry has its largest λ_max); older lists were runs of ρ within
+    # 1e-4 of a fraction, which any monotone ρ(β) gives: they are left out, and the staircase is not tested
+    if isinstance(b.get("plateaus"), list) and all("lambda_max" in p for p in b["plateaus"]):
+        found = b["plateaus"]
+        out.update(plateaus=plateau_summary(found), plateau_count=len(found),
+                   plateau_fractions=len({p["fraction"] for p in found}))
+        # each branch's plateaus in β order (β where each starts, its fraction): whether the staircase is monotone
+        out["plateau_steps"] = [[(p["beta_lo"], p["fraction"]) for p in sorted(found, key=lambda p: p["beta_lo"])]]
+        if isinstance(b.get("plateaus_b"), list):
+            out.update(plateaus_b=plateau_summary(b["plateaus_b"]), staircase_branches=b.get("staircase_branches"))
+            out["plateau_steps"].append([(p["beta_lo"], p["fraction"])
+                                         for p in sorted(b["plateaus_b"], key=lambda p: p["beta_lo"])])
+    if isinstance(b.get("tongue_widths"), dict) and "tongue_epsilons" in b:
+        out.update(tongue_widths={f: list(w) for f, w in b["tongue_widths"].items()},
+                   tongue_epsilons=list(b["tongue_epsilons"]), tongue_n_betas=int(b["tongue_n_betas"]))
+    if "basins_multi" in b:
+        multi = list(b["basins_multi"] or [])
+        n_betas = b.get("basin_n_betas", len(params.get("basin_betas", [])) or None)
+        n_ctx = b.get("basin_contexts", params.get("basin_contexts"))
+        # the smallest basin of a β with several attractors: stored as a fraction by later runs, else read from
+        # the percentages of the stored text, rounded up by half a percent (the safe side for "measurable")
+        pct = [int(p) for m in multi for p in re.findall(r"(\d+)%", m)]
+        smallest = b.get("basin_smallest_fraction", (min(pct) + 0.5) / 100 if pct else None)
+        out.update(basins_multi="; ".join(multi) or "none", n_multi=len(multi))
+        if n_betas and n_ctx:
+            out.update(basin_n_betas=int(n_betas), basin_contexts=int(n_ctx),
+                       smallest_basin_contexts=None if smallest is None else smallest * n_ctx)
+    ns = b.get("network_ns", params.get("network_ns"))
+    if "network_errors" in b and ns is not None and len(ns) == len(b["network_errors"]):
+        _, se = _slope_and_error(ns, b["network_errors"])
+        out.update(network_slope_se=se, network_ns=", ".join(f"{n:g}" for n in ns),
+                   network_errors=[float(e) for e in b["network_errors"]])
+    return out
 
 
 def _diagram(d) -> dict[str, Any]:
@@ -28,7 +162,8 @@ def _diagram(d) -> dict[str, Any]:
     where they change; and, where the file holds the paper's bin count itself (``paper_counts``, files from 0.3
     on), the bin rule's classes, their confusion with the orbits and the first β of each class. Older files held
     only bounds of the count (their ``classes`` were those of the lower bound): the class numbers are then left
-    out, and every claim that needs them is "not tested"."""
+    out, and every claim that needs them is "not tested". ``orbit arrays`` holds the per-β arrays themselves (the
+    verdicts class the orbits from them: :mod:`.claims_lambda`)."""
     b, lam, per = (d[k] for k in ("betas", "lyapunov", "period"))
     orbit = np.where(per > 0, 0, np.where(lam > TOL, 2, 1))  # periodic, torus, chaotic
     first = lambda m: float(b[np.argmax(m)]) if m.any() else float("nan")  # noqa: E731
@@ -45,6 +180,9 @@ def _diagram(d) -> dict[str, Any]:
            "lambda near TOL": int(((per == 0) & (np.abs(lam) > TOL / 10) & (np.abs(lam) < 10 * TOL)).sum()),
            "late share": float((per[b > LATE] > 0).mean()) if (b > LATE).any() else float("nan"),
            "late max lambda": float(lam[b > LATE].max()) if (b > LATE).any() else float("nan")}
+    # the per-β arrays themselves, for the verdicts' classes (claims_lambda) and the checks of their thresholds
+    out["orbit arrays"] = {"betas": np.asarray(b), "lyapunov": np.asarray(lam), "period": np.asarray(per),
+                           **({"paper_counts": np.asarray(d["paper_counts"])} if "paper_counts" in d else {})}
     if "paper_counts" in d:
         c = classify(d["paper_counts"])
         conf = confusion(c, per, lam, TOL)
@@ -110,8 +248,9 @@ def _flat(full: dict) -> dict[str, Any]:
         out.update(coexist_n=co["n"], coexist_total=co["total"], coexist_tori=co["tori"],
                    coexist_starts=len(co["starts"]),
                    coexist_start_betas=", ".join(f"{b:g}" for b in co["starts"]))
-        out.update({f"coexist_{k}": co[k] for k in ("points", "n_last_500") if k in co})
+        out.update({f"coexist_{k}": co[k] for k in ("points", "n_last_500", "betas") if k in co})
     out.update(beyond_numbers(full.get("beyond", {}), full.get("params", {})))
+    out.update(derived(out))   # the zoom's grid step, first torus past the crossing, torus breakup (claims_lambda)
     return out
 
 

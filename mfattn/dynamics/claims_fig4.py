@@ -1,0 +1,429 @@
+"""Chapter 6's claims on single orbits and on how orbits are told apart: Fig. 4 (the planes), Fig. 5 (spectra and
+memory), the finite network, our λ classification and the coexistence of attractors; each declared with its rule
+and premises (:mod:`mfattn.companion.premises`). :mod:`.claims` gathers them with the diagram claims."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..companion.premises import Alternative, Spread, Threshold
+from ..companion.verdicts import Claim, Undecidable
+from . import claims_lambda as lam_
+from .claims_beyond import SHARED_SLOPE, SLOPE_HOW, slope_rule, slope_thresholds
+from .claims_lambda import guarded
+from .claims_quotes import QUOTES
+from .claims_stored import FIG4, L, PAPER
+
+__all__ = ["CLAIMS_FIG4", "KINDS"]
+
+KINDS = ("torus", "torus", "chaotic", "periodic", "chaotic", "chaotic")  # the paper's Fig. 4 reading of each β
+#: Stroboscopic points a section needs before two samples of one torus stop looking like two attractors.
+DENSE = 10_000
+COEXIST_STEP = 2.5e-4  # the coexistence grid's β step (1001 β over [1.2, 1.45])
+D = "tests/test_dynamics_diagnostics.py::"
+T = "tests/test_dynamics_engine.py::"
+F = "tests/test_dynamics_finite_n.py::"
+
+
+# --- Fig. 4 ---------------------------------------------------------------------------------------------------
+
+def _fig4_kinds(s, which="", lt=lam_.LT, lc=lam_.LC):
+    return [lam_.kind(lam, p, lt, lc) for lam, p in zip(s[f"f4_lyapunov{which}"], s[f"f4_period{which}"])]
+
+
+def _fig4_match(s, which="", lt=lam_.LT, lc=lam_.LC):
+    return all(abs(b - e) < 1e-9 for b, e in zip(s["f4_betas"], FIG4)) and _fig4_kinds(s, which, lt, lc) == list(KINDS)
+
+
+def planes_at(lt: float, lc: float, which: str = ""):
+    """Each Fig. 4 orbit (from the paper's context; ``which="_ours"``: from ours) of the paper's kind."""
+    def rule(s):
+        kinds = _fig4_kinds(s, which, lt, lc)
+        if "unknown" in kinds or "undecided" in kinds:
+            raise Undecidable("a β of Fig. 4 has no period and its λ_max is stored as null or lies between the "
+                              "torus and chaos thresholds: its kind is not measured")
+        if not _fig4_match(s, which, lt, lc):
+            return "fails"
+        return "holds" if which or s["f4_start"] == "paper" else "partly"
+    return rule
+
+
+def _planes_numbers(s):
+    out = {f"lambda_max at beta = {b:g}": v for b, v in zip(s["f4_betas"], s["f4_lyapunov"])}
+    out.update({f"lambda_max at beta = {b:g}, our own context": v
+                for b, v in zip(s["f4_betas"], s["f4_lyapunov_ours"])})
+    out.update({"period at beta = 1.27": s["f4_period"][3],
+                "start": "the paper's stored β = 1.28 context" if s["f4_start"] == "paper" else "our own context",
+                "betas where our own start differs": ", ".join(f"{b:g}" for b, d in zip(s["f4_betas"], s["f4_differ"])
+                                                               if d) or "none"})
+    return out
+
+
+def _windows_text(s, key, fmt, what):
+    """The spread over windows of one orbit of a per-β quantity (min to max per β), or a sentence saying it is not
+    stored (runs before 0.3)."""
+    if key not in s:
+        return f"No window-to-window spread of {what} is stored."
+    one = lambda ws: ("none within the window" if all(w is None for w in ws) else  # noqa: E731
+                      f"{fmt(min(w for w in ws if w is not None))} to {fmt(max(w for w in ws if w is not None))}"
+                      + ("" if all(w is not None for w in ws) else " (some windows: none)"))
+    return f"Over windows of one orbit, {what}: " + "; ".join(f"β = {b:g}: {one(ws)}"
+                                                            for b, ws in zip(s["f4_betas"], s[key])) + "."
+
+
+def _islands_text(s):
+    isl = s.get("f4_islands")
+    if not isl:
+        return ""
+    chains = [f"{b:g} ({q} islands)" for b, q, p in zip(s["f4_betas"], isl, s["f4_period"]) if q and q > 1 and not p]
+    return (" Stroboscopic sections without a period that split into pieces visited in turn (an island chain: a set "
+            "of curves around a locked cycle, as the paper's 'a set of continuous curves'): "
+            + (", ".join(chains) or "none") + ".")
+
+
+def _two_starts(s):
+    """How far the two starts' λ_max lie apart: the largest ratio where both are chaotic, the largest |λ| where
+    both are tori (the only spread of λ the stored run holds)."""
+    pairs = [(a, o) for a, o in zip(s["f4_lyapunov"], s["f4_lyapunov_ours"]) if a is not None and o is not None]
+    ratio = [max(a, o) / min(a, o) for a, o in pairs if min(a, o) > lam_.LC]
+    zero = [max(abs(a), abs(o)) for a, o in pairs if max(abs(a), abs(o)) <= lam_.LT]
+    return ((f"; chaotic λ differ by up to a factor {max(ratio):.1f}" if ratio else "")
+            + (f", tori stay within {max(zero):.0e} of 0" if zero else ""))
+
+
+def _planes_note(s):
+    n = _planes_numbers(s)
+    lam = lambda key: ", ".join(f"{b:g}: " + ("null" if v is None else f"{v:+.2g}")  # noqa: E731
+                                for b, v in zip(s["f4_betas"], s[key]))
+    return (f"From {n['start']}: λ_max = {lam('f4_lyapunov')}; period at 1.27: {s['f4_period'][3]}. "
+            + _windows_text(s, "f4_lyapunov_windows", lambda v: f"{v:+.2g}",
+                            f"λ_max ({s.get('f4_lyapunov_window', '?')} steps each)")
+            + f" Our own start: λ_max = {lam('f4_lyapunov_ours')} "
+            f"(the same kind at {'all' if _fig4_match(s, '_ours') else 'not all'} six β{_two_starts(s)}); the "
+            f"attractors differ as sets at β = {n['betas where our own start differs']}, where two attractors "
+            "coexist and the figure shows the one each start reaches." + _islands_text(s))
+
+
+# --- Fig. 5 ---------------------------------------------------------------------------------------------------
+
+def _tau(s, key, beta):
+    if beta not in s["f4_betas"]:
+        raise Undecidable(f"the stored Fig. 4 runs have no β = {beta:g} (they are at "
+                          f"{', '.join(f'{b:g}' for b in s['f4_betas'])})")
+    return s[key][s["f4_betas"].index(beta)]
+
+
+def _never(t):
+    return math.inf if t is None else float(t)
+
+
+def spectra_at(decay: float, chaotic: tuple[float, ...] = (1.28,)):
+    """The torus (1.26405) never decays, over the whole series and in every window; each ``chaotic`` β decays
+    within ``decay`` steps over the whole series and in every window (later, or never in some window: partly)."""
+    def rule(s):
+        torus = [_tau(s, "f4_tau_e", 1.26405)] + list(_tau(s, "f4_tau_e_windows", 1.26405))
+        whole = [_tau(s, "f4_tau_e", b) for b in chaotic]
+        if any(t is not None for t in torus) or any(t is None for t in whole):
+            return "fails"
+        times = [_never(t) for b in chaotic for t in [_tau(s, "f4_tau_e", b)] + list(_tau(s, "f4_tau_e_windows", b))]
+        return "holds" if max(times) <= decay else "partly"
+    return rule
+
+
+def _steps(t):
+    return "none within 2000 lags" if t is None else t
+
+
+def memory_at(rewrites: float, key: str = "f4_tau_01"):
+    def rule(s):
+        chaotic = [_tau(s, key, b) for b in (1.266, 1.28, 1.4)]
+        if all(t is None or t > rewrites * L for t in chaotic):
+            return "holds"
+        return "partly" if all(t is None or t > L for t in chaotic) else "fails"
+    return rule
+
+
+def _spectra_check(s):
+    w = [_never(t) for t in _tau(s, "f4_tau_e_windows", 1.28)]
+    return max(w) <= 100 / 5, f"at β = 1.28 the nine windows' 1/e times run from {min(w):g} to {max(w):g} steps"
+
+
+# --- the classification by λ -----------------------------------------------------------------------------------
+
+def _disagreements(s, lt, lc):
+    """Per diagram: (β, contradictions, undecided + unconverged) under the classification at ``lt``, ``lc``."""
+    out = []
+    for p in ("a", "z"):
+        b, lam, per = lam_.orbits(s, p)
+        c = lam_.classes(b, lam, per, s.get("ns_beta"), lt, lc)
+        contra = int(((per > 0) & ~(lam <= lt)).sum() + (~np.isfinite(lam)).sum())
+        out.append((b.size, contra, int(((c == lam_.UNDECIDED) | (c == lam_.UNCONVERGED)).sum())))
+    return out
+
+
+def lyapunov_at(lt: float, lc: float, holds_below: float = 0.01, partly_below: float = 0.1):
+    def rule(s):
+        d = _disagreements(s, lt, lc)
+        if sum(x[1] for x in d):
+            return "fails"   # a found cycle that does not contract (beyond the resolution), or λ not finite
+        share = sum(x[2] for x in d) / sum(x[0] for x in d)
+        return "holds" if share < holds_below else "partly" if share < partly_below else "fails"
+    return rule
+
+
+def _former_lyapunov(s):
+    """The rule before 0.4: orbits without a period with |λ| within a decade of 1e-3, as a share of all β."""
+    share = (s["a_lambda_near_TOL"] + s["z_lambda_near_TOL"]) / (s["a_n_betas"] + s["z_n_betas"])
+    return "holds" if share < 0.01 else "partly" if share < 0.1 else "fails"
+
+
+def _lyapunov_note(s):
+    parts = []
+    for (n, contra, dis), p, name in zip(_disagreements(s, lam_.LT, lam_.LC), ("a", "z"), ("Fig. 3a", "zoom")):
+        b, lam, per = lam_.orbits(s, p)
+        cnt = lam_.counts(lam_.classes(b, lam, per, s.get("ns_beta")))
+        parts.append(f"{name} ({n} β): " + ", ".join(f"{v} {k}" for k, v in cnt.items()))
+    d = _disagreements(s, lam_.LT, lam_.LC)
+    return ("; ".join(parts) + f". Found cycles that do not contract: {sum(x[1] for x in d)}; undecided or not "
+            f"converged: {sum(x[2] for x in d)} of {sum(x[0] for x in d)} β "
+            f"({sum(x[2] for x in d) / sum(x[0] for x in d):.2%}). One window of 2·10⁴ steps per β; λ over windows "
+            "is stored only at the six β of Fig. 4.")
+
+
+# --- coexistence ---------------------------------------------------------------------------------------------------
+
+def runs(betas, step: float = COEXIST_STEP) -> list[int]:
+    """Lengths of the runs of consecutive grid β (``step`` apart) in the sorted list ``betas``."""
+    b = sorted(betas)
+    out = [1] if b else []
+    for x, y in zip(b, b[1:]):
+        if abs(y - x - step) < step / 100:
+            out[-1] += 1
+        else:
+            out.append(1)
+    return out
+
+
+def coexist_at(run: float):
+    def rule(s):
+        if s["coexist_points"] < DENSE:
+            raise Undecidable(f"the sections compared hold {s['coexist_points']} points, fewer than the {DENSE} a "
+                              "torus with ρ near p/q needs to be covered")
+        found = runs(s["coexist_betas"])
+        return "holds" if found and max(found) >= run else "partly" if found else "fails"
+    return rule
+
+
+def _grid_check(s):
+    b = sorted(s["coexist_betas"])
+    on = all(abs((x - b[0]) / COEXIST_STEP - round((x - b[0]) / COEXIST_STEP)) < 1e-3 for x in b)
+    r = runs(b)
+    return on and r.count(1) > 0, (f"the {len(b)} flagged β lie on the {COEXIST_STEP:g} grid: {'yes' if on else 'no'}; "
+                                   f"runs of consecutive β: {sorted(r, reverse=True)[:8]}…, {r.count(1)} isolated")
+
+
+def _spectra_noise(s):
+    """The range of the 1/e times over the windows at β = 1.28 (those that decay)."""
+    w = [t for t in _tau(s, "f4_tau_e_windows", 1.28) if t is not None]
+    if len(w) < 2:
+        raise KeyError("1/e times of two windows at β = 1.28")
+    return max(w) - min(w)
+
+
+_LT, _LC = lam_.thresholds()
+_LAMBDA = (_LT, _LC)
+
+
+def _orbits_example(lams, pers, betas=None, ns=None):
+    b = np.linspace(1.0, 2.0, len(lams)) if betas is None else np.asarray(betas, float)
+    arr = {"betas": b, "lyapunov": np.asarray(lams, float), "period": np.asarray(pers)}
+    return {"a_orbit_arrays": arr, "z_orbit_arrays": arr, **({} if ns is None else {"ns_beta": ns})}
+
+
+_P = dict(f4_betas=list(FIG4), f4_lyapunov=[1e-5, -1e-5, 0.1, -0.05, 0.15, 0.08], f4_period=[0, 0, 0, 28, 0, 0],
+          f4_start="paper")
+_S = dict(f4_betas=list(FIG4), f4_tau_e=[None, None, 10, None, 100, 20],
+          f4_tau_e_windows=[[None] * 3, [None] * 3, [10, 64, None], [None] * 3, [20, 10, 11], [20, 13, 32]])
+_MEM = dict(f4_betas=list(FIG4), f4_tau_01=[None, None, 41, None, 66, 241])
+_LY = _orbits_example([-0.1] * 150 + [1e-5] * 40 + [0.1] * 10, [4] * 150 + [0] * 50)
+_CO = {"coexist_points": DENSE, "coexist_betas": [1.25, 1.25025, 1.2505, 1.3]}
+
+CLAIMS_FIG4 = [
+    Claim("dmft-planes", f"{PAPER}, Fig. 4", "At β = 1.255 and 1.26405 the orbit jumps between points on a set of "
+          "continuous curves (quasi-periodic), at 1.266 it is chaotic, at 1.27 periodic, at 1.28 and 1.4 chaotic",
+          quote=QUOTES["dmft-planes"],
+          measured="λ_max and the period at the six β of Fig. 4, run 1.2·10⁵ steps from the paper's stored β = 1.28 "
+                   "context (and from ours)",
+          rule_at=planes_at, thresholds=_LAMBDA,
+          alternatives=(Alternative("from our own β = 1.28 context", "unit", planes_at(lam_.LT, lam_.LC, "_ours")),),
+          spread=Spread("start (the paper's context and ours)",
+                        lambda s: {f"lambda_max at beta = {b:g}": [a, o] for b, a, o in
+                                   zip(s["f4_betas"], s["f4_lyapunov"], s["f4_lyapunov_ours"])
+                                   if a is not None and o is not None}),
+          how="Each β's orbit must be the paper's kind by the classes below (a set of curves is a torus or an island "
+              "chain around a locked cycle: no period, λ_max ≈ 0). Holds if all six match from the paper's stored "
+              "context; with differences if they match only from our own context (the paper's is not available and "
+              "the attractor depends on the start); any mismatch: not reproduced; an undecided orbit: not tested. "
+              + lam_.LAMBDA_HOW,
+          evidence=("fig-dmft-planes", T + "test_lyapunov_signs_at_fig4_betas"),
+          note=_planes_note, numbers=_planes_numbers,
+          examples={"holds": _P, "partly": {**_P, "f4_start": "ours"},
+                    "fails": {**_P, "f4_lyapunov": [2e-3, -1e-5, 0.1, -0.05, 0.15, 0.08]}}),
+    Claim("dmft-spectra", "ours (the torus / chaos contrast of Fig. 5)", "A quasi-periodic orbit has a line spectrum "
+          "and a recurring autocorrelation; a chaotic one a broadband spectrum and an autocorrelation that decays",
+          origin="ours", quote=QUOTES["dmft-spectra"],
+          measured="Lag at which the envelope of the autocorrelation of m^o_1 (forced part removed) falls below 1/e, "
+                   "over the whole saved series (2000 lags) and in each of its nine windows of 2001 steps (500 lags), "
+                   "at β = 1.26405 (torus) and 1.28 (chaos)",
+          rule_at=spectra_at,
+          thresholds=(Threshold("decay", 100, "window spread", "at β = 1.28 the 1/e times of the nine windows spread "
+                                "from 10 to 20 steps: 100 steps (25 forcing periods) is five times the largest",
+                                guarded(_spectra_check), noise=guarded(_spectra_noise)),),
+          alternatives=(Alternative("every chaotic β of Fig. 4 (1.266, 1.28, 1.4), window by window", "unit",
+                                    spectra_at(100, (1.266, 1.28, 1.4))),),
+          spread=Spread("window of one orbit (2001 steps)",
+                        lambda s: {"1/e decay time at beta = 1.28": [_never(t) for t in
+                                                                     _tau(s, "f4_tau_e_windows", 1.28)],
+                                   "1/e decay time at beta = 1.26405": [_never(t) for t in
+                                                                        _tau(s, "f4_tau_e_windows", 1.26405)]}),
+          how="Ours, the textbook contrast (the paper stresses instead that all its signals, the chaotic one most, "
+              "have long correlations from low frequencies). Holds if the torus's envelope never falls below 1/e, "
+              "over the whole series or in any window, and the chaotic one's (β = 1.28) does within 100 steps "
+              "(25 forcing periods) over the whole series and in every window; decaying later, or not in some "
+              "window: with differences; the torus's decaying or the chaotic one's not over the whole series: "
+              "refuted. At β = 1.266 the decay is intermittent (some windows never decay within 500 lags).",
+          evidence=("fig-dmft-time-series", D + "test_envelope_decay_time_of_damped_and_undamped_oscillations"),
+          note=lambda s: ("Envelope below 1/e: " + ", ".join(
+              f"β = {b:g}: {'never within 2000 lags' if t is None else f'after {t:.0f} steps'}"
+              for b, t in zip(s["f4_betas"], s["f4_tau_e"])) + " (the whole saved series). "
+              + _windows_text(s, "f4_tau_e_windows", lambda v: f"{v:.0f}",
+                              f"the 1/e decay time within {s.get('f4_window_lag', '?')} lags (steps)")),
+          numbers=lambda s: {f"1/e decay time at beta = {b:g} (steps)": _steps(t)
+                             for b, t in zip(s["f4_betas"], s["f4_tau_e"])},
+          examples={"holds": _S, "partly": {**_S, "f4_tau_e_windows": [*_S["f4_tau_e_windows"][:4], [20, 101, 11],
+                                                                        _S["f4_tau_e_windows"][5]]},
+                    "fails": {**_S, "f4_tau_e": [None, 900, 10, None, 11, 20]}}),
+    Claim("dmft-memory", f"{PAPER}, Fig. 5 and discussion", "The generated sequence keeps a memory of its past "
+          "beyond the context window", quote=QUOTES["dmft-memory"],
+          measured="Lag at which the envelope of the autocorrelation falls below 0.1 at the chaotic β of Fig. 4 "
+                   "(1.266, 1.28, 1.4), against the context length L = 4",
+          rule_at=memory_at,
+          thresholds=(Threshold("rewrites", 10, "convention", "'far beyond' the window (the text's 远远超出, §5): ten "
+                                "complete rewrites of the context; the stored times (75 to 312 steps) are twice that "
+                                "and more"),),
+          alternatives=(Alternative("the 1/e level instead of 0.1", "statistic", memory_at(10, "f4_tau_e")),
+                        Alternative("'far beyond' as five rewrites (20 steps)", "threshold", memory_at(5))),
+          spread=Spread("chaotic β of Fig. 4 (the text's 'in all cases')",
+                        lambda s: {"0.1 decay time (steps)": [_never(_tau(s, "f4_tau_01", b))
+                                                              for b in (1.266, 1.28, 1.4)]}),
+          how="The context is rewritten every L = 4 steps: holds if every chaotic orbit keeps correlations above 0.1 "
+              "for more than 10 L = 40 steps (ten complete rewrites of the context: 'far beyond'); beyond L only: with "
+              "differences; within L at some β (no memory beyond the window): not reproduced. Tori never decay. The "
+              "0.1 times have no window spread (on windows of 8001 steps the estimator's noise ~1/√window holds the "
+              "envelope near 0.1); at the 1/e level the times (11-16 steps) are beyond L but below 10 L.",
+          evidence=("fig-dmft-time-series", D + "test_envelope_decay_time_of_damped_and_undamped_oscillations"),
+          note=lambda s: ("Envelope below 0.1 after " + ", ".join(
+              f"β = {b:g}: {'> 2000' if t is None else f'{t:.0f}'} steps"
+              for b, t in zip(s["f4_betas"], s["f4_tau_01"]))
+              + " (the whole saved series); the context holds L = 4 tokens. "
+              + _windows_text(s, "f4_tau_01_windows", lambda v: f"{v:.0f}",
+                              f"the 0.1 decay time within {s.get('f4_window_lag_01', '?')} lags (steps)")),
+          numbers=lambda s: {**{f"0.1 decay time at beta = {b:g} (steps)": _steps(t)
+                                for b, t in zip(s["f4_betas"], s["f4_tau_01"])}, "context length L": L},
+          examples={"holds": _MEM, "partly": {**_MEM, "f4_tau_01": [None, None, 40, None, 66, 241]},
+                    "fails": {**_MEM, "f4_tau_01": [None, None, 41, None, 4, 241]}}),
+    Claim("dmft-finite-n", f"{PAPER}, mean-field limit N → ∞", "The finite network approaches the "
+          "mean-field map as N grows", quote=QUOTES["dmft-finite-n"],
+          measured="Log-log slopes of the RMS distance of the binomial class sampler to the map against N = 1e3-1e7 "
+                   "at a fixed time, at β = 1 and β = 3",
+          rule_at=lambda band, weak: slope_rule("slope_1", "slope_3", band=band, weak=weak),
+          thresholds=slope_thresholds(),
+          alternatives=(Alternative("β = 3 without the smallest N (off the orbit's phase there)", "statistic",
+                                    lambda s: slope_rule("slope_1", "slope_3_large")(s)),
+                        Alternative("the text's reading: the error decreases as N grows (both slopes below zero), the "
+                                    "rate not asked", "reading",
+                                    lambda s: "holds" if s["slope_1"] < 0 and s["slope_3"] < 0 else "fails")),
+          spread=Spread("fit (one per β; the class sampler's per-N errors are not stored)",
+                        lambda s: {"slope at beta = 1": [s["slope_1"]], "slope at beta = 3": [s["slope_3"]]}),
+          how=SLOPE_HOW,
+          evidence=("fig-dmft-finite-n", "fig-dmft-finite-n-diagrams",
+                    F + "test_finite_n_converges_to_mean_field_with_slope_minus_half"),
+          note=lambda s: (f"Slope {s['slope_1']:.2f} at β = 1; at β = 3 {s['slope_3']:.2f} over N = {s['n_min']:.0e}-"
+                          f"{s['n_max']:.0e}, {s['slope_3_large']:.2f} without the smallest N (that point is off the "
+                          "orbit's phase). One fit per β (the per-N errors are not stored, so no fit error). The "
+                          "diagrams at N = 1e7 still miss narrow periodic windows and chaos starts earlier "
+                          "(noise-induced chaos)." + SHARED_SLOPE),
+          numbers=lambda s: {"RMS slope at beta = 1": s["slope_1"], "RMS slope at beta = 3": s["slope_3"],
+                             "RMS slope at beta = 3 without the smallest N": s["slope_3_large"],
+                             "smallest N": s["n_min"], "largest N": s["n_max"]},
+          examples={"holds": {"slope_1": -0.5, "slope_3": -0.59}, "partly": {"slope_1": -0.5, "slope_3": -0.61},
+                    "fails": {"slope_1": -0.24, "slope_3": -0.5}}),
+    Claim("dmft-lyapunov", "ours (Benettin et al. 1980 applied to the map)", "The period search and the largest "
+          "Lyapunov exponent class every orbit of both diagrams (periodic, torus, chaotic)", origin="ours",
+          quote=QUOTES["dmft-lyapunov"],
+          measured="Over both diagrams' 8002 β: found cycles that do not contract, non-finite λ_max, and the orbits "
+                   "the classes below leave undecided or that are stable cycles the period search did not converge to",
+          rule_at=lyapunov_at, thresholds=_LAMBDA,
+          alternatives=(Alternative("the former rule: no period and |λ_max| within a decade of 1e-3 (1e-4 to 1e-2)",
+                                    "statistic", _former_lyapunov),
+                        Alternative("any disagreement at all refutes it (none allowed)", "threshold",
+                                    lyapunov_at(lam_.LT, lam_.LC, 1e-9, 1e-9))),
+          spread=Spread("diagram (start chain)", lambda s: {"undecided or not converged, share": [
+              x[2] / x[0] for x in _disagreements(s, lam_.LT, lam_.LC)]}),
+          how="Holds if no found cycle fails to contract (λ_max > LT) and λ_max is finite everywhere, and fewer than "
+              "1 % of the β are undecided or stable cycles the period search did not converge to (the two ways the "
+              "classes can disagree with the orbit); fewer than 10 %: with differences; a contradiction, a "
+              "non-finite λ or 10 % or more: refuted. " + lam_.LAMBDA_HOW,
+          evidence=("fig-dmft-bifurcation", "fig-dmft-bins-vs-lyapunov",
+                    T + "test_lyapunov_matches_finite_difference_growth"),
+          note=_lyapunov_note,
+          numbers=lambda s: {"found cycles that do not contract": sum(x[1] for x in _disagreements(s, lam_.LT,
+                                                                                                   lam_.LC)),
+                             "undecided or not converged, betas": sum(x[2] for x in _disagreements(s, lam_.LT,
+                                                                                                   lam_.LC)),
+                             "share of all betas": round(sum(x[2] for x in _disagreements(s, lam_.LT, lam_.LC))
+                                                         / sum(x[0] for x in _disagreements(s, lam_.LT, lam_.LC)), 4)},
+          examples={"holds": _LY,
+                    "partly": _orbits_example([-0.1] * 150 + [5e-4] * 2 + [1e-5] * 38 + [0.1] * 10,
+                                              [4] * 150 + [0] * 50),
+                    "fails": _orbits_example([-0.1] * 149 + [2e-4] + [1e-5] * 40 + [0.1] * 10,
+                                             [4] * 150 + [0] * 50)}),
+    Claim("dmft-coexistence", "ours", "Several attractors coexist at the same β; which one is reached depends on the "
+          "initial context (the prompt)", origin="ours", quote=QUOTES["dmft-coexistence"],
+          measured="β of a 1001-point grid over [1.2, 1.45] where runs from four starting contexts reach attractors "
+                   "that differ as sets, on dense stroboscopic sections (10⁴ points: period, coverage at the "
+                   "sections' resolution, radius, rotation number of tori), and the runs of consecutive such β",
+          rule_at=coexist_at,
+          thresholds=(Threshold("run", 3, "resolution", "a set comparison that misfires next to a bifurcation flags "
+                                "the one or two grid β (2.5e-4 apart) where an attractor changes: three consecutive "
+                                "flagged β are an interval of coexistence, not isolated points (many stored ones are)",
+                                guarded(_grid_check), noise=1),),
+          alternatives=(Alternative("the former count: different attractors at 10 β or more (1 % of the grid)",
+                                    "statistic", lambda s: "holds" if s["coexist_n"] >= 10 else
+                                    "partly" if s["coexist_n"] > 0 else "fails"),),
+          spread=Spread("interval of flagged β (consecutive on the grid)",
+                        lambda s: {"length (grid β)": runs(s["coexist_betas"])}),
+          how="Holds if different attractors are reached over an interval of β: at least three consecutive grid β "
+              "(5e-4 of β) flagged; only isolated or paired β flagged: with differences; none: refuted. Sections of "
+              "fewer than 10⁴ points (the comparison on the last 500, before 0.3) leave it not tested: they call one "
+              "torus with ρ near p/q two. The paper's coexistence (its Fig. 5) is of attractors the chaotic dynamics "
+              "switches between; which one a start reaches is ours.",
+          evidence=("fig-dmft-coexisting", "fig-dmft-planes",
+                    D + "test_attractor_distance_separates_two_circles_not_two_samples_of_one"),
+          note=lambda s: (f"{s['coexist_n']} of {s['coexist_total']} β reach different attractors (as sets) from "
+                          f"{s['coexist_starts']} starting contexts (the attractors at β = "
+                          f"{s['coexist_start_betas']}); in runs of consecutive β of lengths "
+                          f"{sorted(runs(s['coexist_betas']), reverse=True)}; "
+                          f"at {s['coexist_tori']} of them two different tori coexist ({s['coexist_points']} "
+                          f"stroboscopic points per section; the former comparison on the last 500 points flagged "
+                          f"{s.get('coexist_n_last_500', '?')} β). One run per start and β."),
+          numbers=lambda s: {"betas with different attractors": s["coexist_n"], "betas on the grid": s["coexist_total"],
+                             "longest run of consecutive betas": max(runs(s["coexist_betas"]), default=0),
+                             "betas with two different tori": s["coexist_tori"],
+                             "starting contexts": s["coexist_starts"],
+                             "start betas": s["coexist_start_betas"]},
+          examples={"holds": _CO, "partly": {**_CO, "coexist_betas": [1.25, 1.25025, 1.3]},
+                    "fails": {**_CO, "coexist_betas": []}}),
+]
