@@ -283,14 +283,16 @@ def enumeration_study(n: int, d: int, beta: float, instances: int, generator: to
     queries, keys, values of shape (instances, m, d)): for cross- (m = n - 2 queries), self- and causal
     attention, max |enumeration - softmax attention| per instance and the largest difference between the
     joint posterior's edge marginals and the per-query softmax; the joint posterior over the self-attention
-    edge sets; and, with the exclusive prior at 4 β, the exact, softmax and Sinkhorn edge marginals.
+    edge sets; and, with the exclusive prior at 4 β, the exact, softmax and Sinkhorn edge marginals. The draws
+    themselves (``draws``: mode -> (q, k, v)), so that the round-off of the identity can be measured on them.
     """
     shapes = {"cross": (n - 2, n), "self": (n, n), "causal": (n, n)}
-    out = {"errors": {}, "marginal_errors": {}, "n_structures": {}}
+    out = {"errors": {}, "marginal_errors": {}, "n_structures": {}, "draws": {}}
     for mode, (m, nk) in shapes.items():
         q = torch.randn(instances, m, d, generator=generator)
         k = torch.randn(instances, nk, d, generator=generator)
         v = torch.randn(instances, nk, d, generator=generator)
+        out["draws"][mode] = (q, k, v)
         brute = brute_force_attention(q, k, v, mode, beta)
         attn = softmax_attention(q, k, v, mode, beta)
         out["errors"][mode] = (brute - attn).abs().amax((-1, -2)).numpy()

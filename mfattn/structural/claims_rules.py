@@ -1,0 +1,148 @@
+"""What chapters 4-5's rules share: the paper's name, the evidence prefixes, reading a stored number for a rule, and
+chapter 4's identities checked in float64 with the round-off each is measured against.
+
+Chapter 4 declares its tolerances itself rather than through :func:`mfattn.companion.verdicts.identity_claim`,
+whose reason ("float64 sums of at most ~10⁴ terms") does not fit here: the self-attention enumeration sums
+46 656 edge sets, and the worst-case bound N·ε it invokes would be 1e-11, above the tolerance. What bears the
+tolerance out is the round-off measured on the same computations against extended precision (stored beside the
+numbers by :mod:`.unit_values`), which grows like √N·ε and stays near 3e-14.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping, Sequence
+
+from mfattn.companion import verdicts
+from mfattn.companion.premises import Spread, Threshold
+from mfattn.companion.verdicts import Undecidable
+
+__all__ = ["PAPER", "TS", "TI", "TP", "TE", "TM", "TX", "number", "needs", "IDENTITY_HOW", "IDENTITY_KEYS",
+           "STRUCTURAL_GAPS", "is_roundoff", "band_is_empty", "identity_thresholds", "identity_premises",
+           "identity_and"]
+
+PAPER = "Singh & Buckley 2023"
+TS, TI = "tests/test_structural.py::", "tests/test_iterative_attention.py::"
+TP, TE = "tests/test_potentials.py::", "tests/test_edge_priors.py::"
+TM, TX = "tests/test_multihop.py::", "tests/test_expanding.py::"
+
+Numbers = Mapping[str, Any]
+
+
+def number(s, key: str) -> float:
+    """``s[key]`` as a float, for a rule: a KeyError where it is absent (the claim is "not tested", the note names
+    the key) and :class:`Undecidable` where it is stored as None or NaN (no comparison with a threshold can decide
+    it: NaN would silently compare False and give whichever grade the rule's ``else`` holds)."""
+    x = s[key]
+    try:
+        if isinstance(x, (bool, str)):
+            raise TypeError
+        x = float(x)
+    except (TypeError, ValueError):
+        raise Undecidable(f"{key} is not a number ({x!r})") from None
+    if math.isnan(x):
+        raise Undecidable(f"{key} is NaN")
+    return x
+
+
+def needs(rule, *keys: str):
+    """``rule`` that first reads each of ``keys`` with :func:`number` (missing: KeyError, None or NaN:
+    :class:`Undecidable`); for the recurring rules (:func:`verdicts.below`, :func:`verdicts.above`), which
+    read NaN as an ordinary number."""
+    def checked(s):
+        for k in keys:
+            number(s, k)
+        return rule(s)
+    return checked
+
+
+# --- chapter 4's identities -------------------------------------------------------------------------------------
+
+#: The sentence of an identity's rule in chapter 4.
+IDENTITY_HOW = ("An identity computed in float64: it holds if the largest deviation is below 1e-12, a decade or more "
+                "above the float64 round-off measured on the same computation against extended precision (about "
+                "3e-14 for the enumeration's 46 656 edge sets: it grows like √N·ε, not N·ε); below 1e-6 it holds to "
+                "single precision only (with differences: an approximation right to six digits, not an identity); "
+                "above that it fails.")
+
+#: Every deviation of chapter 4 that an identity rule reads (absolute, or relative where the rule says so).
+IDENTITY_KEYS = ("enum_error_cross_self", "enum_marginal_error", "ident_logz_error", "ident_grad_error",
+                 "ident_laplace_error", "mask_max_error", "enum_error_causal", "bin_gate_error", "bin_ffn_error",
+                 "relpos_error", "temp_error", "keynorm_gap_equal", "slot_forms_relation_error", "pc_rise",
+                 "slot_max_drop", "slot_paper_max_rise", "hop_max_rise", "hop_energy_identity_error")
+#: Chapter 4's deviations that are structural, not round-off: the key-norm term at its smallest instance, SiLU
+#: against ReLU at T = 1, Sinkhorn against the exclusive prior's marginals (median).
+STRUCTURAL_GAPS = ("keynorm_gap_raw_min", "relu_gap_1", "excl_sink_error")
+
+
+def _largest(s: Numbers, keys: Sequence[str]) -> float:
+    return max(number(s, k) for k in keys)
+
+
+def is_roundoff(keys: Sequence[str], roundoff: str | Sequence[str], what: str) -> Callable[[Numbers], tuple[bool, str]]:
+    """The check of an identity's tolerance: the round-off measured on the same computation (``roundoff``: a key,
+    or several whose largest is taken) is at least a decade below 1e-12, and the claim's deviations are no more
+    than a decade above that round-off (they are round-off, not a small real difference)."""
+    roundoffs = (roundoff,) if isinstance(roundoff, str) else tuple(roundoff)
+
+    def check(s):
+        r, x = _largest(s, roundoffs), _largest(s, keys)
+        ok = 10 * r <= 1e-12 and x <= 10 * r
+        return ok, (f"float64 round-off of {what} against extended precision {r:.1e} ({', '.join(roundoffs)}); "
+                    f"largest deviation {x:.1e}"
+                    + (": within a decade of the round-off, and 1e-12 a decade or more above it" if ok else
+                       ": the deviation is not round-off, or the tolerance is within a decade of it"))
+    return check
+
+
+def band_is_empty(s: Numbers) -> tuple[bool, str]:
+    """The check of the 1e-6 level: in this chapter's stored numbers every identity's deviation is round-off (below
+    1e-13) and every structural gap is above 1e-5, so no number lies within a decade of either threshold, and
+    where exactly 1e-6 sits decides nothing."""
+    dev = _largest(s, [k for k in IDENTITY_KEYS])
+    gap = min(number(s, k) for k in STRUCTURAL_GAPS)
+    ok = dev < 1e-13 and gap > 1e-5
+    return ok, (f"largest identity deviation of the chapter {dev:.1e}, smallest structural gap {gap:.2g}: "
+                + ("the band from 1e-13 to 1e-5 holds no stored number" if ok else "a stored number lies in the band "
+                   "from 1e-13 to 1e-5, where the place of a threshold decides"))
+
+
+def identity_thresholds(keys: Sequence[str], roundoff: str | Sequence[str] = "enum_roundoff_max",
+                        what: str = "the enumeration") -> tuple[Threshold, Threshold]:
+    """The two thresholds of an identity on ``keys``: ``tol`` (1e-12), checked against the round-off measured on
+    the same computation (``roundoff``), and ``near`` (1e-6, single precision), checked against the chapter's
+    distribution of deviations; each tried a decade either way (the spread of the round-off over instances and
+    over the computations of the chapter is within a decade)."""
+    return (Threshold("tol", 1e-12, "round-off", f"the float64 round-off of {what}, measured against extended "
+                      "precision on the same computation and stored beside it, is a decade or more below 1e-12, and "
+                      "the stored deviation is within a decade of that round-off: it is round-off, and 1e-12 leaves "
+                      "room for it", is_roundoff(keys, roundoff, what), noise=10.0, log=True),
+            Threshold("near", 1e-6, "stored distribution", "'with differences' is kept for an approximation right to "
+                      "about six digits (single precision, ε ≈ 1.2e-7); the chapter's stored deviations are either "
+                      "round-off (below 1e-13) or structural gaps (above 1e-5), so no number lies near it",
+                      band_is_empty, noise=10.0, log=True))
+
+
+def identity_premises(*keys: str, roundoff: str | Sequence[str] = "enum_roundoff_max", what: str = "the enumeration",
+                      spread: Spread | None = None) -> dict[str, Any]:
+    """The rule, thresholds, examples and spread of an identity on ``keys`` (to splat into a Claim; its ``how``
+    is :data:`IDENTITY_HOW`): the spread is deterministic unless ``spread`` gives the per-instance values."""
+    return {"rule_at": lambda tol, near: verdicts.identity(*keys, tol=tol, near=near),
+            "thresholds": identity_thresholds(keys, roundoff, what), "how": IDENTITY_HOW,
+            "examples": verdicts.identity_examples(*keys),
+            "spread": spread or Spread.deterministic("an identity of float64 arithmetic on exact enumerations: each "
+                                                     "instance's deviation is a bound, and a single instance beyond "
+                                                     "round-off would refute it")}
+
+
+def identity_and(keys: tuple[str, ...], exact_in_general: Callable[[Numbers], bool], tol: float = 1e-12,
+                 near: float = 1e-6):
+    """An identity on ``keys`` (:func:`verdicts.identity` at ``tol``/``near``) that a claim states more generally
+    than it holds: fails if the identity fails, holds if it holds and ``exact_in_general(numbers)``, else partly.
+    ``exact_in_general`` reads its numbers with :func:`number` (None or NaN there is Undecidable)."""
+    ident = verdicts.identity(*keys, tol=tol, near=near)
+
+    def rule(s):
+        g = ident(s)
+        return "fails" if g == "fails" else "holds" if g == "holds" and exact_in_general(s) else "partly"
+    return rule

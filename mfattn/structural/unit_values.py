@@ -1,0 +1,261 @@
+"""The per-unit values and the measured round-off behind chapter 4's verdicts (issues 40 and 42).
+
+The chapter's summary stores maxima and means; a referee asks what each rests on. This module adds, from the
+objects the chapter has already computed (so no stored number changes), the values per instance or mixture, and
+measures the noise each tolerance is set against:
+
+- **the round-off of each identity**: the float64 computation against the same formula in numpy ``longdouble``
+  (extended precision, 64-bit mantissa on x86), on the chapter's own draws where they are at hand. An identity's
+  tolerance is only meaningful a decade or more above this, and its deviation is round-off only if it is of
+  this size;
+- **the slot comparison per mixture** at every width, and the paper's own (unnormalised) slot update iterated
+  to its fixed point: its energy, its slot norms, its clusters;
+- **predictive coding against the task's ceiling**: the Bayes-optimal choice of the active synapse on the same
+  instances, gradient descent (the paper's dynamics), and the same at two noisier observation levels.
+
+Every function is deterministic given its inputs (fresh draws come from the generator passed in).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from . import edges, hopfield, predictive_coding, slots
+
+__all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "pc_values",
+           "chapter_values"]
+
+LD = np.longdouble
+
+
+def _lse(z: np.ndarray, axis: int) -> np.ndarray:
+    m = z.max(axis, keepdims=True)
+    return (m + np.log(np.exp(z - m).sum(axis, keepdims=True))).squeeze(axis)
+
+
+def _ld(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy().astype(LD)
+
+
+# --- the enumeration ------------------------------------------------------------------------------------------
+
+def _enumerated_ld(q: np.ndarray, k: np.ndarray, v: np.ndarray, structures: np.ndarray, beta: float) -> np.ndarray:
+    """The posterior expectation of the value function over the edge sets ``structures`` (S, m), in longdouble
+    (the prior is uniform over its support, so it cancels). q (m, d), k and v (n, d); returns (m, d)."""
+    s = LD(beta) * q @ k.T
+    log_w = s[np.arange(q.shape[0])[None, :], structures].sum(1)
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    return np.einsum("s,smd->md", w, v[structures])
+
+
+def enumeration_roundoff(enum: dict, beta: float) -> dict:
+    """Per instance and mechanism, the float64 round-off of both sides of the enumeration identity: the book's
+    enumeration (:func:`.edges.brute_force_attention`) and masked softmax attention, each against the enumerated
+    expectation in longdouble on the same draws (``enum["draws"]``). Returns ``enum_roundoff_<mode>`` (per
+    instance: the larger of the two sides' largest deviations), ``enum_roundoff_max`` and the per-instance
+    deviations ``enum_errors_<mode>`` (|enumeration − attention|, as stored in the figure)."""
+    out: dict = {}
+    for mode, (q, k, v) in enum["draws"].items():
+        allowed = edges.allowed_parents(q.shape[-2], k.shape[-2], mode)
+        structures = edges.enumerate_structures(allowed).numpy()
+        brute = edges.brute_force_attention(q, k, v, mode, beta).numpy()
+        soft = edges.softmax_attention(q, k, v, mode, beta).numpy()
+        rows = []
+        for t in range(q.shape[0]):
+            exact = _enumerated_ld(_ld(q[t]), _ld(k[t]), _ld(v[t]), structures, beta)
+            rows.append(float(max(np.abs(brute[t] - exact).max(), np.abs(soft[t] - exact).max())))
+        out[f"enum_roundoff_{mode}"] = rows
+        out[f"enum_errors_{mode}"] = [float(e) for e in enum["errors"][mode]]
+        out[f"enum_sets_{mode}"] = int(structures.shape[0])
+    out["enum_roundoff_max"] = max(max(out[f"enum_roundoff_{m}"]) for m in enum["draws"])
+    return out
+
+
+# --- Hopfield -------------------------------------------------------------------------------------------------
+
+def _hopfield_energy_ld(xi: np.ndarray, patterns: np.ndarray, beta: float) -> np.ndarray:
+    """:func:`.hopfield.hopfield_energy` (every pattern active) in longdouble: xi (T, d), patterns (T, P, d)."""
+    b = LD(beta)
+    lse = _lse(b * np.einsum("tpd,td->tp", patterns, xi), 1)
+    return (-lse / b + 0.5 * (xi ** 2).sum(-1) + np.log(LD(patterns.shape[1])) / b
+            + 0.5 * (patterns ** 2).sum(-1).max(1))
+
+
+def hopfield_values(dim: int, counts: Sequence[int], betas: Sequence[float], trials: int,
+                    generator: torch.Generator) -> dict:
+    """On fresh draws of the retrieval grid's kind (half-erased ±1 patterns, ``trials`` per setting):
+
+    - ``hop_roundoff_max``: the largest relative float64 round-off of the energy, |E64 − E_ld| / max(|E|, 1), at
+      the grid's smallest β and largest P (where (ln P)/β, a term of ~1e3 that cancels, is largest), at the start
+      and after one update. A relative rise between two steps that is round-off is at most about twice this;
+    - ``hop_energy_identity_error``: the largest relative |energy − the collapsed mixture likelihood
+      −(1/β) ln (1/P) Σ_j exp(−β/2 ‖ξ − x_j‖²)| over every β of the grid at the largest P (the identity the
+      claim's first half states; exact for ±1 patterns, which share one norm)."""
+    p_max, b_min = int(max(counts)), float(min(betas))
+    patterns = hopfield.random_patterns(p_max, dim, generator=generator, batch=(trials,))
+    start = hopfield.erase_entries(patterns[:, 0], 0.5, generator=generator)
+    rel = []
+    for xi in (start, hopfield.hopfield_update(start, patterns, b_min)):
+        e64 = hopfield.hopfield_energy(xi, patterns, b_min).numpy()
+        eld = _hopfield_energy_ld(_ld(xi), _ld(patterns), b_min)
+        rel.append(float((np.abs(e64 - eld) / np.maximum(np.abs(eld), 1)).max()))
+    ident = []
+    for beta in betas:
+        energy = hopfield.hopfield_energy(start, patterns, beta)
+        sq = (start[:, None, :] - patterns).pow(2).sum(-1)
+        direct = -(torch.logsumexp(-beta / 2 * sq, -1) - math.log(p_max)) / beta
+        ident.append(((energy - direct).abs() / direct.abs().clamp_min(1.0)).max().item())
+    return {"hop_roundoff_max": max(rel), "hop_energy_identity_error": max(ident), "hop_roundoff_beta": b_min,
+            "hop_roundoff_patterns": p_max}
+
+
+# --- slots ----------------------------------------------------------------------------------------------------
+
+def _slot_objective_ld(x: np.ndarray, mu: np.ndarray, sigma: float, prior: str) -> np.ndarray:
+    """:func:`.slots.slot_objective` in longdouble (x (T, N, D), mu (T, K, D))."""
+    s = LD(sigma)
+    logits = -((x[:, :, None, :] - mu[:, None, :, :]) ** 2).sum(-1) / (2 * s * s)
+    N, K, D = x.shape[1], mu.shape[1], x.shape[2]
+    log_norm = -LD(0.5) * D * np.log(2 * LD(math.pi) * s * s)
+    if prior == "slots":
+        return (_lse(logits, 2) - np.log(LD(K)) + log_norm).sum(-1)
+    return (_lse(logits, 1) - np.log(LD(N)) + log_norm).sum(-1)
+
+
+def slot_values(sl: dict, sigmas: Sequence[float], sigma: float, mu_start: torch.Tensor) -> dict:
+    """The width study per mixture: ``slot_sigmas``, the ARI of each prior per (σ, mixture)
+    (``slot_ari_slots_all``, ``slot_ari_hopfield_all``: len(sigmas) rows of ``trials``), the paired sd of the gap
+    at ``sigma`` over the mixtures (``slot_ari_gap_sd``); and ``slot_roundoff_max``, the largest relative float64
+    round-off of both collapsed objectives over every σ (against longdouble) at ``mu_start``, a start drawn like the
+    width study's (the data mean plus the data's spread times a standard normal)."""
+    ari = sl["ari"]
+    i = list(sigmas).index(sigma)
+    gap = ari["slots"][i] - ari["hopfield"][i]
+    x64, xld, mld = sl["x"], _ld(sl["x"]), _ld(mu_start)
+    rel = []
+    for s in sigmas:
+        for prior in slots.PRIORS:
+            o64 = slots.slot_objective(x64, mu_start, s, prior).numpy()
+            old = _slot_objective_ld(xld, mld, s, prior)
+            rel.append(float((np.abs(o64 - old) / np.abs(old)).max()))
+    return {"slot_sigmas": [float(s) for s in sigmas],
+            "slot_ari_slots_all": [[float(a) for a in row] for row in ari["slots"]],
+            "slot_ari_hopfield_all": [[float(a) for a in row] for row in ari["hopfield"]],
+            "slot_ari_gap_sd": float(np.std(gap, ddof=1)), "slot_roundoff_max": max(rel)}
+
+
+def _paper_energy(x: torch.Tensor, mu: torch.Tensor, sigma: float) -> torch.Tensor:
+    """The energy the paper's slot update descends (Eq. 8 with node potential −½‖μ‖² and edge potential
+    μ_k · W x_i, W = W_Qᵀ W_K = I/σ²; one parent slot per point): ½ Σ_k ‖μ_k‖² − Σ_i lse_k(μ_k · x_i / σ²), (T,)."""
+    return 0.5 * mu.pow(2).sum((-1, -2)) - torch.logsumexp(x @ mu.transpose(-1, -2) / sigma ** 2, -1).sum(-1)
+
+
+def _paper_energy_ld(x: np.ndarray, mu: np.ndarray, sigma: float) -> np.ndarray:
+    s2 = LD(sigma) ** 2
+    return LD(0.5) * (mu ** 2).sum((-1, -2)) - _lse(x @ mu.transpose(0, 2, 1) / s2, 2).sum(-1)
+
+
+def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Tensor, sigma: float,
+                      steps: int = 40) -> dict:
+    """The paper's slot update (:func:`.slots.paper_slot_update`, W_Q = W_K = I/σ as in
+    :func:`.slots.update_forms_study`) iterated ``steps`` times from ``mu_start``: the largest relative rise of
+    its energy (:func:`_paper_energy`, normalised by max(|F|, 1) per mixture; a CCCP step never raises it), the
+    median slot norm after each step (``slot_paper_norm_by_step``, steps + 1 values), the relative change of the
+    median norm over the last step, the mean ARI of each point's most probable slot (argmax_k A_ik) at the end,
+    the relative float64 round-off of the energy at the end (against longdouble), and per mixture the median slot
+    norm at the end over the data's median radius (``slot_paper_outside_all``)."""
+    eye = torch.eye(x.shape[-1], dtype=x.dtype) / sigma
+    mu, energies, norms = mu_start, [_paper_energy(x, mu_start, sigma)], [mu_start.norm(dim=-1).median().item()]
+    for _ in range(steps):
+        mu, attn = slots.paper_slot_update(x, mu, eye, eye)
+        energies.append(_paper_energy(x, mu, sigma))
+        norms.append(mu.norm(dim=-1).median().item())
+    f = torch.stack(energies).numpy()
+    rise = float((np.diff(f, axis=0) / np.maximum(np.abs(f).max(0), 1.0)).max())
+    _, attn = slots.paper_slot_update(x, mu, eye, eye)
+    ari = slots.adjusted_rand_index(attn.argmax(-1), labels)
+    f_ld = _paper_energy_ld(_ld(x), _ld(mu), sigma)
+    roundoff = float((np.abs(f[-1] - f_ld) / np.maximum(np.abs(f_ld), 1)).max())
+    ratio = mu.norm(dim=-1).median(-1).values / x.norm(dim=-1).median(-1).values
+    return {"slot_paper_steps": steps, "slot_paper_max_rise": rise, "slot_paper_norm_by_step": norms,
+            "slot_paper_last_change": abs(norms[-1] - norms[-2]) / norms[-1], "slot_paper_ari": ari.mean().item(),
+            "slot_paper_roundoff": roundoff, "slot_paper_outside_all": [float(r) for r in ratio]}
+
+
+# --- predictive coding ----------------------------------------------------------------------------------------
+
+def _free_energy_ld(x, y, C, mu, pi_y, pi):
+    """:func:`.predictive_coding.free_energy` in longdouble."""
+    err = y - np.einsum("tod,td->to", C, x)
+    log_mix = _lse(-LD(0.5) * LD(pi) * ((x[:, None, :] - mu) ** 2).sum(-1), 1) - np.log(LD(mu.shape[1]))
+    return LD(0.5) * LD(pi_y) * (err ** 2).sum(-1) - log_mix
+
+
+def _oracle(problem: dict) -> torch.Tensor:
+    """Per instance, whether the Bayes-optimal choice of the active synapse is right: the instances are drawn with
+    x* = μ_j* exactly and isotropic observation noise, so the most probable synapse is argmin_j ‖y − C μ_j‖."""
+    pred = torch.einsum("tod,tnd->tno", problem["C"], problem["mu"])
+    return (problem["y"][:, None, :] - pred).pow(2).sum(-1).argmin(-1) == problem["active"]
+
+
+def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad_name: str,
+              noise_levels: Sequence[float], base_noise: float, generator: torch.Generator) -> dict:
+    """Predictive coding's accuracy beside what the task allows, on the chapter's instances ``problem``:
+
+    - ``pc_found_fixed``: per instance, 1 if the fixed point's largest synapse weight is the active synapse;
+    - ``pc_acc_grad``: the same fraction for gradient descent (``grad_name``, step 1/L) after ``steps`` steps;
+    - ``pc_acc_oracle``: the Bayes-optimal choice's fraction (:func:`_oracle`): the task's ceiling;
+    - ``pc_noise_levels`` with ``pc_acc_fixed_by_noise`` and ``pc_acc_oracle_by_noise``: the fixed point and the
+      ceiling with the observation noise raised (the same μ, C and active synapses, a fresh noise draw from
+      ``generator``; the first level is ``base_noise``, the chapter's own instances);
+    - ``pc_roundoff``: the largest relative float64 round-off of F at the fixed point's end (against longdouble),
+      normalised by max(|F|, 1) as the rise is."""
+    active, mu = problem["active"], problem["mu"]
+    fixed = pcs["runs"]["fixed point (CCCP)"]
+    found = (predictive_coding.synapse_weights(fixed["x"][-1], mu, pi).argmax(-1) == active)
+    grad_x = pcs["runs"][grad_name]["x"][-1]
+    acc_grad = (predictive_coding.synapse_weights(grad_x, mu, pi).argmax(-1) == active).double().mean().item()
+    x_end = fixed["x"][-1]
+    f64 = predictive_coding.free_energy(x_end, problem["y"], problem["C"], mu, pi_y, pi).numpy()
+    fld = _free_energy_ld(_ld(x_end), _ld(problem["y"]), _ld(problem["C"]), _ld(mu), pi_y, pi)
+    by_noise, ceiling = [], []
+    for level in noise_levels:
+        if level == base_noise:
+            pb = problem
+            acc = found.double().mean().item()
+        else:
+            noise = torch.randn(problem["y"].shape, generator=generator, dtype=problem["y"].dtype)
+            y = torch.einsum("tod,td->to", problem["C"], problem["x_true"]) + level * noise
+            pb = {**problem, "y": y}
+            res = predictive_coding.infer(pb, method="fixed_point", steps=steps, pi=pi, pi_y=pi_y)
+            acc = (res["weights"].argmax(-1) == active).double().mean().item()
+        by_noise.append(acc)
+        ceiling.append(_oracle(pb).double().mean().item())
+    return {"pc_found_fixed": [int(b) for b in found], "pc_acc_grad": acc_grad, "pc_acc_oracle": ceiling[0],
+            "pc_noise_levels": [float(v) for v in noise_levels], "pc_acc_fixed_by_noise": by_noise,
+            "pc_acc_oracle_by_noise": ceiling,
+            "pc_roundoff": float((np.abs(f64 - fld) / np.maximum(np.abs(fld), 1)).max())}
+
+
+def chapter_values(enum: dict, enum_beta: float, hop_sizes: dict, sl: dict, slot_sizes: dict, mu_forms: torch.Tensor,
+                   problem: dict, pcs: dict, pc_sizes: dict, grad_name: str, gap_raw: np.ndarray,
+                   generator: torch.Generator) -> dict:
+    """Everything above for the chapter's summary (new keys only: no stored number changes). ``hop_sizes``: dim,
+    counts, betas and trials (at most 100 fresh trials are drawn); ``slot_sizes``: sigmas and sigma;
+    ``mu_forms``: the start of the update-forms study, from which the slot objectives' round-off is measured and
+    the paper's slot update is iterated; ``pc_sizes``: steps, pi, pi_y; ``gap_raw``: the key-norm gap per
+    instance."""
+    out = enumeration_roundoff(enum, enum_beta)
+    out.update(hopfield_values(hop_sizes["dim"], hop_sizes["counts"], hop_sizes["betas"],
+                               min(int(hop_sizes["trials"]), 100), generator))
+    out.update(slot_values(sl, slot_sizes["sigmas"], slot_sizes["sigma"], mu_forms))
+    out.update(paper_slot_values(sl["x"], mu_forms, sl["labels"], slot_sizes["sigma"]))
+    out.update(pc_values(problem, pcs, pc_sizes["steps"], pc_sizes["pi"], pc_sizes["pi_y"], grad_name,
+                         (0.3, 1.0, 2.0), 0.3, generator))
+    out["keynorm_gaps_raw"] = [float(g) for g in gap_raw]
+    return out
