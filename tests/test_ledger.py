@@ -177,7 +177,8 @@ def test_stored_verdicts_each_have_one_anchor_and_block_on_the_report(tmp_path, 
     for claim_id, entry in stored.items():
         assert report.count(f"({ledger.anchor(claim_id)})=") == 1, claim_id
         block = report.split(f"({ledger.anchor(claim_id)})=", 1)[1].split("\n:::\n", 1)[0]
-        assert f"**{entry['verdict']}** · `{claim_id}`" in block, claim_id
+        robust = f" ({entry['robustness']})" if entry.get("robustness") else ""
+        assert f"**{entry['verdict']}**{robust} · `{claim_id}`" in block, claim_id
         assert f"**How it is decided**: {entry['how']}" in block, claim_id
         assert all(f"{name} = " in block for name in entry.get("numbers", {})), claim_id
         assert all(f"`{item}`" in block or f"{{numref}}`{item}`" in block for item in entry["evidence"]), claim_id

@@ -25,7 +25,7 @@ import numpy as np
 from .checks import check_array
 
 __all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds", "t_interval", "sign_test", "exact_paired_test",
-           "signed_rank_test", "SIGN_TEST_MIN_UNITS"]
+           "signed_rank_test", "SIGN_TEST_MIN_UNITS", "MAX_ITEMS", "MAX_RANK_UNITS"]
 
 #: Student's t 0.975 quantiles for 1 to 30 degrees of freedom (to 4 decimals).
 _T975 = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
@@ -149,14 +149,20 @@ def exact_paired_test(only_a: int, only_b: int) -> dict[str, float]:
             "p": _binomial_two_sided(int(min(only_a, only_b)), int(only_a + only_b))}
 
 
+#: The most units the exact signed-rank test takes (its null distribution is built in O(k³) operations).
+MAX_RANK_UNITS = 5000
+
+
 def signed_rank_test(values: Sequence[float]) -> dict[str, float]:
-    """Exact two-sided Wilcoxon signed-rank test of per-unit ``values`` around 0 (zeros dropped, ties by mid-rank;
-    the null distribution enumerated over the 2^k sign patterns, k ≤ 20): ``w_plus`` and ``p``."""
+    """Exact two-sided Wilcoxon signed-rank test of per-unit ``values`` around 0 (zeros dropped, ties by mid-rank):
+    ``w_plus`` and ``p``. The null distribution of W+ (each rank's sign a fair coin) is built exactly: by
+    enumerating the 2^k sign patterns for k ≤ 16, by dynamic programming over the rank sums (mid-ranks doubled to
+    integers) above, up to :data:`MAX_RANK_UNITS` units."""
     x = check_array("values", values)
     x = x[x != 0]
     k = x.size
-    if k > 20:
-        raise ValueError(f"values: at most 20 non-zero units for the exact enumeration; got {k}")
+    if k > MAX_RANK_UNITS:
+        raise ValueError(f"values: at most {MAX_RANK_UNITS} non-zero units for the exact test; got {k}")
     if k == 0:
         return {"w_plus": 0.0, "p": 1.0}
     order = np.argsort(np.abs(x), kind="stable")
@@ -166,8 +172,18 @@ def signed_rank_test(values: Sequence[float]) -> dict[str, float]:
         tie = np.abs(x) == v
         ranks[tie] = ranks[tie].mean()
     w_plus = float(ranks[x > 0].sum())
-    signs = (np.arange(2 ** k)[:, None] >> np.arange(k)) & 1
-    null = signs @ ranks
     centre = ranks.sum() / 2
-    p = float(np.mean(np.abs(null - centre) >= abs(w_plus - centre) - 1e-9))
+    if k <= 16:
+        signs = (np.arange(2 ** k)[:, None] >> np.arange(k)) & 1
+        null = signs @ ranks
+        p = float(np.mean(np.abs(null - centre) >= abs(w_plus - centre) - 1e-9))
+    else:   # probabilities of each doubled rank sum, one rank at a time (exact up to float64 round-off)
+        doubled = np.rint(2 * ranks).astype(np.int64)
+        prob = np.zeros(int(doubled.sum()) + 1)
+        prob[0] = 1.0
+        for r in doubled:
+            prob[r:] = 0.5 * prob[r:] + 0.5 * prob[:-r].copy() if r else prob[r:]
+            prob[:r] *= 0.5
+        sums = np.arange(prob.size) / 2
+        p = float(min(1.0, prob[np.abs(sums - centre) >= abs(w_plus - centre) - 1e-9].sum()))
     return {"w_plus": w_plus, "p": p}

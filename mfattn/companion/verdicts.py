@@ -316,9 +316,10 @@ def above(key: str, holds: float, partly: float | None = None) -> Callable[[Mapp
 
 
 #: The declared tolerance of an identity computed in float64, and its reason.
-IDENTITY_HOW = ("An identity computed in float64: it holds if the largest deviation is below 1e-12 (round-off of "
-                "sums of at most ~10⁴ terms, ε ≈ 2.2e-16); below 1e-6 it holds to single precision only (with "
-                "differences: an approximation right to six digits, not an identity); above that it fails.")
+IDENTITY_HOW = ("An identity computed in float64: it holds if the largest deviation is below 1e-12 (the round-off "
+                "of float64 sums of up to ~10⁵ terms of order one grows like √N·ε ≈ 7e-14, ε ≈ 2.2e-16: 1e-12 leaves "
+                "more than a decade of room); below 1e-6 it holds to single precision only (with differences: an "
+                "approximation right to six digits, not an identity); above that it fails.")
 
 
 def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Mapping[str, Any]], str]:
@@ -352,9 +353,10 @@ def identity_claim(*keys: str) -> dict[str, Any]:
                     "within a decade of a threshold, where the tolerance's exact place decides"))
     return {"rule_at": lambda tol, near: identity(*keys, tol=tol, near=near),
             "examples": identity_examples(*keys),
-            "thresholds": (Threshold("tol", 1e-12, "round-off", "float64 sums of at most ~10⁴ terms of order one "
-                                     "round off below 1e-12 (10⁴ · ε, ε ≈ 2.2e-16, with room); the stored deviation "
-                                     "lies at least a decade from it", regime, noise=10.0, log=True),
+            "thresholds": (Threshold("tol", 1e-12, "round-off", "the round-off of float64 sums of up to ~10⁵ terms "
+                                     "of order one grows like √N·ε ≈ 7e-14 (ε ≈ 2.2e-16), more than a decade below "
+                                     "1e-12; the stored deviation lies at least a decade from it", regime, noise=10.0,
+                                     log=True),
                            Threshold("near", 1e-6, "round-off", "single precision (ε ≈ 1.2e-7) summed over a few "
                                      "terms: an approximation right to six digits; the stored deviation lies at "
                                      "least a decade from it", regime, noise=10.0, log=True)),
