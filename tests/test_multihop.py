@@ -320,9 +320,16 @@ def test_chapter_5_verdicts_follow_the_stored_summary(tmp_path):
                      "designs-expanding-window", "designs-expanding-operations-as-run", "designs-expanding-update-is-vi"):
         assert run.got[claim_id][0] == "not tested", claim_id
     assert "nmse_one_seeds" in run.got["designs-multihop-ordering"][1]
+    # the per-unit values the spreads read (issue 42): per seed, per run; the replay's per-curve deviations
+    per_unit = {"far_lift_runs": [0.15, 0.2, 0.25], "mass_x0_one_seeds": [0.2, 0.2, 0.2],
+                **{f"{n}_mse_{p}_seeds": [1.0, 1.0, 1.0] for n in ("paper", "cavi") for p in (2, 5, 10, 25)},
+                **{f"ops_{d}_{p}_seeds": [old[f"ops_{d}_{p}"]] * 3 for d in (10, 50) for p in (2, 5, 10, 25)}}
+    replay = stored.parent / "multihop_code_replay.json"
+    (tmp_path / "data" / "full" / "designs").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data" / "full" / "designs" / replay.name).write_text(replay.read_text())
     new = {**old, **_controls("", 0.23, 0.16, 0.07, 0.22, 0.18), **_controls("abl_", 0.8, 0.5, 0.3, 0.8, 0.6),
            "abl_gap_closed": 0.6, "abl_mass_x0_one": 0.2, "abl_seeds": 5, "abl_steps": 10000, "cavi_mse_ratio": 2.5,
-           "far_lift_mean": 0.2, "far_lift_lo": 0.05, "far_lift_n": 24,
+           "far_lift_mean": 0.2, "far_lift_lo": 0.05, "far_lift_n": 24, **per_unit,
            **{f"{n}_{k}_{p}": 1.0 for n in ("paper", "cavi") for k in ("window", "mse") for p in (2, 5, 10, 25)}}
     claims.save(tmp_path, "designs", new)
     run = _Run()
@@ -340,8 +347,9 @@ def test_chapter_5_verdicts_follow_the_stored_summary(tmp_path):
     claims.record(run, tmp_path, "designs")
     assert run.got["designs-multihop-ablation"][0] == "refuted"     # one-layer with its output doubled does as well
     assert run.got["designs-expanding-inference"][0] == "refuted"              # CAVI / paper: geometric mean 0.71
-    for claim_id in ("designs-replay", "designs-multihop-rationale", "designs-expanding-operations"):
+    for claim_id in ("designs-multihop-rationale", "designs-expanding-operations"):
         assert run.got[claim_id][0] == "not reproduced", claim_id
+    assert run.got["designs-replay"][0] == "refuted"                # a claim of ours: the text makes none
     assert run.got["designs-expanding-window"][0] == "refuted"
     claims.save(tmp_path, "designs", {**new, "replay_within": float("nan")})  # the replay was not stored
     run = _Run()

@@ -39,12 +39,14 @@ def _identity_cases(claim_id, keys, rest=2.9e-14):
 
 
 STRUCTURAL_CASES = [
-    *_identity_cases("structural-posterior-expectation", ("enum_max_error",)),
+    *_identity_cases("structural-posterior-expectation", ("enum_error_cross_self",)),
     *_identity_cases("structural-factorised-marginals", ("enum_marginal_error",)),
-    *_identity_cases("structural-hopfield", ("hop_max_rise",)),
-    *_identity_cases("structural-slot-attention", ("slot_max_drop",)),
-    *_identity_cases("structural-graph-mask", ("mask_max_error",)),
+    *_identity_cases("structural-hopfield", ("hop_max_rise", "hop_energy_identity_error")),
+    *_identity_cases("structural-slot-attention", ("slot_max_drop", "slot_paper_max_rise")),
+    *_identity_cases("structural-graph-mask", ("mask_max_error", "enum_error_causal")),
     *_identity_cases("structural-gradient-expectation", ("ident_logz_error", "ident_grad_error", "ident_laplace_error")),
+    *_identity_cases("structural-slot-update-form", ("slot_forms_relation_error",)),
+    *_identity_cases("structural-temperature-positions", ("relpos_error", "temp_error")),
     # the prior decides the mechanism: gap >= 0.1 holds, > 0 partly, else refuted
     ("structural-slot-competition", {"slot_ari_gap": 0.378}, "holds"),
     ("structural-slot-competition", {"slot_ari_gap": 0.1}, "holds"),
@@ -67,33 +69,31 @@ STRUCTURAL_CASES = [
     ("structural-predictive-coding", {"pc_rise": 1e-6, "pc_acc_fixed": NAN}, "fails"),      # F rises: decided
     ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": NAN}, None),
     ("structural-predictive-coding", {"pc_rise": 1.1e-16, "pc_acc_fixed": None}, None),
-    # key norm: exact for keys of one norm (identity), and for keys as drawn below 1e-12
-    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": UP(1e-12, 0)}, "holds"),
+    # key norm (ours): exact for keys of one norm (identity) and, with keys as drawn, a gap >= 1e-6 (median);
+    # keys as drawn within 1e-12 of attention refute "only when"
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 0.231}, "holds"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 1e-6}, "holds"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": UP(1e-6, 0)}, "partly"),
     ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 1e-12}, "partly"),
-    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": 0.231}, "partly"),
-    ("structural-key-norm", {"keynorm_gap_equal": 1e-12, "keynorm_gap_raw": 0.0}, "partly"),
+    ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": UP(1e-12, 0)}, "fails"),
+    ("structural-key-norm", {"keynorm_gap_equal": UP(1e-12, 0), "keynorm_gap_raw": 0.231}, "holds"),
+    ("structural-key-norm", {"keynorm_gap_equal": 1e-12, "keynorm_gap_raw": 0.231}, "partly"),
     ("structural-key-norm", {"keynorm_gap_equal": UP(1e-6, 0), "keynorm_gap_raw": 0.231}, "partly"),
-    ("structural-key-norm", {"keynorm_gap_equal": 1e-6, "keynorm_gap_raw": 0.0}, "fails"),
+    ("structural-key-norm", {"keynorm_gap_equal": 1e-6, "keynorm_gap_raw": 0.231}, "fails"),
+    ("structural-key-norm", {"keynorm_gap_equal": NAN, "keynorm_gap_raw": 0.231}, "fails"),
     ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": NAN}, None),
     ("structural-key-norm", {"keynorm_gap_equal": 2.5e-16, "keynorm_gap_raw": None}, None),
-    # the paper's slot update: a relation (identity) and slots within twice the data's radius (<=)
-    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 2 * 3.0591658392740153,
-                                     "slot_forms_radius": 3.0591658392740153}, "holds"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17,
-                                     "slot_forms_norm_paper": UP(2 * 3.0591658392740153, 9),
-                                     "slot_forms_radius": 3.0591658392740153}, "partly"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 837.9,
-                                     "slot_forms_radius": 3.06}, "partly"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 1e-12, "slot_forms_norm_paper": 2.94,
-                                     "slot_forms_radius": 3.06}, "partly"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": UP(1e-6, 0), "slot_forms_norm_paper": 2.94,
-                                     "slot_forms_radius": 3.06}, "partly"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 1e-6, "slot_forms_norm_paper": 2.94,
-                                     "slot_forms_radius": 3.06}, "fails"),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": NAN,
-                                     "slot_forms_radius": 3.06}, None),
-    ("structural-slot-update-form", {"slot_forms_relation_error": 7.6e-17, "slot_forms_norm_paper": 2.94,
-                                     "slot_forms_radius": None}, None),
+    # the paper's slot update at its fixed point (ours): the energy's rise an identity, converged (last relative
+    # change < 1e-6), at least 10 data radii out holds; within 2 radii (<=) refutes
+    *[("structural-slot-update-fixed-point", {"slot_paper_max_rise": rise, "slot_paper_last_change": change,
+                                              "slot_paper_outside": out}, grade)
+      for rise, change, out, grade in (
+          (4e-16, 0.0, 274.0, "holds"), (4e-16, 0.0, 10.0, "holds"), (4e-16, 0.0, UP(10.0, 0), "partly"),
+          (4e-16, 0.0, UP(2.0, 3), "partly"), (4e-16, 0.0, 2.0, "fails"),
+          (4e-16, UP(1e-6, 0), 274.0, "holds"), (4e-16, 1e-6, 274.0, "partly"),
+          (UP(1e-12, 0), 0.0, 274.0, "holds"), (1e-12, 0.0, 274.0, "partly"), (UP(1e-6, 0), 0.0, 274.0, "partly"),
+          (1e-6, 0.0, 274.0, "fails"), (NAN, 0.0, 274.0, "fails"), (4e-16, 0.0, NAN, None),
+          (4e-16, None, 274.0, None), (4e-16, 0.0, None, None))],
     # binary edges: two identities and ReLU at T = 1 (gap below 1e-12)
     ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": UP(1e-12, 0)},
      "holds"),
@@ -104,16 +104,6 @@ STRUCTURAL_CASES = [
     ("structural-binary-edges", {"bin_gate_error": 1e-6, "bin_ffn_error": 2.8e-14, "relu_gap_1": 0.0}, "fails"),
     ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 1e-6, "relu_gap_1": 0.0}, "fails"),
     ("structural-binary-edges", {"bin_gate_error": 9.8e-15, "bin_ffn_error": 2.8e-14, "relu_gap_1": NAN}, None),
-    # temperature and relative positions: 1e-12 and 1e-10 hold, 1e-6 for both partly, NaN fails (an identity)
-    ("structural-temperature-positions", {"relpos_error": UP(1e-12, 0), "temp_error": UP(1e-10, 0)}, "holds"),
-    ("structural-temperature-positions", {"relpos_error": 1e-12, "temp_error": 1.25e-14}, "partly"),
-    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": 1e-10}, "partly"),
-    ("structural-temperature-positions", {"relpos_error": UP(1e-6, 0), "temp_error": 1.25e-14}, "partly"),
-    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": UP(1e-6, 0)}, "partly"),
-    ("structural-temperature-positions", {"relpos_error": 1e-6, "temp_error": 1.25e-14}, "fails"),
-    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": 1e-6}, "fails"),
-    ("structural-temperature-positions", {"relpos_error": 4e-15, "temp_error": NAN}, "fails"),
-    ("structural-temperature-positions", {"relpos_error": NAN, "temp_error": 1.25e-14}, "fails"),
 ]
 
 OPS10, OPS50 = (0.2815, 0.4218, 0.5721, 0.6514), (0.2559, 0.4120, 0.5725, 0.7046)            # stored, paper's count
@@ -195,6 +185,28 @@ for _cid, _p in (("designs-multihop-ordering", ""), ("designs-multihop-ablation"
         (_cid, {**_mh(_p), f"{_p}nmse_one_x2": NAN}, None),
     ]
 
+def _ratios(key, r10=(1.0,) * 4, r50=(1.0,) * 4, **over):
+    return {**{f"{key}_10_{p}": v for p, v in zip(PS, r10)}, **{f"{key}_50_{p}": v for p, v in zip(PS, r50)},
+            **{f"{key}_{k}": v for k, v in over.items()}}
+
+
+LOW = 1 / 1.5                            # |log LOW| is just above log 1.5 in floats (checked below): outside the band
+
+
+def _accuracy_cases(cid, key):
+    """The symmetric band |log r| < log 1.5 (1.5 and 1/1.5 outside, just inside them within) at every setting
+    counted; r <= 1/10 is standard attention blowing up: not counted (0.1 itself is a blow-up)."""
+    return [(cid, _ratios(key), "holds"),
+            (cid, _ratios(key, **{"10_2": 1.5}), "partly"), (cid, _ratios(key, **{"10_2": UP(1.5, 0)}), "holds"),
+            (cid, _ratios(key, **{"10_2": LOW}), "partly"), (cid, _ratios(key, **{"10_2": UP(LOW, 1)}), "holds"),
+            (cid, _ratios(key, (1.5,) * 4), "partly"), (cid, _ratios(key, (1.5,) * 4, **{"50_2": LOW}), "fails"),
+            (cid, _ratios(key, **{"50_2": 0.1}), "holds"), (cid, _ratios(key, **{"50_2": UP(0.1, 1)}), "partly"),
+            (cid, _ratios(key, (0.1,) * 4, (1.0, 1.0, 1.5, 1.5)), "partly"),       # 2 of the 4 counted
+            (cid, _ratios(key, (0.1,) * 4, (1.0, 1.5, 1.5, 1.5)), "fails"),
+            (cid, _ratios(key, (0.1,) * 4, (0.1,) * 4), None),                     # nothing left to compare
+            (cid, _ratios(key, **{"10_5": 0.0}), None), (cid, _ratios(key, **{"50_25": NAN}), None)]
+
+
 DESIGNS_CASES = [
     # multi-hop's extra mass on x1: > 0.05 holds, > 0.02 partly, else fails (pairs exact: see the test below)
     ("designs-multihop-two-positions", {"mass_x1_multi": UP(0.13, 1), "mass_x1_one": 0.08}, "holds"),
@@ -220,11 +232,9 @@ DESIGNS_CASES = [
     *_ops_cases("designs-expanding-operations", "ops_", OPS10, OPS50),
     *_ops_cases("designs-expanding-operations-as-run", "ops_run_", RUN10, RUN50),
     # settings (of 8) with a final-MSE ratio below 1.5: 8 holds, >= 4 partly
-    ("designs-expanding-accuracy", {"loss_ratio_within": 8}, "holds"),
-    ("designs-expanding-accuracy", {"loss_ratio_within": 7}, "partly"),
-    ("designs-expanding-accuracy", {"loss_ratio_within": 4}, "partly"),
-    ("designs-expanding-accuracy", {"loss_ratio_within": 3}, "fails"),
-    ("designs-expanding-accuracy", {"loss_ratio_within": NAN}, None),
+    *_accuracy_cases("designs-expanding-accuracy", "loss_ratio"),
+    ("designs-expanding-accuracy", _ratios("loss_ratio", (0.952, 1.061, 3.125, 19.7), (0.0132, 1.682, 8.34, 36.5)),
+     "fails"),                                                                                          # stored
     # window lift: interval above 0 (a lower end at 0, or one straddling 0, refutes), then mean >= 0.1
     ("designs-expanding-window", {"far_lift_lo": UP(0.0, 1), "far_lift_mean": 0.1}, "holds"),
     ("designs-expanding-window", {"far_lift_lo": 0.01, "far_lift_mean": UP(0.1, 0)}, "partly"),
@@ -247,11 +257,12 @@ DESIGNS_CASES = [
     ("designs-expanding-wallclock", {"bench_below_full": 1, "bench_rows": 5}, "partly"),                 # stored
     ("designs-expanding-wallclock", {"bench_below_full": 0, "bench_rows": 5}, "fails"),
     ("designs-expanding-wallclock", {"bench_below_full": NAN, "bench_rows": 5}, None),
-    # stationary ELBO: < 1e-6 holds, < 1e-2 partly; CAVI's own end state must be below 1e-8
+    # stationary ELBO: < 1e-6 holds, < 0.05 partly (four times what CAVI stopped at 0.01 leaves); CAVI's own end state
+    # must be below 1e-8
     ("designs-expanding-update-is-vi", {"paper_elbo_grad": UP(1e-6, 0), "cavi_elbo_grad": 2e-11}, "holds"),
     ("designs-expanding-update-is-vi", {"paper_elbo_grad": 1e-6, "cavi_elbo_grad": 2e-11}, "partly"),
-    ("designs-expanding-update-is-vi", {"paper_elbo_grad": UP(1e-2, 0), "cavi_elbo_grad": 2e-11}, "partly"),
-    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 1e-2, "cavi_elbo_grad": 2e-11}, "fails"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": UP(0.05, 0), "cavi_elbo_grad": 2e-11}, "partly"),
+    ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.05, "cavi_elbo_grad": 2e-11}, "fails"),
     ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": UP(1e-8, 0)}, "fails"),  # stored
     ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": 1e-8}, None),
     ("designs-expanding-update-is-vi", {"paper_elbo_grad": 0.161, "cavi_elbo_grad": NAN}, None),
@@ -267,6 +278,9 @@ DESIGNS_CASES = [
                                                  **{f"code_loss_ratio_10_{p}": 1.0 for p in PS[1:]}}, "fails"),
     ("designs-expanding-accuracy-code-setting", {**{f"code_loss_ratio_{d}_{p}": 1.0 for d in (10, 50) for p in PS},
                                                  "code_loss_ratio_50_25": NAN}, None),
+    *_accuracy_cases("designs-expanding-accuracy-code-setting", "code_loss_ratio"),
+    ("designs-expanding-accuracy-code-setting", _ratios("code_loss_ratio", (1.002, 0.993, 0.996, 1.068),
+                                                        (0.0131, 1.002, 1.001, 23.1)), "partly"),          # stored
     *MULTIHOP_CASES,
 ]
 
@@ -278,13 +292,15 @@ def _ladder(est, first, acc, paper=8.0):
             **{f"cavi_mse_{p}": paper * est * first * acc for p in PS}}
 
 
-LADDER_CASES = [   # accumulating -> CAVI raises the MSE by at least 25 % (x1.25 exactly counts) and more than the rest
+LADDER_CASES = [   # accumulating -> CAVI larger than either other step (a tie is not), then >= x1.25 (exactly counts)
     ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.25), "holds"),                  # 10 / 8: x1.25 exactly
-    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.24875), "fails"),               # 9.99 / 8
-    ("designs-expanding-cavi-ladder", _ladder(1.25, 1.0, 1.25), "partly"),                # a tie with the estimate
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.24875), "partly"),              # 9.99 / 8: largest, small
+    ("designs-expanding-cavi-ladder", _ladder(1.25, 1.0, 1.25), "fails"),                 # a tie with the estimate
     ("designs-expanding-cavi-ladder", _ladder(1.25, 1.0, 1.2508), "holds"),               # 12.508 / 10
-    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.25, 1.25), "partly"),                # a tie with the window
-    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.5, 1.3), "partly"),
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.25, 1.25), "fails"),                 # a tie with the window
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.5, 1.3), "fails"),                   # the window step larger
+    ("designs-expanding-cavi-ladder", _ladder(1.0, 1.0, 1.0), "fails"),
+    ("designs-expanding-cavi-ladder", _ladder(1.006, 1.604, 1.132), "fails"),             # stored (rounded)
     ("designs-expanding-cavi-ladder", {**_ladder(1.0, 1.0, 1.25), "cavi_mse_10": 0.0}, None),
     ("designs-expanding-cavi-ladder", {**_ladder(1.0, 1.0, 1.25), "digamma_mse_25": NAN}, None),
 ]
@@ -315,6 +331,9 @@ def test_the_boundary_pairs_hit_the_threshold_exactly():
     assert 2 * 3.0591658392740153 < UP(2 * 3.0591658392740153, 9)
     for est, first, acc in ((1.0, 1.0, 1.25), (1.25, 1.0, 1.25), (1.0, 1.25, 1.25)):
         assert ladder(_ladder(est, first, acc))["accumulating vs CAVI"] == math.log(1.25)
+    steps = ladder(_ladder(1.25, 1.0, 1.25))
+    assert steps["accumulating vs CAVI"] == steps["estimate"]                # the ties above are ties in floats
+    assert abs(math.log(LOW)) > math.log(1.5) > abs(math.log(UP(LOW, 1))) and 0.1 <= 1 / 10.0
     # the controls' pooled intervals sit just either side of 0
     for sign in (-1, 1):
         lo = stats.pooled_over_seeds([HALF + sign * 1e-5 - e for e in E], [0.0] * 3)["lo"]
@@ -334,11 +353,11 @@ def test_derived_numbers_carry_the_thresholds_through(tmp_path):
     count of settings below 1.5 (1.5 itself is not below), and a per-seed NaN (stored as null) that leaves the
     multi-hop claim "not tested" rather than raising."""
     claims.save(tmp_path, "structural", {"slot_min_step": -1e-12, "slot_ari_slots": 0.349991,
-                                         "slot_ari_hopfield": 0.249991})
+                                         "slot_ari_hopfield": 0.249991, "slot_paper_max_rise": 4e-16})
     s, _ = claims.stored_numbers(tmp_path, "structural")
     assert s["slot_max_drop"] == 1e-12 and RULES["structural-slot-attention"].rule(s) == "partly"
     assert s["slot_ari_gap"] == 0.1 and RULES["structural-slot-competition"].rule(s) == "holds"
-    claims.save(tmp_path, "structural", {"slot_min_step": 3e-16})          # a rise of the objective: no drop
+    claims.save(tmp_path, "structural", {"slot_min_step": 3e-16, "slot_paper_max_rise": 4e-16})   # a rise: no drop
     s, _ = claims.stored_numbers(tmp_path, "structural")
     assert s["slot_max_drop"] == 0.0 and RULES["structural-slot-attention"].rule(s) == "holds"
 

@@ -19,8 +19,8 @@ from .multihop import relative_error
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
            "window_coverage", "code_measure", "stored_code_measure", "prior_options", "inference_comparison",
            "multihop_numbers", "cavi_residual", "windowed_benchmark", "operations_as_run", "reference_loss_ratios",
-           "elbo_gradient", "per_seed_nmse", "PRIOR_VARIANTS", "CODE_SETTING", "expanding_runs", "replay_record",
-           "code_measure_record"]
+           "elbo_gradient", "elbo_gradients", "per_seed_nmse", "per_unit_values", "PRIOR_VARIANTS", "CODE_SETTING",
+           "expanding_runs", "replay_record", "code_measure_record"]
 
 
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
@@ -101,11 +101,22 @@ def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[flo
 def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str, **kw) -> float:
     """Largest |∂ELBO/∂θ| at the end state of :func:`.expanding.expanding_attention` (scores (B, T), float64):
     θ = the attention logits on the final window and α, β of the final Beta, the ELBO of
-    :func:`.expanding.expanding_elbo`. Zero at a stationary point (CAVI's fixed point); the paper's
-    accumulating update ends elsewhere (its α counts the sweeps)."""
+    :func:`.expanding.expanding_elbo`. Zero at a stationary point (a fixed point of CAVI); the paper's
+    accumulating update ends elsewhere (its α counts the sweeps). :func:`elbo_gradients` gives it per score
+    vector."""
+    return float(elbo_gradients(scores, alpha0, beta0, update, **kw).max())
+
+
+def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: str, tol: float | None = None,
+                   **kw) -> np.ndarray:
+    """Per score vector (row of ``scores``), the largest |∂ELBO/∂θ| at the end state (see :func:`elbo_gradient`;
+    the ELBO is a sum over rows, so each row's gradient is its own). ``tol``: the stopping tolerance on the
+    horizon (default 1e-9 for CAVI, run to its fixed point, and 0.01 for the accumulating update, the
+    training's); CAVI at 0.01 gives the gradient a VI procedure stopped by the training's rule leaves."""
     B, T = scores.shape
+    tol = (1e-9 if update == "cavi" else 0.01) if tol is None else tol
     res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update=update,
-                                 max_iter=1000, tol=1e-9 if update == "cavi" else 0.01, **kw)
+                                 max_iter=1000, tol=tol, **kw)
     dist = torch.arange(T - 1, -1, -1, dtype=scores.dtype)
     inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None])
     logits = torch.log(res.attention.clamp(min=1e-300)).detach().requires_grad_(True)
@@ -113,8 +124,9 @@ def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str
     beta = res.beta.detach().clone().requires_grad_(True)
     a = torch.softmax(logits.masked_fill(~inside, float("-inf")), -1)
     elbo = ex.expanding_elbo(scores, a, alpha, beta, alpha0, beta0).sum()
-    grads = torch.autograd.grad(elbo, (logits, alpha, beta))
-    return float(max(g.abs().max() for g in grads))
+    g_logits, g_alpha, g_beta = torch.autograd.grad(elbo, (logits, alpha, beta))
+    per_row = torch.stack([g_logits.abs().amax(-1), g_alpha.abs().reshape(B), g_beta.abs().reshape(B)], -1)
+    return per_row.amax(-1).detach().numpy()
 
 
 def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[dict, dict]:
@@ -254,6 +266,66 @@ def per_seed_nmse(result: dict, prefix: str = "") -> dict[str, list[float]]:
             v = result[f"test_mse/{m}"] / result["var_y"]
             out[f"{prefix}nmse_{k}_seeds"] = [float(x) for x in v]
             out[f"{prefix}nmse_{k}"] = float(np.mean(v))
+    return out
+
+
+def _per_seed(run: dict, p: float, value) -> list[float]:
+    """``value(i)`` for each (p, seed) row ``i`` of ``run`` at recency bias ``p``, in the order of its seeds."""
+    return [float(value(i)) for i in np.flatnonzero(np.isclose(run["ps"], p))]
+
+
+def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict, variants: dict, coverage: dict,
+                    vi_scores: torch.Tensor, ps: Sequence[float], tail: int, head_fraction: float = 0.02,
+                    alpha0: float = 0.1, beta0: float = 0.9) -> dict[str, list[float]]:
+    """The per-unit values (per seed, per run, per score vector) behind chapter 5's means, which the verdicts'
+    spreads and alternatives read (the means themselves are stored as before, from the same arrays):
+
+    - multi-hop, per seed, on the paper's task and the ablation (``abl_``): the query's attention mass on x0 and
+      x1 of every model, ``[abl_]mass_<role>_<model>_seeds``;
+    - expanding attention, per (d, p) and seed, paper's setting (``exp_``) and code's (``code_``): the training MSE
+      of each model over the last fifth (``tail_mse``: the loss ratios' numerator and denominator) and over the
+      first ``head_fraction`` of training (``head_mse``: where a run started, to tell a run that never trained);
+      the paper's relative operations and the operations as run, ``ops[_run]_<d>_<p>_seeds``;
+    - the prior's variants at the first d, per p and seed: the training MSE over the last ``tail`` steps (as
+      :func:`inference_comparison`) and the mean final window, ``<variant>_{mse,window}_<p>_seeds``;
+    - the window's lift over windows blind to the input, per (d, p, seed) run (``far_lift_runs``);
+    - the largest ELBO gradient per score vector at the end state of the paper's update, of CAVI at its fixed point
+      and of CAVI stopped by the training's tolerance (0.01 on the horizon), ``*_elbo_grad_vectors``."""
+    out: dict[str, list[float]] = {}
+    short = {"one_layer": "one", "multihop": "multi", "two_layer": "two", "one_layer_x2": "one_x2",
+             "multihop_norm": "multi_norm"}
+    for prefix, result in (("", paper), ("abl_", ablation)):
+        for m, k in short.items():
+            if f"mass/{m}" in result:
+                for role, name in ((1, "x0"), (2, "x1")):
+                    out[f"{prefix}mass_{name}_{k}_seeds"] = [float(x) for x in result[f"mass/{m}"][:, role]]
+    for prefix, runs in (("exp", exp_runs), ("code", code_runs)):
+        for d, r in runs.items():
+            steps = r["loss/expanding"].shape[1]
+            n_tail, n_head = max(1, steps // 5), max(1, int(steps * head_fraction))
+            for p in ps:
+                key = f"{d}_{round(1 / p)}"
+                for m in ("expanding", "standard"):
+                    loss = r[f"loss/{m}"]
+                    out[f"{prefix}_tail_mse_{m}_{key}_seeds"] = _per_seed(r, p, lambda i: loss[i, -n_tail:].mean())
+                    out[f"{prefix}_head_mse_{m}_{key}_seeds"] = _per_seed(r, p, lambda i: loss[i, :n_head].mean())
+                if prefix == "exp":
+                    out[f"ops_{key}_seeds"] = _per_seed(r, p, lambda i: ex.relative_operations(
+                        r["window"][i], r["iterations"][i], 50, d, "paper").mean())
+                    if "reach" in r:
+                        out[f"ops_run_{key}_seeds"] = _per_seed(r, p, lambda i: ex.operations_as_run(
+                            r["reach"][i], r["iterations"][i], 50, d).mean())
+    names = {"paper": "plug-in, paper slope", "digamma29": "digamma, first window 29",
+             "digamma": "digamma, paper slope", "cavi": "CAVI, paper slope"}
+    for name, variant in names.items():
+        if variant in variants:
+            r = variants[variant]
+            for p in ps:
+                out[f"{name}_mse_{round(1 / p)}_seeds"] = _per_seed(r, p, lambda i: r["loss/expanding"][i, -tail:].mean())
+                out[f"{name}_window_{round(1 / p)}_seeds"] = _per_seed(r, p, lambda i: np.minimum(r["window"][i], 50).mean())
+    out["far_lift_runs"] = [float(x) for x in coverage["far_lift_runs"]]
+    for name, update, tol in (("paper", "plugin", None), ("cavi", "cavi", None), ("cavi_tol01", "cavi", 0.01)):
+        out[f"{name}_elbo_grad_vectors"] = [float(x) for x in elbo_gradients(vi_scores, alpha0, beta0, update, tol)]
     return out
 
 

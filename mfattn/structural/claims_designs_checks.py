@@ -1,0 +1,189 @@
+"""The checks, noises, notes and spreads of chapter 5's expanding-attention verdicts: each threshold's reason read
+against the stored per-seed values (``data/full/designs/summary.json`` and the numbers
+:mod:`.claims_designs_numbers` derives from it), the note that quotes them and the per-unit values of the spread."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mfattn.companion.premises import Threshold
+from mfattn.companion.verdicts import Undecidable
+
+from . import claims_designs_expanding as X
+from .claims import number
+from .claims_designs_numbers import DIMS, PS, per_array
+
+def steps_check(key):
+    def check(s):
+        sd = X.seed_sd(key)(s)
+        low = min(X.ops_steps(s, key))
+        return low > 3 * sd, (f"smallest rise {low:.3f} against the largest seed-to-seed s.d. of one seed's value "
+                              f"{sd:.4f} (the rise must exceed three of them)")
+    return check
+
+
+def ops_thresholds(key):
+    return (Threshold("margin", 0.0, "seed spread", "a step from one p to the next counts as a rise above 0: every "
+                      "stored rise exceeds three times the seed-to-seed s.d. of one seed's value, so no rise is seed "
+                      "noise; moved by that s.d.", steps_check(key), noise=X.seed_sd(key)),
+            Threshold("full", 1.0, "theorem", "full attention scores all n·d products: a relative count of 1 is no "
+                      "saving"))
+
+
+def ops_spread(key):
+    def values(s):
+        return {f"{key}{d}_{p}": list(per_array(s, f"{key}{d}_{p}_seeds")) for d in DIMS for p in PS}
+    return values
+
+
+def code_measure_rule(s):
+    """The public code's own count m(d + k)/(nd) with m floored at 28, stored at d = 50 only (ours per seed, the
+    public run's): below 1 and rising with 1/p."""
+    rows = [float(np.mean(per_array(s, f"code_ops_50_{p}_seeds"))) for p in PS]
+    ref = [number(s, f"ref_code_ops_50_{p}") for p in PS]
+    if max(rows + ref) >= 1:
+        return "fails"
+    return "holds" if all(a < b for r in (rows, ref) for a, b in zip(r, r[1:])) else "partly"
+
+
+def band_check(key):
+    def check(s):
+        sigma = X.log_ratio_sd(key)(s)
+        return math.log(1.5) > 4 * sigma, (f"log 1.5 = {math.log(1.5):.3f} against the seed-to-seed s.d. of one "
+                                           f"seed's log ratio where both mechanisms train alike, {sigma:.3f} (the band "
+                                           "must exceed four of them)")
+    return check
+
+
+def _stuck(s, key, d, p):
+    """Whether a standard-attention seed of the setting never left its starting loss: its MSE over the last fifth
+    of training at least half its MSE over the first 2 % (the other seeds end near 1 % of it)."""
+    prefix = "code" if key.startswith("code") else "exp"
+    head, tail = (per_array(s, f"{prefix}_{w}_mse_standard_{d}_{p}_seeds") for w in ("head", "tail"))
+    return bool(np.any(tail >= 0.5 * head))
+
+
+def blow_check(key):
+    def check(s):
+        r = {(d, p): number(s, f"{key}_{d}_{p}") for d in DIMS for p in PS}
+        blown = {k for k, v in r.items() if v <= 1 / 10}
+        stuck = {(d, p) for d in DIMS for p in PS if _stuck(s, key, d, p)}
+        near = [v for v in r.values() if 1 / 20 < v < 1 / 5]
+        ok = blown == stuck and not near
+        return ok, (f"settings at 1/10 or below: {sorted(blown)}; settings where a standard-attention seed never left "
+                    f"its starting loss (last fifth at least half the first 2 %): {sorted(stuck)} (the two must "
+                    f"agree); stored ratios within a factor two of 1/10: {len(near)}")
+    return check
+
+
+def accuracy_thresholds(key):
+    return (Threshold("band", 1.5, "seed spread", "'roughly equivalent': a final-MSE ratio within a factor 1.5 either "
+                      "way, at least four times the seed-to-seed s.d. of one seed's log ratio where both mechanisms "
+                      "train alike (per-seed ratios stored); moved by that s.d.", band_check(key),
+                      noise=lambda s: math.exp(X.log_ratio_sd(key)(s)), log=True),
+            Threshold("blow", 10.0, "stored distribution", "a ratio of 1/10 or below is standard attention blowing "
+                      "up: exactly the settings where one of its seeds never left its starting loss (per-seed first "
+                      "and last training MSE stored), and no stored ratio lies within a factor two of 1/10; its own "
+                      "outcome, not equivalence", blow_check(key), noise=2.0, log=True))
+
+
+def accuracy_note(key, what):
+    def note(s):
+        ratios = X._ratios(s, key)
+        split = X.accuracy_split(ratios, 1.5, 10.0)
+        row = "; ".join(f"d = {d}: " + ", ".join(f"{ratios[d, p]:.3g}" for p in PS) for d in DIMS)
+        blown = ", ".join(f"d = {d}, p = 1/{p}" for d, p in split["blown"]) or "none"
+        counted = len(split["within"]) + len(split["outside"])
+        seeds = ""
+        if f"{key}_50_2_seeds" in s:
+            seeds = " Per seed: " + "; ".join(
+                f"d = {d}, p = 1/{p}: " + ", ".join(f"{x:.3g}" for x in s[f"{key}_{d}_{p}_seeds"])
+                for d in DIMS for p in PS) + "."
+        return (f"{what}, expanding / standard, p = 1/2, 1/5, 1/10, 1/25 ({row}): within a factor 1.5 either way at "
+                f"{len(split['within'])} of the {counted} settings counted; standard attention blew up (ratio ≤ 1/10, "
+                f"its own outcome, not counted) at {blown}.{seeds}")
+    return note
+
+
+def accuracy_spread(key):
+    def values(s):
+        return {f"{key}_{d}_{p}": list(per_array(s, f"{key}_{d}_{p}_seeds")) for d in DIMS for p in PS}
+    return values
+
+
+def one_seed_cap(rule):
+    """A reading resting on one seed per setting: graded at best with differences."""
+    def capped(s):
+        g = rule(s)
+        return "partly" if g == "holds" else g
+    return capped
+
+
+def lift_se(s):
+    v = per_array(s, "far_lift_runs")
+    return float(v.std(ddof=1) / math.sqrt(v.size))
+
+
+def lift_decide(s, effect, lo, hi):
+    return "fails" if not lo > 0 else "holds" if effect >= 0.1 else "partly"
+
+
+def pair_sd(s):
+    logs = [np.log(per_array(s, f"cavi_over_paper_mse_{p}_seeds")) for p in PS]
+    dev = np.concatenate([v - v.mean() for v in logs])
+    return float(math.sqrt(np.sum(dev ** 2) / (dev.size - len(logs))))
+
+
+def vi_exact_check(s):
+    c = number(s, "cavi_elbo_grad")
+    return c * 1e4 < 1e-6, f"CAVI run to a fixed point leaves {c:.1e} (1e-6 must be at least 1e4 times that)"
+
+
+def vi_near_check(s):
+    g = per_array(s, "cavi_tol01_elbo_grad_vectors")
+    return g.max() * 4 < 0.05, (f"CAVI stopped by the training's rule (0.01 on the horizon) leaves at most {g.max():.1e} "
+                                f"over {g.size} score vectors, a median {np.median(g):.0e} (0.05 must be at least four "
+                                "times its largest)")
+
+
+def vi_larger(s) -> int:
+    """On how many score vectors the paper's end state has the larger ELBO gradient than CAVI stopped by the same rule."""
+    return int(np.sum(per_array(s, "paper_elbo_grad_vectors") > per_array(s, "cavi_tol01_elbo_grad_vectors")))
+
+
+def ladder_factor_check(s):
+    se = X.ladder_se(s)
+    return math.log(1.25) > 3 * se, (f"log 1.25 = {math.log(1.25):.3f} against the standard error over seeds of the "
+                                     f"comparison of steps, {se:.3f} (a 25 % step must exceed three of them)")
+
+
+def ladder_spread(s):
+    return {k: list(per_array(s, f"ladder_log_{k}_seeds")) for k in ("estimate", "first", "accumulating")}
+
+
+def wall_asymptotic(s):
+    """The asymptotic reading: the lazy window's time grows less than full attention's over the stored lengths
+    (holds if it also ends faster; partly if it grows less but is never faster; fails if it grows as fast)."""
+    lazy, full = per_array(s, "bench_lazy_ms"), per_array(s, "bench_full_ms")
+    if not lazy[-1] / lazy[0] < full[-1] / full[0]:
+        return "fails"
+    return "holds" if lazy[-1] < full[-1] else "partly"
+
+
+def wall_paper_size(s):
+    """At the paper's toy size (n = 50, below the shortest benchmarked context): where the stored time ratio falls
+    with n at every step and exceeds 1 at the shortest length, the lazy window is slower at n = 50 (fails);
+    otherwise a row at n = 50 is needed."""
+    r, n = per_array(s, "bench_cpu_ratios"), per_array(s, "bench_ns")
+    if n[0] > 50 and r[0] > 1 and all(a > b for a, b in zip(r, r[1:])):
+        return "fails"
+    raise Undecidable("no benchmark row at n = 50, and the stored rows do not bound it")
+
+
+def benefit_threshold():
+    return (Threshold("margin", 0.0, "seed spread", "a change of the saving counts above 0: every stored change with "
+                      "the bias exceeds three times the seed-to-seed s.d. of one seed's count, so the bias ordering is "
+                      "no seed noise; the differences between d are not all (hence tried at ± that s.d.)",
+                      steps_check("ops_run_"), noise=X.seed_sd("ops_run_")),)

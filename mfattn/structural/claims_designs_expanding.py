@@ -1,0 +1,304 @@
+"""The premises of chapter 5's expanding-attention verdicts (Singh & Buckley 2023, Sec. 5 and Fig. 3): the rules on
+the relative operations, the training ratios against standard attention, the window's lift, the ELBO gradient and
+the steps from the paper's update to CAVI, each with the noise its threshold is moved by and the per-seed values
+behind it (``data/full/designs/summary.json``, derived in :mod:`.claims_designs_numbers`).
+
+"Roughly equivalent" is decided on a symmetric band: a ratio far below 1 is not equivalence. A setting where
+standard attention blew up (its training MSE ten times expanding attention's or more) is its own outcome: it is
+named in the note and left out of the count, since it says nothing about whether expanding attention trains as
+well as a standard attention that trains. A blow-up of expanding attention (ratio ten or more) counts against
+the claim: it is on the side the claim is about.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from mfattn.companion import stats
+from mfattn.companion.verdicts import Undecidable
+
+from .claims import number
+from .claims_designs_numbers import DIMS, PS, per_seed
+
+#: No public API: the rules' helpers of :mod:`.claims_designs_fig3`, called through the module.
+__all__: list[str] = []
+
+
+# --- the training ratios ---------------------------------------------------------------------------------------
+
+def _ratios(s, key: str) -> dict[tuple[int, int], float]:
+    out = {}
+    for d in DIMS:
+        for p in PS:
+            x = number(s, f"{key}_{d}_{p}")
+            if not x > 0:
+                raise Undecidable(f"{key}_{d}_{p} is {x}, not a positive ratio of MSEs")
+            out[d, p] = x
+    return out
+
+
+def accuracy_split(ratios: dict, band: float, blow: float) -> dict[str, list]:
+    """The settings within the symmetric band |log r| < log ``band``, outside it, and where standard attention
+    blew up (r ≤ 1/``blow``: named, not counted)."""
+    blown = [k for k, r in ratios.items() if r <= 1 / blow]
+    counted = {k: r for k, r in ratios.items() if k not in blown}
+    within = [k for k, r in counted.items() if abs(math.log(r)) < math.log(band)]
+    return {"blown": blown, "within": within, "outside": [k for k in counted if k not in within]}
+
+
+def accuracy_rule(key: str = "loss_ratio", band: float = 1.5, blow: float = 10.0, per_seed_median: bool = False):
+    """'Roughly equivalent' at each of the 8 settings (d = 10, 50 × p = 1/2 … 1/25): the ratio of expanding to
+    standard attention's final training MSE within the symmetric band (1/``band``, ``band``); a setting where
+    standard attention blew up is its own outcome, left out. Holds if every counted setting is within, partly if at
+    least half of them, else fails. ``per_seed_median``: the median of the per-seed ratios in place of the ratio
+    of the means."""
+    def rule(s):
+        if per_seed_median:
+            ratios = {}
+            for d in DIMS:
+                for p in PS:
+                    r = per_seed(s, f"{key}_{d}_{p}_seeds")
+                    if not all(x > 0 for x in r):
+                        raise Undecidable(f"{key}_{d}_{p}_seeds holds a ratio that is not positive")
+                    ratios[d, p] = float(np.median(r))
+        else:
+            ratios = _ratios(s, key)
+        split = accuracy_split(ratios, band, blow)
+        counted = len(split["within"]) + len(split["outside"])
+        if counted == 0:
+            raise Undecidable("standard attention blew up at every setting: nothing to compare")
+        n = len(split["within"])
+        return "holds" if n == counted else "partly" if n >= counted / 2 else "fails"
+    return rule
+
+
+def one_sided_rule(key: str = "loss_ratio", band: float = 1.5):
+    """The rule before issue 42: a setting counts as 'roughly equivalent' if its ratio is below ``band``, a blow-up of
+    standard attention (a ratio far below 1) included; all 8 holds, at least 4 partly."""
+    def rule(s):
+        within = sum(r < band for r in _ratios(s, key).values())
+        return "holds" if within == 8 else "partly" if within >= 4 else "fails"
+    return rule
+
+
+def accuracy_examples(key: str) -> dict[str, dict[str, float]]:
+    base = {f"{key}_{d}_{p}": 1.2 for d in DIMS for p in PS}
+    return {"holds": {**base, f"{key}_50_2": 0.05},            # standard attention blew up there: not counted
+            "partly": {**base, f"{key}_10_25": 3.0, f"{key}_50_25": 0.5},
+            "fails": {f"{key}_{d}_{p}": 2.0 for d in DIMS for p in PS}}
+
+
+def log_ratio_sd(key: str) -> Callable[[Any], float]:
+    """The seed-to-seed standard deviation of log(per-seed ratio) at the settings where both mechanisms train
+    alike (per-seed ratios all within a factor 1.5 of 1; pooled over those settings): the noise of one seed's
+    ratio when there is nothing to find. KeyError where the per-seed ratios are not stored."""
+    def sd(s):
+        logs = []
+        for d in DIMS:
+            for p in PS:
+                r = np.log(per_seed(s, f"{key}_{d}_{p}_seeds"))
+                if np.all(np.abs(r) < math.log(1.5)):
+                    logs.append(r - r.mean())
+        if not logs:
+            raise Undecidable(f"no setting where every seed's {key} is within a factor 1.5 of 1")
+        dev = np.concatenate(logs)
+        return float(math.sqrt(np.sum(dev ** 2) / (dev.size - len(logs))))
+    return sd
+
+
+# --- operations ------------------------------------------------------------------------------------------------
+
+def ops_steps(s, key: str) -> list[float]:
+    """The rise of the relative operations from one p to the next (p = 1/2 → 1/25) at each d."""
+    return [number(s, f"{key}{d}_{b}") - number(s, f"{key}{d}_{a}") for d in DIMS for a, b in zip(PS, PS[1:])]
+
+
+def ops_rule(key: str = "ops_", margin: float = 0.0, full: float = 1.0):
+    """Relative operations below ``full`` (full attention's n·d) everywhere, and rising by more than ``margin`` at
+    every step from p = 1/2 to 1/25 at both d: holds; below ``full`` but not in that order: partly; fails if any
+    reaches ``full``."""
+    def rule(s):
+        rows = [number(s, f"{key}{d}_{p}") for d in DIMS for p in PS]
+        if max(rows) >= full:
+            return "fails"
+        return "holds" if all(x > margin for x in ops_steps(s, key)) else "partly"
+    return rule
+
+
+def ops_examples(key: str = "ops_") -> dict[str, dict[str, float]]:
+    base = {f"{key}{d}_{p}": v for d in DIMS for p, v in zip(PS, (0.3, 0.4, 0.6, 0.99))}
+    return {"holds": base, "partly": {**base, f"{key}50_5": 0.3}, "fails": {**base, f"{key}50_25": 1.0}}
+
+
+def seed_sd(key: str) -> Callable[[Any], float]:
+    """The largest seed-to-seed standard deviation of the per-seed values ``<key><d>_<p>_seeds`` over the settings
+    (the noise of one seed's number; a mean over k seeds has it / √k)."""
+    def sd(s):
+        return float(max(np.std(per_seed(s, f"{key}{d}_{p}_seeds"), ddof=1) for d in DIMS for p in PS))
+    return sd
+
+
+def benefit_rule(literal: bool, margin: float = 0.0, equal_windows: bool = False, key: str = "ops_run_"):
+    """'Large benefit when recency bias (1/p) or d is large', on the saving 1 − operations as run. ``literal``: the
+    bias is 1/p (the saving should grow as p falls); else its strength, large p (the saving grows with p). Holds if
+    the saving moves the stated way with the bias at both d (each step by more than ``margin``) and is larger at
+    d = 50 than at d = 10 at every p (by more than ``margin``); partly if only the bias ordering holds; fails if
+    the saving does not move the stated way with the bias at both d. ``equal_windows``: d compared at the same
+    windows and sweeps (d = 10's, charged at d = 50: the saving grows by k(1/10 − 1/50)/n, an identity). ``key``:
+    the count (as run, or the paper's ``ops_``)."""
+    def rule(s):
+        save = {(d, p): 1 - number(s, f"{key}{d}_{p}") for d in DIMS for p in PS}
+        by_bias = all(((save[d, b] - save[d, a]) if literal else (save[d, a] - save[d, b])) > margin
+                      for d in DIMS for a, b in zip(PS, PS[1:]))
+        if equal_windows:
+            by_d = all(number(s, f"paper_iterations_{p}") * (1 / 10 - 1 / 50) / 50 > 0 for p in PS)
+        else:
+            by_d = all(save[50, p] - save[10, p] > margin for p in PS)
+        return "fails" if not by_bias else "holds" if by_d else "partly"
+    return rule
+
+
+def benefit_examples(literal: bool) -> dict[str, dict[str, float]]:
+    strong = {f"ops_run_{d}_{p}": v - (0.05 if d == 50 else 0) for d in DIMS
+              for p, v in zip(PS, (0.4, 0.5, 0.6, 0.7))}                          # saving falls as 1/p grows
+    weak = {f"ops_run_{d}_{p}": v - (0.05 if d == 50 else 0) for d in DIMS
+            for p, v in zip(PS, (0.7, 0.6, 0.5, 0.4))}                            # saving grows with 1/p
+    hold = weak if literal else strong
+    part = {**hold, **{f"ops_run_50_{p}": hold[f"ops_run_10_{p}"] + 0.01 for p in PS}}
+    return {"holds": hold, "partly": part, "fails": strong if literal else weak}
+
+
+# --- the window's lift, CAVI, the ELBO gradient ---------------------------------------------------------------
+
+def window_rule(lift: float = 0.1):
+    """The lift over windows blind to the input: fails unless its 95 % interval lies above 0; holds if the mean lift
+    is at least ``lift``, else partly."""
+    def rule(s):
+        if not number(s, "far_lift_lo") > 0:
+            return "fails"
+        return "holds" if number(s, "far_lift_mean") >= lift else "partly"
+    return rule
+
+
+def cavi_rule(tol: float = 0.8, paired: bool = False):
+    """The paper's update against CAVI: CAVI's training MSE over the paper update's, per p. Holds if at least
+    ``tol`` at every p; partly if only the geometric mean over p is; fails if even that is below. ``paired``: per p,
+    the per-seed log ratio's 95 % t-interval: holds if it lies below log ``tol`` at no p (the paper's update never
+    significantly more than 1/``tol`` worse), partly if at some but not all, fails if at every p."""
+    def rule(s):
+        if paired:
+            worse = 0
+            for p in PS:
+                r = per_seed(s, f"cavi_over_paper_mse_{p}_seeds")
+                if not all(x > 0 for x in r):
+                    raise Undecidable(f"cavi_over_paper_mse_{p}_seeds holds a ratio that is not positive")
+                worse += stats.t_interval(list(np.log(r)))["hi"] < math.log(tol)
+            return "holds" if worse == 0 else "partly" if worse < len(PS) else "fails"
+        if number(s, "cavi_ratio_min") >= tol:
+            return "holds"
+        return "partly" if number(s, "cavi_mse_ratio") >= tol else "fails"
+    return rule
+
+
+def vi_rule(exact: float = 1e-6, near: float = 0.05, check: float = 1e-8, key: str = "paper_elbo_grad",
+            statistic: Callable | None = None):
+    """Is the paper's iteration mean-field VI? Its end state must be a stationary point of the ELBO: the largest
+    gradient below ``exact`` holds, below ``near`` (what a VI procedure stopped by the training's tolerance may
+    leave) partly, else fails; not tested if CAVI's own end state is not stationary to ``check``. ``statistic``:
+    applied to the per-vector gradients (``<key>_vectors``) in place of their maximum."""
+    def rule(s):
+        if not number(s, "cavi_elbo_grad") < check:
+            raise Undecidable(f"the check itself failed: CAVI's end state is not stationary ({s['cavi_elbo_grad']:.1e})")
+        g = number(s, key) if statistic is None else float(statistic(per_seed(s, f"{key}_vectors")))
+        return "holds" if g < exact else "partly" if g < near else "fails"
+    return rule
+
+
+def vi_paired_rule(s):
+    """Per score vector, the paper's end-state gradient against CAVI stopped by the same rule (0.01 on the horizon):
+    fails if the paper's is the larger on more than half the vectors, partly if on some, holds if on none."""
+    paper, cavi = (per_seed(s, f"{k}_elbo_grad_vectors") for k in ("paper", "cavi_tol01"))
+    if len(paper) != len(cavi) or not paper:
+        raise Undecidable("the per-vector ELBO gradients do not pair")
+    larger = sum(a > b for a, b in zip(paper, cavi))
+    return "fails" if larger > len(paper) / 2 else "partly" if larger else "holds"
+
+
+def ladder(s):
+    """log MSE ratios of the three steps from the paper's update to CAVI, geometric means over p
+    (:class:`Undecidable` where an MSE is not a positive number)."""
+    def mse(name, p):
+        x = number(s, f"{name}_mse_{p}")
+        if not x > 0:
+            raise Undecidable(f"{name}_mse_{p} is {x}, not a positive MSE")
+        return x
+
+    def step(a, b):
+        return sum(math.log(mse(b, p) / mse(a, p)) for p in PS) / len(PS)
+    return {"estimate": step("paper", "digamma29"), "first window": step("digamma29", "digamma"),
+            "accumulating vs CAVI": step("digamma", "cavi")}
+
+
+def ladder_rule(factor: float = 1.25, margin: float = 0.0, median: bool = False, per_seed_all: bool = False):
+    """CAVI trains worse because it recomputes the hyper-prior, not because of its estimate or first window: fails
+    unless the accumulating step (log MSE ratio) exceeds both other steps by more than ``margin`` (the claim's "not
+    because of" is then false); holds if that step also raises the MSE by at least ``factor``, else partly (the
+    largest cause, but a small one). ``median``: each step's median over p in place of its mean; ``per_seed_all``:
+    the steps of each seed (``ladder_log_*_seeds``), the grade the worst over the seeds."""
+    def grade(acc, others):
+        if not acc > max(others) + margin:
+            return "fails"
+        return "holds" if acc >= math.log(factor) else "partly"
+
+    def rule(s):
+        if per_seed_all:
+            acc = per_seed(s, "ladder_log_accumulating_seeds")
+            others = [per_seed(s, f"ladder_log_{k}_seeds") for k in ("estimate", "first")]
+            grades = [grade(a, [o[i] for o in others]) for i, a in enumerate(acc)]
+            return next(g for g in ("fails", "partly", "holds") if g in grades)
+        if median:
+            steps = {name: float(np.median([math.log(number(s, f"{b}_mse_{p}") / number(s, f"{a}_mse_{p}"))
+                                            for p in PS]))
+                     for name, (a, b) in (("estimate", ("paper", "digamma29")), ("first", ("digamma29", "digamma")),
+                                          ("acc", ("digamma", "cavi")))}
+            return grade(steps.pop("acc"), list(steps.values()))
+        steps = ladder(s)
+        acc = steps.pop("accumulating vs CAVI")
+        return grade(acc, list(steps.values()))
+    return rule
+
+
+def ladder_examples() -> dict[str, dict[str, float]]:
+    def n(a, b, c):
+        return {**{f"paper_mse_{p}": 1.0 for p in PS}, **{f"digamma29_mse_{p}": a for p in PS},
+                **{f"digamma_mse_{p}": a * b for p in PS}, **{f"cavi_mse_{p}": a * b * c for p in PS}}
+    return {"holds": n(1.1, 1.1, 1.6), "partly": n(1.05, 1.0, 1.2), "fails": n(1.5, 1.5, 1.2)}
+
+
+def ladder_se(s) -> float:
+    """The standard error, over seeds, of the accumulating step minus the larger other step (per seed, the same
+    seed's data and initial weights in every variant): the noise of the ladder's comparisons."""
+    acc = np.array(per_seed(s, "ladder_log_accumulating_seeds"))
+    others = [np.array(per_seed(s, f"ladder_log_{k}_seeds")) for k in ("estimate", "first")]
+    other = max(others, key=lambda v: v.mean())
+    d = acc - other
+    return float(d.std(ddof=1) / math.sqrt(d.size))
+
+
+# --- wall-clock ------------------------------------------------------------------------------------------------
+
+def wallclock_rule(key: str | None = None):
+    """Lazy windowed attention against full attention over the benchmark's context lengths: faster at every length
+    holds, at some partly, at none fails. ``key``: the per-length time ratios to read (default: the stored counts,
+    CPU time)."""
+    def rule(s):
+        if key is None:
+            below, rows = number(s, "bench_below_full"), number(s, "bench_rows")
+        else:
+            r = per_seed(s, key)
+            below, rows = sum(x < 1 for x in r), len(r)
+        return "holds" if below == rows else "partly" if below > 0 else "fails"
+    return rule

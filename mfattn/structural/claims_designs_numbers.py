@@ -1,0 +1,123 @@
+"""The numbers chapter 5's verdicts read beyond ``data/full/designs/summary.json`` as stored: per-unit values
+derived from it (per-seed ratios of the expanding runs, per-seed steps of the CAVI ladder) and from the other files
+the full profile and the benchmark store (the replay's per-curve deviations, the code measure per seed, the
+wall-clock rows). Nothing here computes a result: it reads stored files and rearranges them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mfattn.companion import store
+from mfattn.companion.verdicts import Undecidable
+
+from .claims import number
+
+#: No public API: read by :func:`.claims_designs.stored_numbers`, called through the module.
+__all__: list[str] = ["PS", "DIMS"]
+
+PS = (2, 5, 10, 25)     # 1/p of the figure's recency biases
+DIMS = (10, 50)
+
+
+def per_seed(s, key: str) -> list[float]:
+    """``s[key]`` as a list of per-unit numbers (KeyError where absent; :class:`Undecidable` where it is not a
+    list of numbers, e.g. a seed stored as null)."""
+    xs = s[key]
+    if not isinstance(xs, (list, tuple)):
+        raise Undecidable(f"{key} is not a list of per-unit values ({xs!r})")
+    return [number({f"{key}[{i}]": x}, f"{key}[{i}]") for i, x in enumerate(xs)]
+
+
+def per_array(s, key: str) -> np.ndarray:
+    """:func:`per_seed` as an array."""
+    return np.array(per_seed(s, key))
+
+
+def _read(path: Path) -> Any:
+    return store.read_json(path) if path.is_file() else None
+
+
+def replay_numbers(replay: dict | None) -> dict[str, Any]:
+    """Per curve (multi-hop seeds 0-9, then one-layer seeds 0-9) of the stored replay
+    (``multihop_code_replay.json``): its largest and its first relative deviation from the public code's stored
+    losses, and the points per curve."""
+    if not replay or "batch" not in replay.get("variants", {}):
+        return {}
+    v = replay["variants"]["batch"]
+    devs = [np.asarray(v[m]["relative_deviation"], float) for m in ("multihop", "one_layer")]
+    every = np.concatenate(devs)
+    return {"replay_curve_max_dev": [float(x) for x in every.max(1)],
+            "replay_curve_first_dev": [float(x) for x in every[:, 0]],
+            "replay_curve_points": int(every.shape[1]),
+            "replay_dev_points": [float(x) for x in every.ravel()]}
+
+
+def bench_numbers(bench: dict | None) -> dict[str, Any]:
+    """The stored benchmark of lazy windowed attention (``data/benchmarks/bench_windowed_attention.json``), per
+    context length: n, CPU and wall-clock time of full and lazy attention (medians of its repeats)."""
+    if not bench or not bench.get("rows"):
+        return {}
+    rows = bench["rows"]
+    return {"bench_ns": [float(r["n"]) for r in rows],
+            "bench_cpu_ratios": [r["lazy_ms"] / r["full_ms"] for r in rows],
+            "bench_wall_ratios": [r["lazy_wall_ms"] / r["full_wall_ms"] for r in rows if "lazy_wall_ms" in r],
+            "bench_lazy_ms": [float(r["lazy_ms"]) for r in rows], "bench_full_ms": [float(r["full_ms"]) for r in rows],
+            "bench_repeats": float(bench.get("meta", {}).get("repeats", float("nan")))}
+
+
+def code_measure_numbers(full_exp: dict | None) -> dict[str, Any]:
+    """Our runs in the public code's setting at d = 50 (``expanding_code_d50.json``): the code's relative operations
+    m(d + k)/(nd) per p and seed, and the public code's stored single run's."""
+    if not full_exp:
+        return {}
+    out: dict[str, Any] = {}
+    for p, stored in zip(full_exp["ps"], full_exp["stored_code_measure"]):
+        key = round(1 / p)
+        out[f"code_ops_50_{key}_seeds"] = [float(x) for x in full_exp["code_measure_per_seed"][f"{p:g}"].values()]
+        out[f"ref_code_ops_50_{key}"] = float(stored)
+    return out
+
+
+def _ratio_seeds(s: dict, num: str, den: str) -> list[float] | None:
+    a, b = s.get(num), s.get(den)
+    if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+        return None
+    if any(not isinstance(x, (int, float)) for x in a + b):
+        return None
+    return [x / y if y > 0 else float("nan") for x, y in zip(a, b)]
+
+
+def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    """The per-unit numbers derived from the summary ``s`` and the chapter's other stored files under ``root``."""
+    out: dict[str, Any] = {}
+    if root is not None:
+        folder = Path(root) / "data" / "full" / "designs"
+        out.update(replay_numbers(_read(folder / "multihop_code_replay.json")))
+        out.update(code_measure_numbers(_read(folder / "expanding_code_d50.json")))
+        out.update(bench_numbers(_read(Path(root) / "data" / "benchmarks" / "bench_windowed_attention.json")))
+    for prefix, key in (("exp", "loss_ratio"), ("code", "code_loss_ratio")):
+        for d in DIMS:
+            for p in PS:
+                r = _ratio_seeds(s, f"{prefix}_tail_mse_expanding_{d}_{p}_seeds",
+                                 f"{prefix}_tail_mse_standard_{d}_{p}_seeds")
+                if r is not None:
+                    out[f"{key}_{d}_{p}_seeds"] = r
+    for p in PS:   # the CAVI ladder per seed: the same seed's data and initial weights in every variant
+        for a, b in (("paper", "digamma29"), ("digamma29", "digamma"), ("digamma", "cavi"), ("paper", "cavi")):
+            r = _ratio_seeds(s, f"{b}_mse_{p}_seeds", f"{a}_mse_{p}_seeds")
+            if r is not None:
+                out[f"{b}_over_{a}_mse_{p}_seeds"] = r
+    steps = {}
+    for name, (a, b) in (("estimate", ("paper", "digamma29")), ("first window", ("digamma29", "digamma")),
+                         ("accumulating vs CAVI", ("digamma", "cavi"))):
+        rows = [out.get(f"{b}_over_{a}_mse_{p}_seeds") for p in PS]
+        if all(r is not None and all(x > 0 for x in r) for r in rows) and len({len(r) for r in rows}) == 1:
+            steps[name] = [float(np.mean([math.log(r[i]) for r in rows])) for i in range(len(rows[0]))]
+    if len(steps) == 3:
+        out.update({f"ladder_log_{k.split()[0]}_seeds": v for k, v in steps.items()})
+    return out
