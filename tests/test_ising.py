@@ -297,13 +297,14 @@ def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
         betas = [0.5, 1.0, 1.6, 2.0]
         cmp = accuracy.compare_mean_field(8, betas, 4, seed=0)
         sweep = accuracy.damping_sweep(8, betas, 4, [0.5, 0.05], seed=0)
-    summary = accuracy.summarise(cmp, 0.5, sweep, 1e-14)
+    summary = accuracy.summarise(cmp, 0.5, sweep, 1e-14, (3e-15, 2.8e-15))
     claims.save(tmp_path, summary)
     run = Run()
     claims.record(run, tmp_path)
     assert run.got["ising-tap-onsager"][0] == "reproduced"
     assert run.got["ising-gaussian-vector-spins"][0] == "confirmed"
     assert run.got["ising-breakdown"][0] in ("reproduced", "reproduced with differences", "not reproduced")
+    assert run.got["ising-linear-response"][0] == "reproduced"
     verdict, note = run.got["ising-at-accuracy"]   # decided, or the rule says why these numbers cannot
     assert verdict != "not tested" or "cannot decide" in note
     # a summary in which TAP were worse than naive mean field gives the opposite verdict

@@ -1,9 +1,11 @@
 """Chapter 1's verdict rules (mfattn.meanfield.claims) fed numbers at and just either side of each declared threshold:
-a moved threshold or a flipped comparison fails a case. The numbers are those of the stored full profile
+a moved threshold or a flipped comparison fails a case. The numbers are shaped like those of the stored full profile
 (data/full/ising/summary.json: 40 instances, n = 18; RMSE of m at β = 0.5 naive 0.094, TAP 0.019, adaptive TAP
-0.0038; the β grid 0.05 to 2 by 0.05) moved to each threshold. ``None`` as the grade: the numbers cannot decide
+0.0038; the sweep's β 0.5 to 2 by 0.1) moved to each threshold. ``None`` as the grade: the numbers cannot decide
 (a number stored as null, no line on the grid, nothing measured beyond it), and the rule says so
 (:class:`~mfattn.companion.verdicts.Undecidable`, a claim "not tested") instead of guessing or raising."""
+
+import math
 
 import pytest
 
@@ -30,87 +32,122 @@ FACTOR_CASES = [
     ("ising-adaptive-tap", {"tap_m": 0.0193, "atap_m": None}, None),
 ]
 
-# --- linear response: atap < tap < naive holds, both < naive partly, else fails ------------------------------
-_C = {"naive_c": 0.0866, "tap_c": 0.0111, "atap_c": 0.0065}
-CORRELATION_CASES = [
-    ("ising-linear-response", _C, "holds"),
-    ("ising-linear-response", {**_C, "atap_c": 0.0111}, "partly"),           # adaptive TAP = TAP: not strictly better
-    ("ising-linear-response", {**_C, "atap_c": 0.0112}, "partly"),
-    ("ising-linear-response", {**_C, "tap_c": 0.0865}, "holds"),
-    ("ising-linear-response", {**_C, "tap_c": 0.0866}, "fails"),             # TAP = naive: does not beat it
-    ("ising-linear-response", {**_C, "atap_c": 0.0866}, "fails"),
-    ("ising-linear-response", {**_C, "atap_c": 0.0865}, "partly"),
-    ("ising-linear-response", {**_C, "tap_c": None}, None),
-    ("ising-linear-response", {**_C, "naive_c": NAN}, None),
+# --- linear response (the blog's): adaptive TAP's C error below half the trivial estimate's (C = 0) holds, below it
+# partly, else fails ------------------------------------------------------------------------------------------------
+RESPONSE_CASES = [
+    ("ising-linear-response", {"atap_c": 0.0499, "rms_c_exact": 0.1}, "holds"),
+    ("ising-linear-response", {"atap_c": 0.05, "rms_c_exact": 0.1}, "partly"),        # exactly half: not below
+    ("ising-linear-response", {"atap_c": 0.0999, "rms_c_exact": 0.1}, "partly"),
+    ("ising-linear-response", {"atap_c": 0.1, "rms_c_exact": 0.1}, "fails"),          # no better than C = 0
+    ("ising-linear-response", {"atap_c": None, "rms_c_exact": 0.1}, None),
+    ("ising-linear-response", {"atap_c": 0.006, "rms_c_exact": NAN}, None),
 ]
 
-# --- the AT-line accuracy: a factor 2 over naive before each theory's own line (β < line), and at the last β at
-# or beyond both lines (β ≥ line) where both converge on at least a quarter of the instances (ok ≥ 0.25 · 40 = 10)
-_AT = {"instances": 40, "betas": [1.1, 1.15, 1.2, 1.25, 1.3, 1.35], "tap_own_at": 1.2, "atap_own_at": 1.3,
-       "naive_by_beta": [0.50, 0.51, 0.52, 0.53, 0.54, 0.55],
-       "tap_by_beta": [0.12, 0.14, 0.14, 0.144, 0.149, 0.40], "atap_by_beta": [0.07, 0.09, 0.12, 0.125, 0.13, 0.40],
-       "tap_ok_by_beta": [34, 29, 20, 13, 10, 6], "atap_ok_by_beta": [38, 36, 32, 29, 25, 24]}
+
+# --- the ordering (ours): adaptive TAP < TAP < naive, each by more than 2 paired SEs of the log ratio --------------
+_INST = {"naive_c_inst": [0.08, 0.09, 0.10, 0.085, 0.095], "tap_c_inst": [0.010, 0.012, 0.011, 0.0105, 0.0115],
+         "atap_c_inst": [0.006, 0.0065, 0.0068, 0.0062, 0.0064]}
 
 
-def _at(**change):
-    """The stored-like AT numbers with entries changed: ``key=value`` or ``key=(index, value)`` for one grid point."""
-    out = {k: list(v) if isinstance(v, list) else v for k, v in _AT.items()}
-    for k, v in change.items():
-        if isinstance(v, tuple):
-            out[k][v[0]] = v[1]
-        else:
-            out[k] = v
+def _se(better, worse):
+    from mfattn.meanfield.claims_ising_accuracy import log_ratio_se
+    import numpy as np
+    return log_ratio_se(np.array(_INST[f"{better}_c_inst"]), np.array(_INST[f"{worse}_c_inst"]))
+
+
+def _ordered(atap_over_tap_in_se, tap_over_naive_in_se=-10.0):
+    """Means with log(adaptive TAP / TAP) and log(TAP / naive) at the given multiples of their paired SE."""
+    naive = 0.09
+    tap = naive * math.exp(tap_over_naive_in_se * _se("tap", "naive"))
+    return {**_INST, "naive_c": naive, "tap_c": tap, "atap_c": tap * math.exp(atap_over_tap_in_se * _se("atap", "tap"))}
+
+
+ORDERING_CASES = [
+    ("ising-linear-response-ordering", _ordered(-2.0001), "holds"),
+    ("ising-linear-response-ordering", _ordered(-1.9999), "partly"),     # inside 2 SE of TAP: not better
+    ("ising-linear-response-ordering", _ordered(+1.0), "partly"),        # adaptive TAP worse than TAP, both beat naive
+    ("ising-linear-response-ordering", _ordered(-3.0, -1.9999), "fails"),  # TAP within 2 SE of naive
+    ("ising-linear-response-ordering", _ordered(-3.0, -2.0001), "holds"),
+    ("ising-linear-response-ordering", {**_ordered(-3.0), "tap_c": None}, None),
+]
+
+
+# --- the line accuracy (ours): damping-0.05 errors over naive's (1.0 each) at sweep β 1.0, 1.2, 1.4, 1.6; own lines
+# where the median x reaches 1; the factor 2 kept before the line, lost (holds) or kept (partly) at the first β beyond
+# both where both have a stable solution on at least 90 % of the instances -----------------------------------------------
+def _line(tap=(0.3, 0.4, 0.45, 0.6), atap=(0.1, 0.2, 0.3, 0.3), x_tap=(0.8, 1.1, 1.5, 2.0), x_atap=(0.8, 1.1, 1.2, 1.1),
+          missing=()):
+    """Two instances (both at each ratio); ``missing``: (theory, β index) pairs where instance 1 has no solution."""
+    out = {"instances": 2, "damping_betas": [1.0, 1.2, 1.4, 1.6], "at_beta": 1.2, "at_text": "1.20",
+           "tap_at_strong": list(x_tap), "atap_at_strong": list(x_atap), "naive_strong_inst": [[1.0, 1.0]] * 4,
+           "tap_strong_inst": [[r, r] for r in tap], "atap_strong_inst": [[r, r] for r in atap]}
+    for key, i in missing:
+        out[f"{key}_strong_inst"][i] = [out[f"{key}_strong_inst"][i][0], None]
     return out
 
 
 AT_CASES = [
-    # the stored shape: both ahead before their lines and still at β = 1.3 (TAP on exactly 10 of 40 there)
-    ("ising-at-accuracy", _at(), "partly"),
-    ("ising-at-accuracy", _at(tap_ok_by_beta=(4, 9)), None),                 # 9 < 10: nothing measured beyond
-    ("ising-at-accuracy", _at(tap_ok_by_beta=(5, 10)), "holds"),             # β = 1.35 measured: TAP lost it there
-    ("ising-at-accuracy", _at(tap_ok_by_beta=(5, 9)), "partly"),             # ... on 9 of 40 it is not measured
-    ("ising-at-accuracy", _at(tap_by_beta=(4, 0.27)), "holds"),              # exactly half of naive's 0.54: lost
-    ("ising-at-accuracy", _at(tap_by_beta=(4, 0.2699)), "partly"),
-    ("ising-at-accuracy", _at(tap_by_beta=(4, None)), None),                 # no TAP solution at 1.3: not measured
-    # before the line: the last β below it decides (β = 1.15 for TAP, 1.25 for adaptive TAP)
-    ("ising-at-accuracy", _at(tap_by_beta=(1, 0.255)), "fails"),             # exactly half of 0.51: not ahead
-    ("ising-at-accuracy", _at(tap_by_beta=(1, 0.2549)), "partly"),
-    ("ising-at-accuracy", _at(atap_by_beta=(3, 0.265)), "fails"),
-    ("ising-at-accuracy", _at(atap_by_beta=(3, 0.2649)), "partly"),
-    ("ising-at-accuracy", _at(tap_by_beta=(1, None)), "fails"),              # no solution before its line
-    # a line on a grid point: that point is not before it (β < line), and it is at or beyond it (β ≥ line)
-    ("ising-at-accuracy", _at(tap_own_at=1.15, tap_by_beta=(1, 0.3)), "partly"),
-    ("ising-at-accuracy", _at(tap_own_at=1.1), None),                        # at the first β: nothing before it
-    ("ising-at-accuracy", _at(atap_own_at=1.35), None),                      # β ≥ 1.35: TAP on 6 of 40 only
-    ("ising-at-accuracy", _at(atap_own_at=None), None),                      # its own solutions never cross 1
-    ("ising-at-accuracy", _at(naive_by_beta=(4, None)), None),               # naive's RMSE stored as null
+    ("ising-at-accuracy", _line(), "partly"),                                   # both keep the factor 2 at β = 1.2
+    ("ising-at-accuracy", _line(tap=(0.3, 0.5, 0.45, 0.6)), "holds"),           # TAP exactly half at 1.2: lost
+    ("ising-at-accuracy", _line(tap=(0.3, 0.4999, 0.45, 0.6)), "partly"),
+    ("ising-at-accuracy", _line(tap=(0.5, 0.4, 0.45, 0.6)), "fails"),           # lost before its own line (β = 1.0)
+    ("ising-at-accuracy", _line(tap=(0.4999, 0.4, 0.45, 0.6)), "partly"),
+    ("ising-at-accuracy", _line(x_tap=(0.8, 0.9999, 1.5, 2.0), tap=(0.3, 0.45, 0.5, 0.6)), "holds"),  # line moves to 1.4
+    ("ising-at-accuracy", _line(x_tap=(0.8, 1.0, 1.5, 2.0), tap=(0.3, 0.45, 0.5, 0.6)), "partly"),    # x = 1 is the line
+    ("ising-at-accuracy", _line(missing=(("tap", 1),), tap=(0.3, 0.4, 0.5, 0.6)), "holds"),   # 1 of 2 at 1.2: β = 1.4
+    ("ising-at-accuracy", _line(x_tap=(1.0, 1.1, 1.5, 2.0)), None),             # the line at the sweep's first β
+    ("ising-at-accuracy", _line(x_atap=(0.8, 0.9, 0.95, 0.99)), None),          # adaptive TAP never crosses 1
+    ("ising-at-accuracy", _line(missing=(("tap", 1), ("tap", 2), ("tap", 3))), None),   # nothing measured beyond
 ]
 
-# --- breakdown: the least stable fraction beyond its own line < 0.5 holds, < 0.9 partly, else fails -----------
-BREAKDOWN_CASES = [
-    ("ising-breakdown", {"tap_beyond_own": 0.4999, "atap_beyond_own": 1.0}, "holds"),
-    ("ising-breakdown", {"tap_beyond_own": 0.5, "atap_beyond_own": 1.0}, "partly"),
-    ("ising-breakdown", {"tap_beyond_own": 1.0, "atap_beyond_own": 0.8999}, "partly"),
-    ("ising-breakdown", {"tap_beyond_own": 0.9, "atap_beyond_own": 1.0}, "fails"),
-    ("ising-breakdown", {"tap_beyond_own": 0.9972, "atap_beyond_own": 1.0}, "fails"),   # the stored numbers
-    ("ising-breakdown", {"tap_beyond_own": None, "atap_beyond_own": 0.4999}, "holds"),  # only one crosses its line
-    ("ising-breakdown", {"tap_beyond_own": NAN, "atap_beyond_own": 0.4999}, "holds"),   # NaN: no point beyond
-    ("ising-breakdown", {"tap_beyond_own": None, "atap_beyond_own": None}, None),
-    ("ising-breakdown", {"tap_beyond_own": NAN, "atap_beyond_own": None}, None),
+
+# --- the blog's stability sentence: no converged point with a non-positive-definite χ holds, fewer than 1 % of them
+# partly, else fails (4 theories × (10 β × 10 instances in the comparison + 1 β × 10 in a one-damping sweep) = 440)
+def _psd(naive_bad=0, sweep_bad=0.0):
+    keys = ("naive", "tap", "tsite", "atap")
+    out = {"betas": [1.0] * 10, "instances": 10, "damping_betas": [1.0]}
+    for k in keys:
+        out.update({f"{k}_unstable": naive_bad if k == "naive" else 0, f"{k}_not_converged": 0,
+                    f"{k}_conv_d": [1.0], f"{k}_stable_d": [1.0 - (sweep_bad if k == "atap" else 0.0)]})
+    return out
+
+
+PSD_CASES = [
+    ("ising-breakdown", _psd(), "holds"),
+    ("ising-breakdown", _psd(naive_bad=1), "partly"),            # 1 of 440
+    ("ising-breakdown", _psd(naive_bad=4), "partly"),            # 4 of 440 < 1 %
+    ("ising-breakdown", _psd(naive_bad=5), "fails"),             # 5 of 440 > 1 %
+    ("ising-breakdown", _psd(sweep_bad=0.1), "partly"),          # 1 sweep point of adaptive TAP
+    ("ising-breakdown", {**_psd(), "betas": [], "damping_betas": []}, None),   # no converged point
 ]
 
-# --- the Gaussian vector-spin identity: < 1e-12 holds, < 1e-6 partly, else (or NaN) fails ----------------------
+# --- stable beyond the line (ours): the least stable fraction beyond its own line ≥ 0.9 holds, ≥ 0.5 partly --------
+BEYOND_CASES = [
+    ("ising-stable-beyond-line", {"tap_beyond_own": 0.9, "atap_beyond_own": 1.0}, "holds"),
+    ("ising-stable-beyond-line", {"tap_beyond_own": 0.8999, "atap_beyond_own": 1.0}, "partly"),
+    ("ising-stable-beyond-line", {"tap_beyond_own": 1.0, "atap_beyond_own": 0.5}, "partly"),
+    ("ising-stable-beyond-line", {"tap_beyond_own": 1.0, "atap_beyond_own": 0.4999}, "fails"),
+    ("ising-stable-beyond-line", {"tap_beyond_own": 0.9972, "atap_beyond_own": 1.0}, "holds"),   # the stored numbers
+    ("ising-stable-beyond-line", {"tap_beyond_own": None, "atap_beyond_own": 0.4999}, "fails"),  # only one crosses
+    ("ising-stable-beyond-line", {"tap_beyond_own": NAN, "atap_beyond_own": 0.9}, "holds"),     # NaN: no point beyond
+    ("ising-stable-beyond-line", {"tap_beyond_own": None, "atap_beyond_own": None}, None),
+    ("ising-stable-beyond-line", {"tap_beyond_own": NAN, "atap_beyond_own": None}, None),
+]
+
+# --- the Gaussian vector-spin identity, solved to 1e-15: below 100 × the float64 bound holds, below 1e-6 partly, else
+# (or NaN) fails ----------------------------------------------------------------------------------------------------
 IDENTITY_CASES = [
-    ("ising-gaussian-vector-spins", {"vec": 6.45e-13}, "holds"),              # the stored deviation
-    ("ising-gaussian-vector-spins", {"vec": 9.99e-13}, "holds"),
-    ("ising-gaussian-vector-spins", {"vec": 1e-12}, "partly"),
-    ("ising-gaussian-vector-spins", {"vec": 9.99e-7}, "partly"),
-    ("ising-gaussian-vector-spins", {"vec": 1e-6}, "fails"),
-    ("ising-gaussian-vector-spins", {"vec": NAN}, "fails"),
-    ("ising-gaussian-vector-spins", {"vec": None}, None),                     # not stored (null)
+    ("ising-gaussian-vector-spins", {"vec_tight": 3.1e-15, "vec_bound": 2.8e-15}, "holds"),   # the stored shape
+    ("ising-gaussian-vector-spins", {"vec_tight": 9.99e-14, "vec_bound": 1e-15}, "holds"),
+    ("ising-gaussian-vector-spins", {"vec_tight": 1e-13, "vec_bound": 1e-15}, "partly"),
+    ("ising-gaussian-vector-spins", {"vec_tight": 9.99e-7, "vec_bound": 1e-15}, "partly"),
+    ("ising-gaussian-vector-spins", {"vec_tight": 1e-6, "vec_bound": 1e-15}, "fails"),
+    ("ising-gaussian-vector-spins", {"vec_tight": NAN, "vec_bound": 1e-15}, "fails"),
+    ("ising-gaussian-vector-spins", {"vec_tight": None, "vec_bound": 1e-15}, None),             # not stored (null)
 ]
 
-BOUNDARY_CASES = FACTOR_CASES + CORRELATION_CASES + AT_CASES + BREAKDOWN_CASES + IDENTITY_CASES
+BOUNDARY_CASES = FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \
+    IDENTITY_CASES
 
 
 @pytest.mark.parametrize("claim_id, numbers, grade", BOUNDARY_CASES)

@@ -110,7 +110,8 @@ class Comparison:
     ``relaxing`` (not converged, but the residual still falling: :func:`still_relaxing`).
     ``exact_lambda_min[beta, instance]`` is that of the exact correlation matrix. ``m_exact`` (beta,
     instance, n) and ``m_approx`` (method, beta, instance, n) keep the magnetisations (NaN where an
-    iteration broke down with NaN/inf).
+    iteration broke down with NaN/inf). ``c_exact_rms[beta, instance]`` is the RMS of the exact off-diagonal
+    connected correlations: the error of the trivial estimate C = 0, the scale a linear-response error is read on.
     """
 
     methods: tuple[str, ...]
@@ -125,6 +126,21 @@ class Comparison:
     m_exact: np.ndarray
     m_approx: np.ndarray
     relaxing: np.ndarray
+    c_exact_rms: np.ndarray | None = None
+
+    def select(self, methods: Any) -> "Comparison":
+        """The same comparison restricted to ``methods`` (in that order): what a figure of some of the theories
+        draws, while the summary keeps them all."""
+        names = _check_methods(methods)
+        missing = [m for m in names if m not in self.methods]
+        if missing:
+            raise ValueError(f"methods must be among the comparison's {self.methods}; got {missing}")
+        k = [self.methods.index(m) for m in names]
+        per = {f: getattr(self, f)[k] for f in ("rmse_m", "rmse_c", "iterations", "converged", "chi_positive",
+                                                 "lambda_min", "m_approx", "relaxing")}
+        return Comparison(names, self.betas, per["rmse_m"], per["rmse_c"], per["iterations"], per["converged"],
+                          per["chi_positive"], per["lambda_min"], self.exact_lambda_min, self.m_exact,
+                          per["m_approx"], per["relaxing"], self.c_exact_rms)
 
     def ok(self) -> np.ndarray:
         """[method, beta, instance]: converged with a positive-definite inverse susceptibility."""
@@ -138,11 +154,13 @@ class Comparison:
                 "stalled": ~self.converged & ~self.relaxing, "relaxing": ~self.converged & self.relaxing}[mode]
 
     def mean_rmse(self, which: str = "m") -> np.ndarray:
-        """[method, beta] mean RMSE over the instances where the method worked (NaN where none did)."""
+        """[method, beta] mean RMSE over the instances where the method worked (NaN where none did). An instance
+        whose iteration diverged keeps a NaN RMSE; it is left out like any other failure (NaN × False would be NaN
+        and turn the whole β's mean into NaN)."""
         values = self.rmse_m if which == "m" else self.rmse_c
         ok = self.ok()
         with np.errstate(invalid="ignore"):
-            return np.where(ok.any(-1), (values * ok).sum(-1) / ok.sum(-1), np.nan)
+            return np.where(ok.any(-1), np.where(ok, values, 0.0).sum(-1) / ok.sum(-1), np.nan)
 
     def breakdown_beta(self, mode: str = "any") -> dict[str, float]:
         """Per method, the smallest beta at which some instance failed in ``mode`` (inf if none did).
@@ -185,7 +203,9 @@ class DampingSweep:
     ``max_iter = ceil(budget / a)``. Arrays are indexed ``[method, damping, beta, instance]``:
     ``converged``, ``stable`` (converged with a positive-definite inverse susceptibility), ``relaxing``
     (not converged, residual still falling: :func:`still_relaxing`) and ``at_parameter`` (Plefka's
-    parameter of the converged solution, NaN where none)."""
+    parameter of the converged solution, NaN where none); ``m`` [method, damping, beta, instance, n] keeps the
+    converged solutions (NaN where none), so that their errors can be read against exact enumeration on every
+    instance, not only on those a weakly damped iteration happens to solve."""
 
     methods: tuple[str, ...]
     betas: np.ndarray
@@ -195,6 +215,17 @@ class DampingSweep:
     stable: np.ndarray
     relaxing: np.ndarray
     at_parameter: np.ndarray
+    m: np.ndarray | None = None
+
+    def select(self, methods: Any) -> "DampingSweep":
+        """The same sweep restricted to ``methods`` (in that order)."""
+        names = _check_methods(methods)
+        missing = [m for m in names if m not in self.methods]
+        if missing:
+            raise ValueError(f"methods must be among the sweep's {self.methods}; got {missing}")
+        k = [self.methods.index(m) for m in names]
+        return DampingSweep(names, self.betas, self.dampings, self.budget, self.converged[k], self.stable[k],
+                            self.relaxing[k], self.at_parameter[k], None if self.m is None else self.m[k])
 
     def stalled(self) -> np.ndarray:
         """[method, damping, beta, instance]: not converged, and the residual no longer falling."""
@@ -250,7 +281,7 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     rmse_m, rmse_c, lam = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
     iters = np.zeros(shape, dtype=np.int64)
     conv, pos, relax = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
-    exact_lam = np.zeros((B, I))
+    exact_lam, c_rms = np.zeros((B, I)), np.zeros((B, I))
     m_exact, m_approx = np.zeros((B, I, n)), np.full((M, B, I, n), np.nan)
     off = ~np.eye(n, dtype=bool)
     disorder = _disorder(n, I, field_std, seed)
@@ -261,6 +292,7 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
         exact = exact_marginals_sweep(G, h, betas)  # one pass over the 2^n states for all betas
         m_exact[:, i] = exact.m
         exact_lam[:, i] = np.linalg.eigvalsh(exact.C)[:, 0]
+        c_rms[:, i] = np.sqrt(np.mean(exact.C[:, off] ** 2, axis=-1))
         for b, k in np.ndindex(B, M):
             try:
                 res = METHODS[methods[k]](betas[b] * G, h, damping=damping, max_iter=max_iter, tol=TOL,
@@ -273,7 +305,8 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
             relax[k, b, i] = not res.converged and still_relaxing(res.history)
             lam[k, b, i] = res.lambda_min
             m_approx[k, b, i] = res.m
-    return Comparison(methods, betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx, relax)
+    return Comparison(methods, betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx, relax,
+                      c_rms)
 
 
 def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: float = 0.3, seed: int = 0,
@@ -297,9 +330,10 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
     check_int("instances", instances, 1)
     check_int("budget", budget, 1)
     shape = (len(methods), dampings.size, betas.size, instances)
-    check_alloc("instances", 4 * int(np.prod(shape)) * 8)
+    check_alloc("instances", (4 + check_int("n", n, 2)) * int(np.prod(shape)) * 8)
     conv, stable, relax = (np.zeros(shape, dtype=bool) for _ in range(3))
     at = np.full(shape, np.nan)
+    sol = np.full(shape + (n,), np.nan)
     for i, (G, h) in enumerate(_disorder(check_int("n", n, 2), instances, field_std, seed)):
         for k, d, b in np.ndindex(shape[:3]):
             try:
@@ -311,7 +345,8 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
             relax[k, d, b, i] = not res.converged and still_relaxing(res.history)
             if res.converged:
                 at[k, d, b, i] = plefka_parameter(betas[b], res.m)
-    return DampingSweep(methods, betas, dampings, int(budget), conv, stable, relax, at)
+                sol[k, d, b, i] = res.m
+    return DampingSweep(methods, betas, dampings, int(budget), conv, stable, relax, at, sol)
 
 
 def _beta_or_none(b: float) -> float | None:
@@ -322,14 +357,44 @@ def _floats_or_none(x: np.ndarray) -> list[float | None]:
     return [float(v) if np.isfinite(v) else None for v in x]
 
 
-def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: float | None = None) -> dict[str, Any]:
+def _where_ok(x: np.ndarray, ok: np.ndarray) -> list[float | None]:
+    """Per-unit values where ``ok`` (None elsewhere: no stable solution there, so no error to read)."""
+    return [float(v) if o and np.isfinite(v) else None for v, o in zip(x, ok)]
+
+
+def _strong_damping(cmp: Comparison, sweep: DampingSweep, k: int) -> dict[str, Any]:
+    """Method ``k``'s solutions at the sweep's strongest damping (the last) read against exact enumeration, per
+    sweep β and instance: the RMSE of m and Plefka's parameter of each stable solution (None where there is none
+    or the β is not on the comparison's grid, where the exact state is known). The strongly damped iteration finds
+    a stable solution on nearly every instance, so these errors are not those of a selected sample."""
+    rmse, at = [], []
+    for b, beta in enumerate(sweep.betas):
+        on = np.flatnonzero(np.isclose(cmp.betas, beta, rtol=0, atol=1e-9))
+        ok = sweep.stable[k, -1, b]
+        if sweep.m is None or not on.size:
+            rmse.append([None] * ok.size)
+        else:
+            err = np.sqrt(np.mean((sweep.m[k, -1, b] - cmp.m_exact[on[0]]) ** 2, axis=-1))
+            rmse.append(_where_ok(err, ok))
+        at.append(_where_ok(sweep.at_parameter[k, -1, b], ok))
+    means = [float(np.mean(f)) if (f := [v for v in row if v is not None]) else None for row in rmse]
+    return {"strong_rmse_m_per_instance": rmse, "strong_rmse_m_by_beta": means,
+            "strong_ok_by_beta": [int(x) for x in sweep.stable[k, -1].sum(-1)], "at_strong_per_instance": at}
+
+
+def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: float | None = None,
+              vector_roundoff: tuple[float, float] | None = None) -> dict[str, Any]:
     """The numbers behind Chapter 1's verdicts (JSON-able).
 
     Top level: ``n``, ``instances``, ``beta`` (the grid β nearest ``beta``), ``betas``, ``at_beta`` (where the
     median Plefka parameter of the exact state first reaches 1; None if not on the grid) and ``at_by_beta``
     (that median per β); the sweep's ``damping_betas``, ``dampings`` and ``damping_budget``; ``tol``,
     ``patience`` (of :func:`still_relaxing`); ``vector_max_dev`` (the Gaussian vector-spin check's largest
-    deviation; None if not given).
+    deviation at the solver's stopping tolerance; None if not given); ``vector_max_dev_tight`` and
+    ``vector_bound`` (``vector_roundoff``: the same check solved three decades tighter, and the float64 bound
+    κ(P)·ε·max|m| of the closed form it is read against; None if not given); ``rms_c_exact`` (mean over the
+    instances at ``beta``) and ``rms_c_exact_per_instance``: the RMS of the exact off-diagonal correlations, the
+    error of the trivial estimate C = 0.
 
     Per method (``methods[name]``), over the comparison (the damping of :func:`compare_mean_field`):
     ``rmse_m``, ``rmse_c`` and the quartiles ``rmse_m_quartiles`` of the per-instance RMSE of m at ``beta``;
@@ -337,7 +402,8 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
     :data:`MODES` (spaces as "_") ``first_<mode>``, the first β where some instance failed so,
     ``first_<mode>_instances``, on how many instances it did there, and ``points_<mode>``, the (β, instance)
     points that failed so over the grid; ``at_beta`` and ``at_by_beta``, the crossing and the median of
-    Plefka's parameter of the method's own converged solutions.
+    Plefka's parameter of the method's own converged solutions; per instance at ``beta``,
+    ``rmse_m_per_instance`` and ``rmse_c_per_instance`` (None where the method failed) and ``rmse_c_quartiles``.
 
     Per method, over the damping sweep, one entry per damping: ``stable_fraction_by_damping``,
     ``converged_fraction_by_damping``, ``relaxing_points_by_damping``, ``stalled_points_by_damping``,
@@ -345,7 +411,10 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
     ``stable_beyond_at_by_damping`` (stable fraction over the sweep's β at or beyond the exact state's
     crossing) and ``stable_beyond_own_at_by_damping`` (at or beyond the method's own crossing at the strongest
     damping, the last; None where the sweep has no such β); and ``at_by_beta_strong``, the median Plefka
-    parameter of its own solutions per sweep β at the strongest damping.
+    parameter of its own solutions per sweep β at the strongest damping; at that damping, per sweep β and
+    instance, ``strong_rmse_m_per_instance`` and ``at_strong_per_instance`` (the RMSE of m against exact
+    enumeration and Plefka's parameter of each stable solution, None where none), with ``strong_rmse_m_by_beta``
+    (their mean) and ``strong_ok_by_beta`` (how many instances have one).
     """
     if tuple(sweep.methods) != tuple(cmp.methods):
         raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
@@ -359,15 +428,24 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
            "damping_betas": [float(x) for x in sweep.betas], "dampings": [float(x) for x in sweep.dampings],
            "damping_budget": sweep.budget, "tol": TOL, "patience": PATIENCE,
            "vector_max_dev": None if vector_dev is None else float(vector_dev), "methods": {}}
+    if vector_roundoff is not None:
+        out["vector_max_dev_tight"], out["vector_bound"] = (float(x) for x in vector_roundoff)
+    if cmp.c_exact_rms is not None:
+        out["rms_c_exact"] = float(np.mean(cmp.c_exact_rms[b]))
+        out["rms_c_exact_per_instance"] = [float(x) for x in cmp.c_exact_rms[b]]
     per_damping = lambda f: [f(d) for d in range(len(sweep.dampings))]  # noqa: E731
     for k, name in enumerate(cmp.methods):
         q = np.quantile(cmp.rmse_m[k, b][ok[k, b]], [0.25, 0.5, 0.75]) if ok[k, b].any() else [float("nan")] * 3
+        qc = np.quantile(cmp.rmse_c[k, b][ok[k, b]], [0.25, 0.5, 0.75]) if ok[k, b].any() else [float("nan")] * 3
         own = sweep.at_crossing(name)
         mine = sweep.betas >= own
         entry = {"rmse_m": float(rm[k, b]), "rmse_c": float(rc[k, b]), "rmse_m_quartiles": [float(x) for x in q],
                  "rmse_m_by_beta": _floats_or_none(rm[k]), "ok_by_beta": [int(x) for x in ok[k].sum(-1)],
                  "at_beta": _beta_or_none(cmp.at_crossing(name)),
-                 "at_by_beta": _floats_or_none(median_over_instances(cmp.at_parameter(name)))}
+                 "at_by_beta": _floats_or_none(median_over_instances(cmp.at_parameter(name))),
+                 "rmse_m_per_instance": _where_ok(cmp.rmse_m[k, b], ok[k, b]),
+                 "rmse_c_per_instance": _where_ok(cmp.rmse_c[k, b], ok[k, b]),
+                 "rmse_c_quartiles": [float(x) for x in qc]}
         for mode in MODES:
             key = mode.replace(" ", "_")
             entry[f"first_{key}"] = _beta_or_none(cmp.breakdown_beta(mode)[name])
@@ -384,5 +462,6 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
                 lambda d: float(sweep.stable[k, d][beyond].mean()) if beyond.any() else None),
             "stable_beyond_own_at_by_damping": per_damping(
                 lambda d: float(sweep.stable[k, d][mine].mean()) if mine.any() else None)})
+        entry.update(_strong_damping(cmp, sweep, k))
         out["methods"][name] = entry
     return out
