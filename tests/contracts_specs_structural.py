@@ -246,7 +246,7 @@ SPECS[S + "expanding_train:train_expanding_variants"] = Exempt("several train_ex
 for _name in ("operations_as_run", "reference_loss_ratios", "elbo_gradient", "per_seed_nmse", "expanding_runs",
               "replay_record", "code_measure_record"):
     SPECS[S + "analysis:" + _name] = Exempt(STORED)
-for _name in ("summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record", "number"):
+for _name in ("summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record"):
     SPECS[S + "claims:" + _name] = Exempt(STORED)
 # chapter 4's verdict premises (issue 42): the rules' helpers read the stored summary; the per-unit values reduce the
 # chapter's own study dicts (checked by tests/test_structural_premises.py)

@@ -131,19 +131,27 @@ def test_without_stored_runs_every_claim_is_not_tested_with_the_command(tmp_path
     assert {v for v, _, _ in _decide(None, "transformer").values()} == {"not tested"}
 
 
-@pytest.mark.parametrize("slope, verdict", [(2.73, "reproduced"), (2.38, "reproduced with differences"),
-                                            (2.2, "not reproduced"), (3.7, "not reproduced")])
+@pytest.mark.parametrize("slope, verdict", [(2.73, "reproduced"), (2.55, "reproduced with differences"),
+                                            (2.4, "not reproduced"), (2.2, "not reproduced"), (3.7, "not reproduced")])
 def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
+    """The exponent is read as the nearest integer power beyond two standard errors of the fit over its sizes (the
+    per-size times are stored beside it, data/full/transformer/per_unit.json): 2.4 is nearer 2 than 3."""
     claims.save(tmp_path, "transformer", {"max_dev_step": 1e-16, "tap_slope": slope, "tap_fit_min_nd": 512,
                                           "tap_fit_max_nd": 4096, "rho_show": 0.9, "spread_nores": 1e-16,
                                           "spread_res": 0.3, "corr_in_ms": 0.07, "corr_in_g": 0.4, "corr_in_m": 0.5,
                                           "corr_above_ms": 0.2, "corr_above_g": 0.5, "corr_above_m": 0.7})
+    nd = np.array([512.0, 1024, 2048, 4096])
+    seconds = 1e-9 * nd ** slope * np.exp([0.05, -0.05, -0.05, 0.05])        # curvature: SE 0.046
+    (tmp_path / "data" / "full" / "transformer" / "per_unit.json").write_text(json.dumps(
+        {"tap": {"nd": nd.tolist(), "seconds": seconds.tolist(), "fit_min_nd": 512.0}}))
     got = _decide(tmp_path, "transformer")
     assert got["transformer-explicit-cost"][0] == verdict and "Nd = 512 to 4096" in got["transformer-explicit-cost"][2]
     assert claims.stored_cost_exponent(tmp_path) == f"exponent {slope:.2f} over Nd = 512 to 4096"
-    assert got["transformer-one-step"][0] == "reproduced" and got["transformer-rank-collapse"][0] == "confirmed"
-    assert got["transformer-amortised-onsager"][0] == "reproduced with differences"   # site-only nets: 0.4
-    assert got["transformer-site-feature-onsager"][0] == "confirmed"                  # ours, f(m, s): 0.07
+    # without the per-draw values the others rest on the summary's one draw: graded at best with differences
+    assert got["transformer-one-step"][0] == "reproduced"
+    assert got["transformer-rank-collapse"][0] == "confirmed with differences"
+    assert got["transformer-amortised-onsager"][0] == "reproduced with differences"   # f_θ(m): 0.5, below 1
+    assert got["transformer-site-feature-onsager"][0] == "confirmed with differences"  # ours, f(m, s): 0.07, one draw
 
 
 def test_each_interaction_variant_is_decided_on_its_median_with_its_spread(tmp_path):
@@ -342,9 +350,9 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
     ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.2499, "corr_r2_affine": 0.9}, "fails"),
     ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.2499}, "fails"),
     ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.25}, None),
-    ("transformer-multihead-blocks", {"off_block_split": 1e-12, "off_block_dense": 0.1}, "holds"),
-    ("transformer-multihead-blocks", {"off_block_split": 1e-12, "off_block_dense": 0.0999}, "partly"),
-    ("transformer-multihead-blocks", {"off_block_split": 1.01e-12, "off_block_dense": 0.5}, "fails"),
+    ("transformer-multihead-blocks", {"off_block_split": 0.99e-12, "off_block_dense": 0.86}, "holds"),
+    ("transformer-multihead-blocks", {"off_block_split": 1.01e-12, "off_block_dense": 0.86}, "partly"),
+    ("transformer-multihead-blocks", {"off_block_split": 1.01e-6, "off_block_dense": 0.86}, "fails"),
 ]
 
 

@@ -26,7 +26,10 @@ __all__ = ["ONSAGER_INPUTS", "onsager_dataset", "onsager_features", "OnsagerNet"
            "amortised_mean_field", "amortisation_study"]
 
 
-ONSAGER_INPUTS = ("g", "m", "m+s")
+#: The inputs a correction net is given: the naive field, the site's state, the state with the site's coupling
+#: strength, and the state with the instance's coupling strength shared by all its sites (the control of
+#: "m+s": what the temperature alone gives, without anything that tells the sites apart).
+ONSAGER_INPUTS = ("g", "m", "m+s", "m+b2")
 
 
 @contract(n="int:2", betas="reals:>=0", instances="int:1", field_std="real:>=0", seed="int:0",
@@ -74,7 +77,10 @@ def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: 
     """Per-site inputs of an amortised correction net, (I, n, F):
     ``"g"``: the naive field ``g_i = h_i + Σ_j J_ij m_j`` (the blog's MNIST variant, f_θ(g));
     ``"m"``: the site's own magnetisation (the reference code's later variant, f_θ(m));
-    ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``."""
+    ``"m+s"``: ``m_i`` and the local coupling strength ``s_i = Σ_j J_ij²``;
+    ``"m+b2"``: ``m_i`` and the instance's mean coupling strength ``β̂² = Σ_ij J_ij² / n``, the same for every
+    site (on SK couplings β²(n − 1)/n in expectation: the temperature, as a global feature; it is the site
+    average of ``s_i``, so ``"m+s"`` against ``"m+b2"`` separates what the site-to-site part of s adds)."""
     check_choice("inputs", inputs, ONSAGER_INPUTS)
     if J.dim() != 3 or J.shape[1] != J.shape[2] or h.shape != J.shape[:2] or m.shape != J.shape[:2]:
         raise ValueError(f"J must be (I, n, n) and h, m (I, n); got J {tuple(J.shape)}, h {tuple(h.shape)}, "
@@ -84,6 +90,8 @@ def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: 
     if inputs == "m":
         return m[..., None]
     s = (J ** 2).sum(dim=-1)
+    if inputs == "m+b2":
+        s = s.mean(dim=-1, keepdim=True).expand_as(m)
     return torch.stack([m, s], dim=-1)
 
 
@@ -114,13 +122,14 @@ class OnsagerNet(nn.Module):
         return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
 
 
-@contract(data="mapping:J|h|m|c", inputs="choice:g|m|m+s", hidden="int:1", steps="int:1", lr="real:>0", seed="int:0")
+@contract(data="mapping:J|h|m|c", inputs="choice:g|m|m+s|m+b2", hidden="int:1", steps="int:1", lr="real:>0", seed="int:0")
 def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, steps: int = 1500,
                     lr: float = 1e-2, seed: int = 0) -> tuple[OnsagerNet, list[float]]:
     """Fit an :class:`OnsagerNet` to the adaptive-TAP corrections ``c`` of ``data``
     (:func:`onsager_dataset`), from features at the adaptive-TAP fixed point; full-batch Adam
     on the mean squared error. Returns the net and its loss curve."""
-    X = onsager_features(data["J"], data["h"], data["m"], inputs).reshape(-1, 1 if inputs != "m+s" else 2)
+    feats = onsager_features(data["J"], data["h"], data["m"], inputs)
+    X = feats.reshape(-1, feats.shape[-1])
     y = data["c"].reshape(-1)
     gen = torch.Generator().manual_seed(seed)
     net = OnsagerNet(X.shape[1], hidden, generator=gen)
@@ -141,7 +150,7 @@ def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, step
     return net, losses
 
 
-@contract(J="tensor:3", h="tensor:2", inputs="choice:g|m|m+s", max_iter="int:1", tol="real:>0", damping="real:(0,1]")
+@contract(J="tensor:3", h="tensor:2", inputs="choice:g|m|m+s|m+b2", max_iter="int:1", tol="real:>0", damping="real:(0,1]")
 def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[OnsagerNet], inputs: str = "g", *,
                          max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
     """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
@@ -175,8 +184,18 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     the net replaces the Onsager term inside the iteration, against adaptive TAP), ``converged_<inputs>``
     (fraction of instances whose amortised iteration converged), ``m_err_naive`` (naive mean field),
     ``r2_<inputs>`` (the fit's R² on the training set) and ``dropped`` (instances adaptive TAP failed on,
-    [train, test]). Cached under ``cache_dir("onsager")`` by configuration and by the code of this module,
-    of :mod:`mfattn.deq` and of :mod:`mfattn.ising`, so a code change never reuses a stale result.
+    [train, test]).
+
+    Beside the nets, two corrections that treat every site of an instance alike, as references: ``shared``, the
+    best such correction ``a m_i`` (one least-squares ``a`` per instance, knowing its cavity variances), and
+    ``sktap``, SK-TAP's ``β̂²(1 − q) m_i`` (``β̂² = Σ_ij J_ij² / n``, ``q`` the instance's mean m²): their
+    ``corr_err_shared`` and ``corr_err_sktap`` per test β. Per test instance (the units a spread is read over):
+    ``test_beta``, ``c_norm`` (‖V m‖), ``corr_diff_<inputs>``, ``corr_diff_shared`` and ``corr_diff_sktap``
+    (‖prediction − V m‖), so that an error pooled over any set of instances is
+    ``sqrt(Σ diff²) / sqrt(Σ c_norm²)``.
+
+    Cached under ``cache_dir("onsager")`` by configuration and by the code of this module, of :mod:`mfattn.deq`
+    and of :mod:`mfattn.ising`, so a code change never reuses a stale result.
     """
     from .. import deq, ising
 
@@ -196,15 +215,28 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     def rmse(a, b, sel):
         return float((a[sel] - b[sel]).square().mean().sqrt())
 
+    def per_beta(pred):        # the relative error pooled over each test β's instances and sites
+        return np.array([float((pred[s] - test["c"][s]).norm() / test["c"][s].norm()) for s in select])
+
+    def per_instance(pred):
+        return (pred - test["c"]).norm(dim=1).numpy()
+
     m_naive, _ = amortised_mean_field(test["J"], test["h"], None)
     res = {"dropped": np.array([train["dropped"], test["dropped"]]),
-           "m_err_naive": np.array([rmse(m_naive, test["m"], s) for s in select])}
+           "m_err_naive": np.array([rmse(m_naive, test["m"], s) for s in select]),
+           "test_beta": test["beta"].numpy(), "c_norm": test["c"].norm(dim=1).numpy()}
+    m, c = test["m"], test["c"]
+    shared = ((c * m).sum(dim=1, keepdim=True) / (m * m).sum(dim=1, keepdim=True).clamp_min(1e-300)) * m
+    b2 = (test["J"] ** 2).sum(dim=(1, 2))[:, None] / n
+    sktap = b2 * (1 - (m * m).mean(dim=1, keepdim=True)) * m
+    for name, pred in (("shared", shared), ("sktap", sktap)):
+        res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
     for name in inputs:
         net, losses = fit_onsager_net(train, name, hidden=hidden, steps=fit_steps, seed=seed)
         with torch.no_grad():
             pred = net(onsager_features(test["J"], test["h"], test["m"], name))
         m_amort, stats = amortised_mean_field(test["J"], test["h"], net, name)
-        res[f"corr_err_{name}"] = np.array([float((pred[s] - test["c"][s]).norm() / test["c"][s].norm()) for s in select])
+        res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
         res[f"m_err_{name}"] = np.array([rmse(m_amort, test["m"], s) for s in select])
         res[f"converged_{name}"] = np.array([float(stats.converged[s].double().mean()) for s in select])
         res[f"r2_{name}"] = np.array(1 - losses[-1] / float(train["c"].var()))

@@ -1,0 +1,183 @@
+"""Chapter 3's stored numbers, flattened for its rules (:mod:`.claims_transformer` declares the claims that read them).
+
+The full profile writes two files under ``data/full/transformer/``: ``summary.json``, seed 0's numbers (one float
+each, :func:`mfattn.implicit.claims.save`), and ``per_unit.json`` (:func:`save_per_unit`), the units those numbers
+are read over: the token spread of every batch element, the Onsager study's per-instance errors, each for three
+independent draws of data, weights and fits (the profile's ``seed_offsets``), and the wall time of every size of
+the explicit layer's cost fit. :func:`stored_numbers` reads both and derives, for every statistic a rule or an
+alternative uses, one value per draw (``<key>_seeds``); nothing here trains or times anything.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from mfattn.companion import store
+
+from .claims_deq_numbers import REMEDY, full_numbers
+
+__all__ = ["PER_UNIT", "NETS", "REFERENCES", "save_per_unit", "stored_numbers", "onsager_statistics", "fit_with_se"]
+
+#: The file of the per-unit values, beside ``summary.json``.
+PER_UNIT = "per_unit.json"
+#: The Onsager study's nets (input -> the tag of its keys) and the corrections that treat every site of an instance
+#: alike (:func:`mfattn.implicit.onsager.amortisation_study`): the best one per instance, and SK-TAP's.
+NETS = {"g": "g", "m": "m", "m+s": "ms", "m+b2": "mb2"}
+REFERENCES = {"shared": "shared", "sktap": "sktap"}
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, np.ndarray):      # a 0-d array (a fit's R²) becomes its number
+        return _plain(x.tolist())
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return float(x)
+
+
+def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: Mapping[int, Mapping[str, Any]],
+                  spread_by_rho: Mapping[float, Mapping[str, Any]], scaling: Mapping[str, Any],
+                  train_betas: Sequence[float], test_betas: Sequence[float]) -> Path:
+    """Write ``data/full/transformer/per_unit.json``: for each seed offset its draw's token spreads at the end of the
+    iteration (one per batch element, with and without the source, at the chapter's ρ), the dense heads' share
+    outside the blocks and the Onsager study's arrays (:func:`~mfattn.implicit.onsager.amortisation_study`); seed 0's
+    token spreads at every ρ; the explicit layer's per-size wall times."""
+    if list(draws) != list(seed_offsets):
+        raise ValueError(f"draws must be keyed by the seed offsets {list(seed_offsets)}; got {list(draws)}")
+    content = {"seed": int(seed), "seed_offsets": [int(k) for k in seed_offsets],
+               "train_betas": _plain(train_betas), "test_betas": _plain(test_betas),
+               "draws": {str(k): {"spread_res": _plain(v["spread_res"]), "spread_nores": _plain(v["spread_nores"]),
+                                  "off_block_dense": float(v["off_block_dense"]),
+                                  "onsager": {name: _plain(a) for name, a in v["onsager"].items()}}
+                         for k, v in draws.items()},
+               "spread_by_rho": {f"{rho:g}": {"with source": _plain(s["with source"][-1]),
+                                              "without source": _plain(s["without source"][-1])}
+                                 for rho, s in spread_by_rho.items()},
+               "tap": {"nd": _plain(scaling["Nd"]), "seconds": _plain(scaling["seconds"]),
+                       "fit_min_nd": float(scaling["fit_min_nd"]), "exponent": float(scaling["exponent"])}}
+    path = root / "data" / "full" / "transformer" / PER_UNIT
+    store.atomic_write_json(path, store.finite_or_none(content))   # a diverged (NaN) error is stored as null
+    return path
+
+
+def _per_unit(root: Path | None) -> dict[str, Any]:
+    path = None if root is None else Path(root) / "data" / "full" / "transformer" / PER_UNIT
+    return store.read_json(path) if path is not None and path.exists() else {}
+
+
+# --- the Onsager study, one draw ------------------------------------------------------------------------------------
+
+def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], test_betas: Sequence[float],
+                       name: str) -> dict[str, float]:
+    """The statistics of one correction (``name``: a net's input or a reference) on one draw's test set.
+
+    ``median`` (the chapter's primary: the median over the test β inside the training range of the error pooled
+    over each β's instances and sites), ``pooled`` (pooled over every in-range instance at once), ``mean`` and
+    ``worst`` (mean and largest over the in-range β), ``worst_beta`` (where the largest is), ``instance`` (the
+    median of the per-instance errors), ``worse`` (the share of in-range instances not better than no correction,
+    error ≥ 1) and ``above`` (the median over the test β above the training range)."""
+    betas, per_beta = np.asarray(test_betas, float), np.asarray(study[f"corr_err_{name}"], float)
+    inside = (betas >= min(train_betas) - 1e-9) & (betas <= max(train_betas) + 1e-9)
+    above = betas > max(train_betas) + 1e-9
+    beta_i = np.asarray(study["test_beta"], float)
+    in_i = (beta_i >= min(train_betas) - 1e-9) & (beta_i <= max(train_betas) + 1e-9)
+    diff, norm = np.asarray(study[f"corr_diff_{name}"], float), np.asarray(study["c_norm"], float)
+    inst = diff[in_i] / norm[in_i]
+    return {"median": float(np.median(per_beta[inside])),
+            "pooled": float(math.sqrt((diff[in_i] ** 2).sum() / (norm[in_i] ** 2).sum())),
+            "mean": float(per_beta[inside].mean()), "worst": float(per_beta[inside].max()),
+            "worst_beta": float(betas[inside][int(np.argmax(per_beta[inside]))]),
+            "instance": float(np.median(inst)), "worse": float((inst >= 1).mean()),
+            "above": float(np.median(per_beta[above])) if above.any() else math.nan}
+
+
+# --- the cost fit ----------------------------------------------------------------------------------------------------
+
+def fit_with_se(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: float) -> dict[str, float]:
+    """The least-squares slope of log seconds against log Nd over ``Nd >= fit_min_nd`` (as
+    :func:`mfattn.implicit.vector_tap.cost_exponent`), its standard error from the residuals over the sizes
+    (n − 2 degrees of freedom) and the number of sizes."""
+    nd, sec = np.asarray(nd, float), np.asarray(seconds, float)
+    fit = nd >= fit_min_nd
+    x, y = np.log(nd[fit]), np.log(sec[fit])
+    if x.size < 3:
+        raise ValueError(f"a standard error of the slope needs three sizes or more in the window; got {x.size}")
+    slope, icept = np.polyfit(x, y, 1)
+    r = y - (slope * x + icept)
+    se = math.sqrt(float(r @ r) / (x.size - 2) / float(((x - x.mean()) ** 2).sum()))
+    return {"slope": float(slope), "se": se, "n": int(x.size)}
+
+
+# --- everything the rules read ----------------------------------------------------------------------------------------
+
+def _flatten(s: dict[str, Any], u: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary ``s`` with the per-draw statistics of ``u`` (per_unit.json); each part only where it is stored."""
+    out = dict(s)
+    if "draws" in u:
+        out.update(_draw_numbers(u))
+    if "tap" in u:
+        tap = u["tap"]       # the explicit layer's cost: the slope's standard error over the sizes of the fit
+        fit = fit_with_se(tap["nd"], tap["seconds"], tap["fit_min_nd"])
+        out.update(tap_nd=[float(x) for x in tap["nd"]], tap_seconds=[float(x) for x in tap["seconds"]],
+                   tap_slope_refit=fit["slope"], tap_slope_se=fit["se"], tap_fit_sizes=fit["n"])
+    return out
+
+
+def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    offsets = [str(k) for k in u["seed_offsets"]]
+    out["seed_offsets"] = [int(k) for k in offsets]
+    draws = [u["draws"][k] for k in offsets]
+    train, test = u["train_betas"], u["test_betas"]
+    for name, tag in {**NETS, **REFERENCES}.items():
+        if not all(f"corr_err_{name}" in d["onsager"] for d in draws):
+            continue
+        per = [onsager_statistics(d["onsager"], train, test, name) for d in draws]
+        for stat in per[0]:
+            out[f"corr_{stat}_{tag}_seeds"] = [p[stat] for p in per]
+        out[f"corr_in_{tag}_over_seeds"] = float(np.mean(out[f"corr_median_{tag}_seeds"]))
+        out[f"corr_in_{tag}_sd"] = float(np.std(out[f"corr_median_{tag}_seeds"], ddof=1)) if len(per) > 1 else math.nan
+        out[f"corr_beta_{tag}"] = [float(x) for x in draws[0]["onsager"][f"corr_err_{name}"]]
+    out["test_betas"], out["train_betas"] = [float(b) for b in test], [float(b) for b in train]
+    out["dropped_seeds"] = [[int(x) for x in d["onsager"]["dropped"]] for d in draws]
+    # the rank collapse: per batch element, per draw (the chapter's ρ), and seed 0's at every ρ
+    for key in ("spread_res", "spread_nores"):
+        out[f"{key}_batch_seeds"] = [[float(x) for x in d[key]] for d in draws]
+        out[f"{key}_seeds"] = [float(np.median(d[key])) for d in draws]
+    out["spread_res_min_seeds"] = [float(np.min(d["spread_res"])) for d in draws]
+    out["spread_nores_max"] = float(max(np.max(d["spread_nores"]) for d in draws))
+    worst = int(np.argmin(out["spread_res_seeds"]))       # the draw that decides the rule
+    out["spread_res_median_se"] = float(_median_se(draws[worst]["spread_res"]))
+    out["spread_res_by_rho"] = {rho: float(np.median(v["with source"])) for rho, v in u["spread_by_rho"].items()}
+    out["spread_nores_by_rho"] = {rho: float(np.median(v["without source"])) for rho, v in u["spread_by_rho"].items()}
+    out["off_block_dense_seeds"] = [float(d["off_block_dense"]) for d in draws]
+    return out
+
+
+def _median_se(values: Sequence[float], resamples: int = 2000) -> float:
+    """The bootstrap standard error of a batch's median (a fixed generator: the same stored values give the same
+    number)."""
+    x = np.asarray(values, float)
+    rng = np.random.default_rng(0)
+    return float(np.median(x[rng.integers(0, x.size, (resamples, x.size))], axis=1).std(ddof=1))
+
+
+def stored_numbers(root: Path | None, chapter: str = "transformer") -> tuple[dict[str, Any], str]:
+    """The numbers Chapter 3's rules read ({} when ``summary.json`` is not stored) and the command that makes them:
+    seed 0's summary, and where ``per_unit.json`` is stored, every per-draw statistic derived from it."""
+    if chapter != "transformer":
+        raise ValueError(f"chapter must be 'transformer'; got {chapter!r}")
+    s = full_numbers(root, "transformer")
+    if not s:
+        return {}, REMEDY["transformer"]
+    u = _per_unit(root)
+    return (_flatten(s, u) if u else s), REMEDY["transformer"]

@@ -1,0 +1,43 @@
+"""Chapter 3's Onsager figure with the controls of its verdicts: the β̂²-only net and the best correction shared by
+all sites.
+
+Kept apart from :mod:`mfattn.implicit.figures`, whose source is part of the code digest of chapter 2's stored
+figures (a change there would make them stale, and re-making them means re-training chapter 2's thirty MNIST runs):
+this module draws the controls on top of :func:`mfattn.implicit.figures.onsager`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import figures
+
+__all__ = ["CONTROL_LABELS", "onsager_with_controls"]
+
+#: The legend of each control net's input (beside :data:`mfattn.implicit.figures.ONSAGER_LABELS`).
+CONTROL_LABELS = {"m+b2": r"$f_\theta(m_i, \hat\beta^2)$ (temperature only)"}
+
+
+def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
+                          title: str) -> plt.Figure:
+    """:func:`mfattn.implicit.figures.onsager` for the nets of ``inputs`` that it knows, then each control net of
+    ``inputs`` (:data:`CONTROL_LABELS`) in the next colour, and (left, dotted grey) the error of the best correction
+    that treats every site of an instance alike (``res["corr_err_shared"]``, where stored)."""
+    unknown = [name for name in inputs if name not in figures.ONSAGER_LABELS and name not in CONTROL_LABELS]
+    if unknown:
+        raise ValueError(f"inputs: unknown net input(s) {unknown}; expected among "
+                         f"{sorted({**figures.ONSAGER_LABELS, **CONTROL_LABELS})}")
+    base = [name for name in inputs if name in figures.ONSAGER_LABELS]
+    fig = figures.onsager(res, base, test_betas, train_betas, title)
+    left, right = fig.axes[:2]
+    for c, name in enumerate([name for name in inputs if name in CONTROL_LABELS], start=len(base)):
+        left.semilogy(test_betas, res[f"corr_err_{name}"], "o-", ms=4, color=f"C{c}", label=CONTROL_LABELS[name])
+        right.semilogy(test_betas, res[f"m_err_{name}"], "o-", ms=4, color=f"C{c}", label=CONTROL_LABELS[name])
+    if "corr_err_shared" in res:
+        left.semilogy(test_betas, res["corr_err_shared"], ":", color="0.4", label="best site-shared $a\\,m_i$")
+    left.legend(fontsize=8)
+    right.legend(fontsize=8)
+    return fig
