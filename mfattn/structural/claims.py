@@ -26,9 +26,34 @@ from .claims_exact import EXACT_FIRST, EXACT_LAST
 from .claims_iterative import ITERATIVE
 from .claims_rules import PAPER, TE, TI, TM, TP, TS, TX, needs, number  # noqa: F401  (chapter 5 imports them here)
 
-__all__ = ["DECLARED", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record", "number"]
+__all__ = ["DECLARED", "FULL_GLUE", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record",
+           "number"]
 
 CHAPTERS = ("structural", "designs")
+
+#: The stored chapter-4 numbers the prose quotes, glued as ``full-<key>`` by the chapter (:func:`glue_full`), with
+#: their formats.
+FULL_GLUE = {
+    "enum_max_error": "{:.0e}",
+    "hop_rate_lo": "{:.2f}",
+    "hop_rate_hi": "{:.2f}",
+    "slot_ari_slots": "{:.2f}",
+    "slot_ari_hopfield": "{:.2f}",
+    "pc_acc_fixed": "{:.2f}",
+    "keynorm_gap_raw": "{:.2f}",
+    "mask_max_error": "{:.0e}",
+    "slot_forms_norm_paper": "{:.0f}",
+    "slot_gap_sigma": "{:g}",
+    "slot_sigma_max": "{:g}",
+    "slot_ari_slots_max": "{:.2f}",
+    "slot_ari_hopfield_max": "{:.2f}",
+    "enum_roundoff_max": "{:.0e}",
+    "slot_ari_gap_sd": "{:.2f}",
+    "slot_paper_max_rise": "{:.0e}",
+    "slot_paper_ari": "{:.2f}",
+    "pc_acc_oracle": "{:.3f}",
+    "pc_acc_grad": "{:.3f}",
+}
 
 
 def summary_path(root: Path, chapter: str) -> Path:
