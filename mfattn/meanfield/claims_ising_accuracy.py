@@ -4,7 +4,9 @@ them and gathers every claim of the chapter).
 
 "TAP" has two readings. The blog describes TAP's Onsager term as "calculated from the couplings' distribution": the
 SK-averaged β²(1 − q), the book's ``tap``. TAP's own paper (1977) writes it per site, Σ_j J_ij²(1 − m_j²)
-(``tap_site``, stored as ``tsite``). Every claim that names TAP is decided on the first and tried on the second.
+(``tap_site``, stored as ``tsite``). A claim that names TAP is decided on the first and tried on the second; the
+adaptive-TAP claim names both (a factor 2 against the first, more accurate at all than the second), and the ordering of
+the correlations is a claim about the first (the second breaks the order, as its note says).
 
 The noise behind each factor is the instance-to-instance spread: the 40 SK instances are paired (every theory solves
 the same ones), so the standard error of the log of a ratio of mean errors is read from the per-instance errors by the
@@ -125,16 +127,40 @@ def _majority_rule(better: str, worse: str, factor: float = 2.0):
     return rule
 
 
-def _leading_term_check(better: str, worse: str, what: str):
-    """The factor's reason: below 1/2 at every β of the grid up to the claim's, down to the smallest (where the
-    leading O(β²) error term dominates), so a working correction removes at least half of the error there."""
-    def check(s):
-        r = [x / y for b, x, y in zip(s["betas"], s[f"{better}_by_beta"], s[f"{worse}_by_beta"])
-             if b <= s["beta"] + 1e-9 and x is not None and y]
-        ok = bool(r) and max(r) < 0.5
-        return ok, (f"{what} over β ≤ {s['beta']:g}: {min(r):.3f} to {max(r):.3f} (β = {s['betas'][0]:g}: {r[0]:.3f})"
-                    if r else "no β measured")
-    return check
+def _against_both(sk, site):
+    """Adaptive TAP against both readings of TAP: ``sk`` grades the factor against the SK average the blog describes,
+    ``site`` whether it is more accurate than TAP 1977's per-site term at all ("holds" or not). Holds if both hold;
+    fails if it is not more accurate than the SK average; with differences otherwise."""
+    def rule(s):
+        g = sk(s)
+        if g == "fails":
+            return "fails"
+        return "holds" if g == "holds" and site(s) == "holds" else "partly"
+    return rule
+
+
+def _adaptive_at(factor):
+    """The claim's rule: the factor against the SK average on the ratio of the mean errors, and more accurate than
+    per-site TAP with the 95 % interval of that ratio (paired delta method) below 1."""
+    return _against_both(_factor_at("atap_m", "tap_m")(factor), _ratio_interval_rule("atap", "tsite", 1.0))
+
+
+def _adaptive_examples() -> dict[str, dict[str, Any]]:
+    site = {"atap_m_inst": [0.40, 0.50, 0.45, 0.42], "tsite_m_inst": [1.0, 1.1, 0.9, 1.05]}
+    return {"holds": {"atap_m": 0.49, "tap_m": 1.0, **site}, "partly": {"atap_m": 0.51, "tap_m": 1.0, **site},
+            "fails": {"atap_m": 1.0, "tap_m": 1.0, **site}}
+
+
+def _small_beta_check(s):
+    """The reason's account of the β → 0 limit: the SK average leaves the site-to-site fluctuation of Σ_j J_ij²
+    (relative s.d. √(2/(n − 1)) for n − 1 standard-normal squares), so the TAP/naive ratio at the smallest β lies
+    within a factor 2 of it; per-site TAP, whose term keeps Σ_j J_ij², falls below 0.1 there."""
+    i = 0
+    sk, site = (s[f"{k}_by_beta"][i] / s["naive_by_beta"][i] for k in ("tap", "tsite"))
+    want = math.sqrt(2 / (s["n"] - 1))
+    ok = want / 2 < sk < 2 * want and site < 0.1
+    return ok, (f"at β = {s['betas'][i]:g}: SK-averaged TAP/naive {sk:.3f} against √(2/(n − 1)) = {want:.3f}; "
+                f"per-site TAP/naive {site:.3f}")
 
 
 def _factor_note(better: str, worse: str):
@@ -155,8 +181,10 @@ def _factor_note(better: str, worse: str):
             half = stats.t_quantile_975(bs.size - 1) * log_ratio_se(bs, ws)
             site = (f" Against per-site TAP (TAP 1977's own term, {s['tsite_m']:.1e}): ratio {r:.3f} (95 % "
                     f"{r * math.exp(-half):.3f} to {r * math.exp(half):.3f}; per-instance geometric mean {gs:.3f}, 95 % "
-                    f"{los:.3f} to {his:.3f}; below half on {int(np.sum(bs < ws / 2))} of {bs.size} instances): at the "
-                    "factor-2 line, where the interval of the ratio reaches past 1/2.")
+                    f"{los:.3f} to {his:.3f}; below it on {int(np.sum(bs < ws))} and below half of it on "
+                    f"{int(np.sum(bs < ws / 2))} of {bs.size} instances): more accurate on every reading, but at the "
+                    "factor-2 line, where the interval of the ratio reaches past 1/2: the claim puts its factor 2 "
+                    "against the SK average only.")
         return (f"RMSE of m at β = {s['beta']:g}: {NAMES[worse]} {s[f'{worse}_m']:.1e}, {NAMES[better]} "
                 f"{s[f'{better}_m']:.1e}, ratio {s[f'{better}_m'] / s[f'{worse}_m']:.3f} (mean over {s['instances']} "
                 f"instances{spread}).{site}")
@@ -169,9 +197,14 @@ def _instances(*keys: str):
     return lambda s: {f"RMSE of m, {NAMES[k]}": s[f"{k}_m_inst"] for k in keys if k != "tsite" or "tsite_m_inst" in s}
 
 
-FACTOR_REASON = ("a correction that works removes the leading O(β²) error term of the worse theory, which dominates "
-                 "at high temperature: the stored ratio stays below 1/2 at every β of the grid up to 0.5, down to the "
-                 "smallest, so a factor 2 is the least a working correction gives there")
+FACTOR_REASON = ("'more accurate' read as halving the error, the factor the chapter uses for every comparison of two "
+                 "estimates (a convention fixed before the ratios, not read off the ratios it judges). It is not the "
+                 "leading-order argument: at n = 18 the SK-averaged term does not remove the O(β²) error, because "
+                 "Σ_j J_ij² fluctuates from site to site by about √(2/(n − 1)) ≈ 0.34 of its mean; the TAP/naive ratio "
+                 "tends to about 0.30 as β → 0, where per-site TAP's, which keeps Σ_j J_ij², tends to 0")
+#: The same convention for adaptive TAP against TAP.
+ADAPTIVE_REASON = ("'more accurate' read as halving the error, the factor the chapter uses for every comparison of two "
+                   "estimates (a convention fixed before the ratios, not read off the ratios it judges)")
 
 
 # --- linear response ---------------------------------------------------------------------------------------------
@@ -218,6 +251,25 @@ def _ordered_at(z: float, tap: str = "tap"):
     return rule
 
 
+def _c_majority(s, better, worse):
+    """Significantly more than half of the instances (two-sided sign test at 5 %) have ``better``'s error of C below
+    ``worse``'s: "holds", else "fails"."""
+    b, w = paired(s, better, worse, "c")
+    got = stats.sign_test(w - b)
+    return "holds" if got["positive"] > got["negative"] and got["p"] < 0.05 else "fails"
+
+
+def _ordered_by(better_than):
+    """The ordering rule with each inequality decided by ``better_than(s, better, worse)`` ("holds" if better)."""
+    def rule(s):
+        below = {(b, w): better_than(s, b, w) == "holds" for b, w in (("atap", "tap"), ("tap", "naive"),
+                                                                         ("atap", "naive"))}
+        if below["atap", "tap"] and below["tap", "naive"]:
+            return "holds"
+        return "partly" if below["atap", "naive"] and below["tap", "naive"] else "fails"
+    return rule
+
+
 def _se_check(s):
     """The delta-method standard error the margin is read in rests on at least 30 paired instances (where its normal
     approximation holds) and agrees with a paired bootstrap of the instances within 25 %."""
@@ -240,7 +292,8 @@ def _ordering_note(s):
         site = (f" Per-site TAP (TAP 1977's own term) has {s['tsite_c']:.1e}, better than adaptive TAP (ratio "
                 f"{s['atap_c'] / s['tsite_c']:.2f}, {z('atap', 'tsite'):+.1f} SE; adaptive TAP better on "
                 f"{int(np.sum(bs < ws))} of {bs.size} instances), although adaptive TAP's magnetisations are better "
-                f"({s['atap_m']:.1e} against {s['tsite_m']:.1e}): with TAP read per site the order does not hold.")
+                f"({s['atap_m']:.1e} against {s['tsite_m']:.1e}): better magnetisations do not in general give "
+                "better correlations, which is why the claim is the order of the three theories it names.")
     return (f"RMSE of off-diagonal C at β = {s['beta']:g}: naive {s['naive_c']:.1e}, TAP {s['tap_c']:.1e}, adaptive "
             f"TAP {s['atap_c']:.1e} (log ratios adaptive TAP/TAP {z('atap', 'tap'):+.1f} SE, TAP/naive "
             f"{z('tap', 'naive'):+.1f} SE over {s['instances']} instances).{site}")
@@ -257,8 +310,7 @@ ACCURACY_CLAIMS = [
                   "β²(1 − q) (the book's TAP); TAP 1977's own per-site term Σ_j J_ij²(1 − m_j²) is tried as the "
                   "other reading",
           rule_at=_factor_at("tap_m", "naive_m"),
-          thresholds=(Threshold("factor", 2.0, "stored distribution", FACTOR_REASON,
-                                _leading_term_check("tap", "naive", "TAP/naive RMSE of m"),
+          thresholds=(Threshold("factor", 2.0, "convention", FACTOR_REASON, _small_beta_check,
                                 noise=_ratio_noise("tap", "naive"), log=True),),
           alternatives=(Alternative("reading: TAP 1977's per-site Onsager term Σ_j J_ij²(1 − m_j²) in place of the "
                                     "SK average", "reading", _factor_at("tsite_m", "naive_m")(2.0)),
@@ -270,55 +322,56 @@ ACCURACY_CLAIMS = [
                                     "statistic", _majority_rule("tap", "naive"))),
           spread=Spread("instance", _instances("naive", "tap", "tsite")),
           how="TAP must have the smaller mean RMSE of m over the 40 instances at β = 0.5, well inside the "
-              "high-temperature phase: holds if it is below half of naive mean field's (the correction removes most "
-              "of the leading O(β²) error term: the stored TAP/naive ratio stays below 1/2 at every β up to 0.5, so a "
-              "factor 2 is the least a working correction gives; noise: the paired standard error of the ratio over "
-              "the instances); smaller but not by a factor 2: with differences; not smaller: fails.",
+              "high-temperature phase: holds if it is below half of naive mean field's ('more accurate' as halving the "
+              "error, the chapter's convention; noise: the paired standard error of the ratio over the instances); "
+              "smaller but not by a factor 2: with differences; not smaller: fails. At n = 18 the SK-averaged term "
+              "does not remove the leading O(β²) error (the ratio tends to about 0.30 as β → 0, the site-to-site "
+              "fluctuation of Σ_j J_ij²); per-site TAP does (0.015 at β = 0.05).",
           evidence=("fig-ising-rmse", "fig-ising-scatter", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12"),
           note=_factor_note("tap", "naive"), numbers=("naive_m", "tap_m"), examples=_factor_examples("tap_m", "naive_m")),
     Claim("ising-adaptive-tap", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
           "Adaptive TAP adapts the Onsager correction to the actual couplings with the cavity method and linear "
           "response, instead of computing it from the couplings' distribution as TAP does, and so compensates for not "
           "knowing that distribution; on SK instances (the book's reading) its magnetisations are then more accurate "
-          "than TAP's",
-          measured="RMSE of the magnetisations against exact enumeration (n = 18, 40 SK instances) at β = 0.5",
+          "than TAP's under either Onsager term, by a factor 2 against the SK average the blog describes (against "
+          "TAP 1977's per-site term the book claims no factor)",
+          measured="RMSE of the magnetisations against exact enumeration (n = 18, 40 SK instances) at β = 0.5, of "
+                   "adaptive TAP, TAP (SK average) and per-site TAP",
           quote=Quote(SECTION_TAP, "a self-consistent computation to adapt the Onsager correction to the actual "
                                    "couplings using the cavity method and linear response relations"),
-          reading="'more accurate than TAP' is the book's reading, decided as a factor 2 against the SK-averaged TAP: "
-                  "the blog says the adaptation compensates for not knowing the couplings' distribution, not that it "
-                  "beats TAP where the distribution is known; its weaker reading (at least as accurate) and TAP 1977's "
-                  "per-site term as 'TAP' are tried as the other readings",
-          rule_at=_factor_at("atap_m", "tap_m"),
-          thresholds=(Threshold("factor", 2.0, "stored distribution",
-                                "adapted to the actual couplings the cavity variances remove the error of the SK "
-                                "average, which dominates at high temperature: the stored adaptive-TAP/TAP ratio stays "
-                                "below 1/2 at every β of the grid up to 0.5, so a factor 2 is the least the adaptation "
-                                "gives there", _leading_term_check("atap", "tap", "adaptive-TAP/TAP RMSE of m"),
-                                noise=_ratio_noise("atap", "tap"), log=True),),
-          alternatives=(Alternative("reading: TAP 1977's per-site Onsager term as 'TAP' (ratio of the mean errors)",
-                                    "reading", _factor_at("atap_m", "tsite_m")(2.0)),
-                        Alternative("reading: per-site TAP as 'TAP', 95 % interval of the ratio of the mean errors "
-                                    "(paired), its upper end below 1/2", "reading", _ratio_interval_rule("atap", "tsite")),
-                        Alternative("reading: per-site TAP as 'TAP', geometric mean of the per-instance ratios, its "
-                                    "95 % upper end below 1/2", "reading", _interval_rule("atap", "tsite")),
-                        Alternative("reading: the blog's 'compensates': at least as accurate as TAP (ratio below 1)",
-                                    "reading", _factor_at("atap_m", "tap_m")(1.0)),
-                        Alternative("95 % interval of the ratio of the mean errors (paired), its upper end below 1/2",
-                                    "statistic", _ratio_interval_rule("atap", "tap")),
-                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2",
-                                    "statistic", _interval_rule("atap", "tap")),
-                        Alternative("per instance: significantly more than half below half of TAP (sign test)",
-                                    "statistic", _majority_rule("atap", "tap"))),
+          reading="'more accurate than TAP' is the book's reading: the blog says the adaptation compensates for not "
+                  "knowing the couplings' distribution, not that it beats TAP where the distribution is known; decided "
+                  "as a factor 2 against the SK-averaged TAP and as more accurate at all against TAP 1977's per-site "
+                  "term; its weaker reading (at least as accurate as both) is tried as the other reading",
+          rule_at=_adaptive_at,
+          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_ratio_noise("atap", "tap"),
+                                log=True),),
+          alternatives=(Alternative("reading: the blog's 'compensates': at least as accurate as both TAPs (ratio to "
+                                    "the SK average below 1)", "reading", _adaptive_at(1.0)),
+                        Alternative("95 % interval of each ratio of the mean errors (paired): below 1/2 against the SK "
+                                    "average, below 1 against per-site TAP", "statistic",
+                                    _against_both(_ratio_interval_rule("atap", "tap"),
+                                                  _ratio_interval_rule("atap", "tsite", 1.0))),
+                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2 against "
+                                    "the SK average, below 1 against per-site TAP", "statistic",
+                                    _against_both(_interval_rule("atap", "tap"), _interval_rule("atap", "tsite", 1.0))),
+                        Alternative("per instance (sign test): significantly more than half below half of TAP, and "
+                                    "below per-site TAP", "statistic",
+                                    _against_both(_majority_rule("atap", "tap"), _majority_rule("atap", "tsite", 1.0))),
+                        Alternative("against per-site TAP the ratio of the mean errors alone (no interval)",
+                                    "statistic", _against_both(_factor_at("atap_m", "tap_m")(2.0),
+                                                               _factor_at("atap_m", "tsite_m")(1.0)))),
           spread=Spread("instance", _instances("tap", "tsite", "atap")),
-          how="Adaptive TAP must have the smaller mean RMSE of m over the 40 instances at β = 0.5: holds if it is below "
-              "half of TAP's (the stored adaptive-TAP/TAP ratio stays below 1/2 at every β up to 0.5, so a factor 2 is "
-              "the least the adaptation gives there; noise: the paired standard error of the ratio over the "
-              "instances); smaller but not by a factor 2: with differences; not smaller: fails. TAP is the SK-averaged "
-              "term the blog describes; against TAP 1977's per-site term adaptive TAP sits at the factor-2 line (an "
-              "alternative reading that makes the verdict fragile).",
+          how="Adaptive TAP must have the smaller mean RMSE of m over the 40 instances at β = 0.5 than both TAPs: holds "
+              "if it is below half of the SK-averaged TAP's ('more accurate' as halving the error, the chapter's "
+              "convention; noise: the paired standard error of the ratio over the instances) and below per-site TAP's "
+              "with the 95 % interval of that ratio (paired, over the instances) below 1; with differences if below "
+              "the SK-averaged TAP's but not by a factor 2 or not surely below per-site TAP's; not below the "
+              "SK-averaged TAP's: fails. No factor is claimed against per-site TAP: there the ratio sits at the "
+              "factor-2 line (see the note).",
           evidence=("fig-ising-rmse", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12",
                     TP + "test_per_site_tap_reading_is_stored_and_decided"),
-          note=_factor_note("atap", "tap"), numbers=("tap_m", "atap_m"), examples=_factor_examples("atap_m", "tap_m")),
+          note=_factor_note("atap", "tap"), numbers=("tap_m", "tsite_m", "atap_m"), examples=_adaptive_examples()),
     Claim("ising-linear-response", "Bal 2021 §2.2 (after Opper & Winther 2001; Kappen & Rodríguez 1998)",
           "Linear response of the adaptive-TAP solution with its cavity variances held fixed, χ = (Λ − J)⁻¹, gives "
           "the matrix of susceptibilities χ_ij = ⟨S_iS_j⟩ − ⟨S_i⟩⟨S_j⟩, the connected correlations",
@@ -352,25 +405,33 @@ ACCURACY_CLAIMS = [
           examples={"holds": {"atap_c": 0.049, "rms_c_exact": 0.1}, "partly": {"atap_c": 0.051, "rms_c_exact": 0.1},
                     "fails": {"atap_c": 0.1, "rms_c_exact": 0.1}}),
     Claim("ising-linear-response-ordering", "Ours (the blog ranks no theories by their correlations)",
-          "The linear-response correlations are better for the better theories: adaptive TAP's error below TAP's "
-          "below naive mean field's",
+          "For the three theories the chapter compares, naive mean field, TAP with the SK-averaged Onsager term and "
+          "adaptive TAP, the linear-response correlations are ordered as the magnetisations are: adaptive TAP's error "
+          "below TAP's below naive mean field's (no general rule: per-site TAP, TAP 1977's own term, has worse "
+          "magnetisations than adaptive TAP but better correlations)",
           measured="RMSE of the off-diagonal linear-response correlations against exact enumeration at β = 0.5 "
                    "(n = 18, 40 SK instances)", origin="ours",
+          reading="the three-theory order of the chapter's comparison, TAP read as the SK average; per-site TAP is "
+                  "outside the claim (it breaks the order: the note gives its numbers)",
           rule_at=lambda z: _ordered_at(z),
           thresholds=(Threshold("z", 2.0, "instance spread",
                                 "each inequality must exceed two paired standard errors of the log ratio of the mean "
                                 "errors over the 40 instances (delta method, at least 30 paired instances; a bootstrap "
                                 "of the instances agrees): a smaller gap is within the instance-to-instance noise",
                                 _se_check),),
-          alternatives=(Alternative("reading: TAP 1977's per-site term as 'TAP' (adaptive TAP < per-site TAP < naive)",
-                                    "reading", _ordered_at(2.0, "tsite")),
-                        Alternative("the order of the means with no margin (the rule before the premises)", "statistic",
-                                    _ordered_at(0.0))),
+          alternatives=(Alternative("the order of the means with no margin (the rule before the premises)", "statistic",
+                                    _ordered_at(0.0)),
+                        Alternative("geometric mean of the per-instance ratios, each 95 % interval below 1",
+                                    "statistic", _ordered_by(lambda s, b, w: _interval_rule(b, w, 1.0, "c")(s))),
+                        Alternative("per instance: significantly more than half of the instances in each order (sign "
+                                    "test)", "statistic", _ordered_by(_c_majority))),
           spread=Spread("instance", lambda s: {f"RMSE of C, {NAMES[k]}": s[f"{k}_c_inst"]
                                               for k in ("naive", "tap", "tsite", "atap") if f"{k}_c_inst" in s}),
-          how="Holds if adaptive TAP < TAP < naive mean field in the RMSE of the correlations, each inequality by more "
-              "than two paired standard errors of the log ratio over the instances; if both TAP theories beat naive "
-              "mean field by that margin but not in that order, with differences; otherwise it fails.",
+          how="Holds if adaptive TAP < TAP (SK average) < naive mean field in the RMSE of the correlations, each "
+              "inequality by more than two paired standard errors of the log ratio over the instances; if both TAP "
+              "theories beat naive mean field by that margin but not in that order, with differences; otherwise it "
+              "fails. The claim is the order of these three theories, not that better magnetisations give better "
+              "correlations: per-site TAP breaks that (note).",
           evidence=("fig-ising-rmse", T + "test_linear_response_equals_derivative_of_fixed_point"),
           note=_ordering_note, numbers=("naive_c", "tap_c", "atap_c"),
           examples={"holds": {"atap_c": 1, "tap_c": 2, "naive_c": 3, **{f"{k}_c_inst": [v, 1.01 * v, 0.99 * v] for k, v

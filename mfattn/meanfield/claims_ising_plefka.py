@@ -1,0 +1,343 @@
+"""The rules behind chapter 1's two claims about Plefka's line (ours; :mod:`.claims_ising_line` declares them): where
+each theory's own line lies, whether its own solutions cross it at all, its accuracy on either side, and how many
+stable solutions lie beyond it.
+
+A theory's own line is the first sweep β where the median Plefka parameter x = β²·mean(1 − m_i²)² of its
+damping-0.05 solutions reaches 1. A median that wanders about 1 is no crossing: a theory counts as crossing its line
+only if, at some sweep β, its median x exceeds 1 by more than :data:`CROSS_Z` standard errors of the median over the
+instances. TAP crosses (x = 1.21 ± 0.04 at β = 1.2, 3.9 at β = 2); adaptive TAP's median stays at 0.95–1.13 from
+β = 1.2 to 2, never more than 0.6 standard errors above 1, so none of its solutions lies beyond its own line and the
+claims are decided on the theories that cross (the crossing the old rule read at β = 1.3 is a declared reading).
+
+Beyond the line the weakly damped (0.5) iteration converges on few instances, and those are the easy ones (at β = 1.3
+TAP converges on 10 of 40, whose TAP/naive ratio is 0.28 against 0.36 over all 40). The line claims are therefore
+read on the damping-0.05 solutions of the damping sweep, which exist on (nearly) every instance; the damping-0.5
+means over the instances that converged are an alternative statistic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..companion import verdicts
+from .claims_ising_accuracy import NAMES, log_ratio_se
+
+__all__ = ["THEORIES", "MIN_SHARE", "CROSS_Z"]
+
+#: The TAP theories whose line the claims are about (the key of the stored numbers, the name).
+THEORIES = (("tap", "TAP"), ("atap", "adaptive TAP"))
+#: The alternative statistic of the rule before the premises: the damping-0.5 means over the instances that converged,
+#: at the last β beyond both lines where both converge on at least this share of the instances.
+MIN_SHARE = 0.25
+#: A crossing: the median x more than this many standard errors of the median above the line at some sweep β (a
+#: one-sided 2.3 % chance for one β of a median at the line; TAP's is 4.8 standard errors above at β = 1.2).
+CROSS_Z = 2.0
+
+
+# --- the own line --------------------------------------------------------------------------------------------------
+
+def _median_se(x: np.ndarray) -> float:
+    """Standard error of a median over the instances: 1.2533 σ/√n, σ from the interquartile range."""
+    q1, q3 = np.quantile(x, [0.25, 0.75])
+    return 1.2533 * (q3 - q1) / 1.349 / math.sqrt(x.size)
+
+
+def _own_x(s, k: str) -> list[tuple[float, float] | None]:
+    """Per sweep β, the median of theory ``k``'s own x over its damping-0.05 solutions and its standard error (None
+    where fewer than 3 instances have one)."""
+    out = []
+    for row in s[f"{k}_at_strong_inst"]:
+        x = np.array([v for v in row if v is not None])
+        out.append((float(np.median(x)), _median_se(x)) if x.size >= 3 else None)
+    return out
+
+
+def _crosses(s, k: str, line: float = 1.0) -> bool:
+    """Whether theory ``k``'s own solutions cross ``line``: their median x exceeds it by more than CROSS_Z standard
+    errors at some sweep β."""
+    return any(got is not None and got[0] - CROSS_Z * got[1] > line for got in _own_x(s, k))
+
+
+def _z_above(s, k: str, line: float = 1.0) -> float:
+    """The largest (median x − line) / standard error over the sweep β where the median reaches the line."""
+    z = [(m - line) / se for m, se in filter(None, _own_x(s, k)) if m >= line and se > 0]
+    return max(z) if z else -math.inf
+
+
+def _lines(s, line: float, theories, exact: bool = False, crossing: bool = True) -> dict[str, float]:
+    """Per theory whose own solutions cross ``line`` (all that reach it if not ``crossing``), the first sweep β where
+    the median x of its damping-0.05 solutions reaches it; ``exact``: the exact state's crossing for every theory."""
+    if exact:
+        if s["at_beta"] is None:
+            raise verdicts.Undecidable("the exact state's median Plefka parameter does not reach 1 on the grid")
+        return {k: s["at_beta"] for k, _ in theories}
+    out = {}
+    for k, _ in theories:
+        hit = [b for b, x in zip(s["damping_betas"], s[f"{k}_at_strong"]) if x is not None and x >= line]
+        if hit and (not crossing or _crosses(s, k, line)):
+            out[k] = hit[0]
+    if not out:
+        raise verdicts.Undecidable(f"no theory's own solutions cross x = {line:g} on the sweep's β grid (median x more "
+                                   f"than {CROSS_Z:g} standard errors above it at some β): no point beyond an own line")
+    return out
+
+
+# --- accuracy on either side of the line -------------------------------------------------------------------------
+
+def _ratio(s, k: str, i: int) -> tuple[float, int]:
+    """Theory ``k``'s mean RMSE of m over naive mean field's at sweep β index ``i``, over the instances where both
+    have a stable damping-0.05 solution, and how many those are."""
+    pairs = [(a, b) for a, b in zip(s[f"{k}_strong_inst"][i], s["naive_strong_inst"][i]) if a is not None and b]
+    if not pairs:
+        return math.inf, 0
+    a, b = np.array(pairs).T
+    return float(a.mean() / b.mean()), len(pairs)
+
+
+def _broke(s, k: str, i: int, rise: float) -> bool:
+    """Whether the ratio's rise into sweep β index ``i`` is more than ``rise`` times its rise over the step before."""
+    if i < 2:
+        raise verdicts.Undecidable(f"fewer than two sweep β before {NAMES[k]}'s own line: no rise to compare with")
+    r = [_ratio(s, k, j)[0] for j in (i - 2, i - 1, i)]
+    return (r[2] - r[1]) > rise * (r[1] - r[0])
+
+
+def _first_beyond(s, k: str, line_beta: float, share: float) -> int:
+    """The first sweep β index at or beyond ``line_beta`` where the theory has a stable solution on ``share`` of the
+    instances."""
+    got = [i for i, x in enumerate(s["damping_betas"]) if x >= line_beta - 1e-9
+           and _ratio(s, k, i)[1] >= share * s["instances"]]
+    if not got:
+        raise verdicts.Undecidable(f"no sweep β at or beyond {NAMES[k]}'s own line (β ≥ {line_beta:g}) with a stable "
+                                   f"solution on {share:.0%} of the instances")
+    return got[0]
+
+
+def _at_at(factor: float, line: float, share: float, theories=THEORIES, exact: bool = False, crossing: bool = True):
+    """Rule, per theory that crosses its own line: it must keep ``factor`` over naive mean field at the last sweep β
+    before its line (else the claim fails); at the first sweep β at or beyond it (a stable solution on ``share`` of
+    the instances) it has lost the factor (the claim) or keeps it (against). Holds if every crossing theory loses it
+    there, fails if none does, with differences if some do."""
+    def rule(s):
+        lines, b = _lines(s, line, theories, exact, crossing), s["damping_betas"]
+        lost = []
+        for k, name in theories:
+            if k not in lines:
+                continue
+            before = [i for i, x in enumerate(b) if x < lines[k] - 1e-9]
+            if not before:
+                raise verdicts.Undecidable(f"{name}'s own line lies at the first β of the sweep: nothing before it")
+            if not _ratio(s, k, before[-1])[0] < 1 / factor:
+                return "fails"
+            lost.append(not _ratio(s, k, _first_beyond(s, k, lines[k], share))[0] < 1 / factor)
+        return "holds" if all(lost) else "fails" if not any(lost) else "partly"
+    return rule
+
+
+def _kink(factor: float = 2.0, rise: float = 2.0):
+    """The claim read as a break: holds if, for a theory that crosses, the ratio's rise into its first β at or beyond
+    its line is more than ``rise`` times the rise over the step before; fails if every ratio grows smoothly or the
+    factor is lost before the line."""
+    def rule(s):
+        lines = _lines(s, 1.0, THEORIES)
+        broke = False
+        for k in lines:
+            before = [i for i, x in enumerate(s["damping_betas"]) if x < lines[k] - 1e-9]
+            if before and not _ratio(s, k, before[-1])[0] < 1 / factor:
+                return "fails"
+            broke |= _broke(s, k, _first_beyond(s, k, lines[k], 0.9), rise)
+        return "holds" if broke else "fails"
+    return rule
+
+
+def _old_at_rule(s):
+    """The rule before the premises, its grades as the claim reads them: damping-0.5 means over the instances that
+    converged, at the last β of the comparison's grid beyond both own lines (where the median first reaches 1, no
+    crossing test) where both converge on at least MIN_SHARE of the instances; a factor 2 kept there contradicts
+    the claim (fails), lost supports it (holds)."""
+    lines = {k: s[f"{k}_own_at"] for k, _ in THEORIES}
+    if any(v is None for v in lines.values()):
+        raise verdicts.Undecidable("a theory's own solutions do not reach x = 1 on the sweep")
+
+    def ahead(k, i):
+        if s["naive_by_beta"][i] is None:
+            raise verdicts.Undecidable("naive mean field's damping-0.5 RMSE is stored as null there")
+        return s[f"{k}_by_beta"][i] is not None and s[f"{k}_by_beta"][i] < s["naive_by_beta"][i] / 2
+
+    def measured(k, i):
+        return s[f"{k}_by_beta"][i] is not None and s[f"{k}_ok_by_beta"][i] >= MIN_SHARE * s["instances"]
+    for k, _ in THEORIES:
+        before = [i for i, b in enumerate(s["betas"]) if b < lines[k]]
+        if not before or not ahead(k, before[-1]):
+            return "fails"
+    got = [i for i, b in enumerate(s["betas"]) if b >= max(lines.values()) and all(measured(k, i) for k, _ in THEORIES)]
+    if not got:
+        raise verdicts.Undecidable("no β beyond both lines measured on a quarter of the instances at damping 0.5")
+    return "holds" if not all(ahead(k, got[-1]) for k, _ in THEORIES) else "fails"
+
+
+def _line_noise(s):
+    """Standard error of the median Plefka parameter at each crossing theory's own line: how far the median's crossing
+    of 1 can move by the draw of instances."""
+    lines = _lines(s, 1.0, THEORIES)
+    return max(_own_x(s, k)[s["damping_betas"].index(b)][1] for k, b in lines.items())
+
+
+def _factor_noise(s):
+    """e^SE of the log ratio to naive mean field (paired instances) at each crossing theory's first β at or beyond its
+    line."""
+    ses = []
+    for k, b in _lines(s, 1.0, THEORIES).items():
+        i = _first_beyond(s, k, b, 0.9)
+        pairs = [(a, n) for a, n in zip(s[f"{k}_strong_inst"][i], s["naive_strong_inst"][i]) if a is not None and n]
+        ses.append(log_ratio_se(*np.array(pairs).T))
+    return math.exp(max(ses))
+
+
+def _share_check(s):
+    least = min(min(s[f"{k}_strong_ok"]) for k in ("naive", "tap", "atap"))
+    return least >= 0.9 * s["instances"], (f"at damping 0.05 every theory has a stable solution on at least {least} of "
+                                          f"{s['instances']} instances at every sweep β")
+
+
+def _ahead_check(s):
+    """There is an advantage to lose: both TAP theories keep the factor 2 over naive mean field in the
+    high-temperature phase (sweep β ≤ 1)."""
+    r = {k: [_ratio(s, k, i)[0] for i, b in enumerate(s["damping_betas"]) if b <= 1.0 + 1e-9] for k, _ in THEORIES}
+    ok = all(max(v) < 0.5 for v in r.values())
+    return ok, "; ".join(f"{NAMES[k]}/naive over sweep β ≤ 1: {min(v):.3f} to {max(v):.3f}" for k, v in r.items())
+
+
+def _not_crossing(s) -> str:
+    """Where a theory's median x reaches 1 without crossing: the sentence the notes give."""
+    out = []
+    for k, name in THEORIES:
+        if _crosses(s, k):
+            continue
+        own = _own_x(s, k)
+        xs = [g[0] for b, g in zip(s["damping_betas"], own) if g is not None and b >= 1.2 - 1e-9]
+        out.append(f"{name}'s own median x stays at {min(xs):.2f}–{max(xs):.2f} from β = 1.2 to "
+                   f"{s['damping_betas'][-1]:g}, never more than {max(_z_above(s, k), 0):.1f} standard errors above "
+                   "1: it does not cross its own line")
+    return "; ".join(out)
+
+
+def _at_note(s):
+    lines, b = _lines(s, 1.0, THEORIES), s["damping_betas"]
+    keep = [i for i, x in enumerate(b) if any(abs(x - y) < 1e-9 for y in (0.5, 1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 2.0))]
+    rows = ", ".join(f"{b[i]:g}: {_ratio(s, 'tap', i)[0]:.2f} / {_ratio(s, 'atap', i)[0]:.2f}" for i in keep)
+    parts = []
+    for k, line in lines.items():
+        own, i = _own_x(s, k), _first_beyond(s, k, line, 0.9)
+        r = [_ratio(s, k, j)[0] for j in (i - 2, i - 1, i)]
+        lost = next((j for j in range(len(b)) if _ratio(s, k, j)[0] >= 0.5), None)
+        parts.append(f"{NAMES[k]}'s own line at β = {line:g} (median x {own[i][0]:.2f} ± {own[i][1]:.2f} there, "
+                     f"{own[-1][0]:.2f} at β = {b[-1]:g}); there it keeps the factor 2 ({r[2]:.2f} of naive's error), "
+                     f"the ratio rising by {r[2] - r[1]:.3f} into the line against {r[1] - r[0]:.3f} over the step "
+                     f"before ({'a break' if _broke(s, k, i, 2.0) else 'no break'} at x = 1); it loses the factor 2 "
+                     + (f"only at β = {b[lost]:g}, where its own x is {own[lost][0]:.1f}" if lost is not None
+                        else "nowhere on the grid")
+                     + f", and is still {_ratio(s, k, len(b) - 1)[0]:.2f} of naive's error at β = {b[-1]:g}")
+    cross = _not_crossing(s)
+    return ("Accuracy on either side of the own line: " + "; ".join(parts) + "."
+            + (f" {cross[0].upper() + cross[1:]}, so it cannot test the claim." if cross else "")
+            + f" RMSE of m over naive mean field's on the damping-0.05 solutions (TAP / adaptive TAP), by β: {rows}.")
+
+
+def _at_numbers(s):
+    lines, b = _lines(s, 1.0, THEORIES), s["damping_betas"]
+    out = {"exact state's line beta": s["at_beta"]}
+    for k, line in lines.items():
+        i = _first_beyond(s, k, line, 0.9)
+        lost = next((b[j] for j in range(len(b)) if _ratio(s, k, j)[0] >= 0.5), None)
+        out.update({f"own line beta, {NAMES[k]}": line, f"{NAMES[k]}/naive there": float(f"{_ratio(s, k, i)[0]:.3g}"),
+                    f"beta where {NAMES[k]} loses the factor 2": lost})
+    for k, name in THEORIES:
+        if k not in lines:
+            out[f"{name}: largest (median own x - 1) / SE"] = float(f"{max(_z_above(s, k), 0):.2g}")
+    return out
+
+
+def _x_rows(medians, crosses: bool = True):
+    """Per-instance own x of four instances at each β around the given medians: a tight spread (the median crosses
+    where it is above 1) or a wide one (a median of 1.1 stays within 2 standard errors of 1)."""
+    d = 0.01 if crosses else 0.4
+    return [[m - d, m - d, m + d, m + d] for m in medians]
+
+
+def _at_example(tap, atap=(0.1, 0.1, 0.15, 0.2), x_tap=(0.6, 0.8, 1.1, 1.5), x_atap=(0.6, 0.8, 1.05, 1.1),
+                atap_crosses: bool = False):
+    """Numbers of four sweep β (0.8, 1.0, 1.2, 1.4) and four instances with the given ratios to naive's error of 1;
+    TAP crosses at β = 1.2, adaptive TAP crosses where its median reaches 1 if ``atap_crosses``, else never."""
+    return {"instances": 4, "damping_betas": [0.8, 1.0, 1.2, 1.4], "at_beta": 1.2, "at_text": "1.20",
+            "tap_at_strong": list(x_tap), "atap_at_strong": list(x_atap),
+            "tap_at_strong_inst": _x_rows(x_tap), "atap_at_strong_inst": _x_rows(x_atap, crosses=atap_crosses),
+            "naive_strong_inst": [[1.0] * 4] * 4, "tap_strong_inst": [[r] * 4 for r in tap],
+            "atap_strong_inst": [[r] * 4 for r in atap]}
+
+
+# --- stable solutions beyond the line ----------------------------------------------------------------------------
+
+def _beyond_at(most: float, some: float, keys=THEORIES, field: str = "beyond_own", crossing: bool = True):
+    """Rule: the least fraction of points at or beyond its own line with a stable damping-0.05 solution, over the
+    theories that cross their line (all, if not ``crossing`` or read beyond the exact state's line): at least
+    ``most`` holds, at least ``some`` partly, else fails."""
+    def rule(s):
+        use = [k for k, _ in keys if not crossing or field == "beyond_exact" or _crosses(s, k)]
+        got = [x for x in (s[f"{k}_{field}"] for k in use) if x is not None and math.isfinite(x)]
+        if not got:
+            raise verdicts.Undecidable("no theory's own solutions cross a Plefka parameter of 1 on the sweep's β grid: "
+                                       "no point lies beyond its own line")
+        x = min(got)
+        return "holds" if x >= most else "partly" if x >= some else "fails"
+    return rule
+
+
+def _beyond_example(tap, atap=1.0, tap_crosses: bool = True):
+    """A stable fraction beyond the own line for each theory; TAP crossing (or not), adaptive TAP never."""
+    return {"tap_beyond_own": tap, "atap_beyond_own": atap,
+            "tap_at_strong_inst": _x_rows((0.8, 1.5), crosses=tap_crosses),
+            "atap_at_strong_inst": _x_rows((0.8, 1.05), crosses=False)}
+
+
+def _damping_check(s):
+    """The fraction is the solutions', not one damping's: the two strongest dampings agree."""
+    f = {k: s[f"{k}_beyond_own_d"] for k, _ in THEORIES}
+    ok = all(v[-1] is not None and v[-2] is not None and abs(v[-1] - v[-2]) < 0.01 for v in f.values())
+    return ok, "stable beyond its own line at dampings " + ", ".join(
+        f"{NAMES[k]} " + " / ".join("–" if x is None else f"{x:.3f}" for x in v) for k, v in f.items())
+
+
+def _beyond_points(s, k: str) -> int:
+    own = s.get(f"{k}_own_at")
+    return 0 if own is None else sum(b >= own - 1e-9 for b in s["damping_betas"]) * s["instances"]
+
+
+def _binomial_noise(s):
+    n = [p for p in (_beyond_points(s, k) for k, _ in THEORIES if _crosses(s, k)) if p]
+    return math.sqrt(0.9 * 0.1 / min(n)) if n else None
+
+
+def _beyond_note(s):
+    own = {k: "none on the grid" if s.get(f"{k}_own_at") is None else f"{s[f'{k}_own_at']:.2f}"
+           for k in ("tap", "atap", "tsite")}
+    frac = {k: "no point" if s.get(f"{k}_beyond_own") is None else f"{s[f'{k}_beyond_own']:.1%}"
+            for k in ("tap", "atap", "tsite")}
+    cross = _not_crossing(s)
+    return (f"The median Plefka parameter of TAP's own solutions at damping {s['a1']:g} reaches 1 at β ≈ {own['tap']} "
+            f"(per-site TAP {own['tsite']}; the exact state's at {s['at_text']}). At or beyond its own line the "
+            f"strongest damping finds stable solutions at {frac['tap']} of TAP's {_beyond_points(s, 'tap')} points "
+            f"(per-site TAP {frac['tsite']}). "
+            + (f"{cross[0].upper() + cross[1:]} (its median first reaches 1 at β ≈ {own['atap']}; counted from there "
+               f"{frac['atap']} of its points are stable, a declared reading). " if cross else "")
+            + f"At damping {s['a0']:g} TAP {s['tap_failure']}; adaptive TAP {s['atap_failure']}: that is the "
+            "iteration's failure, not the solutions'. TAP's solutions beyond the line are near-paramagnetic (small "
+            "|m|: its own x grows like β², to "
+            f"{s['tap_at_strong'][-1]:.1f} at β = {s['damping_betas'][-1]:g}); there χ⁻¹ ≈ (1 + β²)I − J, whose "
+            "smallest eigenvalue tends to (1 − β)² as n grows (the semicircle's edge at 2β), positive at every β ≠ 1: "
+            "their stability is the paramagnetic branch's, not a finite-size effect (at n = 200 TAP at damping 0.05 "
+            "converges to a positive-definite χ⁻¹ on every instance at β = 1.6 and 2, with λ_min(χ⁻¹) near (1 − β)²: "
+            "tests/test_ising_premises.py). Existence and local stability are not validity: beyond the line the "
+            "expansion behind the equations no longer converges.")
