@@ -33,20 +33,40 @@ def _decide(claim_id, numbers=None):
 
 # --- where the blog makes each claim ---------------------------------------------------------------------------
 
-#: Claims the blog's text does not make as the book states them: ours, each quoting at most what it builds on.
-OURS = {"deq-anderson-plain", "deq-learned-onsager", "deq-one-step-mnist", "deq-stability-training", "deq-energy"}
+#: Claims the blog's text does not make as the book states them: ours, each quoting at most what it builds on (a
+#: configuration line, a design requirement, the §4.4 sentence about the large-scale regime).
+OURS = {"deq-anderson", "deq-anderson-plain", "deq-learned-onsager", "deq-softmax-couplings", "deq-mixer-couplings",
+        "deq-one-step-mnist", "deq-stability-training", "deq-cls-organisation"}
+#: Ours, and no sentence of the blog says or denies them: no quote beside a verdict that the blog could be read into.
+UNQUOTED = {"deq-one-step-mnist", "deq-stability-training"}
 
 
 def test_the_claims_the_blog_does_not_make_are_ours_and_every_other_quotes_it():
     assert {c.id for c in DEQ.values() if c.origin == "ours"} == OURS
-    assert all(c.quote is not None for c in DEQ.values())
-    assert DEQ["deq-cls-organisation"].origin == "paper"          # the text makes it (§3.4, the cls token)
+    assert {c.id for c in DEQ.values() if c.quote is None} == UNQUOTED
+    assert DEQ["deq-energy"].origin == "paper"        # §4.5: "one energy function" whose fixed point is computed
+    assert DEQ["deq-energy"].quote.section.startswith("4.5")
 
 
 @pytest.mark.skipif(premises.papers_dir() is None, reason="the works' texts are not at hand")
-@pytest.mark.parametrize("claim_id", sorted(DEQ))
+@pytest.mark.parametrize("claim_id", sorted(set(DEQ) - UNQUOTED))
 def test_every_quote_of_chapter_2_is_verbatim_in_the_blog(claim_id):
     assert premises.quote_found(DEQ[claim_id].quote, "deq"), DEQ[claim_id].quote.text
+
+
+@pytest.mark.skipif(premises.papers_dir() is None, reason="the works' texts are not at hand")
+def test_the_chapter_does_not_quote_words_the_blog_does_not_have():
+    """The chapter once put "repeated at every iteration" in the blog's mouth: the blog does not say it (it lists the
+    cavity variances among its "iteratively determined fixed-point variables"), and the prose no longer quotes it."""
+    assert not premises.quote_found(premises.Quote("x", "repeated at every iteration"), "deq")
+    assert premises.quote_found(premises.Quote("x", "Iteratively determined fixed-point variables"), "deq")
+    prose = _markdown()
+    assert '"repeated at every' not in prose and "“repeated at every" not in prose
+
+
+def _markdown() -> str:
+    nb = json.loads((ROOT / "book" / "02_deep_implicit_attention.ipynb").read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
 
 
 @pytest.mark.skipif(premises.papers_dir() is None, reason="the works' texts are not at hand")
@@ -90,23 +110,41 @@ def test_the_per_seed_differences_variances_and_discordant_digits_are_the_stored
 # --- the learned correction: fragile under the alternatives a referee tries ----------------------------------------
 
 @needs_stored
-def test_the_learned_correction_is_decided_under_every_statistic_and_is_fragile():
+def test_the_learned_correction_is_not_refuted_by_an_inconclusive_interval():
     """Per-seed gains +0.13, +0.25, +0.28 (58/45, 68/43, 73/45 discordant digits): the truncated Hartung-Knapp
-    interval (primary) includes 0, so 'refuted'; the untruncated interval, a t-interval over the seeds and the exact
-    paired test over the 30,000 digits pooled exclude it ('with differences'); a sign test over three seeds cannot
-    decide. The verdict is fragile, and the note gives every alternative's numbers."""
+    interval (primary) covers both a gain and none (−0.04 to +0.48): inconclusive, graded with differences, not
+    refuted; the untruncated interval, a t-interval over the seeds and the exact paired test over the 30,000 digits
+    pooled exclude 0, but naive mean field (98.92 %) meets the blog's accuracy claim: with differences too. A sign
+    test over three seeds cannot decide. Every statistic says the same: robust."""
     assert STORED["gain_naive_d"] == pytest.approx([0.13, 0.25, 0.28], abs=1e-9)
     assert STORED["gain_naive_n10"] == [58, 68, 73] and STORED["gain_naive_n01"] == [45, 43, 45]
     assert STORED["gain_naive_lo"] < 0 < stats.pooled_over_seeds(STORED["gain_naive_d"], STORED["gain_naive_v"],
                                                                    truncate=False)["lo"]
     d = _decide("deq-learned-onsager")
-    assert d.verdict == "refuted" and d.premises["robustness"] == "fragile"
+    assert d.verdict == "confirmed with differences" and d.premises["robustness"] == "robust"
     alts = {a["name"].split(" over")[0].split(",")[0]: a["verdict"] for a in d.premises["alternatives"]}
     assert alts["untruncated Hartung-Knapp interval"] == "confirmed with differences"
     assert alts["Student-t interval"] == "confirmed with differences"
     assert alts["exact paired test"] == "confirmed with differences"
     assert alts["sign test"] == alts["exact signed-rank test"] == "cannot decide"
     assert "exact paired test over the 30,000 digits pooled p = 0.00035" in d.note
+    assert "covers both a gain and none" in d.note and "not a refutation" in d.note
+
+
+@pytest.mark.parametrize("lo, hi, grade", [(-0.04, 0.48, "partly"), (-0.5, 1e-6, "partly"), (-0.5, 0.0, "fails"),
+                                           (-math.inf, math.inf, "partly"), (0.01, 0.5, "partly")])
+def test_no_rule_of_chapter_2_turns_an_inconclusive_interval_into_a_refutation(lo, hi, grade):
+    """An interval that covers both a gain and none (or a test that does not reject: −∞ to +∞) is inconclusive: with
+    differences, never 'fails'; only an interval at or below 0 refutes. The same for the learning half of the
+    initial scale, at each larger scale; and the plain-iteration comparison is not tested (not refuted) where its
+    positive control, Anderson, fails."""
+    naive_meets = {"var_naive": 98.9}
+    assert DEQ["deq-learned-onsager"].rule({"gain_naive_lo": lo, "gain_naive_hi": hi, **naive_meets}) == grade
+    top = {"init_top_factor": 10.0, "init_gain_x10_lo": -1.0, "init_gain_x10_hi": 1.0}
+    from mfattn.implicit.claims_deq_layer import _init_learning_decide
+    assert _init_learning_decide(top, (lo + hi) / 2, lo, hi) == ("partly" if grade == "partly" else "fails")
+    with pytest.raises(verdicts.Undecidable, match="Anderson itself"):
+        DEQ["deq-anderson-plain"].rule({"blog_conv_min": 0.8, "plain_conv_max": 0.1})
 
 
 def test_the_learned_correction_is_robust_where_the_statistics_agree():
@@ -167,9 +205,21 @@ def test_the_coupling_swap_margin_is_the_seed_spread_plus_three_stored_paired_se
     near = [se for k in ("naive", "m", "mixer") for se in STORED[f"gain_{k}_se"]]
     assert max(near) == pytest.approx(STORED["pair_se_near_max"]) and 0.11 < max(near) < 0.12
     assert abs(claims.INTERACTION_MARGIN - (STORED["var_blog_sd"] + 3 * max(near))) < 0.01
-    assert _decide("deq-mixer-couplings").verdict == "reproduced with differences"
+    assert _decide("deq-mixer-couplings").verdict == "confirmed with differences"
     softmax = _decide("deq-softmax-couplings")
-    assert softmax.verdict == "not reproduced" and softmax.premises["robustness"] == "fragile"
+    assert softmax.verdict == "refuted" and softmax.premises["robustness"] == "fragile"
+
+
+@needs_stored
+@pytest.mark.parametrize("key", ["softmax", "mixer"])
+def test_the_blogs_large_scale_claim_on_other_couplings_is_declared_and_left_undecided(key):
+    """§4.4 speaks of swapping the mixing function in the large-scale regime, inside a transformer: a 26k MNIST layer
+    does not test it. The MNIST result is ours; the blog's reading is declared, and cannot be decided here."""
+    c = DEQ[f"deq-{key}-couplings"]
+    assert c.origin == "ours" and "large-scale" in c.reading
+    d = _decide(c.id)
+    row = next(a for a in d.premises["alternatives"] if a["kind"] == "reading")
+    assert row["verdict"] == "cannot decide" and "large-scale regime" in row["why"]
 
 
 def test_the_asymmetry_words_match_the_function():
@@ -215,17 +265,18 @@ def test_only_the_implicit_gradient_says_why_one_trained_layer_suffices():
 
 @needs_stored
 def test_the_stored_verdicts_of_chapter_2_and_what_moves_them():
-    expected = {"deq-mnist-accuracy": ("reproduced", "robust"), "deq-anderson": ("reproduced", "fragile"),
+    expected = {"deq-mnist-accuracy": ("reproduced", "robust"), "deq-anderson": ("confirmed", "fragile"),
                 "deq-anderson-plain": ("confirmed", "robust"), "deq-implicit-gradient": ("reproduced", "robust"),
-                "deq-learned-onsager": ("refuted", "fragile"), "deq-softmax-couplings": ("not reproduced", "fragile"),
-                "deq-mixer-couplings": ("reproduced with differences", "robust"),
+                "deq-learned-onsager": ("confirmed with differences", "robust"),
+                "deq-softmax-couplings": ("refuted", "fragile"),
+                "deq-mixer-couplings": ("confirmed with differences", "robust"),
                 "deq-one-step-mnist": ("refuted", "robust"),
                 "deq-stability-training": ("confirmed with differences", "robust"),
-                "deq-correction-onsager-form": ("reproduced with differences", "fragile"),
-                "deq-energy": ("refuted", "robust"), "deq-init-scale": ("reproduced", "robust"),
+                "deq-correction-onsager-form": ("not reproduced", "robust"),
+                "deq-energy": ("not reproduced", "robust"), "deq-init-scale": ("reproduced", "robust"),
                 "deq-init-scale-learning": ("reproduced with differences", "fragile"),
-                "deq-early-organisation": ("reproduced with differences", "robust"),
-                "deq-cls-organisation": ("reproduced with differences", "robust")}
+                "deq-early-organisation": ("reproduced with differences", "fragile"),
+                "deq-cls-organisation": ("confirmed with differences", "robust")}
     got = {c.id: (d.verdict, d.premises.get("robustness")) for c, d in verdicts.decide_chapter(ROOT, "deq")}
     assert got == expected
 
@@ -240,11 +291,12 @@ BOUNDARY_CASES = [
     ("deq-anderson", {"var_blog_conv_min": 0.5}, "partly"), ("deq-anderson", {"var_blog_conv_min": 0.4999}, "fails"),
     ("deq-anderson-plain", {"blog_conv_min": 0.9, "plain_conv_max": 0.4999}, "holds"),
     ("deq-anderson-plain", {"blog_conv_min": 0.9, "plain_conv_max": 0.5}, "partly"),
-    ("deq-anderson-plain", {"blog_conv_min": 0.8999, "plain_conv_max": 0.1}, "fails"),
+    ("deq-anderson-plain", {"blog_conv_min": 0.8999, "plain_conv_max": 0.1}, None),
     ("deq-anderson-plain", {"blog_conv_min": 0.95, "plain_conv_max": 0.95}, "fails"),
-    ("deq-learned-onsager", {"gain_naive_lo": 1e-4, "var_naive": 98.7999}, "holds"),
-    ("deq-learned-onsager", {"gain_naive_lo": 1e-4, "var_naive": 98.8}, "partly"),
-    ("deq-learned-onsager", {"gain_naive_lo": 0.0, "var_naive": 90.0}, "fails"),
+    ("deq-learned-onsager", {"gain_naive_lo": 1e-4, "gain_naive_hi": 0.5, "var_naive": 98.7999}, "holds"),
+    ("deq-learned-onsager", {"gain_naive_lo": 1e-4, "gain_naive_hi": 0.5, "var_naive": 98.8}, "partly"),
+    ("deq-learned-onsager", {"gain_naive_lo": 0.0, "gain_naive_hi": 1e-4, "var_naive": 90.0}, "partly"),
+    ("deq-learned-onsager", {"gain_naive_lo": -0.5, "gain_naive_hi": 0.0, "var_naive": 90.0}, "fails"),
     ("deq-mixer-couplings", {"var_mixer_median": 98.801, "var_blog": 99.2}, "holds"),
     ("deq-mixer-couplings", {"var_mixer_median": 98.8, "var_blog": 99.2}, "partly"),
     ("deq-softmax-couplings", {"var_softmax_median": 95.001, "var_blog": 99.2}, "partly"),
@@ -260,9 +312,9 @@ BOUNDARY_CASES = [
     ("deq-stability-training", {"rho_train_changes": 16, "rho_train_change_corr": 0.49, "rho_train_corr": 0.5001}, "partly"),
     ("deq-stability-training", {"rho_train_changes": 16, "rho_train_change_corr": 0.49, "rho_train_corr": 0.5}, "fails"),
     ("deq-stability-training", {"rho_train_changes": 16, "rho_train_change_corr": -0.4901, "rho_train_corr": 0.9}, "fails"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.81, "corr_r2_affine": 0.9}, "holds"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.25, "corr_r2_affine": 0.9}, "partly"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.2499, "corr_r2_affine": 0.9}, "fails"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.9001}, "holds"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": -0.5001}, "partly"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.4999}, "fails"),
     ("deq-energy", {"corr_asymmetry": 9.99e-7}, "holds"), ("deq-energy", {"corr_asymmetry": 1e-6}, "partly"),
     ("deq-energy", {"corr_asymmetry": 0.0999}, "partly"), ("deq-energy", {"corr_asymmetry": 0.1}, "fails"),
     ("deq-init-scale", {"init_conv_blog": 1.0, "init_conv_top": 0.4999, "init_broke": 0, "init_conv_top_max": 0.6,
@@ -271,12 +323,13 @@ BOUNDARY_CASES = [
                         "init_conv_blog_min": 1.0}, "partly"),
     ("deq-init-scale", {"init_conv_blog": 1.0, "init_conv_top": 0.9, "init_broke": 0, "init_conv_top_max": 1.0,
                         "init_conv_blog_min": 1.0}, "fails"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": 1e-4, "init_gain_lo": 1e-4}, "holds"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 1e-4}, "partly"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 0.0}, "fails"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 1e-4, "init_gain_lo": 1e-4, "init_gain_hi_min": 1.0}, "holds"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 1e-4, "init_gain_hi_min": 1.0}, "partly"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 0.0, "init_gain_hi_min": 1e-4}, "partly"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 0.0, "init_gain_hi_min": 0.0}, "fails"),
     ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.5}, "holds"),
-    ("deq-early-organisation", {"epoch1_corr": 0.5, "epoch1_closed": 0.4999}, "partly"),
-    ("deq-early-organisation", {"epoch1_corr": 0.4999, "epoch1_closed": 0.4999}, "fails"),
+    ("deq-early-organisation", {"epoch1_corr": 0.7072, "epoch1_closed": 0.4999}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.7071, "epoch1_closed": 0.4999}, "fails"),
     ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.0049,
                               "uniform_row_share": U}, "holds"),
     ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.00501,
@@ -293,3 +346,93 @@ def test_chapter_2_rules_either_side_of_each_threshold(claim_id, numbers, grade)
 
 def test_every_chapter_2_rule_has_boundary_cases_of_each_grade():
     check_every_rule_covered(BOUNDARY_CASES, list(DEQ.values()))
+
+
+# --- the referee's findings on chapter 2 (issue 40): premises answered from the stored numbers --------------------------
+
+@needs_stored
+def test_the_correction_claim_reads_the_reaction_term_it_replaces():
+    """The blog's f_θ stands in for V_i⟨S_i⟩, 'the action of the cavity variances on the spin means': the verdict reads
+    that term (cosine 0.04 with f_θ: not reproduced). The Gaussian correction (I − P⁻¹) g, a prior's local response that
+    naive mean field with a learned prior has too, is reported but is no reading of the claim."""
+    c = DEQ["deq-correction-onsager-form"]
+    assert "cavity variances on the spin means" in c.quote.text and "reaction term" in c.reading
+    d = _decide(c.id)
+    assert d.verdict == "not reproduced" and d.premises["robustness"] == "robust"
+    assert abs(STORED["corr_reaction_cosine"]) < 0.1 and 0.25 <= STORED["corr_r2_gaussian"] < 0.36
+    assert not any("Gaussian correction" in a.name for a in c.alternatives)
+    assert "prior's local response" in d.note and "0.313" in d.note
+
+
+@needs_stored
+def test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading():
+    """After one epoch the pattern correlates 0.76 with the final one (57 % of its variance: most, not almost all) and
+    20 % of the way is covered: with differences at the 'most' line (a correlation of √½); at the first stored frame
+    (250 steps: 0.56 and 14 %) and for a reader who counts only the 'holds' line, not reproduced."""
+    d = _decide("deq-early-organisation")
+    assert d.verdict == "reproduced with differences" and d.premises["robustness"] == "fragile"
+    moved = d.premises["moved_by"]
+    assert any("first stored frame" in m for m in moved) and any("read strictly" in m for m in moved)
+    assert 0.5 ** 0.5 < STORED["epoch1_corr"] < 0.9 and STORED["first_corr"] < 0.5 ** 0.5
+
+
+def test_the_explicit_layer_loses_its_fixed_point_at_the_larger_initial_scales():
+    """The blog says the initial scale is crucial for its explicit adaptive-TAP layer (§3.3): at initialisation, at the
+    MNIST sizes (N = 17, d = 10), ten draws per scale, I − J is positive definite at σ (smallest eigenvalue about 0.69)
+    and the forward solve (Anderson, 40 evaluations, 1e-4) converges for every source; at √10 σ positive definite in 9
+    of 10 draws but nearly singular in all (below 0.06) and the solve converges for 12.5 % of the sources; at 10 σ
+    indefinite in every draw (χ not positive semidefinite) and the solve converges for none. The numbers the note of
+    deq-init-scale quotes."""
+    import warnings
+
+    from mfattn.implicit.claims_deq_layer import EXPLICIT_AT_INIT
+    from mfattn.implicit.meanfield import couplings_to_matrix
+    from mfattn.implicit.vector_tap import VectorSpinTAP
+
+    n, d = 17, 10
+    got = {}
+    for factor in (1.0, 10 ** 0.5, 10.0):
+        low, conv = [], []
+        for seed in range(10):
+            g = torch.Generator().manual_seed(seed)
+            layer = VectorSpinTAP(n, d, weight_init_std=factor / math.sqrt(n * d * d), generator=g, max_iter=40,
+                                  tol=1e-4)
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                M = couplings_to_matrix(layer.couplings()).double()
+                low.append(float(torch.linalg.eigvalsh(torch.eye(n * d, dtype=torch.float64) - M).min()))
+                layer(torch.randn(8, n, d, generator=g))
+            conv.append(float(layer.last_stats["magnetisation"]["forward"].converged.float().mean()))
+        got[factor] = (np.array(low), float(np.mean(conv)))
+    low, conv = got[1.0]
+    assert (low > 0.65).all() and (low < 0.72).all() and conv == 1.0
+    low, conv = got[10 ** 0.5]
+    assert (low > 0).sum() == 9 and low.max() < 0.06 and conv == pytest.approx(0.125)
+    low, conv = got[10.0]
+    assert (low < -1.9).all() and conv == 0.0
+    assert "10 of 10 draws at σ" in EXPLICIT_AT_INIT and "9 of 10 at √10 σ" in EXPLICIT_AT_INIT
+    assert "12.5 % of them at √10 σ" in EXPLICIT_AT_INIT and "below 0.06" in EXPLICIT_AT_INIT
+
+
+@needs_stored
+def test_the_chapters_typed_numbers_on_the_other_couplings_are_the_stored_ones():
+    """The prose types the softmax and mixer numbers (no glue in a markdown cell): they must be the stored ones, and
+    the breakdown of an older softmax run (14 %, commit 226f19f) is not described as the stored result."""
+    prose = _markdown()
+    sm = STORED["var_softmax_acc_list"]
+    assert f"{STORED['var_softmax_median']:.2f} %" in prose and f"({STORED['var_softmax']:.2f} %)" in prose
+    assert all(f"{a:.2f} %" in prose for a in sm) and min(sm) > 90
+    gap = STORED["var_blog"] - STORED["var_mixer_median"]
+    assert f"median is {gap:.2f} points below" in prose
+    assert "the run ended at 14 %" not in prose and "names the breakdown" not in prose
+    older = [" ".join(par.split()) for par in prose.split("\n\n") if "at 14 %" in " ".join(par.split())]
+    assert older and all("older code (commit 226f19f) and since re-run" in par for par in older)
+    assert "where a trained layer tends to sit" not in prose
+    flat = " ".join(prose.split())
+    assert f"median spectral radius {STORED['rho_blog_median']:.2f}" in flat and STORED["rho_blog_unstable"] == 1.0
+    # the paper-scale numbers the correction, energy and early-organisation paragraphs type
+    assert f"cosine with $f_\\theta$ is {STORED['corr_reaction_cosine']:.2f}" in flat
+    assert f"explains {STORED['corr_r2_gaussian']:.2f} of" in flat and f"one affine map {STORED['corr_r2_affine']:.2f}" in flat
+    assert f"the asymmetry is {STORED['corr_asymmetry']:.2f}" in flat
+    assert f"from below by {STORED['norm_asymmetry_bound']:.2f}" in flat
+    assert f"a correlation of {STORED['first_corr']:.2f} and {100 * STORED['first_closed']:.0f} % of the way" in flat

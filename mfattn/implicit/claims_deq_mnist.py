@@ -85,8 +85,15 @@ def _anderson_at(reliable: float, most: float, key: str = "blog"):
 
 
 def _plain_at(anderson: float, plain: float):
+    """Anderson is the comparison's positive control: where it misses the fixed point itself (below ``anderson`` in
+    some seed), plain iteration doing worse or as badly says nothing about the claim, so the rule cannot decide
+    (Undecidable) rather than refute."""
     def rule(s):
-        if s["blog_conv_min"] < anderson or s["plain_conv_max"] >= s["blog_conv_min"]:
+        if s["blog_conv_min"] < anderson:
+            raise verdicts.Undecidable(f"Anderson itself reaches the tolerance in only {s['blog_conv_min']:.0%} of the "
+                                       f"solves of its worst seed (below {anderson:.0%}): the comparison's reference "
+                                       f"does not find the fixed point either")
+        if s["plain_conv_max"] >= s["blog_conv_min"]:
             return "fails"
         return "holds" if s["plain_conv_max"] < plain else "partly"
     return rule
@@ -99,7 +106,10 @@ def _plain_on_m(s):
 def _same_weights(s):
     """On the blog model's own trained layer (seed 0, 1,000 test digits): Anderson's share of solves at tolerance, and
     the share of digits whose fixed point repels plain iteration (ρ(∂f/∂m) > 1: a theorem, not a budget)."""
-    if s["blog_anderson_converged"] < 0.9 or s["rho_blog_unstable"] == 0:
+    if s["blog_anderson_converged"] < 0.9:           # the positive control failed: nothing to compare with
+        raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {s['blog_anderson_converged']:.0%} of the "
+                                   f"test digits of seed 0's trained layer")
+    if s["rho_blog_unstable"] == 0:
         return "fails"
     return "holds" if s["rho_blog_unstable"] > 0.5 else "partly"
 
@@ -158,17 +168,19 @@ def _implicit_gradient_note(s):
 
 def _onsager_decide(floor: float):
     """The claim's rule on an interval of the gain (points): above 0 and naive mean field outside the blog's accuracy
-    claim, holds; above 0, partly; else fails."""
+    claim, holds; above 0, partly; at or below 0 (the data exclude any gain), fails. An interval that covers both a
+    gain and none is inconclusive, not a refutation: partly (not shown), and the note says which statistics show it.
+    A test that does not reject gives (−∞, +∞): inconclusive too."""
     def decide(s, effect, lo, hi):
-        if not lo > 0:
-            return "fails"
-        return "holds" if s["var_naive"] < floor else "partly"
+        if lo > 0:
+            return "holds" if s["var_naive"] < floor else "partly"
+        return "fails" if hi <= 0 else "partly"
     return decide
 
 
 def _onsager_at(floor: float, key: str = "gain_naive"):
     decide = _onsager_decide(floor)
-    return lambda s: decide(s, s.get(key, math.nan), s[f"{key}_lo"], s.get(f"{key}_hi", math.nan))
+    return lambda s: decide(s, s.get(key, math.nan), s[f"{key}_lo"], s[f"{key}_hi"])
 
 
 def _floor_check(s):
@@ -176,8 +188,22 @@ def _floor_check(s):
     return ok, f"the floor is 99.1 − the band of deq-mnist-accuracy; {found}"
 
 
+def _primary_reading(s):
+    """What the primary interval says, in words: shown, excluded, or inconclusive (graded with differences)."""
+    lo, hi = s["gain_naive_lo"], s["gain_naive_hi"]
+    if lo > 0:
+        return "The primary interval lies above 0: the gain is shown. "
+    if hi <= 0:
+        return "The primary interval lies at or below 0: the data exclude a gain. "
+    meets = (f"; and naive mean field at {s['var_naive']:.2f} % meets the blog's accuracy claim (at least "
+             f"{BLOG_ACCURACY - ACCURACY_BAND:.1f} %), so no statistic could give more than 'with differences'"
+             if s["var_naive"] >= BLOG_ACCURACY - ACCURACY_BAND else "")
+    return (f"The primary interval ({lo:+.2f} to {hi:+.2f}) covers both a gain and none: the gain is not shown at the "
+            f"primary convention, which is inconclusive, not a refutation, so it is graded with differences{meets}. ")
+
+
 def _correction_note(s):
-    return (f"Naive mean field, with no correction, reaches {s['var_naive_accs']} (mean {s['var_naive']:.2f} % ± "
+    return (_primary_reading(s) + f"Naive mean field, with no correction, reaches {s['var_naive_accs']} (mean {s['var_naive']:.2f} % ± "
             f"{s['var_naive_sd']:.2f}) against {s['var_blog_accs']} (mean {s['var_blog']:.2f} %); the blog model's "
             f"paired gain pooled over seeds (the primary convention, the truncated Hartung-Knapp interval): "
             f"{s['gain_naive_text']}; {over_seeds_text(s, 'gain_naive')}. Training loss {s['var_naive_loss']:.3g} "
@@ -222,8 +248,9 @@ def _interaction_note(key: str, what: str):
                 f"{s[f'var_{key}_median']:.2f} %, range {s[f'var_{key}_min']:.2f} to {s[f'var_{key}_max']:.2f}"
                 + (f", s.d. {sd:.2f}" if math.isfinite(sd) else "") + f"), blog model {s['var_blog']:.2f} % (mean); the "
                 f"blog model's paired gain pooled over seeds: {s[f'gain_{key}_text']}; training loss "
-                f"{s[f'var_{key}_loss']:.3g} against {s['var_blog_loss']:.3g}.{s[f'var_{key}_broke']} The text speaks of "
-                f"swapping the mixing function inside transformers in the large-scale regime: not tested on this model.")
+                f"{s[f'var_{key}_loss']:.3g} against {s['var_blog_loss']:.3g}.{s[f'var_{key}_broke']} The blog's sentence speaks "
+                f"of swapping the mixing function inside transformers in the large-scale regime: its claim is not "
+                f"tested by this 26k-parameter model (this verdict is ours, on MNIST).")
     return note
 
 
@@ -256,17 +283,25 @@ INTERACTION_HOW = (f"Decided on the median accuracy over seeds, so that one seed
                    f"the learned couplings); with differences if above {INTERACTION_FLOOR:.0f} % (a convention: it "
                    f"learns MNIST, well above the ~92 % of a linear classifier on raw pixels, but measurably worse; the "
                    f"floor of these conv features without the layer is not stored); below that it fails to learn "
-                   f"the task.")
+                   f"the task. The blog's §4.4 sentence is about the large-scale regime and the mixing function inside "
+                   f"a transformer; a 26k-parameter MNIST model does not test it, so the claim decided here is ours "
+                   f"(built on that sentence) and the blog's reading is declared as one that cannot be decided here.")
+
+
+def _large_scale(s):
+    raise verdicts.Undecidable("the blog's §4.4 sentence is about the large-scale regime (the mixing function inside "
+                               "a transformer); a 26k-parameter MNIST layer trained for 20 epochs does not test it")
 
 
 def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
-    reading = (f"the book's reading of §4.4 on the 26k MNIST layer: {what} in place of learned J (the text speaks of "
-               "the large-scale regime and of the mixing function inside a transformer, which this model does not test)")
+    reading = (f"ours, on the 26k MNIST layer: {what} in place of learned J, built on §4.4 (the blog's sentence speaks "
+               "of the large-scale regime and of the mixing function inside a transformer: its claim is not tested "
+               "by this model, an alternative reading that cannot be decided here)")
     return Claim(
-        f"deq-{key}-couplings", f"{BAL} (the reference code's other interactions: {what})",
+        f"deq-{key}-couplings", f"{BAL}'s other interactions ({what}), on its MNIST model: our test",
         f"The mean-field layer also learns MNIST with {claim} in place of learned J",
         measured=f"Test accuracy of the model with {what} after the full protocol, per seed (3 seeds), against the "
-                 "blog model's", how=INTERACTION_HOW, quote=quote, reading=reading,
+                 "blog model's", how=INTERACTION_HOW, quote=quote, reading=reading, origin="ours",
         rule_at=lambda margin, floor: (lambda s: interaction_grade(s[f"var_{key}_median"], s["var_blog"], margin, floor)),
         thresholds=(Threshold("margin", INTERACTION_MARGIN, "seed spread", "the blog model's seed-to-seed s.d. plus "
                               "three paired SEs of a 10,000-digit difference between two models near 99 % (the "
@@ -278,12 +313,15 @@ def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
         alternatives=(Alternative("mean over the seeds instead of the median", "statistic",
                                   lambda s: interaction_grade(s[f"var_{key}"], s["var_blog"])),
                       Alternative("the pooled paired gain: holds only if its 95 % interval includes 0 (not measurably "
-                                  "worse)", "statistic", _pooled_interaction(key))),
+                                  "worse)", "statistic", _pooled_interaction(key)),
+                      Alternative("the blog's own claim (§4.4): in the large-scale regime the mixing function can be "
+                                  "swapped, inside a transformer", "reading", _large_scale)),
         spread=Spread("seed", lambda s: {f"{key} accuracy (%)": s[f"var_{key}_acc_list"],
                                          **({"paired gain of the blog model (points)": s[f"gain_{key}_d"]}
                                             if f"gain_{key}_d" in s else {})}),
         evidence=("fig-deq-full-cpu", TV + "test_interaction_variants_train_and_enter_the_table",
-                  TC + "test_each_interaction_variant_is_decided_on_its_median_with_its_spread"),
+                  TC + "test_each_interaction_variant_is_decided_on_its_median_with_its_spread",
+                  TP + "test_the_blogs_large_scale_claim_on_other_couplings_is_declared_and_left_undecided"),
         note=_interaction_note(key, what), numbers=_interaction_shown(key),
         examples={"holds": {f"var_{key}_median": 98.81, "var_blog": 99.2},
                   "partly": {f"var_{key}_median": 98.79, "var_blog": 99.2},
@@ -312,9 +350,11 @@ def _learned_onsager() -> Claim:
             "the interval lies above 0 and naive mean field falls outside the blog's own accuracy claim (below "
             "99.1 − 0.3 %, the band of deq-mnist-accuracy): without f_θ the layer does not do what the blog says it "
             "does; with differences if above 0 but naive mean field meets that claim (f_θ helps measurably, the layer "
-            "works without it); refuted if the interval includes 0. The untruncated interval, a t-interval over the "
-            "seeds and the exact paired test over the 30,000 digits pooled are its alternatives; a sign test over "
-            "three seeds cannot reach 5 %. The blog does not claim that the layer fails without f_θ: the claim is ours.",
+            "works without it), and also if the interval covers both a gain and none (inconclusive: not shown at the "
+            "primary convention, which is not a refutation); refuted only if the interval lies at or below 0 (the data "
+            "exclude any gain). The untruncated interval, a t-interval over the seeds and the exact paired test over "
+            "the 30,000 digits pooled are its alternatives; a sign test over three seeds cannot reach 5 %. The blog "
+            "does not claim that the layer fails without f_θ: the claim is ours.",
         thresholds=(Threshold("floor", BLOG_ACCURACY - ACCURACY_BAND, "resolution", "the lower edge of the blog's "
                               "accuracy claim: 99.1 % less three binomial SEs of a 10,000-digit accuracy",
                               _floor_check, noise=lambda s: measured("var_naive_sd", 1 / math.sqrt(s["var_naive_seeds"]))(s)),),
@@ -327,10 +367,12 @@ def _learned_onsager() -> Claim:
                                          "naive accuracy (%)": s["var_naive_acc_list"]}),
         evidence=("fig-deq-full-cpu", "tests/test_variants.py::test_seed_summary_pairs_each_variant_with_the_blog_model_of_its_seed",
                   TC + "test_the_pooled_paired_gain_decides_the_learned_correction",
-                  TP + "test_the_learned_correction_is_decided_under_every_statistic_and_is_fragile"),
+                  TP + "test_the_learned_correction_is_not_refuted_by_an_inconclusive_interval",
+                  TP + "test_no_rule_of_chapter_2_turns_an_inconclusive_interval_into_a_refutation"),
         note=_correction_note, numbers=_gain_shown("naive"),
-        examples={"holds": {"gain_naive_lo": 0.01, "var_naive": 98.79}, "partly": {"gain_naive_lo": 0.01, "var_naive": 98.81},
-                  "fails": {"gain_naive_lo": -0.01, "var_naive": 90.0}})
+        examples={"holds": {"gain_naive_lo": 0.01, "gain_naive_hi": 0.5, "var_naive": 98.79},
+                  "partly": {"gain_naive_lo": -0.01, "gain_naive_hi": 0.5, "var_naive": 90.0},
+                  "fails": {"gain_naive_lo": -0.5, "gain_naive_hi": 0.0, "var_naive": 90.0}})
 
 
 MNIST_CLAIMS = [
@@ -364,16 +406,18 @@ MNIST_CLAIMS = [
                     "tests/test_models.py::test_stored_full_protocol_reaches_the_blog_accuracy"),
           note=_accuracy_note, numbers=shown("acc_mean", "acc_sd", "acc_min", "acc_max", digits=4),
           examples={"holds": {"acc_mean": 99.39}, "partly": {"acc_mean": 99.41}, "fails": {"acc_mean": 98.09}}),
-    Claim("deq-anderson", f"{BAL} (the MNIST model's solver: Anderson, 40 evaluations, tolerance 1e-4)",
+    Claim("deq-anderson", f"{BAL}'s MNIST configuration (Anderson, 40 evaluations, tolerance 1e-4; our test of it)",
           "The blog's solver (Anderson acceleration, at most 40 evaluations, tolerance 1e-4) finds the layer's fixed "
           "point during training",
           measured="Fraction of the forward solves over training that reach the layer's tolerance (1e-4) within 40 "
-                   "evaluations, per seed (3 seeds), for the blog model",
+                   "evaluations, per seed (3 seeds), for the blog model", origin="ours",
           quote=Quote(MNIST_SECTION, "anderson, solver_fwd_max_iter=40, solver_fwd_tol=1e-4,"),
           reading=READING_G, rule_at=_anderson_at,
-          how="Holds if Anderson brings at least 90 % of the forward solves to tolerance in every seed (a convention: a "
-              "solver that misses more than one solve in ten does not reliably find the point); with differences if "
-              "at least half in every seed (it finds the point in most steps); fails if fewer in some seed.",
+          how="Confirmed if Anderson brings at least 90 % of the forward solves to tolerance in every seed (a "
+              "convention: a solver that misses more than one solve in ten does not reliably find the point); with "
+              "differences if at least half in every seed (it finds the point in most steps); refuted if fewer in some "
+              "seed. The quoted line is the blog's configuration of its MNIST model, not a statement that the solver "
+              "finds the fixed point: the claim is ours, built on that configuration.",
           thresholds=(Threshold("reliable", 0.9, "convention", "a solver that misses more than one solve in ten does "
                                 "not reliably find the fixed point", noise=measured("var_blog_conv_sd")),
                       Threshold("most", 0.5, "convention", "it finds the fixed point in most of the training steps")),
@@ -401,8 +445,11 @@ MNIST_CLAIMS = [
           how="Confirmed if Anderson brings at least 90 % of the forward solves to tolerance in every seed and plain "
               "iteration fewer than half in every seed (conventions: it does not find the point); with differences if "
               "plain iteration converges less often than Anderson in every seed, but half or more in some seed (Anderson "
-              "helps, plain iteration mostly finds the point too); refuted if Anderson stays below 90 % in a seed or "
-              "plain iteration converges as often.",
+              "helps, plain iteration mostly finds the point too); refuted if plain iteration converges as often. Not "
+              "tested if Anderson itself stays below 90 % in some seed (the comparison's positive control failed: no "
+              "reference to compare with). The budget is the same only nominally: the divergence guard stops plain "
+              "iteration's solves long before 40 evaluations (the note), so what separates the two is that plain "
+              "iteration diverges, not that it runs out of budget.",
           thresholds=(Threshold("anderson", 0.9, "convention", "a solver that misses more than one solve in ten does "
                                 "not reliably find the fixed point", noise=measured("var_blog_conv_sd")),
                       Threshold("plain", 0.5, "convention", "a solver that misses most solves does not find the fixed "
@@ -422,7 +469,7 @@ MNIST_CLAIMS = [
                                           "var_plain_min", "var_plain_max", "var_blog"),
           examples={"holds": {"blog_conv_min": 0.9, "plain_conv_max": 0.49},
                     "partly": {"blog_conv_min": 0.9, "plain_conv_max": 0.5},
-                    "fails": {"blog_conv_min": 0.89, "plain_conv_max": 0.1}}),
+                    "fails": {"blog_conv_min": 0.95, "plain_conv_max": 0.95}}),
     Claim("deq-implicit-gradient", f"{BAL} (implicit differentiation of the fixed point, after Bai et al. 2019)",
           "Gradients through the fixed point follow from the implicit function theorem (an adjoint fixed point), "
           "without backpropagating through the solver",

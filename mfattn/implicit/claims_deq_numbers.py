@@ -205,8 +205,8 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     against the larger ones: share of converged forward solves per scale (mean and per seed, ``init_conv_x<f>``,
     ``_list``) at the blog's and at the largest scale, seeds whose training broke down (final accuracy below 50 %) at a
     larger scale, and the blog scale's paired gain over each larger one, pooled with its per-seed lists
-    (``init_gain_x<f>``, ``_lo``, ``_d``, ``_v``, ``_n10``, ``_n01``; the largest and smallest lower bound,
-    ``init_gain_lo``, ``init_gain_lo_min``)."""
+    (``init_gain_x<f>``, ``_lo``, ``_hi``, ``_d``, ``_v``, ``_n10``, ``_n01``; the largest and smallest lower bound,
+    ``init_gain_lo``, ``init_gain_lo_min``, and the smallest upper bound, ``init_gain_hi_min``)."""
     if not rows:
         return {}
     by: dict[float, list[dict[str, Any]]] = {}
@@ -226,17 +226,18 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
            "init_acc_top": 100 * float(np.mean([r["test_accuracy"] for r in by[top]])),
            "init_conv_blog_min": float(min(r["forward_converged"] for r in by[1.0])),
            "init_conv_top_max": float(max(r["forward_converged"] for r in by[top]))}
-    lows = []
+    lows, highs = [], []
     for f, runs in by.items():
         out[f"init_conv_x{f:.3g}"] = float(np.mean([r["forward_converged"] for r in runs]))
         out[f"init_conv_x{f:.3g}_list"] = [float(r["forward_converged"]) for r in runs]
         out[f"init_acc_x{f:.3g}_list"] = [100 * float(r["test_accuracy"]) for r in runs]
         gain = None if f == 1.0 else _pooled_gain(runs, blog)
         if gain is not None:
-            lows.append(gain["_lo"])
+            lows.append(gain["_lo"]), highs.append(gain["_hi"])
             out.update({f"init_gain_x{f:.3g}{k}": v for k, v in gain.items()})
     out["init_gain_lo"] = max(lows) if lows else float("nan")
     out["init_gain_lo_min"] = min(lows) if lows else float("nan")
+    out["init_gain_hi_min"] = min(highs) if highs else float("nan")
     return out
 
 
