@@ -120,6 +120,11 @@ SPECS = {
     I + "transformer:softmax_couplings": Spec(lambda d: {"layer": layer(d, True), "x": src(d)}, **LAYER),
     I + "transformer:off_head_block_fraction": Spec(lambda d: {"J": _couplings(d, 3, 4), "heads": 2},
                                                     domain={"heads": "int>=1"}, nonfinite_ok=True),
+    # the explicit layer's operation count (chapter 3)
+    I + "explicit_cost:linear_response_flops": Spec(lambda d: {"num_spins": d(st.integers(1, 6)), "dim": d(st.integers(1, 4))},
+                                                    domain={"num_spins": "int>=1", "dim": "int>=1"}),
+    I + "explicit_cost:cost_count": Spec(lambda d: {"sizes": [(2, 1), (d(st.integers(1, 3)), 2)], "execute_max_nd": 6},
+                                         domain={"execute_max_nd": "int>=0", "seed": "int>=0"}, nonfinite_ok=True),
     # vector TAP
     I + "vector_tap:VectorSpinTAP": Spec(lambda d: {"num_spins": d(st.integers(1, 3)), "dim": 2, "generator": gen(d)},
                                          domain={"num_spins": "int>=1", "dim": "int>=1", "max_iter": "int>=1",
@@ -197,3 +202,4 @@ for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "c
               "running_mean", "transformer_steps", "tap_cost", "onsager"):
     SPECS[I + "figures:" + _name] = Exempt(FIG)
 SPECS[I + "figures_controls:onsager_with_controls"] = Exempt(FIG)
+SPECS[I + "figures_controls:tap_cost_with_count"] = Exempt(FIG)

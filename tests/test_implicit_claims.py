@@ -30,7 +30,10 @@ def _write_deq(root, naive_extra_errors, summary=None, interactions=()):
         blog = np.ones(10_000, bool)
         blog[:90] = False
         naive = blog.copy()
-        naive[100:100 + naive_extra_errors] = False
+        if naive_extra_errors >= 0:
+            naive[100:100 + naive_extra_errors] = False
+        else:                                           # naive mean field right on some of the blog model's errors
+            naive[:-naive_extra_errors] = True
         for key, correct, loss in (("blog", blog, 0.011), ("naive", naive, 0.023), ("plain", np.zeros(10_000, bool), 3e4),
                                    ("phantom", blog, 0.3), ("m", blog, 0.012)):
             rows.append({"key": key, "variant": key, "seed": seed, "test_accuracy": float(correct.mean()),
@@ -65,21 +68,26 @@ def _decide(root, chapter="deq"):
     return rec.verdicts
 
 
-@pytest.mark.parametrize("extra, verdict", [(40, "confirmed"), (10, "confirmed with differences"), (3, "refuted")])
+@pytest.mark.parametrize("extra, verdict", [(40, "confirmed"), (10, "confirmed with differences"),
+                                           (3, "confirmed with differences"), (-40, "refuted")])
 def test_the_pooled_paired_gain_decides_the_learned_correction(tmp_path, extra, verdict):
     """Naive mean field wrong on ``extra`` more digits than the blog model in each of three seeds (none fixed):
     40 -> gain 0.40 points, interval above 0, naive at 98.70 % (outside the blog's 99.1 ± 0.3): confirmed;
     10 -> 0.10 points, interval above 0, naive at 99.00 % (meets the claim): with differences;
-    3 -> 0.03 points, interval 0.03 ± 4.30·0.01 includes 0: refuted (a claim of ours: the blog does not say the layer
-    fails without f_θ). The per-seed differences, variances and discordant digits are stored beside the pooled gain."""
+    3 -> 0.03 points, interval 0.03 ± 4.30·0.01 covers both a gain and none: inconclusive, graded with differences,
+    not refuted; −40 (naive mean field right on 40 of the blog model's errors) -> −0.40 points, interval below 0:
+    refuted (a claim of ours: the blog does not say the layer fails without f_θ). The per-seed differences,
+    variances and discordant digits are stored beside the pooled gain."""
     _write_deq(tmp_path, naive_extra_errors=extra, summary=STAB)
     got, numbers, note = _decide(tmp_path)["deq-learned-onsager"]
     assert got == verdict
     assert numbers["gain_naive"] == pytest.approx(extra / 100) and numbers["gain_naive_k"] == 3
     assert numbers["gain_naive_tau"] == 0 and numbers["var_naive"] == pytest.approx(100 - (BLOG_ERRORS + extra) / 100)
+    assert ("covers both a gain and none" in note) == (extra == 3)
     s = claims.full_numbers(tmp_path, "deq")
-    assert s["gain_naive_d"] == pytest.approx([extra / 100] * 3) and s["gain_naive_n10"] == [extra] * 3
-    assert s["gain_naive_n01"] == [0] * 3 and s["gain_naive_v"] == pytest.approx([extra / 1e4 - (extra / 1e4) ** 2] * 3)
+    assert s["gain_naive_d"] == pytest.approx([extra / 100] * 3)
+    assert (s["gain_naive_n10"], s["gain_naive_n01"]) == (([extra] * 3, [0] * 3) if extra > 0 else ([0] * 3, [-extra] * 3))
+    assert s["gain_naive_v"] == pytest.approx([abs(extra) / 1e4 - (extra / 1e4) ** 2] * 3)
     assert "95 % interval" in note and "exact paired test over the 30,000 digits pooled" in note
     assert "a sign test over 3 seeds cannot reach 5 %" in note
     # the m variant's numbers come with how often its solves reached a fixed point (issue: gradients off it)
@@ -89,7 +97,7 @@ def test_the_pooled_paired_gain_decides_the_learned_correction(tmp_path, extra, 
 def test_stability_numbers_are_glued_and_one_step_is_decided_against_the_fixed_point(tmp_path):
     _write_deq(tmp_path, naive_extra_errors=40, summary=STAB)
     got = _decide(tmp_path)
-    assert got["deq-anderson"][0] == "reproduced" and "8.8 evaluations" in got["deq-anderson-plain"][2]
+    assert got["deq-anderson"][0] == "confirmed" and "8.8 evaluations" in got["deq-anderson-plain"][2]
     verdict, numbers, note = got["deq-one-step-mnist"]
     assert verdict == "refuted" and numbers["step_gap"] == pytest.approx(79.2) and "median 1.05" in note
     assert "median is 1.05" in claims.stability_prose(tmp_path)
@@ -134,18 +142,28 @@ def test_without_stored_runs_every_claim_is_not_tested_with_the_command(tmp_path
 @pytest.mark.parametrize("slope, verdict", [(2.73, "reproduced"), (2.55, "reproduced with differences"),
                                             (2.4, "not reproduced"), (2.2, "not reproduced"), (3.7, "not reproduced")])
 def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
-    """The exponent is read as the nearest integer power beyond two standard errors of the fit over its sizes (the
-    per-size times are stored beside it, data/full/transformer/per_unit.json): 2.4 is nearer 2 than 3."""
+    """The cost is decided on the operation count stored beside the per-size times (data/full/transformer/
+    per_unit.json), whatever the timing; the timed exponent is the alternative reading, read as the nearest integer
+    power beyond two standard errors of the fit over its sizes: 2.4 is nearer 2 than 3."""
+    from mfattn.implicit import claims_transformer_numbers, explicit_cost
+
     claims.save(tmp_path, "transformer", {"max_dev_step": 1e-16, "tap_slope": slope, "tap_fit_min_nd": 512,
                                           "tap_fit_max_nd": 4096, "rho_show": 0.9, "spread_nores": 1e-16,
                                           "spread_res": 0.3, "corr_in_ms": 0.07, "corr_in_g": 0.4, "corr_in_m": 0.5,
                                           "corr_above_ms": 0.2, "corr_above_g": 0.5, "corr_above_m": 0.7})
     nd = np.array([512.0, 1024, 2048, 4096])
     seconds = 1e-9 * nd ** slope * np.exp([0.05, -0.05, -0.05, 0.05])        # curvature: SE 0.046
+    flops = [float(explicit_cost.linear_response_flops(int(x) // 16, 16)) for x in nd]
     (tmp_path / "data" / "full" / "transformer" / "per_unit.json").write_text(json.dumps(
-        {"tap": {"nd": nd.tolist(), "seconds": seconds.tolist(), "fit_min_nd": 512.0}}))
+        {"tap": {"nd": nd.tolist(), "seconds": seconds.tolist(), "fit_min_nd": 512.0, "flops": flops,
+                 "counted": [flops[0], None, None, None], "count_max_dev": 1e-13}}))
     got = _decide(tmp_path, "transformer")
-    assert got["transformer-explicit-cost"][0] == verdict and "Nd = 512 to 4096" in got["transformer-explicit-cost"][2]
+    assert got["transformer-explicit-cost"][0] == "reproduced" and "Nd = 512 to 4096" in got["transformer-explicit-cost"][2]
+    claim = _claim("transformer-explicit-cost")
+    numbers = claims_transformer_numbers.stored_numbers(tmp_path, "transformer")[0]
+    timing = next(a for a in claim.alternatives if a.name.startswith("reading: wall time, the exponent fitted"))
+    assert {"holds": "reproduced", "partly": "reproduced with differences",
+            "fails": "not reproduced"}[timing.rule(numbers)] == verdict
     assert claims.stored_cost_exponent(tmp_path) == f"exponent {slope:.2f} over Nd = 512 to 4096"
     # without the per-draw values the others rest on the summary's one draw: graded at best with differences
     assert got["transformer-one-step"][0] == "reproduced"
@@ -157,23 +175,25 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
 def test_each_interaction_variant_is_decided_on_its_median_with_its_spread(tmp_path):
     """Softmax couplings stored for one seed at 98.8 %, the MLP mixer for two at 60 %: two verdicts, each with its
     seeds, spread and pooled paired gain; the blog model is at 99.1 %. One seed within the margin holds, but one
-    seed caps it at "with differences"."""
+    seed caps it at "with differences". Both are ours on MNIST: the blog's §4.4 sentence speaks of the large-scale
+    regime, a reading declared and left undecided."""
     _write_deq(tmp_path, naive_extra_errors=3, interactions=(("softmax", 1, 120), ("mixer", 2, 4000)))
     got = _decide(tmp_path)
     verdict, numbers, note = got["deq-softmax-couplings"]
-    assert verdict == "reproduced with differences" and "rests on one seed only" in note
+    assert verdict == "confirmed with differences" and "rests on one seed only" in note
+    assert "large-scale regime" in note
     assert numbers["var_softmax_median"] == 98.8 and "var_softmax_sd" not in numbers
     assert "1 seed(s): softmax couplings 98.80 % (median 98.80 %, range 98.80 to 98.80)" in note
     assert numbers["gain_softmax"] == pytest.approx(0.3) and "(1 seeds)" in note and "broke down" not in note
     verdict, numbers, note = got["deq-mixer-couplings"]
-    assert verdict == "not reproduced" and "2 seed(s): MLP-mixer couplings 60.00 %, 60.00 %" in note
+    assert verdict == "refuted" and "2 seed(s): MLP-mixer couplings 60.00 %, 60.00 %" in note
     assert numbers["var_mixer_sd"] == 0 and numbers["gain_mixer"] == pytest.approx(39.1)
 
 
 def test_an_interaction_variant_not_stored_is_not_tested_with_the_command(tmp_path):
     _write_deq(tmp_path, naive_extra_errors=3, interactions=(("mixer", 3, 200),))
     got = _decide(tmp_path)
-    assert got["deq-mixer-couplings"][0] == "reproduced with differences"     # 98.0 % < 99.1 - 0.5
+    assert got["deq-mixer-couplings"][0] == "confirmed with differences"      # 98.0 % < 99.1 - 0.4
     verdict, numbers, note = got["deq-softmax-couplings"]
     assert verdict == "not tested" and not numbers and "var_softmax" in note and "--interactions --train" in note
 
@@ -220,14 +240,15 @@ def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain
     assert "end at 0.00 %, 0.00 %, 84.00 % against" in note and "8.8 evaluations" in note
     claim = _claim("deq-anderson")
     d = claim.decide(claims.full_numbers(tmp_path, "deq"), chapter="deq")
-    assert d.verdict == "reproduced" and d.premises["robustness"] == "fragile"
-    assert [a["verdict"] for a in d.premises["alternatives"] if a["kind"] == "reading"] == ["not reproduced"]
+    assert d.verdict == "confirmed" and d.premises["robustness"] == "fragile"
+    assert [a["verdict"] for a in d.premises["alternatives"] if a["kind"] == "reading"] == ["refuted"]
 
 
 def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(tmp_path):
-    """The stored softmax runs: 96.3 %, 96.2 % and one that diverged at the end (14 %). The median (96.2 %) decides
-    ("reproduced with differences"), the note names the broken seed and the spread; without per-digit results the
-    pooled gain is said to be missing, not invented."""
+    """A fixture in the shape of an older softmax run (commit 226f19f, since re-run): 96.3 %, 96.2 % and one that
+    diverged at the end (14 %). The median (96.2 %) decides ("confirmed with differences": ours on MNIST), the note
+    names the broken seed and the spread; without per-digit results the pooled gain is said to be missing, not
+    invented."""
     _write_deq(tmp_path, naive_extra_errors=3)
     path = tmp_path / "data" / "full" / "deq_variants.json"
     table = json.loads(path.read_text())
@@ -236,7 +257,7 @@ def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(t
                       for b, a in zip(blog, (0.9632, 0.9622, 0.1408))]
     path.write_text(json.dumps(table))
     verdict, numbers, note = _decide(tmp_path)["deq-softmax-couplings"]
-    assert verdict == "reproduced with differences" and numbers["var_softmax_median"] == 96.22
+    assert verdict == "confirmed with differences" and numbers["var_softmax_median"] == 96.22
     assert numbers["var_softmax_min"] == 14.08 and numbers["var_softmax_sd"] == 47.5
     assert "96.32 %, 96.22 %, 14.08 %" in note and "Training broke down in seed 2" in note
     assert "no stored per-digit results to pair" in note and "gain_softmax" not in numbers
@@ -258,13 +279,13 @@ def test_early_organisation_is_read_from_the_stored_frames(tmp_path):
     assert s["epoch1_at"] == 1.0 and s["epoch1_frames"] == 4
     verdict, numbers, note = _decide(tmp_path)["deq-early-organisation"]
     both = s["epoch1_corr"] >= 0.9 and s["epoch1_closed"] >= 0.5
-    either = s["epoch1_corr"] >= 0.5 or s["epoch1_closed"] >= 0.5
+    either = s["epoch1_corr"] >= 0.5 ** 0.5 or s["epoch1_closed"] >= 0.5
     assert verdict == ("reproduced" if both else "reproduced with differences" if either else "not reproduced")
     assert "not the direction inside each d × d block" in note
     rows = norms[-1].sum(axis=1) / norms[-1].sum()
     assert s["cls_row_share"] == pytest.approx(rows[0]) and s["patch_row_share_max"] == pytest.approx(rows[1:].max())
     verdict, numbers, note = _decide(tmp_path)["deq-cls-organisation"]
-    assert verdict == "reproduced with differences" and "One seed" in note and "rests on one seed only" in note
+    assert verdict == "confirmed with differences" and "One seed" in note and "rests on one seed only" in note
 
 
 def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
@@ -275,14 +296,15 @@ def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
 
 
 @pytest.mark.parametrize("conv_top, extra_errors, verdict, learning", [
-    (0.3, 0, "reproduced", "not reproduced"), (0.95, 40, "reproduced with differences", "reproduced"),
-    (0.99, 0, "not reproduced", "not reproduced")])
+    (0.3, 0, "reproduced", "reproduced with differences"), (0.95, 40, "reproduced with differences", "reproduced"),
+    (0.99, -40, "not reproduced", "not reproduced")])
 def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict, learning):
     """Stored rows of the initialisation study, decided as the blog's two claims, stability and learning: the
     largest scale losing its fixed point (30 % of solves converged against 98 %) is "reproduced" for stability; one
     converging less often in every seed (95 %) "with differences"; as often (99 %) "not reproduced". Learning: 40
     more errors in every seed at every larger scale (a pooled paired gain of 0.4 points, interval above 0) is
-    "reproduced"; equal accuracies "not reproduced"."""
+    "reproduced"; equal accuracies (an interval around 0: inconclusive) "with differences", not a refutation; 40
+    fewer errors at the larger scales (interval below 0) "not reproduced"."""
     _write_deq(tmp_path, naive_extra_errors=3)
     rows = []
     for factor in (1.0, 10 ** 0.5, 10.0):
@@ -298,6 +320,7 @@ def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors,
     s = claims.full_numbers(tmp_path, "deq")
     assert s["init_conv_top"] == pytest.approx(conv_top) and s["init_conv_blog"] == pytest.approx(0.98)
     assert s["init_top_factor"] == 10.0 and (s["init_gain_lo"] > 0) == (extra_errors > 0)
+    assert (s["init_gain_hi_min"] < 0) == (extra_errors < 0)
     got, numbers, note = _decide(tmp_path)["deq-init-scale"]
     assert got == verdict and "2000 steps and 3 seeds" in note
     assert _decide(tmp_path)["deq-init-scale-learning"][0] == learning
@@ -315,8 +338,8 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
     ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.5}, "holds"),
     ("deq-early-organisation", {"epoch1_corr": 0.8999, "epoch1_closed": 0.5}, "partly"),
     ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.4999}, "partly"),
-    ("deq-early-organisation", {"epoch1_corr": 0.5, "epoch1_closed": 0.1}, "partly"),
-    ("deq-early-organisation", {"epoch1_corr": 0.4999, "epoch1_closed": 0.1}, "fails"),
+    ("deq-early-organisation", {"epoch1_corr": 0.7072, "epoch1_closed": 0.1}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.7071, "epoch1_closed": 0.1}, "fails"),
     ("deq-early-organisation", {"epoch1_corr": 0.1, "epoch1_closed": 0.5}, "partly"),
     ("deq-early-organisation", {"epoch1_corr": 0.1, "epoch1_closed": 0.4999}, "fails"),
     ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.0049,
@@ -340,16 +363,17 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
                         "init_conv_blog_min": 0.97}, "fails"),
     ("deq-init-scale", {"init_conv_blog": 0.98, "init_conv_top": 0.97, "init_broke": 1, "init_conv_top_max": 0.99,
                         "init_conv_blog_min": 0.97}, "holds"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": 1e-4, "init_gain_lo": 1.0}, "holds"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 1e-4}, "partly"),
-    ("deq-init-scale-learning", {"init_gain_lo_min": -1.0, "init_gain_lo": 0.0}, "fails"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 1e-4, "init_gain_lo": 1.0, "init_gain_hi_min": 2.0}, "holds"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 1e-4, "init_gain_hi_min": -1.0}, "partly"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": -1.0, "init_gain_lo": 0.0, "init_gain_hi_min": 1e-4}, "partly"),
+    ("deq-init-scale-learning", {"init_gain_lo_min": -1.0, "init_gain_lo": 0.0, "init_gain_hi_min": 0.0}, "fails"),
     ("deq-init-scale-learning", {"init_gain_lo_min": float("nan"), "init_gain_lo": float("nan")}, None),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.81, "corr_r2_affine": 0.9}, "holds"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.8099, "corr_r2_affine": 0.9}, "partly"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.25, "corr_r2_affine": 0.9}, "partly"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": 0.2499, "corr_r2_affine": 0.9}, "fails"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.2499}, "fails"),
-    ("deq-correction-onsager-form", {"corr_r2_gaussian": None, "corr_r2_affine": 0.25}, None),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.9001}, "holds"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": -0.9001}, "holds"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.8999}, "partly"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": -0.5001}, "partly"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.4999}, "fails"),
+    ("deq-correction-onsager-form", {"corr_reaction_cosine": float("nan")}, None),
     ("transformer-multihead-blocks", {"off_block_split": 0.99e-12, "off_block_dense": 0.86}, "holds"),
     ("transformer-multihead-blocks", {"off_block_split": 1.01e-12, "off_block_dense": 0.86}, "partly"),
     ("transformer-multihead-blocks", {"off_block_split": 1.01e-6, "off_block_dense": 0.86}, "fails"),

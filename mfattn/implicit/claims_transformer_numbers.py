@@ -3,8 +3,8 @@
 The full profile writes two files under ``data/full/transformer/``: ``summary.json``, seed 0's numbers (one float
 each, :func:`mfattn.implicit.claims.save`), and ``per_unit.json`` (:func:`save_per_unit`), the units those numbers
 are read over: the token spread of every batch element, the Onsager study's per-instance errors, each for three
-independent draws of data, weights and fits (the profile's ``seed_offsets``), and the wall time of every size of
-the explicit layer's cost fit. :func:`stored_numbers` reads both and derives, for every statistic a rule or an
+independent draws of data, weights and fits (the profile's ``seed_offsets``), and the wall time and the operation
+count of every size of the explicit layer's cost fit. :func:`stored_numbers` reads both and derives, for every statistic a rule or an
 alternative uses, one value per draw (``<key>_seeds``); nothing here trains or times anything.
 """
 
@@ -24,10 +24,12 @@ __all__ = ["PER_UNIT", "NETS", "REFERENCES", "save_per_unit", "stored_numbers", 
 
 #: The file of the per-unit values, beside ``summary.json``.
 PER_UNIT = "per_unit.json"
-#: The Onsager study's nets (input -> the tag of its keys) and the corrections that treat every site of an instance
-#: alike (:func:`mfattn.implicit.onsager.amortisation_study`): the best one per instance, and SK-TAP's.
-NETS = {"g": "g", "m": "m", "m+s": "ms", "m+b2": "mb2"}
-REFERENCES = {"shared": "shared", "sktap": "sktap"}
+#: The Onsager study's nets (input -> the tag of its keys; ``m_fixed``: f(m) fitted and tested at one β at a time)
+#: and its references (:func:`mfattn.implicit.onsager.amortisation_study`): the corrections that treat every site of
+#: an instance alike (the best one per instance, SK-TAP's, the best single a·m per training β) and TAP's per-site
+#: closed form Σ_j J_ij²(1 − m_j²) m_i, no learning.
+NETS = {"g": "g", "m": "m", "m+s": "ms", "m+b2": "mb2", "m_fixed": "mfixed"}
+REFERENCES = {"shared": "shared", "sktap": "sktap", "sitetap": "sitetap", "lin_fixed": "linfixed"}
 
 
 def _plain(x: Any) -> Any:
@@ -46,11 +48,14 @@ def _plain(x: Any) -> Any:
 
 def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: Mapping[int, Mapping[str, Any]],
                   spread_by_rho: Mapping[float, Mapping[str, Any]], scaling: Mapping[str, Any],
-                  train_betas: Sequence[float], test_betas: Sequence[float]) -> Path:
+                  train_betas: Sequence[float], test_betas: Sequence[float],
+                  count: Mapping[str, Any] | None = None) -> Path:
     """Write ``data/full/transformer/per_unit.json``: for each seed offset its draw's token spreads at the end of the
     iteration (one per batch element, with and without the source, at the chapter's ρ), the dense heads' share
     outside the blocks and the Onsager study's arrays (:func:`~mfattn.implicit.onsager.amortisation_study`); seed 0's
-    token spreads at every ρ; the explicit layer's per-size wall times."""
+    token spreads at every ρ; the explicit layer's per-size wall times and, where ``count`` is given
+    (:func:`mfattn.implicit.explicit_cost.cost_count` of the same sizes), its per-size operation counts (closed
+    form, and executed where that was cheap: NaN, stored as null, elsewhere)."""
     if list(draws) != list(seed_offsets):
         raise ValueError(f"draws must be keyed by the seed offsets {list(seed_offsets)}; got {list(draws)}")
     content = {"seed": int(seed), "seed_offsets": [int(k) for k in seed_offsets],
@@ -64,6 +69,11 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
                                  for rho, s in spread_by_rho.items()},
                "tap": {"nd": _plain(scaling["Nd"]), "seconds": _plain(scaling["seconds"]),
                        "fit_min_nd": float(scaling["fit_min_nd"]), "exponent": float(scaling["exponent"])}}
+    if count is not None:
+        if [float(x) for x in count["Nd"]] != [float(x) for x in scaling["Nd"]]:
+            raise ValueError("count and scaling must be of the same sizes")
+        content["tap"].update(N=_plain(count["N"]), d=_plain(count["d"]), flops=_plain(count["flops"]),
+                              counted=_plain(count["counted"]), count_max_dev=float(count["max_dev"]))
     path = root / "data" / "full" / "transformer" / PER_UNIT
     store.atomic_write_json(path, store.finite_or_none(content))   # a diverged (NaN) error is stored as null
     return path
@@ -84,7 +94,8 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
     over each β's instances and sites), ``pooled`` (pooled over every in-range instance at once), ``mean`` and
     ``worst`` (mean and largest over the in-range β), ``worst_beta`` (where the largest is), ``instance`` (the
     median of the per-instance errors), ``worse`` (the share of in-range instances not better than no correction,
-    error ≥ 1) and ``above`` (the median over the test β above the training range)."""
+    error ≥ 1), ``worse_betas`` (how many in-range β have a pooled error ≥ 1) and ``above`` (the median over the
+    test β above the training range; NaN for a correction fitted at the training β only)."""
     betas, per_beta = np.asarray(test_betas, float), np.asarray(study[f"corr_err_{name}"], float)
     inside = (betas >= min(train_betas) - 1e-9) & (betas <= max(train_betas) + 1e-9)
     above = betas > max(train_betas) + 1e-9
@@ -97,7 +108,9 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
             "mean": float(per_beta[inside].mean()), "worst": float(per_beta[inside].max()),
             "worst_beta": float(betas[inside][int(np.argmax(per_beta[inside]))]),
             "instance": float(np.median(inst)), "worse": float((inst >= 1).mean()),
-            "above": float(np.median(per_beta[above])) if above.any() else math.nan}
+            "worse_betas": float((per_beta[inside] >= 1).sum()),
+            "above": float(np.median(per_beta[above])) if above.any() and np.isfinite(per_beta[above]).any()
+            else math.nan}
 
 
 # --- the cost fit ----------------------------------------------------------------------------------------------------
@@ -129,7 +142,25 @@ def _flatten(s: dict[str, Any], u: Mapping[str, Any]) -> dict[str, Any]:
         fit = fit_with_se(tap["nd"], tap["seconds"], tap["fit_min_nd"])
         out.update(tap_nd=[float(x) for x in tap["nd"]], tap_seconds=[float(x) for x in tap["seconds"]],
                    tap_slope_refit=fit["slope"], tap_slope_se=fit["se"], tap_fit_sizes=fit["n"])
+        if "flops" in tap:
+            out.update(_count_numbers(tap))
     return out
+
+
+def _count_numbers(tap: Mapping[str, Any]) -> dict[str, Any]:
+    """The operation count's exponent over the cost fit's window, the share of its lower-order terms there (all but
+    2(Nd)³), and whether every executed count equals the stored closed form."""
+    nd, flops = np.asarray(tap["nd"], float), np.asarray(tap["flops"], float)
+    counted = np.array([math.nan if x is None else float(x) for x in tap["counted"]])
+    window = nd >= float(tap["fit_min_nd"])
+    done = np.isfinite(counted)
+    return {"tap_flops": flops.tolist(), "tap_count_exponent": fit_with_se(nd, flops, tap["fit_min_nd"])["slope"],
+            "tap_count_exponent_all": float(np.polyfit(np.log(nd), np.log(flops), 1)[0]),
+            "tap_count_lower_share": float(np.max(1 - 2 * nd[window] ** 3 / flops[window])),
+            "tap_count_executed": int(done.sum()),
+            "tap_count_executed_max_nd": float(nd[done].max()) if done.any() else 0.0,
+            "tap_count_agrees": bool(done.any() and np.array_equal(counted[done], flops[done])),
+            "tap_count_max_dev": float(tap["count_max_dev"])}
 
 
 def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
@@ -146,7 +177,7 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
             out[f"corr_{stat}_{tag}_seeds"] = [p[stat] for p in per]
         out[f"corr_in_{tag}_over_seeds"] = float(np.mean(out[f"corr_median_{tag}_seeds"]))
         out[f"corr_in_{tag}_sd"] = float(np.std(out[f"corr_median_{tag}_seeds"], ddof=1)) if len(per) > 1 else math.nan
-        out[f"corr_beta_{tag}"] = [float(x) for x in draws[0]["onsager"][f"corr_err_{name}"]]
+        out[f"corr_beta_{tag}"] = np.asarray(draws[0]["onsager"][f"corr_err_{name}"], float).tolist()  # null: NaN
     out["test_betas"], out["train_betas"] = [float(b) for b in test], [float(b) for b in train]
     out["dropped_seeds"] = [[int(x) for x in d["onsager"]["dropped"]] for d in draws]
     # the rank collapse: per batch element, per draw (the chapter's ρ), and seed 0's at every ρ

@@ -1,9 +1,11 @@
-"""Chapter 3's Onsager figure with the controls of its verdicts: the β̂²-only net and the best correction shared by
-all sites.
+"""Chapter 3's figures with the controls of its verdicts: on the Onsager figure the β̂²-only net, the best correction
+shared by all sites, TAP's per-site term (no learning) and f(m) fitted at one β at a time; on the cost figure the
+operation count beside the wall time.
 
 Kept apart from :mod:`mfattn.implicit.figures`, whose source is part of the code digest of chapter 2's stored
 figures (a change there would make them stale, and re-making them means re-training chapter 2's thirty MNIST runs):
-this module draws the controls on top of :func:`mfattn.implicit.figures.onsager`.
+this module draws the controls on top of :func:`mfattn.implicit.figures.onsager` and
+:func:`mfattn.implicit.figures.tap_cost`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from . import figures
 
-__all__ = ["CONTROL_LABELS", "onsager_with_controls"]
+__all__ = ["CONTROL_LABELS", "onsager_with_controls", "tap_cost_with_count"]
 
 #: The legend of each control net's input (beside :data:`mfattn.implicit.figures.ONSAGER_LABELS`).
 CONTROL_LABELS = {"m+b2": r"$f_\theta(m_i, \hat\beta^2)$ (temperature only)"}
@@ -38,6 +40,26 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
         right.semilogy(test_betas, res[f"m_err_{name}"], "o-", ms=4, color=f"C{c}", label=CONTROL_LABELS[name])
     if "corr_err_shared" in res:
         left.semilogy(test_betas, res["corr_err_shared"], ":", color="0.4", label="best site-shared $a\\,m_i$")
+    if "corr_err_sitetap" in res:
+        left.semilogy(test_betas, res["corr_err_sitetap"], "-.", color="0.2",
+                      label=r"per-site TAP $\sum_j J_{ij}^2(1-m_j^2)\,m_i$ (no learning)")
+    if "corr_err_m_fixed" in res:
+        left.semilogy(test_betas, res["corr_err_m_fixed"], "x", ms=6, color="C1",
+                      label=r"$f_\theta(m_i)$ fitted at each $\beta$ alone")
     left.legend(fontsize=8)
     right.legend(fontsize=8)
+    return fig
+
+
+def tap_cost_with_count(scaling: dict, count: dict) -> plt.Figure:
+    """:func:`mfattn.implicit.figures.tap_cost` with the operation count of the same update
+    (:func:`mfattn.implicit.explicit_cost.cost_count`), scaled to the largest measured time, and its fitted exponent
+    over the same window: the arithmetic is cubic, the wall time grows a little slower."""
+    fig = figures.tap_cost(scaling)
+    ax = fig.axes[0]
+    nd, flops, fit = np.asarray(count["Nd"], float), np.asarray(count["flops"], float), np.asarray(scaling["fit"])
+    p = float(np.polyfit(np.log(nd[fit]), np.log(flops[fit]), 1)[0])
+    ax.loglog(nd, flops * scaling["seconds"][-1] / flops[-1], "k-", lw=0.8,
+              label=f"operation count (scaled): exponent {p:.3f}")
+    ax.legend(fontsize=8)
     return fig

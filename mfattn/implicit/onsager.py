@@ -176,7 +176,8 @@ def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[Onsager
                            ("test_instances", 24 * a["test_instances"] * len(a["test_betas"]) * a["n"] ** 2)])
 def amortisation_study(n: int, train_betas: Sequence[float], train_instances: int, test_betas: Sequence[float],
                        test_instances: int, *, field_std: float = 0.3, hidden: int = 32, fit_steps: int = 1500,
-                       seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, cache: bool = True) -> dict[str, np.ndarray]:
+                       seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, fixed_inputs: Sequence[str] = ("m",),
+                       cache: bool = True) -> dict[str, np.ndarray]:
     """Fit one site-wise net per input choice on SK instances at ``train_betas``; test at ``test_betas``.
 
     Returns arrays indexed by test beta: ``corr_err_<inputs>`` (relative error of the predicted
@@ -188,20 +189,31 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
 
     Beside the nets, two corrections that treat every site of an instance alike, as references: ``shared``, the
     best such correction ``a m_i`` (one least-squares ``a`` per instance, knowing its cavity variances), and
-    ``sktap``, SK-TAP's ``β̂²(1 − q) m_i`` (``β̂² = Σ_ij J_ij² / n``, ``q`` the instance's mean m²): their
-    ``corr_err_shared`` and ``corr_err_sktap`` per test β. Per test instance (the units a spread is read over):
-    ``test_beta``, ``c_norm`` (‖V m‖), ``corr_diff_<inputs>``, ``corr_diff_shared`` and ``corr_diff_sktap``
-    (‖prediction − V m‖), so that an error pooled over any set of instances is
-    ``sqrt(Σ diff²) / sqrt(Σ c_norm²)``.
+    ``sktap``, SK-TAP's ``β̂²(1 − q) m_i`` (``β̂² = Σ_ij J_ij² / n``, ``q`` the instance's mean m²); and one that
+    tells the sites apart without learning, ``sitetap``, the per-site TAP term of Thouless, Anderson and Palmer
+    ``Σ_j J_ij²(1 − m_j²) m_i`` (the control of the ``"m+s"`` net: the closed form its input allows). Their
+    ``corr_err_<name>`` per test β.
+
+    Couplings of one strength (a layer whose couplings are fixed): for each name in ``fixed_inputs`` one net per
+    training β, fitted on that β's training instances alone and tested on the test instances at the same β
+    (``corr_err_<name>_fixed``; NaN at a test β that is not a training β), and ``lin_fixed``, the same with the
+    best single ``a m_i`` per training β (least squares on its training instances).
+
+    Per test instance (the units a spread is read over): ``test_beta``, ``c_norm`` (‖V m‖) and
+    ``corr_diff_<name>`` for every net and reference above (‖prediction − V m‖; NaN where a fixed-β net has no
+    training β), so that an error pooled over any set of instances is ``sqrt(Σ diff²) / sqrt(Σ c_norm²)``.
 
     Cached under ``cache_dir("onsager")`` by configuration and by the code of this module, of :mod:`mfattn.deq`
     and of :mod:`mfattn.ising`, so a code change never reuses a stale result.
     """
     from .. import deq, ising
 
+    for name in fixed_inputs:
+        check_choice("fixed_inputs", name, ONSAGER_INPUTS)
     config = {"n": n, "train_betas": list(train_betas), "train_instances": train_instances,
               "test_betas": list(test_betas), "test_instances": test_instances, "field_std": field_std,
               "hidden": hidden, "fit_steps": fit_steps, "seed": seed, "inputs": list(inputs),
+              "fixed_inputs": list(fixed_inputs),
               "code": [store.sha256_file(f) for f in (__file__, deq.__file__, ising.__file__)]}
     path = store.cache_dir("onsager") / f"study-{store.config_hash(config)}.npz"
     # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
@@ -229,7 +241,8 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     shared = ((c * m).sum(dim=1, keepdim=True) / (m * m).sum(dim=1, keepdim=True).clamp_min(1e-300)) * m
     b2 = (test["J"] ** 2).sum(dim=(1, 2))[:, None] / n
     sktap = b2 * (1 - (m * m).mean(dim=1, keepdim=True)) * m
-    for name, pred in (("shared", shared), ("sktap", sktap)):
+    sitetap = torch.einsum("bij,bj->bi", test["J"] ** 2, 1 - m * m) * m
+    for name, pred in (("shared", shared), ("sktap", sktap), ("sitetap", sitetap)):
         res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
     for name in inputs:
         net, losses = fit_onsager_net(train, name, hidden=hidden, steps=fit_steps, seed=seed)
@@ -240,6 +253,34 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
         res[f"m_err_{name}"] = np.array([rmse(m_amort, test["m"], s) for s in select])
         res[f"converged_{name}"] = np.array([float(stats.converged[s].double().mean()) for s in select])
         res[f"r2_{name}"] = np.array(1 - losses[-1] / float(train["c"].var()))
+    for name, pred in _fixed_coupling_predictions(train, test, fixed_inputs, hidden=hidden, fit_steps=fit_steps,
+                                                  seed=seed).items():
+        res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
     if cache:
         caches.save_cached_npz(path, res)
     return res
+
+
+def _fixed_coupling_predictions(train: dict[str, Any], test: dict[str, Any], fixed_inputs: Sequence[str], *,
+                                hidden: int, fit_steps: int, seed: int) -> dict[str, torch.Tensor]:
+    """Corrections fitted at one coupling strength: for each training β, a net per input of ``fixed_inputs``
+    (``<input>_fixed``) and the least-squares ``a m_i`` (``lin_fixed``) fitted on that β's training instances,
+    predicting the test instances at the same β; NaN for test instances at a β not trained on.
+
+    This is the case of a layer whose couplings are learned once and then fixed (Chapter 2's MNIST model): the
+    coupling statistics never change, so a net of one site's state need not know them."""
+    preds = {f"{name}_fixed": torch.full_like(test["c"], math.nan) for name in fixed_inputs}
+    preds["lin_fixed"] = torch.full_like(test["c"], math.nan)
+    for beta in sorted(set(train["beta"].tolist())):
+        at_train, at_test = train["beta"] == beta, test["beta"] == beta
+        if not bool(at_test.any()):
+            continue
+        sub = {k: train[k][at_train] for k in ("J", "h", "m", "c")}
+        m, c = sub["m"], sub["c"]
+        preds["lin_fixed"][at_test] = float((c * m).sum() / (m * m).sum().clamp_min(1e-300)) * test["m"][at_test]
+        for name in fixed_inputs:
+            net, _ = fit_onsager_net(sub, name, hidden=hidden, steps=fit_steps, seed=seed)
+            with torch.no_grad():
+                preds[f"{name}_fixed"][at_test] = net(onsager_features(test["J"][at_test], test["h"][at_test],
+                                                                       test["m"][at_test], name))
+    return preds
