@@ -82,19 +82,26 @@ def test_the_ablations_attention_is_near_uniform():
 # --- the ordering's alternatives --------------------------------------------------------------------------------
 
 @needs_stored
-def test_the_ordering_verdict_is_fragile_to_the_statistic_and_names_it():
-    """On the stored per-seed errors the two-sided interval (primary), the untruncated one and the two-sided
-    signed-rank test fail the normalised control (9 of 10 seeds positive, one stuck seed far negative), while the
-    two-sided sign test (9/10, p = 0.021) and the one-sided t bound pass it: the verdict is fragile and says why."""
+def test_the_ordering_verdict_is_inconclusive_not_refuted_and_names_what_moves_it():
+    """On the stored per-seed errors (20 seeds) the two-sided intervals (primary) of both controls end a few
+    thousandths below 0 (17 of 20 seeds positive on the normalised one, one stuck seed far negative): an interval that
+    covers 0 is inconclusive, so the verdict is "with differences", not "not reproduced" (the second referee
+    round). Every statistic agrees; only the text's reading of the root, decided without controls, moves it."""
     claim = CLAIMS["designs-multihop-ordering"]
     d = claim.decide(STORED, "", "designs")
-    assert d.verdict == "not reproduced" and d.premises["robustness"] == "fragile"
+    assert d.verdict == "reproduced with differences" and d.premises["robustness"] == "fragile"
+    assert STORED["nmse_seeds_n"] == 20 and STORED["ctrl_x2_lo"] < 0 < STORED["ctrl_x2_hi"]
+    assert set(d.numbers) == {f"nmse_{m}" for m in M._MODELS}          # the ledger shows the numbers it rests on
     rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
     grade = {name: rows[next(k for k in rows if k.startswith(words))] for name, (words, _) in M.STATISTICS.items()
              if name != "pooled"}
-    assert grade["untruncated"] == grade["t"] == grade["signed-rank"] == "not reproduced"
-    assert grade["sign"] == grade["t one-sided"] == "reproduced with differences"
-    assert "two-sided 95 %" in claim.how and "primary convention" in claim.how
+    assert set(grade.values()) == {"reproduced with differences"}
+    plainly = next(k for k in rows if k.startswith("the other reading") and k.endswith("plainly"))
+    assert d.premises["moved_by"] == [plainly]
+    # resolved as worse than a control (the upper end below 0) refutes it: shift multi-hop's errors up by the interval
+    worse = {**STORED, "nmse_multi_seeds": [v + 0.09 for v in STORED["nmse_multi_seeds"]]}
+    assert M.multihop_rule("")(worse) == "fails"
+    assert "two-sided 95 %" in claim.how and "primary" in claim.how and "not a refutation" in claim.how
 
 
 def test_the_one_sided_t_quantiles_match_the_two_sided_table_at_double_the_level():
@@ -175,6 +182,10 @@ def test_every_designs_threshold_check_holds_on_the_stored_data_and_can_fail():
             a = np.array(v, float)
             noisy[k] = list(a.mean() + 10 * (a - a.mean()))
     noisy["cavi_elbo_grad"] = 1e-9
+    noisy["nmse_two"] = 0.15                      # the trained models reading both tokens no better than 0.1
+    for pre in ("exp", "code"):                   # a standard-attention seed halfway between trained and stuck
+        head = STORED[f"{pre}_head_mse_standard_10_2_seeds"]
+        noisy[f"{pre}_tail_mse_standard_10_2_seeds"] = [0.5 * head[0]] + list(STORED[f"{pre}_tail_mse_standard_10_2_seeds"][1:])
     noisy["cavi_tol01_elbo_grad_vectors"] = [2e-2] * 64
     noisy["replay_curve_max_dev"] = [3e-6] * 20
     noisy["replay_curve_first_dev"] = [2e-5] * 20
@@ -200,8 +211,75 @@ def test_every_designs_threshold_check_holds_on_the_stored_data_and_can_fail():
 
 def test_the_replay_is_a_claim_of_ours_and_every_paper_claim_is_quoted():
     assert CLAIMS["designs-replay"].origin == "ours"
+    # the second referee round: the measured wall-clock time and the CAVI ladder are ours, the window's paper sentence
+    # is decided inside the first window, its reach beyond it is ours
+    assert {c.id for c in CLAIMS.values() if c.origin == "ours"} >= {
+        "designs-expanding-wallclock-measured", "designs-expanding-cavi-ladder", "designs-expanding-window"}
+    assert CLAIMS["designs-expanding-wallclock"].origin == CLAIMS["designs-expanding-adaptive"].origin == "paper"
+    assert "first window" in CLAIMS["designs-expanding-cavi-ladder"].claim
+    assert "log(1 − q̂)" in CLAIMS["designs-expanding-accuracy"].claim
     for c in CLAIMS.values():
         if c.origin == "paper":
             assert c.quote is not None, c.id
             if premises.papers_dir() is not None:
                 assert premises.quote_found(c.quote, "designs"), c.id
+
+
+# --- the second referee round ---------------------------------------------------------------------------------
+
+@needs_stored
+def test_the_ablation_is_not_tested_because_its_positive_control_failed():
+    """At ten seeds × 20 000 steps two layers still do not beat one-layer attention with its output doubled on the
+    ablation: its rule raises Undecidable (not tested, saying why) instead of refuting multi-hop, and the note names
+    the seeds where no model learned to attend."""
+    d = CLAIMS["designs-multihop-ablation"].decide(STORED, "", "designs")
+    assert d.verdict == verdicts.NOT_TESTED and "positive control failed" in d.note
+    assert STORED["abl_seeds"] == 10 and STORED["abl_steps"] == 20000
+    assert STORED["abl_ctrl_control_lo"] < 0 < STORED["abl_ctrl_control_hi"]
+    assert cd.uniform_seeds(STORED) and f"{len(cd.uniform_seeds(STORED))} of 10 seeds" in d.note
+    with pytest.raises(verdicts.Undecidable, match="positive control"):
+        M.multihop_rule("abl_")(STORED)
+
+
+@needs_stored
+def test_the_rationale_is_decided_on_the_task_itself():
+    """The shares of Var(y) left by one token are stored per seed for both roots; with the code's root x₀ alone leaves
+    less than two-layer attention's held-out error (fails), drawn like the noise every single token leaves more than a
+    fifth (the other reading holds)."""
+    s = STORED
+    assert len(s["premise_nmse_x0_seeds"]) == s["nmse_seeds_n"] and len(s["abl_premise_nmse_x0_seeds"]) == s["abl_seeds"]
+    assert np.median(s["premise_nmse_single_seeds"]) == pytest.approx(s["premise_nmse_single_median"])
+    assert s["premise_nmse_x0_median"] < s["nmse_two"] < 0.1
+    assert CLAIMS["designs-multihop-rationale"].rule(s) == "fails"
+    assert M.premise_rule(prefix="abl_")(s) == "holds"
+    assert max(s["premise_nmse_x0x1_seeds"]) < 1e-9            # x₀ and x₁ together determine y
+
+
+@needs_stored
+def test_a_stuck_standard_seed_is_left_out_of_its_settings_ratio():
+    """In the code's setting at d = 50, p = 1/25 one of eight standard-attention seeds never left its starting loss:
+    left out, the ratio of the means is far outside the band; averaged in (the rule of the first referee round) it
+    pulls the ratio inside it. The verdict is decided on the first and is fragile to the second."""
+    ratios, dropped = X.kept_ratios(STORED, "code_loss_ratio")
+    assert len(STORED["code_tail_mse_standard_50_25_seeds"]) == 8 and len(dropped[50, 25]) == 1
+    assert ratios[50, 25] > 10 and STORED["code_loss_ratio_50_25"] < 1.5
+    assert X.accuracy_rule("code_loss_ratio")(STORED) == "partly"
+    assert X.accuracy_rule("code_loss_ratio", every_seed=True)(STORED) == "holds"
+    # the paper's setting: the same rule gives the same grade as before (its blow-up seed is left out too)
+    assert X.accuracy_rule("loss_ratio")(STORED) == X.accuracy_rule("loss_ratio", every_seed=True)(STORED) == "fails"
+
+
+@needs_stored
+def test_the_window_scales_with_the_parent_inside_the_first_window_and_not_beyond():
+    s = STORED
+    assert CLAIMS["designs-expanding-adaptive"].rule(s) == "holds" and s["near_rho_lo"] > 0.5
+    assert CLAIMS["designs-expanding-window"].rule(s) == "fails"
+    assert len(s["near_rho_runs"]) == len(s["near_lift_runs"]) == 24
+
+
+@needs_stored
+def test_the_code_count_reaches_full_attention_at_d_10():
+    s = STORED
+    assert s["ref_code_ops_10_10"] > 1 and s["ref_code_ops_10_25"] > 1 and max(s[f"ref_code_ops_50_{p}"] for p in PS) < 1
+    alt = next(a for a in CLAIMS["designs-expanding-operations"].alternatives if "d = 10 and 50" in a.name)
+    assert alt.rule(s) == "fails"

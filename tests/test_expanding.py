@@ -569,3 +569,55 @@ def test_the_loop_with_a_graph_gives_the_readable_loops_values_and_gradients_bit
             assert a.dtype == b.dtype and torch.equal(a, b), (kw, field)
         assert all(torch.equal(x, y) for x, y in zip(*grads)), kw
         assert float(grads[0][2].abs().sum()) > 0, kw                 # the gradient reaches the prior
+
+
+def test_the_window_follows_the_parent_inside_the_first_window():
+    """window_adaptation's rank correlation: a window that grows with the parent's distance (inside the first window)
+    has a correlation near 1 and a lift over randomly paired windows above 0; a window drawn blind to the input has a
+    correlation near 0. So the rule on it can fail (designs-expanding-adaptive)."""
+    from mfattn.structural import analysis_premises as ap
+
+    rng = np.random.default_rng(1)
+    t = rng.integers(1, 29, size=(4, 4000, 1))
+    follow = t + rng.integers(1, 4, size=t.shape)                        # grows with t, always reaches it
+    blind = rng.integers(2, 40, size=t.shape)
+    base = {"ps": np.array([0.1, 0.1, 0.04, 0.04]), "distance/expanding": t}
+    got_follow = ap.window_adaptation({10: {**base, "window": follow}}, [10], [0.1, 0.04])
+    got_blind = ap.window_adaptation({10: {**base, "window": blind}}, [10], [0.1, 0.04])
+    assert len(got_follow["near_rho_runs"]) == 4 and min(got_follow["near_rho_runs"]) > 0.9
+    assert min(got_follow["near_lift_runs"]) > 0.2
+    assert max(abs(r) for r in got_blind["near_rho_runs"]) < 0.05 and max(abs(x) for x in got_blind["near_lift_runs"]) < 0.03
+    # ties take their average rank: a window constant over the queries has no correlation (left out)
+    assert ap.window_adaptation({10: {**base, "window": np.full(t.shape, 30)}}, [10], [0.1, 0.04])["near_rho_runs"] == []
+
+
+def test_the_code_count_at_both_d_is_the_public_codes_formula():
+    """code_counts charges m(d + k)/(nd), m floored at 28 (relative_operations, mode "code"), per seed of our runs and
+    on the stored runs (their iterations stored one short); at d = 10 the k sweeps weigh k/d, so the count can reach
+    full attention's cost where it cannot at d = 50."""
+    from mfattn.structural import analysis_premises as ap
+
+    w = np.full((2, 5, 1), 30.0)
+    k = np.full((2, 5, 1), 6.0)
+    run = {"ps": np.array([0.1, 0.1]), "window": w, "iterations": k}
+    got = ap.code_counts({10: run, 50: run}, {10: [{"expanding": {"geo_p": 0.1, "window": [30.0] * 5,
+                                                                   "iterations": [5] * 5}}]}, [0.1])
+    assert got["code_ops_10_10_seeds"] == pytest.approx([30 * 16 / 500] * 2)
+    assert got["code_ops_50_10_seeds"] == pytest.approx([30 * 56 / 2500] * 2)
+    assert got["ref_code_ops_10_10"] == pytest.approx(30 * 16 / 500) and got["ref_code_ops_10_10"] < 1
+    w_low = np.full((1, 5, 1), 10.0)                                     # below the floor: charged as 28
+    low = ap.code_counts({10: {"ps": np.array([0.1]), "window": w_low, "iterations": np.full((1, 5, 1), 10.0)}}, {},
+                         [0.1])
+    assert low["code_ops_10_10_seeds"] == pytest.approx([28 * 20 / 500]) and low["code_ops_10_10_seeds"][0] > 1
+
+
+def test_extra_seeds_are_appended_row_by_row():
+    from mfattn.structural import analysis_premises as ap
+
+    base = {"ps": np.array([0.5, 0.04]), "seeds": np.array([0, 0]), "loss/expanding": np.zeros((2, 7)),
+            "config": np.array("x")}
+    extra = {"ps": np.array([0.04, 0.04]), "seeds": np.array([3, 4]), "loss/expanding": np.ones((2, 7)),
+             "config": np.array("y")}
+    got = ap.merge_runs(base, extra)
+    assert got["ps"].tolist() == [0.5, 0.04, 0.04, 0.04] and got["seeds"].tolist() == [0, 0, 3, 4]
+    assert got["loss/expanding"].shape == (4, 7) and got["config"] == np.array("x")

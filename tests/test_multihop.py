@@ -339,13 +339,15 @@ def test_chapter_5_verdicts_follow_the_stored_summary(tmp_path):
     assert run.got["designs-expanding-inference"][0] == "confirmed"
     assert run.got["designs-expanding-window"][0] == "confirmed"
     assert "0.50" in run.got["designs-multihop-ablation"][1] and "0.60" in run.got["designs-multihop-ablation"][1]
-    worse = {**new, **_controls("abl_", 0.8, 0.5, 0.3, 0.5, 0.6), "nmse_multi": new["nmse_one"], "replay_within": 0.5,
+    worse = {**new, **_controls("abl_", 0.8, 0.5, 0.3, 0.45, 0.6), "nmse_multi": new["nmse_one"], "replay_within": 0.5,
              "mass_x0_one": 0.5, "ops_50_25": 1.0, "far_lift_lo": -0.01, "cavi_mse_2": 0.5, "cavi_mse_5": 0.5,
-             "cavi_mse_ratio": 0.71}
+             "cavi_mse_ratio": 0.71, "premise_nmse_single_seeds": [0.02, 0.05, 0.08],
+             "premise_nmse_x0_seeds": [0.02, 0.05, 0.08], "premise_nmse_x1_seeds": [0.9, 0.9, 0.9],
+             "abl_premise_nmse_single_median": 0.3}   # the task premise: one token leaves 5 % of Var(y)
     claims.save(tmp_path, "designs", worse)
     run = _Run()
     claims.record(run, tmp_path, "designs")
-    assert run.got["designs-multihop-ablation"][0] == "refuted"     # one-layer with its output doubled does as well
+    assert run.got["designs-multihop-ablation"][0] == "refuted"     # one-layer with its output doubled does better
     assert run.got["designs-expanding-inference"][0] == "refuted"              # CAVI / paper: geometric mean 0.71
     for claim_id in ("designs-multihop-rationale", "designs-expanding-operations"):
         assert run.got[claim_id][0] == "not reproduced", claim_id
@@ -359,7 +361,9 @@ def test_chapter_5_verdicts_follow_the_stored_summary(tmp_path):
 
 def test_multihop_rule_pools_per_seed_differences_against_the_controls():
     """The pooled intervals decide 'better' against both output-scale controls: multi-hop must beat one-layer with
-    its output doubled, and the normalised multi-hop must beat one-layer; seeds that disagree in sign fail it."""
+    its output doubled, and the normalised multi-hop must beat one-layer; seeds that disagree in sign, or a control
+    that does exactly as well, leave it inconclusive (with differences, not refuted); a control resolved as better
+    than multi-hop refutes it."""
     from mfattn.structural import claims
 
     claim = next(c for c in verdicts.declared("designs") if c.id == "designs-multihop-ordering")
@@ -369,8 +373,11 @@ def test_multihop_rule_pools_per_seed_differences_against_the_controls():
              "nmse_one_x2_seeds": [1.0, 1.0, 1.0]}
     scale_only = {**agree, **_controls("", 1.0, 0.4, 0.0, 0.4, 0.5)}     # doubling one layer's output does as well
     norm_fails = {**agree, **_controls("", 1.0, 0.4, 0.0, 1.0, 1.0)}     # the normalised operator gains nothing
-    for summary, verdict in ((agree, "reproduced"), (split, "not reproduced"), (scale_only, "not reproduced"),
-                             (norm_fails, "not reproduced")):
+    scale_wins = {**agree, **_controls("", 1.0, 0.4, 0.0, 0.3, 0.5)}     # doubling one layer's output does better
+    norm_loses = {**agree, **_controls("", 1.0, 0.4, 0.0, 1.0, 1.1)}     # the normalised operator does worse
+    for summary, verdict in ((agree, "reproduced"), (split, "reproduced with differences"),
+                             (scale_only, "reproduced with differences"), (norm_fails, "reproduced with differences"),
+                             (scale_wins, "not reproduced"), (norm_loses, "not reproduced")):
         numbers = {**summary, **claims._derived(summary, "designs")}
         d = claim.decide(numbers)
         assert d.verdict == verdict and "pooled over 3 seeds" in d.note, (verdict, d)
@@ -472,3 +479,30 @@ def test_curves_figure_draws_the_one_layer_mean_dashed_on_top():
     legend = fig.axes[0].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [figures.LABELS[m] for m in figures._MODELS]
     assert fig.axes[1].get_legend() is None
+
+
+def test_the_task_premise_is_the_closed_form_of_the_generator():
+    """task_premise's shares of Var(y) left by the best affine predictor from each token set are those of a large
+    sample of the task's own generator (least squares on 200 000 sequences, unshuffled), for both roots; x₀ and x₁
+    together determine y (0), and with x₀ ~ U[0, 10)ᵈ, x₀ alone leaves little (the rationale's verdict)."""
+    from mfattn.structural import analysis_premises as ap
+    from mfattn.structural.optim import derive_seed, generator
+
+    for root in ("uniform", "noise"):
+        task = mh.MultihopTask(mode="paper", rank=1, root=root)
+        closed = ap.task_premise(task, [0])
+        w = mh.make_task_weights(task, generator(derive_seed(0, "task")))
+        X, y, _ = mh.sample_multihop_batch(task, w, 200_000, torch.Generator().manual_seed(1), shuffle="none")
+        X, y = X.double().numpy(), y.double().numpy()[:, 0]
+
+        def share(cols):
+            A = np.c_[X[:, cols].reshape(len(y), -1), np.ones(len(y))]
+            coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+            return float((y - A @ coef).var() / y.var())
+        for name, toks in ap.TOKEN_SETS.items():
+            assert closed[f"premise_nmse_{name}_seeds"][0] == pytest.approx(share([2 + t for t in toks]), abs=0.01), \
+                (root, name)
+        assert closed["premise_nmse_x0x1_seeds"][0] < 1e-12
+    uniform = ap.task_premise(mh.MultihopTask(mode="paper", rank=1), range(5))
+    assert max(uniform["premise_nmse_x0_seeds"]) < 0.1 and uniform["premise_nmse_single_seeds"] == \
+        uniform["premise_nmse_x0_seeds"]

@@ -131,22 +131,28 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "mask_density": 0.5, "mask_instances": 100, "prior_n": 6, "prior_instances": 50,
                  "prior_temperatures": [0.1, 0.3, 1.0, 3.0], "forms_steps": 3},
     },
-    # Chapter 5: multi-hop toy (d = 3, n = 5, batch 200, Adam 1e-3, weight decay 2) for `seeds`
-    # and `steps` per model and task; `repro_*` the public code's run replayed in its RNG order;
-    # expanding attention (n = 50, batch `exp_batch`, Adam 5e-4, weight decay 2) for every p and d.
+    # Chapter 5: multi-hop toy (d = 3, n = 5, batch 200, Adam 1e-3, weight decay 2) for `seeds` (the paper's
+    # task; `code_task_seeds` the code's) and `steps` per model and task; `repro_*` the public code's run replayed
+    # in its RNG order; expanding attention (n = 50, batch `exp_batch`, Adam 5e-4, weight decay 2) for every p and
+    # d, and the code's setting for `exp_code_extra_seeds` more seeds at one (d, p).
     "designs": {
         # quick: about a minute on one CPU thread (issue 29), every phenomenon the prose names still visible
         "quick": {"seeds": [0, 1, 2], "steps": 1500, "record_every": 50, "batch_size": 200,
                   "test_size": 2000, "hops": 2, "rank": 1, "repro_seeds": [0, 1, 2], "repro_steps": 1000,
                   "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04], "exp_steps": 500,
                   "exp_batch": 1, "exp_seeds": [0], "exp_code_steps": 500,
-                  "abl_seeds": [0, 1, 2], "abl_steps": 400},
-        "full": {"seeds": list(range(10)), "steps": 20000, "record_every": 250, "batch_size": 200,
+                  "abl_seeds": [0, 1, 2], "abl_steps": 400, "code_task_seeds": [0, 1, 2],
+                  "exp_code_extra_seeds": [], "exp_code_extra_d": 50, "exp_code_extra_p": 0.04},
+        # full: the paper's task with 20 seeds (the ordering's verdict turned on one of ten), the code's task with the
+        # public code's ten; the ablation at ten seeds and the main task's steps (~2.5 CPU-minutes), so that its
+        # positive control (two layers against one) can resolve; five more seeds of the code setting where its three
+        # disagreed (d = 50, p = 1/25)
+        "full": {"seeds": list(range(20)), "steps": 20000, "record_every": 250, "batch_size": 200,
                  "test_size": 10000, "hops": 2, "rank": 1, "repro_seeds": list(range(10)),
                  "repro_steps": 20000, "exp_dims": [10, 50], "exp_ps": [0.5, 0.2, 0.1, 0.04],
                  "exp_steps": 10000, "exp_batch": 1, "exp_seeds": [0, 1, 2], "exp_code_steps": 10000,
-                 # the x0 ~ N(0, 1) ablation: half the seeds and steps of the main task (~4 CPU-minutes)
-                 "abl_seeds": [0, 1, 2, 3, 4], "abl_steps": 10000},
+                 "abl_seeds": list(range(10)), "abl_steps": 20000, "code_task_seeds": list(range(10)),
+                 "exp_code_extra_seeds": [3, 4, 5, 6, 7], "exp_code_extra_d": 50, "exp_code_extra_p": 0.04},
     },
     # Chapter 6: grids are [start, stop, count] (np.linspace); runs of `steps` with the first
     # `transient` discarded. Full = the paper's Fig 3 (4001 β × 1.2e5 steps); CPU minutes.

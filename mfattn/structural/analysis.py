@@ -412,8 +412,9 @@ def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
     """Chapter 5's expanding-attention runs for a profile's ``sizes``: the paper's setting at every d (expanding and
     standard), the prior's variants at the first d (expanding only) and the code's setting at every d (both
     models). At each d the settings train in one loop on one data stream
-    (:func:`.expanding.train_expanding_variants`: each bit-identical to its own run, cached under its key).
-    Returns ({d: run}, {variant name: run}, {d: code-setting run})."""
+    (:func:`.expanding.train_expanding_variants`: each bit-identical to its own run, cached under its key); the
+    ``exp_code_extra_seeds`` of the code's setting at (``exp_code_extra_d``, ``exp_code_extra_p``) train on their own
+    and are appended to that d's code-setting run. Returns ({d: run}, {variant name: run}, {d: code-setting run})."""
     common = dict(ps=sizes["exp_ps"], seeds=sizes["exp_seeds"], batch_size=sizes["exp_batch"])
     d0, same = sizes["exp_dims"][0], sizes["exp_code_steps"] == sizes["exp_steps"]
     exp_runs, variants, code_runs = {}, {}, {}
@@ -429,4 +430,12 @@ def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
                                                                             **CODE_SETTING, **common)
         if d == d0:
             variants = {k: runs[k] for k in ("plug-in, paper slope", *PRIOR_VARIANTS)}
+    extra = sizes.get("exp_code_extra_seeds") or []
+    if extra:   # more seeds of the code's setting at one (d, p), appended to its runs (each row its own replica)
+        from .analysis_premises import merge_runs
+
+        d_x, p_x = sizes["exp_code_extra_d"], sizes["exp_code_extra_p"]
+        more = ex.train_expanding(d=d_x, steps=sizes["exp_code_steps"], ps=[p_x], seeds=extra,
+                                  batch_size=sizes["exp_batch"], **CODE_SETTING)
+        code_runs[d_x] = merge_runs(code_runs[d_x], more)
     return exp_runs, variants, code_runs

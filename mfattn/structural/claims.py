@@ -26,7 +26,7 @@ from .claims_exact import EXACT_FIRST, EXACT_LAST
 from .claims_iterative import ITERATIVE
 from .claims_rules import PAPER, TE, TI, TM, TP, TS, TX, needs, number  # noqa: F401  (chapter 5 imports them here)
 
-__all__ = ["DECLARED", "FULL_GLUE", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record",
+__all__ = ["DECLARED", "FULL_GLUE", "DESIGNS_GLUE", "summary_path", "save", "full_numbers", "stored_numbers", "glue_full", "record",
            "number"]
 
 CHAPTERS = ("structural", "designs")
@@ -53,6 +53,10 @@ FULL_GLUE = {
     "slot_paper_ari": "{:.2f}",
     "pc_acc_oracle": "{:.3f}",
     "pc_acc_grad": "{:.3f}",
+    "slot_paper_same_ari": "{:.2f}",
+    "slot_paper_gap": "{:.2f}",
+    "slot_paper_same_dead_mean": "{:.1f}",
+    "slot_paper_dead_mean": "{:.1f}",
 }
 
 
@@ -79,9 +83,36 @@ def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
     return store.read_json(path) if path is not None and path.exists() else {}
 
 
+#: Stored chapter-5 numbers the prose quotes beyond those its notebook passes to :func:`glue_full` (the second
+#: referee round's: the task's premise, the window inside its first window, the multi-hop controls' intervals).
+DESIGNS_GLUE = {
+    **{f"{a}premise_nmse_{t}_median": "{:.3f}" for a in ("", "abl_") for t in ("x0", "x1", "single")},
+    "near_rho_mean": "{:.2f}", "near_rho_lo": "{:.2f}", "near_rho_n": "{:.0f}", "near_lift_mean": "{:+.3f}",
+    **{f"{a}ctrl_{n}_{k}": "{:+.3f}" for a in ("", "abl_") for n in ("x2", "norm", "plain", "control")
+       for k in ("mean", "lo", "hi")},
+    **{f"{a}ctrl_{n}_positive": "{:.0f}" for a in ("", "abl_") for n in ("x2", "norm", "plain", "control")},
+    "nmse_seeds_n": "{:.0f}", "abl_nmse_seeds_n": "{:.0f}", "seeds": "{:.0f}", "nmse_one_x2": "{:.3f}",
+    "abl_uniform_count": "{:.0f}", "abl_nmse_one_x2": "{:.2f}",
+    **{f"{a}ctrl_share_{n}_{k}": "{:.0%}" for a in ("", "abl_") for n in ("x2", "norm") for k in ("median", "of_mean")},
+    **{f"{a}{k}": f for a in ("", "abl_") for k, f in (("stuck_seed", "{:.0f}"), ("stuck_one", "{:.2f}"),
+                                                      ("stuck_multi_norm", "{:.2f}"), ("gap_closed_best", "{:.0%}"),
+                                                      ("ctrl_norm_nostuck_lo", "{:+.3f}"))},
+    **{f"ref_code_ops_{d}_{p}": "{:.2f}" for d in (10, 50) for p in (2, 5, 10, 25)},
+    **{f"code_loss_ratio_{d}_{p}": "{:.2f}" for d in (10, 50) for p in (2, 5, 10, 25)},
+}
+
+
 def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> None:
-    """Glue ``full-<key>`` for each key of ``formats`` (key -> format string); "(not stored)" if absent."""
-    s = full_numbers(root, chapter)
+    """Glue ``full-<key>`` for each key of ``formats`` (key -> format string), and of :data:`DESIGNS_GLUE` for chapter
+    5: a stored number or one derived from the stored ones (the chapter's ``stored_numbers``); "(not stored)" if
+    absent."""
+    if chapter == "designs":
+        from .claims_designs import stored_numbers as designs_numbers   # chapter 5's derived numbers
+
+        s = designs_numbers(root, chapter)[0] if root is not None else {}
+        formats = {**DESIGNS_GLUE, **formats}
+    else:
+        s = stored_numbers(root, chapter)[0] if root is not None else {}
     for key, fmt in formats.items():
         run.number(f"full-{key}", fmt.format(s[key]) if key in s else "(not stored)")
 
@@ -145,6 +176,7 @@ def _derived_structural(s: dict[str, Any], sizes: dict[str, Any]) -> dict[str, A
         gaps = [a - b for a, b in zip(s["slot_ari_slots_all"][i], s["slot_ari_hopfield_all"][i])]
         out.update(slot_ari_gaps=gaps, slot_gap_positive=sum(g > 0 for g in gaps),
                    slot_gap_negative=sum(g < 0 for g in gaps))
+    out.update(_paper_slot_numbers(s, out.get("slot_ari_gaps")))
     if "slot_paper_norm_by_step" in s and "slot_forms_radius" in s:
         out["slot_paper_norm_final"] = s["slot_paper_norm_by_step"][-1]
         out["slot_paper_outside"] = out["slot_paper_norm_final"] / s["slot_forms_radius"]
@@ -152,6 +184,43 @@ def _derived_structural(s: dict[str, Any], sizes: dict[str, Any]) -> dict[str, A
         for j in (1, 2):
             out.update({f"pc_noise_{j}": s["pc_noise_levels"][j], f"pc_acc_noise_{j}": s["pc_acc_fixed_by_noise"][j],
                         f"pc_oracle_noise_{j}": s["pc_acc_oracle_by_noise"][j]})
+    return out
+
+
+def _paper_slot_numbers(s: dict[str, Any], gaps: list[float] | None) -> dict[str, Any]:
+    """The paper's own slot update beside the comparison (from the comparison's starts, stored since the second
+    referee round): its ARI gap over the Hopfield prior per mixture, and its dead slots (mass below one point) at
+    that start and at the fixed-point study's; the sentences the notes quote (saying so where not stored)."""
+    out: dict[str, Any] = {}
+    hop = None
+    if all(k in s for k in ("slot_sigmas", "slot_ari_hopfield_all", "slot_sigma")):
+        hop = s["slot_ari_hopfield_all"][s["slot_sigmas"].index(s["slot_sigma"])]
+    same, dead = s.get("slot_paper_same_ari_all"), s.get("slot_paper_same_dead_all")
+    if same is not None and hop is not None and dead is not None and len(same) == len(hop):
+        g = [a - b for a, b in zip(same, hop)]
+        se = stats.t_interval(g)
+        out.update(slot_paper_gaps=g, slot_paper_gap=sum(g) / len(g), slot_paper_same_ari=sum(same) / len(same),
+                   slot_paper_same_dead_mean=sum(dead) / len(dead))
+        out["slot_paper_text"] = (
+            f"The paper's own update from the same starts: mean ARI {out['slot_paper_same_ari']:.2f}, "
+            f"{out['slot_paper_gap']:.3f} above the Hopfield prior (95 % interval {se['lo']:.3f} to {se['hi']:.3f}; "
+            f"positive in {sum(x > 0 for x in g)} mixtures, negative in {sum(x < 0 for x in g)}), with "
+            f"{sum(dead) / len(dead):.2f} of its slots dead per mixture (mass below one point; at least one in "
+            f"{sum(k > 0 for k in dead)} of {len(dead)} mixtures): its slots compete by mass, and the lighter ones "
+            "lose every point.")
+    else:
+        out["slot_paper_text"] = "The paper's own update from the same starts is not stored."
+    dead_fp = s.get("slot_paper_dead_all")
+    outside = s.get("slot_paper_outside_all")
+    if dead_fp is not None and outside is not None:
+        out["slot_paper_dead_mean"] = sum(dead_fp) / len(dead_fp)
+        out["slot_dead_text"] = (
+            f"At that fixed point {sum(dead_fp) / len(dead_fp):.2f} of the slots per mixture are dead (mass below one "
+            f"point; at least one in {sum(k > 0 for k in dead_fp)} of {len(dead_fp)} mixtures): a dead slot's norm "
+            f"falls toward 0, and where most slots of a mixture die its median slot norm does too (smallest "
+            f"{min(outside):.1e} radii).")
+    else:
+        out["slot_dead_text"] = "Dead slots at the fixed point are not stored."
     return out
 
 

@@ -29,8 +29,10 @@ EXPANDING = {c.id: c for c in [
           rule_at=lambda margin, full: X.ops_rule("ops_", margin, full), thresholds=C.ops_thresholds("ops_"),
           alternatives=(Alternative("the count as the implementation runs it (the widest window scored)", "reading",
                                     X.ops_rule("ops_run_")),
-                        Alternative("the public code's own count m(d + k)/(nd), m floored at 28 (stored at d = 50: our "
-                                    "runs in its setting and its stored run)", "reading", C.code_measure_rule)),
+                        Alternative("the public code's own count m(d + k)/(nd), m floored at 28, at d = 10 and 50 (our "
+                                    "runs in its setting and its stored runs)", "reading", C.code_measure_rule),
+                        Alternative("the public code's own count at d = 50 only (the figure's d)", "reading",
+                                    lambda s: C.code_measure_rule(s, dims=(50,)))),
           spread=Spread("seed", C.ops_spread("ops_")),
           quote=Quote(FIG3, "The relative number of operations used by Expanding Attention is beneficial"),
           reading="operations counted as the paper's (md + k)/(nd), m the window at convergence; 'the stronger the "
@@ -39,41 +41,100 @@ EXPANDING = {c.id: c for c in [
               "and p and rise strictly as the recency bias weakens (p = 1/2 → 1/25) at both d, each rise above 0 "
               "(every stored rise is over three times the seed-to-seed s.d. of one seed's value: moved by that s.d.); "
               "with differences if below 1 but not in that order; fails if any reaches 1 (no saving). Tried on the "
-              "count as run and on the public code's floor-28 count.",
+              "count as run and on the public code's floor-28 count at both d (which reaches 1 at d = 10) and at "
+              "d = 50 alone.",
           evidence=("fig-designs-expanding-operations",
                     TX + "test_code_measure_reproduces_the_stored_relative_operations",
                     TX + "test_lazy_equals_dense_and_scores_only_the_window"),
-          note="Paper's measure (md + k)/(nd), p = 1/2, 1/5, 1/10, 1/25: d = 10: {ops_10_2:.3f}, {ops_10_5:.3f}, "
-               "{ops_10_10:.3f}, {ops_10_25:.3f}; d = 50: {ops_50_2:.3f}, {ops_50_5:.3f}, {ops_50_10:.3f}, "
-               "{ops_50_25:.3f} (means over every step and {exp_seeds:.0f} seeds; the per-seed values are in the "
-               "spread).",
+          note=lambda s: ("Paper's measure (md + k)/(nd), p = 1/2, 1/5, 1/10, 1/25: " + "; ".join(
+              f"d = {d}: " + ", ".join(f"{number(s, f'ops_{d}_{p}'):.3f}" for p in PS) for d in DIMS)
+              + f" (means over every step and {number(s, 'exp_seeds'):.0f} seeds; the per-seed values are in the "
+              "spread)." + ((" The public code's own count m(d + k)/(nd), m floored at 28, on its stored runs: " +
+                             "; ".join(f"d = {d}: " + ", ".join(f"{number(s, f'ref_code_ops_{d}_{p}'):.3f}" for p in PS)
+                                       for d in DIMS)
+                             + ": at d = 10 it reaches full attention's cost from p = 1/10 on (its k sweeps are charged "
+                               "once per scored token, and k is comparable to d = 10).")
+                            if all(f"ref_code_ops_{d}_2" in s for d in DIMS) else "")),
           numbers=("ops_10_2", "ops_10_25", "ops_50_2", "ops_50_25"), examples=X.ops_examples("ops_")),
-    Claim("designs-expanding-accuracy", f"{PAPER}, Fig. 3 (\"training curves remained roughly equivalent\")",
-          "Expanding attention trains about as well as standard attention",
+    Claim("designs-expanding-accuracy", f"{PAPER}, Fig. 3 (\"training curves remained roughly equivalent\"), with "
+          "the text's slope",
+          "With the text's prior, slope t·log(1 − q̂) (Sec. 5), expanding attention trains about as well as standard "
+          "attention",
           measured="Final training MSE (last fifth of training) of expanding over standard attention at each of the 8 "
-                   "settings d = 10, 50 × p = 1/2 … 1/25 (ratio of the means over 3 seeds; per seed beside it)",
-          rule_at=lambda band, blow: X.accuracy_rule("loss_ratio", band, blow),
+                   "settings d = 10, 50 × p = 1/2 … 1/25, slope log(1 − q̂) and scores q_T·k_t as the text writes them "
+                   "(ratio of the means over 3 seeds; per seed beside it)",
+          rule_at=lambda band, stuck: X.accuracy_rule("loss_ratio", band, stuck),
           thresholds=C.accuracy_thresholds("loss_ratio"),
           alternatives=(Alternative("the median of the per-seed ratios in place of the ratio of the means", "statistic",
                                     X.accuracy_rule("loss_ratio", per_seed_median=True)),
+                        Alternative("the ratio of the means over every seed, a setting left out only where that "
+                                    "ratio is 1/10 or below (the rule of the first referee round)", "statistic",
+                                    X.accuracy_rule("loss_ratio", every_seed=True)),
                         Alternative("the one-sided band of the rule before issue 42 (any ratio below 1.5 counts, a "
                                     "blow-up of standard attention included)", "reading",
                                     X.one_sided_rule("loss_ratio"))),
           spread=Spread("seed", C.accuracy_spread("loss_ratio")),
           quote=Quote(FIG3, "training curves (overlaid) across each of these settings remained roughly equivalent"),
-          reading="our training in the paper's setting (slope log(1 − q), scores q_T·k_t)",
+          reading="our training in the text's setting (slope log(1 − q̂), scores q_T·k_t); the figure the sentence "
+                  "captions was made by the public code with its slope −t/H, decided separately "
+                  "(designs-expanding-accuracy-code-setting, where the ratios are within the band at six of the seven "
+                  "settings counted)",
           how="'Roughly equivalent' read as a final-MSE ratio within a factor 1.5 either way (|log r| < log 1.5, at "
               "least four times the seed-to-seed s.d. of one seed's log ratio where both mechanisms train alike: "
               "checked, and moved by that s.d.): holds if within at every setting counted (the claim is made for "
-              "every setting of the figure); with differences if at least half of them; fails if fewer. A setting "
-              "where standard attention blew up (ratio 1/10 or below) is its own outcome: named in the note, not "
-              "counted. Tried on the median of the per-seed ratios and on the one-sided band used before.",
+              "every setting of the figure); with differences if at least half of them; fails if fewer. A seed "
+              "whose standard attention blew up (it never left its starting loss: last-fifth MSE half or more of its "
+              "first 2 %) is its own outcome: named in the note and left out of its setting's ratio of the means (a "
+              "setting where every seed blew up is not counted). Tried on the median of the per-seed ratios, on the "
+              "ratio of the means over every seed (the first referee round's rule) and on the one-sided band used "
+              "before.",
           evidence=("fig-designs-expanding-operations", TX + "test_batched_equals_per_sample_reference_loop"),
-          note=C.accuracy_note("loss_ratio", "Final training MSE (means over 3 seeds)"),
+          note=C.accuracy_note("loss_ratio", "Final training MSE (3 seeds)"),
           numbers=("loss_ratio_10_2", "loss_ratio_10_25", "loss_ratio_50_2", "loss_ratio_50_25"),
           examples=X.accuracy_examples("loss_ratio")),
-    Claim("designs-expanding-window", f"{PAPER}, Sec. 5 (adaptive context; our measurement)",
-          "The window adapts per input to how far back the parent lies: it reaches a parent beyond its first size more "
+    Claim("designs-expanding-adaptive", f"{PAPER}, Sec. 5 (adaptive context)",
+          "Expanding attention's window scales with the input: inside its first window, the further back the parent "
+          "lies, the wider the final window",
+          measured="Over the second half of training (d = 10 and 50, every p, each seed a run): the rank (Spearman) "
+                   "correlation between the final window and the parent's distance, over the queries whose parent lies "
+                   "inside the first window (t < 29 tokens)",
+          rule_at=X.adaptive_rule,
+          thresholds=(Threshold("rho", 0.5, "convention", "a rank correlation of one half: the window follows the "
+                                "parent's distance, not a nudge; a window blind to the input has 0; moved by the "
+                                "standard error of the per-run correlations", noise=C.rho_se),),
+          alternatives=over_units("near_rho_runs", C.rho_decide, unit="run") + (
+              Alternative("the lift inside the first window: the share of near parents the final window reaches minus "
+                          "the share the same windows reach paired at random (its 95 % interval over the runs above 0)",
+                          "statistic", C.near_lift_rule),),
+          spread=Spread("run (d, p, seed)", lambda s: {"rank correlation of window and distance, t < 29":
+                                                       list(per_array(s, "near_rho_runs")),
+                                                       "lift inside the first window":
+                                                       list(per_array(s, "near_lift_runs"))}),
+          quote=Quote(EX_SEC, "we derive a mechanism that dynamically scales depending on input"),
+          reading="'scales depending on input' read as the window following the parent's distance where the first "
+                  "window can see the parent; beyond it, see designs-expanding-window (ours)",
+          how="Per (d, p, seed) run, the rank correlation between the final window and the parent's distance for "
+              "parents inside the first window: a window blind to the input has 0. Holds if the 95 % t-interval of "
+              "the runs' mean correlation lies above 0 and the mean is at least 0.5 (moved by the per-run "
+              "correlations' standard error); with differences if the interval lies above 0 but the mean is smaller; "
+              "fails if the interval reaches 0. Tried under sign and signed-rank tests over the runs and on the lift "
+              "in reach over windows paired at random.",
+          evidence=("fig-designs-expanding-window", "fig-designs-expanding-prior",
+                    TX + "test_the_window_follows_the_parent_inside_the_first_window"),
+          note=lambda s: (f"Rank correlation of the final window with the parent's distance (t < 29): mean "
+                          f"{number(s, 'near_rho_mean'):.3f} over {number(s, 'near_rho_n'):.0f} runs (95 % interval "
+                          f"{number(s, 'near_rho_lo'):.3f} to {number(s, 'near_rho_hi'):.3f}; smallest run "
+                          f"{min(s['near_rho_runs']):.3f}). Parents inside the first window are reached in "
+                          f"{number(s, 'near_found'):.0%} of the queries; over windows paired at random the lift is "
+                          f"{number(s, 'near_lift_mean'):+.3f} (95 % interval from {number(s, 'near_lift_lo'):+.3f}), "
+                          "small because random windows already cover most near parents. Beyond the first window: "
+                          "designs-expanding-window."),
+          numbers=("near_rho_mean", "near_rho_lo", "near_lift_mean", "near_found"),
+          examples={"holds": {"near_rho_mean": 0.5, "near_rho_lo": 0.01},
+                    "partly": {"near_rho_mean": 0.49, "near_rho_lo": 0.01},
+                    "fails": {"near_rho_mean": 0.9, "near_rho_lo": 0.0}}),
+    Claim("designs-expanding-window", f"{PAPER}, Sec. 5 (adaptive context beyond the first window; our measurement)",
+          "Beyond its first window the window still adapts to the input: it reaches a parent beyond its first size more "
           "often than the same windows would if they ignored the input",
           measured="Over the second half of training (d = 10 and 50, every p, each seed a run): the share of parents "
                    "beyond the first window (29 tokens) that the final window reaches, minus the share the run's own "
@@ -220,32 +281,69 @@ EXPANDING = {c.id: c for c in [
           note="Operations as run at d = 10: {ops_run_10_2:.3f} (1/p = 2) to {ops_run_10_25:.3f} (1/p = 25); d = 50: "
                "{ops_run_50_2:.3f} to {ops_run_50_25:.3f}: the saving shrinks as 1/p grows.",
           numbers=("ops_run_10_25", "ops_run_50_25"), examples=X.benefit_examples(literal=True)),
-    Claim("designs-expanding-wallclock", f"{PAPER}, Sec. 5 (time complexity; the saving in time rather than in "
-          "operations)",
-          "At long contexts, lazy windowed attention runs faster than full attention (the favourable time complexity "
-          "of Sec. 5, measured)",
+    Claim("designs-expanding-wallclock", f"{PAPER}, Sec. 5 (time complexity)",
+          "If d is large against the number of sweeps k, expanding attention's time complexity O(n(md + k)) should be "
+          "favourable against attention's O(n²d): its cost grows more slowly with the context and ends below",
+          measured="CPU time of lazy windowed attention and of full attention for one query against the context length "
+                   "(benchmarks/bench_windowed_attention.py: d = 64, batch 16, n = 256 … 32 768, every row the same "
+                   "windows and k ≈ 11 sweeps; medians of 15 repeats, one machine)",
+          rule=C.wall_asymptotic,
+          alternatives=(Alternative("wall-clock medians in place of CPU time", "statistic",
+                                    lambda s: C.wall_asymptotic(s, "wall")),
+                        Alternative("the operation counts the complexity states: scored products (md + k) against "
+                                    "full attention's nd at the benchmark's lengths", "reading",
+                                    C.wall_operations)),
+          spread=Spread("context length", lambda s: {"lazy / full CPU time": list(per_array(s, "bench_cpu_ratios")),
+                                                     "lazy CPU ms": list(per_array(s, "bench_lazy_ms")),
+                                                     "full CPU ms": list(per_array(s, "bench_full_ms"))}),
+          quote=Quote(EX_SEC, "the time complexity of expanding attention should be favourable"),
+          reading="asymptotic, as the text states it ('time complexity', 'if d >> k'): the lazy window's time grows "
+                  "less than full attention's over the benchmarked lengths and ends below it; the time at each length "
+                  "is a claim of ours (designs-expanding-wallclock-measured)",
+          how="Holds if, from the shortest to the longest benchmarked context, the lazy window's time grows by a "
+              "smaller factor than full attention's and ends below it; with differences if it grows less but is never "
+              "faster; fails if it grows as fast or faster. Tried on wall-clock medians and on the operation counts "
+              "the complexity states. What the window costs at each length (an implementation's per-sweep overhead "
+              "included) is decided as a claim of ours.",
+          evidence=("fig-designs-expanding-operations", TX + "test_stored_benchmark_rows_time_the_same_iterations",
+                    TX + "test_lazy_equals_dense_and_scores_only_the_window"),
+          note=lambda s: (f"From n = {number(s, 'bench_n_min'):.0f} to {number(s, 'bench_n_max'):.0f} the lazy window's "
+                          f"CPU time grows ×{s['bench_lazy_ms'][-1] / s['bench_lazy_ms'][0]:.2f} "
+                          f"({s['bench_lazy_ms'][0]:.1f} to {s['bench_lazy_ms'][-1]:.1f} ms: its cost is the window, "
+                          f"which does not grow), full attention's ×{s['bench_full_ms'][-1] / s['bench_full_ms'][0]:.0f} "
+                          f"({s['bench_full_ms'][0]:.2f} to {s['bench_full_ms'][-1]:.1f} ms); at the longest length "
+                          f"lazy / full is {number(s, 'bench_time_ratio_max_n'):.2f}."),
+          numbers=("bench_time_ratio_min_n", "bench_time_ratio_max_n"),
+          examples={"holds": {"bench_lazy_ms": [15.0, 16.0], "bench_full_ms": [0.3, 30.0]},
+                    "partly": {"bench_lazy_ms": [15.0, 16.0], "bench_full_ms": [0.3, 10.0]},
+                    "fails": {"bench_lazy_ms": [1.0, 100.0], "bench_full_ms": [0.3, 30.0]}}),
+    Claim("designs-expanding-wallclock-measured", f"{PAPER}, Sec. 5 (time complexity, measured as time; our reading)",
+          "At long contexts, lazy windowed attention runs faster than full attention in CPU time, at every benchmarked "
+          "length",
           measured="CPU time of lazy windowed attention over full attention for one query (benchmarks/"
                    "bench_windowed_attention.py: d = 64, batch 16, n = 256 … 32 768, every row the same windows and "
                    "iterations; medians of 15 repeats, one machine)",
-          rule=X.wallclock_rule(),
+          rule=X.wallclock_rule(), origin="ours",
           alternatives=(Alternative("wall-clock medians in place of CPU time", "statistic",
                                     X.wallclock_rule("bench_wall_ratios")),
-                        Alternative("the asymptotic reading: the lazy window's time grows less than full attention's "
-                                    "over the stored lengths and ends faster", "reading", C.wall_asymptotic),
                         Alternative("at the paper's toy size n = 50 (below the shortest stored length: bounded by "
                                     "the stored rows)", "reading", C.wall_paper_size)),
           spread=Spread("context length", lambda s: {"lazy / full CPU time": list(per_array(s, "bench_cpu_ratios"))}),
           quote=Quote(EX_SEC, "the time complexity of expanding attention should be favourable"),
-          reading="measured CPU time at the benchmark's context lengths (our reading: the paper states an asymptotic "
-                  "complexity, O(n(md + k)) against O(n²d), 'if d >> k')",
-          how="Holds if the lazy window is faster than full attention at every benchmarked length; with differences "
-              "if at some (long contexts only); fails if at none. Tried on wall-clock time, on the asymptotic "
-              "reading (growth with n) and at the paper's toy size (n = 50), where the stored rows bound it.",
+          how="Confirmed if the lazy window is faster than full attention at every benchmarked length; with "
+              "differences if at some (long contexts only); refuted if at none. Tried on wall-clock time and at the "
+              "paper's toy size (n = 50), where the stored rows bound it. The benchmark stores medians only, not "
+              "their spread over the repeats, so a ratio near 1 (n = 16 384) is not resolved.",
           evidence=("fig-designs-expanding-operations", TX + "test_stored_benchmark_rows_time_the_same_iterations",
                     TX + "test_lazy_equals_dense_and_scores_only_the_window"),
-          note="Lazy / full CPU time {bench_time_ratio_min_n:.2f} at n = {bench_n_min:.0f} and "
-               "{bench_time_ratio_max_n:.2f} at n = {bench_n_max:.0f}; faster at {bench_below_full:.0f} of "
-               "{bench_rows:.0f} lengths (medians of the benchmark's repeats, whose spread is not stored).",
+          note=lambda s: (f"Lazy / full CPU time {number(s, 'bench_time_ratio_min_n'):.2f} at n = "
+                          f"{number(s, 'bench_n_min'):.0f} and {number(s, 'bench_time_ratio_max_n'):.2f} at n = "
+                          f"{number(s, 'bench_n_max'):.0f}; per length " + ", ".join(
+                              f"{x:.2f}" for x in s.get("bench_cpu_ratios", [])) + f": faster at "
+                          f"{number(s, 'bench_below_full'):.0f} of {number(s, 'bench_rows'):.0f} lengths (medians of "
+                          "the benchmark's repeats, whose spread is not stored: the row near 1 is not resolved). About "
+                          "15 ms per query of per-sweep overhead (a few small tensor ops per sweep, ~11 sweeps) "
+                          "dominates until full attention's cost passes it."),
           numbers=("bench_time_ratio_min_n", "bench_time_ratio_max_n"),
           examples={"holds": {"bench_below_full": 5, "bench_rows": 5}, "partly": {"bench_below_full": 2, "bench_rows": 5},
                     "fails": {"bench_below_full": 0, "bench_rows": 5}}),
@@ -298,8 +396,9 @@ EXPANDING = {c.id: c for c in [
                     "partly": {"paper_elbo_grad": 1e-3, "cavi_elbo_grad": 1e-10},
                     "fails": {"paper_elbo_grad": 0.5, "cavi_elbo_grad": 1e-10}}),
     Claim("designs-expanding-cavi-ladder", f"{PAPER}, Sec. 5 (our comparison, three differences separated)",
-          "CAVI trains worse than the paper's update because it recomputes the hyper-prior each sweep, not because of "
-          "its digamma estimate or its narrower first window",
+          "Most of CAVI's deficit against the paper's update comes from its narrower first window (the digamma "
+          "estimate's horizon under the hyper-prior), not from the digamma estimate itself or from recomputing the "
+          "hyper-prior each sweep",
           measured="Training MSE (last fifth) at d = 10, geometric mean over p = 1/2 … 1/25 of the ratio of each step: "
                    "plug-in → digamma estimate (first window 29 kept), → digamma's own first window, → CAVI (3 seeds, "
                    "the same data and initial weights in every variant)",
@@ -308,18 +407,20 @@ EXPANDING = {c.id: c for c in [
                                 "the standard error over seeds of the comparison of steps (per-seed steps stored); "
                                 "moved by that standard error", C.ladder_factor_check,
                                 noise=lambda s: math.exp(X.ladder_se(s)), log=True),
-                      Threshold("margin", 0.0, "convention", "the accumulating step must be larger than either other "
-                                "step for 'because of it, not because of them'; moved by the standard error over "
-                                "seeds of that comparison", noise=X.ladder_se)),
+                      Threshold("margin", 0.0, "convention", "the first-window step must be larger than either other "
+                                "step for 'most of the deficit'; moved by the standard error over seeds of that "
+                                "comparison", noise=X.ladder_se)),
           alternatives=(Alternative("the median over p of each step in place of the geometric mean", "statistic",
                                     X.ladder_rule(median=True)),
                         Alternative("per seed: the steps of each seed, the claim holding only if it holds for every "
                                     "seed", "unit", X.ladder_rule(per_seed_all=True))),
           spread=Spread("seed", C.ladder_spread),
-          how="Refuted unless the last step (accumulating → CAVI) raises the MSE more than either other step (the "
-              "claim's 'not because of the estimate or the first window' is otherwise false; moved by the standard "
-              "error over seeds of that comparison); confirmed if it also raises it by at least 25 % (over three "
-              "standard errors: checked); with differences if it is the largest step but smaller.",
+          how="Refuted unless the middle step (digamma's own, narrower first window) raises the MSE more than either "
+              "other step (the estimate; accumulating → CAVI) by more than 0 (moved by the standard error over seeds "
+              "of that comparison); confirmed if it also raises it by at least 25 % (over three standard errors: "
+              "checked); with differences if it is the largest step but smaller. (The book's earlier claim, that "
+              "recomputing the hyper-prior is the cause, was a claim the numbers refute; this is the finding they "
+              "bear.)",
           evidence=("fig-designs-expanding-cavi", TX + "test_first_window_fixes_only_the_first_sweep",
                     TX + "test_cavi_is_the_fixed_point_of_the_mean_field_equations"),
           note=lambda s: (f"Steps (MSE ratio, geometric mean over p): estimate ×{number(s, 'ladder_estimate'):.3f}, "
@@ -334,14 +435,18 @@ EXPANDING = {c.id: c for c in [
           "In the public code's setting, expanding attention trains about as well as standard attention",
           measured="Final training MSE (last fifth) of expanding over standard attention in the code's setting "
                    "(slope −t/H, scores q_t·k_T, plug-in update) at d = 10, 50 × p = 1/2 … 1/25, our training (3 "
-                   "seeds); the public code's stored runs (expanding_10.json, expanding_50.json, one seed) beside them",
-          rule_at=lambda band, blow: X.accuracy_rule("code_loss_ratio", band, blow),
+                   "seeds; 8 at d = 50, p = 1/25, where the first three disagreed); the public code's stored runs "
+                   "(expanding_10.json, expanding_50.json, one seed) beside them",
+          rule_at=lambda band, stuck: X.accuracy_rule("code_loss_ratio", band, stuck),
           thresholds=C.accuracy_thresholds("code_loss_ratio"),
           alternatives=(Alternative("the median of the per-seed ratios in place of the ratio of the means", "statistic",
                                     X.accuracy_rule("code_loss_ratio", per_seed_median=True)),
                         Alternative("reading (b): the public code's own stored runs (one seed per setting: graded at "
                                     "best with differences)", "reading",
                                     C.one_seed_cap(X.accuracy_rule("ref_loss_ratio"))),
+                        Alternative("the ratio of the means over every seed, a setting left out only where that "
+                                    "ratio is 1/10 or below (the rule of the first referee round)", "statistic",
+                                    X.accuracy_rule("code_loss_ratio", every_seed=True)),
                         Alternative("the one-sided band of the rule before issue 42", "reading",
                                     X.one_sided_rule("code_loss_ratio"))),
           spread=Spread("seed", C.accuracy_spread("code_loss_ratio")),
@@ -349,12 +454,13 @@ EXPANDING = {c.id: c for c in [
           reading="(a) our training in the public code's setting (its figure's runs); reading (b), the public code's "
                   "stored runs, is an alternative",
           how="As designs-expanding-accuracy (a final-MSE ratio within a factor 1.5 either way at every counted "
-              "setting: holds; at least half: with differences; fewer: fails; standard attention blowing up, ratio "
-              "1/10 or below, its own outcome, named and not counted), for the code's setting. Tried on the median "
-              "of the per-seed ratios, on the public code's own stored runs and on the one-sided band used before.",
+              "setting: holds; at least half: with differences; fewer: fails; a seed whose standard attention blew "
+              "up, never leaving its starting loss, its own outcome, named and left out of the ratio), for the code's "
+              "setting. Tried on the median of the per-seed ratios, on the ratio of the means over every seed, on "
+              "the public code's own stored runs and on the one-sided band used before.",
           evidence=("fig-designs-expanding-operations",
                     TX + "test_code_setting_equals_an_oracle_from_the_public_code_equations"),
-          note=lambda s: (C.accuracy_note("code_loss_ratio", "Ours in the code's setting (means over 3 seeds)")(s)
+          note=lambda s: (C.accuracy_note("code_loss_ratio", "Ours in the code's setting (means over the seeds)")(s)
                           + " The public code's stored runs (one seed): " + "; ".join(
                               f"d = {d}: " + ", ".join(f"{number(s, f'ref_loss_ratio_{d}_{p}'):.3g}" for p in PS)
                               for d in DIMS) + "."),

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mfattn.companion import store
+from mfattn.companion import stats, store
 from mfattn.companion.verdicts import Undecidable
 
 from .claims import number
@@ -67,6 +67,7 @@ def bench_numbers(bench: dict | None) -> dict[str, Any]:
             "bench_cpu_ratios": [r["lazy_ms"] / r["full_ms"] for r in rows],
             "bench_wall_ratios": [r["lazy_wall_ms"] / r["full_wall_ms"] for r in rows if "lazy_wall_ms" in r],
             "bench_lazy_ms": [float(r["lazy_ms"]) for r in rows], "bench_full_ms": [float(r["full_ms"]) for r in rows],
+            "bench_ops_ratios": [float(r.get("ops_ratio_as_run", r["ops_ratio"])) for r in rows],
             "bench_repeats": float(bench.get("meta", {}).get("repeats", float("nan")))}
 
 
@@ -100,6 +101,38 @@ def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
         out.update(replay_numbers(_read(folder / "multihop_code_replay.json")))
         out.update(code_measure_numbers(_read(folder / "expanding_code_d50.json")))
         out.update(bench_numbers(_read(Path(root) / "data" / "benchmarks" / "bench_windowed_attention.json")))
+    for prefix in ("", "abl_"):   # the multi-hop differences the verdicts read, pooled over the seeds (for the prose)
+        seeds = {m: s.get(f"{prefix}nmse_{m}_seeds") for m in ("one", "multi", "two", "one_x2", "multi_norm")}
+        if all(isinstance(v, list) and len(v) >= 2 and all(isinstance(x, (int, float)) for x in v)
+               for v in seeds.values()) and len({len(v) for v in seeds.values()}) == 1:
+            a = {m: np.array(v, float) for m, v in seeds.items()}
+            best = "one" if a["one"].mean() <= a["one_x2"].mean() else "one_x2"
+            for name, d in (("x2", a["one_x2"] - a["multi"]), ("norm", a["one"] - a["multi_norm"]),
+                            ("plain", a["one"] - a["multi"]), ("control", a[best] - a["two"])):
+                got = stats.pooled_over_seeds(list(d), [0.0] * len(d))
+                out.update({f"{prefix}ctrl_{name}_mean": float(d.mean()), f"{prefix}ctrl_{name}_lo": got["lo"],
+                            f"{prefix}ctrl_{name}_hi": got["hi"], f"{prefix}ctrl_{name}_positive": int(np.sum(d > 0))})
+            out[f"{prefix}nmse_seeds_n"] = len(a["one"])
+            gain = a["one"] - a["multi"]   # what the controls take of multi-hop's gain, per seed and in the mean
+            if np.all(gain != 0):
+                out.update({f"{prefix}ctrl_share_x2_median": float(np.median((a["one"] - a["one_x2"]) / gain)),
+                            f"{prefix}ctrl_share_norm_median": float(np.median((a["multi_norm"] - a["multi"]) / gain))})
+            out.update({f"{prefix}ctrl_share_x2_of_mean": float((a["one"] - a["one_x2"]).mean() / gain.mean()),
+                        f"{prefix}ctrl_share_norm_of_mean": float((a["multi_norm"] - a["multi"]).mean() / gain.mean())})
+            stuck = int(np.argmax(a["one"]))
+            best_m = float(a[best].mean())
+            out.update({f"{prefix}stuck_seed": stuck, f"{prefix}stuck_one": float(a["one"][stuck]),
+                        f"{prefix}stuck_multi_norm": float(a["multi_norm"][stuck]),
+                        f"{prefix}gap_closed_best": (best_m - float(a["multi"].mean())) / (best_m - float(a["two"].mean()))})
+            keep = np.arange(len(a["one"])) != stuck
+            got = stats.pooled_over_seeds(list((a["one"] - a["multi_norm"])[keep]), [0.0] * int(keep.sum()))
+            out.update({f"{prefix}ctrl_norm_nostuck_lo": got["lo"]})
+    for key in ("near_rho", "near_lift"):   # the window inside its first window: mean and 95 % t-interval over runs
+        runs = s.get(f"{key}_runs")
+        if isinstance(runs, list) and len(runs) >= 2 and all(isinstance(x, (int, float)) for x in runs):
+            got = stats.t_interval(list(runs))
+            out.update({f"{key}_mean": float(np.mean(runs)), f"{key}_lo": got["lo"], f"{key}_hi": got["hi"],
+                        f"{key}_n": len(runs)})
     for prefix, key in (("exp", "loss_ratio"), ("code", "code_loss_ratio")):
         for d in DIMS:
             for p in PS:

@@ -90,7 +90,8 @@ def is_roundoff(keys: Sequence[str], roundoff: str | Sequence[str], what: str) -
         ok = 10 * r <= 1e-12 and x <= 10 * r
         return ok, (f"float64 round-off of {what} against extended precision {r:.1e} ({', '.join(roundoffs)}); "
                     f"largest deviation {x:.1e}"
-                    + (": within a decade of the round-off, and 1e-12 a decade or more above it" if ok else
+                    + (f": at or below the round-off (at most a decade above it: {x / r if r > 0 else math.inf:.2g} "
+                       "times it), and 1e-12 a decade or more above it" if ok else
                        ": the deviation is not round-off, or the tolerance is within a decade of it"))
     return check
 
@@ -115,7 +116,8 @@ def identity_thresholds(keys: Sequence[str], roundoff: str | Sequence[str] = "en
     over the computations of the chapter is within a decade)."""
     return (Threshold("tol", 1e-12, "round-off", f"the float64 round-off of {what}, measured against extended "
                       "precision on the same computation and stored beside it, is a decade or more below 1e-12, and "
-                      "the stored deviation is within a decade of that round-off: it is round-off, and 1e-12 leaves "
+                      "the stored deviation is at or below that round-off (at most a decade above it): it is "
+                      "round-off, and 1e-12 leaves "
                       "room for it", is_roundoff(keys, roundoff, what), noise=10.0, log=True),
             Threshold("near", 1e-6, "stored distribution", "'with differences' is kept for an approximation right to "
                       "about six digits (single precision, ε ≈ 1.2e-7); the chapter's stored deviations are either "

@@ -170,6 +170,7 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
     task its mean lies on multi-hop attention's, and would otherwise be hidden under it.
     """
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    counts = {len(r["var_y"]) for r in results.values()}   # where the tasks differ, each panel names its seeds
     for ax, (t, r) in zip(axes, results.items()):
         steps = r["record_steps"]
         means = {}
@@ -182,11 +183,13 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
             means[m] = 10 ** mean
         lines = {m: ax.plot(steps, means[m], color=COLORS[m], lw=2, ls=(0, (4, 2)) if m == "one_layer" else "-",
                             label=LABELS[m])[0] for m in ("two_layer", "multihop", "one_layer")}
-        ax.set(yscale="log", xlabel="training step", title=TASK_TITLES[t])
+        ax.set(yscale="log", xlabel="training step",
+               title=TASK_TITLES[t] + (f" ({len(r['var_y'])} seeds)" if len(counts) > 1 else ""))
         if ax is axes[0]:
             ax.legend([lines[m] for m in _MODELS], [LABELS[m] for m in _MODELS], loc="lower left")
     axes[0].set_ylabel("MSE / Var(y)")
-    fig.suptitle(f"{n_seeds} seeds: geometric mean ± s.d. of log (band) and each seed (thin)", y=1.01)
+    head = f"{n_seeds} seeds: " if counts == {n_seeds} else ""
+    fig.suptitle(f"{head}geometric mean ± s.d. of log (band) and each seed (thin)", y=1.01)
     return fig
 
 

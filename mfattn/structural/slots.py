@@ -219,7 +219,7 @@ def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, 
     """Chapter 4's comparison of the two priors over potential widths ``sigmas`` on the same mixtures and
     the same random start: ARI per prior (len(sigmas), trials), the smallest relative step of the
     objective (≥ 0 up to rounding: the updates are CCCP steps), the data and each prior's run at
-    ``example_sigma``."""
+    ``example_sigma``, and the start ``mu0`` (T, K, 2) every run shares."""
     x, labels, _ = gaussian_mixture_2d(points, clusters, trials=trials, spread=spread, generator=data_generator)
     mu0 = x.mean(1, keepdim=True) + x.std(1, keepdim=True) * torch.randn(x.shape[0], clusters, 2,
                                                                          generator=init_generator)
@@ -234,7 +234,7 @@ def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, 
             if sigma == example_sigma:
                 examples[p] = res
     return {"x": x, "labels": labels, "ari": {p: np.array(v) for p, v in ari.items()}, "min_step": min_step,
-            "examples": examples}
+            "examples": examples, "mu0": mu0}
 
 
 # ---------------------------------------------------------------- the paper's update beside Locatello's

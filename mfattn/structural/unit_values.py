@@ -9,7 +9,8 @@ measures the noise each tolerance is set against:
   tolerance is only meaningful a decade or more above this, and its deviation is round-off only if it is of
   this size;
 - **the slot comparison per mixture** at every width, and the paper's own (unnormalised) slot update iterated
-  to its fixed point: its energy, its slot norms, its clusters;
+  to its fixed point: its energy, its slot norms, its clusters, its dead slots; and from the comparison's own start,
+  so that the competition the paper's sentence describes is compared on the same mixtures and starts;
 - **predictive coding against the task's ceiling**: the Bayes-optimal choice of the active synapse on the same
   instances, gradient descent (the paper's dynamics), and the same at two noisier observation levels.
 
@@ -26,8 +27,8 @@ import torch
 
 from . import edges, hopfield, predictive_coding, slots
 
-__all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "pc_values",
-           "chapter_values"]
+__all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "paper_slot_comparison",
+           "pc_values", "chapter_values"]
 
 LD = np.longdouble
 
@@ -184,7 +185,30 @@ def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Ten
     ratio = mu.norm(dim=-1).median(-1).values / x.norm(dim=-1).median(-1).values
     return {"slot_paper_steps": steps, "slot_paper_max_rise": rise, "slot_paper_norm_by_step": norms,
             "slot_paper_last_change": abs(norms[-1] - norms[-2]) / norms[-1], "slot_paper_ari": ari.mean().item(),
-            "slot_paper_roundoff": roundoff, "slot_paper_outside_all": [float(r) for r in ratio]}
+            "slot_paper_roundoff": roundoff, "slot_paper_outside_all": [float(r) for r in ratio],
+            "slot_paper_dead_all": [int(k) for k in _dead_slots(attn)]}
+
+
+def _dead_slots(attn: torch.Tensor) -> torch.Tensor:
+    """Per mixture, the slots whose mass Σ_i A_ik is below one point: at the paper's fixed point a slot's norm is its
+    mass times its weighted mean over σ², an inverse temperature, so the heavier slots win the points and the
+    lighter ones lose them all (winner-take-all by mass)."""
+    return (attn.sum(-2) < 1).sum(-1)
+
+
+def paper_slot_comparison(sl: dict, sigma: float, steps: int = 40) -> dict:
+    """The paper's slot update (W_Q = W_K = I/σ) from the width study's own start ``sl["mu0"]``, on its mixtures,
+    ``steps`` times: the ARI of each point's most probable slot per mixture (``slot_paper_same_ari_all``), paired with
+    the Hopfield prior's and slot attention's of the same start, and the dead slots per mixture
+    (``slot_paper_same_dead_all``, mass below one point)."""
+    x, eye = sl["x"], torch.eye(sl["x"].shape[-1], dtype=sl["x"].dtype) / sigma
+    mu = sl["mu0"]
+    for _ in range(steps):
+        mu, _ = slots.paper_slot_update(x, mu, eye, eye)
+    _, attn = slots.paper_slot_update(x, mu, eye, eye)
+    ari = slots.adjusted_rand_index(attn.argmax(-1), sl["labels"])
+    return {"slot_paper_same_ari_all": [float(a) for a in ari], "slot_paper_same_dead_all": [int(k) for k in
+                                                                                             _dead_slots(attn)]}
 
 
 # --- predictive coding ----------------------------------------------------------------------------------------
@@ -255,6 +279,8 @@ def chapter_values(enum: dict, enum_beta: float, hop_sizes: dict, sl: dict, slot
                                min(int(hop_sizes["trials"]), 100), generator))
     out.update(slot_values(sl, slot_sizes["sigmas"], slot_sizes["sigma"], mu_forms))
     out.update(paper_slot_values(sl["x"], mu_forms, sl["labels"], slot_sizes["sigma"]))
+    if "mu0" in sl:   # the paper's update from the comparison's own start (a width study that returns it)
+        out.update(paper_slot_comparison(sl, slot_sizes["sigma"]))
     out.update(pc_values(problem, pcs, pc_sizes["steps"], pc_sizes["pi"], pc_sizes["pi_y"], grad_name,
                          (0.3, 1.0, 2.0), 0.3, generator))
     out["keynorm_gaps_raw"] = [float(g) for g in gap_raw]
