@@ -22,19 +22,27 @@ FULL = {"ns_beta": 1.2434, "ns_angle": 1.52, "ns_rotation": 0.242, "rho_birth": 
         "basin_smallest_fraction": 0.12, "network_slope": -0.51, "network_chi2_z": 0.4,
         "network_errors": [0.3, 0.095, 0.03, 0.0095], "network_ns": [99, 990, 9900, 99000],
         "tongue_locked_by_eps": [0.0, 0.02, 0.05, 0.08], "tongue_epsilons": [0.0, 0.02, 0.04, 0.08],
-        "tongue_n_betas": 161, "tongue_widths": {"1/3": [0, 3, 9, 19], "2/7": [0, 1, 4, 4], "1/7": [0, 0, 1, 2]}}
+        "tongue_n_betas": 161, "tongue_widths": {"1/3": [0, 3, 9, 19], "2/7": [0, 1, 4, 4], "1/7": [0, 0, 1, 2],
+                                                 "1/5": [7, 0, 0, 0], "2/15": [5, 0, 0, 0]}}
 
 
 def _zoom(folder):
-    """A stored zoom (and Fig. 3a alike; 401 β over [1.24, 1.28], step 1e-4) as the chapter's sweep saves it: the
-    period-4 orbit up to FULL's crossing (1.2434), tori (λ ≈ 0) up to 1.268, chaos after: the rules of the staircase
-    (plateaus before the torus breaks up) and of the torus birth (the first torus past the crossing) read it."""
-    b = np.linspace(1.24, 1.28, 401)
+    """A stored zoom (and Fig. 3a alike; 4001 β over [1.24, 1.28], step 1e-5) as the chapter's sweep saves it: the
+    period-4 orbit up to FULL's crossing (1.2434), tori (λ ≈ 0) up to 1.268 whose stroboscopic states span
+    ±√(0.37 (β − 1.2434)) in m^o_1 (a circle born at the crossing), chaos after: the rules of the staircase
+    (plateaus before the torus breaks up) and of the torus birth (the circle's radius past the crossing) read it."""
+    b = np.linspace(1.24, 1.28, 4001)
     per = np.where(b <= 1.2434, 4, 0)
     lam = np.where(b <= 1.2434, -0.01, np.where(b < 1.268, 1e-5, 0.1))
+    levels = 2 ** 14
+    r = np.sqrt(np.clip(0.37 * (b - 1.2434), 0, None))
+    lo, hi = (np.rint((0.1 + x + 1) / 2 * (levels - 1)).astype(np.uint16) for x in (-r, r))
+    strobe = [np.array([a]) if a == c else np.array([a, c]) for a, c in zip(lo, hi)]
     for key in ("fig3a", "fig3b"):   # Fig. 3a's chain the same over the window: two start chains
         np.savez(folder / f"{key}_sections.npz", betas=b, lyapunov=lam, period=per, classes=np.zeros(b.size, int),
-                 bin_counts=np.full(b.size, 10), paper_counts=np.where(per > 0, 10, np.where(lam > 1e-3, 3000, 100)))
+                 bin_counts=np.full(b.size, 10), paper_counts=np.where(per > 0, 10, np.where(lam > 1e-3, 3000, 100)),
+                 strobe=np.concatenate(strobe), strobe_sizes=np.array([x.size for x in strobe]),
+                 levels=np.int64(levels))
 
 
 def _decide(beyond, tmp_path):
@@ -58,8 +66,8 @@ def test_stored_beyond_numbers_decide_the_verdicts(tmp_path):
 @pytest.mark.parametrize("change, claim_id, verdict", [
     ({"ns_beta": 1.2801}, "dmft-torus-birth-floquet", "not reproduced"),         # outside the printed window
     ({"ns_beta": 1.2399}, "dmft-torus-birth-floquet", "not reproduced"),
-    ({"ns_beta": 1.2430}, "dmft-torus-birth-floquet", "reproduced with differences"),  # tori 5 grid steps later
-    ({"ns_beta": 1.2433}, "dmft-torus-birth-floquet", "reproduced"),              # ... two steps
+    ({"ns_beta": 1.2432}, "dmft-torus-birth-floquet", "reproduced with differences"),  # the circle born 20 steps on
+    ({"ns_beta": 1.24345}, "dmft-torus-birth-floquet", "reproduced"),             # ... 5 steps before it
     ({"ns_beta": float("nan")}, "dmft-torus-birth-floquet", "not reproduced"),   # no crossing found
     ({"ns_angle": math.pi}, "dmft-floquet-neimark-sacker", "refuted"),            # a flip, not Neimark-Sacker
     ({"ns_angle": math.pi / 2}, "dmft-floquet-neimark-sacker", "confirmed with differences"),  # 1:4 resonance
@@ -72,10 +80,11 @@ def test_stored_beyond_numbers_decide_the_verdicts(tmp_path):
     ({"plateaus": [FULL["plateaus"][0]]}, "dmft-devils-staircase", "confirmed with differences"),  # one fraction
     ({"plateaus": [{**FULL["plateaus"][0], "beta_lo": 1.269}]}, "dmft-devils-staircase", "refuted"),  # none on the
     # torus (the 2/7 plateau after the breakup at 1.268, the stored zoom's first chaotic β)
-    ({"tongue_widths": {"1/3": [8, 6, 4, 2]}}, "dmft-arnold-tongues", "refuted"),   # narrows as ε grows: no wedge
-    ({"tongue_widths": {"1/3": [0, 3, 9, 19], "1/7": [0, 5, 0, 0]}}, "dmft-arnold-tongues",
-     "confirmed with differences"),                                                # one wedge, one region that closes
-    ({"tongue_widths": {"1/7": [0, 1, 2, 1]}}, "dmft-arnold-tongues", "refuted"),   # nothing 3 points wide
+    ({"tongue_widths": {"1/3": [0, 3, 9, 19]}}, "dmft-arnold-tongues", "refuted"),  # nothing locked at ε = 0: tongues
+    ({"tongue_widths": {"1/3": [0, 3, 9, 19], "1/7": [2, 5, 0, 0]}}, "dmft-arnold-tongues",
+     "confirmed with differences"),                                                # locked at ε = 0, two points only
+    ({"tongue_widths": {"1/7": [3, 1, 2, 1], "1/9": [1, 0, 0, 0]}}, "dmft-arnold-tongues", "confirmed"),  # an
+    # interval at ε = 0 (and a second region locked there)
     ({"plateaus": [{"fraction": "1/4", "beta_lo": 1.25, "beta_hi": 1.26, "rho": 0.25, "points": 5}]},
      "dmft-devils-staircase", "not tested"),                                       # ρ near 1/4 only: not a cycle
     ({"basins_multi": ["a (x, 50%)"] * 3}, "dmft-basins", "refuted"),             # coexistence at half the β

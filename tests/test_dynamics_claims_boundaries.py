@@ -36,27 +36,49 @@ def _with(base, **change):
     return out
 
 
-# --- asymmetric couplings: the paper's pair (W^k := W^q) and our output-value control (W^v := W^o) keep 0 of the
-# paper's forbidden orbits (holds), fewer than half (partly), half or more (fails); the paper's model needs some (and
-# tori or chaos to hold) ---------------------------------------------------------------------------------------------
-_N = {"sym_paper_nontrivial": 235, "sym_paper_tori": 3, "sym_paper_chaotic": 134, "sym_ov_nontrivial": 0,
-      "sym_qk_nontrivial": 0}
-NONEQ = []
-for _id, _k in (("dmft-asymmetric-nonequilibrium", "sym_qk_nontrivial"), ("dmft-symmetric-couplings",
-                                                                          "sym_ov_nontrivial")):
-    NONEQ += [
-        (_id, _N, "holds"),
-        (_id, _with(_N, **{_k: 1}), "partly"),
-        (_id, _with(_N, **{_k: 117}), "partly"),                                        # 117 < 0.5 · 235
-        (_id, _with(_N, **{_k: 118}), "fails"),                                         # 118 ≥ 117.5
-        (_id, _with(_N, sym_paper_nontrivial=40, **{_k: 19}), "partly"),
-        (_id, _with(_N, sym_paper_nontrivial=40, **{_k: 20}), "fails"),                 # half
-        (_id, _with(_N, sym_paper_nontrivial=0), "fails"),
-        (_id, _with(_N, sym_paper_tori=0, sym_paper_chaotic=0), "partly"),
-        (_id, _with(_N, sym_paper_tori=0, sym_paper_chaotic=1), "holds"),
-    ]
-NONEQ += [("dmft-asymmetric-nonequilibrium", _with(_N, sym_qk_nontrivial=237), "fails"),   # the stored control
-          ("dmft-symmetric-couplings", _with(_N, sym_qk_nontrivial=237), "holds")]        # ... does not touch ov
+# --- the couplings. The paper's reading: its model has tori and chaos (holds), one kind (partly), neither (fails),
+# classed by λ (LT = 1.3e-4, LC = 1e-3). Ours: W^k := W^q keeps ≥ half the paper model's forbidden orbits (holds),
+# some (partly), none (fails); W^v := W^o keeps none (holds), fewer than half (partly), half or more (fails), each over
+# the stored seeds whose paper model has some --------------------------------------------------------------------------
+def _noneq(lam_tail, per_tail=0):
+    """Fig. 3a and the zoom alike: 20 period-4 β, then 40 β without a period at ``lam_tail`` (one value or a list)."""
+    lam = [-0.1] * 20 + (list(lam_tail) if isinstance(lam_tail, list) else [lam_tail] * 40)
+    arr = {"betas": np.linspace(1.2, 1.3, 60), "lyapunov": np.array(lam, float),
+           "period": np.array([4] * 20 + [per_tail] * 40)}
+    return {"a_orbit_arrays": arr, "z_orbit_arrays": arr}
+
+
+NONEQ = [
+    ("dmft-asymmetric-nonequilibrium", _noneq([1e-5] * 20 + [0.1] * 20), "holds"),
+    ("dmft-asymmetric-nonequilibrium", _noneq([1.3e-4] * 20 + [1.0001e-3] * 20), "holds"),    # LT a torus, > LC chaos
+    ("dmft-asymmetric-nonequilibrium", _noneq([1.3e-4] * 20 + [1e-3] * 20), "partly"),        # λ = LC: undecided
+    ("dmft-asymmetric-nonequilibrium", _noneq([1.30001e-4] * 20 + [0.1] * 20), "partly"),     # above LT: no torus
+    ("dmft-asymmetric-nonequilibrium", _noneq(-0.1, 4), "fails"),                             # periodic only
+]
+_N = {"sym_paper_nontrivial": 235, "sym_paper_tori": 3, "sym_paper_chaotic": 134, "sym_paper_long_periods": 98,
+      "sym_ov_nontrivial": 0, "sym_qk_nontrivial": 237, "sym_qk_tori": 86, "sym_qk_chaotic": 25}
+_S2 = {"sym_s2_paper_nontrivial": 20, "sym_s2_paper_tori": 0, "sym_s2_paper_chaotic": 18,
+       "sym_s2_ov_nontrivial": 0, "sym_s2_qk_nontrivial": 15}
+NONEQ += [
+    ("dmft-query-key-control", _N, "holds"),                                                 # the stored control
+    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=118), "holds"),                   # 118 ≥ 117.5
+    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=117), "partly"),
+    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=1), "partly"),
+    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=0), "fails"),                     # all removed
+    ("dmft-query-key-control", _with(_N, sym_paper_nontrivial=0), None),                     # nothing to keep
+    ("dmft-query-key-control", {**_N, **_S2}, "holds"),                                      # a second seed: 15 ≥ 10
+    ("dmft-query-key-control", {**_N, **_S2, "sym_s2_qk_nontrivial": 9}, "partly"),          # ... 9 < 10
+    ("dmft-query-key-control", {**_N, **_S2, "sym_s2_paper_nontrivial": 0}, "holds"),        # ... nothing to keep
+    ("dmft-symmetric-couplings", _N, "holds"),
+    ("dmft-symmetric-couplings", _with(_N, sym_ov_nontrivial=1), "partly"),
+    ("dmft-symmetric-couplings", _with(_N, sym_ov_nontrivial=117), "partly"),                # 117 < 0.5 · 235
+    ("dmft-symmetric-couplings", _with(_N, sym_ov_nontrivial=118), "fails"),                 # 118 ≥ 117.5
+    ("dmft-symmetric-couplings", _with(_N, sym_paper_tori=0, sym_paper_chaotic=0), "partly"),  # long periods only
+    ("dmft-symmetric-couplings", _with(_N, sym_paper_nontrivial=0), None),                   # nothing to remove
+    ("dmft-symmetric-couplings", {**_N, **_S2}, "holds"),                                    # seed 2 also removes all
+    ("dmft-symmetric-couplings", {**_N, **_S2, "sym_s2_ov_nontrivial": 10}, "fails"),        # ... or keeps half
+    ("dmft-symmetric-couplings", {**_N, **_S2, "sym_s2_ov_nontrivial": 9}, "partly"),
+]
 
 # --- N^-1/2: every slope within 0.1 of −1/2 holds; all ≤ −0.25 partly; one above −0.25 (or NaN) fails ---------
 def _slopes(claim_id, first, second):
@@ -127,9 +149,13 @@ for _id in ("dmft-route-to-chaos", "dmft-zoom"):
         (_id, _orbits(*_set(i0=(LT * 1.0001, 0))), "holds"),                # 19 of 20 periodic: 0.95
         (_id, _orbits(*_set(i0=(LT * 1.0001, 0), i1=(LT * 1.0001, 0))), "fails"),   # 18 of 20: below 0.95
         (_id, _orbits(*_set(i0=(LT, 0))), "fails"),                         # |λ| = LT: a torus first, then cycles
-        (_id, _orbits(*_set(i39=(LC, 0))), "partly"),                       # λ = LC: undecided before the onset
-        (_id, _orbits(*_set(i39=(LC * 1.0001, 0))), "holds"),               # ... above it chaotic, abrupt again
+        (_id, _orbits(*_set(i39=(LC, 0))), "holds"),                        # λ = LC before the onset: one β between
+        (_id, _orbits(*_set(i38=(LC, 0), i39=(LC, 0))), "partly"),          # ... two: three steps, not abrupt
+        (_id, _orbits(*_set(i38=(1.3e-4, 0), i39=(9.99e-3, 0))), "holds"),  # a quiet orbit two steps before
+        (_id, _orbits(*_set(i38=(1.30001e-4, 0), i39=(9.99e-3, 0))), "partly"),   # ... not quiet: three steps
+        (_id, _orbits(*_set(i39=(0.01, 0))), "holds"),                      # deep chaos (λ ≥ 1e-2) one step earlier
         (_id, _orbits(*_set(i48=(0.1, 0), i49=(0.1, 0))), "partly"),        # no window
+        (_id, _orbits([5e-3 if x == 0.1 else x for x in _LAM], _PER), "partly"),   # weak chaos only: no deep one
         (_id, _orbits(*_set(i48=(-LT * 1.0001, 0), i49=(0.1, 0))), "holds"),   # a contracting orbit: a window
         (_id, _orbits(*_set(i48=(-LT, 0), i49=(0.1, 0))), "partly"),        # ... |λ| = LT: a torus, no window
         (_id, _orbits([1e-5 if x == 0.1 else x for x in _LAM], _PER), "fails"),   # no chaos
@@ -139,20 +165,41 @@ for _id in ("dmft-route-to-chaos", "dmft-zoom"):
         (_id, _orbits(*_set(i0=(-1e-5, 0), i1=(-1e-5, 0))), "fails"),              # ... without it: tori first
     ]
 
-# --- the torus birth: the Floquet crossing inside [1.24, 1.28], the zoom's tori begin within two grid steps ---------
-_BI = {"ns_beta": 1.2434445, "z_first_torus_past_crossing": 1.24345, "z_grid_step": 1e-5}
+# --- the torus birth: the Floquet crossing inside [1.24, 1.28]; the circle's r² vanishes within 10 grid steps of it
+# and r grows with an exponent within 0.1 of 1/2 ------------------------------------------------------------------------
+def _circle(onset, power=0.5, ns=1.2434445):
+    b = ns - 4.45e-4 + 1e-5 * np.arange(601)   # the zoom's grid step, the crossing between two grid β
+    r = np.clip(0.37 * (b - onset), 0, None) ** power
+    arr = {"betas": b, "period": np.where(b <= ns, 4, 0), "lyapunov": np.where(b <= ns, -1e-3, 0.0), "radius": r}
+    return {"ns_beta": ns, "z_grid_step": 1e-5, "z_orbit_arrays": arr}
+
+
 BIRTH = [
-    ("dmft-torus-birth-floquet", _BI, "holds"),
-    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=1.2434445 + 1.9e-5), "holds"),
-    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=1.2434445 + 2.1e-5), "partly"),
-    ("dmft-torus-birth-floquet", _with(_BI, z_first_torus_past_crossing=NAN), "fails"),     # no torus past it
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.24 + E, z_first_torus_past_crossing=1.24001), "holds"),
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.24, z_first_torus_past_crossing=1.24001), "fails"),  # outside
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.28 - E, z_first_torus_past_crossing=1.28), "holds"),
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=1.28), "fails"),
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=None), "fails"),                        # no crossing found
-    ("dmft-torus-birth-floquet", _with(_BI, ns_beta=NAN), "fails"),
+    ("dmft-torus-birth-floquet", _circle(1.2434445), "holds"),
+    ("dmft-torus-birth-floquet", _circle(1.2434445 + 9.9e-5), "holds"),        # r² vanishes 9.9 steps past it
+    ("dmft-torus-birth-floquet", _circle(1.2434445 + 10.1e-5), "partly"),      # ... 10.1 steps
+    ("dmft-torus-birth-floquet", _circle(1.2434445 - 9.9e-5), "holds"),        # ... before it
+    ("dmft-torus-birth-floquet", _circle(1.2434445 - 10.1e-5), "partly"),
+    ("dmft-torus-birth-floquet", _circle(1.2434445, 0.3), "partly"),           # r ∝ (β − β_c)^0.3: not the normal form
+    ("dmft-torus-birth-floquet", _circle(1.2434445, 1.0), "partly"),           # ... linear growth
+    ("dmft-torus-birth-floquet", _circle(1.28), "fails"),                      # no circle past the crossing
+    ("dmft-torus-birth-floquet", _with(_circle(1.24001, ns=1.24 + E), ns_beta=1.24 + E), "holds"),
+    ("dmft-torus-birth-floquet", _with(_circle(1.24001, ns=1.24), ns_beta=1.24), "fails"),   # outside the window
+    ("dmft-torus-birth-floquet", _with(_circle(1.2434445), ns_beta=1.28), "fails"),
+    ("dmft-torus-birth-floquet", _with(_circle(1.2434445), ns_beta=None), "fails"),          # no crossing found
+    ("dmft-torus-birth-floquet", _with(_circle(1.2434445), ns_beta=NAN), "fails"),
 ]
+
+
+def test_the_exponent_tolerance_either_side_of_a_measured_exponent():
+    """The radius's exponent against 1/2: a circle r ∝ (β − β_c)^0.45 read with a tolerance just above and just below
+    its measured distance from 1/2 (the steps threshold wide open)."""
+    from mfattn.dynamics.claims_beyond import birth_at, circle_fit
+    n = _circle(1.2434445, 0.45)
+    off = abs(circle_fit(n)[1] - 0.5)
+    assert 0.02 < off < 0.1
+    assert birth_at(1e6, off * (1 + 1e-6))(n) == "holds" and birth_at(1e6, off * (1 - 1e-6))(n) == "partly"
+
 
 # --- shares (exact in binary at 1 % and 10 % of 400 β): < 1 % holds, < 10 % partly, else fails --------------------
 # 200 β per diagram (the same arrays for both): 100 periodic, 60 tori, 40 chaotic. The bin rule: counts 10 (periodic),
@@ -234,17 +281,52 @@ SPECTRA = [
     ("dmft-spectra", _with(_S, f4_betas=(4, 1.2801)), None),                 # β = 1.28 not stored
 ]
 
-# --- memory: the 0.1 decay at every chaotic β after > 10 L = 40 steps holds, > L = 4 partly, else fails --------
-_M = {"f4_betas": list(FIG4), "f4_tau_01": [None, None, 312.0, None, 75.0, 181.0]}
+# --- memory: every resolved window's 1/e time at every chaotic β beyond L = 4 steps holds; some window within L but
+# each β's median beyond it partly; a median within L fails; unresolved windows (None) left out -------------------------
+_MW = [[None] * 3, [None] * 3, [10.0, 64.0, None], [None] * 3, [20.0, 10.0, 11.0], [20.0, 13.0, 32.0]]
+_M = {"f4_betas": list(FIG4), "f4_tau_e_windows": _MW}
+
+
+def _mw(i, values):
+    w = [list(x) for x in _MW]
+    w[i] = values
+    return w
+
+
 MEMORY = [("dmft-memory", _M, "holds")]
 for _i in (2, 4, 5):
-    MEMORY += [("dmft-memory", _with(_M, f4_tau_01=(_i, 41.0)), "holds"),
-               ("dmft-memory", _with(_M, f4_tau_01=(_i, 40.0)), "partly"),
-               ("dmft-memory", _with(_M, f4_tau_01=(_i, 5.0)), "partly"),
-               ("dmft-memory", _with(_M, f4_tau_01=(_i, 4.0)), "fails")]
-MEMORY += [("dmft-memory", _with(_M, f4_tau_01=[None] * 6), "holds"),
-           ("dmft-memory", _with(_M, f4_tau_01=(0, 1.0)), "holds"),               # a torus's β is not read
-           ("dmft-memory", _with(_M, f4_betas=(5, 1.41)), None)]                  # β = 1.4 not stored
+    MEMORY += [("dmft-memory", _with(_M, f4_tau_e_windows=_mw(_i, [5.0, 20.0, 20.0])), "holds"),
+               ("dmft-memory", _with(_M, f4_tau_e_windows=_mw(_i, [4.0, 20.0, 20.0])), "partly"),   # one window: L
+               ("dmft-memory", _with(_M, f4_tau_e_windows=_mw(_i, [4.0, 5.0, 20.0])), "partly"),    # median 5 > L
+               ("dmft-memory", _with(_M, f4_tau_e_windows=_mw(_i, [4.0, 4.0, 20.0])), "fails")]     # median L
+MEMORY += [("dmft-memory", _with(_M, f4_tau_e_windows=_mw(2, [None, None, 5.0])), "holds"),   # unresolved: left out
+           ("dmft-memory", _with(_M, f4_tau_e_windows=_mw(2, [None, None, None])), None),     # none resolved
+           ("dmft-memory", _with(_M, f4_tau_e_windows=_mw(0, [1.0, 1.0, 1.0])), "holds"),     # a torus's β: not read
+           ("dmft-memory", _with(_M, f4_betas=(5, 1.41)), None)]                               # β = 1.4 not stored
+
+# --- the §4.2 low frequencies: at both quasi-periodic β the strongest line below 1/L = 0.25 (above 2/T = 1e-4) with
+# half the power or more below 1/L holds; less power partly; the line at 1/L or above fails ----------------------------
+_LINE = {"line": 0.064, "low_share": 0.99, "line_raw": 0.064, "low_share_raw": 0.99}
+_LF = {"f4_betas": list(FIG4), "f4_spectral": [_LINE] * 6}
+
+
+def _lf(i, **change):
+    out = [dict(x) for x in _LF["f4_spectral"]]
+    out[i].update(change)
+    return {**_LF, "f4_spectral": out}
+
+
+LOWFREQ = [("dmft-low-frequency", _LF, "holds")]
+for _i in (0, 1):
+    LOWFREQ += [("dmft-low-frequency", _lf(_i, low_share=0.5), "holds"),
+                ("dmft-low-frequency", _lf(_i, low_share=0.4999), "partly"),
+                ("dmft-low-frequency", _lf(_i, line=0.2499), "holds"),
+                ("dmft-low-frequency", _lf(_i, line=0.25), "fails"),
+                ("dmft-low-frequency", _lf(_i, line=1e-4), "fails"),          # at the resolution 2/T: no line
+                ("dmft-low-frequency", _lf(_i, line=1.01e-4), "holds"),
+                ("dmft-low-frequency", _lf(_i, line=None), None)]
+LOWFREQ += [("dmft-low-frequency", _lf(4, line=0.4), "holds"),                  # a chaotic β is not read
+            ("dmft-low-frequency", _with(_LF, f4_betas=(1, 1.264)), None)]      # β = 1.26405 not stored
 
 # --- coexistence: sections of ≥ 10⁴ points; three consecutive flagged grid β (2.5e-4 apart) hold, shorter runs
 # only partly, none fails ---------------------------------------------------------------------------------------------
@@ -313,16 +395,14 @@ STAIRCASE = [
     ("dmft-devils-staircase", _with(_R, ns_rotation=None), "fails"),
 ]
 
-# --- tongues: regions ≥ 3 points wide somewhere are judged; a wedge starts ≤ 1 wide and never narrows by > 1 -----
+# --- locking without the forcing: a fraction locked over ≥ 3 grid points at ε = 0 holds, some point partly, none fails
+_T0 = [0.0, 0.04]
 TONGUES = [
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 1, 2, 3]}}, "holds"),
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 1, 2, 2]}}, "fails"),            # nothing 3 wide
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [1, 2, 3, 4]}}, "holds"),            # 1 wide at ε = 0
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [2, 3, 4, 5]}}, "fails"),            # 2 wide at ε = 0
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 4, 3, 4]}}, "holds"),            # narrows by one point
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 4, 2, 4]}}, "fails"),            # ... by two
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 1, 3], "2/7": [2, 3, 3]}}, "partly"),
-    ("dmft-arnold-tongues", {"tongue_widths": {"1/3": [0, 1, 3], "1/7": [2, 2, 2]}}, "holds"),  # 1/7 not judged
+    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [3, 0], "1/3": [0, 9]}}, "holds"),
+    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [2, 0], "1/3": [0, 9]}}, "partly"),
+    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [1, 0], "2/15": [2, 1]}}, "partly"),
+    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [0, 3], "1/3": [0, 9]}}, "fails"),
+    ("dmft-arnold-tongues", {"tongue_epsilons": [0.01, 0.04], "tongue_widths": {"1/5": [7, 3]}}, None),  # no ε = 0
 ]
 
 # --- basins: several attractors at fewer than half the β, each basin from ≥ 9 contexts ---------------------------
@@ -339,7 +419,7 @@ BASINS = [
     ("dmft-basins", _with(_BA, smallest_basin_contexts=None), "partly"),
 ]
 
-BOUNDARY_CASES = (NONEQ + SLOPES + NETWORK + ROUTE + BIRTH + SHARES + PLANES + SPECTRA + MEMORY + COEXIST
+BOUNDARY_CASES = (NONEQ + SLOPES + NETWORK + ROUTE + BIRTH + SHARES + PLANES + SPECTRA + MEMORY + LOWFREQ + COEXIST
                   + FLOQUET + SPECTRUM + STAIRCASE + TONGUES + BASINS)
 
 

@@ -117,7 +117,7 @@ def test_sum_rows_adds_rows_in_order(B):
 
 def test_tangent_of_a_beta_alone_is_its_tangent_in_a_batch(model):
     # The tangent (its norm, renormalisation and log sum included) follows a β bit for bit alone or in a batch,
-    # from the same start vector (set_tangent draws one per batch element, so the start is copied here).
+    # from the same start vector (copied here, so that only the steps are compared).
     ctx = simulate([1.28], steps=3000, transient=2999).context_of(0)
     betas = np.array([1.255, 1.266, 1.27, 1.4])
     runs = [_init_engine(model, b, np.full(b.size, 220.0), np.full(b.size, 0.02), ctx, "numpy", None, tangent=True)[0]
@@ -131,6 +131,21 @@ def test_tangent_of_a_beta_alone_is_its_tangent_in_a_batch(model):
             eng.renormalise(True)
     assert np.array_equal(runs[1].tan[:, 0], runs[0].tan[:, 1])
     assert np.array_equal(runs[1].log_sum, runs[0].log_sum[1:2]) and runs[0].log_sum[1] > 0  # chaotic
+
+
+def test_lambda_of_a_beta_does_not_depend_on_its_batch(model):
+    # λ_max and the spectrum of a β are the same, to the bit, alone and at another place in a larger batch: the start
+    # tangent is one draw for the whole batch (a draw per column made a torus's λ differ in its last bits).
+    from mfattn.dynamics.lyapunov import lyapunov_spectrum
+
+    ctx = simulate([1.28], steps=3000, transient=2999).context_of(0)
+    betas = np.array([1.4, 1.255, 1.26405, 1.27, 1.28])
+    batch = largest_lyapunov(betas, 1500, 500, ctx)
+    spec = lyapunov_spectrum(betas, 3, 1500, 500, ctx)
+    for i in (1, 2):
+        assert np.array_equal(largest_lyapunov(betas[i:i + 1], 1500, 500, ctx), batch[i:i + 1])
+        assert np.array_equal(lyapunov_spectrum(betas[i:i + 1], 3, 1500, 500, ctx), spec[i:i + 1])
+    np.testing.assert_allclose(spec[:, 0], batch, rtol=1e-9, atol=1e-12)  # λ_1 is λ_max: the same start vector
 
 
 def test_tangent_step_is_the_maps_derivative(model):

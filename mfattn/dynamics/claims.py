@@ -7,7 +7,8 @@ The full profile writes ``data/full/dmft/fig3{a,b}_sections.npz`` (:func:`mfattn
 finite N, the symmetric control) and ``data/full/dmft/beyond.json`` (the "Beyond the paper" section).
 :func:`full_numbers` reads them, :func:`glue_values` turns them into the strings the chapter's prose shows,
 :func:`stored_numbers` flattens them for the rules (all in :mod:`.claims_stored`). Orbits are classed by
-:mod:`.claims_lambda`. This module declares the claims on the couplings, the finite-N limit and the two diagrams;
+:mod:`.claims_lambda`. This module declares the claims on the finite-N limit and the two diagrams;
+:mod:`.claims_couplings` those on the couplings (the paper's asymmetric model and our symmetrisations);
 :mod:`.claims_fig4` those on single orbits and on the classification; :mod:`.claims_beyond` the beyond section's.
 :data:`DECLARED` holds them all; :func:`record` records the paper's figure claims (:data:`CLAIMS`) at the chapter's
 end, :func:`record_beyond` the beyond section's.
@@ -25,9 +26,12 @@ from ..companion.verdicts import Claim
 from . import claims_lambda as lam_
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SHARED_SLOPE, SLOPE_HOW, beyond_full_numbers, glue_values, \
     ledger_safe, plateau_summary, record_beyond, slope_rule, slope_thresholds
+from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, _se, horizon_note
+from .claims_couplings import CLAIMS_COUPLINGS
 from .claims_fig4 import CLAIMS_FIG4, KINDS  # noqa: F401
 from .claims_quotes import QUOTES
-from .claims_stored import LATE, REMEDY, TOL, L, _diagram, _flat, full_numbers, stored_numbers  # noqa: F401
+from .claims_stored import LATE, NOT_RUN, NOT_RUN_SHORT, REMEDY, TOL, L, _diagram, _flat, full_numbers, \
+    stored_numbers  # noqa: F401
 from .diagnostics import classify
 
 __all__ = ["full_numbers", "stored_numbers", "glue_values", "MISSING", "CLAIMS", "DECLARED", "record", "record_beyond",
@@ -41,79 +45,40 @@ F = "tests/test_dynamics_finite_n.py::"
 ZOOM = (1.24, 1.28)   # the window of Fig. 3b the text prints
 
 
-# --- the couplings ------------------------------------------------------------------------------------------------
-
-def asymmetry_at(survive: float, pair: str = "qk"):
-    """The orbits a symmetric coupling forbids: the paper's model must have them, and symmetrising the ``pair``
-    ("qk": W^k := W^q, the paper's asymmetry; "ov": W^v := W^o) must remove them (all: holds; a ``survive`` share
-    of them or more left: fails)."""
-    def rule(s):
-        paper, kept = s["sym_paper_nontrivial"], s[f"sym_{pair}_nontrivial"]
-        if paper == 0 or kept >= survive * paper:
-            return "fails"  # nothing a symmetric coupling forbids, or symmetrising leaves that share of it
-        return "holds" if kept == 0 and s["sym_paper_tori"] + s["sym_paper_chaotic"] > 0 else "partly"
-    return rule
-
-
-def _kinds_text(s, key):
-    return (f"{s[key + '_nontrivial']} of {s[key + '_n']} β ({s[key + '_tori']} tori, {s[key + '_chaotic']} chaotic, "
-            f"{s[key + '_long_periods']} with a period not dividing 2L; longest period {s[key + '_max_period']})")
-
-
-def _kept(s, pair):
-    return s[f"sym_{pair}_nontrivial"] / s["sym_paper_nontrivial"]
-
-
-def _survive_noise(s):
-    """The relative counting noise of the paper model's forbidden orbits (Poisson: 1/√count)."""
-    return float(1 / np.sqrt(s["sym_paper_nontrivial"]))
-
-
-def _survive_check(s):
-    noise = _survive_noise(s)
-    shares = {p: _kept(s, p) for p in ("qk", "ov")}
-    ok = all(abs(v - 0.5) > 3 * noise for v in shares.values())
-    return ok, (f"the controls keep {shares['qk']:.0%} (W^k := W^q) and {shares['ov']:.0%} (W^v := W^o) of the "
-                f"paper model's {s['sym_paper_nontrivial']} forbidden orbits; the count's noise is {noise:.1%}: "
-                f"{'both' if ok else 'not both'} more than three times that from one half")
-
-
-_SURVIVE = Threshold("survive", 0.5, "stored distribution", "the two controls keep 0 % (W^v := W^o) and about "
-                     "100 % (W^k := W^q) of the paper model's forbidden orbits, far outside a counting noise of "
-                     "1/√235 ≈ 6.5 %: any share between them gives the same grades", lam_.guarded(_survive_check),
-                     noise=lam_.guarded(_survive_noise))
-
-_SYMMETRIC_WHY = ("The premise 'symmetric couplings allow only fixed points and 2-cycles' is a theorem (a Lyapunov "
-                  "function, Goles; Marcus-Westervelt) for x_{t+1} = F(J x_t + h), J symmetric and h constant. This "
-                  "map is not of that form: each step is a softmax over a window of L past states (weights that depend "
-                  "on the state) with a positional field of period L. So the premise is no theorem here; where the "
-                  "data agree with it (W^v := W^o: periods ≤ 4, dividing 2L) that is measured, on one weight seed, "
-                  "one start and 401 β. The counts class tori and chaos by |λ| ≤ 1e-3 (the control stores counts "
-                  "only); the grades do not depend on it (tori and chaos alone give the same outcomes).")
-
-
-def _sym_spread(pair):
-    return Spread("weight seed (the paper's; one orbit per β from the token)",
-                  lambda s: {"share of the paper model's forbidden orbits kept": [_kept(s, pair)]})
-
-
 # --- the two diagrams ---------------------------------------------------------------------------------------------
 
-def _stages(b, c):
-    """Where the classes ``c`` of a diagram over ``b`` change: the paper's stages and whether chaos starts abruptly
-    (a torus or periodic orbit at the grid β just before the first chaotic one)."""
+#: λ_max of deep chaos (200 e-foldings over the T = 2·10⁴ saved steps; the stored chaotic orbits' median λ is 0.05 in
+#: Fig. 3a, 0.14 in the zoom): the onset of chaos is abrupt if λ_max reaches it within a few grid steps of a quiet orbit.
+DEEP = 10 * lam_.LC
+JUMP = 2   # grid steps (see _JUMP)
+
+
+def _stages(b, c, lam, per, lt=lam_.LT):
+    """Where the classes ``c`` of a diagram over ``b`` change (the paper's stages), and how chaos sets in: ``jump``,
+    the grid steps from the first orbit of deep chaos (no period, λ_max ≥ :data:`DEEP`) back to the last quiet one
+    before it (a period, or |λ_max| ≤ ``lt``, or contracting): 1 when λ_max leaps from the torus level to deep chaos
+    between two neighbouring grid β; ``inf`` without deep chaos."""
     periodic = (c == lam_.PERIODIC) | (c == lam_.UNCONVERGED)
     torus, chaos = c == lam_.TORUS, c == lam_.CHAOTIC
     ft, fc = lam_.first(b, torus), lam_.first(b, chaos)
     before = b < ft
     idx = np.nonzero(chaos)[0]
+    with np.errstate(invalid="ignore"):
+        deep = np.nonzero((per == 0) & (lam >= DEEP))[0]
+        quiet = (per > 0) | (np.abs(lam) <= lt) | (lam < -lt)
+    jump, onset = float("inf"), (float("nan"), float("nan"))
+    if deep.size and quiet[:deep[0]].any():
+        q = int(np.nonzero(quiet[:deep[0]])[0][-1])
+        jump, onset = float(deep[0] - q), (float(b[q]), float(b[deep[0]]))
     return {"first_torus": ft, "first_chaos": fc, "tori": int(torus.sum()), "chaotic": int(chaos.sum()),
             "start_share": float(periodic[before].mean()) if np.isfinite(ft) and before.any() else 0.0,
             "windows": int((periodic & (b > b[idx[0]]) & (b < b[idx[-1]])).sum()) if idx.size else 0,
-            "abrupt": bool(idx.size and idx[0] > 0 and c[idx[0] - 1] != lam_.UNDECIDED)}
+            "jump": jump, "onset": onset}
 
 
 def _classes(s, p, lt, lc, window=None, bins=False):
+    """``(betas, classes, λ_max, period)`` of diagram ``p`` (inside ``window``), classed by λ (or by the paper's bin
+    count with ``bins``)."""
     b, lam, per = lam_.orbits(s, p)
     if bins:   # the paper's own classifier: its bin count (0 periodic, 1 quasi-periodic, 2 chaotic)
         c = np.array([lam_.PERIODIC, lam_.TORUS, lam_.CHAOTIC])[classify(s[f"{p}_orbit_arrays"]["paper_counts"])]
@@ -121,24 +86,34 @@ def _classes(s, p, lt, lc, window=None, bins=False):
         c = lam_.classes(b, lam, per, s.get("ns_beta"), lt, lc)
     if window is not None:
         m = (b >= window[0]) & (b <= window[1])
-        b, c = b[m], c[m]
-    return b, c
+        b, c, lam, per = b[m], c[m], lam[m], per[m]
+    return b, c, lam, per
 
 
-def route_at(lt: float, lc: float, start_share: float, p: str = "a", window=None, bins: bool = False):
+def route_at(lt: float, lc: float, start_share: float, jump: float = JUMP, p: str = "a", window=None,
+             bins: bool = False):
     """The paper's order in diagram ``p``: a periodic start (``start_share`` of the β before the first torus), tori
-    before chaos; windows of periodic orbits among the chaotic β and an abrupt onset of chaos for "holds"."""
+    before chaos; windows of periodic orbits among the chaotic β and an abrupt onset of chaos (λ_max from a quiet
+    orbit to deep chaos within ``jump`` grid steps) for "holds"."""
     def rule(s):
-        g = _stages(*_classes(s, p, lt, lc, window, bins))
+        g = _stages(*_classes(s, p, lt, lc, window, bins), lt)
         if (not g["tori"] or not g["chaotic"] or g["start_share"] < start_share
                 or not g["first_torus"] < g["first_chaos"]):
             return "fails"  # no torus, no chaos, no periodic start, or chaos first: not the paper's route
-        return "holds" if g["windows"] > 0 and g["abrupt"] else "partly"
+        return "holds" if g["windows"] > 0 and g["jump"] <= jump else "partly"
     return rule
 
 
 def _stages_of(s, p, window=None):
     return _stages(*_classes(s, p, lam_.LT, lam_.LC, window))
+
+
+def _onset_text(g):
+    if not np.isfinite(g["jump"]):
+        return "no orbit of deep chaos (λ_max ≥ 1e-2)"
+    lo, hi = g["onset"]
+    return (f"λ_max leaps from a quiet orbit at β = {lo:.5f} to deep chaos (≥ 1e-2) at β = {hi:.5f}, "
+            f"{g['jump']:.0f} grid step{'s' * (g['jump'] != 1)} later")
 
 
 def _route_note(s, p, name):
@@ -147,21 +122,39 @@ def _route_note(s, p, name):
     cnt = lam_.counts(lam_.classes(b, lam, per, s.get("ns_beta")))
     return (f"{name} ({b.size} β): " + ", ".join(f"{v} {k}" for k, v in cnt.items())
             + f". A period at {g['start_share']:.1%} of the β before the first torus (β = {g['first_torus']:.5f}); "
-            f"chaos from β = {g['first_chaos']:.5f} ("
-            + ("abruptly: a torus or cycle at the grid β before" if g["abrupt"] else "not abruptly") + "); "
+            f"chaos from β = {g['first_chaos']:.5f}; {_onset_text(g)}; "
             f"{g['windows']} periodic β between the first and last chaotic one.")
 
 
+def _grids_check(s):
+    found, ok = [], True
+    for p, name in (("a", "Fig. 3a"), ("z", "zoom")):
+        b = lam_.orbits(s, p)[0]
+        d = np.diff(b)
+        uniform = bool(d.size and np.abs(d - np.median(d)).max() < 1e-6 * np.median(d))
+        ok = ok and uniform
+        found.append(f"{name}: step {np.median(d):.2e}, {'uniform' if uniform else 'not uniform'}")
+    return ok, "a count of grid steps is a distance in β: " + "; ".join(found)
+
+
+_JUMP = Threshold("jump", JUMP, "resolution", "λ_max is read at the grid's β only: a leap from a quiet orbit to deep "
+                  "chaos between neighbouring β (Fig. 3a's step 7.5e-4, the zoom's 1e-5) is as abrupt as the grid "
+                  "shows, two steps allow one β in between; a gradual onset (λ_max growing continuously from 0, as "
+                  "past a period-doubling cascade) passes through (LT, 1e-2) over many grid β. The grids are uniform",
+                  lam_.guarded(_grids_check), noise=1)
 _START = Threshold("start_share", 0.95, "convention", "a periodic start: nineteen β in twenty before the first torus "
                    "with a period, allowing for a stable cycle the period search misses near a bifurcation")
 
 
 def _chains(s, window=None):
-    """The stages' β in each start chain that crosses the window (Fig. 3a's and the zoom's)."""
+    """The stages' β in each start chain that crosses the window (Fig. 3a's and the zoom's), as offsets from the
+    window's 1.24 (the ledger keeps three digits: 1.26256 and 1.266 would both read 1.27), and the onset's jump."""
     g = [_stages_of(s, p, window) for p in ("a", "z") if f"{p}_orbit_arrays" in s]
     if not g:
         raise KeyError("a_orbit_arrays")
-    return {"first torus beta": [x["first_torus"] for x in g], "first chaotic beta": [x["first_chaos"] for x in g]}
+    return {"first torus beta - 1.24": [x["first_torus"] - ZOOM[0] for x in g],
+            "first chaotic beta - 1.24": [x["first_chaos"] - ZOOM[0] for x in g],
+            "grid steps from a quiet orbit to deep chaos": [x["jump"] for x in g]}
 
 
 def bin_rule_at(lt: float, lc: float, holds_below: float, partly_below: float, per_class: bool = False,
@@ -221,78 +214,32 @@ def _orbits_example(lams, pers, betas=None, counts=None, ns=None):
 _ROUTE_LAM = [-0.1] * 20 + [1e-5] * 20 + [0.1] * 8 + [-0.05] * 2 + [0.1] * 10
 _ROUTE_PER = [4] * 20 + [0] * 20 + [0] * 8 + [28] * 2 + [0] * 10
 _ROUTE = _orbits_example(_ROUTE_LAM, _ROUTE_PER)
+# ... with chaos setting in gradually: λ_max 2e-3, 4e-3, 6e-3, 8e-3 before deep chaos
+_GRADUAL = _orbits_example(_ROUTE_LAM[:40] + [2e-3, 4e-3, 6e-3, 8e-3] + _ROUTE_LAM[44:], _ROUTE_PER)
 _BINS = _orbits_example(_ROUTE_LAM, _ROUTE_PER, counts=[10] * 20 + [100] * 20 + [3000] * 8 + [10] * 2 + [3000] * 10)
-_N = dict(sym_paper_nontrivial=40, sym_paper_tori=5, sym_paper_chaotic=30, sym_ov_nontrivial=0, sym_qk_nontrivial=0)
 
-CLAIMS = [
-    Claim("dmft-asymmetric-nonequilibrium", f"{PAPER}, §1 (Eqs. 1-3)", "The query-key couplings are asymmetric "
-          "(W^k ≠ W^q) and that asymmetry makes the dynamics non-equilibrium, with order-disorder transitions and "
-          "chaos: symmetrising them (W^k := W^q) removes the orbits a symmetric coupling forbids",
-          quote=QUOTES["dmft-asymmetric-nonequilibrium"],
-          reading="the asymmetry the paper names (W^k ≠ W^q) is what makes the non-equilibrium attractors; the other "
-                  "reading (the paper's model has them, no control asked) is tried as an alternative",
-          measured="The orbits a symmetric coupling forbids (tori, chaos, periods not dividing 2L), over 401 β on "
-                   "[0, 3] from the token, in the paper's model and with its query-key pair symmetrised (W^k := W^q)",
-          rule_at=lambda survive: asymmetry_at(survive, "qk"), thresholds=(_SURVIVE,),
-          alternatives=(Alternative("the paper's model is out of equilibrium (it has tori or chaos), no control asked",
-                                    "reading", lambda s: "holds" if s["sym_paper_tori"] + s["sym_paper_chaotic"] > 0
-                                    else "fails"),
-                        Alternative("tori and chaos only (periods not dividing 2L not counted)", "statistic",
-                                    lambda s: asymmetry_at(0.5, "qk")({
-                                        **s, "sym_paper_nontrivial": s["sym_paper_tori"] + s["sym_paper_chaotic"],
-                                        "sym_qk_nontrivial": s["sym_qk_tori"] + s["sym_qk_chaotic"]}))),
-          spread=_sym_spread("qk"),
-          how="Decided on the paper's pair: holds if the paper's model has tori or chaos and W^k := W^q removes every "
-              "forbidden orbit; with differences if some but fewer than half survive, or the paper's model has only "
-              "long periods; not reproduced if half or more survive (then the query-key asymmetry is not what makes "
-              "them) or the paper's model has none. " + _SYMMETRIC_WHY,
-          evidence=("fig-dmft-bifurcation", "fig-dmft-all-values",
-                    M + "test_symmetrised_models_have_symmetric_couplings_and_the_papers_forcing",
-                    D + "test_orbit_at_beta3_has_period_24"),
-          note=lambda s: (f"Paper's model: {_kinds_text(s, 'sym_paper')}; query-key symmetrised (W^k := W^q): "
-                          f"{_kinds_text(s, 'sym_qk')}, {_kept(s, 'qk'):.0%} of the paper model's; output-value "
-                          f"symmetrised (our control, dmft-symmetric-couplings): {_kinds_text(s, 'sym_ov')}. One "
-                          "orbit per β and model, from the token, one weight seed."),
-          numbers=lambda s: {"paper: betas with forbidden orbits": s["sym_paper_nontrivial"],
-                             "query-key symmetric: betas with forbidden orbits": s["sym_qk_nontrivial"],
-                             "output-value symmetric: betas with forbidden orbits": s["sym_ov_nontrivial"],
-                             "betas per model": s["sym_paper_n"]},
-          examples={"holds": _N, "partly": {**_N, "sym_qk_nontrivial": 3}, "fails": {**_N, "sym_qk_nontrivial": 20}}),
-    Claim("dmft-symmetric-couplings", "ours (the output-value control)", "Symmetrising the effective token couplings "
-          "(W^v := W^o, so that J ∝ W^oᵀ W^v is symmetric) removes every orbit a symmetric coupling would forbid",
-          origin="ours", quote=QUOTES["dmft-symmetric-couplings"],
-          measured="The orbits a symmetric coupling forbids (tori, chaos, periods not dividing 2L), over 401 β on "
-                   "[0, 3] from the token, in the paper's model and with W^v := W^o on the semantic units",
-          rule_at=lambda survive: asymmetry_at(survive, "ov"), thresholds=(_SURVIVE,),
-          spread=_sym_spread("ov"),
-          how="Holds if the paper's model has tori or chaos and W^v := W^o removes every forbidden orbit; with "
-              "differences if some but fewer than half survive; refuted if half or more survive. " + _SYMMETRIC_WHY,
-          evidence=("fig-dmft-bifurcation",
-                    M + "test_symmetrised_models_have_symmetric_couplings_and_the_papers_forcing"),
-          note=lambda s: (f"Paper's model: {_kinds_text(s, 'sym_paper')}; output-value symmetrised: "
-                          f"{_kinds_text(s, 'sym_ov')}. One orbit per β, from the token, one weight seed."),
-          numbers=lambda s: {"paper: betas with forbidden orbits": s["sym_paper_nontrivial"],
-                             "output-value symmetric: betas with forbidden orbits": s["sym_ov_nontrivial"],
-                             "output-value symmetric: longest period": s["sym_ov_max_period"]},
-          examples={"holds": _N, "partly": {**_N, "sym_ov_nontrivial": 3}, "fails": {**_N, "sym_ov_nontrivial": 20}}),
-    Claim("dmft-path-probability", f"{PAPER}, Eqs. 4-8 and §5", "Attention is a softmax "
-          "conditional with U = N²√M scaling; the token sequence has an autoregressive path probability whose "
-          "N → ∞ limit is the mean-field map", quote=QUOTES["dmft-path-probability"],
+CLAIMS = CLAIMS_COUPLINGS + [
+    Claim("dmft-path-probability", f"{PAPER}, Eqs. 4-8 and §5", "The token sequence has an autoregressive path "
+          "probability (each token drawn given the context, attention a softmax conditional) whose statistics are "
+          "exact in the mean-field map as N → ∞", quote=QUOTES["dmft-path-probability"],
+          reading="the limit at a fixed time t; the logits' scale U = N²√M is the paper's definition (map and network "
+                  "use the same one), so nothing here tests it",
           measured="Log-log slopes of the RMS distance to the map against N at β = 1: binomial class sampler (N = "
                    "1e3-1e7) and the explicit ±1 network sampled unit by unit",
           rule_at=lambda band, weak: slope_rule("slope_1", "network_slope", band=band, weak=weak),
           thresholds=slope_thresholds(),
           alternatives=(Alternative("the text's reading: the error decreases as N grows (both slopes below zero), the "
                                     "rate not asked", "reading",
-                                    lambda s: "holds" if s["slope_1"] < 0 and s["network_slope"] < 0 else "fails"),),
-          spread=Spread("network size N (the explicit network's per-N errors; the sampler's are not stored)",
+                                    lambda s: "holds" if s["slope_1"] < 0 and s["network_slope"] < 0 else "fails"),
+                        HORIZON_ALTERNATIVE),
+          spread=Spread("network size N (the explicit network's per-N errors)",
                         lambda s: {"RMS error of the explicit network": s["network_errors"]}),
-          how=SLOPE_HOW,
+          how=SLOPE_HOW + " The logits' scale U = N²√M is the paper's definition, the same in the map and the "
+              "network: it is not tested. " + HORIZON_HOW,
           evidence=(F + "test_finite_n_converges_to_mean_field_with_slope_minus_half", "fig-dmft-network"),
-          note=lambda s: (f"Slope {s['slope_1']:.2f} with the binomial class sampler and {s['network_slope']:.2f}"
-                          + (f" ± {s['network_slope_se']:.2f}" if s.get("network_slope_se") is not None else "")
-                          + " with the explicit network (standard error of its fit; the sampler's per-N errors are not "
-                          "stored, so its slope is one fit without an error)." + SHARED_SLOPE),
+          note=lambda s: (f"Slope {s['slope_1']:.2f}" + _se(s, "slope_1_se") + " with the binomial class sampler and "
+                          f"{s['network_slope']:.2f}" + _se(s, "network_slope_se") + " with the explicit network "
+                          "(standard errors of the fits over N). " + horizon_note(s) + SHARED_SLOPE),
           numbers=lambda s: {"RMS slope at beta = 1, class sampler": s["slope_1"],
                              "RMS slope at beta = 1, explicit network": s["network_slope"],
                              "standard error of the network's slope": s.get("network_slope_se")},
@@ -326,31 +273,32 @@ CLAIMS = [
           measured="Along Fig. 3a's 4001 β, each orbit classed by the period search and λ_max: the share with a period "
                    "before the first torus, the first torus and chaotic β, whether chaos starts abruptly, periodic β "
                    "between chaotic ones",
-          rule_at=route_at, thresholds=lam_.thresholds() + (_START,),
+          rule_at=route_at, thresholds=lam_.thresholds() + (_START, _JUMP),
           alternatives=(Alternative("the paper's own classifier (its bin count: < 80 periodic, < 2500 quasi-periodic)",
                                     "statistic", route_at(lam_.LT, lam_.LC, 0.95, bins=True)),
                         Alternative("the zoom's start chain over [1.24, 1.28]", "unit",
-                                    route_at(lam_.LT, lam_.LC, 0.95, "z"))),
+                                    route_at(lam_.LT, lam_.LC, 0.95, p="z"))),
           spread=Spread("start chain (Fig. 3a's and the zoom's; the paper's one weight seed)", _chains),
           how="Holds if the stages come in the paper's order: a period at ≥ 95 % of the β before the first torus, tori "
-              "before chaos, chaos starting abruptly (a torus or cycle at the grid β just before the first chaotic "
-              "one) and at least one periodic window between chaotic β; with differences if the windows or the "
-              "abrupt onset are missing; fails if there is no torus, no chaos, no periodic start or chaos comes "
-              "first. The text's periodic start is any period (it is L = 4 here) and it says nothing of large β; "
-              "that every orbit past β = 2.5 is periodic again is in the note, not in the rule. " + lam_.LAMBDA_HOW,
+              "before chaos, chaos setting in abruptly (λ_max leaps from a quiet orbit, periodic or a torus, to deep "
+              "chaos, λ_max ≥ 1e-2, within two grid steps: a measurement that a gradual onset fails) and at least "
+              "one periodic window between chaotic β; with differences if the windows or the abrupt onset are "
+              "missing; fails if there is no torus, no chaos, no periodic start or chaos comes first. The text's "
+              "periodic start is any period (it is L = 4 here) and it says nothing of large β; that every orbit past "
+              "β = 2.5 is periodic again is in the note, not in the rule. " + lam_.LAMBDA_HOW + " " + NOT_RUN,
           evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_classification_rules",
                     S + "test_sweep_from_batched_contexts_matches_single_runs"),
           note=lambda s: (_route_note(s, "a", "Fig. 3a") + f" Past β = {LATE:g} a period is found at "
                           f"{s['a_late_share']:.0%} of the β (ours: the text says nothing of large β). One orbit per "
                           "β, one weight seed (the paper's own: it shows one initialisation); the zoom's chain shows "
-                          "the same stages."),
+                          "the same stages. " + NOT_RUN_SHORT),
           numbers=lambda s: {"first torus beta": _stages_of(s, "a")["first_torus"],
                              "first chaotic beta": _stages_of(s, "a")["first_chaos"],
+                             "grid steps from a quiet orbit to deep chaos": _stages_of(s, "a")["jump"],
                              "periodic betas between chaotic ones": _stages_of(s, "a")["windows"],
                              "share with a period before the first torus": round(_stages_of(s, "a")["start_share"], 4),
                              "share with a period, beta > 2.5": s["a_late_share"]},
-          examples={"holds": _ROUTE, "partly": _orbits_example([x if x != -0.05 else 0.1 for x in _ROUTE_LAM],
-                                                               [0 if p == 28 else p for p in _ROUTE_PER]),
+          examples={"holds": _ROUTE, "partly": _GRADUAL,
                     "fails": _orbits_example([0.1] * 20 + _ROUTE_LAM[20:], [0] * 20 + _ROUTE_PER[20:])}),
     Claim("dmft-zoom", f"{PAPER}, Fig. 3b", "In β ∈ [1.24, 1.28] the periodic attractor gives way to a quasi-periodic "
           "region, which abruptly turns chaotic, with periodic windows among the chaotic β",
@@ -359,27 +307,31 @@ CLAIMS = [
                   "birth (the former 1.244 has no source in it or in the paper's code at de41c41)",
           measured="Over the zoom's 4001 β, each orbit classed by the period search and λ_max: a periodic start, the "
                    "first torus and chaotic β, the onset of chaos, periodic β between chaotic ones",
-          rule_at=lambda lt, lc, start_share: route_at(lt, lc, start_share, "z"),
-          thresholds=lam_.thresholds() + (_START,),
+          rule_at=lambda lt, lc, start_share, jump: route_at(lt, lc, start_share, jump, "z"),
+          thresholds=lam_.thresholds() + (_START, _JUMP),
           alternatives=(Alternative("the paper's own classifier (its bin count)", "statistic",
-                                    route_at(lam_.LT, lam_.LC, 0.95, "z", bins=True)),
+                                    route_at(lam_.LT, lam_.LC, 0.95, p="z", bins=True)),
                         Alternative("Fig. 3a's start chain inside [1.24, 1.28] (53 β)", "unit",
-                                    route_at(lam_.LT, lam_.LC, 0.95, "a", ZOOM)),
+                                    route_at(lam_.LT, lam_.LC, 0.95, p="a", window=ZOOM)),
                         Alternative("without relabelling the stable cycles the period search did not converge to",
-                                    "reading", lambda s: route_at(lam_.LT, lam_.LC, 0.95, "z")(
+                                    "reading", lambda s: route_at(lam_.LT, lam_.LC, 0.95, p="z")(
                                         {k: v for k, v in s.items() if k != "ns_beta"}))),
           spread=Spread("start chain (the zoom's and Fig. 3a's inside the window)", lambda s: _chains(s, ZOOM)),
           how="The rule of dmft-route-to-chaos on the zoom: a period at ≥ 95 % of the β before the first torus, tori "
-              "before chaos, an abrupt onset and periodic windows among the chaotic β hold; windows or an abrupt "
-              "onset missing: with differences; no torus, no chaos, no periodic start or chaos first: not "
-              "reproduced. " + lam_.LAMBDA_HOW,
+              "before chaos, an abrupt onset (λ_max from a quiet orbit to ≥ 1e-2 within two grid steps) and periodic "
+              "windows among the chaotic β hold; windows or an abrupt onset missing: with differences; no torus, no "
+              "chaos, no periodic start or chaos first: not reproduced. The zoom is run from our own β = 1.28 "
+              "context (the final context of a token run at 1.28), not from the paper's stored one, which starts "
+              "Fig. 4 only. " + lam_.LAMBDA_HOW + " " + NOT_RUN,
           evidence=("fig-dmft-bifurcation", "fig-dmft-stroboscopic", D + "test_classification_rules",
                     "tests/test_dynamics_rotation.py::test_rotation_number_starts_at_the_neimark_sacker_angle"),
           note=lambda s: (_route_note(s, "z", "Zoom") + f" The bin rule's first quasi-periodic β is "
                           f"{s['z_first_quasi_periodic_beta']:.5f} (a new torus needs a radius of more than 80 bins). "
-                          "One orbit per β (the grid step 1e-5 is the resolution)."),
+                          "Every β starts from our own β = 1.28 context (a token run's final context), not the paper's "
+                          "stored one. One orbit per β (the grid step 1e-5 is the resolution). " + NOT_RUN_SHORT),
           numbers=lambda s: {"first torus beta": _stages_of(s, "z")["first_torus"],
                              "first chaotic beta": _stages_of(s, "z")["first_chaos"],
+                             "grid steps from a quiet orbit to deep chaos": _stages_of(s, "z")["jump"],
                              "first quasi-periodic beta (bin rule)": s["z_first_quasi_periodic_beta"],
                              "periodic betas between chaotic ones": _stages_of(s, "z")["windows"]},
           examples={"holds": _ROUTE, "partly": _orbits_example([x if x != -0.05 else 0.1 for x in _ROUTE_LAM],

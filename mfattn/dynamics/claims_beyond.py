@@ -21,7 +21,9 @@ from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim
 from . import claims_lambda as lam_
 from .claims_lambda import guarded
-from .claims_limit import SHARED_SLOPE, SLOPE_HOW, network_at, slope_rule, slope_thresholds  # noqa: F401
+from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, SHARED_SLOPE, SLOPE_HOW, horizon_note, network_at, \
+    slope_rule, slope_thresholds  # noqa: F401
+from .claims_birth import BIRTH, birth_at, circle_fit  # noqa: F401  (the torus birth: its own module)
 from .claims_quotes import QUOTES
 from .claims_stored import FIG4, MISSING, PAPER, _slope_and_error, beyond_full_numbers, beyond_numbers, \
     glue_values, plateau_summary  # noqa: F401  (re-exported: where they were before)
@@ -36,7 +38,6 @@ RHO_TOL = 2e-3    # ρ one grid step past the crossing against θ/2π (the rotat
 ANGLE_TOL = 0.01  # rad: an angle this close to 0, π (real) or π/2, 2π/3 (strong resonance) counts as there
 MIN_BASIN = 9     # contexts: a basin seen in n·f >= 9 contexts has a binomial relative error <= 1/3
 TONGUE_MIN = 3    # grid points: a locked region this wide in some ε row is a tongue the rule judges
-BIRTH_STEPS = 2   # zoom grid steps between the Floquet crossing and the first torus past it
 t = lambda module, name: f"tests/test_dynamics_{module}.py::{name}"  # noqa: E731  a test id
 
 
@@ -109,9 +110,25 @@ def _monotone(fr: list[Fraction]) -> bool:
     return all(y >= x for x, y in zip(fr, fr[1:]))
 
 
-def staircase_at(rho_tol: float, whole_zoom: bool = False):
+def _skipped(fr: list[Fraction]) -> list[tuple[Fraction, Fraction, Fraction]]:
+    """``(a, b, f)`` for each pair of consecutive distinct fractions a < b of a rising branch between which a
+    fraction f lies with a smaller denominator than both's larger one (a circle map's staircase has f's plateau
+    between theirs, wider than the narrower of the two: a grid that sees a and b sees f)."""
+    out = []
+    steps = [f for i, f in enumerate(fr) if i == 0 or f != fr[i - 1]]
+    for a, b in zip(steps, steps[1:]):
+        q = max(a.denominator, b.denominator)
+        between = [Fraction(n, d) for d in range(1, q) for n in range(math.floor(a * d) + 1, math.ceil(b * d))
+                   if a < Fraction(n, d) < b]
+        if between:
+            out.append((a, b, min(between, key=lambda f: f.denominator)))
+    return out
+
+
+def staircase_at(rho_tol: float, whole_zoom: bool = False, farey: bool = False):
     """ρ at the birth within ``rho_tol`` of θ/2π and plateaus that rise with β along every stored branch while the
-    torus exists (before the zoom's first chaotic β; over the whole zoom with ``whole_zoom``)."""
+    torus exists (before the zoom's first chaotic β; over the whole zoom with ``whole_zoom``); with ``farey`` a
+    branch rises only if it also skips no fraction of smaller denominator between two of its plateaus."""
     def rule(s):
         rho, th = s["rho_birth"], s["ns_rotation"]
         if rho is None or th is None or abs(rho - th) > rho_tol or s["plateau_count"] == 0:
@@ -119,10 +136,11 @@ def staircase_at(rho_tol: float, whole_zoom: bool = False):
         breakup = s["torus_breakup_beta"]
         before = math.inf if whole_zoom or not _finite(breakup) else breakup
         branches = [fr for fr in _branches(s, before) if fr]
-        if not branches or not any(_monotone(fr) for fr in branches):
+        rises = [_monotone(fr) and not (farey and _skipped(fr)) for fr in branches]
+        if not branches or not any(rises):
             return "fails"   # no plateau on the torus, or no branch whose plateaus rise with β: not a staircase
         fractions = {f for fr in branches for f in fr}
-        return "holds" if all(_monotone(fr) for fr in branches) and len(fractions) >= 2 else "partly"
+        return "holds" if all(rises) and len(fractions) >= 2 else "partly"
     return rule
 
 
@@ -136,13 +154,16 @@ def _is_wedge(w, slack: float = 1):
     return w[0] <= slack and all(b >= a - slack for a, b in zip(w, w[1:]))
 
 
-def tongues_at(min_width: float, slack: float):
+def own_locking_at(min_width: float, slack: float = 1):
+    """Locking without the forcing: a fraction locked over ``min_width`` grid points or more at ε = 0 holds (within
+    ``slack`` points: a region that wide counts); some point locked at ε = 0 partly; none fails."""
     def rule(s):
-        main = _main_tongues(s, min_width)
-        wedges = [f for f, w in main.items() if _is_wedge(w, slack)]
-        if not wedges:
-            return "fails"
-        return "holds" if len(wedges) == len(main) else "partly"
+        if not s["tongue_epsilons"] or s["tongue_epsilons"][0] != 0:
+            raise verdicts.Undecidable("the tongue grid has no row at ε = 0")
+        at0 = [w[0] for w in s["tongue_widths"].values()]
+        if max(at0, default=0) >= min_width:
+            return "holds"
+        return "partly" if any(x > 0 for x in at0) else "fails"
     return rule
 
 
@@ -155,20 +176,6 @@ def basins_at(min_basin: float, unmeasured_ok: bool = False):
         small = s["smallest_basin_contexts"]
         measured = small is not None and (small >= min_basin or unmeasured_ok)
         return "holds" if s["n_multi"] > 0 and measured else "partly"
-    return rule
-
-
-def birth_at(steps: float, key: str = "z_first_torus_past_crossing"):
-    """The Floquet crossing inside the printed window and the stored zoom's tori beginning within ``steps`` grid
-    steps past it (``key``: which first β past the crossing is read)."""
-    def rule(s):
-        ns = s["ns_beta"]
-        if not _finite(ns) or not WINDOW[0] < ns < WINDOW[1]:
-            return "fails"   # no crossing, or the periodic orbit is not lost inside the window
-        first = s[key]
-        if not _finite(first):
-            return "fails"   # no torus past the crossing in the zoom
-        return "holds" if first - ns <= steps * s["z_grid_step"] else "partly"
     return rule
 
 
@@ -197,12 +204,6 @@ def _former_staircase(s):
     return "holds" if s["plateau_fractions"] >= 2 else "partly"
 
 
-def _widths_check(s):
-    ok = all(len(w) == len(s["tongue_epsilons"]) and all(0 <= x <= s["tongue_n_betas"] and float(x).is_integer()
-                                                          for x in w) for w in s["tongue_widths"].values())
-    return ok, f"{len(s['tongue_widths'])} regions, rows of {s['tongue_n_betas']} β, widths whole counts: {ok}"
-
-
 def _plateaus_before(s, before):
     return "; ".join("→".join(str(f) for f in fr) or "none" for fr in _branches(s, before))
 
@@ -227,7 +228,6 @@ _F = {"holds": {"network_slope": -0.59, "network_chi2_z": 3.9},
       "fails": {"network_slope": -0.5, "network_chi2_z": 4.0}}
 _R = {"rho_birth": 0.2419, "ns_rotation": 0.2438, "plateau_count": 2, "torus_breakup_beta": 1.2626,
       "plateau_steps": [[(1.2495, "1/4"), (1.2624, "5/17"), (1.2627, "2/7")], [(1.2495, "1/4"), (1.2624, "5/17")]]}
-_BIRTH = {"ns_beta": 1.24344, "z_first_torus_past_crossing": 1.24345, "z_grid_step": 1e-5}
 _DETERMINISTIC_FLOQUET = Spread.deterministic("a Newton-converged period-4 orbit and the multipliers of its monodromy "
                                               "matrix: no seed or start enters, and the crossing is interpolated on "
                                               "a refined β grid")
@@ -246,19 +246,18 @@ BEYOND = [
                                                    f"2π|ρ − θ/2π| = {_angle_error(s):.1e} rad")),
                                 noise=guarded(_angle_error)),),
           alternatives=(
-              Alternative("the 1:4 resonance taken as 0.06 rad wide (θ lies 0.051 rad from π/2 and the 1/4 plateau "
-                          "begins 6e-3 past the crossing)", "reading", neimark_sacker_at(0.06)),
               Alternative("decided by what is born: every β of the zoom between the crossing and the first 1/4 "
                           "plateau is a torus (a circle is born, the resonance does not degenerate it)", "reading",
-                          lambda s: "holds" if _born_circle(s) else "partly")),
+                          lambda s: "holds" if _born_circle(s) else "partly"),),
           spread=_DETERMINISTIC_FLOQUET,
           how=f"Holds if a crossing is found and the angle is complex, more than {ANGLE_TOL} rad from 0 and π (a real "
               "multiplier gives exactly 0 or π: a fold or flip, refuted) and more than that from the strong "
               "resonances π/2 and 2π/3 (1:4, 1:3), where the Neimark-Sacker normal form is degenerate and an "
               "invariant circle need not be born (with differences); no crossing on the grid: refuted. "
               f"{ANGLE_TOL} rad is fifteen times the measured error of θ (2π|ρ − θ/2π| one grid step past the "
-              "crossing). The crossing lies near the 1:4 resonance (0.051 rad from π/2), and the 1/4 plateau starts "
-              "6e-3 past it: a wider reading of 'near resonance' gives with differences.",
+              "crossing). The crossing lies 0.051 rad from the 1:4 resonance, five times the tolerance; the normal "
+              "form degenerates only at the resonance itself (e^{4iθ} = 1), and every β of the zoom between the "
+              "crossing and the 1/4 plateau (6e-3 past it) is a torus: a circle is born.",
           evidence=("fig-dmft-floquet", t("floquet", "test_multipliers_match_finite_differences_of_the_reference_map"),
                     t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")),
           note=lambda s: ("No crossing of |μ| = 1 on the Floquet grid." if s["ns_beta"] is None else
@@ -294,8 +293,9 @@ BEYOND = [
           examples={"holds": {"lam1_max": 0.15, "lam2_max": 9e-4}, "partly": {"lam1_max": 0.15, "lam2_max": 1.1e-3},
                     "fails": {"lam1_max": 9e-4, "lam2_max": -0.1}}),
     Claim("dmft-devils-staircase", "ours (rotation number of the stroboscopic map)",
-          "The rotation number of the stroboscopic map is a devil's staircase over the zoom's torus: it starts at "
-          "the Neimark-Sacker angle and rises with β through mode-locked plateaus", origin="ours",
+          "The rotation number of the stroboscopic map starts at the Neimark-Sacker angle and rises with β through "
+          "mode-locked plateaus while the torus exists (as on a devil's staircase, which would also lock at every "
+          "fraction in between)", origin="ours",
           measured="ρ at the first grid point above the Neimark-Sacker β against θ/2π; the mode-locked plateaus "
                    "over 4001 β of the zoom from two starts (two branches): runs of periodic orbits locked at one "
                    "fraction p/q (q stroboscopic points, period qL, λ_max < 0, ρ = p/q), in β order",
@@ -309,7 +309,10 @@ BEYOND = [
           alternatives=(Alternative("monotone over the whole zoom (past the torus breakup too)", "reading",
                                     staircase_at(RHO_TOL, whole_zoom=True)),
                         Alternative("the former rule: plateaus of two fractions or more, monotonicity not asked",
-                                    "statistic", lambda s: _former_staircase(s))),
+                                    "statistic", lambda s: _former_staircase(s)),
+                        Alternative("a devil's staircase is complete: between two plateaus of a branch it also locks "
+                                    "at every fraction of smaller denominator (1/4 → 5/17 skips 2/7, their mediant)",
+                                    "reading", staircase_at(RHO_TOL, farey=True))),
           spread=Spread("start (branch of the staircase)",
                         lambda s: {"plateaus before the breakup": [len(fr) for fr in
                                                                    _branches(s, s["torus_breakup_beta"])]}),
@@ -331,40 +334,41 @@ BEYOND = [
                                                                                            (1.26, "1/4")]]},
                     "fails": {**_R, "rho_birth": 0.2460}}),
     Claim("dmft-arnold-tongues", "ours (forcing amplitude ε)",
-          "Over (β, ε) the locked regions of the positional forcing form Arnold tongues: wedges that widen with ε",
-          origin="ours",
+          "Mode locking does not need the positional forcing: at ε = 0 (the map without it) the stroboscopic orbit is "
+          "already locked over intervals of β, so the locked regions over (β, ε) are not Arnold tongues of the "
+          "forcing (wedges opening from zero width at ε = 0)", origin="ours",
           measured="The width (β grid points) of each region locked at one fraction p/q (periodic orbits: q "
-                   "stroboscopic points, λ_max < 0) in each row of the (β, ε) grid, from ε = 0 to 0.08",
-          rule_at=tongues_at,
-          thresholds=(Threshold("min_width", TONGUE_MIN, "convention", "a region must be three grid points wide "
-                                "somewhere for a change of its width by one point (the resolution) to be followed "
-                                "as ε changes", noise=1),
-                      Threshold("slack", 1, "resolution", "one grid point is the resolution of a width in β on the "
-                                "tongue grid (every stored width is a whole count of its row's points)",
-                                guarded(_widths_check), noise=1)),
-          spread=Spread("locked region (fraction)", lambda s: {"largest width": [max(w) for w in
-                                                                                 s["tongue_widths"].values()]}),
-          how=f"A tongue is a wedge whose width in β opens from zero as the forcing ε grows. Each locked region at "
-              f"least {TONGUE_MIN} grid points wide in some row is judged: a wedge if it is at most one grid point wide "
-              "at the smallest ε and never narrower by more than one grid point from one ε to the next. Holds if "
-              "every such region is a wedge; with differences if some are; refuted if none is (or no region is "
-              f"{TONGUE_MIN} points wide anywhere). One grid point is the grid's resolution; both are tried at ± one "
-              "point.",
+                   "stroboscopic points, λ_max < 0) in each row of the (β, ε) grid, from ε = 0 to 0.08; the row at "
+                   "ε = 0 decides",
+          rule_at=own_locking_at,
+          thresholds=(Threshold("min_width", TONGUE_MIN, "convention", "a region three grid points wide is an interval "
+                                "of β, not one grid point that happens to lock", noise=1),),
+          spread=Spread("locked region (fraction) at ε = 0", lambda s: {"width at epsilon = 0": [
+              w[0] for w in s["tongue_widths"].values() if w[0] > 0]}),
+          how=f"An Arnold tongue of a forcing is a locked region whose width in β opens from zero as the forcing "
+              f"amplitude ε grows. A discrete-time map needs no forcing to lock: the map at ε = 0 is autonomous, its "
+              f"invariant circle is a circle map of its own, and a circle map locks over intervals. Confirmed if at "
+              f"ε = 0 some fraction is locked over at least {TONGUE_MIN} grid points (an interval, not a point that "
+              "happens to lock); with differences if points lock at ε = 0 but no such interval; refuted if nothing is locked at ε = 0 (then every region opens with the "
+              "forcing, as tongues would). The former claim asked every region to open from zero width at ε = 0, a "
+              "premise this map does not satisfy.",
           evidence=("fig-dmft-rotation", t("rotation", "test_tongue_widths_count_the_locked_points_of_each_row"),
                     t("rotation", "test_period_28_window_is_locked_at_two_sevenths")),
-          note=lambda s: (f"Locked width (of {s['tongue_n_betas']} β per row) per fraction at ε = "
-                          + ", ".join(f"{e:g}" for e in s["tongue_epsilons"]) + ": "
+          note=lambda s: (f"Locked width (of {s['tongue_n_betas']} β per row) at ε = 0: "
+                          + (", ".join(f"{f}: {w[0]}" for f, w in s["tongue_widths"].items() if w[0] > 0) or "none")
+                          + f". Per fraction at ε = " + ", ".join(f"{e:g}" for e in s["tongue_epsilons"]) + ": "
                           + "; ".join(f"{f}: {', '.join(map(str, w))}" for f, w in _main_tongues(s).items())
-                          + f" (regions at least {TONGUE_MIN} points wide somewhere; wedges: "
+                          + f" (regions at least {TONGUE_MIN} points wide somewhere; wedges opening from zero width: "
                           + (", ".join(f for f, w in _main_tongues(s).items() if _is_wedge(w)) or "none")
                           + "). One run per grid point."),
-          numbers=lambda s: {"locked regions at least 3 points wide": len(_main_tongues(s)),
-                             "of them wedges": sum(_is_wedge(w) for w in _main_tongues(s).values()),
-                             "widths by epsilon": "; ".join(f"{f}: {', '.join(map(str, w))}"
-                                                            for f, w in _main_tongues(s).items())},
-          examples={"holds": {"tongue_widths": {"1/3": [0, 1, 4, 9], "1/7": [0, 0, 2, 1]}},
-                    "partly": {"tongue_widths": {"1/3": [0, 1, 4, 9], "1/7": [0, 4, 0, 0]}},
-                    "fails": {"tongue_widths": {"1/3": [5, 4, 2, 0]}}}),
+          numbers=lambda s: {"locked regions at epsilon = 0": sum(w[0] > 0 for w in s["tongue_widths"].values()),
+                             "widest locked region at epsilon = 0 (grid points)":
+                                 max((w[0] for w in s["tongue_widths"].values()), default=0),
+                             "locked regions at least 3 points wide": len(_main_tongues(s)),
+                             "of them wedges from zero width": sum(_is_wedge(w) for w in _main_tongues(s).values())},
+          examples={"holds": {"tongue_epsilons": [0.0, 0.04], "tongue_widths": {"1/5": [7, 0], "1/3": [0, 9]}},
+                    "partly": {"tongue_epsilons": [0.0, 0.04], "tongue_widths": {"1/5": [2, 0], "1/3": [0, 9]}},
+                    "fails": {"tongue_epsilons": [0.0, 0.04], "tongue_widths": {"1/5": [0, 3], "1/3": [0, 9]}}}),
     Claim("dmft-basins", "ours (random initial contexts)", "Random initial contexts reach one attractor at most β; "
           "where several coexist, their basins have measurable fractions", origin="ours",
           measured="The attractors reached from random contexts at each sampled β, grouped as sets, and their basin "
@@ -395,44 +399,7 @@ BEYOND = [
           examples={"holds": {"n_multi": 2, "basin_n_betas": 6, "smallest_basin_contexts": 9.0},
                     "partly": {"n_multi": 2, "basin_n_betas": 6, "smallest_basin_contexts": 8.9},
                     "fails": {"n_multi": 3, "basin_n_betas": 6, "smallest_basin_contexts": 100.0}}),
-    Claim("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b (the window it prints)",
-          "Inside the zoom window [1.24, 1.28] the periodic attractor gives way to a quasi-periodic one: the "
-          "period-4 orbit loses stability there and the stored zoom's tori begin where it does",
-          reading="the text's: periodic, then quasi-periodic, inside the printed window; the text prints no β of the "
-                  "birth (the former 1.244 has no source in the text or the paper's code at de41c41), so where the "
-                  "tori begin is read against our Floquet crossing",
-          quote=QUOTES["dmft-torus-birth-floquet"],
-          measured="β where the Floquet multipliers of the period-4 orbit cross |μ| = 1 (our independent check), and "
-                   "the first torus of the stored zoom past it (no period, |λ_max| ≤ LT)",
-          rule_at=birth_at,
-          thresholds=(Threshold("steps", BIRTH_STEPS, "resolution", "the zoom's grid step (1e-5) is the resolution of "
-                                "where its tori begin: the first grid β past the crossing is at most one step away; "
-                                "two steps allow for the crossing's interpolation",
-                                guarded(lambda s: (abs(s["z_grid_step"] - 1e-5) < 1e-9,
-                                                   f"zoom grid step {s['z_grid_step']:.2e}")), noise=1),),
-          alternatives=(Alternative("the paper's own classifier: the bin rule's first quasi-periodic β past the "
-                                    "crossing", "statistic", birth_at(BIRTH_STEPS, "z_first_quasi_periodic_beta")),),
-          spread=Spread("start chain (Fig. 3a's and the zoom's diagrams)",
-                        lambda s: {"first torus past the crossing minus the crossing": [
-                            s[f"{p}_first_torus_past_crossing"] - s["ns_beta"] for p in ("a", "z")
-                            if _finite(s.get(f"{p}_first_torus_past_crossing"))]}),
-          how=f"The text gives the window [1.24, 1.28] and the order periodic → quasi-periodic → chaos; it prints no β "
-              f"of the birth. Holds if the Floquet crossing lies inside the window and the stored zoom's first torus "
-              f"past it is within {BIRTH_STEPS} grid steps of it (the grid's resolution); with differences if the "
-              "tori begin later; no crossing, one outside the window, or no torus past it: not reproduced. "
-              + lam_.LAMBDA_HOW,
-          evidence=("fig-dmft-floquet", "fig-dmft-bifurcation",
-                    t("floquet", "test_neimark_sacker_point_of_the_period_4_orbit")),
-          note=lambda s: ("No crossing of |μ| = 1 on the Floquet grid." if s["ns_beta"] is None else
-                          f"Floquet crossing at β = {s['ns_beta']:.5f}, inside [1.24, 1.28]; the stored zoom's first "
-                          f"torus past it at {s['z_first_torus_past_crossing']:.5f} "
-                          f"({(s['z_first_torus_past_crossing'] - s['ns_beta']) / s['z_grid_step']:.1f} grid steps), "
-                          f"Fig. 3a's at {s.get('a_first_torus_past_crossing', float('nan')):.5f} (its grid step is "
-                          f"7.5e-4); the bin rule's first quasi-periodic β is {s['z_first_quasi_periodic_beta']:.5f}."),
-          numbers=lambda s: {"ns_beta": _digits(s["ns_beta"], 5),
-                             "first torus past the crossing": _digits(s.get("z_first_torus_past_crossing"), 5)},
-          examples={"holds": _BIRTH, "partly": {**_BIRTH, "z_first_torus_past_crossing": 1.24367},
-                    "fails": {**_BIRTH, "ns_beta": 1.2399}}),
+    BIRTH,
     Claim("dmft-network-limit", f"{PAPER}, mean-field limit N → ∞",
           "The token statistics of the finite network converge to the mean-field map as N grows (N^-1/2)",
           quote=QUOTES["dmft-network-limit"],
@@ -444,16 +411,20 @@ BEYOND = [
           alternatives=(Alternative("the text's reading: the error decreases with N (slope below zero by two standard "
                                     "errors), the rate not asked", "reading",
                                     lambda s: "holds" if s["network_slope"] + 2 * s["network_slope_se"] < 0
-                                    and abs(s["network_chi2_z"]) < 4 else "fails"),),
+                                    and abs(s["network_chi2_z"]) < 4 else "fails"),
+                        HORIZON_ALTERNATIVE),
           spread=Spread("network size N", lambda s: {"RMS error": s["network_errors"]}),
           how=SLOPE_HOW + " It also fails if the network and the binomial sampler disagree at N = 99 (|χ² z| ≥ 4: "
-              "beyond four standard deviations of the χ² statistic, one of the two samplers is wrong).",
+              "beyond four standard deviations of the χ² statistic, one of the two samplers is wrong). The explicit "
+              "network is read at β = 1, t = 39; the chaotic unit is the binomial sampler's, the network's law. "
+              + HORIZON_HOW,
           evidence=("fig-dmft-network", t("finite_n", "test_network_converges_to_the_mean_field_map_as_n_grows"),
                     t("finite_n", "test_network_is_the_oracle_of_the_binomial_sampler")),
           note=lambda s: (f"Explicit network, not the binomial sampler: slope {s['network_slope']:.2f}"
                           + (f" ± {s['network_slope_se']:.2f} (standard error of the fit over N = {s['network_ns']})"
                              if s.get("network_slope_se") is not None else " (one fit; its error is not stored)")
-                          + f"; χ² z against the sampler at N = 99: {s['network_chi2_z']:+.1f}." + SHARED_SLOPE),
+                          + f"; χ² z against the sampler at N = 99: {s['network_chi2_z']:+.1f}. " + horizon_note(s)
+                          + SHARED_SLOPE),
           numbers=lambda s: {k: s.get(k) for k in ("network_slope", "network_slope_se", "network_chi2_z",
                                                    "network_ns")},
           examples=_F),

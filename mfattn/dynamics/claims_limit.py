@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 
 from ..companion import verdicts
-from ..companion.premises import Threshold
+from ..companion.premises import Alternative, Threshold
 from .claims_lambda import guarded
+from .claims_stored import _slope_and_error
 
-__all__ = ["SLOPE_HOW", "SHARED_SLOPE"]   # slope_rule is public through claims_beyond, where it was
+__all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE"]   # slope_rule: through claims_beyond
 
 
 def _finite(x) -> bool:
@@ -78,3 +79,46 @@ SLOPE_HOW = ("The rate is ours: the text says the equations are exact as N → �
              "network's fit, whose per-N errors are stored; N^-1/4 and N^-1 lie far outside); a slope below −0.25 "
              "(convergence at least as N^-1/4, half the CLT rate) but outside that band: with differences; a slope "
              "above −0.25 (no convergence at the CLT's order): fails. The band is tried at ± two standard errors.")
+
+
+#: How many of the largest N the chaotic β's slope is fitted over (inside the linear regime: see HORIZON_HOW).
+HORIZON_LARGEST = 3
+
+#: The limit is at fixed t; at a chaotic β a difference of order N^-1/2 grows as e^{λt}.
+HORIZON_HOW = ("The limit is at a fixed time t: at a chaotic β a difference of order N^-1/2 grows as e^{λt} until it "
+               "is of order one, after t* ≈ ln(√N)/λ steps (about 25 at N = 10³, 57 at 10⁷ for λ = 0.14), and the "
+               "N^-1/2 rate shows only where N^-1/2 e^{λt} stays small. The rule reads a stable β (β = 1, the "
+               "period-4 orbit) at t = 39; the class sampler at the chaotic β = 1.28 at t = 10, fitted over the three "
+               "largest N, is tried as a unit (at t = 40 it is beyond the horizon for N ≲ 10⁵ and saturates).")
+
+
+def _horizon_slope(s, t: int = 10, largest: int = HORIZON_LARGEST) -> float:
+    """The log-log slope of the class sampler's RMS error at the chaotic β (stored ``horizon_errors_<t>``) against N,
+    over the ``largest`` N."""
+    ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
+    if len(ns) != len(errs) or len(ns) < largest:
+        raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
+    return _slope_and_error(ns[-largest:], errs[-largest:])[0]
+
+
+#: The unit a referee tries on a finite-N slope: a chaotic β inside the horizon.
+HORIZON_ALTERNATIVE = Alternative("a chaotic β (1.28, λ ≈ 0.14) at t = 10, inside the horizon, the class sampler "
+                                  "fitted over the three largest N (10⁵-10⁷)", "unit",
+                                  lambda s: slope_rule("h")({"h": _horizon_slope(s)}))
+
+
+def _se(s, key: str) -> str:
+    """" ± <standard error>" where it is stored and finite, else nothing."""
+    v = s.get(key)
+    return f" ± {v:.2f}" if v is not None and math.isfinite(v) else ""
+
+
+def horizon_note(s) -> str:
+    """The chaotic β's slopes within and beyond the horizon, or that they are not stored (runs before 0.4)."""
+    if "horizon_errors_10" not in s:
+        return "No chaotic β's errors are stored (runs before 0.4). "
+    ns = s["error_ns"]
+    whole = lambda t: _slope_and_error(ns, s[f"horizon_errors_{t}"])[0]  # noqa: E731
+    return (f"At the chaotic β = {s['horizon_beta']:g} (class sampler): slope {_horizon_slope(s):.2f} over the three "
+            f"largest N and {whole(10):.2f} over all at t = 10; {whole(40):.2f} over all at t = 40, where the error "
+            f"has saturated at small N ({s['horizon_errors_40'][0]:.2f} at N = {ns[0]:.0e}). ")

@@ -40,8 +40,13 @@ QUOTES = {
     "dmft-asymmetric-nonequilibrium": Quote(
         S1, "而不对称随机耦合会导致非平衡稳态,表现出有序-无序相变和混沌动力学",
         translation="while asymmetric random couplings lead to non-equilibrium steady states, showing order-disorder "
-                    "transitions and chaotic dynamics (the asymmetry named just before: 'the connections between k "
-                    "and q are now asymmetric, i.e. possibly W^k_a ≠ W^q_a')"),
+                    "transitions and chaotic dynamics (said of the bipartite Hopfield network 'when the output k is "
+                    "fed back into the input q', whose connections are 'now asymmetric, i.e. possibly W^k_a ≠ "
+                    "W^q_a'; the paper then studies attention as such an asymmetric network)"),
+    "dmft-query-key-control": Quote(
+        S1, "请注意,现在k, q之间的连接是不对称的",
+        translation="note that the connections between k and q are now asymmetric (the paper's asymmetry; the "
+                    "counterfactual W^k := W^q this claim tests is ours: the paper does not propose it)"),
     "dmft-symmetric-couplings": Quote(
         S1, "请注意,现在k, q之间的连接是不对称的",
         translation="note that the connections between k and q are now asymmetric (the paper's asymmetry; the "
@@ -73,6 +78,10 @@ QUOTES = {
         S42, "我们看到所有信号都具有与低频分量相关的长相关性,特别是在混沌状态的情况下",
         translation="we see that all signals have long correlations tied to low-frequency components, especially in "
                     "the chaotic state (the paper's statement; the contrast this claim tests is ours)"),
+    "dmft-low-frequency": Quote(
+        S42, "在准周期性轨迹的情况下,我们观察到的低频分量比与上下文长度相关的低频分量(f = 1/L = 0.25)更低",
+        translation="in the case of the quasi-periodic trajectory we observe lower-frequency components than those "
+                    "associated with the context length (f = 1/L = 0.25)"),
     "dmft-memory": Quote(
         S42, "它们的记忆容量并不局限于上下文窗口的跨度",
         translation="their memory capacity is not limited to the span of the context window"),

@@ -19,7 +19,8 @@ from ..companion import store
 from .claims_lambda import derived
 from .diagnostics import classify, confusion
 
-__all__ = ["full_numbers", "stored_numbers", "TOL", "L", "LATE", "REMEDY", "PAPER", "FIG4", "MISSING"]
+__all__ = ["full_numbers", "stored_numbers", "TOL", "L", "LATE", "REMEDY", "PAPER", "FIG4", "MISSING", "NOT_RUN",
+           "NOT_RUN_SHORT", "SYM_SHORT"]
 
 TOL = 1e-3    # the λ threshold of the stored diagrams' own summaries and of the prose's numbers (the verdicts' classes:
 #               claims_lambda, LT and LC)
@@ -57,6 +58,14 @@ def plateau_summary(found: list[dict], top: int = 5) -> str:
 
 MISSING = "(not in the stored full run)"
 
+#: The text's run length was not run: what it would decide (said in the verdicts on orbits and in the chapter).
+NOT_RUN = ("Not run: the text's protocol, 1.2·10⁶ steps with 10⁶ discarded (about an hour on one CPU thread for the "
+           "zoom, a few minutes on a GPU); the stored diagrams run the paper code's 1.2·10⁵ with 10⁵ discarded. It "
+           "would decide whether the stable cycles the period search did not yet converge to (the zoom's β below the "
+           "Floquet crossing) reach their period, how the orbits without a period split into tori and cycles longer "
+           "than the search's 500 steps, and the bin counts near the rule's thresholds.")
+NOT_RUN_SHORT = "The text's 1.2·10⁶-step protocol was not run (see how)."
+
 
 def glue_values(full: dict) -> dict[str, str]:
     """The strings the chapter's paper-scale prose glues, with a plain note where the stored run lacks one."""
@@ -91,7 +100,25 @@ def glue_values(full: dict) -> dict[str, str]:
     co = s.get("coexist")
     for name in ("n", "total", "tori"):
         g[f"full-coexist-{name}"] = str(co[name]) if co else MISSING
+    for i, b in enumerate(FIG4):   # the spectral line of each Fig. 4 orbit and its power below 1/L (0.4 on)
+        sp = f4.get("spectral") if f4 else None
+        ok = sp is not None and len(sp) > i and abs(f4["betas"][i] - b) < 1e-12
+        g[f"full-line-{b:g}"] = f"{sp[i]['line']:.3f}" if ok else MISSING
+        g[f"full-lowshare-{b:g}"] = f"{sp[i]['low_share']:.0%}" if ok else MISSING
+    sym = s.get("symmetric", {})
+    for name in ("paper", "output-value", "query-key", "value-output", "cycled",
+                 *(f"seed{k}-{x}" for k in (2, 3, 4) for x in ("paper", "output-value", "query-key"))):
+        for count in ("n", "nontrivial", "chaotic", "tori", "long periods"):
+            g[f"full-sym-{_sym_short(name)}-{count.replace(' ', '-')}"] = (str(sym[name][count]) if name in sym
+                                                                           else MISSING)
     fn = s.get("finite_n")
+    h = (fn or {}).get("horizon")
+    if h:   # the chaotic β's slopes inside (t = 10: all N, the three largest) and beyond (t = 40) the horizon
+        fit = lambda t, k=0: _slope_and_error(fn["Ns"][k:], h["errors"][h["times"].index(t)][k:])[0]  # noqa: E731
+        g.update({"full-horizon-slope": f"{fit(10, -3):.2f}", "full-horizon-slope-all": f"{fit(10):.2f}",
+                  "full-horizon-slope-40": f"{fit(40):.2f}"})
+    else:
+        g.update({k: MISSING for k in ("full-horizon-slope", "full-horizon-slope-all", "full-horizon-slope-40")})
     g["full-slope"] = f"{fn['slopes'][0]:.2f}" if fn else MISSING
     g["full-slope-beta3"] = f"{fn['slopes'][1]:.2f}" if fn else MISSING
     g["full-slope-beta3-large-n"] = f"{fn['slope_beta3_without_first']:.2f}" if fn else MISSING
@@ -181,8 +208,10 @@ def _diagram(d) -> dict[str, Any]:
            "late share": float((per[b > LATE] > 0).mean()) if (b > LATE).any() else float("nan"),
            "late max lambda": float(lam[b > LATE].max()) if (b > LATE).any() else float("nan")}
     # the per-β arrays themselves, for the verdicts' classes (claims_lambda) and the checks of their thresholds
+    radius = _strobe_radius(d)
     out["orbit arrays"] = {"betas": np.asarray(b), "lyapunov": np.asarray(lam), "period": np.asarray(per),
-                           **({"paper_counts": np.asarray(d["paper_counts"])} if "paper_counts" in d else {})}
+                           **({"paper_counts": np.asarray(d["paper_counts"])} if "paper_counts" in d else {}),
+                           **({} if radius is None else {"radius": radius})}
     if "paper_counts" in d:
         c = classify(d["paper_counts"])
         conf = confusion(c, per, lam, TOL)
@@ -221,6 +250,47 @@ def full_numbers(root: Path | None) -> dict:
     return out
 
 
+#: The short names of the symmetric controls in the flat numbers (``sym_<short>_<count>``); a further seed's
+#: ``seed<k>-<kind>`` becomes ``s<k>_<short>``.
+SYM_SHORT = {"paper": "paper", "output-value": "ov", "query-key": "qk", "value-output": "vo", "cycled": "cyc"}
+
+
+def _sym_short(name: str) -> str:
+    m = re.fullmatch(r"seed(\d+)-(.+)", name)
+    return f"s{m.group(1)}_{SYM_SHORT[m.group(2)]}" if m else SYM_SHORT[name]
+
+
+def _symmetric(sym: dict) -> dict[str, Any]:
+    """The symmetric controls' counts (and, from runs of 0.4 on, their per-β ``betas, period, lyapunov``) under
+    ``sym_<short>_<name>``; for a control run on a subset of the paper model's β, the paper model's counts on that
+    subset as ``sym_paper_on_<short>_<name>`` (so that a share compares the same β)."""
+    from .verdict_numbers import attractor_kinds
+
+    out: dict[str, Any] = {}
+    for name, d in sym.items():
+        short = _sym_short(name)
+        out.update({f"sym_{short}_{k.replace(' ', '_')}": v for k, v in d.items()})
+    paper = sym.get("paper", {})
+    if "betas" in paper:
+        pb = np.round(np.asarray(paper["betas"], dtype=np.float64), 9)
+        for name in ("value-output", "cycled"):
+            if name in sym and "betas" in sym[name]:
+                m = np.isin(pb, np.round(np.asarray(sym[name]["betas"], dtype=np.float64), 9))
+                k = attractor_kinds(np.asarray(paper["period"])[m], np.asarray(paper["lyapunov"], dtype=np.float64)[m])
+                out.update({f"sym_paper_on_{SYM_SHORT[name]}_{x.replace(' ', '_')}": v for x, v in k.items()})
+    return out
+
+
+def _strobe_radius(d) -> np.ndarray | None:
+    """Half the range of m^o_1 over the stored stroboscopic states of each β (the last 300, as distinct levels): the
+    size of the invariant circle along m^o_1 (0 for a stroboscopic fixed point); None for files without them."""
+    if "strobe" not in d or "strobe_sizes" not in d:
+        return None
+    lev = int(d["levels"])
+    parts = np.split(np.asarray(d["strobe"]), np.cumsum(d["strobe_sizes"])[:-1])
+    return np.array([(int(x.max()) - int(x.min())) / (lev - 1) if x.size else np.nan for x in parts])
+
+
 def _flat(full: dict) -> dict[str, Any]:
     """The stored numbers under the names the rules read (only those stored: a missing one makes a claim that
     needs it "not tested")."""
@@ -235,14 +305,23 @@ def _flat(full: dict) -> dict[str, Any]:
         out.update({f"f4_{k}": f4[k] for k in ("betas", "lyapunov", "period", "lyapunov_ours", "period_ours",
                                                "differ", "start", "tau_e", "tau_01")})
         out.update({f"f4_{k}": f4[k] for k in ("lyapunov_windows", "lyapunov_window", "tau_e_windows",
-                                               "tau_01_windows", "window_lag", "window_lag_01", "islands") if k in f4})
+                                               "tau_01_windows", "window_lag", "window_lag_01", "islands",
+                                               "spectral") if k in f4})
     if "finite_n" in s:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],
-                   n_min=min(fn["Ns"]), n_max=max(fn["Ns"]))
+                   n_min=min(fn["Ns"]), n_max=max(fn["Ns"]), error_ns=list(fn["Ns"]))
+        if "errors" in fn:   # per-N errors (runs from 0.4 on): the fits' standard errors
+            for i, key in enumerate(("1", "3")):
+                out[f"errors_{key}"] = list(fn["errors"][i])
+                out[f"slope_{key}_se"] = _slope_and_error(fn["Ns"], fn["errors"][i])[1]
+        if "horizon" in fn:  # a chaotic β within and beyond the horizon
+            h = fn["horizon"]
+            out["horizon_beta"] = h["beta"]
+            for t, e in zip(h["times"], h["errors"]):
+                out[f"horizon_errors_{t}"] = list(e)
     if "symmetric" in s:
-        for name, key in (("paper", "sym_paper"), ("output-value", "sym_ov"), ("query-key", "sym_qk")):
-            out.update({f"{key}_{k.replace(' ', '_')}": v for k, v in s["symmetric"][name].items()})
+        out.update(_symmetric(s["symmetric"]))
     if "coexist" in s:
         co = s["coexist"]
         out.update(coexist_n=co["n"], coexist_total=co["total"], coexist_tori=co["tori"],

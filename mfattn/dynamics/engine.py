@@ -137,13 +137,16 @@ class _MeanFieldEngine:
             self.mq[...] = self.ops.asarray(np.broadcast_to(np.asarray(mq, dtype=np.float64), (B, M)).T)
 
     def set_tangent(self, seed: int):
-        rng = np.random.default_rng(seed)
-        M, L, B = self.M, self.L, self.B
-        dA = rng.standard_normal((M, B))
-        dwin = rng.standard_normal((L, 2 * M, B))
+        """Every grid point starts from the same tangent, :func:`_tangent_start` (``seed``'s draw), of unit norm.
+
+        One vector for the whole batch, not one draw per column: a column's draw would depend on the batch's
+        size and on the β's place in it, and λ (a finite-time mean, slow to forget its start where λ_1 ≈ λ_2,
+        as on a torus) would then differ in its last bits between a β run alone and the same β in a batch."""
+        dA, dwin = _tangent_start(self.M, self.L, seed)
         n = np.sqrt((dA ** 2).sum(0) + (dwin ** 2).sum((0, 1)))
-        self.dA[...] = self.ops.asarray(dA / n)
-        self.dwin[...] = self.ops.asarray(dwin / n)
+        ones = np.ones(self.B)
+        self.dA[...] = self.ops.asarray(dA / n * ones)
+        self.dwin[...] = self.ops.asarray(dwin / n * ones)
 
     def context(self, t_next: int) -> dict[str, np.ndarray]:
         """The ring buffer reordered oldest → newest (the slot written last, ``t_next - 1``, goes last)."""
@@ -279,6 +282,15 @@ class _MeanFieldEngine:
         if accumulate:
             op.log(self.norm2, self.lognorm)
             op.add(self.log_sum, self.lognorm, self.log_sum)
+
+
+def _tangent_start(M: int, L: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The start tangent's draw ``(dA (M, 1), dwin (L, 2M, 1))`` (not normalised), shared by every grid point.
+
+    The draws are those a batch of one β always had (so a run of one β keeps its λ to the bit);
+    :func:`mfattn.dynamics.lyapunov.lyapunov_spectrum` starts its first vector here too."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((M, 1)), rng.standard_normal((L, 2 * M, 1))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..companion.checks import check_int, contract
-from .engine import _progress, _steps
+from .engine import _progress, _steps, _tangent_start
 from .model import MeanFieldModel, paper_model
 from .tangent_space import TangentFlow, state_dimension, stored_dimension
 
@@ -33,16 +33,14 @@ __all__ = ["lyapunov_spectrum", "finite_time_lyapunov"]
 
 
 def _start_basis(model: MeanFieldModel, B: int, k: int, tangent_seed: int) -> np.ndarray:
-    """(B, D, k): column 0 is engine.largest_lyapunov's start vector (same draws), the rest random, then QR."""
+    """(B, D, k): column 0 is engine.largest_lyapunov's start vector (the same draw, so λ_1 is its λ_max), the rest
+    random, then QR. Every grid point gets the same basis: a β's exponents do not depend on its batch (neither on
+    the batch's size nor on the β's place in it)."""
     M, L, D = model.num_features, model.context_size, stored_dimension(model)
-    rng = np.random.default_rng(tangent_seed)
-    dA = rng.standard_normal((M, B))  # the draws of engine._MeanFieldEngine.set_tangent, in its order
-    dwin = rng.standard_normal((L, 2 * M, B))
-    first = np.concatenate([dA.T, dwin.reshape(L * 2 * M, B).T], axis=1)
-    # the other columns are drawn per grid point, so they do not depend on the batch (column 0 follows
-    # engine.set_tangent, whose draws have the batch's shape: that is what makes λ_1 equal its λ_max)
-    rest = np.stack([np.random.default_rng([tangent_seed, 1, i]).standard_normal((D, k - 1)) for i in range(B)])
-    Q, R = np.linalg.qr(np.concatenate([first[:, :, None], rest], axis=2))
+    dA, dwin = _tangent_start(M, L, tangent_seed)  # what engine._MeanFieldEngine.set_tangent starts from
+    first = np.concatenate([dA[:, 0], dwin.reshape(L * 2 * M)])
+    rest = np.random.default_rng([tangent_seed, 1, 0]).standard_normal((D, k - 1))  # (a lone β's draw, as before)
+    Q, R = np.linalg.qr(np.broadcast_to(np.concatenate([first[:, None], rest], axis=1), (B, D, k)))
     return Q * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]
 
 

@@ -63,21 +63,97 @@ def attractor_kinds(period, lam, L: int = 4, tol: float = 1e-3) -> dict[str, int
             "nontrivial": tori + chaos + long, "max period": int(period.max())}
 
 
+#: The further controls of the symmetric-couplings claims, run on every ``EXTRA_EVERY``-th β of the control's grid (a
+#: β's orbit does not depend on the other β of its run): W^o := W^v (the other direction of the output-value pair),
+#: a matched asymmetric J (W^v := W^o with its feature rows cycled: the same ±1 statistics, J not symmetric), and the
+#: next weight seeds' paper model with both symmetrisations. The seeds are simply the three after the paper's (the
+#: paper chose its seed by hand and says similar results hold for other combinations; a short look at seeds 2-5 found
+#: forbidden orbits in 2 and 4 and none in 3 and 5, so a seed without them is kept as such, not replaced).
+EXTRA_EVERY = 8
+EXTRA_SEEDS = (2, 3, 4)
+
+
+def _control_model(kind: str, seed: int = 1):
+    """The paper's model (``kind`` "paper"), a symmetrisation (:data:`~.model.SYMMETRISATIONS`), W^o := W^v
+    ("value-output") or W^v := W^o with its rows cycled a -> a+1 ("cycled": J = Σ_a W^o_a ⊗ W^o_{a+1}), for
+    the weights of ``seed``; positional columns (the forcing) are the paper's in every case."""
+    from .model import SYMMETRISATIONS, paper_model, paper_weights, symmetrised_model
+
+    if kind == "paper":
+        return paper_model(seed)
+    if kind in SYMMETRISATIONS:
+        return symmetrised_model(kind, seed)
+    W = paper_weights(seed)
+    nse = W["o"].shape[1] - 2
+    if kind == "value-output":
+        W["o"][:, :nse] = W["v"][:, :nse]
+    elif kind == "cycled":
+        W["v"][:, :nse] = np.roll(W["o"][:, :nse], 1, axis=0)
+    else:
+        raise ValueError(f"kind must be 'paper', a symmetrisation, 'value-output' or 'cycled'; got {kind!r}")
+    return paper_model(seed, weights=W)
+
+
 def symmetric_control(betas, steps: int, transient: int, *, backend: str = "numpy", device=None,
-                      out_dir=None) -> dict[str, dict[str, int]]:
-    """The control of the asymmetric-couplings claim: sweeps of the paper's model and of its two symmetrisations
-    (:func:`~mfattn.dynamics.model.symmetrised_model`) over ``betas`` from the initial token, each summarised by
-    :func:`attractor_kinds`. Returns ``{"paper": ..., "output-value": ..., "query-key": ...}``."""
-    from .model import SYMMETRISATIONS, paper_model, symmetrised_model
+                      out_dir=None) -> dict[str, dict[str, Any]]:
+    """The controls of the asymmetric-couplings claims: sweeps from the initial token of the paper's model and of
+    its two symmetrisations (:func:`~mfattn.dynamics.model.symmetrised_model`) over ``betas``, and of the further
+    controls (W^o := W^v, the rows-cycled asymmetric J, the paper's model and both symmetrisations for the seeds
+    :data:`EXTRA_SEEDS`) over every :data:`EXTRA_EVERY`-th of them. Each is summarised by :func:`attractor_kinds`
+    with its per-β ``betas``, ``period`` and ``lyapunov`` (the verdicts class the orbits themselves). Returns
+    ``{"paper": ..., "output-value": ..., "query-key": ..., "value-output": ..., "cycled": ...,
+    "seed<k>-paper": ..., "seed<k>-output-value": ..., "seed<k>-query-key": ...}``."""
+    from .model import SYMMETRISATIONS
     from .sweep import sweep
 
-    models = {"paper": paper_model(), **{k: symmetrised_model(k) for k in SYMMETRISATIONS}}
+    betas = np.asarray(betas, dtype=np.float64)
+    runs = [(k, k, 1, betas) for k in ("paper", *SYMMETRISATIONS)]
+    runs += [(k, k, 1, betas[::EXTRA_EVERY]) for k in ("value-output", "cycled")]
+    runs += [(f"seed{s}-{k}", k, s, betas[::EXTRA_EVERY]) for s in EXTRA_SEEDS for k in ("paper", *SYMMETRISATIONS)]
     out = {}
-    for name, m in models.items():
-        r = sweep(betas, steps, transient, "token", model=m, lyapunov=True, backend=backend, device=device,
+    for name, kind, seed, grid in runs:
+        m = _control_model(kind, seed)
+        r = sweep(grid, steps, transient, "token", model=m, lyapunov=True, backend=backend, device=device,
                   out_dir=out_dir, progress=False)
-        out[name] = attractor_kinds(r.period, r.lyapunov, m.context_size)
+        out[name] = {**attractor_kinds(r.period, r.lyapunov, m.context_size), "betas": grid,
+                     "period": r.period, "lyapunov": r.lyapunov}
     return out
+
+
+def _spectral_line(x, period: int = 4) -> dict[str, float]:
+    """The strongest spectral line of the series ``x`` and the share of its power below the forcing frequency
+    1/``period`` (the paper's §4.2: the quasi-periodic orbits have components below f = 1/L): from the Hann-windowed
+    periodogram of ``x`` with the response locked to the forcing removed (the mean of each phase ``t mod period``),
+    and of ``x`` only demeaned (``*_raw``). Frequencies in cycles per step; the zero frequency is left out."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 4 * period:
+        raise ValueError(f"x must be a 1-d series of at least {4 * period} values; got shape {x.shape}")
+    forced = x.copy()
+    for ph in range(period):
+        forced[ph::period] -= forced[ph::period].mean()
+    out = {}
+    for key, y in (("", forced), ("_raw", x - x.mean())):
+        p = np.abs(np.fft.rfft(y * np.hanning(y.size))) ** 2
+        f = np.fft.rfftfreq(y.size)
+        p[0] = 0.0
+        out["line" + key] = float(f[np.argmax(p)])
+        out["low_share" + key] = float(p[f < 1 / period].sum() / p.sum()) if p.sum() > 0 else float("nan")
+    return out
+
+
+#: The chaotic β of Fig. 4 at which the finite-N errors are read within and beyond the horizon over which a
+#: perturbation of order N^-1/2 grows to order one (t* ≈ ln(√N)/λ: about 25 steps at N = 10³, 57 at 10⁷ for
+#: λ = 0.14): at t = 10 every N of the error grid is inside it, at t = 40 (the stable β's time) only N ≳ 10⁵.
+HORIZON_BETA, HORIZON_TIMES = 1.28, (10, 40)
+
+
+def _horizon_errors(Ns, reps: int, seed: int = 0) -> dict[str, Any]:
+    """RMS distance of the binomial sampler to the map at the chaotic β :data:`HORIZON_BETA` from the token, at each
+    time of :data:`HORIZON_TIMES` and each N (:func:`~.finite_n.error_vs_n`)."""
+    from .finite_n import error_vs_n
+
+    errs = [error_vs_n([HORIZON_BETA], [int(n) for n in Ns], steps=t, reps=reps, seed=seed)[0] for t in HORIZON_TIMES]
+    return {"beta": HORIZON_BETA, "times": list(HORIZON_TIMES), "errors": errs}
 
 
 def plain(obj):
@@ -102,7 +178,10 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     ``lam_windows`` (B, W): λ_max of the Fig. 4 runs over windows of one orbit
     (:func:`~mfattn.dynamics.lyapunov.finite_time_lyapunov`); ``coexist_extra``: further coexistence numbers
     (stored under ``coexist``); ``symmetric``: :func:`symmetric_control`'s counts. The Fig. 4 numbers also hold the decay times per window
-    (:func:`window_decay_times`) and the pieces of each stroboscopic section (:func:`~.diagnostics.island_count`).
+    (:func:`window_decay_times`), the pieces of each stroboscopic section (:func:`~.diagnostics.island_count`) and
+    each series' strongest spectral line (:func:`_spectral_line`); the finite-N numbers the per-N errors and the
+    errors at a chaotic β within and beyond the horizon (:func:`_horizon_errors`, ``sizes["error_reps"]``
+    realisations, 200 where the sizes do not say).
     """
     if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
         raise ValueError("sizes must be the chapter's sizes (a dict with protocol, steps, transient)")
@@ -122,13 +201,14 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
                  "tau_e": [t[0] for t in taus], "tau_01": [t[1] for t in taus],
                  "tau_e_windows": [[w[0] for w in ws] for ws in win_taus], "window_lag": WINDOW_LAG,
                  "tau_01_windows": [[w[1] for w in ws] for ws in long_taus], "window_lag_01": 2000,
-                 "islands": islands,
+                 "islands": islands, "spectral": [_spectral_line(x) for x in planes.m_o[:, :, 0]],
                  **({} if lam_windows is None else {"lyapunov_windows": np.asarray(lam_windows),
                                                     "lyapunov_window": int(planes.m_o.shape[1]
                                                                            // np.shape(lam_windows)[1])})},
         "coexist": {"n": int(np.sum(coexist)), "total": int(np.size(coexist)), "tori": int(np.sum(both_tori)),
                     "starts": list(ctx_results), **(coexist_extra or {})},
-        "finite_n": {"Ns": Ns, "slopes": slopes, "slope_beta3_without_first": fit},
+        "finite_n": {"Ns": Ns, "slopes": slopes, "slope_beta3_without_first": fit, "errors": errs,
+                     "horizon": _horizon_errors(Ns, int(sizes.get("error_reps", 200)))},
         "fig3_rerun": {k: int(r.undecided().size) for k, r in diagrams.items()},
         **({} if symmetric is None else {"symmetric": symmetric}),
     })
