@@ -66,7 +66,7 @@ MULTIHOP_HOW = (
     "residual, since neither the text nor the public code specifies one), else with differences. "
     "Tried under a t-interval (two- and one-sided), the untruncated interval, exact sign and signed-rank tests "
     "(two- and one-sided), the plain comparison without controls, the other reading of the root x₀ and the stuck "
-    "seed left out. Not tested until the controls' per-seed values are stored.")
+    "seed left out. Without the controls' per-seed values (an older run) it is not tested.")
 
 
 def _half(prefix):

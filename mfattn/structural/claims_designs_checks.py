@@ -140,7 +140,7 @@ def rho_se(s):
 
 
 def rho_decide(s, effect, lo, hi):
-    return "fails" if not lo > 0 else "holds" if effect >= 0.5 else "partly"
+    return ("holds" if effect >= 0.5 else "partly") if lo > 0 else "fails" if hi <= 0 else "partly"
 
 
 def near_lift_rule(s):
@@ -150,7 +150,7 @@ def near_lift_rule(s):
 
 
 def lift_decide(s, effect, lo, hi):
-    return "fails" if not lo > 0 else "holds" if effect >= 0.1 else "partly"
+    return ("holds" if effect >= 0.1 else "partly") if lo > 0 else "fails" if hi <= 0 else "partly"
 
 
 def pair_sd(s):
