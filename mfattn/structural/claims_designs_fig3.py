@@ -145,7 +145,8 @@ EXPANDING = {c.id: c for c in [
           alternatives=over_units("far_lift_runs", C.lift_decide, unit="run") + (
               Alternative("the median of the per-run lifts graded as the mean (its interval from the t-interval)",
                           "statistic", lambda s: C.lift_decide(s, float(np.median(per_array(s, "far_lift_runs"))),
-                                                              number(s, "far_lift_lo"), math.inf)),),
+                                                              number(s, "far_lift_lo"),
+                                                              2 * number(s, "far_lift_mean") - number(s, "far_lift_lo"))),),
           spread=Spread("run (d, p, seed)", lambda s: {"far_lift": list(per_array(s, "far_lift_runs"))}),
           quote=Quote(EX_SEC, "we derive a mechanism that dynamically scales depending on input"),
           how="The lift over a window blind to the input, per (d, p, seed) run: a window that grows for every input or "
