@@ -506,3 +506,39 @@ def test_the_task_premise_is_the_closed_form_of_the_generator():
     uniform = ap.task_premise(mh.MultihopTask(mode="paper", rank=1), range(5))
     assert max(uniform["premise_nmse_x0_seeds"]) < 0.1 and uniform["premise_nmse_single_seeds"] == \
         uniform["premise_nmse_x0_seeds"]
+
+
+def _two_hop_by_enumeration(P, x):
+    """E[x_π(i) + x_π(π(i))] over every parent map π (each node's one parent drawn independently from its row of P):
+    the expectation over edge sets, enumerated (n^n maps)."""
+    import itertools
+
+    n = P.shape[0]
+    out = np.zeros_like(x)
+    for parents in itertools.product(range(n), repeat=n):
+        weight = np.prod(P[np.arange(n), parents])
+        pa = np.array(parents)
+        out += weight * (x[pa] + x[pa[pa]])
+    return out
+
+
+@pytest.mark.parametrize("self_edges", [False, True])
+def test_two_hop_operator_against_the_expectation_over_edge_sets(self_edges):
+    """(P + P²)x is the expectation over edge sets (one parent per node, drawn independently) exactly when no node
+    may be its own parent; with self-edges allowed, as the models' softmax over every token allows, the query that
+    picks itself stays there, and the enumeration differs by P_ii (x_i − (Px)_i): then P + P² is the expectation of a
+    walk that redraws its edge at each step (a Markov chain on P), the reading the chapter states."""
+    n = 5
+    s = _scores((n, n), seed=7).numpy()
+    if not self_edges:
+        s[np.arange(n), np.arange(n)] = -1e4                # exp underflows to 0: no self-edge (inf is refused)
+    P = torch.softmax(torch.from_numpy(s), dim=-1).numpy()
+    x = np.random.default_rng(3).normal(size=(n, 3))
+    operator = mh.hop_operator(torch.from_numpy(s), 2, "paper").numpy()
+    enumerated = _two_hop_by_enumeration(P, x)
+    if not self_edges:
+        np.testing.assert_allclose(operator @ x, enumerated, rtol=0, atol=1e-12)
+    else:
+        gap = np.diag(P)[:, None] * (x - P @ x)
+        np.testing.assert_allclose(operator @ x - enumerated, -gap, rtol=0, atol=1e-12)
+        assert np.abs(gap).max() > 0.05                     # not a rounding difference
