@@ -23,6 +23,12 @@ def run(d, steps=40, transient=10, **extra):
     return {"betas": betas(d), "steps": steps, "transient": transient, **extra}
 
 
+def _one_context():
+    from mfattn.dynamics.basins import random_contexts
+
+    return {k: v[0] for k, v in random_contexts(1, 0).items()}
+
+
 def model():
     from mfattn.dynamics.model import paper_model
 
@@ -93,6 +99,19 @@ SPECS = {
                                        **{**RUN, "domain": {**RUN["domain"], "n_contexts": "int>=1", "points": "int>=1",
                                                             "tol": ">=0"}}),
     Y + "basins:Attractor": Exempt(RESULT),
+    # last-bit perturbed starts (issue 43)
+    Y + "perturbed:last_bit_starts": Spec(lambda d: {"context": _one_context(), "n": d(st.integers(1, 3)),
+                                                     "seed": seed(d)},
+                                          domain={"n": "int>=1", "seed": "int>=0", "ulps": "int>=1"},
+                                          sizes={"n": 10**12}),
+    Y + "perturbed:attractor_census": Spec(lambda d: {"betas": betas(d), "context": _one_context(), "n_starts": 2,
+                                                      "steps": 400, "transient": 100, "points": 64},
+                                           sizes={"n_starts": 10**12, **SIZES},
+                                           **{**RUN, "domain": {**RUN["domain"], "n_starts": "int>=1",
+                                                                "seed": "int>=0", "ulps": "int>=1", "tol": ">0"}}),
+    Y + "perturbed:census_rows": Exempt(STORED),
+    Y + "perturbed:attractor_kind": Exempt(STORED),
+    Y + "perturbed:CensusAttractor": Exempt(RESULT),
     # finite N
     Y + "finite_n:class_sizes": Spec(lambda d: {"model": model(), "N": d(st.integers(3, 50))}, domain={"N": "int>=2"},
                                      skip=("model",)),

@@ -236,7 +236,7 @@ EXPECTED = {"dmft-asymmetric-nonequilibrium": ("reproduced", "robust"),
             "dmft-query-key-control": ("confirmed", "fragile"),   # chaos alone: most chaotic β removed
             "dmft-symmetric-couplings": ("confirmed", "robust"),
             "dmft-route-to-chaos": ("reproduced", "robust"), "dmft-zoom": ("reproduced", "robust"),
-            "dmft-bin-rule": ("reproduced with differences", "fragile"), "dmft-planes": ("reproduced", "robust"),
+            "dmft-bin-rule": ("not reproduced", "fragile"), "dmft-planes": ("reproduced", "robust"),
             "dmft-spectra": ("confirmed", "fragile"), "dmft-memory": ("reproduced", "fragile"),
             "dmft-low-frequency": ("reproduced", "robust"),
             "dmft-finite-n": ("reproduced with differences", "fragile"),

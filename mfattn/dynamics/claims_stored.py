@@ -307,6 +307,8 @@ def _flat(full: dict) -> dict[str, Any]:
         out.update({f"f4_{k}": f4[k] for k in ("lyapunov_windows", "lyapunov_window", "tau_e_windows",
                                                "tau_01_windows", "window_lag", "window_lag_01", "islands",
                                                "spectral") if k in f4})
+    if "census" in s:   # the attractors reached from last-bit copies of the Fig. 4 start (issue 43)
+        out["census"] = s["census"]
     if "finite_n" in s:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],

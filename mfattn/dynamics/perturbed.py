@@ -1,0 +1,165 @@
+"""Which attractors a start reaches when only its last bits change.
+
+Near the breakup of the torus several attractors coexist at one β (an invariant circle, an island chain
+around a locked cycle, a long periodic orbit, chaos). Which one a single run reaches can then depend on
+the rounding of its sums: an independent implementation of the same map, from the same context, can
+land elsewhere. A verdict about "the attractor at β" must therefore rest on the set of attractors that
+starts indistinguishable in floating point reach, with how often each is reached.
+
+:func:`last_bit_starts` makes ``n`` copies of one context, copy 0 unchanged and copy ``k`` with every
+entry ``x`` replaced by ``x·(1 + u·2⁻⁵²)``, ``u`` a random integer in ``[−ulps, ulps]`` (a change of a few
+units in the last place, the size of a different order of summation). :func:`attractor_census` runs
+them all at each β (one batched :func:`mfattn.dynamics.engine.simulate`) and groups the orbits reached
+into attractors with :func:`mfattn.dynamics.basins.same_attractor`, recording per start its period, λ_max,
+island count (:func:`mfattn.dynamics.diagnostics.island_count`) and, given the diagram's scale, the
+paper's bin count of ``m^o_1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..companion.checks import check_grid, check_int, check_real, contract
+from .basins import same_attractor
+from .diagnostics import bin_counts, island_count, orbit_period, stroboscopic_section
+from .engine import simulate
+from .model import MeanFieldModel, paper_model
+
+__all__ = ["last_bit_starts", "attractor_census", "census_rows", "attractor_kind", "CensusAttractor"]
+
+#: Entries of a context that the map reads (the rest of a stored file is ignored).
+_CONTEXT_KEYS = ("mv_window", "mk_window", "mq_window", "att_window")
+
+
+def _context_size(context: Any) -> int:
+    return sum(int(np.size(v)) for v in context.values()) if isinstance(context, Mapping) else 0
+
+
+@contract(n="int:1", seed="int:0", ulps="int:1", alloc=lambda a: [("n", 16 * a["n"] * max(1, _context_size(a["context"])))])
+def last_bit_starts(context: Mapping[str, Any], n: int, seed: int = 0, ulps: int = 4) -> dict[str, np.ndarray]:
+    """``n`` copies of an unbatched ``context`` (keys ``mv_window (L, M)``, ``mk_window (L, M)``,
+    ``att_window (M,)``, optionally ``mq_window (M,)``), batched on a leading axis: copy 0 is the context
+    itself, copy k ≥ 1 has each entry multiplied by ``1 + u·2⁻⁵²`` with ``u`` uniform on the integers of
+    ``[−ulps, ulps]`` (drawn from ``seed``). Returns the batched context, float64."""
+    if not isinstance(context, Mapping):
+        raise TypeError(f"context must be a mapping of arrays (mv_window, mk_window, att_window); "
+                        f"got {type(context).__name__}")
+    missing = {"mv_window", "mk_window", "att_window"} - set(context)
+    if missing:
+        raise ValueError(f"context lacks {sorted(missing)}")
+    rng = np.random.default_rng(seed)
+    out = {}
+    for key in _CONTEXT_KEYS:
+        if key not in context:
+            continue
+        x = np.asarray(context[key], dtype=np.float64)
+        if x.ndim not in (1, 2) or (key.endswith("window") and key[:2] in ("mv", "mk") and x.ndim != 2):
+            raise ValueError(f"context[{key!r}] must be unbatched ((L, M) or (M,)); got shape {x.shape}")
+        if not np.isfinite(x).all():
+            raise ValueError(f"context[{key!r}] contains NaN or inf")
+        u = rng.integers(-ulps, ulps + 1, size=(n,) + x.shape)
+        u[0] = 0
+        out[key] = x[None] * (1.0 + u * np.finfo(np.float64).eps)
+    return out
+
+
+@dataclass
+class CensusAttractor:
+    """One attractor reached at one β: its period (0 = none), the starts that reach it (indices into the
+    batch of :func:`last_bit_starts`; start 0 is the unperturbed context), and per start λ_max, island count
+    and the paper's bin count (None without a scale)."""
+
+    beta: float
+    period: int
+    starts: list[int]
+    lyapunov: list[float]
+    islands: list[int]
+    bins: list[int] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fraction(self) -> float:
+        return len(self.starts) / max(1, self.extra.get("n_starts", len(self.starts)))
+
+
+@contract(betas="reals", n_starts="int:1", steps="int:1", transient="int:0", seed="int:0", ulps="int:1",
+          points="int:1", tol="real:>0", max_y="real:>0?", max_period="int:1",
+          alloc=lambda a: [("n_starts", 8 * 16 * 64 * a["n_starts"] * np.size(a["betas"])),
+                           ("steps", 8 * 16 * (a["steps"] - a["transient"]) * a["n_starts"] * np.size(a["betas"]))])
+def attractor_census(betas, context: Mapping[str, Any], n_starts: int = 32, steps: int = 120_000,
+                     transient: int = 100_000, *, seed: int = 0, ulps: int = 4, points: int = 400, tol: float = 0.02,
+                     max_y: float | None = None, max_period: int = 500, model: MeanFieldModel | None = None,
+                     backend: str = "numpy", device=None) -> list[list[CensusAttractor]]:
+    """The attractors reached at each β from ``n_starts`` last-bit copies of ``context`` (see the module doc).
+
+    One batched run of ``len(betas) × n_starts`` orbits of ``steps`` steps (``transient`` discarded; λ_max over
+    the saved steps). Each orbit's period is searched over its saved steps (up to ``max_period``, tolerance
+    1e-9 as the chapter's diagrams); its stroboscopic section (phase 0, the last ``points`` points) is what
+    :func:`mfattn.dynamics.basins.same_attractor` compares (within ``tol``) and what
+    :func:`mfattn.dynamics.diagnostics.island_count` splits. Returns one list per β, most-reached first.
+    """
+    b = check_grid("betas", betas, minimum=0.0)
+    check_int("points", points, 64)
+    check_real("tol", tol, minimum=0.0, strict=True)
+    model = model or paper_model()
+    L = model.context_size
+    if steps - transient < points * L:
+        raise ValueError(f"steps - transient must hold at least points × L = {points * L} steps; "
+                         f"got {steps - transient}")
+    starts = last_bit_starts(context, n_starts, seed, ulps)
+    grid = np.repeat(b, n_starts)
+    tiled = {k: np.tile(v, (b.size,) + (1,) * (v.ndim - 1)) for k, v in starts.items()}
+    res = simulate(grid, steps, transient, tiled, model=model, backend=backend, device=device, lyapunov=True)
+    period = orbit_period(res.m_o, max_period=max_period)
+    section = stroboscopic_section(res.m_o, L, 0, transient)[:, -points:]
+    counts = bin_counts(res.m_o[:, :, 0], max_y) if max_y is not None else None
+    out = []
+    for i, beta in enumerate(b):
+        idx = list(range(i * n_starts, (i + 1) * n_starts))
+        groups: list[list[int]] = []
+        for j in idx:
+            for g in groups:
+                if same_attractor(section[j], section[g[0]], int(period[j]), int(period[g[0]]), tol):
+                    g.append(j)
+                    break
+            else:
+                groups.append([j])
+        found = [CensusAttractor(float(beta), int(period[g[0]]), [j - idx[0] for j in g],
+                                 [float(res.lyapunov[j]) for j in g],
+                                 [island_count(section[j]) if period[j] == 0 else int(period[j]) for j in g],
+                                 [int(counts[j]) for j in g] if counts is not None else None,
+                                 {"n_starts": n_starts})
+                 for g in groups]
+        out.append(sorted(found, key=lambda a: (-len(a.starts), a.starts[0])))
+    return out
+
+
+def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
+    """The census as JSON rows, one per β: ``{"beta", "n_starts", "attractors": [{"period", "starts",
+    "share", "start0", "lyapunov" [min, max], "islands" (the most common count), "bins" [min, max] or None}]}``
+    (``start0``: whether the unperturbed context reaches it)."""
+    rows = []
+    for found in census:
+        if not found:
+            continue
+        n = found[0].extra.get("n_starts", sum(len(a.starts) for a in found))
+        rows.append({"beta": found[0].beta, "n_starts": int(n), "attractors": [
+            {"period": a.period, "starts": len(a.starts), "share": len(a.starts) / n, "start0": 0 in a.starts,
+             "lyapunov": [min(a.lyapunov), max(a.lyapunov)],
+             "islands": int(np.bincount(np.asarray(a.islands)).argmax()),
+             "bins": [min(a.bins), max(a.bins)] if a.bins is not None else None} for a in found]})
+    return rows
+
+
+def attractor_kind(row: Mapping[str, Any], chaotic_above: float = 1e-3) -> str:
+    """A census row's attractor in words: ``period p``, ``chaotic`` (no period, λ_max above ``chaotic_above``
+    from every start), ``island chain of q`` (no period, the section splits into q > 1 pieces visited in turn)
+    or ``closed curve``."""
+    if row["period"]:
+        return f"period {row['period']}"
+    if min(row["lyapunov"]) > chaotic_above:
+        return "chaotic"
+    return f"island chain of {row['islands']}" if row["islands"] > 1 else "closed curve"
