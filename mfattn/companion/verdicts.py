@@ -238,7 +238,13 @@ class Claim:
             return Decision(NOT_TESTED, None, f"The stored full-profile numbers lack {key} (they predate this "
                             f"claim's rule): {remedy}.", {}, self.how, self.premises({}, None, chapter))
         except Undecidable as why:
-            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", {}, self.how,
+            # The numbers that were measured are still shown (a referee reads what was found even where it cannot
+            # decide the claim); those a rule could not even compute stay out.
+            try:
+                shown = self._numbers(numbers)
+            except (KeyError, Undecidable, TypeError, ValueError, ZeroDivisionError):
+                shown = {}
+            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", shown, self.how,
                             self.premises({}, None, chapter))
         capped = one_unit_cap(spread)(grade)
         if capped != grade:   # one seed or one start, and no reason one suffices

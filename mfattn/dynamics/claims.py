@@ -90,8 +90,35 @@ def _classes(s, p, lt, lc, window=None, bins=False):
     return b, c, lam, per
 
 
+def _from_first_chaos(b, c, lam, per):
+    """Grid steps from the first chaotic β to the first orbit of deep chaos (0 when the first is deep already)."""
+    chaos = np.nonzero(c == lam_.CHAOTIC)[0]
+    with np.errstate(invalid="ignore"):
+        deep = np.nonzero((per == 0) & (lam >= DEEP))[0]
+    return float(deep[0] - chaos[0]) if chaos.size and deep.size else float("inf")
+
+
+def _blip_text(s, p="z"):
+    """The chaotic β before the leap into deep chaos (a blip of weak chaos inside the torus region), in words."""
+    b, c, lam, per = _classes(s, p, lam_.LT, lam_.LC)
+    g = _stages(b, c, lam, per)
+    if not np.isfinite(g["jump"]):
+        return ""
+    m = (b >= g["first_chaos"]) & (b < g["onset"][1])
+    ch = m & (c == lam_.CHAOTIC)
+    if not ch.any():
+        return " The first chaotic β is the leap itself."
+    rest = m & ~ch
+    return (f" Before the leap, {int(ch.sum())} chaotic β (β = {b[ch].min():.5f} to {b[ch].max():.5f}, λ_max "
+            f"{lam[ch].min():.1e} to {lam[ch].max():.1e}: weak chaos) lie among {int((rest & (c == lam_.TORUS)).sum())} "
+            f"tori and {int((rest & ((c == lam_.PERIODIC) | (c == lam_.UNCONVERGED))).sum())} periodic β, "
+            f"{_from_first_chaos(b, c, lam, per):.0f} grid steps from the first chaotic β to deep chaos: a short "
+            "blip of weak chaos inside the torus region, after which the tori resume; lasting chaos begins with the "
+            "leap.")
+
+
 def route_at(lt: float, lc: float, start_share: float, jump: float = JUMP, p: str = "a", window=None,
-             bins: bool = False):
+             bins: bool = False, from_first: bool = False):
     """The paper's order in diagram ``p``: a periodic start (``start_share`` of the β before the first torus), tori
     before chaos; windows of periodic orbits among the chaotic β and an abrupt onset of chaos (λ_max from a quiet
     orbit to deep chaos within ``jump`` grid steps) for "holds"."""
@@ -100,7 +127,8 @@ def route_at(lt: float, lc: float, start_share: float, jump: float = JUMP, p: st
         if (not g["tori"] or not g["chaotic"] or g["start_share"] < start_share
                 or not g["first_torus"] < g["first_chaos"]):
             return "fails"  # no torus, no chaos, no periodic start, or chaos first: not the paper's route
-        return "holds" if g["windows"] > 0 and g["jump"] <= jump else "partly"
+        onset = _from_first_chaos(*_classes(s, p, lt, lc, window, bins)) if from_first else g["jump"]
+        return "holds" if g["windows"] > 0 and onset <= jump else "partly"
     return rule
 
 
@@ -331,7 +359,10 @@ CLAIMS = CLAIMS_COUPLINGS + [
                                     route_at(lam_.LT, lam_.LC, 0.95, p="a", window=ZOOM)),
                         Alternative("without relabelling the stable cycles the period search did not converge to",
                                     "reading", lambda s: route_at(lam_.LT, lam_.LC, 0.95, p="z")(
-                                        {k: v for k, v in s.items() if k != "ns_beta"}))),
+                                        {k: v for k, v in s.items() if k != "ns_beta"})),
+                        Alternative("the onset read at the first chaotic β (a blip of weak chaos inside the torus "
+                                    "region counts as the onset)", "reading",
+                                    route_at(lam_.LT, lam_.LC, 0.95, p="z", from_first=True))),
           spread=Spread("start chain (the zoom's and Fig. 3a's inside the window)", lambda s: _chains(s, ZOOM)),
           how="The rule of dmft-route-to-chaos on the zoom: a period at ≥ 95 % of the β before the first torus, tori "
               "before chaos, an abrupt onset (λ_max from a quiet orbit to ≥ 1e-2 within two grid steps) and periodic "
@@ -341,7 +372,7 @@ CLAIMS = CLAIMS_COUPLINGS + [
               "Fig. 4 only. " + lam_.LAMBDA_HOW + " " + NOT_RUN,
           evidence=("fig-dmft-bifurcation", "fig-dmft-stroboscopic", D + "test_classification_rules",
                     "tests/test_dynamics_rotation.py::test_rotation_number_starts_at_the_neimark_sacker_angle"),
-          note=lambda s: (_route_note(s, "z", "Zoom") + f" The bin rule's first quasi-periodic β is "
+          note=lambda s: (_route_note(s, "z", "Zoom") + _blip_text(s) + f" The bin rule's first quasi-periodic β is "
                           f"{s['z_first_quasi_periodic_beta']:.5f} (a new torus needs a radius of more than 80 bins). "
                           "Every β starts from our own β = 1.28 context (a token run's final context), not the paper's "
                           "stored one. One orbit per β (the grid step 1e-5 is the resolution). " + NOT_RUN_SHORT),

@@ -52,6 +52,38 @@ def _seeds(s, pair: str, counts=("nontrivial",)) -> list[tuple[int, float, float
     return out
 
 
+def _forbidden_mask(period, lam, counts=("nontrivial",), L: int = 4, tol: float = 1e-3) -> np.ndarray:
+    """Per β, whether the orbit is of a kind in ``counts`` (the kinds of
+    :func:`~mfattn.dynamics.verdict_numbers.attractor_kinds`: tori, chaotic, long periods; nontrivial = all three)."""
+    period, lam = np.asarray(period), np.asarray(lam, dtype=np.float64)
+    allowed = [d for d in range(1, 2 * L + 1) if (2 * L) % d == 0 and (d <= 2 or L % d == 0)]
+    kinds = {"tori": (period == 0) & (np.abs(lam) <= tol), "chaotic": (period == 0) & (lam > tol),
+             "long periods": (period > 0) & ~np.isin(period, allowed)}
+    want = ("tori", "chaotic", "long periods") if "nontrivial" in counts else counts
+    return np.logical_or.reduce([kinds[k] for k in want])
+
+
+def _seeds_same_beta(s, pair: str, counts=("nontrivial",)) -> list[tuple[int, float, float]] | None:
+    """As :func:`_seeds`, but ``kept`` counts the paper model's β (of the kinds in ``counts``) at which the control
+    has a forbidden orbit of any kind at the same β: the same orbits, not a ratio of counts over different β. None
+    where a seed's per-β arrays are not stored."""
+    out = []
+    for seed in SEEDS:
+        p, c = _key(seed, "paper"), _key(seed, pair)
+        if seed > 1 and f"{c}_nontrivial" not in s:
+            continue
+        if any(f"{k}_{x}" not in s for k in (p, c) for x in ("betas", "period", "lyapunov")):
+            return None
+        bp, bc = (np.round(np.asarray(s[f"{k}_betas"], dtype=np.float64), 9) for k in (p, c))
+        if bp.shape != bc.shape or not (bp == bc).all():
+            return None
+        mp = _forbidden_mask(s[f"{p}_period"], s[f"{p}_lyapunov"], counts)
+        mc = _forbidden_mask(s[f"{c}_period"], s[f"{c}_lyapunov"])
+        if mp.any():
+            out.append((seed, float(mp.sum()), float((mp & mc).sum())))
+    return out
+
+
 # --- the paper's reading: its model is out of equilibrium ----------------------------------------------------------
 
 def _diagram_kinds(s, lt=lam_.LT, lc=lam_.LC) -> dict[str, list[int]]:
@@ -109,12 +141,13 @@ def _noneq_note(s):
 
 # --- our controls: a share of the paper model's forbidden orbits kept ------------------------------------------------
 
-def kept_at(survive: float, pair: str = "qk", counts=("nontrivial",)):
+def kept_at(survive: float, pair: str = "qk", counts=("nontrivial",), same_beta: bool = True):
     """Ours: symmetrising ``pair`` keeps the paper model's forbidden orbits. Per seed with some: a ``survive`` share
     of them or more kept holds, some kept partly, none kept fails; over seeds: all hold holds, all fail fails,
-    otherwise partly."""
+    otherwise partly. ``same_beta``: kept means a forbidden orbit of the control at the same β (where the per-β
+    arrays are stored); else the ratio of the two counts over the grid."""
     def rule(s):
-        units = _seeds(s, pair, counts)
+        units = (_seeds_same_beta(s, pair, counts) if same_beta else None) or _seeds(s, pair, counts)
         if not units:
             raise Undecidable("no stored weight seed's paper model has such orbits: nothing to keep or remove")
         grades = {"holds" if kept >= survive * paper else "partly" if kept > 0 else "fails" for _, paper, kept in units}
@@ -145,6 +178,32 @@ def _other_direction(s):
     if paper == 0:
         raise Undecidable("the paper's model has no forbidden orbit on the β of the W^o := W^v control")
     return "holds" if kept == 0 else "partly" if kept < 0.5 * paper else "fails"
+
+
+def _chaos_only(s) -> dict:
+    """The query-key control's chaotic β counted only where the paper model is chaotic at the same β (per seed,
+    where the per-β arrays are stored): chaos kept as chaos."""
+    out = {}
+    for seed in SEEDS:
+        p, c = _key(seed, "paper"), _key(seed, "qk")
+        if all(f"{k}_{x}" in s for k in (p, c) for x in ("period", "lyapunov")):
+            both = (_forbidden_mask(s[f"{p}_period"], s[f"{p}_lyapunov"], ("chaotic",))
+                    & _forbidden_mask(s[f"{c}_period"], s[f"{c}_lyapunov"], ("chaotic",)))
+            out[f"{c}_chaotic"] = int(both.sum())
+    return out
+
+
+def _same_beta_text(s, pair="qk"):
+    units = _seeds_same_beta(s, pair)
+    if not units:
+        return ""
+    chaos = _seeds_same_beta(s, pair, ("chaotic",)) or []
+    both = _chaos_only(s)
+    parts = [f"seed {seed}: {kept:.0f} of {paper:.0f}" for seed, paper, kept in units]
+    parts_c = [f"seed {seed}: {kept:.0f} of {paper:.0f} (chaotic there too: {both.get(_key(seed, pair) + '_chaotic', '?')})"
+               for seed, paper, kept in chaos]
+    return (" At the same β (the same orbits, not a ratio of counts): of the paper model's β with a forbidden orbit "
+            "the control has one at " + ", ".join(parts) + "; of its chaotic β, " + ", ".join(parts_c) + ".")
 
 
 def _kept_share(s, pair, seed=1, counts=("nontrivial",)):
@@ -211,7 +270,7 @@ CLAIMS_COUPLINGS = [
     Claim("dmft-asymmetric-nonequilibrium", f"{PAPER}, §1 (Eqs. 1-3) and §4.1", "Attention is studied as an "
           "asymmetric Hopfield network (the query-key couplings may differ, W^k ≠ W^q), and as asymmetric random "
           "couplings do, the paper's model is out of equilibrium: its attractors include quasi-periodic tori and "
-          "chaos, which a symmetric coupling forbids", quote=QUOTES["dmft-asymmetric-nonequilibrium"],
+          "chaos", quote=QUOTES["dmft-asymmetric-nonequilibrium"],
           reading="the text's: §1's sentence is background on a bipartite Hopfield network fed back into itself, and "
                   "the paper studies attention as such an asymmetric network; it does not say that W^k ≠ W^q is what "
                   "makes the chaos of its model (W^k := W^q is ours: dmft-query-key-control). 'Order-disorder "
@@ -224,9 +283,13 @@ CLAIMS_COUPLINGS = [
                         Alternative("the symmetric control's own sweep of the paper's model (401 β from the token, "
                                     "tori and chaos by |λ| ≤ 1e-3)", "unit", _control_sweep)),
           spread=Spread("start chain (Fig. 3a's and the zoom's; the paper's weight seed)", _diagram_kinds),
-          how="Holds if the paper's model has both tori and chaotic orbits (the attractors of a non-equilibrium "
-              "steady state that a symmetric coupling forbids); with differences if it has one of the two kinds; "
-              "not reproduced if neither. The text's sentence also names order-disorder transitions, which no "
+          how="Holds if the paper's model has both tori and chaotic orbits (attractors of a non-equilibrium "
+              "steady state); with differences if it has one of the two kinds; not reproduced if neither. The claim "
+              "is what the paper's model shows; it does not say, and this rule does not test, that a symmetric "
+              "coupling forbids tori and chaos: for a Hopfield network with symmetric couplings and parallel "
+              "updates that is a theorem (fixed points and 2-cycles only), for this map with softmax attention over "
+              "a window it is a premise, tested by the symmetric controls (dmft-symmetric-couplings, "
+              "dmft-query-key-control). The text's sentence also names order-disorder transitions, which no "
               "number here tests. " + lam_.LAMBDA_HOW,
           evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_orbit_at_beta3_has_period_24"),
           note=_noneq_note,
@@ -249,13 +312,17 @@ CLAIMS_COUPLINGS = [
                                      "removes; every stored share lies more than two counting noises (2/√count; "
                                      "the further seeds count only 22 and 32 such orbits) from one half"),),
           alternatives=(Alternative("chaos only (the §1 sentence names chaotic dynamics, 混沌): the share of the "
-                                    "paper model's chaotic β the control keeps", "statistic",
-                                    kept_at(0.5, "qk", ("chaotic",))),
+                                    "paper model's chaotic β at which the control is chaotic too", "statistic",
+                                    lambda s: kept_at(0.5, "qk", ("chaotic",), same_beta=False)(
+                                        {**s, **_chaos_only(s)})),
+                        Alternative("the ratio of the two counts over the grid (different β may be counted)",
+                                    "statistic", kept_at(0.5, "qk", same_beta=False)),
                         Alternative("tori and chaos (periods not dividing 2L not counted)", "statistic",
                                     kept_at(0.5, "qk", ("tori", "chaotic")))),
           spread=Spread("weight seed with forbidden orbits (the paper's and the next three)", _per_seed("qk")),
           how="Ours: the paper does not propose this control. Per weight seed whose paper model has forbidden orbits: "
-              "holds if W^k := W^q keeps half of them or more (then the query-key asymmetry is not what makes them), "
+              "holds if W^k := W^q keeps half of them or more, at the same β (then the query-key asymmetry is not "
+              "what makes them), "
               "with differences if it keeps some but fewer than half, refuted if it removes them all; over seeds, "
               "confirmed if every seed holds, refuted if every seed removes them, otherwise with differences. By "
               "kind the control keeps most orbits as tori and long periods but few chaotic ones: on chaos alone it "
@@ -265,7 +332,8 @@ CLAIMS_COUPLINGS = [
                           f"{_kept_share(s, 'qk'):.0%} of the forbidden orbits kept, "
                           f"{_kept_share(s, 'qk', counts=('chaotic',)):.0%} of the chaotic β, "
                           f"{_kept_share(s, 'qk', counts=('tori', 'chaotic')):.0%} of tori and chaos together. "
-                          + _other_seeds(s, ("paper", "qk")) + " One orbit per β and model, from the token."),
+                          + _other_seeds(s, ("paper", "qk")) + _same_beta_text(s)
+                          + " One orbit per β and model, from the token."),
           numbers=lambda s: {"paper: betas with forbidden orbits": s["sym_paper_nontrivial"],
                              "query-key symmetric: betas with forbidden orbits": s["sym_qk_nontrivial"],
                              "paper: chaotic betas": s["sym_paper_chaotic"],
