@@ -254,7 +254,7 @@ for _name in ("number", "needs", "identity_and", "identity_premises", "identity_
               "band_is_empty"):
     SPECS[S + "claims_rules:" + _name] = Exempt(STORED)
 for _name in ("chapter_values", "enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values",
-              "pc_values"):
+              "pc_values", "pc_restarts"):
     SPECS[S + "unit_values:" + _name] = Exempt(STORED)
 # chapter 5's verdict premises (issue 42): per-unit values beside the stored means, read back by the rules
 for _name in ("elbo_gradients", "per_unit_values"):

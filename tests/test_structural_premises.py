@@ -314,3 +314,24 @@ def test_claims_the_text_does_not_make_as_stated_are_ours_or_reworded():
     assert "Laplace" not in CLAIMS["structural-gradient-expectation"].claim
     assert "weighted mean" not in CLAIMS["structural-slot-attention"].claim   # the paper's update has no division
     assert {"paper's", "Locatello"} <= set(CLAIMS["structural-slot-attention"].reading.replace("et al.'s", "").split())
+
+
+def test_predictive_coding_restarts_report_every_start_and_the_rule_reads_the_worst():
+    """Issue 42 re-check ("one start"): the fixed point from random starts committed to a random synapse; the rule
+    reads the worst stored start, so one start that misses more often than one in ten moves the verdict."""
+    import torch
+    from mfattn.structural import predictive_coding, unit_values
+    from mfattn.structural.claims_iterative import _pc_every_start
+    g = torch.Generator().manual_seed(3)
+    pb = predictive_coding.make_problem(200, 8, 5, 6, generator=g)
+    fixed = predictive_coding.infer(pb, method="fixed_point", steps=30)
+    out = unit_values.pc_restarts(pb, fixed, 30, 1.0, 1.0, torch.Generator().manual_seed(4), starts=3)
+    assert len(out["pc_starts_acc"]) == len(out["pc_starts_same"]) == 3
+    assert all(0.0 <= a <= 1.0 for a in out["pc_starts_acc"] + out["pc_starts_same"])
+    assert out["pc_starts_rise"] < 1e-12                 # the CCCP step never raises F, from any start
+    base = {"pc_rise": 1e-16, "pc_acc_fixed": 0.95, "pc_roundoff": 1e-16}
+    rule = _pc_every_start(1e-12, 1e-6, 0.9, 0.5)
+    assert rule(base) == "holds"                                                   # no restarts stored
+    assert rule({**base, "pc_starts_acc": [0.97, 0.93], "pc_starts_rise": 0.0}) == "holds"
+    assert rule({**base, "pc_starts_acc": [0.97, 0.89], "pc_starts_rise": 0.0}) == "partly"
+    assert rule({**base, "pc_starts_acc": [0.97, 0.95], "pc_starts_rise": 1e-3}) == "fails"

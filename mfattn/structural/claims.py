@@ -184,6 +184,8 @@ def _derived_structural(s: dict[str, Any], sizes: dict[str, Any]) -> dict[str, A
         for j in (1, 2):
             out.update({f"pc_noise_{j}": s["pc_noise_levels"][j], f"pc_acc_noise_{j}": s["pc_acc_fixed_by_noise"][j],
                         f"pc_oracle_noise_{j}": s["pc_acc_oracle_by_noise"][j]})
+    from .claims_iterative import _pc_starts_text   # (imported here: claims_iterative reads this module's helpers)
+    out["pc_starts_text"] = _pc_starts_text({**s, **out})
     return out
 
 

@@ -28,7 +28,7 @@ import torch
 from . import edges, hopfield, predictive_coding, slots
 
 __all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "paper_slot_comparison",
-           "pc_values", "chapter_values"]
+           "pc_values", "pc_restarts", "chapter_values"]
 
 LD = np.longdouble
 
@@ -263,7 +263,33 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
     return {"pc_found_fixed": [int(b) for b in found], "pc_acc_grad": acc_grad, "pc_acc_oracle": ceiling[0],
             "pc_noise_levels": [float(v) for v in noise_levels], "pc_acc_fixed_by_noise": by_noise,
             "pc_acc_oracle_by_noise": ceiling,
-            "pc_roundoff": float((np.abs(f64 - fld) / np.maximum(np.abs(fld), 1)).max())}
+            "pc_roundoff": float((np.abs(f64 - fld) / np.maximum(np.abs(fld), 1)).max()),
+            **pc_restarts(problem, fixed, steps, pi, pi_y, generator)}
+
+
+def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, generator: torch.Generator,
+                starts: int = 8) -> dict:
+    """The fixed point (CCCP) from ``starts`` other starts than zero: each instance starts at a parent's prediction
+    drawn at random (a start committed to a synapse, right with chance 1/n) plus Gaussian noise of the predictions'
+    own spread. Per start: ``pc_starts_acc`` (active synapse found), ``pc_starts_same`` (share of instances whose
+    final F lies within 1e-9 (relative to max(|F|, 1)) of the zero start's: the same fixed point) and
+    ``pc_starts_rise`` (the largest rise of F along any path, relative as above). One start selecting the synapse
+    does not show that the dynamics do, wherever they start."""
+    mu, active = problem["mu"], problem["active"]
+    T, n, d = mu.shape
+    f_zero = fixed["free_energy"][-1]
+    acc, same, rise = [], [], 0.0
+    scale = float(mu.std())
+    for _ in range(starts):
+        pick = torch.randint(n, (T,), generator=generator)
+        x0 = mu[torch.arange(T), pick] + scale * torch.randn(T, d, generator=generator, dtype=mu.dtype)
+        res = predictive_coding.infer(problem, method="fixed_point", steps=steps, pi=pi, pi_y=pi_y, x0=x0)
+        f = res["free_energy"]
+        norm = torch.clamp(f.abs(), min=1.0)
+        rise = max(rise, float(((f[1:] - f[:-1]) / norm[:-1]).max()))
+        acc.append((res["weights"].argmax(-1) == active).double().mean().item())
+        same.append(((f[-1] - f_zero).abs() / torch.clamp(f_zero.abs(), min=1.0) < 1e-9).double().mean().item())
+    return {"pc_starts_acc": acc, "pc_starts_same": same, "pc_starts_rise": rise}
 
 
 def chapter_values(enum: dict, enum_beta: float, hop_sizes: dict, sl: dict, slot_sizes: dict, mu_forms: torch.Tensor,
