@@ -401,3 +401,19 @@ def test_the_query_key_control_keeps_orbits_at_the_same_beta_not_a_ratio_of_coun
     assert cc.kept_at(0.5, "qk")(s) == "fails"                      # at the same β: none kept
     s["sym_qk_period"] = paper_per                                   # the same β: all kept
     assert cc.kept_at(0.5, "qk")(s) == "holds"
+
+
+def test_the_spectrum_torus_half_is_decided_on_the_per_beta_spectrum():
+    """Issue 43 item 10: with the spectrum stored per β, the torus half (|λ1| ≤ TOL > −TOL > λ2 past the crossing,
+    before clear chaos) decides; without a torus β the breakdown alone is with differences."""
+    from mfattn.dynamics.claims_beyond import spectrum_at, torus_betas
+    b = [1.24, 1.245, 1.25, 1.26, 1.27]
+    spec = [[-0.01, -0.02], [2e-5, -0.004], [-1e-5, -0.003], [0.05, -0.01], [0.15, -0.02]]
+    s = {"lam1_max": 0.15, "lam2_max": -0.003, "spectrum_betas": b, "spectrum": spec, "ns_beta": 1.243}
+    assert list(torus_betas(s)) == [1.245, 1.25]
+    rule = spectrum_at(1e-3, 1e-2)
+    assert rule(s) == "holds"
+    flat = {**s, "spectrum": [[r[0], -5e-4] if abs(r[0]) < 1e-3 else r for r in spec]}   # λ2 not told from 0
+    assert list(torus_betas(flat)) == [] and rule(flat) == "partly"
+    assert rule({"lam1_max": 0.15, "lam2_max": -0.003}) == "holds"                    # maxima only: the old rule
+    assert rule({**s, "ns_beta": 1.255}) == "partly"                                  # no torus past the crossing

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..companion import verdicts
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim
+from ..companion.verdicts import Claim, Undecidable
 from . import claims_lambda as lam_
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SHARED_SLOPE, SLOPE_HOW, beyond_full_numbers, glue_values, \
     ledger_safe, plateau_summary, record_beyond, slope_rule, slope_thresholds
@@ -96,6 +96,36 @@ def _from_first_chaos(b, c, lam, per):
     with np.errstate(invalid="ignore"):
         deep = np.nonzero((per == 0) & (lam >= DEEP))[0]
     return float(deep[0] - chaos[0]) if chaos.size and deep.size else float("inf")
+
+
+def _long_route(s):
+    """The route on Fig. 3a at the text's run length (1.2·10⁶ steps, 10⁶ discarded), where it is stored."""
+    if "l_orbit_arrays" not in s:
+        raise Undecidable("Fig. 3a at the text's run length is not stored")
+    return route_at(lam_.LT, lam_.LC, 0.95, p="l")(s)
+
+
+def _long_text(s):
+    """Fig. 3a at the text's run length against the stored 1.2·10⁵-step diagram, β by β, in words."""
+    if "l_orbit_arrays" not in s:
+        return ""
+    bl, laml, perl = lam_.orbits(s, "l")
+    ba, lama, pera = lam_.orbits(s, "a")
+    if bl.shape != ba.shape or not np.allclose(bl, ba):
+        return ""
+    kind = lambda lam, per: np.where(per > 0, 0, np.where(lam > 1e-3, 2, 1))  # noqa: E731
+    ka, kl = kind(lama, pera), kind(laml, perl)
+    moved = ka != kl
+    names = ("a period", "no period, λ_max ≤ 1e-3", "no period, λ_max > 1e-3")
+    flows = {}
+    for i, j in zip(ka[moved], kl[moved]):
+        flows[(int(i), int(j))] = flows.get((int(i), int(j)), 0) + 1
+    g = _stages(*_classes(s, "l", lam_.LT, lam_.LC))
+    return (f" At the text's run length ({s['long_steps']:.1e} steps, {s['long_transient']:.0e} discarded) Fig. 3a "
+            f"keeps the kind of orbit at {int((~moved).sum())} of {bl.size} β"
+            + (": " + ", ".join(f"{n} from {names[i]} to {names[j]}" for (i, j), n in sorted(flows.items()))
+               if flows else "") + f"; there the first torus is at β = {g['first_torus']:.5f}, chaos from "
+            f"β = {g['first_chaos']:.5f}, and the route's verdict is {_long_route(s)}.")
 
 
 def _blip_text(s, p="z"):
@@ -321,7 +351,9 @@ CLAIMS = CLAIMS_COUPLINGS + [
           alternatives=(Alternative("the paper's own classifier (its bin count: < 80 periodic, < 2500 quasi-periodic)",
                                     "statistic", route_at(lam_.LT, lam_.LC, 0.95, bins=True)),
                         Alternative("the zoom's start chain over [1.24, 1.28]", "unit",
-                                    route_at(lam_.LT, lam_.LC, 0.95, p="z"))),
+                                    route_at(lam_.LT, lam_.LC, 0.95, p="z")),
+                        Alternative("the text's run length for Fig. 3a (1.2·10⁶ steps, 10⁶ discarded)", "unit",
+                                    _long_route)),
           spread=Spread("start chain (Fig. 3a's and the zoom's; the paper's one weight seed)", _chains),
           how="Holds if the stages come in the paper's order: a period at ≥ 95 % of the β before the first torus, tori "
               "before chaos, chaos setting in abruptly (λ_max leaps from a quiet orbit, periodic or a torus, to deep "
@@ -335,7 +367,7 @@ CLAIMS = CLAIMS_COUPLINGS + [
           note=lambda s: (_route_note(s, "a", "Fig. 3a") + f" Past β = {LATE:g} a period is found at "
                           f"{s['a_late_share']:.0%} of the β (ours: the text says nothing of large β). One orbit per "
                           "β, one weight seed (the paper's own: it shows one initialisation); the zoom's chain shows "
-                          "the same stages. " + NOT_RUN_SHORT),
+                          "the same stages." + _long_text(s) + " " + NOT_RUN_SHORT),
           numbers=lambda s: {"first torus beta": _stages_of(s, "a")["first_torus"],
                              "first chaotic beta": _stages_of(s, "a")["first_chaos"],
                              "grid steps from a quiet orbit to deep chaos": _stages_of(s, "a")["jump"],

@@ -16,6 +16,8 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from ..companion import verdicts
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim
@@ -92,12 +94,29 @@ def neimark_sacker_at(angle_tol: float):
     return rule
 
 
+def torus_betas(s, tol: float = TOL) -> np.ndarray:
+    """The β of the stored per-β spectrum where it shows a torus: past the Neimark-Sacker crossing and before the
+    first clearly chaotic β (λ1 > 1e-2), |λ1| ≤ ``tol`` (a zero exponent) and λ2 < −``tol`` (attracting)."""
+    b = np.asarray(s["spectrum_betas"], dtype=np.float64)
+    spec = np.asarray(s["spectrum"], dtype=np.float64)
+    chaos = np.nonzero(spec[:, 0] > 1e-2)[0]
+    before = np.arange(b.size) < (chaos[0] if chaos.size else b.size)
+    ns = s.get("ns_beta")
+    after = b > ns if ns is not None else np.ones(b.size, dtype=bool)
+    return b[before & after & (np.abs(spec[:, 0]) <= tol) & (spec[:, 1] < -tol)]
+
+
 def spectrum_at(tol: float, hyper: float):
+    """The breakdown half (λ1 above ``tol`` somewhere, λ2 never above it; λ2 above ``hyper``: hyperchaos) and, where
+    the spectrum is stored per β, the torus half (:func:`torus_betas` not empty)."""
     def rule(s):
         lam1, lam2 = _known(s, "lam1_max", "lam2_max")  # λ2 is None where one exponent only is stored
         if lam1 <= tol or lam2 > hyper:
             return "fails"
-        return "holds" if lam2 <= tol else "partly"
+        grade = "holds" if lam2 <= tol else "partly"
+        if "spectrum" in s and not torus_betas(s, tol).size:
+            return "partly"      # the breakdown without a torus before it: half the claim
+        return grade
     return rule
 
 
@@ -179,14 +198,35 @@ def basins_at(min_basin: float, unmeasured_ok: bool = False):
     return rule
 
 
+def _on_torus(s, k: int) -> list[float]:
+    b = np.asarray(s["spectrum_betas"], dtype=np.float64)
+    on = np.isin(b, torus_betas(s))
+    return [float(v) for v in np.asarray(s["spectrum"], dtype=np.float64)[on, k]]
+
+
+def _torus_text(s) -> str:
+    if "spectrum" not in s:
+        return ("Only each exponent's maximum over the grid is stored (one run); the torus half (λ1 = 0 > λ2 at one "
+                "β) is shown by the figure, not by stored numbers.")
+    on = torus_betas(s)
+    if not on.size:
+        return "No β of the stored spectrum shows a torus (|λ1| ≤ 1e-3 > −1e-3 > λ2) before the first clear chaos."
+    l1, l2 = _on_torus(s, 0), _on_torus(s, 1)
+    return (f"The torus: at {on.size} β from {on.min():.5f} to {on.max():.5f} (past the Neimark-Sacker crossing, "
+            f"before the first β with λ1 > 1e-2) |λ1| ≤ {max(map(abs, l1)):.1e} and λ2 from {min(l2):.1e} to "
+            f"{max(l2):.1e}.")
+
+
 SPECTRUM_HOW = ("Resolution TOL = 1e-3: each exponent is a mean of log growth over the 10⁴ saved steps of the spectrum "
                 "run (30000 − 20000), so a zero exponent (the torus) reads its bounded log growth over 10⁴ steps: the "
                 "stored tori's log growth reaches 2.3 (the zoom's torus interval), 2.3e-4 at 10⁴ steps, a quarter of "
                 "TOL. Holds if λ1 exceeds TOL somewhere on the zoom's grid (the breakdown into chaos) while λ2 never "
                 "does (at most one unstable direction, as when a torus breaks); λ2 between TOL and 1e-2 (a second "
                 "direction not told apart from zero): with differences; no λ1 above TOL, or λ2 above 1e-2 "
-                "(hyperchaos, not the breakdown of a torus): refuted. Only the maxima over the grid are stored, so the "
-                "torus half (λ1 = 0 > λ2 at one β) is not decided by stored numbers.")
+                "(hyperchaos, not the breakdown of a torus): refuted. The torus half is decided on the spectrum stored per "
+                "β: some β past the Neimark-Sacker crossing and before the first clearly chaotic β (λ1 > 1e-2) with "
+                "|λ1| ≤ TOL and λ2 < −TOL, else with differences (a spectrum stored as its maxima only cannot decide "
+                "that half).")
 
 
 def _spectrum_check(s):
@@ -279,15 +319,15 @@ BEYOND = [
                                 noise=guarded(lambda s: lam_.torus_log_growth(s) / 1e4)),
                       Threshold("hyper", 10 * TOL, "convention", "a second exponent ten times the resolution is a "
                                 "second unstable direction (hyperchaos), not the breakdown of a torus")),
-          spread=Spread("run (one spectrum per β; only each exponent's maximum over the grid is stored)",
-                        lambda s: {"largest lambda1": [s["lam1_max"]], "largest lambda2": [s["lam2_max"]]}),
+          spread=Spread("β on the torus (per-β spectrum; one spectrum per β)",
+                        lambda s: ({"lambda1 on the torus": _on_torus(s, 0), "lambda2 on the torus": _on_torus(s, 1)}
+                                   if "spectrum" in s else
+                                   {"largest lambda1": [s["lam1_max"]], "largest lambda2": [s["lam2_max"]]})),
           how=SPECTRUM_HOW,
           evidence=("fig-dmft-floquet", t("lyapunov", "test_spectrum_sums_to_mean_log_det"),
                     t("lyapunov", "test_largest_exponent_is_engine_lambda_max")),
           note=lambda s: (f"Over the spectrum's β grid λ1 reaches {s['lam1_max']:+.3f} and λ2 never exceeds "
-                          f"{s['lam2_max']:+.1e}. Only each exponent's maximum over the grid is stored (one run, no "
-                          "window-to-window spread); the torus half (λ1 = 0 > λ2 at one β) is shown by the figure, "
-                          "not by stored numbers."),
+                          f"{s['lam2_max']:+.1e}. " + _torus_text(s)),
           numbers=lambda s: {"max lambda1 over the grid": s["lam1_max"], "max lambda2 over the grid": s["lam2_max"],
                              "exponents computed": s["spectrum_k"]},
           examples={"holds": {"lam1_max": 0.15, "lam2_max": 9e-4}, "partly": {"lam1_max": 0.15, "lam2_max": 1.1e-3},
