@@ -40,6 +40,9 @@ FULL_GLUE = {
     "slot_ari_slots": "{:.2f}",
     "slot_ari_hopfield": "{:.2f}",
     "pc_acc_fixed": "{:.2f}",
+    "pc_starts_min": "{:.3f}",
+    "pc_starts_max": "{:.3f}",
+    "pc_starts_same_min": "{:.2f}",
     "keynorm_gap_raw": "{:.2f}",
     "mask_max_error": "{:.0e}",
     "slot_forms_norm_paper": "{:.0f}",
@@ -186,6 +189,9 @@ def _derived_structural(s: dict[str, Any], sizes: dict[str, Any]) -> dict[str, A
                         f"pc_oracle_noise_{j}": s["pc_acc_oracle_by_noise"][j]})
     from .claims_iterative import _pc_starts_text   # (imported here: claims_iterative reads this module's helpers)
     out["pc_starts_text"] = _pc_starts_text({**s, **out})
+    if "pc_starts_acc" in s:
+        out.update(pc_starts_min=min(s["pc_starts_acc"]), pc_starts_max=max(s["pc_starts_acc"]),
+                   pc_starts_same_min=min(s["pc_starts_same"]))
     return out
 
 
