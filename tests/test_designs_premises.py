@@ -283,3 +283,20 @@ def test_the_code_count_reaches_full_attention_at_d_10():
     assert s["ref_code_ops_10_10"] > 1 and s["ref_code_ops_10_25"] > 1 and max(s[f"ref_code_ops_50_{p}"] for p in PS) < 1
     alt = next(a for a in CLAIMS["designs-expanding-operations"].alternatives if "d = 10 and 50" in a.name)
     assert alt.rule(s) == "fails"
+
+
+def test_cavi_from_several_starts_can_end_at_different_fixed_points():
+    """Issue 42 item 5: CAVI's fixed point is not unique. From the hyper-prior's first window and from other first
+    windows the same score vectors can end at different horizons; every start ends at a fixed point (a further
+    sweep moves nothing), and the ELBO gap of the hyper-prior start is never negative."""
+    import torch
+    from mfattn.structural.cavi_starts import cavi_start_dependence
+    s = torch.randn(32, 50, generator=torch.Generator().manual_seed(8), dtype=torch.float64) * 2
+    out = cavi_start_dependence(s)
+    assert len(out["cavi_start_horizons"]) == 4 and all(len(h) == 32 for h in out["cavi_start_horizons"])
+    assert 0.0 < out["cavi_start_share"] < 1.0                  # some vectors have several fixed points, some one
+    assert min(out["cavi_start_elbo_gap"]) >= 0.0 and max(out["cavi_start_elbo_gap"]) > 0.0
+    one = [i for i, n in enumerate(out["cavi_start_distinct"]) if n == 1]
+    assert all(out["cavi_start_elbo_range"][i] < 1e-6 for i in one)   # one end point: one ELBO
+    with pytest.raises(ValueError, match="first_windows"):
+        cavi_start_dependence(s, first_windows=[1])
