@@ -364,7 +364,7 @@ def test_multihop_rule_pools_per_seed_differences_against_the_controls():
     its output doubled, and the normalised multi-hop must beat one-layer; seeds that disagree in sign, or a control
     that does exactly as well, leave it inconclusive (with differences, not refuted); a control resolved as better
     than multi-hop refutes it."""
-    from mfattn.structural import claims
+    from mfattn.structural import claims, claims_summary
 
     claim = next(c for c in verdicts.declared("designs") if c.id == "designs-multihop-ordering")
     base = {"seeds": 3, "steps": 100, "gap_closed": 0.6}
@@ -378,11 +378,11 @@ def test_multihop_rule_pools_per_seed_differences_against_the_controls():
     for summary, verdict in ((agree, "reproduced"), (split, "reproduced with differences"),
                              (scale_only, "reproduced with differences"), (norm_fails, "reproduced with differences"),
                              (scale_wins, "not reproduced"), (norm_loses, "not reproduced")):
-        numbers = {**summary, **claims._derived(summary, "designs")}
+        numbers = {**summary, **claims_summary._derived(summary, "designs")}
         d = claim.decide(numbers)
         assert d.verdict == verdict and "pooled over 3 seeds" in d.note, (verdict, d)
     with pytest.raises(ValueError, match="pair at least two seeds"):
-        claims._pooled_gap({"nmse_one_seeds": [1.0], "nmse_multi_seeds": [0.5]}, "")
+        claims_summary._pooled_gap({"nmse_one_seeds": [1.0], "nmse_multi_seeds": [0.5]}, "")
 
 
 @pytest.mark.parametrize("fast", [False, True], ids=["code-arithmetic", "token-major"])

@@ -111,7 +111,7 @@ def test_new_verdicts_read_their_keys_from_the_full_summary(monkeypatch):
     """The six verdicts of issue 12 are decided from the summary keys the chapter's full run writes, a summary
     stored before those keys existed gives 'not tested' with the reason (not a KeyError), and each rule reaches
     'not reproduced' when its identity breaks."""
-    from mfattn.structural import claims
+    from mfattn.structural import claims, claims_summary
 
     new_ids = {"structural-gradient-expectation", "structural-key-norm", "structural-graph-mask",
                "structural-slot-update-form", "structural-binary-edges", "structural-temperature-positions"}
@@ -134,7 +134,7 @@ def test_new_verdicts_read_their_keys_from_the_full_summary(monkeypatch):
             self.got[claim_id] = (verdict, note)
 
     def decide(summary):
-        monkeypatch.setattr(claims, "full_numbers", lambda root, chapter, s=summary: s)
+        monkeypatch.setattr(claims_summary, "full_numbers", lambda root, chapter, s=summary: s)
         run = Run()
         claims.record(run, None, "structural")
         return run.got

@@ -18,10 +18,10 @@ import numpy as np
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim, Undecidable
 
-from . import claims as _claims
+from . import claims_summary as _claims
 from . import claims_designs_expanding as X
 from . import claims_designs_multihop as M
-from .claims import PAPER, TM, number
+from .claims_rules import PAPER, TM, number
 from .claims_designs_fig3 import EXPANDING
 from .claims_designs_numbers import designs_derived, per_array
 

@@ -12,7 +12,7 @@ from mfattn.companion.premises import Threshold
 from mfattn.companion.verdicts import Undecidable
 
 from . import claims_designs_expanding as X
-from .claims import number
+from .claims_rules import number
 from .claims_designs_numbers import DIMS, PS, per_array
 
 def steps_check(key):

@@ -21,7 +21,7 @@ import numpy as np
 from mfattn.companion import stats
 from mfattn.companion.verdicts import Undecidable
 
-from .claims import number
+from .claims_rules import number
 from .claims_designs_numbers import DIMS, PS, per_seed
 
 #: No public API: the rules' helpers of :mod:`.claims_designs_fig3`, called through the module.

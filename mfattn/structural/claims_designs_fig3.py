@@ -13,7 +13,7 @@ from mfattn.companion.verdicts import Claim
 
 from . import claims_designs_checks as C
 from . import claims_designs_expanding as X
-from .claims import PAPER, TX, number
+from .claims_rules import PAPER, TX, number
 from .claims_designs_numbers import DIMS, PS, per_array
 
 __all__ = ["EXPANDING"]

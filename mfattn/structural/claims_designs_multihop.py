@@ -20,7 +20,7 @@ from mfattn.companion import stats
 from mfattn.companion.premises import Alternative
 from mfattn.companion.verdicts import Undecidable
 
-from .claims import number
+from .claims_rules import number
 from .claims_designs_numbers import per_array, per_seed
 
 #: No public API: the rules' helpers of :mod:`.claims_designs`, called through the module.

@@ -15,7 +15,7 @@ import numpy as np
 from mfattn.companion import stats, store
 from mfattn.companion.verdicts import Undecidable
 
-from .claims import number
+from .claims_rules import number
 
 #: No public API: read by :func:`.claims_designs.stored_numbers`, called through the module.
 __all__: list[str] = ["PS", "DIMS"]
