@@ -174,7 +174,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                   "spectrum_transient": 3000, "rotation_grid": [1.24, 1.28, 201], "rotation_steps": 10000,
                   "rotation_transient": 4000, "tongue_betas": [1.15, 1.35, 41], "tongue_epsilons": [0.0, 0.08, 9],
                   "tongue_steps": 6000, "tongue_transient": 3000, "basin_betas": [1.0, 1.255, 1.27, 1.3],
-                  "basin_contexts": 24, "basin_steps": 10000, "census_starts": 4, "long_steps": 60000, "long_transient": 40000, "basin_transient": 6000, "network_n": 99,
+                  "basin_contexts": 24, "basin_steps": 10000, "census_starts": 4, "staircase_starts": 1, "long_steps": 60000, "long_transient": 40000, "basin_transient": 6000, "network_n": 99,
                   "network_reps": 2000, "network_t": 12, "network_ns": [99, 990, 9900], "network_error_reps": 32},
         # protocol: "paper-code" (1.2e5 steps, 1e5 discarded) or "seed-text" (1.2e6/1e6, ten times longer)
         "full": {"protocol": "paper-code", "fig3a": [0.0, 3.0, 4001], "fig3b": [1.24, 1.28, 4001], "steps": 120000,
@@ -196,7 +196,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "rotation_transient": 10000, "tongue_betas": [1.15, 1.35, 161], "tongue_epsilons": [0.0, 0.08, 33],
                  "tongue_steps": 16000, "tongue_transient": 8000, "basin_betas": [1.0, 1.2, 1.24, 1.25, 1.255, 1.26, 1.26405,
                                                            1.266, 1.27, 1.275, 1.28, 1.3, 1.35, 1.4, 1.6, 2.0],
-                 "basin_contexts": 256, "census_starts": 64, "long_steps": 1200000, "long_transient": 1000000, "basin_steps": 30000, "basin_transient": 26000, "network_n": 99,
+                 "basin_contexts": 256, "census_starts": 64, "staircase_starts": 4, "long_steps": 1200000, "long_transient": 1000000, "basin_steps": 30000, "basin_transient": 26000, "network_n": 99,
                  "network_reps": 20000, "network_t": 12, "network_ns": [99, 990, 9900, 99000],
                  "network_error_reps": 64},
     },

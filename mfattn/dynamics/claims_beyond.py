@@ -260,7 +260,9 @@ def _staircase_note(s):
                f"points (two branches), plateaus: {s['plateaus_b']}.")
             + f" In β order before the torus breaks up (the zoom's first chaotic β, {brk:.5f}), branch by branch: "
             f"{_plateaus_before(s, brk)}; over the whole zoom they are not monotone "
-            f"({_plateaus_before(s, math.inf).count('→')} steps). One run per start, two starts.")
+            f"({_plateaus_before(s, math.inf).count('→')} steps). One run per start, {len(s['plateau_steps'])} starts"
+            + (" (the zoom's own, β = 3's and last-bit copies of the zoom's)." if len(s["plateau_steps"]) > 2 else
+               "."))
 
 
 _F = {"holds": {"network_slope": -0.59, "network_chi2_z": 3.9},

@@ -162,6 +162,10 @@ def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
             out.update(plateaus_b=plateau_summary(b["plateaus_b"]), staircase_branches=b.get("staircase_branches"))
             out["plateau_steps"].append([(p["beta_lo"], p["fraction"])
                                          for p in sorted(b["plateaus_b"], key=lambda p: p["beta_lo"])])
+        for extra in b.get("plateaus_c") or []:   # branches from last-bit copies of the zoom's start (issue 43)
+            if isinstance(extra, list) and all("lambda_max" in p for p in extra):
+                out["plateau_steps"].append([(p["beta_lo"], p["fraction"])
+                                             for p in sorted(extra, key=lambda p: p["beta_lo"])])
     if isinstance(b.get("tongue_widths"), dict) and "tongue_epsilons" in b:
         out.update(tongue_widths={f: list(w) for f, w in b["tongue_widths"].items()},
                    tongue_epsilons=list(b["tongue_epsilons"]), tongue_n_betas=int(b["tongue_n_betas"]))
