@@ -1,0 +1,29 @@
+"""Contract specs of ensemble training (``mfattn.implicit.ensemble``, ``mfattn.implicit.ensemble_train``),
+see contracts_registry.py."""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+
+from contracts_registry import Exempt, Spec
+from contracts_specs_foundations import seed
+
+I = "mfattn.implicit."
+
+
+def _stats(draw):
+    from mfattn.deq import solve
+
+    batch = 2 * draw(st.integers(1, 3))
+    return solve(lambda z: 0.5 * z, torch.ones(batch, 3, dtype=torch.float64))[1]
+
+
+SPECS = {
+    I + "ensemble:EnsembleMNIST": Spec(lambda d: {"seeds": [seed(d) % 5, 7], "dim": 2, "channels": 2},
+                                       domain={"dim": "int>=1", "channels": "int>=1"}, skip=("device", "dtype")),
+    I + "ensemble:member_statistics": Spec(lambda d: {"stats": _stats(d), "size": 2}, domain={"size": "int>=1"}),
+    I + "ensemble_train:train_ensemble": Exempt("needs the MNIST data set and minutes of training; its configurations "
+                                                "are checked by TrainConfig, the rest by tests/test_ensemble.py"),
+    I + "ensemble_train:ensemble_code_version": Exempt("takes no arguments"),
+}
