@@ -63,6 +63,7 @@ FULL_GLUE = {
 #: Stored chapter-5 numbers the prose quotes beyond those its notebook passes to :func:`glue_full` (the second
 #: referee round's: the task's premise, the window inside its first window, the multi-hop controls' intervals).
 DESIGNS_GLUE = {
+    **{f"{p}nmse_{m}": "{:.3f}" for p in ("wd0_", "codeop_") for m in ("one", "multi", "two")},
     **{f"{a}premise_nmse_{t}_median": "{:.3f}" for a in ("", "abl_") for t in ("x0", "x1", "single")},
     "near_rho_mean": "{:.2f}", "near_rho_lo": "{:.2f}", "near_rho_n": "{:.0f}", "near_lift_mean": "{:+.3f}",
     **{f"{a}ctrl_{n}_{k}": "{:+.3f}" for a in ("", "abl_") for n in ("x2", "norm", "plain", "control")
