@@ -47,26 +47,30 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
 
 ROOT_READINGS = ("x₀ ~ U[0, 10)ᵈ, the root the public code draws: the text does not give x₀'s distribution (it has "
                  "no parent), the code is the only full specification of the task")
-MULTIHOP_HOW = (
-    "Decided against the output-scale controls: P + P² has row sums 2 and training uses weight decay 2, so a model "
-    "that only scales its output up gains too. Both must be beaten across seeds: one-layer attention with its "
-    "output doubled by multi-hop, plain one-layer attention by multi-hop with the normalised operator (P + P²)/2. "
-    "Fails where the two-sided 95 % interval of either per-seed difference in held-out MSE / Var(y) pooled over "
-    "the seeds lies below 0 (multi-hop resolved as worse); with differences where either interval covers 0 "
-    "(inconclusive: the seeds cannot tell, which is not a refutation). The two-sided 95 % level is the primary "
-    "convention of every pooled test in the book, declared before these numbers were seen; each seed's error is on "
-    "10 000 held-out sequences, so the within-seed variance is taken as 0 and the interval is the seeds' "
-    "t-interval. The positive control comes first: "
-    "two-layer attention, which can take the second hop, must beat the better one-layer model by the same "
-    "statistic; where it does not, the experiment could not have shown a second hop's worth and the claim is not "
-    "tested (not refuted). Holds if both intervals lie above 0 and multi-hop closes at least half of the gap "
-    "between that one-layer model and two layers (it 'approaches' two-layer attention: our reading of the word, "
-    "moved by the gap's jackknife standard "
-    "error over seeds; the two-layer model is the book's own construction, first layer with d × d values and a "
-    "residual, since neither the text nor the public code specifies one), else with differences. "
-    "Tried under a t-interval (two- and one-sided), the untruncated interval, exact sign and signed-rank tests "
-    "(two- and one-sided), the plain comparison without controls, the other reading of the root x₀ and the stuck "
-    "seed left out. Without the controls' per-seed values (an older run) it is not tested.")
+BETTER_HOW = (
+    "The first half of the paper's sentence (the second, 'approaching two-layer attention', is "
+    "designs-multihop-approaches). Decided against the output-scale controls: P + P² has row sums 2 and training "
+    "uses weight decay 2, so a model that only scales its output up gains too. Both must be beaten across seeds: "
+    "one-layer attention with its output doubled by multi-hop, plain one-layer attention by multi-hop with the "
+    "normalised operator (P + P²)/2. The positive control comes first: two-layer attention, which can take the "
+    "second hop, must beat the better one-layer model by the same statistic, else not tested. Holds if the "
+    "two-sided 95 % interval of both per-seed differences in held-out MSE / Var(y), pooled over the seeds, lies "
+    "above 0; with differences if an interval covers 0 around a positive point estimate (the mean per-seed "
+    "difference: the direction the paper names, not resolved); not reproduced if an interval lies below 0 or a "
+    "point estimate is not above 0 (no sign of 'better'). The 95 % level is the book's primary convention; each "
+    "seed's error is on 10 000 held-out sequences, so the within-seed variance is taken as 0. Tried under other "
+    "statistics, the plain comparison, the other reading of the root x₀, the stuck seed left out, weight decay 0 "
+    "and the public code's operator (I + P + P²)/3. Without the controls' per-seed values it is not tested.")
+APPROACHES_HOW = (
+    "The second half of the paper's sentence. 'Approaching' two-layer attention read as closing at least half of "
+    "the gap from the better one-layer model (plain or with its output doubled) to two layers, in the mean "
+    "held-out MSE / Var(y) over the seeds: holds at half or more; with differences where it falls short of half "
+    "by less than two jackknife standard errors of the share over the seeds (not told apart from half); not "
+    "reproduced below that (our reading of the word). The two-layer model is the "
+    "book's own construction (first layer with d × d values and a residual): neither the text nor the public "
+    "code specifies one. After the positive control (two layers must beat the better one-layer model, else not "
+    "tested). Tried on the plain one-layer model, the other reading of the root x₀, the stuck seed left out, "
+    "weight decay 0 and the public code's operator.")
 
 
 def _half(prefix):
@@ -117,14 +121,15 @@ def _with_code_operator(s):
 #: The controls a referee asked for (issue 42 item 6), tried as alternatives of the ordering: weight decay 0 (no
 #: reward for a larger output, the confound the output-scale controls stand in for) with and without the controls,
 #: and the public code's normalised operator in place of the book's.
-_REFEREE_CONTROLS = (
-    Alternative("weight decay 0 (a larger output not penalised: the output-scale confound removed at its source), "
-                "with the controls", "unit", M.multihop_rule("wd0_")),
-    Alternative("weight decay 0, plainly: multi-hop against plain one-layer attention", "unit",
-                M.multihop_rule("wd0_", controls=False)),
-    Alternative("the public code's normalised operator (I + P + P²)/3 in place of (P + P²)/2", "reading",
-                lambda s: M.multihop_rule("")(_with_code_operator(s))),
-)
+def _referee_controls(part: str) -> tuple[Alternative, ...]:
+    return (
+        Alternative("weight decay 0 (a larger output not penalised: the output-scale confound removed at its "
+                    "source), with the controls", "unit", M.multihop_rule("wd0_", part=part)),
+        Alternative("weight decay 0, plainly: multi-hop against plain one-layer attention", "unit",
+                    M.multihop_rule("wd0_", controls=False, part=part)),
+        Alternative("the public code's normalised operator (I + P + P²)/3 in place of (P + P²)/2", "reading",
+                    lambda s: M.multihop_rule("", part=part)(_with_code_operator(s))),
+    )
 
 
 def _controls_text(s):
@@ -143,15 +148,19 @@ def _controls_text(s):
     return (" " + " ".join(parts)) if parts else ""
 
 
-def _ordering_claim(cid, prefix, other, extra_alternatives=(), **kw):
+def _ordering_claim(cid, prefix, other, extra_alternatives=lambda part: (), part="better", **kw):
     base = M.multihop_note(prefix, f"{prefix}steps")
     note = ((lambda s: base(s) + (_uniform_note(s) if "abl_mass_x0_one_seeds" in s else "")) if prefix else
             (lambda s: base(s) + _controls_text(s)))
     wrap = _naming_uniform_seeds if prefix else (lambda r: r)
-    return Claim(cid, rule_at=lambda half: wrap(M.multihop_rule(prefix, half)), thresholds=(_half(prefix),),
-                 how=MULTIHOP_HOW, examples=M.multihop_examples(prefix), note=note,
+    if part == "approaches":
+        rule = dict(rule_at=lambda half: wrap(M.multihop_rule(prefix, half, part=part)), thresholds=(_half(prefix),),
+                    how=APPROACHES_HOW)
+    else:
+        rule = dict(rule=wrap(M.multihop_rule(prefix, part=part)), how=BETTER_HOW)
+    return Claim(cid, **rule, examples=M.multihop_examples(prefix, part), note=note,
                  numbers=tuple(f"{prefix}nmse_{m}" for m in M._MODELS),
-                 alternatives=M.multihop_alternatives(prefix, other) + tuple(extra_alternatives),
+                 alternatives=M.multihop_alternatives(prefix, other, part) + tuple(extra_alternatives(part)),
                  spread=Spread("seed", M.multihop_spread(prefix)), **kw)
 
 
@@ -159,16 +168,25 @@ _MH_EVID = (TM + "test_paper_operator_is_sum_of_matrix_powers", TM + "test_batch
 _MULTIHOP = {c.id: c for c in [
     _ordering_claim(
         "designs-multihop-ordering", "", "abl_", source=f"{PAPER}, Fig. 2 (top right)",
-        claim="On the two-hop task, multi-hop attention (one head, K = 2) learns better than one-layer attention and "
-              "approaches two-layer attention",
+        claim="On the two-hop task, multi-hop attention (one head, K = 2) learns better than one-layer attention",
         measured="Held-out MSE / Var(y) of one-layer, multi-hop (P + P²) and two-layer attention and the two "
                  "output-scale controls on the paper's two-hop task (x₀ ~ U[0, 10)ᵈ), 20 seeds × 20 000 steps, weight "
                  "decay 2",
         quote=Quote(FIG2, "Multihop Attention has the correct bias to learn the task approaching the performance of "
                           "two-layer Self Attention"),
         reading=ROOT_READINGS + "; 'learns better' counted only where the gain survives the output-scale controls",
-        extra_alternatives=_REFEREE_CONTROLS,
+        extra_alternatives=_referee_controls,
         evidence=("fig-designs-multihop-curves", "fig-designs-multihop-attention", *_MH_EVID)),
+    _ordering_claim(
+        "designs-multihop-approaches", "", "abl_", part="approaches", source=f"{PAPER}, Fig. 2 (top right)",
+        claim="On the two-hop task, multi-hop attention approaches the performance of two-layer attention",
+        measured="The share of the gap from the better one-layer model (plain or output doubled) to two-layer "
+                 "attention that multi-hop closes, in the mean held-out MSE / Var(y) over 20 seeds × 20 000 steps",
+        quote=Quote(FIG2, "Multihop Attention has the correct bias to learn the task approaching the performance of "
+                          "two-layer Self Attention"),
+        reading=ROOT_READINGS + "; 'approaching' as closing at least half of the gap (ours)",
+        extra_alternatives=_referee_controls,
+        evidence=("fig-designs-multihop-curves", *_MH_EVID)),
     Claim("designs-multihop-two-positions", f"{PAPER}, Fig. 2 (centre)",
           "Multi-hop attention spreads the query's attention over the two positions of the path (x₀ and x₁)",
           measured="The query's mean attention mass on x₁ (the path's middle) of multi-hop attention's operator "
@@ -322,7 +340,7 @@ _MULTIHOP = {c.id: c for c in [
 ]}
 
 #: The claims in the book's order (the ledger's and the report's).
-ORDER = ("designs-multihop-ordering", "designs-multihop-two-positions", "designs-multihop-rationale", "designs-replay",
+ORDER = ("designs-multihop-ordering", "designs-multihop-approaches", "designs-multihop-two-positions", "designs-multihop-rationale", "designs-replay",
          "designs-expanding-operations", "designs-expanding-accuracy", "designs-expanding-adaptive",
          "designs-expanding-window", "designs-multihop-ablation", "designs-expanding-inference",
          "designs-expanding-operations-as-run", "designs-expanding-benefit-strength", "designs-expanding-benefit-literal",

@@ -232,6 +232,7 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
     """Predictive coding's accuracy beside what the task allows, on the chapter's instances ``problem``:
 
     - ``pc_found_fixed``: per instance, 1 if the fixed point's largest synapse weight is the active synapse;
+    - ``pc_win_weights``: per instance, that largest weight (winner-takes-all: near 1);
     - ``pc_acc_grad``: the same fraction for gradient descent (``grad_name``, step 1/L) after ``steps`` steps;
     - ``pc_acc_oracle``: the Bayes-optimal choice's fraction (:func:`_oracle`): the task's ceiling;
     - ``pc_noise_levels`` with ``pc_acc_fixed_by_noise`` and ``pc_acc_oracle_by_noise``: the fixed point and the
@@ -260,7 +261,9 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
             acc = (res["weights"].argmax(-1) == active).double().mean().item()
         by_noise.append(acc)
         ceiling.append(_oracle(pb).double().mean().item())
+    win = predictive_coding.synapse_weights(fixed["x"][-1], mu, pi).max(-1).values   # the winner's weight
     return {"pc_found_fixed": [int(b) for b in found], "pc_acc_grad": acc_grad, "pc_acc_oracle": ceiling[0],
+            "pc_win_weights": [round(float(w), 6) for w in win],
             "pc_noise_levels": [float(v) for v in noise_levels], "pc_acc_fixed_by_noise": by_noise,
             "pc_acc_oracle_by_noise": ceiling,
             "pc_roundoff": float((np.abs(f64 - fld) / np.maximum(np.abs(fld), 1)).max()),
