@@ -52,7 +52,6 @@ SPECS = {
     K + "ledger:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
 
     K + "store:config_hash": Spec(lambda d: {"config": {"beta": d(st.floats(0, 2)), "n": 3}}, domain={"length": "int>=1"}),
-    K + "store:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
     K + "verdicts:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
     K + "verdicts:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
     K + "verdicts:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
@@ -110,15 +109,13 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
 for _key in ("chapter:ChapterRun", "ledger:ledger_path", "ledger:read_ledger", "ledger:check_evidence", "ledger:record",
-             "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "ledger:report_markdown",
+             "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "report_text:report_markdown",
              "ledger:apply_decisions", "manifest:figures_dir", "manifest:read_manifest", "manifest:read_results",
              "manifest:read_runs", "manifest:code_fingerprint", "manifest:digest_of", "manifest:tracked_changes",
              "manifest:update", "manifest:mark_run", "manifest:check",
              "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
-             "reproduce:notebook_parameters", "store:project_root", "store:cache_dir", "store:make_folder",
-             "store:check_file_target", "store:atomic_write_bytes", "store:atomic_write_text", "store:atomic_write_json",
-             "store:atomic_save_npz", "store:load_npz", "store:read_json", "store:read_entries", "store:sha256_file",
-             "store:code_digest", "store:locked", "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
+             "reproduce:notebook_parameters", "store:project_root", "store:cache_dir",
+             "store:check_file_target", "store:sha256_file", "store:code_digest", "store:locked", "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
              "verdicts:record_chapter", "verdicts:redecide"):
     SPECS.setdefault(K + _key, Exempt(FILES))
 for _name in ("failure_text", "full_numbers", "glue_full", "record", "save", "stored_numbers"):

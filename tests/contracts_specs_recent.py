@@ -41,13 +41,13 @@ SPECS = {
     "mfattn.implicit.organisation:column_shares": Spec(lambda d: {"frame": np.abs(rng(d).normal(size=(4, 4))) + 0.1}),
 }
 for _key in ("caches:cache_record", "caches:check_cache_record", "caches:save_cached_npz", "caches:load_cached_npz",
-             "caches:cached_npz", "caches:save_cached_json", "caches:load_cached_json", "store:clean_stale_temporaries",
-             "store:inside", "store:temporary_path", "ledger:report_entries"):
+             "caches:cached_npz", "caches:save_cached_json", "caches:load_cached_json",
+             "store:inside", "report_text:report_entries"):
     SPECS["mfattn.companion." + _key] = Exempt(FILES)
-for _key in ("ledger:report_summary", "ledger:key_number", "ledger:basis", "report_table:paper_of",
-             "report_table:rows"):
+for _key in ("report_text:report_summary", "report_text:report_details", "ledger:key_number", "ledger:basis",
+             "report_text:paper_of", "report_table:rows", "report_keys:key_words", "report_keys:key_text"):
     SPECS["mfattn.companion." + _key] = Exempt("formats ledger entries made by make_entry (checked there)")
-for _key in ("report_table:table_html", "report_table:init", "report_table:show"):
+for _key in ("report_table:table_html", "report_table:show"):
     SPECS["mfattn.companion." + _key] = Exempt(FIG)
 SPECS.update({
     "mfattn.dynamics.backends:ops_for": Exempt("the engine's op table for a backend name and device (checked by "

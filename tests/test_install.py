@@ -53,13 +53,13 @@ def _chapter_notebooks() -> list[Path]:
 
 def test_the_colab_cell_installs_what_the_chapters_import():
     """Colab's cell installs the package with its dependencies and no extras: those must hold every module the
-    chapters and the package import (myst-nb for glue, itables for the report's table), the runner aside."""
+    chapters and the package import (myst-nb for glue), the runner aside."""
     sources = {str(p.relative_to(ROOT)): p.read_text() for p in sorted((ROOT / "mfattn").rglob("*.py"))}
     for path in [*_chapter_notebooks(), ROOT / "book" / "report.ipynb"]:
         cells = json.loads(path.read_text())["cells"]
         sources[path.name] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     imported = {name: path for path, text in sources.items() if path not in RUNNER for name in _imports(text)}
-    assert {"myst_nb", "itables", "torch", "matplotlib"} <= set(imported)
+    assert {"myst_nb", "torch", "matplotlib"} <= set(imported)
     installed = _closure(PROJECT["dependencies"])
     providers = metadata.packages_distributions()
     missing = {name: path for name, path in imported.items()

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from mfattn import ChapterRun  # noqa: E402
-from mfattn.companion import ledger  # noqa: E402
+from mfattn.companion import ledger, report_text  # noqa: E402
 from mfattn.companion.chapter import read_manifest  # noqa: E402
 from mfattn.companion.profiles import CHAPTERS  # noqa: E402
 
@@ -52,7 +52,7 @@ def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     assert "**Measured**: slope of a line" in table
     assert "{ref}`in the report <claim-test-claim-one>`" in table   # a chapter links to the report's anchor
     assert "(claim-test-claim-one)=" not in table                    # ... which only the report defines
-    report = ledger.report_markdown([c.name for c in CHAPTERS])
+    report = report_text.report_markdown([c.name for c in CHAPTERS])
     assert report.startswith("2 claims: 1 reproduced, 1 not tested. The verdicts rest on 1 tests, 1 quick run")
     assert entry["basis"] == "tests" and book["test-claim-two"]["basis"] == "quick run"
     assert "rests on: *tests*" in report and "rests on: *quick run*" in report
@@ -172,7 +172,7 @@ def test_stored_verdicts_each_have_one_anchor_and_block_on_the_report(tmp_path, 
     monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))  # no quick ledger; the full one copied
     ledger.ledger_path("full").parent.mkdir(parents=True)
     ledger.ledger_path("full").write_text((ROOT / "data" / "full" / "ledger.json").read_text())
-    report = ledger.report_markdown([c.name for c in CHAPTERS])
+    report = report_text.report_markdown([c.name for c in CHAPTERS])
     assert report.startswith(f"{len(stored)} claims: ")
     for claim_id, entry in stored.items():
         assert report.count(f"({ledger.anchor(claim_id)})=") == 1, claim_id

@@ -1,7 +1,8 @@
-"""The Reproduction report's table: one compact row per claim (claim, verdict, robust or fragile, key number) that
-opens to its quote, evidence, rule, note and premises; filters by paper, chapter, verdict and robustness; the itables bundle inside the page (offline);
-every claim's anchor below it. Checked on synthetic entries, on the stored full-profile ledger, and on the
-built report page when a book was built."""
+"""The Reproduction report's table: one compact row per claim (claim, verdict, robust or fragile, key number in
+words) that opens to its quote, evidence, rule, note and premises; a filter bar (paper, chapter, verdict, robustness)
+and search, open on load, with a count; everything inside the page (offline); every claim's anchor below it.
+Checked on synthetic entries, on the stored full-profile ledger, and on the built report page when a book was
+built (the page in a browser: tests/browser/check_book.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mfattn.companion import ledger, report_table
+from mfattn.companion import ledger, report_keys, report_table, report_text
 from mfattn.companion.profiles import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def test_rows_are_compact_and_open_to_their_evidence():
     assert len(rows) == 3 and all(len(row) == len(report_table.COLUMNS) for row in rows)
     col = {name: report_table.COLUMNS.index(name) for name in report_table.COLUMNS}
     one, two, three = rows
-    assert one[col["Verdict"]] == "reproduced" and one[col["Key number"]] == "acc_mean = 99.23"
+    assert one[col["Verdict"]] == "reproduced" and one[col["Key number"]] == "test accuracy, mean of 3 seeds: 99.23 %"
     assert one[col["Chapter"]] == "2. Deep implicit attention" and one[col["Paper"]] == "Bal 2021"
     assert two[col["Key number"]] == "—" and two[col["Paper"]] == "Poc-López &amp; Aguilera 2024"  # cells are HTML
     assert three[col["Chapter"]] == "nowhere" and three[col["Paper"]] == ""
@@ -65,22 +66,40 @@ def test_rows_are_compact_and_open_to_their_evidence():
     assert "<b>Note</b>: needs a GPU" in two[col["Claim"]]
 
 
-def test_the_table_filters_by_paper_chapter_verdict_and_robustness_offline(monkeypatch):
-    import itables.javascript
-
-    monkeypatch.setattr(itables.javascript, "_CONNECTED", False)   # what init() sets outside Colab
-    entries = [_entry(f"test-{i}", chapter.name) for i, chapter in enumerate(CHAPTERS)]
+def test_the_table_filters_by_paper_chapter_verdict_and_robustness_offline():
+    entries = [_entry(f"test-{i}", chapter.name, verdict, origin="ours" if verdict in ("confirmed", "refuted") else "paper")
+               for i, (chapter, verdict)
+               in enumerate(zip(CHAPTERS, ["not reproduced", "reproduced", "reproduced", "confirmed", "refuted", "reproduced"]))]
     page = report_table.table_html(entries)
-    args = json.loads(re.search(r"let dt_args = (\{.*?\});\n", page, re.S).group(1))
-    assert len(json.loads(args["data_json"])) == len(CHAPTERS)
-    heads = re.findall(r"<th>(.*?)</th>", args["table_html"])
-    assert heads == list(report_table.COLUMNS)
-    assert sorted(heads[i] for i in args["searchPanes"]["columns"]) == ["Chapter", "Paper", "Robustness", "Verdict"]
-    hidden = args["columnDefs"][0]
-    assert hidden["visible"] is False and sorted(heads[i] for i in hidden["targets"]) == ["Chapter", "Paper"]
-    assert args["layout"]["topEnd"] == "search" and args["layout"]["top1"] == "searchPanes"
-    assert "nowrap" not in args["classes"]    # cells wrap: no column behind a horizontal scrollbar
-    assert "dt_for_itables" not in page and "window._itables_" in page   # the bundle from the page, not a CDN
+    assert page.count("<tbody>") == 1 and page.count("<tr data-paper=") == len(CHAPTERS)
+    heads = re.findall(r"<th>(.*?)</th>", page)
+    assert heads == ["Claim", "Verdict", "Robust?", "Key number"]
+    assert re.findall(r'<select data-filter="(\w+)">', page) == ["paper", "chapter", "verdict", "robustness"]
+    verdicts = re.search(r'<select data-filter="verdict">(.*?)</select>', page).group(1)
+    assert re.findall(r'<option value="([^"]*)">', verdicts) == ["", "reproduced", "not reproduced", "confirmed",
+                                                                   "refuted"]   # the ledger's order, only those present
+    assert 'class="mfattn-search"' in page and 'class="mfattn-count"' in page and "6 claims" in page
+    assert 'data-chapter="2. Deep implicit attention"' in page and 'data-paper="Poc-López &amp; Aguilera 2024"' in page
+    assert "nowrap" not in page                                   # cells wrap: no column behind a horizontal scrollbar
+    assert "<script>" in page and "src=" not in page and "http" not in page.split("<script>")[1]   # nothing fetched
+    assert len(page) < 60_000
+
+
+def test_every_key_number_reads_in_words():
+    """No key number shows a variable's name: a name the stored claims use has words (and a unit where it has one)
+    in report_keys, or is in words already; a name not listed (a claim added since) still gets words derived from
+    its parts, never the name as it is."""
+    stored = ledger.read_ledger("full")
+    names = {ledger.key_number(e)[0] for e in stored.values() if ledger.key_number(e)}
+    raw = re.compile(r"\b[a-z]+_[a-z0-9_]+\b")
+    for name in names:
+        words, _ = report_keys.key_words(name)
+        assert not raw.search(words), name
+    assert report_keys.key_text("acc_mean", 99.14) == "test accuracy, mean of 3 seeds: 99.14 %"
+    assert report_keys.key_text("bench_time_ratio_min_n", 53.3).endswith(": 53.3×")
+    assert report_keys.key_words("acc_seed_sd") == ("accuracy seed s.d.", "")
+    assert report_keys.key_text("first torus beta", 1.2431) == "first torus β: 1.243"
+    assert report_keys.key_words("lambda_max at beta = 1.255") == ("λ_max at β = 1.255", "")
 
 
 def test_a_row_shows_the_quote_the_thresholds_the_alternatives_and_robust_or_fragile():
@@ -111,35 +130,23 @@ def test_a_row_shows_the_quote_the_thresholds_the_alternatives_and_robust_or_fra
         ledger.clean_premises("test-p", {**premises, "thresholds": [{"value": float("nan")}]})
 
 
-def test_the_init_cell_writes_the_bundle_into_the_page(monkeypatch):
-    import itables
-    import itables.javascript
-
-    shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
-    monkeypatch.setattr(itables.javascript, "GOOGLE_COLAB", False)
-    itables.init_notebook_mode(all_interactive=False, connected=False)
-    bundle = "".join(shown)
-    assert "dt_for_itables" not in bundle and len(bundle) > 300_000   # DataTables itself, base64 in the page
-
-
 def test_the_report_has_one_anchor_per_claim_even_outside_the_papers():
     entries = [_entry("test-one", "deq"), _entry("test-two", "ising", "not reproduced"),
                _entry("test-three", "nowhere", "confirmed", origin="ours")]
-    details = ledger.report_details(entries)
+    details = report_text.report_details(entries)
     for e in entries:
         assert details.count(f"({ledger.anchor(e['claim_id'])})=") == 1
     assert "## Other claims" in details and details.index("## Mean-field theory") < details.index("## Deep Implicit")
-    summary = ledger.report_summary(entries)
+    summary = report_text.report_summary(entries)
     assert summary.startswith("3 claims: 1 reproduced, 1 not reproduced, 1 confirmed. The verdicts rest on 3 tests")
-    assert ledger.report_summary([]).startswith("*No verdict has been recorded yet")
+    assert report_text.report_summary([]).startswith("*No verdict has been recorded yet")
 
 
 def test_every_stored_claim_is_one_row_with_its_key_number():
     stored = ledger.read_ledger("full")
     if not stored:
         pytest.skip("no stored full-profile ledger (outside a checkout)")
-    entries = ledger.report_entries([c.name for c in CHAPTERS])
+    entries = report_text.report_entries([c.name for c in CHAPTERS])
     rows = report_table.rows(entries)
     ids = [re.search(r'href="#claim-([a-z0-9-]+)"', row[0]).group(1) for row in rows]
     assert sorted(ids) == sorted({e["claim_id"] for e in entries}) and len(ids) == len(set(ids))
@@ -147,20 +154,26 @@ def test_every_stored_claim_is_one_row_with_its_key_number():
     for e, row in zip(entries, rows):
         assert (row[key] == "—") == (not e.get("numbers")), e["claim_id"]
         assert row[report_table.COLUMNS.index("Paper")], f"{e['claim_id']}: in no paper's filter"
+        assert not re.search(r"\b[a-z]+_[a-z0-9_]+ ?[:=]", row[key]), f"{e['claim_id']}: {row[key]}"   # words, not a name
 
 
 def test_the_report_notebook_shows_the_table_then_every_claim():
+    """The table comes first (its filters and first rows in the first screen); how the verdicts are decided, with
+    the summary, follows it; then every claim in full."""
     cells = json.loads((ROOT / "book" / "report.ipynb").read_text())["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
-    assert "report_table.show(entries)" in code[0] and "ledger.report_summary(entries)" in code[0]
-    assert "ledger.report_details(entries)" in code[1]
+    assert "report_table.show(entries)" in code[0] and "report_text.report_summary(entries)" in code[1]
+    assert "report_text.report_details(entries)" in code[2]
+    lead = "".join(cells[0]["source"])
+    assert cells[0]["cell_type"] == "markdown" and len(lead) < 600     # a short lead: the table starts on screen
 
 
 def _built_report() -> Path:
     page = ROOT / "_build" / "html" / "book" / "report.html"
     if not page.is_file():
         pytest.skip(f"no built book in this checkout ({page} is absent; build it with `jupyter-book build .`)")
-    writers = [ROOT / "mfattn" / "companion" / name for name in ("ledger.py", "report_table.py")]
+    writers = [ROOT / "mfattn" / "companion" / name for name in ("ledger.py", "report_table.py", "report_text.py",
+                                                                  "report_keys.py", "report_table.js", "report_table.css")]
     writers += [ROOT / "book" / "report.ipynb", ROOT / "data" / "full" / "ledger.json"]
     if page.stat().st_mtime < max(w.stat().st_mtime for w in writers):
         pytest.skip(f"the built report ({page}) is older than the code and ledger that write it: rebuild it "
@@ -170,11 +183,11 @@ def _built_report() -> Path:
 
 def test_built_report_has_the_offline_table_and_every_anchor():
     text = _built_report().read_text(encoding="utf-8")
-    entries = ledger.report_entries([c.name for c in CHAPTERS])
+    entries = report_text.report_entries([c.name for c in CHAPTERS])
     for e in entries:
         assert text.count(f'id="{ledger.anchor(e["claim_id"])}"') == 1, e["claim_id"]
     for chapter in sorted(_built_report().parent.glob("0*.html")):    # the chapters' links land on an anchor
         for claim_id in re.findall(r'href="report\.html#(claim-[a-z0-9-]+)"', chapter.read_text(encoding="utf-8")):
             assert f'id="{claim_id}"' in text, (chapter.name, claim_id)
-    assert 'id="mfattn-claims"' in text and '"searchPanes"' in text
-    assert "dt_for_itables" not in text and "window._itables_" in text   # DataTables from the page, not a CDN
+    assert 'id="mfattn-claims"' in text and 'class="mfattn-filters"' in text and 'data-filter="verdict"' in text
+    assert "dt_for_itables" not in text and "itables" not in text   # the table's script is in the page: no CDN

@@ -12,7 +12,8 @@ full-profile ledger ``data/full/ledger.json`` is kept in the repository beside t
 the quick-profile ledger goes to the build folder. A verdict is one of :data:`VERDICTS`; its
 evidence names figure labels (``fig-...``) and/or test ids (``tests/test_x.py::test_name``), each
 checked to exist. At its end a chapter shows its verdicts as a table (:meth:`ChapterRun.verdicts`),
-and the book's "Reproduction report" gathers every chapter's (:func:`report_markdown`).
+and the book's "Reproduction report" gathers every chapter's (:mod:`mfattn.companion.report_text`, which
+reads this module: this one imports nothing of the report's).
 
 The ledger file maps ``claim_id`` to an entry (JSON)::
 
@@ -37,8 +38,8 @@ from . import store
 from .checks import check_choice, contract
 
 __all__ = ["PREMISE_FIELDS", "clean_premises", "VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
-           "verdict_table", "claim_block", "anchor", "citation", "report_entries", "report_summary",
-           "report_markdown", "key_number", "numbers_text", "basis", "apply_decisions", "LedgerError", "ORIGINS",
+           "verdict_table", "claim_block", "anchor", "citation", "key_number", "numbers_text", "basis",
+           "apply_decisions", "LedgerError", "ORIGINS",
            "quote_text", "robustness_text", "thresholds_text", "alternatives_text", "spread_text", "PREMISE_ROWS"]
 
 #: The verdict words, in the order the report sorts them: a claim of a paper is reproduced / reproduced with
@@ -425,77 +426,6 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
         rows.append("| " + " | ".join(cells) + " |")
     blocks = [claim_block(e, cross_refs=cross_refs, label=anchors and cross_refs) for e in entries]
     return "\n".join(rows) + "\n\n" + "\n".join(blocks)
-
-
-def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
-    """Every claim of the book: the full-profile verdict, else the quick one (marked by its profile),
-    in chapter order, then by claim id."""
-    full, quick = read_ledger("full"), read_ledger("quick")
-    merged = {**{k: v for k, v in quick.items()}, **full}
-    order = {name: i for i, name in enumerate(chapters)}
-    return sorted(merged.values(), key=lambda e: (order.get(e.get("chapter"), len(order)), e["claim_id"]))
-
-
-_NONE_YET = ("*No verdict has been recorded yet: run the chapters (`python -m mfattn reproduce`), "
-             "or the full profile for paper-scale verdicts.*")
-
-
-def _tally(group: Sequence[Mapping[str, Any]]) -> str:
-    return ", ".join(f"{c} {v}" for v in VERDICTS if (c := sum(e["verdict"] == v for e in group)))
-
-
-def report_summary(entries: Sequence[Mapping[str, Any]]) -> str:
-    """The report's first sentence: how many claims, how many per verdict, and what the verdicts rest on."""
-    if not entries:
-        return _NONE_YET
-    bases = {b: sum(basis(e) == b for e in entries) for b in BASES}
-    robust = {r: sum(e.get("robustness") == r for e in entries) for r in ("robust", "fragile")}
-    rest = len(entries) - sum(robust.values())
-    return (f"{len(entries)} claims: {_tally(entries)}. The verdicts rest on "
-            + ", ".join(f"{c} {b}" for b, c in bases.items() if c)
-            + " (*full profile*: a stored paper-scale result; *tests*: the test suite; *quick run*: "
-            "only a short run's figures, an observation rather than a conclusion). "
-            f"{robust['robust']} verdicts are *robust* and {robust['fragile']} *fragile* (another reasonable "
-            "statistic, a threshold moved by its measured noise or another reading of the claim changes them)"
-            + (f"; {rest} not assessed." if rest else "."))
-
-
-def report_details(entries: Sequence[Mapping[str, Any]], papers: Mapping[str, Sequence[str]] | None = None) -> str:
-    """Every claim in full, below the report's table: one section per paper (``papers`` maps a paper's title
-    to its chapters; default: :data:`mfattn.companion.report_table.PAPERS`), one subsection per chapter, and
-    each claim's dropdown (:func:`claim_block`) under its anchor ``claim-<id>``. A claim of a chapter that no
-    paper lists comes last, so that every claim has its anchor."""
-    from .profiles import CHAPTERS
-    from .report_table import PAPERS
-
-    if not entries:
-        return ""
-    if papers is None:
-        papers = {title: chapters for _, title, chapters in PAPERS}
-    titles = {c.name: c.title for c in CHAPTERS}
-    listed = {name for names in papers.values() for name in names}
-    rest = list(dict.fromkeys(e.get("chapter") for e in entries if e.get("chapter") not in listed))
-    parts = []
-    for title, names in [*papers.items(), *([("Other claims", rest)] if rest else [])]:
-        group = [e for e in entries if e.get("chapter") in names]
-        if not group:
-            continue
-        parts.append(f"## {title}\n\n{len(group)} claims: {_tally(group)}.")
-        for name in names:
-            own = [e for e in group if e.get("chapter") == name]
-            if own:
-                link = f"{{ref}}`The chapter <ch-{name}>`" if name in titles else "The chapter"
-                parts.append(f"### {titles.get(name, name)}\n\n{link}; {len(own)} claims: {_tally(own)}.\n\n"
-                             + "\n".join(claim_block(e, label=True) for e in own))
-    return "\n\n".join(parts)
-
-
-def report_markdown(chapters: Sequence[str], papers: Mapping[str, Sequence[str]] | None = None) -> str:
-    """The Reproduction report as Markdown (MyST): :func:`report_summary` and :func:`report_details` of every
-    claim (:func:`report_entries`). The book's page puts the filterable table
-    (:mod:`mfattn.companion.report_table`) between the two."""
-    entries = report_entries(chapters)
-    return report_summary(entries) + ("\n\n" + report_details(entries, papers) if entries else "")
 
 
 def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profile: str = "full") -> dict[str, list[str]]:

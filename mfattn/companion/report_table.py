@@ -1,48 +1,41 @@
-"""The Reproduction report's table of claims: one compact row per claim that a reader filters and searches.
+"""The Reproduction report's table of claims: one compact row per claim, with a filter bar a reader uses at once.
 
-Each row shows the claim, its verdict and its key number (:func:`mfattn.companion.ledger.key_number`); the
-claim opens (an HTML ``<details>`` element, no script) to its source, what is measured, the rule that decided
-it, every number, the note, the evidence and what the verdict rests on, and links to the claim's full entry
-on the report (its anchor ``#claim-<id>``, which the chapters link to). Filters by paper, chapter, verdict and
-robustness (robust / fragile: :mod:`mfattn.companion.premises`)
-(DataTables' SearchPanes) and a search box over every word of a row are those of `itables
-<https://mwouts.github.io/itables/>`_, whose DataTables bundle :func:`init` writes into the page itself
-(offline mode): the book needs no network to show them. Without JavaScript (a PDF, a plain viewer) the
-report's per-claim blocks below the table carry the same content.
+Each row shows the claim, its verdict, robust or fragile, and its key number in words with its unit
+(:mod:`mfattn.companion.report_keys`); the claim opens (an HTML ``<details>`` element, no script) to its source,
+what is measured, the rule that decided it, every number, the note, the evidence and what the verdict rests on,
+and links to the claim's full entry on the report (its anchor ``#claim-<id>``, which the chapters link to).
+
+Above the table, a bar of four drop-down filters (paper, chapter, verdict, robust / fragile) and a search box over
+every word of a row, and a count of the rows shown ("Showing 12 of 83 claims"). Why plain HTML and a small script
+of our own (``report_table.js``/``report_table.css`` beside this module, written into the page) rather than a
+table library: the filters are open and compact on load at any width, the count always says what is shown (every
+matching row is shown: no pages), and the page needs no network and no bundle of several hundred kB. Without
+JavaScript (a PDF, a plain viewer) every row shows and the bar stays hidden; the per-claim blocks below the table
+carry the same content.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
+from importlib import resources
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import ledger
+from .report_keys import key_text
+from .report_text import PAPERS, paper_of
 
-__all__ = ["PAPERS", "COLUMNS", "FILTERS", "paper_of", "rows", "table_html", "init", "show"]
+__all__ = ["PAPERS", "COLUMNS", "FILTERS", "paper_of", "rows", "table_html", "show"]
 
-#: The works the book examines, in book order: (short name used by the filter, section title, chapters).
-PAPERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("Ising mean field (background)", "Mean-field theory of Ising models (the background of chapter 1)", ("ising",)),
-    ("Bal 2021", "Deep Implicit Attention (Bal 2021)", ("deq", "transformer")),
-    ("Singh & Buckley 2023", "Attention as Implicit Structural Inference (Singh & Buckley 2023)",
-     ("structural", "designs")),
-    ("Poc-López & Aguilera 2024", "Dynamical Mean-Field Theory of Self-Attention (Poc-López & Aguilera 2024)",
-     ("dmft",)),
-)
-
-#: The table's columns: the three a reader sees, then the two the filters use (hidden: each row's chapter
-#: and paper are in its opened claim too, and a narrow screen keeps room for the claim).
+#: The cells of a row: the four a reader sees, then the two only the filters use (each row's chapter and paper
+#: are in its opened claim too, and a narrow screen keeps room for the claim).
 COLUMNS = ("Claim", "Verdict", "Robustness", "Key number", "Chapter", "Paper")
-#: The columns a reader filters by (SearchPanes), by name.
+#: The filters of the bar, by column, in the bar's order.
 FILTERS = ("Paper", "Chapter", "Verdict", "Robustness")
-_HIDDEN = ("Chapter", "Paper")
-
-
-def paper_of(chapter: str, papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS) -> str:
-    """The short name of the paper whose claims ``chapter`` examines (``""`` for a chapter of none)."""
-    return next((short for short, _, chapters in papers if chapter in chapters), "")
+_SHOWN = ("Claim", "Verdict", "Robustness", "Key number")
+_HEADS = {"Robustness": "Robust?"}
+#: The order of the robustness filter's values (the verdicts keep the ledger's order).
+_ROBUSTNESS = ("robust", "fragile", "not assessed")
 
 
 def _text(value: Any) -> str:
@@ -75,86 +68,71 @@ def _details(e: Mapping[str, Any], chapter_title: str, paper: str) -> str:
     return f'<details class="mfattn-claim"><summary>{_text(e["claim"])}</summary>{body}</details>'
 
 
+def _chapter_titles() -> dict[str, str]:
+    from .profiles import CHAPTERS
+
+    return {c.name: f"{i}. {c.title}" for i, c in enumerate(CHAPTERS, start=1)}
+
+
 def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS,
          titles: Mapping[str, str] | None = None) -> list[list[str]]:
     """One row per ledger entry, cells in the order of :data:`COLUMNS` (the claim cell is HTML; the others
-    are escaped text: the verdict word, the key number ``"name = value"`` or ``"—"``, the chapter's title, the
-    paper's short name; the robustness column says robust, fragile or not assessed). ``titles`` maps a chapter's name to its title (default: the book's chapters)."""
-    if titles is None:
-        from .profiles import CHAPTERS
-
-        titles = {c.name: f"{i}. {c.title}" for i, c in enumerate(CHAPTERS, start=1)}
+    are escaped text: the verdict word, robust / fragile / not assessed, the key number in words with its unit
+    (:func:`mfattn.companion.report_keys.key_text`) or ``"—"``, the chapter's title, the paper's short name).
+    ``titles`` maps a chapter's name to its title (default: the book's chapters)."""
+    titles = _chapter_titles() if titles is None else titles
     out = []
     for e in entries:
         chapter = titles.get(e.get("chapter", ""), str(e.get("chapter", "")))
         paper = paper_of(e.get("chapter", ""), papers)
         key = ledger.key_number(e)
         out.append([_details(e, chapter, paper), e["verdict"], e.get("robustness") or "not assessed",
-                    html.escape(ledger.numbers_text(dict([key])) if key else "—"), html.escape(chapter),
-                    html.escape(paper)])
+                    html.escape(key_text(*key) if key else "—"), html.escape(chapter), html.escape(paper)])
     return out
 
 
-#: The style of the table: cells wrap (long test ids included), so that no column hides behind a horizontal
-#: scrollbar at any width; on a phone each row is a card, the claim over its verdict and key number.
-_CSS = """
-table.mfattn-claims { width: 100% !important; table-layout: auto; }
-table.mfattn-claims td, table.mfattn-claims th { white-space: normal; overflow-wrap: anywhere; vertical-align: top; }
-table.mfattn-claims code { white-space: normal; overflow-wrap: anywhere; }
-table.mfattn-claims td:nth-child(2) { min-width: 6.5em; }
-table.mfattn-claims td:nth-child(3) { min-width: 4.5em; }
-table.mfattn-claims td:nth-child(4) { min-width: 7em; max-width: 14em; }
-table.mfattn-claims td:nth-child(2), table.mfattn-claims td:nth-child(4) { overflow-wrap: break-word; }
-details.mfattn-claim > summary { cursor: pointer; }
-details.mfattn-claim[open] > summary { font-weight: bold; }
-details.mfattn-claim p { margin: 0.3em 0 0.3em 1em; font-size: 0.92em; }
-@media (max-width: 640px) {
-  table.mfattn-claims, table.mfattn-claims tbody { display: block; }
-  table.mfattn-claims thead { display: none; }
-  table.mfattn-claims tr { display: flex; flex-wrap: wrap; column-gap: 1em; border-top: 1px solid rgba(128, 128, 128, 0.4); }
-  table.mfattn-claims td { display: block; border: none !important; box-shadow: none !important;
-                          min-width: 0 !important; max-width: none !important; }
-  table.mfattn-claims td:nth-child(1) { flex: 1 1 100%; }
-  table.mfattn-claims td:nth-child(2) { font-weight: bold; }
-}
-"""
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-_HEAD = "<thead><tr>" + "".join(f"<th>{name}</th>" for name in COLUMNS) + "</tr></thead>"
+def _options(values: Iterable[str]) -> str:
+    return "".join(f'<option value="{v}">{v}</option>' for v in dict.fromkeys(values) if v)
 
 
 def table_html(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS, *,
                table_id: str = "mfattn-claims", titles: Mapping[str, str] | None = None) -> str:
-    """The interactive table of ``entries`` (HTML from itables; needs :func:`init`'s output on the page)."""
-    from itables import to_html_datatable
-
+    """The table of ``entries`` with its filter bar, count, style and script: one self-contained HTML fragment
+    (no network). The filters list each value present, in book order (papers, chapters, verdicts as the
+    ledger orders them)."""
+    titles = _chapter_titles() if titles is None else titles
     data = rows(entries, papers, titles)
-    hidden = [COLUMNS.index(name) for name in _HIDDEN]
-    return to_html_datatable(
-        None, data_json=json.dumps(data), table_html=_HEAD, allow_html=True, table_id=table_id,
-        classes="display compact mfattn-claims", style="width:100%", css=_CSS, autoWidth=False,
-        columnDefs=[{"targets": hidden, "visible": False}],
-        searchPanes={"columns": [COLUMNS.index(name) for name in FILTERS], "initCollapsed": True,
-                     "cascadePanes": True, "orderable": False, "layout": "columns-1"},
-        layout={"top1": "searchPanes", "topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
-                "bottomEnd": "paging"},
-        pageLength=20, lengthMenu=[10, 20, 50, 100], order=[],
-        language={"search": "Search the claims:", "info": "Showing _TOTAL_ of _MAX_ claims",
-                  "infoFiltered": "", "infoEmpty": "No claim matches"},
-        warn_on_undocumented_option=False, display_logo_when_loading=False)
-
-
-def init() -> None:
-    """Write itables' DataTables bundle into the notebook's output (offline mode; in Google Colab, whose
-    outputs are separate frames, itables loads it from its CDN instead)."""
-    import itables
-
-    itables.init_notebook_mode(all_interactive=False)
+    col = {name: COLUMNS.index(name) for name in COLUMNS}
+    present = {name: {row[col[name]] for row in data} for name in FILTERS}
+    order = {"Paper": [html.escape(short) for short, _, _ in papers],
+             "Chapter": [html.escape(t) for t in titles.values()],
+             "Verdict": list(ledger.VERDICTS), "Robustness": list(_ROBUSTNESS)}
+    labels = {"Paper": "Paper", "Chapter": "Chapter", "Verdict": "Verdict", "Robustness": "Robust or fragile"}
+    selects = "".join(
+        f'<label>{labels[name]}<select data-filter="{name.lower()}"><option value="">all</option>'
+        + _options([v for v in order[name] if v in present[name]] + sorted(present[name] - set(order[name])))
+        + "</select></label>" for name in FILTERS)
+    bar = (f'<form class="mfattn-filters" role="search" aria-controls="{table_id}" hidden>{selects}'
+           '<label class="mfattn-search-label">Search<input type="search" class="mfattn-search" '
+           'placeholder="a word, e.g. MNIST"></label>'
+           '<button type="reset" class="mfattn-reset">Clear</button></form>')
+    count = f'<p class="mfattn-count" aria-live="polite">{len(data)} claims</p>'
+    head = "".join(f"<th>{_HEADS.get(name, name)}</th>" for name in _SHOWN)
+    body = "".join(
+        "<tr" + "".join(f' data-{name.lower()}="{row[col[name]]}"' for name in FILTERS) + ">"
+        + "".join(f"<td>{row[col[name]]}</td>" for name in _SHOWN) + "</tr>" for row in data)
+    script = _asset("report_table.js").replace("__TABLE_ID__", table_id)
+    return (f'<div class="mfattn-report" id="{table_id}-box"><style>{_asset("report_table.css")}</style>{bar}{count}'
+            f'<table class="mfattn-claims" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+            f"</table><script>{script}</script></div>")
 
 
 def show(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS) -> None:
-    """Display the bundle (:func:`init`) and the table of ``entries``."""
+    """Display the table of ``entries`` (:func:`table_html`) in the notebook."""
     from IPython.display import HTML, display
 
-    init()
     display(HTML(table_html(entries, papers)))
