@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .store import (DamagedFileError, _jsonable, _strict_dumps, atomic_save_npz, atomic_write_json, inside,
-                    load_npz, read_json, sha256_file)
+from .store import (DamagedFileError, RefusedFileError, _jsonable, _strict_dumps, atomic_save_npz,
+                    atomic_write_json, inside, load_npz, read_json, sha256_file)
 
 __all__ = ["CacheWarning", "content_digest", "cache_record", "check_cache_record", "save_cached_npz",
            "load_cached_npz", "cached_npz", "save_cached_json", "load_cached_json", "RECORD"]
@@ -210,6 +210,9 @@ def load_cached_json(path: str | os.PathLike, *, key: str | None = None,
         return None
     try:
         data = read_json(path)
+    except RefusedFileError as err:  # larger than the budget, NaN in it: not read, recomputed
+        _warn_recompute(path, f"is not read ({err.reason})")
+        return None
     except ValueError:
         _warn_recompute(path, "is not valid JSON")
         return None

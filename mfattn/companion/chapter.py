@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import manifest, store
+from .checks import check_int
 from .manifest import figures_dir, git_commit, package_versions, read_manifest
 from .profiles import chapter_info, check_profile, get_profile, resolve_device
 
@@ -46,6 +47,9 @@ NOTEBOOK_PARAMETERS = ("profile", "device", "seed", "overrides")
 MAX_VECTOR_BYTES = 1 << 20
 
 LABEL_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*$")
+
+#: The largest seed (seeds plus their offsets stay within torch's 64-bit seeds) and thread count a run takes.
+MAX_SEED, MAX_THREADS = 2**62, 4096
 
 #: The book's matplotlib style sheet; ``plt.style.use(STYLE)`` gives readers the same look.
 STYLE = Path(__file__).with_name("mfattn.mplstyle")
@@ -127,9 +131,12 @@ class ChapterRun:
                                  f"-p overrides '{{\"steps\": 100}}')")
         self.profile = check_profile(profile)
         self.device = resolve_device(device)
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed must be a non-negative integer (at most 2**62); got {seed!r}")
         self.seed = int(seed)
+        if threads is not None:  # checked with the rest, before the sizes' work and any state is touched
+            threads = check_int("threads", threads, 1, MAX_THREADS)
+        # every size checked against its kind and the whole run's work against the budget (get_profile)
         self.sizes = get_profile(chapter, profile, **overrides)
         self.overrides = dict(overrides)
         if threads is None and self.device.type == "cpu":

@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
-           "max_bytes", "check_rule", "contract"]
+           "max_bytes", "check_work", "max_work", "check_rule", "contract"]
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -247,6 +247,47 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
     if budget is not None and need > budget:
         raise ValueError(f"{name} makes {what} need {need:,} bytes ({_human(need)}), more than the "
                          f"{_human(budget)} available; ask for less, or set MFATTN_MAX_BYTES to raise the budget")
+    return need
+
+
+#: The default work budget of :func:`check_work`: 10¹³ units (β-steps, iterations × size), hours of a
+#: single-threaded loop at the package's speeds; ``$MFATTN_MAX_WORK`` raises (or lowers) it.
+DEFAULT_MAX_WORK = 1e13
+
+
+def max_work() -> float:
+    """The most work units one call may ask for: ``$MFATTN_MAX_WORK`` when set (e.g. ``1e15``), else
+    :data:`DEFAULT_MAX_WORK`. A budget that is not a positive finite number is a ValueError naming it."""
+    budget = os.environ.get("MFATTN_MAX_WORK", "").strip()
+    if not budget:
+        return DEFAULT_MAX_WORK
+    try:
+        value = float(budget)
+    except ValueError:
+        raise ValueError(f"MFATTN_MAX_WORK must be a number of work units; got {budget!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"MFATTN_MAX_WORK must be a positive number of work units; got {budget!r}")
+    return value
+
+
+def check_work(name: str, units: Any, budget: Any = None, *, what: str = "the call",
+               unit: str = "work units", env: str = "MFATTN_MAX_WORK") -> float:
+    """Refuse at once a call whose loops would do ``units`` of work (more than ``budget``).
+
+    A loop's length is set by its arguments (steps, iterations, grid points); a value such as ``10**15``
+    passes every type check and then runs for days. ``units`` is the work the call would do (β-steps,
+    iterations × size, in the caller's ``unit``), ``budget`` the most it may do (default :func:`max_work`);
+    ``name`` is the parameter (or ``name=value``) that sets it, and ``env`` the variable that raises the
+    budget. The error names both before any loop starts. Returns ``units`` as a float (huge integers too)."""
+    if isinstance(units, (int, np.integer)) and not isinstance(units, bool) and units >= 0:
+        need = float(units) if units < 10**300 else math.inf  # exact enough; never an OverflowError
+    else:
+        need = check_real("units", units, minimum=0.0, allow_inf=True)
+    limit = max_work() if budget is None else check_real("budget", budget, minimum=0.0, strict=True,
+                                                          allow_inf=True)
+    if need > limit:
+        raise ValueError(f"{name} makes {what} do {need:.3g} {unit}, more than the budget of {limit:.3g}; ask "
+                         f"for less, or set {env} to raise the budget")
     return need
 
 

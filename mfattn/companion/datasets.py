@@ -183,6 +183,7 @@ def _copy_local(url: str, output_file, pooch_obj) -> None:
     source = url2pathname(unquote(parts.path))
     if parts.netloc and parts.netloc != "localhost":
         source = f"//{parts.netloc}{source}"
+    store.check_regular_file(source, "mirrored file")  # a FIFO or /dev/zero would block or never end
     with open(source, "rb") as src:
         if isinstance(output_file, (str, os.PathLike)):
             with open(output_file, "wb") as dst:

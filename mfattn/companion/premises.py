@@ -83,7 +83,9 @@ def papers_dir() -> Path | None:
 
 @lru_cache(maxsize=None)
 def _text(path: str) -> str:
-    return normalise(Path(path).read_text(encoding="utf-8"))
+    from .store import read_text_file
+
+    return normalise(read_text_file(path, "paper text"))  # a regular file within the budget: never a FIFO
 
 
 def paper_text(paper: str) -> str | None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["PROFILE_NAMES", "DEVICE_NAMES", "CHAPTERS", "Chapter", "PROFILES", "get_profile",
-           "check_profile", "chapter_info", "resolve_device", "check_override", "CHOICES"]
+           "check_profile", "chapter_info", "resolve_device", "check_override", "CHOICES", "run_work",
+           "check_run_work", "work_factor"]
 
 PROFILE_NAMES = ("quick", "full")
 DEVICE_NAMES = ("auto", "cpu", "cuda")
@@ -257,7 +259,9 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
         test = lambda v: (isinstance(v, list) and len(v) > 0 and all(  # noqa: E731
             isinstance(x, list) and len(x) == width and all(_is_int(y) and y >= 1 for y in x) for x in v))
     elif all(isinstance(v, list) and all(_is_int(x) for x in v) for v in values):
-        phrase, test = "a non-empty list of integers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
+        empty_ok = any(v == [] for v in values)  # a profile that runs none of them (exp_code_extra_seeds)
+        phrase = f"a{'' if empty_ok else ' non-empty'} list of integers >= 0"
+        test = lambda v: (isinstance(v, list) and (empty_ok or len(v) > 0) and all(  # noqa: E731
             _is_int(x) and x >= 0 for x in v))
     elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
         phrase, test = "a non-empty list of finite numbers", lambda v: (isinstance(v, list) and len(v) > 0 and all(
@@ -272,16 +276,138 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
 
 def check_override(chapter: str, key: str, value: Any) -> Any:
     """Return ``value`` if size ``key`` of ``chapter`` can take it, else raise a ValueError of one line
-    naming the key and what it expects (an unknown key lists the known ones)."""
+    naming the key and what it expects (an unknown key lists the known ones). A value whose work alone
+    exceeds the budget (:func:`check_run_work`: ``steps=10**15``) is refused here too, before any loop."""
+    value = _checked_value(chapter, key, value)
+    check_run_work(chapter, "quick", {key: value})
+    return value
+
+
+def _checked_value(chapter: str, key: Any, value: Any) -> Any:
+    """``value`` if size ``key`` of ``chapter`` takes its kind (:func:`check_override` without the work)."""
     known = PROFILES[chapter_info(chapter).name]["quick"]
-    if key not in known:
+    if not isinstance(key, str) or key not in known:
         raise ValueError(f"unknown size {key!r} for chapter {chapter!r}; known: {sorted(known)}")
     phrase, test = _expected(chapter, key)
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalars
         value = value.item()
-    if not test(value):
-        raise ValueError(f"size {key!r} of chapter {chapter!r} must be {phrase}; got {value!r}")
+    try:
+        ok = bool(test(value))
+    except (TypeError, ValueError, OverflowError):  # a value no comparison can make sense of
+        ok = False
+    if not ok:
+        raise ValueError(f"size {key!r} of chapter {chapter!r} must be {phrase}; got {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to a readable length (a hostile list may hold millions of items)."""
+    if _is_int(value) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, (list, tuple, dict, str)) and len(value) > 40:
+        return f"a {type(value).__name__} of {len(value):,} items"
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# --- the work of a run ---------------------------------------------------------------------------------------
+#: Sizes whose work grows faster than in proportion: exact enumeration over 2^n spin states (chapter 1) and
+#: over the n^n edge sets of n tokens (chapter 4's brute-force checks).
+_GROWTH: dict[tuple[str, str], str] = {("ising", "n"): "2^n", ("structural", "enum_n"): "n^n",
+                                       ("structural", "ident_n"): "n^n", ("structural", "mask_n"): "n^n",
+                                       ("structural", "prior_n"): "n^n"}
+#: Integer sizes that are not amounts of work: intervals (a larger one does less) and fit thresholds.
+_NOT_WORK = ("_every", "tap_fit_min_nd")
+#: The largest override of a run's work, as a multiple of the full profile's (``$MFATTN_WORK_FACTOR``).
+DEFAULT_WORK_FACTOR = 10.0
+
+
+def work_factor() -> float:
+    """How many times the full profile's work one run may do: ``$MFATTN_WORK_FACTOR`` (e.g. ``100``) or 10."""
+    text = os.environ.get("MFATTN_WORK_FACTOR", "").strip()
+    if not text:
+        return DEFAULT_WORK_FACTOR
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"MFATTN_WORK_FACTOR must be a positive number (times the full profile's work); got {text!r}")
+    return value
+
+
+def _log_size(chapter: str, key: str, value: Any) -> float | None:
+    """The natural log of how much work size ``key`` = ``value`` asks for (None: not an amount of work)."""
+    if value is None or isinstance(value, (str, bool)) or key.endswith(_NOT_WORK):
+        return None
+    if _is_int(value):
+        n = max(value, 1)
+        growth = _GROWTH.get((chapter, key))
+        if growth == "2^n":
+            return n * math.log(2.0)
+        if growth == "n^n":
+            return n * math.log(n)
+        return math.log(n)
+    if isinstance(value, list):
+        if len(value) == 3 and _is_int(value[2]) and not _is_int(value[0]) and _is_real(value[0]):
+            return math.log(max(value[2], 1))  # a grid [start, stop, count]: its count of points
+        if value and all(isinstance(x, list) for x in value):  # (N, d) pairs: the sum of their products
+            return math.log(max(1, sum(math.prod(max(int(y), 1) for y in x) for x in value)))
+        if key.endswith(("seeds", "seed_offsets")) or not all(_is_int(x) for x in value):
+            return math.log(max(len(value), 1))  # seeds, betas: one run each
+        return math.log(max(1, sum(max(x, 1) for x in value)))  # sizes (network_ns, budget_steps): their sum
+    return None  # real numbers (temperatures, rates) are not amounts of work
+
+
+def run_work(chapter: str, sizes: dict[str, Any]) -> tuple[float, str | None]:
+    """The work of a run of ``chapter`` with ``sizes``, as a multiple of its full profile's (at least 1
+    when every size stays within the profiles' own), and the size that raises it most (or None).
+
+    The estimate bounds a run whose work is a sum of products of its sizes (steps × grid points × seeds ...):
+    each size beyond the larger of the two profiles' values multiplies it by its own ratio (2^Δn for a
+    number of spins enumerated exactly, n^n for edge sets), and sizes within them count as they are. A size
+    a profile leaves to the data (null: all of it) is bounded by the data and is not counted. Each size is
+    checked first (:func:`check_override`'s kinds: an unknown key or a value of the wrong kind is a ValueError)."""
+    if not isinstance(sizes, dict):
+        raise TypeError(f"sizes must be a dict of profile sizes; got {type(sizes).__name__}")
+    return _run_work(chapter, {key: _checked_value(chapter, key, value) for key, value in sizes.items()})
+
+
+def _run_work(chapter: str, sizes: dict[str, Any]) -> tuple[float, str | None]:
+    name = chapter_info(chapter).name
+    total, worst, worst_key = 0.0, 0.0, None
+    for key, value in sizes.items():
+        declared = [PROFILES[name][p].get(key) for p in PROFILE_NAMES]
+        if any(v is None for v in declared):
+            continue
+        logs = [_log_size(name, key, v) for v in declared]
+        own = _log_size(name, key, value)
+        if own is None or any(v is None for v in logs):
+            continue
+        excess = max(0.0, own - max(logs))
+        total += excess
+        if excess > worst:
+            worst, worst_key = excess, key
+    return math.exp(min(total, 700.0)), worst_key
+
+
+def check_run_work(chapter: str, profile: str, overrides: dict[str, Any]) -> float:
+    """Refuse, before the first cell, a run of ``chapter`` in ``profile`` with ``overrides`` whose estimated
+    work (:func:`run_work`) exceeds :func:`work_factor` times the full profile's: a ValueError of one line
+    naming the size that raises it most. Returns the estimate."""
+    from .checks import check_work
+
+    if not isinstance(overrides, dict):
+        raise TypeError(f"overrides must be a dict of profile sizes; got {type(overrides).__name__}")
+    factor = work_factor()  # a malformed budget is an error even when nothing exceeds it
+    checked = {key: _checked_value(chapter, key, value) for key, value in overrides.items()}
+    sizes = {**PROFILES[chapter_info(chapter).name][check_profile(profile)], **checked}
+    work, key = _run_work(chapter, sizes)
+    if key is not None:
+        name = f"size {key!r} = {_short(sizes[key])} of chapter {chapter!r}"
+        check_work(name, work, factor, what="the run", unit="times the full profile's work",
+                   env="MFATTN_WORK_FACTOR")
+    return work
 
 
 def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[str, Any]:
@@ -289,7 +415,9 @@ def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[
 
     An override must name a known key and have the kind of value the key takes (:func:`check_override`),
     so a typo in a notebook's parameters, ``steps=-5`` or ``steps="abc"``, is an error rather than a
-    silently ignored or misread setting.
+    silently ignored or misread setting; and the whole run's estimated work must stay within
+    :func:`work_factor` times the full profile's (:func:`check_run_work`), so ``steps=10**15`` is refused
+    here, not days later.
     """
     chapter_info(chapter)
     check_profile(profile)
@@ -298,6 +426,7 @@ def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[
     if unknown:
         raise ValueError(f"unknown size(s) {unknown} for chapter {chapter!r}; known: {sorted(sizes)}")
     sizes.update({key: check_override(chapter, key, value) for key, value in overrides.items()})
+    check_run_work(chapter, profile, overrides)
     return sizes
 
 

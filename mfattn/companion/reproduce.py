@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import store
-from .profiles import CHAPTERS, DEVICE_NAMES, PROFILES, check_override, check_profile, chapter_info
+from .profiles import CHAPTERS, DEVICE_NAMES, PROFILES, check_override, check_profile, check_run_work, chapter_info
 
 __all__ = ["ChapterOutcome", "reproduce", "strip_notebook", "refresh_outputs", "CHECK_TAG", "is_check_cell",
            "notebook_parameters", "DirtyTreeError"]
@@ -111,6 +111,10 @@ def _check_clean_tree(root: Path) -> None:
                              "--allow-dirty (the results are then marked '+dirty' in the manifest)")
 
 
+#: The largest seed a run takes (seeds plus their offsets must stay within torch's 64-bit seeds).
+MAX_SEED = 2**62
+
+
 class DirtyTreeError(RuntimeError):
     """A full-profile run was asked for from a checkout with uncommitted changes."""
 
@@ -136,6 +140,8 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     if device not in DEVICE_NAMES:
         raise ValueError(f"device must be one of {', '.join(map(repr, DEVICE_NAMES))}; got {device!r}")
     seed = check_int("seed", seed, 0)
+    if seed > MAX_SEED:
+        raise ValueError(f"seed must be at most 2**62 (seeds and their offsets are 64-bit); got {seed}")
     if overrides is not None and not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of profile sizes; got {type(overrides).__name__}")
     root = _root()
@@ -144,6 +150,8 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     selected = _selected(chapters)
     for chapter in selected if overrides else ():  # before any chapter runs: one clear error, no partial run
         known = PROFILES[chapter.name][profile]
+        if not all(isinstance(key, str) for key in overrides):
+            raise TypeError(f"overrides: size names must be strings; got {sorted(map(repr, overrides))}")
         unknown = sorted(set(overrides) - set(known))
         if unknown:
             raise ValueError(f"unknown size(s) {unknown} for chapter {chapter.name!r} (--set / overrides); "
@@ -153,6 +161,10 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
                 check_override(chapter.name, key, value)
             except ValueError as err:
                 raise ValueError(f"--set {key}: {err}") from None
+        try:  # the whole run's estimated work, before the first cell of any chapter
+            check_run_work(chapter.name, profile, overrides)
+        except ValueError as err:
+            raise ValueError(f"--set: {err}") from None
     out_given = bool(out)
     out = Path(out) if out else store.output_dir() / "reproduce" / profile / (f"seed-{seed}" if seed else "")
     store.make_folder(out, "out" if out_given else "MFATTN_OUTPUT")
