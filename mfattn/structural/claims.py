@@ -40,6 +40,8 @@ FULL_GLUE = {
     "pc_starts_min": "{:.3f}",
     "pc_starts_max": "{:.3f}",
     "pc_starts_same_min": "{:.2f}",
+    "pc_win_median": "{:.3f}",
+    "slot_ari_gap": "{:.2f}",
     "keynorm_gap_raw": "{:.2f}",
     "mask_max_error": "{:.0e}",
     "slot_forms_norm_paper": "{:.0f}",

@@ -114,6 +114,9 @@ def _derived_structural(s: dict[str, Any], sizes: dict[str, Any]) -> dict[str, A
     if "pc_starts_acc" in s:
         out.update(pc_starts_min=min(s["pc_starts_acc"]), pc_starts_max=max(s["pc_starts_acc"]),
                    pc_starts_same_min=min(s["pc_starts_same"]))
+    if "pc_win_weights" in s:
+        w = sorted(s["pc_win_weights"])
+        out["pc_win_median"] = (w[(len(w) - 1) // 2] + w[len(w) // 2]) / 2
     return out
 
 
