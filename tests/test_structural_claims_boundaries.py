@@ -268,7 +268,9 @@ DESIGNS_CASES = [
     ("designs-expanding-window", {"far_lift_lo": 0.0, "far_lift_mean": 0.2}, "partly"),       # covers 0: inconclusive
     ("designs-expanding-window", {"far_lift_lo": -0.02, "far_lift_mean": 0.2}, "partly"),
     ("designs-expanding-window", {"far_lift_lo": -0.2, "far_lift_mean": -0.1}, "fails"),      # upper end at 0
-    ("designs-expanding-window", {"far_lift_lo": -0.2, "far_lift_mean": UP(-0.1, 1)}, "partly"),
+    ("designs-expanding-window", {"far_lift_lo": -0.2, "far_lift_mean": UP(-0.1, 1)}, "fails"),   # covers 0, mean < 0
+    ("designs-expanding-window", {"far_lift_lo": -0.2, "far_lift_mean": 0.0}, "fails"),          # mean at 0: no sign
+    ("designs-expanding-window", {"far_lift_lo": -0.2, "far_lift_mean": UP(0.0, 1)}, "partly"),  # mean just above 0
     ("designs-expanding-window", {"far_lift_lo": -0.176, "far_lift_mean": -0.110}, "fails"),              # stored
     ("designs-expanding-window", {"far_lift_lo": NAN, "far_lift_mean": 0.2}, None),
     ("designs-expanding-window", {"far_lift_lo": 0.01, "far_lift_mean": NAN}, None),
@@ -277,7 +279,9 @@ DESIGNS_CASES = [
     ("designs-expanding-adaptive", {"near_rho_lo": 0.01, "near_rho_mean": UP(0.5, 0)}, "partly"),
     ("designs-expanding-adaptive", {"near_rho_lo": 0.0, "near_rho_mean": 0.9}, "partly"),     # covers 0: inconclusive
     ("designs-expanding-adaptive", {"near_rho_lo": -0.2, "near_rho_mean": -0.1}, "fails"),    # upper end at 0
-    ("designs-expanding-adaptive", {"near_rho_lo": -0.2, "near_rho_mean": UP(-0.1, 1)}, "partly"),
+    ("designs-expanding-adaptive", {"near_rho_lo": -0.2, "near_rho_mean": UP(-0.1, 1)}, "fails"),
+    ("designs-expanding-adaptive", {"near_rho_lo": -0.2, "near_rho_mean": 0.0}, "fails"),
+    ("designs-expanding-adaptive", {"near_rho_lo": -0.2, "near_rho_mean": UP(0.0, 1)}, "partly"),
     ("designs-expanding-adaptive", {"near_rho_lo": 0.96, "near_rho_mean": 0.976}, "holds"),            # stored
     ("designs-expanding-adaptive", {"near_rho_lo": NAN, "near_rho_mean": 0.9}, None),
     ("designs-expanding-adaptive", {"near_rho_lo": 0.01, "near_rho_mean": NAN}, None),

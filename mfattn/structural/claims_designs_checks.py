@@ -151,7 +151,9 @@ def near_lift_rule(s):
 
 
 def lift_decide(s, effect, lo, hi):
-    return ("holds" if effect >= 0.1 else "partly") if lo > 0 else "fails" if hi <= 0 else "partly"
+    """The window's rule on an interval: above 0 holds (a lift of 0.1 or more) or partly; an interval that covers 0
+    partly around a positive effect, fails around one at or below 0 (no sign of adaptation); below 0 fails."""
+    return ("holds" if effect >= 0.1 else "partly") if lo > 0 else "fails" if hi <= 0 or effect <= 0 else "partly"
 
 
 #: The far-lift runs are stored in (d, p) order, three seeds per setting: d = 10 and 50 by p = 1/5, 1/10, 1/25 (p =

@@ -218,8 +218,9 @@ def benefit_examples(literal: bool) -> dict[str, dict[str, float]]:
 
 def _resolved(lo: float, mean: float) -> str | None:
     """The side of 0 a symmetric 95 % interval (``lo`` to 2·``mean`` − ``lo``) resolves: None above 0, "fails" at
-    or below 0, "partly" where it covers 0 (inconclusive: the runs cannot tell, which is not a refutation)."""
-    return None if lo > 0 else "fails" if 2 * mean - lo <= 0 else "partly"
+    or below 0; where it covers 0, "partly" around a positive mean (the claimed direction, not resolved) and
+    "fails" around a mean at or below 0 (no sign of the claimed effect: the convention of the multi-hop rule)."""
+    return None if lo > 0 else "fails" if 2 * mean - lo <= 0 or mean <= 0 else "partly"
 
 
 def window_rule(lift: float = 0.1):

@@ -117,7 +117,9 @@ EXPANDING = {c.id: c for c in [
               "parents inside the first window: a window blind to the input has 0. Holds if the 95 % t-interval of "
               "the runs' mean correlation lies above 0 and the mean is at least 0.5 (moved by the per-run "
               "correlations' standard error); with differences if the interval lies above 0 but the mean is smaller; "
-              "fails if it lies at or below 0 and with differences if it covers 0 (inconclusive, not a refutation). Tried under sign and signed-rank tests over the runs and on the lift "
+              "fails if it lies at or below 0, or covers 0 around a mean at or below 0 (no sign of the claimed direction), and "
+              "with differences if it covers 0 around a positive mean (inconclusive, not a refutation). Tried under "
+              "sign and signed-rank tests over the runs and on the lift "
               "in reach over windows paired at random.",
           evidence=("fig-designs-expanding-window", "fig-designs-expanding-prior",
                     TX + "test_the_window_follows_the_parent_inside_the_first_window"),
@@ -156,8 +158,10 @@ EXPANDING = {c.id: c for c in [
               "at random has lift 0 however many far parents it reaches. Confirmed if the 95 % t-interval of the "
               "runs' mean lift lies above 0 and the lift is at least 0.1 (ten points of the far parents, moved by "
               "the per-run lifts' standard error); with differences if the interval lies above 0 but the lift is "
-              "smaller or the interval covers 0 (inconclusive, not a refutation); refuted if it lies at or below 0. Tried under sign and signed-rank tests over the runs and "
-              "on their median.",
+              "smaller, or covers 0 around a positive mean lift (inconclusive, not a refutation); refuted if it lies "
+              "at or below 0, or covers 0 around a mean lift at or below 0 (no sign of adaptation: the convention of "
+              "the multi-hop rule). Tried under sign and signed-rank tests over the runs, with the (d, p) settings as "
+              "units, and on their median.",
           evidence=("fig-designs-expanding-window",
                     TX + "test_window_coverage_lift_is_zero_for_a_window_blind_to_the_input",
                     TX + "test_lazy_equals_dense_and_scores_only_the_window"),

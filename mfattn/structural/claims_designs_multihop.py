@@ -149,7 +149,9 @@ def multihop_rule(prefix: str, half: float = 0.5, statistic: str = "pooled", con
         else:
             one, multi, two, one_x2 = (number(s, f"{prefix}nmse_{m}") for m in ("one", "multi", "two", "one_x2"))
         if not controls:
-            positive_control(seeds, "one", above, words)
+            # the positive control against the better one-layer model still: where two layers do not beat the
+            # doubled one, no comparison with plain one-layer attention can show what a second hop is worth
+            positive_control(seeds, "one" if one <= one_x2 else "one_x2", above, words)
             diffs, best_one = (seeds["one"] - seeds["multi"],), one
         else:
             best_one = min(one, one_x2)

@@ -27,8 +27,8 @@ def _per_instance(*modes: str):
     return lambda s: {f"|enumeration − attention|, {m}": s[f"enum_errors_{m}"] for m in modes}
 
 
-def _instances(modes: tuple[str, ...], why: str) -> Spread:
-    return Spread("instance", _per_instance(*modes), one_suffices=why)
+def _instances(modes: tuple[str, ...], why: str, unit: str = "instance") -> Spread:
+    return Spread(unit, _per_instance(*modes), one_suffices=why)
 
 
 _BOUND = ("an identity: each instance's largest deviation is a bound, and one instance beyond round-off would "
@@ -189,7 +189,9 @@ EXACT_LAST = [
                "{mask_max_structures:.0f} edge sets each): max |enumeration − masked softmax| = {mask_max_error:.0e}; "
                "the causal mask ({enum_sets_causal:.0f} edge sets): {enum_error_causal:.0e}.",
           numbers=("mask_max_error", "enum_error_causal"),
-          **identity_premises("mask_max_error", "enum_error_causal", spread=_instances(("causal",), _BOUND))),
+          **identity_premises("mask_max_error", "enum_error_causal",
+                              spread=_instances(("causal",), _BOUND, "instance of the causal mask (the 100 random masks "
+                                                "store only their largest deviation, mask_max_error)"))),
     Claim("structural-binary-edges", f"{PAPER}, Sec. 6.1 (Feedforward layer)",
           "The ReLU of a feed-forward layer relates to an edge prior that fully factorises into binary variables (the "
           "paper speculates so): under such a prior each edge is an independent gate σ(s/T + logit ρ), with no "

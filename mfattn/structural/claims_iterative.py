@@ -339,7 +339,8 @@ ITERATIVE = [
                                     "unit", _pc_relative(1)),
                         Alternative("as well as the data allow: within two standard errors of the Bayes-optimal "
                                     "selector", "reading", _pc_ceiling)),
-          spread=Spread("instance", lambda s: {"active synapse found (fixed point)": s["pc_found_fixed"],
+          spread=Spread("instance (the per-start shares: one value per random start)",
+                        lambda s: {"active synapse found (fixed point)": s["pc_found_fixed"],
                                                **({"share found, per start (random starts)": s["pc_starts_acc"]}
                                                   if "pc_starts_acc" in s else {})}),
           how="Holds if F never rises beyond float64 round-off (1e-12, a decade above the measured round-off of F) and "
