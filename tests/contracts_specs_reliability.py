@@ -22,6 +22,8 @@ SPECS = {
                                   domain={"units": ">=0"}, sizes={"units": 10**30},
                                   skip=("name", "what", "unit", "env"), names={"units": ("steps",)}),
     K + "checks:max_work": Spec(lambda d: {}),
+    K + "checks:env_positive": Spec(lambda d: {"name": "MFATTN_TEST_UNSET_BUDGET", "unit": "bytes"},
+                                    skip=("name", "unit")),
     K + "store_read:max_json_bytes": Spec(lambda d: {}),
     K + "profiles:work_factor": Spec(lambda d: {}),
     K + "profiles:run_work": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS)), "sizes": {}}),

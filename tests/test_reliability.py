@@ -408,3 +408,18 @@ def test_text_files_are_read_within_their_budget(tmp_path):
     assert store.read_text_file(path) == "x" * 300
     with pytest.raises(RefusedFileError, match=rf"^{re.escape(str(path))}: expected a text file of at most 100 bytes"):
         store.read_text_file(path, limit=100)
+
+
+def test_every_budget_variable_is_read_by_one_parser(monkeypatch):
+    """MFATTN_MAX_BYTES, _MAX_WORK, _MAX_JSON_BYTES and _WORK_FACTOR all go through checks.env_positive: unset gives
+    the default, a positive number is used, anything else is refused naming the variable."""
+    from mfattn.companion import checks, profiles, store_read
+    for name, read in (("MFATTN_MAX_WORK", checks.max_work), ("MFATTN_MAX_JSON_BYTES", store_read.max_json_bytes),
+                       ("MFATTN_WORK_FACTOR", profiles.work_factor), ("MFATTN_MAX_BYTES", checks.max_bytes)):
+        monkeypatch.setenv(name, "1e3")
+        assert read() == 1000
+        for bad in ("0", "-1", "nan", "inf", "lots"):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(ValueError, match=name):
+                read()
+        monkeypatch.delenv(name)

@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
-           "max_bytes", "check_work", "max_work", "check_rule", "contract"]
+           "max_bytes", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -200,17 +200,26 @@ def _available_bytes() -> int | None:
         return None
 
 
+def env_positive(name: str, unit: str) -> float | None:
+    """The positive finite number in the environment variable ``name`` (None when unset or blank); anything else
+    is a ValueError naming the variable and ``unit``. One reader for every budget variable."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number of {unit}; got {text!r}")
+    return value
+
+
 def max_bytes() -> int | None:
     """The most bytes one call may ask for: ``$MFATTN_MAX_BYTES`` when set (a reader's budget, e.g.
     ``2e9``), else the memory available now, capped by the process's address-space limit; None if unknown."""
-    budget = os.environ.get("MFATTN_MAX_BYTES", "").strip()
-    if budget:
-        try:
-            value = float(budget)
-        except ValueError:
-            raise ValueError(f"MFATTN_MAX_BYTES must be a number of bytes; got {budget!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError(f"MFATTN_MAX_BYTES must be a positive number of bytes; got {budget!r}")
+    value = env_positive("MFATTN_MAX_BYTES", "bytes")
+    if value is not None:
         return int(value)
     limits = [_available_bytes()]
     try:
@@ -258,16 +267,8 @@ DEFAULT_MAX_WORK = 1e13
 def max_work() -> float:
     """The most work units one call may ask for: ``$MFATTN_MAX_WORK`` when set (e.g. ``1e15``), else
     :data:`DEFAULT_MAX_WORK`. A budget that is not a positive finite number is a ValueError naming it."""
-    budget = os.environ.get("MFATTN_MAX_WORK", "").strip()
-    if not budget:
-        return DEFAULT_MAX_WORK
-    try:
-        value = float(budget)
-    except ValueError:
-        raise ValueError(f"MFATTN_MAX_WORK must be a number of work units; got {budget!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"MFATTN_MAX_WORK must be a positive number of work units; got {budget!r}")
-    return value
+    value = env_positive("MFATTN_MAX_WORK", "work units")
+    return DEFAULT_MAX_WORK if value is None else value
 
 
 def check_work(name: str, units: Any, budget: Any = None, *, what: str = "the call",

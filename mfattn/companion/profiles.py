@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -324,16 +323,9 @@ DEFAULT_WORK_FACTOR = 10.0
 
 def work_factor() -> float:
     """How many times the full profile's work one run may do: ``$MFATTN_WORK_FACTOR`` (e.g. ``100``) or 10."""
-    text = os.environ.get("MFATTN_WORK_FACTOR", "").strip()
-    if not text:
-        return DEFAULT_WORK_FACTOR
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"MFATTN_WORK_FACTOR must be a positive number (times the full profile's work); got {text!r}")
-    return value
+    from .checks import env_positive
+    value = env_positive("MFATTN_WORK_FACTOR", "times the full profile's work")
+    return DEFAULT_WORK_FACTOR if value is None else value
 
 
 def _log_size(chapter: str, key: str, value: Any) -> float | None:

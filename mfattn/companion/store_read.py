@@ -64,16 +64,9 @@ class RefusedFileError(DamagedFileError):
 
 def max_json_bytes() -> int:
     """The largest JSON file a reader opens: ``$MFATTN_MAX_JSON_BYTES`` when set, else 64 MiB."""
-    budget = os.environ.get("MFATTN_MAX_JSON_BYTES", "").strip()
-    if not budget:
-        return DEFAULT_MAX_JSON_BYTES
-    try:
-        value = float(budget)
-    except ValueError:
-        raise ValueError(f"MFATTN_MAX_JSON_BYTES must be a number of bytes; got {budget!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"MFATTN_MAX_JSON_BYTES must be a positive number of bytes; got {budget!r}")
-    return int(value)
+    from .checks import env_positive
+    value = env_positive("MFATTN_MAX_JSON_BYTES", "bytes")
+    return DEFAULT_MAX_JSON_BYTES if value is None else int(value)
 
 
 def _kind(mode: int) -> str:
