@@ -15,6 +15,11 @@ FIG = "draws a figure or an HTML table from stored entries (their producers are 
 MNIST = "needs MNIST training runs (TrainResult); the configuration is checked by TrainConfig"
 RUN = dict(domain={"steps": "int>=1", "transient": "int>=0"}, skip=("model", "backend", "device", "init", "out_dir"))
 
+def _paper_model():
+    from mfattn.dynamics.model import paper_model
+    return paper_model()
+
+
 SPECS = {
     "mfattn.companion.caches:content_digest": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1)), "n": 3}}),
     "mfattn.companion.ledger:numbers_text": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "n": 3}}),
@@ -30,6 +35,11 @@ SPECS = {
     "mfattn.dynamics.verdict_numbers:window_decay_times": Spec(lambda d: {"x": rng(d).normal(size=400), "max_lag": 8},
                                                                domain={"max_lag": "int>=1", "period": "int>=1"},
                                                                nonfinite_ok=True),
+    "mfattn.dynamics.verdict_numbers:memory_numbers": Spec(lambda d: {"x": rng(d).normal(size=400), "max_lag": 8},
+                                                           domain={"max_lag": "int>=1", "period": "int>=1",
+                                                                   "window_lag": "int>=1"}),
+    "mfattn.dynamics.verdict_numbers:map_deviations": Spec(lambda d: {"model": _paper_model(), "n": d(st.integers(1, 4))},
+                                                           domain={"n": "int>=1", "seed": "int>=0"}, skip=("model",)),
     "mfattn.dynamics.verdict_numbers:attractor_kinds": Spec(lambda d: {"period": np.array([4, 0]),
                                                                        "lam": np.array([-0.1, 0.01])},
                                                             domain={"L": "int>=1", "tol": ">=0"}),
@@ -60,6 +70,9 @@ SPECS.update({
     "mfattn.dynamics.rotation:compare_sections": Exempt("compares the sections of two stored runs"),
     "mfattn.dynamics.sweep:sweep_many": Exempt("several sweeps in one batched run: each part is a sweep (generated)"),
     "mfattn.dynamics.verdict_numbers:symmetric_control": Exempt("a chapter-6 control run of sweeps (generated)"),
+    "mfattn.dynamics.verdict_numbers:context_deviation": Exempt("compares two contexts the engine made (or the paper "
+                                                                "code's stored one, read by load_context)"),
+    "mfattn.dynamics.verdict_numbers:window_control": Exempt("reduces two sweeps the package made (sweep_many)"),
     "mfattn.implicit.correction:gaussian_fit": Exempt("fits stored fixed-point fields of a trained model"),
     "mfattn.implicit.figures:early_frames": Exempt(FIG),
     "mfattn.implicit.init_scale:init_config": Exempt("builds a TrainConfig from a profile's sizes (checked by profiles "

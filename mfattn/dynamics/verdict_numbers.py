@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .diagnostics import envelope_decay_time, island_count, stroboscopic_section
+from .diagnostics import autocorrelation, envelope_decay_time, island_count, stroboscopic_section
 from ..companion.checks import contract
 
-__all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control"]
+__all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control",
+           "memory_numbers", "map_deviations", "context_deviation", "window_control"]
 
 #: Lags of the per-window decay times to 1/e: windows of 4·WINDOW_LAG + 1 steps (ρ is read up to half a window),
 #: long enough for the chaotic 1/e times of Fig. 4 (10-100 steps). The decay to 0.1 needs the chapter's 2000 lags
@@ -138,7 +139,92 @@ def _spectral_line(x, period: int = 4) -> dict[str, float]:
         p[0] = 0.0
         out["line" + key] = float(f[np.argmax(p)])
         out["low_share" + key] = float(p[f < 1 / period].sum() / p.sum()) if p.sum() > 0 else float("nan")
+    # how broad the spectrum is (forced response removed): the spectral flatness, geometric over arithmetic mean of
+    # the periodogram (1 for white noise, → 0 for a few lines), and the share of the power in its 10 strongest bins
+    p = np.abs(np.fft.rfft(forced * np.hanning(forced.size)))[1:] ** 2
+    positive = p[p > 0]
+    out["flatness"] = float(np.exp(np.mean(np.log(positive))) / np.mean(p)) if positive.size == p.size else 0.0
+    out["top10_share"] = float(np.sort(p)[-10:].sum() / p.sum()) if p.sum() > 0 else float("nan")
     return out
+
+
+@contract(x="array", period="int:1", max_lag="int:1", window_lag="int:1")
+def memory_numbers(x, period: int = 4, max_lag: int = 100, window_lag: int = WINDOW_LAG) -> dict[str, Any]:
+    """The autocorrelation of the series ``x`` read lag by lag (the response locked to the forcing of ``period``
+    removed, as for :func:`decay_times`): ``acf`` = ρ(τ), τ = 0..``max_lag``; ``first_crossing``, the first lag
+    with |ρ| < 1/e (None if none within ``max_lag``), over the whole series and in each window of
+    ``4 window_lag + 1`` steps (``first_crossing_windows``); ``beyond_context``, max |ρ(τ)| over L < τ <= 10 L;
+    ``noise_floor`` = 1/√T, the standard deviation of ρ(τ) of a series of T values without memory.
+
+    The first crossing and the envelope's decay time (:func:`decay_times`) differ for an oscillating ρ: the first
+    is where ρ first passes near zero, the second where it stays below the level for good."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 16 * period + 1:
+        raise ValueError(f"x must be a 1-d series of at least {16 * period + 1} values; got shape {x.shape}")
+    max_lag = min(max_lag, (x.size - 1) // 4)   # ρ read up to a quarter of the series (short quick-profile runs)
+    level = float(np.exp(-1))
+
+    def acf(y, lag):
+        y = y.copy()
+        for ph in range(period):
+            y[ph::period] -= y[ph::period].mean()
+        return autocorrelation(y, lag)
+
+    def first(r):
+        below = np.nonzero(np.abs(r) < level)[0]
+        return int(below[0]) if below.size else None
+
+    rho = acf(x, max_lag)
+    n = 4 * window_lag + 1
+    windows = [first(acf(x[i:i + n], window_lag)) for i in range(0, x.size - n + 1, n)]
+    return {"acf": rho, "first_crossing": first(rho), "first_crossing_windows": windows,
+            "beyond_context": float(np.abs(rho[period + 1:10 * period + 1]).max()), "noise_floor": 1 / math.sqrt(x.size)}
+
+
+@contract(n="int:1", seed="int:0")
+def map_deviations(model, n: int = 256, seed: int = 0) -> dict[str, Any]:
+    """How far the three ways of writing the mean-field map (Eq. 16 of the paper) lie apart at ``n`` random
+    (β, A): the σ-expansion of Eq. 16 through the weights' correlations, s^x_a = 2^{-(M-1)} Σ_σ [Σ_{S odd} σ_S
+    <W^o_S W^x_a>] tanh(β σ·A); the sum over the weights' column classes (what the engine computes); and the direct
+    sum over the N_SE semantic units, (1/N_SE) Σ_i W^x_i tanh(β W^o_i·A). β uniform on [0, 3], A uniform on
+    [-1, 1]^M. Returns the per-point maxima over the 4M outputs (``expansion_vs_classes``, ``classes_vs_direct``)
+    and ``n``, ``seed``."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    M, nse = model.num_features, model.weights["o"].shape[1] - 2
+    W = {x: np.asarray(model.weights[x], dtype=np.float64)[:, :nse] for x in "ovkq"}
+    odd = [S for r in range(1, M + 1, 2) for S in itertools.combinations(range(M), r)]
+    sigmas = np.array([(1,) + s for s in itertools.product((1, -1), repeat=M - 1)], dtype=np.float64)
+    sign = np.array([[np.prod(s[list(S)]) for S in odd] for s in sigmas])                  # σ_S, (2^{M-1}, |odd|)
+    corr = {x: np.array([[np.mean(np.prod(W["o"][list(S)], axis=0) * W[x][a]) for a in range(M)] for S in odd])
+            for x in "ovkq"}
+    exp_dev, dir_dev = [], []
+    for beta, A in zip(rng.uniform(0, 3, n), rng.uniform(-1, 1, (n, M))):
+        classes = model.coef @ np.tanh(beta * model.o_classes @ A)
+        expansion = np.concatenate([(sign @ corr[x]).T @ np.tanh(beta * sigmas @ A) / 2 ** (M - 1) for x in "ovkq"])
+        direct = np.concatenate([W[x] @ np.tanh(beta * W["o"].T @ A) / nse for x in "ovkq"])
+        exp_dev.append(float(np.abs(expansion - classes).max()))
+        dir_dev.append(float(np.abs(classes - direct).max()))
+    return {"expansion_vs_classes": exp_dev, "classes_vs_direct": dir_dev, "n": n, "seed": seed}
+
+
+def context_deviation(ours, reference, keys=("mv_window", "mk_window", "mq_window", "att_window")) -> float:
+    """The largest absolute difference between two contexts over ``keys`` (ours against the paper code's)."""
+    return float(max(np.abs(np.asarray(ours[k], dtype=np.float64) - np.asarray(reference[k], dtype=np.float64)).max()
+                     for k in keys))
+
+
+def window_control(short, long, short_window: int, long_window: int) -> dict[str, Any]:
+    """λ_max of the same orbits averaged over two windows after the same transient: ``short``, a sweep, and ``long``,
+    the sweep of its β without a period (``short.betas[short.period == 0]``: the orbits the λ classes decide) from the
+    same start over a longer window. A torus's finite-time |λ| falls like 1/window, a chaotic orbit's stays."""
+    keep = np.asarray(short.period) == 0
+    if not np.array_equal(np.asarray(short.betas)[keep], np.asarray(long.betas)):
+        raise ValueError("long must be the sweep of the β where short found no period (short.betas[short.period == 0])")
+    return {"betas": np.asarray(long.betas), "lyapunov": np.asarray(short.lyapunov)[keep],
+            "lyapunov_long": np.asarray(long.lyapunov), "period_long": np.asarray(long.period),
+            "window": int(short_window), "window_long": int(long_window)}
 
 
 #: The chaotic β of Fig. 4 at which the finite-N errors are read within and beyond the horizon over which a
@@ -202,6 +288,7 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
                  "tau_e_windows": [[w[0] for w in ws] for ws in win_taus], "window_lag": WINDOW_LAG,
                  "tau_01_windows": [[w[1] for w in ws] for ws in long_taus], "window_lag_01": 2000,
                  "islands": islands, "spectral": [_spectral_line(x) for x in planes.m_o[:, :, 0]],
+                 "memory": [memory_numbers(x) for x in planes.m_o[:, :, 0]],
                  **({} if lam_windows is None else {"lyapunov_windows": np.asarray(lam_windows),
                                                     "lyapunov_window": int(planes.m_o.shape[1]
                                                                            // np.shape(lam_windows)[1])})},
