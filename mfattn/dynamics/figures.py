@@ -293,7 +293,7 @@ def staircase_and_tongues(rot, found, ns, tongues, other=None, other_label="seco
             label="short cycle (locked)")
     ax.legend(fontsize=7, loc="upper left")
     ax.axhline(0.02, color="w", ls="--", lw=0.8)
-    ax.set(xlabel=r"$\beta$", ylabel=r"forcing amplitude $\epsilon$", title="Arnold tongues")
+    ax.set(xlabel=r"$\beta$", ylabel=r"forcing amplitude $\epsilon$", title=r"locked regions over $(\beta, \epsilon)$")
     fig.colorbar(im, ax=ax, label=r"$\rho$")
     return fig
 
