@@ -198,3 +198,7 @@ for _name in ("record_beyond", "ledger_safe"):
 for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers", "plateau_summary"):   # re-exported by
     SPECS[Y + "claims_stored:" + _name] = Exempt(STORED)                                   # claims_beyond
 SPECS[Y + "claims_limit:slope_rule"] = Exempt(STORED)
+SPECS[Y + "claims_limit:horizon_at"] = Exempt(STORED)
+SPECS[Y + "claims_map:map_at"] = Exempt(STORED)
+for _name in ("tongues_at", "circle_rotations"):
+    SPECS[Y + "claims_tongues:" + _name] = Exempt(STORED)

@@ -14,6 +14,14 @@ from contracts_registry import Exempt, Spec
 K = "mfattn.companion."
 FILES = ("reads or writes files: its hostile inputs (special files, oversized or crafted files, system folders) "
          "are the cases of tests/test_reliability.py")
+
+
+def _scores():
+    import torch
+
+    return torch.zeros(3, 2, dtype=torch.float64)
+
+
 CHAPTERS = ["ising", "deq", "transformer", "structural", "designs", "dmft"]
 
 SPECS = {
@@ -29,6 +37,15 @@ SPECS = {
     K + "profiles:run_work": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS)), "sizes": {}}),
     K + "profiles:check_run_work": Spec(lambda d: {"chapter": "dmft", "profile": "quick",
                                                    "overrides": {"steps": d(st.integers(1, 10**5))}}),
+    K + "work:work_of": Spec(lambda d: {"key": "mfattn.dynamics.engine:simulate",
+                                        "arguments": {"betas": [1.0, 1.2], "steps": d(st.integers(1, 10**6))}}),
+    K + "work:check_call_work": Spec(lambda d: {"key": "mfattn.structural.edges:sinkhorn_edge_marginals",
+                                                "arguments": {"q": _scores(), "k": _scores(),
+                                                              "iters": d(st.integers(1, 10**6))}},
+                                     skip=("what",)),
+    K + "work:Entry": Exempt("a record of the loop-budget registry (a parameter's name and a function), no "
+                             "computation: every entry is checked by tests/test_reliability.py "
+                             "(test_every_work_entry_names_a_function_with_its_loop_parameter)"),
 }
 for _key in ("store_write:make_folder", "store_write:check_target_folder", "store_write:temporary_path",
              "store_write:clean_stale_temporaries", "store_write:atomic_write_bytes", "store_write:atomic_write_text",

@@ -22,8 +22,14 @@ FULL = {"ns_beta": 1.2434, "ns_angle": 1.52, "ns_rotation": 0.242, "rho_birth": 
         "basin_smallest_fraction": 0.12, "network_slope": -0.51, "network_chi2_z": 0.4,
         "network_errors": [0.3, 0.095, 0.03, 0.0095], "network_ns": [99, 990, 9900, 99000],
         "tongue_locked_by_eps": [0.0, 0.02, 0.05, 0.08], "tongue_epsilons": [0.0, 0.02, 0.04, 0.08],
-        "tongue_n_betas": 161, "tongue_widths": {"1/3": [0, 3, 9, 19], "2/7": [0, 1, 4, 4], "1/7": [0, 0, 1, 2],
-                                                 "1/5": [7, 0, 0, 0], "2/15": [5, 0, 0, 0]}}
+        "tongue_n_betas": 6, "tongue_widths": {"1/3": [0, 3, 9, 19], "2/7": [0, 2, 4, 4], "1/7": [0, 0, 1, 2],
+                                               "1/5": [2, 0, 0, 0], "2/15": [1, 0, 0, 0]},
+        # the grid itself (runs from 0.4 on): rows ε, columns β; at ε = 0 a circle whose ρ₀ crosses 2/7 and 1/3 (the
+        # two regions locked over 2 points at ε = 0.02 can open from it)
+        "tongue_betas": [1.2, 1.22, 1.24, 1.26, 1.28, 1.3],
+        "tongue_rho": [[0.24, 0.27, 0.30, 0.32, 0.34, 0.36]] + [[0.3] * 6] * 3,
+        "tongue_lyapunov": [[1e-5] * 6] + [[-0.1] * 6] * 3, "tongue_locked_grid": [[0] * 6] + [[1] * 6] * 3}
+_CHAOS_AT_3 = [[1e-5, 1e-5, 0.1, 1e-5, 1e-5, 1e-5]] + [[-0.1] * 6] * 3   # the 3rd β at ε = 0 chaotic, not a circle
 
 
 def _zoom(folder):
@@ -80,11 +86,13 @@ def test_stored_beyond_numbers_decide_the_verdicts(tmp_path):
     ({"plateaus": [FULL["plateaus"][0]]}, "dmft-devils-staircase", "confirmed with differences"),  # one fraction
     ({"plateaus": [{**FULL["plateaus"][0], "beta_lo": 1.269}]}, "dmft-devils-staircase", "refuted"),  # none on the
     # torus (the 2/7 plateau after the breakup at 1.268, the stored zoom's first chaotic β)
-    ({"tongue_widths": {"1/3": [0, 3, 9, 19]}}, "dmft-arnold-tongues", "refuted"),  # nothing locked at ε = 0: tongues
-    ({"tongue_widths": {"1/3": [0, 3, 9, 19], "1/7": [2, 5, 0, 0]}}, "dmft-arnold-tongues",
-     "confirmed with differences"),                                                # locked at ε = 0, two points only
-    ({"tongue_widths": {"1/7": [3, 1, 2, 1], "1/9": [1, 0, 0, 0]}}, "dmft-arnold-tongues", "confirmed"),  # an
-    # interval at ε = 0 (and a second region locked there)
+    ({"tongue_rho": [[0.20, 0.21, 0.22, 0.23, 0.24, 0.25]] + [[0.3] * 6] * 3}, "dmft-arnold-tongues",
+     "refuted"),                                                   # the ε = 0 circle never reaches 1/3: no tongue
+    ({"tongue_lyapunov": _CHAOS_AT_3}, "dmft-arnold-tongues",
+     "confirmed with differences"),                                # 2/7 crossed only where the circle is broken
+    ({"tongue_widths": {"1/3": [0, 3, 9, 19]}}, "dmft-arnold-tongues",
+     "confirmed with differences"),                                # one region: one unit, at best with differences
+    ({"tongue_rho": None}, "dmft-arnold-tongues", "not tested"),   # a run before 0.4: widths only
     ({"plateaus": [{"fraction": "1/4", "beta_lo": 1.25, "beta_hi": 1.26, "rho": 0.25, "points": 5}]},
      "dmft-devils-staircase", "not tested"),                                       # ρ near 1/4 only: not a cycle
     ({"basins_multi": ["a (x, 50%)"] * 3}, "dmft-basins", "refuted"),             # coexistence at half the β

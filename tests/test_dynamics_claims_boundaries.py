@@ -5,9 +5,12 @@ claims_lambda with LT = 1.3e-4 and LC = 1e-3, context L = 4) moved to each thres
 on a fraction that is exact in binary (0.95, 1 % of 8000 β) is met exactly, on the side the code puts equality; a
 distance to a decimal (±0.1 around −1/2, 2e-3 in ρ, two grid steps of 1e-5) has no exact float, so it is met 1e-6 (or
 a tenth of a grid step) inside and outside (far below the resolution of the stored numbers: grid steps 1e-5, Floquet
-steps 2.5e-4). ``None`` as the grade: the numbers cannot decide (a number stored as null, too few points, a β not
-stored) and the rule says so (:class:`~mfattn.companion.verdicts.Undecidable`, a claim "not tested") instead of
-guessing or raising."""
+steps 2.5e-4). Where a threshold has an exact float it is met exactly and just past it (the next count, or the next
+float): a counting noise 2/√count at 64 and 100 chaotic β (0.25, 0.2), a band widened to two standard errors of
+0.125, the round-off 1e-12 against itself, a ρ tolerance of 1e-3 at p/q = 1/1000 (the distances of 0 and 2e-3 from
+1e-3 are 1e-3 in float). ``None`` as the grade: the numbers cannot decide (a number stored as null, too few points, a
+β not stored, numbers of runs before 0.4) and the rule says so (:class:`~mfattn.companion.verdicts.Undecidable`, a
+claim "not tested") instead of guessing or raising."""
 
 import math
 
@@ -37,9 +40,9 @@ def _with(base, **change):
 
 
 # --- the couplings. The paper's reading: its model has tori and chaos (holds), one kind (partly), neither (fails),
-# classed by λ (LT = 1.3e-4, LC = 1e-3). Ours: W^k := W^q keeps ≥ half the paper model's forbidden orbits (holds),
-# some (partly), none (fails); W^v := W^o keeps none (holds), fewer than half (partly), half or more (fails), each over
-# the stored seeds whose paper model has some --------------------------------------------------------------------------
+# classed by λ (LT = 1.3e-4, LC = 1e-3). Ours: W^v := W^o keeps none of the paper model's forbidden orbits (holds),
+# fewer than half (partly), half or more (fails), over the stored seeds whose paper model has some; W^k := W^q (its
+# chaos removed) below -------------------------------------------------------------------------------------------------
 def _noneq(lam_tail, per_tail=0):
     """Fig. 3a and the zoom alike: 20 period-4 β, then 40 β without a period at ``lam_tail`` (one value or a list)."""
     lam = [-0.1] * 20 + (list(lam_tail) if isinstance(lam_tail, list) else [lam_tail] * 40)
@@ -60,15 +63,6 @@ _N = {"sym_paper_nontrivial": 235, "sym_paper_tori": 3, "sym_paper_chaotic": 134
 _S2 = {"sym_s2_paper_nontrivial": 20, "sym_s2_paper_tori": 0, "sym_s2_paper_chaotic": 18,
        "sym_s2_ov_nontrivial": 0, "sym_s2_qk_nontrivial": 15}
 NONEQ += [
-    ("dmft-query-key-control", _N, "holds"),                                                 # the stored control
-    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=118), "holds"),                   # 118 ≥ 117.5
-    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=117), "partly"),
-    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=1), "partly"),
-    ("dmft-query-key-control", _with(_N, sym_qk_nontrivial=0), "fails"),                     # all removed
-    ("dmft-query-key-control", _with(_N, sym_paper_nontrivial=0), None),                     # nothing to keep
-    ("dmft-query-key-control", {**_N, **_S2}, "holds"),                                      # a second seed: 15 ≥ 10
-    ("dmft-query-key-control", {**_N, **_S2, "sym_s2_qk_nontrivial": 9}, "partly"),          # ... 9 < 10
-    ("dmft-query-key-control", {**_N, **_S2, "sym_s2_paper_nontrivial": 0}, "holds"),        # ... nothing to keep
     ("dmft-symmetric-couplings", _N, "holds"),
     ("dmft-symmetric-couplings", _with(_N, sym_ov_nontrivial=1), "partly"),
     ("dmft-symmetric-couplings", _with(_N, sym_ov_nontrivial=117), "partly"),                # 117 < 0.5 · 235
@@ -80,16 +74,80 @@ NONEQ += [
     ("dmft-symmetric-couplings", {**_N, **_S2, "sym_s2_ov_nontrivial": 9}, "partly"),
 ]
 
-# --- N^-1/2: every slope within 0.1 of −1/2 holds; all ≤ −0.25 partly; one above −0.25 (or NaN) fails ---------
+
+# --- the query-key control, on the paper model's chaotic β (period 0, λ > 1e-3) still chaotic with W^k := W^q at the
+# same β: per seed, a share more than two counting noises (2/√count) below one half holds, more than two above fails,
+# within them partly; over seeds all hold holds, all fail fails, else partly. With 100 chaotic β the noise is 0.2 (the
+# edges 0.3 and 0.7 exact in float), with 64 it is 0.25 (0.25 and 0.75), with 16 it is 0.5 (no share can decide) ------
+def _qk_arrays(chaos, kept, other=10, kept_lam=0.1, kept_period=0):
+    """Per-β arrays of one seed: ``chaos`` chaotic β of the paper's model, then ``other`` period-4 β; in the control
+    ``kept`` of those chaotic β at λ = ``kept_lam`` (period ``kept_period``), the rest of them tori (λ = 1e-5)."""
+    n = chaos + other
+    per = np.array([0] * chaos + [4] * other)
+    lam_p = np.array([0.1] * chaos + [-0.1] * other)
+    lam_c = np.array([kept_lam] * kept + [1e-5] * (chaos - kept) + [-0.1] * other)
+    per_c = np.array([kept_period] * kept + [0] * (chaos - kept) + [4] * other)
+    return n, {"paper": (per, lam_p, chaos, 0), "qk": (per_c, lam_c, kept, chaos - kept)}
+
+
+def _qk(chaos, kept, seed2=None, **kw):
+    """Stored numbers of the query-key control with per-β arrays: seed 1 with ``chaos`` chaotic β of which ``kept``
+    stay chaotic, and (``seed2`` = (chaos, kept)) a second weight seed; ``kw`` as :func:`_qk_arrays` (seed 1)."""
+    out = {}
+    for seed, (c, k), extra in ((1, (chaos, kept), kw),) + (() if seed2 is None else ((2, seed2, {}),)):
+        n, kinds = _qk_arrays(c, k, **extra)
+        for kind, (per, lam, chaotic, tori) in kinds.items():
+            key = f"sym_{kind}" if seed == 1 else f"sym_s{seed}_{kind}"
+            out.update({f"{key}_betas": np.linspace(0.0, 3.0, n), f"{key}_period": per, f"{key}_lyapunov": lam,
+                        f"{key}_nontrivial": chaotic + tori, f"{key}_tori": tori, f"{key}_chaotic": chaotic,
+                        f"{key}_long_periods": 0, f"{key}_n": n, f"{key}_max_period": 4})
+    return out
+
+
+def _drop(numbers, *keys):
+    return {k: v for k, v in numbers.items() if k not in keys}
+
+
+QUERY_KEY = [("dmft-query-key-control", _qk(100, _k), _g)
+             for _k, _g in ((0, "holds"), (29, "holds"), (30, "partly"), (50, "partly"), (70, "partly"),
+                            (71, "fails"), (100, "fails"))]    # 0.29 < 0.3 holds, 0.3 and 0.7 partly, 0.71 fails
+QUERY_KEY += [("dmft-query-key-control", _qk(64, _k), _g)           # noise 0.25: 15/64 holds, 16/64 = 0.25 partly
+              for _k, _g in ((15, "holds"), (16, "partly"), (48, "partly"), (49, "fails"))]
+QUERY_KEY += [
+    ("dmft-query-key-control", _qk(16, 0), "partly"),                              # 16 chaotic β: too few to tell
+    ("dmft-query-key-control", _qk(16, 16), "partly"),
+    ("dmft-query-key-control", _qk(100, 71, kept_lam=1e-3), "holds"),              # λ = 1e-3 in the control: not chaos
+    ("dmft-query-key-control", _qk(100, 71, kept_lam=1.0001e-3), "fails"),         # ... just above it: chaos
+    ("dmft-query-key-control", _qk(100, 71, kept_period=28), "holds"),             # a period in the control: not chaos
+    ("dmft-query-key-control", _qk(100, 29, (64, 15)), "holds"),                   # both seeds hold
+    ("dmft-query-key-control", _qk(100, 29, (64, 16)), "partly"),                  # ... one partly
+    ("dmft-query-key-control", _qk(100, 29, (64, 49)), "partly"),                  # ... one fails
+    ("dmft-query-key-control", _qk(100, 71, (64, 49)), "fails"),                   # both fail
+    ("dmft-query-key-control", _qk(100, 71, (64, 48)), "partly"),
+    ("dmft-query-key-control", _qk(100, 29, (16, 0)), "partly"),                   # seed 2 too few to tell
+    ("dmft-query-key-control", _qk(100, 29, (0, 0)), "holds"),                     # seed 2 not chaotic: left out
+    ("dmft-query-key-control", _qk(0, 0, (64, 49)), "fails"),                      # seed 1 not chaotic: seed 2 decides
+    ("dmft-query-key-control", _qk(0, 0), None),                                   # no chaos to remove
+    ("dmft-query-key-control", _qk(0, 0, (0, 0)), None),
+    ("dmft-query-key-control", _with(_qk(100, 29), sym_paper_lyapunov=np.full(110, 1e-3)), None),  # λ = 1e-3: a torus
+    ("dmft-query-key-control", _N, None),                                          # counts only (runs before 0.4)
+    ("dmft-query-key-control", {**_N, **_S2}, None),
+    ("dmft-query-key-control", _drop(_qk(100, 29), "sym_qk_lyapunov"), None),      # one per-β array missing
+    ("dmft-query-key-control", _drop(_qk(100, 29, (64, 15)), "sym_s2_qk_period"), None),   # ... of seed 2
+    ("dmft-query-key-control", _with(_qk(100, 29), sym_qk_betas=np.linspace(0.0, 3.0, 111)), None),  # other β
+    ("dmft-query-key-control", _with(_qk(100, 29), sym_qk_betas=np.linspace(0.0, 3.1, 110)), None),
+]
+
+# --- N^-1/2: every slope within 0.1 of −1/2 (or within two standard errors of its own fit, where those are stored
+# and wider) holds; all ≤ −0.25 partly; one above −0.25 (or NaN) fails ----------------------------------------------
 def _slopes(claim_id, first, second):
-    keys = {"dmft-path-probability": ("slope_1", "network_slope"), "dmft-finite-n": ("slope_1", "slope_3"),
-            "dmft-network-limit": ("network_slope",)}[claim_id]
+    keys = {"dmft-finite-n": ("slope_1", "slope_3"), "dmft-network-limit": ("network_slope",)}[claim_id]
     got = dict(zip(keys, (first, second)))
     return {**got, "network_chi2_z": -1.18} if claim_id == "dmft-network-limit" else got
 
 
 SLOPES = []
-for _id in ("dmft-path-probability", "dmft-finite-n"):
+for _id in ("dmft-finite-n",):
     SLOPES += [
         (_id, _slopes(_id, -0.496, -0.532), "holds"),                    # the stored slopes (network: −0.532)
         (_id, _slopes(_id, -0.496, -0.6 + E), "holds"),
@@ -103,7 +161,26 @@ for _id in ("dmft-path-probability", "dmft-finite-n"):
         (_id, _slopes(_id, NAN, -0.5), "fails"),                         # a fit that is not a number
         (_id, _slopes(_id, None, -0.5), None),                           # ... stored as null
     ]
+# the band widened to max(0.1, 2 SE) per slope where its standard error is stored and finite: |−0.75 + 1/2| = 0.25 is
+# exactly 2 · 0.125 (exact in binary)
+_F = {"slope_1": -0.496, "slope_3": -0.75}
+SLOPES += [
+    ("dmft-finite-n", _F, "partly"),                                                  # no standard error stored
+    ("dmft-finite-n", {**_F, "slope_3_se": 0.125}, "holds"),                          # 0.25 ≤ 2 SE
+    ("dmft-finite-n", {**_F, "slope_3_se": 0.125 - E}, "partly"),
+    ("dmft-finite-n", {**_F, "slope_3_se": None}, "partly"),                          # stored as null: ±0.1
+    ("dmft-finite-n", {**_F, "slope_3_se": NAN}, "partly"),
+    ("dmft-finite-n", {**_F, "slope_1_se": 0.5}, "partly"),                           # another slope's SE: not read
+    ("dmft-finite-n", {**_F, "slope_3": -0.6 + E, "slope_3_se": 0.01}, "holds"),      # a small SE: the band stays 0.1
+    ("dmft-finite-n", {**_F, "slope_3": -0.6 - E, "slope_3_se": 0.01}, "partly"),
+    ("dmft-finite-n", {**_F, "slope_3": -0.2499, "slope_3_se": 1.0}, "fails"),        # no band saves a weak rate
+]
 NETWORK = [
+    ("dmft-network-limit", {"network_slope": -0.75, "network_chi2_z": -1.18}, "partly"),
+    ("dmft-network-limit", {"network_slope": -0.75, "network_slope_se": 0.125, "network_chi2_z": -1.18}, "holds"),
+    ("dmft-network-limit", {"network_slope": -0.75, "network_slope_se": 0.125 - E, "network_chi2_z": -1.18},
+     "partly"),
+    ("dmft-network-limit", {"network_slope": -0.75, "network_slope_se": 0.125, "network_chi2_z": 4.0}, "fails"),
     ("dmft-network-limit", {"network_slope": -0.6 + E, "network_chi2_z": -1.18}, "holds"),
     ("dmft-network-limit", {"network_slope": -0.6 - E, "network_chi2_z": -1.18}, "partly"),
     ("dmft-network-limit", {"network_slope": -0.25, "network_chi2_z": -1.18}, "partly"),
@@ -115,6 +192,46 @@ NETWORK = [
     ("dmft-network-limit", {"network_slope": None, "network_chi2_z": -1.18}, None),
     ("dmft-network-limit", {"network_slope": -0.532, "network_chi2_z": None}, None),       # no χ² test stored
     ("dmft-network-limit", {"network_slope": -0.532, "network_chi2_z": NAN}, None),
+]
+
+# --- the path probability, decided on the chaotic β = 1.28 at t = 10: the slope of the class sampler's log RMS error
+# against log N over the three largest N, within max(0.1, 2 SE of that fit) of −1/2 holds, ≤ −0.25 partly, above
+# fails. Errors on an exact power law fit with SE ~ 1e-15; a residual (d, −2d, d) on the three equally spaced log N
+# (orthogonal to the line) keeps the slope and gives the fit the standard error ``se`` -------------------------------
+def _hz(slope, se=0.0, ns=(10**5, 10**6, 10**7), head=()):
+    d = se * math.log(10) / math.sqrt(3)
+    errs = [0.1 * (n / ns[0]) ** slope * math.exp(r) for n, r in zip(ns, (d, -2 * d, d))]
+    return {"error_ns": [10**k for k in range(5 - len(head), 5)] + list(ns), "horizon_errors_10": list(head) + errs,
+            "horizon_errors_40": [0.5] * (len(head) + 3), "horizon_beta": 1.28, "slope_1": -0.5,
+            "network_slope": -0.5}
+
+
+def test_the_horizon_helper_gives_the_slope_and_standard_error_it_is_asked_for():
+    from mfattn.dynamics.claims_stored import _slope_and_error
+    h = _hz(-0.75, 0.15)
+    assert _slope_and_error(h["error_ns"], h["horizon_errors_10"]) == pytest.approx((-0.75, 0.15), abs=1e-12)
+
+
+HORIZON = [("dmft-path-probability", _hz(_b), _g) for _b, _g in (
+    (-0.5, "holds"), (-0.6 + E, "holds"), (-0.6 - E, "partly"), (-0.4 - E, "holds"), (-0.4 + E, "partly"),
+    (-1.5, "partly"), (-0.25 - E, "partly"), (-0.25 + E, "fails"), (0.1, "fails"))]
+HORIZON += [
+    ("dmft-path-probability", _hz(-0.75, 0.15), "holds"),                       # outside ±0.1, within 2 SE = 0.3
+    ("dmft-path-probability", _hz(-0.8 + E, 0.15), "holds"),
+    ("dmft-path-probability", _hz(-0.8 - E, 0.15), "partly"),
+    ("dmft-path-probability", _hz(-0.25 - E, 0.15), "holds"),                  # the widened band's upper side ...
+    ("dmft-path-probability", _hz(-0.25 + E, 0.15), "fails"),                  # ... still ends at −0.25
+    ("dmft-path-probability", _hz(-0.6 - E, 0.04), "partly"),                   # 2 SE < 0.1: the band stays 0.1
+    ("dmft-path-probability", _hz(-0.2, 0.5), "fails"),                         # above −0.25: no band saves it
+    ("dmft-path-probability", _with(_hz(-0.5), slope_1=-0.1, network_slope=0.2), "holds"),   # β = 1 not read
+    ("dmft-path-probability", _with(_hz(-0.75), slope_1=-0.5, network_slope=-0.5), "partly"),
+    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9)), "holds"),            # only the three largest N are fitted
+    ("dmft-path-probability", _hz(-0.1, head=(1.0, 1e-9)), "fails"),
+    ("dmft-path-probability", _with(_hz(-0.5), error_ns=[10**6, 10**7], horizon_errors_10=[0.03, 0.01]), None),
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, None, 0.01]), None),   # a null error
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, float("nan"), 0.01]), None),
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, 0.0, 0.01]), None),    # log of 0
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.03, 0.01]), None),   # errors not matching N
 ]
 
 # --- the route and the zoom (one rule on two diagrams): orbits classed by period and λ (LT = 1.3e-4, LC = 1e-3);
@@ -236,6 +353,63 @@ SHARES += [
      "partly"),                                                   # at LC: undecided, 4 of 400 = 1 %
 ]
 
+# the window control (the zoom's β without a period, λ_max over four times the window): a torus (|λ| ≤ LT) whose long
+# λ leaves |λ| ≤ LT or finds a period, a chaotic orbit (λ > LC) whose long λ is not above LC, counts as undecided too;
+# 4 of 400 β is 1 % (partly), 40 of 400 is 10 % (fails)
+def _wc(tori_long=(), chaos_long=(), period_long=(), short=()):
+    """10 tori (λ 1e-5 → 2.5e-6) and 10 chaotic orbits (λ 0.1) over both windows, the first entries' long λ (and
+    period) replaced by ``tori_long`` (``period_long``), the chaotic ones' by ``chaos_long``; ``short`` prepends
+    orbits as (λ, λ_long)."""
+    lam = [x for x, _ in short] + [1e-5] * 10 + [0.1] * 10
+    lng = [y for _, y in short] + [2.5e-6] * 10 + [0.1] * 10
+    per = [0] * len(lam)
+    k = len(short)
+    lng[k:k + len(tori_long)] = tori_long
+    per[k:k + len(period_long)] = period_long
+    lng[k + 10:k + 10 + len(chaos_long)] = chaos_long
+    return {"w_control": {"betas": list(np.linspace(1.25, 1.26, len(lam))), "lyapunov": lam, "lyapunov_long": lng,
+                          "period_long": per, "window": 20_000, "window_long": 80_000}}
+
+
+SHARES += [
+    ("dmft-lyapunov", {**_lyap(0), **_wc()}, "holds"),                           # no class changed
+    ("dmft-lyapunov", {**_lyap(0), **_wc(tori_long=[LT * 1.0001] * 3)}, "holds"),   # 3 of 400 changed
+    ("dmft-lyapunov", {**_lyap(0), **_wc(tori_long=[LT * 1.0001] * 4)}, "partly"),  # 4 of 400: 1 %
+    ("dmft-lyapunov", {**_lyap(0), **_wc(tori_long=[LT] * 4)}, "holds"),         # |λ_long| = LT: still a torus
+    ("dmft-lyapunov", {**_lyap(0), **_wc(tori_long=[-LT] * 4)}, "holds"),
+    ("dmft-lyapunov", {**_lyap(0), **_wc(tori_long=[-LT * 1.0001] * 4)}, "partly"),
+    ("dmft-lyapunov", {**_lyap(0), **_wc(period_long=[28] * 4)}, "partly"),      # a period found over the long window
+    ("dmft-lyapunov", {**_lyap(0), **_wc(period_long=[28] * 3)}, "holds"),
+    ("dmft-lyapunov", {**_lyap(0), **_wc(chaos_long=[LC] * 4)}, "partly"),       # λ_long = LC: no longer chaotic
+    ("dmft-lyapunov", {**_lyap(0), **_wc(chaos_long=[LC * 1.0001] * 4)}, "holds"),
+    ("dmft-lyapunov", {**_lyap(0), **_wc(short=[(5e-4, 0.1)] * 4 + [(-LT * 1.0001, 0.1)] * 4)}, "holds"),  # neither
+    ("dmft-lyapunov", {**_lyap(0), **_wc(short=[(LT, 0.1)] * 4)}, "partly"),     # |λ| = LT short: a torus, changed
+    ("dmft-lyapunov", {**_lyap(0), **_wc(short=[(LC * 1.0001, LC)] * 4)}, "partly"),  # just above LC: chaotic, changed
+    ("dmft-lyapunov", {**_lyap(0), **_wc(short=[(LC, 1e-5)] * 4)}, "holds"),     # at LC: undecided, not counted
+    ("dmft-lyapunov", {**_lyap(1), **_wc(tori_long=[LT * 1.0001])}, "holds"),   # 2 undecided + 1 changed = 3
+    ("dmft-lyapunov", {**_lyap(1), **_wc(tori_long=[LT * 1.0001] * 2)}, "partly"),  # ... + 2 = 4
+    ("dmft-lyapunov", {**_lyap(19), **_wc(chaos_long=[1e-5])}, "partly"),       # 38 + 1 = 39
+    ("dmft-lyapunov", {**_lyap(19), **_wc(chaos_long=[1e-5] * 2)}, "fails"),     # 38 + 2 = 40: 10 %
+    ("dmft-lyapunov", {**_lyap(0, contra=1), **_wc()}, "fails"),                 # a cycle that does not contract
+    ("dmft-lyapunov", {**_lyap(0), "w_control": None}, "holds"),                 # not stored (before 0.4)
+    ("dmft-lyapunov", {**_lyap(2), "w_control": {}}, "partly"),
+]
+
+
+def test_the_bin_rule_s_kindest_reading_passes_long_cycles_labelled_quasi_periodic():
+    """long_ok: a cycle of period 80 or more that the bin rule labels quasi-periodic counts as right (period 79 does
+    not); the primary rule, per label, counts it wrong (2 of 62 quasi-periodic labels: partly)."""
+    from mfattn.dynamics.claims import bin_rule_at
+    for period, kind in ((80, "holds"), (79, "partly"), (500, "holds")):
+        n = _bins(0)
+        arr = dict(n["a_orbit_arrays"])
+        arr["period"] = np.array([period] * 2 + [4] * 98 + [0] * 100)
+        arr["paper_counts"] = np.array([100] * 2 + [10] * 98 + [100] * 60 + [3000] * 40)
+        n = {**n, "a_orbit_arrays": arr, "z_orbit_arrays": arr}
+        assert bin_rule_at(LT, LC, 0.01, 0.1, per_class=True, long_ok=True)(n) == kind
+        assert BY_ID["dmft-bin-rule"].rule(n) == "partly"
+
+
 # --- Fig. 4: each β's kind (periodic if a period is found or λ < −LT; else torus |λ| ≤ LT, chaotic λ > LC; between
 # them undecided: not tested) ---------------------------------------------------------------------------------------
 _P = {"f4_betas": list(FIG4), "f4_lyapunov": [8.1e-6, -3.1e-6, 0.0632, -0.0478, 0.1406, 0.0758],
@@ -259,11 +433,25 @@ PLANES = [
     ("dmft-planes", _with(_P, f4_lyapunov=(4, None)), None),                 # a λ stored as null
 ]
 
-# --- Fig. 5: the 1/e decay at 1.28 within 100 steps over the whole series and every window holds, later (or never
-# in a window) partly; the torus (1.26405) must never decay, nor the chaotic one's whole series not decay ------------
+# --- Fig. 5, the worse of two grades. The autocorrelation: the 1/e decay at 1.28 within 100 steps over the whole
+# series and every window holds, later (or never in a window) partly; the torus (1.26405) must never decay, nor the
+# chaotic one's whole series not decay. The spectrum: the torus's flatness below 0.1 and 1.28's above it holds, one of
+# the two partly, neither fails (strict on both sides: a flatness of exactly 0.1 is wrong for both) ------------------
 _W = [[None] * 9, [None] * 9, [10.0, 64.0, None, 10.0, 70.0, 11.0, 139.0, None, None], [None] * 9,
       [20.0, 10.0, 11.0, 11.0, 20.0, 20.0, 20.0, 11.0, 10.0], [20.0, 13.0, 13.0, 32.0, 20.0, 32.0, 13.0, 13.0, 32.0]]
-_S = {"f4_betas": list(FIG4), "f4_tau_e": [None, None, 16.0, None, 11.0, 13.0], "f4_tau_e_windows": _W}
+_FLAT = [1e-3, 2e-3, 0.3, 1e-4, 0.3, 0.35]      # per Fig. 4 β (1.255, 1.26405, 1.266, 1.27, 1.28, 1.4)
+
+
+def _spec(**flat):
+    """The stored spectra with flatness changed: ``b1=0.1`` sets Fig. 4's β number 1 (1.26405)."""
+    f = list(_FLAT)
+    for key, v in flat.items():
+        f[int(key[1:])] = v
+    return [{"flatness": x, "top10_share": 0.9 if x is not None and x < 0.1 else 0.05} for x in f]
+
+
+_S = {"f4_betas": list(FIG4), "f4_tau_e": [None, None, 16.0, None, 11.0, 13.0], "f4_tau_e_windows": _W,
+      "f4_spectral": _spec()}
 
 
 def _win(i, j, v):
@@ -283,6 +471,24 @@ SPECTRA = [
     ("dmft-spectra", _with(_S, f4_tau_e=(1, 2000.0)), "fails"),
     ("dmft-spectra", _with(_S, f4_tau_e_windows=_win(1, 3, 400.0)), "fails"),      # the torus decays in a window
     ("dmft-spectra", _with(_S, f4_betas=(4, 1.2801)), None),                 # β = 1.28 not stored
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=None)), None),          # a null flatness decides nothing
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=float("nan"))), None),
+    # the spectrum: flatness edges at 0.1 (strict on both sides)
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1 - E)), "holds"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1)), "partly"),           # the torus at 0.1: not lines
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1 + E)), "holds"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1)), "partly"),           # 1.28 at 0.1: not broadband
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1, b4=0.1)), "fails"),    # neither
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.5, b4=0.01)), "fails"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b0=0.5, b2=0.01, b5=0.01)), "holds"),   # other β: not read
+    # the worse grade decides
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1), f4_tau_e=(4, 101.0)), "partly"),    # partly, partly
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1), f4_tau_e=(4, None)), "fails"),      # partly, fails
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1, b4=0.1), f4_tau_e=(4, 101.0)), "fails"),   # fails, partly
+    ("dmft-spectra", _with(_S, f4_spectral=None), None),                         # no spectra stored
+    ("dmft-spectra", {k: v for k, v in _S.items() if k != "f4_spectral"}, None),
+    ("dmft-spectra", _with(_S, f4_spectral=[{"line": 0.064, "low_share": 0.99}] * 6), None),  # no flatness (before 0.4)
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1), f4_tau_e=(4, None), f4_betas=(1, 1.264)), None),
 ]
 
 # --- memory: every resolved window's 1/e time at every chaotic β beyond L = 4 steps holds; some window within L but
@@ -399,14 +605,61 @@ STAIRCASE = [
     ("dmft-devils-staircase", _with(_R, ns_rotation=None), "fails"),
 ]
 
-# --- locking without the forcing: a fraction locked over ≥ 3 grid points at ε = 0 holds, some point partly, none fails
-_T0 = [0.0, 0.04]
+# --- the Arnold tongues: every region locked over ≥ 2 grid points at the paper's ε = 0.02 whose fraction p/q the ε = 0
+# circle's ρ₀ reaches holds, some of them partly, none fails. Reached: some β on the circle (finite ρ, |λ_max| ≤ 1e-3,
+# not locked) within 1e-3 of p/q (≤: 1e-3 itself counts), or ρ₀ crossing p/q between neighbouring β both on the circle.
+# 1e-3 has no exact float distance from 1/4, so that edge is met 1e-6 inside and outside; exactly, with p/q = 1/1000
+# (the distance of 0 and of 2e-3 from 1e-3 is 1e-3 in float) --------------------------------------------------------
+def _tg(rho0, regions=(("1/4", 2),), lam0=None, locked0=None, epsilons=(0.0, 0.02)):
+    """A 2-row tongue grid (ε = 0 and 0.02) over len(rho0) β: at ε = 0 the rotation numbers ``rho0`` (None: not
+    run), λ_max ``lam0`` (default 1e-5: on a circle) and the locked flags ``locked0``; ``regions``: the widths of the
+    regions locked at ε = 0.02 (none at ε = 0)."""
+    n = len(rho0)
+    return {"tongue_betas": list(np.linspace(1.2, 1.3, n)), "tongue_epsilons": list(epsilons),
+            "tongue_rho": [list(rho0), [0.25] * n], "tongue_lyapunov": [list(lam0 or [1e-5] * n), [-0.1] * n],
+            "tongue_locked_grid": [list(locked0 or [0] * n), [1] * n],
+            "tongue_widths": {f: [0, w] for f, w in regions}, "tongue_n_betas": n}
+
+
+_UPTO = [0.20, 0.21, 0.22, 0.23, 0.24]          # ρ₀ rising to below 1/4
+_DOWNTO = [0.30, 0.29, 0.28, 0.27, 0.26]        # ρ₀ falling to above 1/4
+_CROSS = _UPTO + [0.26]                         # ... crossing 1/4 between the last two β
+_CL = 1e-3                                      # |λ_max| on the circle
 TONGUES = [
-    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [3, 0], "1/3": [0, 9]}}, "holds"),
-    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [2, 0], "1/3": [0, 9]}}, "partly"),
-    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [1, 0], "2/15": [2, 1]}}, "partly"),
-    ("dmft-arnold-tongues", {"tongue_epsilons": _T0, "tongue_widths": {"1/5": [0, 3], "1/3": [0, 9]}}, "fails"),
-    ("dmft-arnold-tongues", {"tongue_epsilons": [0.01, 0.04], "tongue_widths": {"1/5": [7, 3]}}, None),  # no ε = 0
+    ("dmft-arnold-tongues", _tg(_UPTO + [0.25 - 1e-3 + E]), "holds"),
+    ("dmft-arnold-tongues", _tg(_UPTO + [0.25 - 1e-3 - E]), "fails"),
+    ("dmft-arnold-tongues", _tg(_DOWNTO + [0.25 + 1e-3 - E]), "holds"),
+    ("dmft-arnold-tongues", _tg(_DOWNTO + [0.25 + 1e-3 + E]), "fails"),
+    ("dmft-arnold-tongues", _tg([0.02, 0.01, 0.0], (("1/1000", 2),)), "holds"),      # |0 − 1e-3| = 1e-3 exactly
+    ("dmft-arnold-tongues", _tg([0.02, 0.01, 0.002], (("1/1000", 2),)), "holds"),    # |2e-3 − 1e-3| = 1e-3 exactly
+    ("dmft-arnold-tongues", _tg([0.02, 0.01, float(np.nextafter(2e-3, 1))], (("1/1000", 2),)), "fails"),  # one ulp past
+    ("dmft-arnold-tongues", _tg(_UPTO + [0.25 - 1e-3 + E], lam0=[1e-5] * 5 + [1.0001e-3]), "fails"),  # not a circle
+    ("dmft-arnold-tongues", _tg(_UPTO + [0.25 - 1e-3 + E], locked0=[0] * 5 + [1]), "fails"),         # locked
+    # a crossing between neighbouring β both on the circle
+    ("dmft-arnold-tongues", _tg(_CROSS), "holds"),
+    ("dmft-arnold-tongues", _tg(_CROSS, lam0=[1e-5] * 5 + [_CL]), "holds"),             # |λ| = 1e-3: on the circle
+    ("dmft-arnold-tongues", _tg(_CROSS, lam0=[1e-5] * 4 + [-_CL, _CL]), "holds"),
+    ("dmft-arnold-tongues", _tg(_CROSS, lam0=[1e-5] * 5 + [1.0001e-3]), "fails"),       # one neighbour chaotic
+    ("dmft-arnold-tongues", _tg(_CROSS, lam0=[1e-5] * 4 + [-1.0001e-3, 1e-5]), "fails"),   # ... contracting
+    ("dmft-arnold-tongues", _tg(_CROSS, locked0=[0] * 4 + [1, 0]), "fails"),            # ... locked at ε = 0
+    ("dmft-arnold-tongues", _tg(_UPTO + [None]), "fails"),                               # ... not run
+    ("dmft-arnold-tongues", _tg(_UPTO[:4] + [0.245, 0.255], lam0=[1e-5] * 4 + [0.1, 1e-5]), "fails"),   # ... chaotic
+    ("dmft-arnold-tongues", _tg(_UPTO[:4] + [0.24, 0.2, 0.26], lam0=[1e-5] * 5 + [0.1, 1e-5]),
+     "fails"),                                                    # the circle either side of a chaotic β: no neighbours
+    # over regions
+    ("dmft-arnold-tongues", _tg(_CROSS + [0.27, 0.29], (("1/4", 2), ("2/7", 4))), "holds"),
+    ("dmft-arnold-tongues", _tg(_CROSS + [0.27, 0.28], (("1/4", 2), ("2/7", 4))), "partly"),    # 2/7 = 0.2857
+    ("dmft-arnold-tongues", _tg(_CROSS + [0.27, 0.28], (("1/4", 2), ("2/7", 1))), "holds"),     # 1 point: no region
+    ("dmft-arnold-tongues", _tg(_UPTO, (("1/4", 2), ("2/7", 4))), "fails"),
+    ("dmft-arnold-tongues", {**_tg(_CROSS), "tongue_widths": {"1/4": [5, 2]}}, "holds"),  # locked at ε = 0 too
+    # not testable
+    ("dmft-arnold-tongues", _tg(_CROSS, (("1/4", 1), ("2/7", 1))), None),              # no region 2 points wide
+    ("dmft-arnold-tongues", {**_tg(_CROSS), "tongue_widths": {"1/4": [5, 0]}}, None),     # ... at ε = 0.02
+    ("dmft-arnold-tongues", {"tongue_epsilons": [0.0, 0.02], "tongue_widths": {"1/4": [0, 9]}, "tongue_n_betas": 6},
+     None),                                                                               # widths only (before 0.4)
+    ("dmft-arnold-tongues", {k: v for k, v in _tg(_CROSS).items() if k != "tongue_rho"}, None),
+    ("dmft-arnold-tongues", _tg(_CROSS, epsilons=(0.01, 0.02)), None),                  # no row at ε = 0
+    ("dmft-arnold-tongues", _tg(_CROSS, epsilons=(0.0, 0.04)), None),                   # no row at the paper's ε
 ]
 
 # --- basins: several attractors at fewer than half the β, each basin from ≥ 9 contexts ---------------------------
@@ -423,8 +676,40 @@ BASINS = [
     ("dmft-basins", _with(_BA, smallest_basin_contexts=None), "partly"),
 ]
 
-BOUNDARY_CASES = (NONEQ + SLOPES + NETWORK + ROUTE + BIRTH + SHARES + PLANES + SPECTRA + MEMORY + LOWFREQ + COEXIST
-                  + FLOQUET + SPECTRUM + STAIRCASE + TONGUES + BASINS)
+# --- the mean-field map: its three forms within 1e-12 of each other at every stored point and our β = 3 context within
+# 1e-12 of the paper code's holds; the forms within it but the context off or not compared partly; a form off fails
+# (1e-12 is met exactly: the stored deviation and the threshold are the same float) --------------------------------
+_MD = {"expansion_vs_classes": [2e-16, 1e-16], "classes_vs_direct": [1e-15, 5e-16], "n": 2, "seed": 0,
+       "context_beta3": 3e-15, "context_steps": 120_000}
+
+
+def _md(**change):
+    return {"map_deviations": {**_MD, **change}}
+
+
+MAP = [
+    ("dmft-mean-field-map", _md(), "holds"),
+    ("dmft-mean-field-map", _md(expansion_vs_classes=[1e-16, 1e-12]), "holds"),
+    ("dmft-mean-field-map", _md(expansion_vs_classes=[1e-16, 1.0001e-12]), "fails"),
+    ("dmft-mean-field-map", _md(expansion_vs_classes=[1e-16, float(np.nextafter(1e-12, 1))]), "fails"),   # one ulp
+    ("dmft-mean-field-map", _md(classes_vs_direct=[1e-12, 1e-16]), "holds"),
+    ("dmft-mean-field-map", _md(classes_vs_direct=[1.0001e-12, 1e-16]), "fails"),
+    ("dmft-mean-field-map", _md(context_beta3=1e-12), "holds"),
+    ("dmft-mean-field-map", _md(context_beta3=1.0001e-12), "partly"),           # the context off
+    ("dmft-mean-field-map", _md(context_beta3=float(np.nextafter(1e-12, 1))), "partly"),
+    ("dmft-mean-field-map", _md(context_beta3=None), "partly"),                 # not compared (no reference data)
+    ("dmft-mean-field-map", {"map_deviations": {k: v for k, v in _MD.items() if k != "context_beta3"}}, "partly"),
+    ("dmft-mean-field-map", _md(context_beta3=1.0, classes_vs_direct=[1e-3]), "fails"),   # a form off decides
+    ("dmft-mean-field-map", {"slope_1": -0.496}, None),                          # other numbers, not the map's
+    ("dmft-mean-field-map", {"map_deviations": None}, None),                     # not stored (before 0.4)
+    ("dmft-mean-field-map", {"map_deviations": {}}, None),
+    ("dmft-mean-field-map", _md(expansion_vs_classes=[float("nan"), 1e-16]), None),   # a NaN decides nothing
+    ("dmft-mean-field-map", _md(classes_vs_direct=[None, 1e-16]), None),             # ... nor a null
+    ("dmft-mean-field-map", _md(expansion_vs_classes=[]), None),                     # ... nor no point
+]
+
+BOUNDARY_CASES = (NONEQ + QUERY_KEY + SLOPES + NETWORK + HORIZON + ROUTE + BIRTH + SHARES + PLANES + SPECTRA + MEMORY
+                  + LOWFREQ + COEXIST + FLOQUET + SPECTRUM + STAIRCASE + TONGUES + BASINS + MAP)
 
 
 @pytest.mark.parametrize("claim_id, numbers, grade", BOUNDARY_CASES)

@@ -388,6 +388,19 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     raise AssertionError(f"unknown contract rule {rule!r} for {name}")  # a programming error, at import
 
 
+_WORK_MODULE = None
+
+
+def _work_registry():
+    """:mod:`mfattn.companion.work`, imported on the first checked call (it imports this module)."""
+    global _WORK_MODULE
+    if _WORK_MODULE is None:
+        from . import work
+
+        _WORK_MODULE = work
+    return _WORK_MODULE
+
+
 def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
     """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
 
@@ -405,7 +418,10 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
       ``"mapping:k1|k2"`` (a dict holding those keys).
 
     ``alloc(arguments) -> [(parameter, bytes), ...]`` gives the buffers the call will allocate, checked by
-    :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults.
+    :func:`check_alloc` after the rules. Parameters not passed keep their (trusted) defaults. Between the two, a
+    function declared in :data:`mfattn.companion.work.WORK` (by module and qualified name, looked up at call time)
+    has its loops' work checked by :func:`check_work` (``steps=10**15`` refused at once, naming
+    ``MFATTN_MAX_WORK``): the budgets live in the companion, not in the hashed computing modules.
     """
     import functools
     import inspect
@@ -425,6 +441,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
                                                           "reals", "ints", "generator", "choice", "str", "mapping"):
                 raise AssertionError(f"unknown contract rule {rule!r} for {fn.__qualname__}({name})")
 
+        key = f"{fn.__module__}:{fn.__qualname__}"  # the name the work registry declares it under
+
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             try:
@@ -435,6 +453,10 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             for name, rule in rules.items():
                 if name in given:
                     check_rule(name, given[name], rule)
+            work = _work_registry()
+            if key in work.WORK:  # its loops' budget (mfattn/companion/work.py), before buffers and body
+                bound.apply_defaults()
+                work.check_call_work(key, bound.arguments, what=f"{fn.__name__}()")
             if alloc is not None:
                 bound.apply_defaults()
                 for name, nbytes in alloc(bound.arguments):

@@ -26,7 +26,8 @@ from ..companion.verdicts import Claim, Undecidable
 from . import claims_lambda as lam_
 from .claims_beyond import BEYOND, FIG4, MISSING, PAPER, SHARED_SLOPE, SLOPE_HOW, beyond_full_numbers, glue_values, \
     ledger_safe, plateau_summary, record_beyond, slope_rule, slope_thresholds
-from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, _se, horizon_note
+from .claims_map import MAP
+from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, _horizon_slope, _se, horizon_at, horizon_note
 from .claims_couplings import CLAIMS_COUPLINGS
 from .claims_fig4 import CLAIMS_FIG4, KINDS  # noqa: F401
 from .claims_quotes import QUOTES
@@ -216,9 +217,11 @@ def _chains(s, window=None):
 
 
 def bin_rule_at(lt: float, lc: float, holds_below: float, partly_below: float, per_class: bool = False,
-                relabel: bool = True):
+                relabel: bool = True, long_ok: bool = False):
     """The share of β whose bin-rule class differs from the orbit's (undecided orbits left out), pooled over both
-    diagrams (``per_class``: the largest share of wrong labels among the rule's labels in either diagram)."""
+    diagrams (``per_class``: the largest share of wrong labels among the rule's labels in either diagram;
+    ``long_ok``: a cycle of period 80 or more labelled quasi-periodic counts as right, since it fills as many bins as
+    the rule's periodic limit allows and looks like a curve)."""
     def rule(s):
         wrong, total, worst = 0, 0, 0.0
         for p in ("a", "z"):
@@ -228,6 +231,8 @@ def bin_rule_at(lt: float, lc: float, holds_below: float, partly_below: float, p
                               [0, 1, 2], -1)
             rule_ = classify(s[f"{p}_orbit_arrays"]["paper_counts"])
             ok = truth >= 0
+            if long_ok:   # the kindest reading: long cycles may pass for quasi-periodic
+                truth = np.where((truth == 0) & (np.asarray(per) >= 80) & (rule_ == 1), 1, truth)
             wrong += int((rule_[ok] != truth[ok]).sum())
             total += int(ok.sum())
             for label in range(3):
@@ -284,6 +289,12 @@ def _orbits_example(lams, pers, betas=None, counts=None, ns=None):
     return {"a_orbit_arrays": arr, "z_orbit_arrays": arr, **({} if ns is None else {"ns_beta": ns})}
 
 
+def _horizon_example(errs) -> dict:
+    """Stored finite-N numbers with the chaotic β's errors at t = 10 over N = 10⁵-10⁷ given by ``errs``."""
+    return {"error_ns": [10**5, 10**6, 10**7], "horizon_errors_10": list(errs), "horizon_errors_40": [0.5, 0.4, 0.1],
+            "horizon_beta": 1.28, "slope_1": -0.5, "network_slope": -0.5, "network_errors": [0.1, 0.0316, 0.01]}
+
+
 # a periodic start, tori, chaos with a window: the paper's route on 60 β (windows and abrupt onset)
 _ROUTE_LAM = [-0.1] * 20 + [1e-5] * 20 + [0.1] * 8 + [-0.05] * 2 + [0.1] * 10
 _ROUTE_PER = [4] * 20 + [0] * 20 + [0] * 8 + [28] * 2 + [0] * 10
@@ -297,50 +308,38 @@ CLAIMS = CLAIMS_COUPLINGS + [
           "probability (each token drawn given the context, attention a softmax conditional) whose statistics are "
           "exact in the mean-field map as N → ∞", quote=QUOTES["dmft-path-probability"],
           reading="the limit at a fixed time t; the logits' scale U = N²√M is the paper's definition (map and network "
-                  "use the same one), so nothing here tests it",
-          measured="Log-log slopes of the RMS distance to the map against N at β = 1: binomial class sampler (N = "
-                   "1e3-1e7) and the explicit ±1 network sampled unit by unit",
-          rule_at=lambda band, weak: slope_rule("slope_1", "network_slope", band=band, weak=weak),
+                  "use the same one), so nothing here tests it. Not independent of dmft-finite-n and "
+                  "dmft-network-limit (the same finite-N runs): this row is decided on the hardest case of them, a "
+                  "chaotic β inside the horizon, where the statistics of a path, not of a stable orbit, are tested",
+          measured="Log-log slope of the RMS distance of the binomial class sampler (the network's law) to the map "
+                   "against N at the chaotic β = 1.28 and t = 10 (inside the horizon for every N), over the three "
+                   "largest N (10⁵-10⁷); at β = 1 (the stable period-4 orbit) the class sampler's and the explicit ±1 "
+                   "network's slopes as an alternative",
+          rule_at=lambda band, weak: horizon_at(band, weak),
           thresholds=slope_thresholds(),
-          alternatives=(Alternative("the text's reading: the error decreases as N grows (both slopes below zero), the "
-                                    "rate not asked", "reading",
-                                    lambda s: "holds" if s["slope_1"] < 0 and s["network_slope"] < 0 else "fails"),
-                        HORIZON_ALTERNATIVE),
-          spread=Spread("network size N (the explicit network's per-N errors)",
-                        lambda s: {"RMS error of the explicit network": s["network_errors"]}),
+          alternatives=(Alternative("the stable β = 1 at t = 39: the class sampler's and the explicit network's slopes "
+                                    "(the evidence dmft-finite-n and dmft-network-limit also use)", "unit",
+                                    slope_rule("slope_1", "network_slope")),
+                        Alternative("the text's reading: the error decreases as N grows (both β = 1 slopes below "
+                                    "zero), the rate not asked", "reading",
+                                    lambda s: "holds" if s["slope_1"] < 0 and s["network_slope"] < 0 else "fails")),
+          spread=Spread("network size N (the class sampler at the chaotic β, t = 10; the explicit network at β = 1)",
+                        lambda s: {"RMS error at beta = 1.28, t = 10": s["horizon_errors_10"],
+                                   "RMS error of the explicit network at beta = 1": s["network_errors"]}),
           how=SLOPE_HOW + " The logits' scale U = N²√M is the paper's definition, the same in the map and the "
               "network: it is not tested. " + HORIZON_HOW,
           evidence=(F + "test_finite_n_converges_to_mean_field_with_slope_minus_half", "fig-dmft-network"),
-          note=lambda s: (f"Slope {s['slope_1']:.2f}" + _se(s, "slope_1_se") + " with the binomial class sampler and "
-                          f"{s['network_slope']:.2f}" + _se(s, "network_slope_se") + " with the explicit network "
-                          "(standard errors of the fits over N). " + horizon_note(s) + SHARED_SLOPE),
-          numbers=lambda s: {"RMS slope at beta = 1, class sampler": s["slope_1"],
-                             "RMS slope at beta = 1, explicit network": s["network_slope"],
-                             "standard error of the network's slope": s.get("network_slope_se")},
-          examples={"holds": {"slope_1": -0.41, "network_slope": -0.59},
-                    "partly": {"slope_1": -0.39, "network_slope": -0.5},
-                    "fails": {"slope_1": -0.24, "network_slope": -0.5}}),
-    Claim("dmft-mean-field-map", f"{PAPER}, Eqs. 9-16", "As N → ∞ the generating functional's saddle point gives a "
-          "deterministic low-dimensional map (the σ-expansion of Eq. 16, here a sum over the weights' column classes)",
-          quote=QUOTES["dmft-mean-field-map"],
-          measured="Deviation of the σ-expansion of Eq. 16 from the class sum, and of our β = 3 context after 1.2·10⁵ "
-                   "steps from the paper code's stored context",
-          how="Rests on the tests' asserted bounds: the σ-expansion of Eq. 16 equals the sum over column classes to "
-              "1e-14 (test_sigma_expansion_of_eq16_equals_sum_over_column_classes) and the class sum the direct sum "
-              "to 1e-15; our β = 3 context after 1.2·10⁵ steps equals the paper code's to 1e-12, and from the token "
-              "it lands on that stored context in the right phase (test_cross_check_reference_context_beta3, "
-              "test_transient_sensitive_cross_check_from_reference_context: skipped without the paper's reference "
-              "data). Round-off of float64 sums, not a tolerance of the theory.",
-          evidence=(M + "test_mean_field_sum_over_columns_matches_direct_sum",
-                    M + "test_sigma_expansion_of_eq16_equals_sum_over_column_classes",
-                    T + "test_numpy_engine_is_map_bit_for_bit_from_token",
-                    T + "test_cross_check_reference_context_beta3",
-                    T + "test_transient_sensitive_cross_check_from_reference_context"),
-          rule=None, tests_grade="holds",
-          note="The numbers are the bounds the tests assert, not stored measurements.",
-          numbers=lambda s: {"Eq. 16 expansion minus class sum, bound asserted": 1e-14,
-                             "beta = 3 context minus the paper code's, bound asserted": 1e-12,
-                             "steps of that run": 120_000}),
+          note=lambda s: (horizon_note(s) + f"At β = 1: slope {s['slope_1']:.2f}" + _se(s, "slope_1_se")
+                          + " with the binomial class sampler and " f"{s['network_slope']:.2f}"
+                          + _se(s, "network_slope_se") + " with the explicit network (standard errors of the fits over "
+                          "N)." + SHARED_SLOPE),
+          numbers=lambda s: {"RMS slope at beta = 1.28, t = 10, three largest N": round(_horizon_slope(s), 3),
+                             "RMS slope at beta = 1, class sampler": s["slope_1"],
+                             "RMS slope at beta = 1, explicit network": s["network_slope"]},
+          examples={"holds": _horizon_example([0.1, 0.0316, 0.01]),          # slope −0.5
+                    "partly": _horizon_example([0.1, 0.0178, 0.00316]),      # slope −0.75 (standard error 0)
+                    "fails": _horizon_example([0.1, 0.0708, 0.05])}),          # slope −0.15
+    MAP,
     Claim("dmft-route-to-chaos", f"{PAPER}, Fig. 3a", "As β grows over [0, 3] the orbit goes from a periodic attractor "
           "to a region of quasi-periodic behaviour and then abruptly to chaos; small changes of β change the "
           "behaviour (periodic windows among the chaotic β)", quote=QUOTES["dmft-route-to-chaos"],
@@ -353,19 +352,24 @@ CLAIMS = CLAIMS_COUPLINGS + [
                         Alternative("the zoom's start chain over [1.24, 1.28]", "unit",
                                     route_at(lam_.LT, lam_.LC, 0.95, p="z")),
                         Alternative("the text's run length for Fig. 3a (1.2·10⁶ steps, 10⁶ discarded)", "unit",
-                                    _long_route)),
+                                    _long_route),
+                        Alternative("'finally' (最终) read as: chaos is the last regime over [0, 3] (most β past 2.5 "
+                                    "chaotic, not periodic)", "reading",
+                                    lambda s: "partly" if (g := route_at(lam_.LT, lam_.LC, 0.95)(s)) == "holds"
+                                    and s["a_late_share"] > 0.5 else g)),
           spread=Spread("start chain (Fig. 3a's and the zoom's; the paper's one weight seed)", _chains),
           how="Holds if the stages come in the paper's order: a period at ≥ 95 % of the β before the first torus, tori "
               "before chaos, chaos setting in abruptly (λ_max leaps from a quiet orbit, periodic or a torus, to deep "
               "chaos, λ_max ≥ 1e-2, within two grid steps: a measurement that a gradual onset fails) and at least "
               "one periodic window between chaotic β; with differences if the windows or the abrupt onset are "
               "missing; fails if there is no torus, no chaos, no periodic start or chaos comes first. The text's "
-              "periodic start is any period (it is L = 4 here) and it says nothing of large β; that every orbit past "
-              "β = 2.5 is periodic again is in the note, not in the rule. " + lam_.LAMBDA_HOW + " " + NOT_RUN,
+              "periodic start is any period (it is L = 4 here); its 'finally' (最终) says the route ends in chaos, read "
+              "here as the order of the stages; read as 'chaos is the last regime over [0, 3]' it is tried as an "
+              "alternative, which the periodic orbits past β = 2.5 (the note) turn to with differences. " + lam_.LAMBDA_HOW + " " + NOT_RUN,
           evidence=("fig-dmft-bifurcation", "fig-dmft-all-values", D + "test_classification_rules",
                     S + "test_sweep_from_batched_contexts_matches_single_runs"),
           note=lambda s: (_route_note(s, "a", "Fig. 3a") + f" Past β = {LATE:g} a period is found at "
-                          f"{s['a_late_share']:.0%} of the β (ours: the text says nothing of large β). One orbit per "
+                          f"{s['a_late_share']:.0%} of the β (the route's 'finally' read as the last regime fails there). One orbit per "
                           "β, one weight seed (the paper's own: it shows one initialisation); the zoom's chain shows "
                           "the same stages." + _long_text(s) + " " + NOT_RUN_SHORT),
           numbers=lambda s: {"first torus beta": _stages_of(s, "a")["first_torus"],
@@ -416,12 +420,13 @@ CLAIMS = CLAIMS_COUPLINGS + [
           examples={"holds": _ROUTE, "partly": _orbits_example([x if x != -0.05 else 0.1 for x in _ROUTE_LAM],
                                                                [0 if p == 28 else p for p in _ROUTE_PER]),
                     "fails": _orbits_example([1e-5 if x == 0.1 else x for x in _ROUTE_LAM], _ROUTE_PER)}),
-    Claim("dmft-bin-rule", f"{PAPER}, §4.1 (thresholds from its code)", "Counting the occupied bins of m^o_1 (< 80 "
-          "periodic, < 2500 quasi-periodic, otherwise chaotic) tells periodic, quasi-periodic and chaotic orbits "
-          "apart", quote=QUOTES["dmft-bin-rule"],
-          reading="the count classes single orbits (the text: it tells them apart 'only by visual inspection and by "
-                  "counting', as a provisional colouring); class by class: each of the rule's three labels must be "
-                  "right where the rule gives it",
+    Claim("dmft-bin-rule", f"{PAPER}, §4.1 (thresholds from its code)", "The code's bin thresholds, taken alone "
+          "(occupied bins of m^o_1: < 80 periodic, < 2500 quasi-periodic, otherwise chaotic), tell periodic, "
+          "quasi-periodic and chaotic orbits apart", quote=QUOTES["dmft-bin-rule"],
+          reading="ours, narrower than the text: the text tells the orbits apart 'by visual inspection and by counting' "
+                  "points (只通过目视检查和…计数来区分它们), a provisional colouring, and its thresholds are in its code only; the "
+                  "claim tests the count alone, as the code applies it to every β, class by class: each of the "
+                  "rule's three labels must be right where the rule gives it",
           measured="Per label of the rule, in each diagram, the share of the β given that label (undecided orbits left "
                    "out) whose class by the period search and λ_max differs; the largest share decides",
           rule_at=lambda lt, lc, holds_below, partly_below: bin_rule_at(lt, lc, holds_below, partly_below,
@@ -435,7 +440,10 @@ CLAIMS = CLAIMS_COUPLINGS + [
                                     "(the rule before issue 43, which hides a label wrong at most of its β)",
                                     "statistic", bin_rule_at(lam_.LT, lam_.LC, 0.01, 0.1)),
                         Alternative("without relabelling the stable cycles the period search did not converge to",
-                                    "reading", bin_rule_at(lam_.LT, lam_.LC, 0.01, 0.1, relabel=False))),
+                                    "reading", bin_rule_at(lam_.LT, lam_.LC, 0.01, 0.1, per_class=True, relabel=False)),
+                        Alternative("the kindest reading: a cycle of period 80 or more labelled quasi-periodic counts "
+                                    "as right (it looks like a curve)", "reading",
+                                    bin_rule_at(lam_.LT, lam_.LC, 0.01, 0.1, per_class=True, long_ok=True))),
           spread=Spread("diagram (start chain)", lambda s: {"misclassified share": [
               _bin_numbers(s)[f"{n} misclassified"] / _bin_numbers(s)[f"{n} betas classed"]
               for n in ("fig3a", "fig3b")]}),

@@ -200,7 +200,8 @@ def chaos_removed_at(survive: float, seeds=SEEDS, pair: str = "qk"):
     def rule(s):
         units = _chaos_units(s, pair)
         if units is None:
-            raise Undecidable("the control's per-β periods and λ are not stored (runs before 0.4)")
+            raise Undecidable("the control's per-β periods and λ are not stored (runs before 0.4), or the two models "
+                              "are stored on different β")
         units = [u for u in units if u[0] in seeds]
         if not units:
             raise Undecidable("no stored weight seed's paper model is chaotic: no chaos to remove")

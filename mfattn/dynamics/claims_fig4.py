@@ -142,17 +142,68 @@ def _planes_note(s):
 
 # --- Fig. 5 ---------------------------------------------------------------------------------------------------
 
-def spectra_at(decay: float, chaotic: tuple[float, ...] = (1.28,)):
-    """The torus (1.26405) never decays, over the whole series and in every window; each ``chaotic`` β decays
-    within ``decay`` steps over the whole series and in every window (later, or never in some window: partly)."""
-    def rule(s):
+FLAT = 0.1   # spectral flatness between a few lines (→ 0) and white noise (e^-γ ≈ 0.56)
+
+
+def _flatness(s, beta):
+    spec = s.get("f4_spectral")
+    if not spec or "flatness" not in spec[0]:
+        raise Undecidable("the spectra's flatness is not stored (runs before 0.4)")
+    v = spec[list(s["f4_betas"]).index(beta)]["flatness"]
+    if v is None or not np.isfinite(v):
+        raise Undecidable(f"the spectral flatness at β = {beta:g} is stored as null")
+    return v
+
+
+def spectra_at(decay: float, flat: float | None = FLAT, chaotic: tuple[float, ...] = (1.28,), acf: bool = True):
+    """Both halves of the contrast, the worse grade deciding. The autocorrelation (``acf``): the torus (1.26405) never
+    decays, over the whole series and in every window; each ``chaotic`` β decays within ``decay`` steps over the
+    whole series and in every window (later, or never in some window: partly). The spectrum (``flat`` not None): the
+    torus's spectral flatness below ``flat`` (lines) and each chaotic β's above it (broadband) holds, one of the two
+    partly, neither fails."""
+    def acf_grade(s):
         torus = [_tau(s, "f4_tau_e", 1.26405)] + list(_tau(s, "f4_tau_e_windows", 1.26405))
         whole = [_tau(s, "f4_tau_e", b) for b in chaotic]
         if any(t is not None for t in torus) or any(t is None for t in whole):
             return "fails"
         times = [_never(t) for b in chaotic for t in [_tau(s, "f4_tau_e", b)] + list(_tau(s, "f4_tau_e_windows", b))]
         return "holds" if max(times) <= decay else "partly"
+
+    def spectrum_grade(s):
+        right = [_flatness(s, 1.26405) < flat] + [_flatness(s, b) > flat for b in chaotic]
+        return "holds" if all(right) else "partly" if any(right) else "fails"
+
+    def rule(s):
+        grades = ([acf_grade(s)] if acf else []) + ([spectrum_grade(s)] if flat is not None else [])
+        return "fails" if "fails" in grades else "partly" if "partly" in grades else "holds"
     return rule
+
+
+def _top10(s):
+    """The spectrum alone, by the share of the power in the 10 strongest bins (torus ≥ 1/2, chaos < 1/2)."""
+    spec = s.get("f4_spectral")
+    if not spec or "top10_share" not in spec[0]:
+        raise Undecidable("the spectra's top-10 share is not stored (runs before 0.4)")
+    at = lambda b: spec[list(s["f4_betas"]).index(b)]["top10_share"]  # noqa: E731
+    right = [at(1.26405) >= 0.5, at(1.28) < 0.5]
+    return "holds" if all(right) else "partly" if any(right) else "fails"
+
+
+def _flat_text(s):
+    spec = s.get("f4_spectral")
+    if not spec or "flatness" not in spec[0]:
+        return "No spectral flatness is stored (runs before 0.4). "
+    return ("Spectral flatness (share of the power in the 10 strongest bins): " + ", ".join(
+        f"β = {b:g}: {x['flatness']:.3g} ({x['top10_share']:.0%})" for b, x in zip(s["f4_betas"], spec)) + ". ")
+
+
+def _flat_check(s):
+    torus = [_flatness(s, b) for b in (1.255, 1.26405)]
+    chaos = [_flatness(s, b) for b in (1.266, 1.28, 1.4)]
+    ok = max(torus) < FLAT / 3 and min(chaos) > 3 * FLAT
+    return ok, (f"spectral flatness at the tori of Fig. 4: {', '.join(f'{x:.3g}' for x in torus)}; at its chaotic β: "
+                f"{', '.join(f'{x:.3g}' for x in chaos)}: {FLAT:g} lies {'more' if ok else 'less'} than a factor three "
+                "from both (white noise gives 0.56)")
 
 
 def _spectra_check(s):
@@ -173,12 +224,35 @@ def _disagreements(s, lt, lc):
     return out
 
 
-def lyapunov_at(lt: float, lc: float, holds_below: float = 0.01, partly_below: float = 0.1):
+def _window_changes(s, lt, lc) -> dict | None:
+    """The zoom's orbits without a period, classed by λ_max over the chapter's window and over four times it (the
+    same orbit, same transient): how many torus / chaotic classes the longer window changes (a period found later, or
+    λ across LT or LC), and the median ratio |λ_long| / |λ| per class (a torus's finite-time λ falls like 1/window:
+    ≈ 1/4; a chaotic orbit's stays: ≈ 1). None for runs before 0.4 (not stored)."""
+    w = s.get("w_control")
+    if not w:
+        return None
+    lam, lng, per = (np.asarray(w[k], dtype=np.float64) for k in ("lyapunov", "lyapunov_long", "period_long"))
+    torus, chaos = np.abs(lam) <= lt, lam > lc
+    torus_l, chaos_l = (per == 0) & (np.abs(lng) <= lt), (per == 0) & (lng > lc)
+    ratio = lambda m: float(np.median(np.abs(lng[m]) / np.abs(lam[m]))) if m.any() else float("nan")  # noqa: E731
+    return {"n": int(lam.size), "tori": int(torus.sum()), "chaotic": int(chaos.sum()),
+            "tori changed": int((torus & ~torus_l).sum()), "chaotic changed": int((chaos & ~chaos_l).sum()),
+            "torus ratio": ratio(torus & (lam != 0)), "chaos ratio": ratio(chaos),
+            "window": int(w["window"]), "window long": int(w["window_long"])}
+
+
+def lyapunov_at(lt: float, lc: float, holds_below: float = 0.01, partly_below: float = 0.1, window: bool = True):
+    """No found cycle that fails to contract and a finite λ everywhere; then the share of all β undecided, not
+    converged or (``window``, where stored) classed otherwise over four times the window: below ``holds_below``
+    holds, below ``partly_below`` partly, else fails."""
     def rule(s):
         d = _disagreements(s, lt, lc)
         if sum(x[1] for x in d):
             return "fails"   # a found cycle that does not contract (beyond the resolution), or λ not finite
-        share = sum(x[2] for x in d) / sum(x[0] for x in d)
+        w = _window_changes(s, lt, lc) if window else None
+        changed = 0 if w is None else w["tori changed"] + w["chaotic changed"]
+        share = (sum(x[2] for x in d) + changed) / sum(x[0] for x in d)
         return "holds" if share < holds_below else "partly" if share < partly_below else "fails"
     return rule
 
@@ -196,10 +270,16 @@ def _lyapunov_note(s):
         cnt = lam_.counts(lam_.classes(b, lam, per, s.get("ns_beta")))
         parts.append(f"{name} ({n} β): " + ", ".join(f"{v} {k}" for k, v in cnt.items()))
     d = _disagreements(s, lam_.LT, lam_.LC)
+    w = _window_changes(s, lam_.LT, lam_.LC)
+    wt = ("" if w is None else
+          f" Over {w['window long']:,} steps in place of {w['window']:,} (the zoom's {w['n']} β without a period, the "
+          f"same orbits): {w['tori changed']} of {w['tori']} tori and {w['chaotic changed']} of {w['chaotic']} "
+          f"chaotic orbits change class; median |λ_long|/|λ|: tori {w['torus ratio']:.2f} (1/T gives 0.25), chaos "
+          f"{w['chaos ratio']:.2f} (a positive exponent: 1).")
     return ("; ".join(parts) + f". Found cycles that do not contract: {sum(x[1] for x in d)}; undecided or not "
             f"converged: {sum(x[2] for x in d)} of {sum(x[0] for x in d)} β "
-            f"({sum(x[2] for x in d) / sum(x[0] for x in d):.2%}). One window of 2·10⁴ steps per β; λ over windows "
-            "is stored only at the six β of Fig. 4.")
+            f"({sum(x[2] for x in d) / sum(x[0] for x in d):.2%})." + wt + " λ over windows of one orbit is stored "
+            "at the six β of Fig. 4.")
 
 
 # --- coexistence ---------------------------------------------------------------------------------------------------
@@ -273,7 +353,9 @@ def _census_example(extra=None, drop=None):
     return rows
 
 
-_S = dict(f4_betas=list(FIG4), f4_tau_e=[None, None, 10, None, 100, 20],
+_SP = [{"flatness": f, "top10_share": t} for f, t in ((1e-3, 0.9), (2e-3, 0.8), (0.3, 0.05), (1e-4, 0.99),
+                                                        (0.3, 0.04), (0.35, 0.03))]
+_S = dict(f4_betas=list(FIG4), f4_spectral=_SP, f4_tau_e=[None, None, 10, None, 100, 20],
           f4_tau_e_windows=[[None] * 3, [None] * 3, [10, 64, None], [None] * 3, [20, 10, 11], [20, 13, 32]])
 _LY = _orbits_example([-0.1] * 150 + [1e-5] * 40 + [0.1] * 10, [4] * 150 + [0] * 50)
 _CO = {"coexist_points": DENSE, "coexist_betas": [1.25, 1.25025, 1.2505, 1.3]}
@@ -310,34 +392,48 @@ CLAIMS_FIG4 = [
     Claim("dmft-spectra", "ours (the torus / chaos contrast of Fig. 5)", "A quasi-periodic orbit has a line spectrum "
           "and a recurring autocorrelation; a chaotic one a broadband spectrum and an autocorrelation that decays",
           origin="ours", quote=QUOTES["dmft-spectra"],
-          measured="Lag at which the envelope of the autocorrelation of m^o_1 (forced part removed) falls below 1/e, "
-                   "over the whole saved series (2000 lags) and in each of its nine windows of 2001 steps (500 lags), "
-                   "at β = 1.26405 (torus) and 1.28 (chaos)",
+          measured="The spectrum: spectral flatness of m^o_1 (geometric over arithmetic mean of the Hann-windowed "
+                   "periodogram, forced part removed: → 0 for a few lines, 0.56 for white noise) and the share of "
+                   "the power in its 10 strongest bins, over the 2·10⁴ saved steps. The autocorrelation: the lag at "
+                   "which its envelope falls below 1/e, over the whole series (2000 lags) and in each of nine windows "
+                   "of 2001 steps (500 lags). At β = 1.26405 (torus) and 1.28 (chaos)",
           rule_at=spectra_at,
           thresholds=(Threshold("decay", 100, "window spread", "at β = 1.28 the 1/e times of the nine windows spread "
                                 "from 10 to 20 steps: 100 steps (25 forcing periods) is five times the largest",
-                                guarded(_spectra_check), noise=guarded(_spectra_noise)),),
+                                guarded(_spectra_check), noise=guarded(_spectra_noise)),
+                      Threshold("flat", FLAT, "stored distribution", "between a spectrum of a few lines (flatness → 0) "
+                                "and white noise (0.56): the stored tori and chaotic orbits of Fig. 4 lie more than a "
+                                "factor three on either side", guarded(_flat_check), noise=FLAT / 2)),
           alternatives=(Alternative("every chaotic β of Fig. 4 (1.266, 1.28, 1.4), window by window", "unit",
-                                    spectra_at(100, (1.266, 1.28, 1.4))),),
+                                    spectra_at(100, FLAT, (1.266, 1.28, 1.4))),
+                        Alternative("the autocorrelation alone (the rule before 0.4)", "statistic",
+                                    spectra_at(100, None)),
+                        Alternative("the spectrum alone: the share of the power in the 10 strongest bins, at least "
+                                    "half at the torus and under half at the chaotic β", "statistic", _top10)),
           spread=Spread("window of one orbit (2001 steps)",
                         lambda s: {"1/e decay time at beta = 1.28": [_never(t) for t in
                                                                      _tau(s, "f4_tau_e_windows", 1.28)],
                                    "1/e decay time at beta = 1.26405": [_never(t) for t in
                                                                         _tau(s, "f4_tau_e_windows", 1.26405)]}),
           how="Ours, the textbook contrast (the paper stresses instead that all its signals, the chaotic one most, "
-              "have long correlations from low frequencies). Holds if the torus's envelope never falls below 1/e, "
+              "have long correlations from low frequencies). Both halves are read and the worse decides. The "
+              f"spectrum: the torus's flatness below {FLAT:g} and the chaotic one's above it holds, one of the two with "
+              "differences, neither refuted. The autocorrelation: holds if the torus's envelope never falls below 1/e, "
               "over the whole series or in any window, and the chaotic one's (β = 1.28) does within 100 steps "
               "(25 forcing periods) over the whole series and in every window; decaying later, or not in some "
               "window: with differences; the torus's decaying or the chaotic one's not over the whole series: "
               "refuted. At β = 1.266 the decay is intermittent (some windows never decay within 500 lags).",
           evidence=("fig-dmft-time-series", D + "test_envelope_decay_time_of_damped_and_undamped_oscillations"),
-          note=lambda s: ("Envelope below 1/e: " + ", ".join(
+          note=lambda s: (_flat_text(s) + "Envelope below 1/e: " + ", ".join(
               f"β = {b:g}: {'never within 2000 lags' if t is None else f'after {t:.0f} steps'}"
               for b, t in zip(s["f4_betas"], s["f4_tau_e"])) + " (the whole saved series). "
               + _windows_text(s, "f4_tau_e_windows", lambda v: f"{v:.0f}",
                               f"the 1/e decay time within {s.get('f4_window_lag', '?')} lags (steps)")),
-          numbers=lambda s: {f"1/e decay time at beta = {b:g} (steps)": _steps(t)
-                             for b, t in zip(s["f4_betas"], s["f4_tau_e"])},
+          numbers=lambda s: {**{f"1/e decay time at beta = {b:g} (steps)": _steps(t)
+                                for b, t in zip(s["f4_betas"], s["f4_tau_e"])},
+                             **({} if not s.get("f4_spectral") or "flatness" not in s["f4_spectral"][0] else
+                                {f"spectral flatness at beta = {b:g}": round(x["flatness"], 4)
+                                 for b, x in zip(s["f4_betas"], s["f4_spectral"]) if x["flatness"] is not None})},
           examples={"holds": _S, "partly": {**_S, "f4_tau_e_windows": [*_S["f4_tau_e_windows"][:4], [20, 101, 11],
                                                                         _S["f4_tau_e_windows"][5]]},
                     "fails": {**_S, "f4_tau_e": [None, 900, 10, None, 11, 20]}}),
@@ -372,18 +468,24 @@ CLAIMS_FIG4 = [
           examples={"holds": {"slope_1": -0.5, "slope_3": -0.59}, "partly": {"slope_1": -0.5, "slope_3": -0.61},
                     "fails": {"slope_1": -0.24, "slope_3": -0.5}}),
     Claim("dmft-lyapunov", "ours (Benettin et al. 1980 applied to the map)", "The period search and the largest "
-          "Lyapunov exponent class every orbit of both diagrams (periodic, torus, chaotic)", origin="ours",
+          "Lyapunov exponent class the orbits of both diagrams (periodic, torus, chaotic): all but a few of the 8002 "
+          "β, and a window four times longer keeps the classes", origin="ours",
           quote=QUOTES["dmft-lyapunov"],
           measured="Over both diagrams' 8002 β: found cycles that do not contract, non-finite λ_max, and the orbits "
                    "the classes below leave undecided or that are stable cycles the period search did not converge to",
           rule_at=lyapunov_at, thresholds=_LAMBDA,
           alternatives=(Alternative("the former rule: no period and |λ_max| within a decade of 1e-3 (1e-4 to 1e-2)",
-                                    "statistic", _former_lyapunov),),
+                                    "statistic", _former_lyapunov),
+                        Alternative("the chapter's window alone (the four times longer one not asked)", "statistic",
+                                    lyapunov_at(lam_.LT, lam_.LC, window=False))),
           spread=Spread("diagram (start chain)", lambda s: {"undecided or not converged, share": [
               x[2] / x[0] for x in _disagreements(s, lam_.LT, lam_.LC)]}),
-          how="Holds if no found cycle fails to contract (λ_max > LT) and λ_max is finite everywhere, and fewer than "
-              "1 % of the β are undecided or stable cycles the period search did not converge to (the two ways the "
-              "classes can disagree with the orbit); fewer than 10 %: with differences; a contradiction, a "
+          how="LT and LC sit in gaps of the very distribution they class, so the classes are tested against a second "
+              "measurement: the zoom's orbits without a period run over four times the window (a torus's finite-time "
+              "λ falls like 1/window, a chaotic orbit's stays). Holds if no found cycle fails to contract (λ_max > LT) "
+              "and λ_max is finite everywhere, and fewer than 1 % of the β are undecided, stable cycles the period "
+              "search did not converge to, or classed otherwise over the longer window; fewer than 10 %: with "
+              "differences; a contradiction, a "
               "non-finite λ or 10 % or more: refuted. The period search stops at 500 steps: a cycle longer than that "
               "with |λ_max| ≤ LT is counted as a torus (an independent run with periods up to 1000 finds two such "
               "isolated Fig. 3a β, 1.8435 and 2.26575, to be cycles of period 656 and 576; with them the share stays "
@@ -395,8 +497,15 @@ CLAIMS_FIG4 = [
                                                                                                    lam_.LC)),
                              "undecided or not converged, betas": sum(x[2] for x in _disagreements(s, lam_.LT,
                                                                                                    lam_.LC)),
-                             "share of all betas": round(sum(x[2] for x in _disagreements(s, lam_.LT, lam_.LC))
-                                                         / sum(x[0] for x in _disagreements(s, lam_.LT, lam_.LC)), 4)},
+                             "share of all betas (undecided, not converged or changed over the longer window)":
+                                 round((sum(x[2] for x in _disagreements(s, lam_.LT, lam_.LC))
+                                        + (0 if (w0 := _window_changes(s, lam_.LT, lam_.LC)) is None
+                                           else w0["tori changed"] + w0["chaotic changed"]))
+                                       / sum(x[0] for x in _disagreements(s, lam_.LT, lam_.LC)), 4),
+                             **({} if (w := _window_changes(s, lam_.LT, lam_.LC)) is None else
+                                {"classes changed over four times the window": w["tori changed"] + w["chaotic changed"],
+                                 "median torus ratio |lambda_long|/|lambda|": round(w["torus ratio"], 3),
+                                 "median chaos ratio |lambda_long|/|lambda|": round(w["chaos ratio"], 3)})},
           examples={"holds": _LY,
                     "partly": _orbits_example([-0.1] * 150 + [5e-4] * 2 + [1e-5] * 38 + [0.1] * 10,
                                               [4] * 150 + [0] * 50),

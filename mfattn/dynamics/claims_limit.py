@@ -11,7 +11,7 @@ from ..companion.premises import Alternative, Threshold
 from .claims_lambda import guarded
 from .claims_stored import _slope_and_error
 
-__all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE"]   # slope_rule: through claims_beyond
+__all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE", "horizon_at"]   # slope_rule: through claims_beyond
 
 
 def _finite(x) -> bool:
@@ -38,7 +38,10 @@ def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25):
             raise verdicts.Undecidable(f"{', '.join(missing)} is stored as null (no slope)")
         if any(not math.isfinite(v) or v > weak for v in x):
             return "fails"
-        return "holds" if all(abs(v + 0.5) <= band for v in x) else "partly"
+        # each slope within the band, widened to two standard errors of its own fit where those are wider (a fit
+        # over few N, or off the orbit's phase at one N, is no evidence against the rate)
+        bands = [max(band, 2 * se) if _finite(se := s.get(f"{k}_se")) else band for k in keys]
+        return "holds" if all(abs(v + 0.5) <= b for v, b in zip(x, bands)) else "partly"
     return rule
 
 
@@ -62,7 +65,8 @@ def slope_thresholds() -> tuple[Threshold, Threshold]:
     """The band around −1/2 and the weak bound of the N^-1/2 rules (keywords ``band`` and ``weak``)."""
     return (Threshold("band", 0.1, "stored distribution", "the explicit network's slope, fitted over four decades of "
                       "N with its per-N errors stored, has a standard error of 0.012: ±0.1 is eight of them, while "
-                      "N^-1/4 and N^-1 lie twenty and more away (the class sampler's per-N errors are not stored)",
+                      "N^-1/4 and N^-1 lie twenty and more away; a slope whose own fit has a larger standard error "
+                      "(the class sampler's at β = 3: 0.14) is read within two of its standard errors instead",
                       guarded(_band_check), noise=guarded(lambda s: 2 * _known(s, "network_slope_se")[0])),
             Threshold("weak", -0.25, "convention", "half the central-limit rate (N^-1/4): slower than that is not "
                       "convergence at the CLT's order"))
@@ -78,7 +82,8 @@ SLOPE_HOW = ("The rate is ours: the text says the equations are exact as N → �
              "RMS errors ∝ N^-1/2. A log-log slope within 0.1 of −0.5 holds (eight standard errors of the explicit "
              "network's fit, whose per-N errors are stored; N^-1/4 and N^-1 lie far outside); a slope below −0.25 "
              "(convergence at least as N^-1/4, half the CLT rate) but outside that band: with differences; a slope "
-             "above −0.25 (no convergence at the CLT's order): fails. The band is tried at ± two standard errors.")
+             "above −0.25 (no convergence at the CLT's order): fails. A slope whose own fit has a standard error "
+             "above 0.05 is read within two of them (max(0.1, 2 SE)). The band is tried at ± two standard errors.")
 
 
 #: How many of the largest N the chaotic β's slope is fitted over (inside the linear regime: see HORIZON_HOW).
@@ -99,6 +104,20 @@ def _horizon_slope(s, t: int = 10, largest: int = HORIZON_LARGEST) -> float:
     if len(ns) != len(errs) or len(ns) < largest:
         raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
     return _slope_and_error(ns[-largest:], errs[-largest:])[0]
+
+
+def horizon_at(band: float = 0.1, weak: float = -0.25, t: int = 10):
+    """:func:`slope_rule` on the class sampler's slope at the chaotic β at time ``t`` (its fit over the three largest
+    N, with that fit's standard error)."""
+    def rule(s):
+        ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
+        if len(ns) != len(errs) or len(ns) < HORIZON_LARGEST:
+            raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
+        if any(not _finite(e) or e <= 0 for e in errs[-HORIZON_LARGEST:]):
+            raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} hold a null, non-finite or zero value")
+        slope, se = _slope_and_error(ns[-HORIZON_LARGEST:], errs[-HORIZON_LARGEST:])
+        return slope_rule("h", band=band, weak=weak)({"h": slope, "h_se": se})
+    return rule
 
 
 #: The unit a referee tries on a finite-N slope: a chaotic β inside the horizon.

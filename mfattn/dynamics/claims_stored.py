@@ -169,6 +169,8 @@ def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
     if isinstance(b.get("tongue_widths"), dict) and "tongue_epsilons" in b:
         out.update(tongue_widths={f: list(w) for f, w in b["tongue_widths"].items()},
                    tongue_epsilons=list(b["tongue_epsilons"]), tongue_n_betas=int(b["tongue_n_betas"]))
+    if b.get("tongue_rho") is not None:   # the whole grid (runs from 0.4 on): ρ₀ of the ε = 0 circle decides the tongues
+        out.update({k: b[k] for k in ("tongue_rho", "tongue_lyapunov", "tongue_locked_grid", "tongue_betas") if k in b})
     if "basins_multi" in b:
         multi = list(b["basins_multi"] or [])
         n_betas = b.get("basin_n_betas", len(params.get("basin_betas", [])) or None)
@@ -311,13 +313,19 @@ def _flat(full: dict) -> dict[str, Any]:
                                                "differ", "start", "tau_e", "tau_01")})
         out.update({f"f4_{k}": f4[k] for k in ("lyapunov_windows", "lyapunov_window", "tau_e_windows",
                                                "tau_01_windows", "window_lag", "window_lag_01", "islands",
-                                               "spectral") if k in f4})
+                                               "spectral", "memory") if k in f4})
     if "long" in s:     # Fig. 3a at the text's run length (issue 43)
         lo = s["long"]
         out["l_orbit_arrays"] = {k: lo[k] for k in ("betas", "lyapunov", "period")}
         out.update(long_steps=lo["steps"], long_transient=lo["transient"])
     if "census" in s:   # the attractors reached from last-bit copies of the Fig. 4 start (issue 43)
         out["census"] = s["census"]
+    if "window_control" in s:   # λ_max over four times the window at the zoom's β without a period (issue 43)
+        w = s["window_control"]
+        out["w_control"] = {k: w[k] for k in ("betas", "lyapunov", "lyapunov_long", "period_long", "window",
+                                              "window_long")}
+    if "map" in s:      # the map's three forms compared at random points, the β = 3 context against the paper's
+        out["map_deviations"] = s["map"]
     if "finite_n" in s:
         fn = s["finite_n"]
         out.update(slope_1=fn["slopes"][0], slope_3=fn["slopes"][1], slope_3_large=fn["slope_beta3_without_first"],
