@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
+from ..companion.verdicts import Undecidable
 from .claims_lambda import derived
 from .diagnostics import classify, confusion
 
@@ -121,6 +122,55 @@ def glue_values(full: dict) -> dict[str, str]:
     g["full-slope"] = f"{fn['slopes'][0]:.2f}" if fn else MISSING
     g["full-slope-beta3"] = f"{fn['slopes'][1]:.2f}" if fn else MISSING
     g["full-slope-beta3-large-n"] = f"{fn['slope_beta3_without_first']:.2f}" if fn else MISSING
+    g.update(_glue_04(full, s, f4))
+    return g
+
+
+def _glue_04(full: dict, s: dict, f4: dict | None) -> dict[str, str]:
+    """The glue of the numbers runs from 0.4 on store (spectral flatness, the autocorrelation lag by lag, λ over four
+    times the window, the map's deviations, the query-key control's chaos per seed, the tongues' ρ₀)."""
+    from .claims_couplings import _chaos_units   # (imported here: those modules import this one)
+    from .claims_tongues import circle_rotations, tongue_table
+
+    g: dict[str, str] = {}
+    for i, b in enumerate(FIG4):
+        ok = f4 and len(f4["betas"]) > i and abs(f4["betas"][i] - b) < 1e-12
+        sp = (f4.get("spectral") or [None] * 6)[i] if ok else None
+        mem = (f4.get("memory") or [None] * 6)[i] if ok else None
+        g[f"full-flat-{b:g}"] = f"{sp['flatness']:.2g}" if sp and "flatness" in sp else MISSING
+        g[f"full-top10-{b:g}"] = f"{sp['top10_share']:.0%}" if sp and "top10_share" in sp else MISSING
+        g[f"full-first-cross-{b:g}"] = str(mem["first_crossing"]) if mem else MISSING
+        g[f"full-beyond-{b:g}"] = f"{mem['beyond_context']:.2f}" if mem else MISSING
+        g["full-noise-floor"] = f"{mem['noise_floor']:.3f}" if mem else g.get("full-noise-floor", MISSING)
+    w = s.get("window_control")
+    if w:
+        lam, lng, per = (np.asarray(w[k], dtype=np.float64) for k in ("lyapunov", "lyapunov_long", "period_long"))
+        tor, cha = np.abs(lam) <= 1.3e-4, lam > 1e-3
+        g.update({"full-window-tori": str(int(tor.sum())), "full-window-chaos": str(int(cha.sum())),
+                  "full-window-tori-kept": str(int((tor & (per == 0) & (np.abs(lng) <= 1.3e-4)).sum())),
+                  "full-window-chaos-kept": str(int((cha & (per == 0) & (lng > 1e-3)).sum())),
+                  "full-window-torus-ratio": f"{np.median(np.abs(lng[tor & (lam != 0)]) / np.abs(lam[tor & (lam != 0)])):.2f}",
+                  "full-window-chaos-ratio": f"{np.median(lng[cha] / lam[cha]):.2f}",
+                  "full-window-steps": f"{w['window_long']:,}"})
+    else:
+        g.update({f"full-window-{k}": MISSING for k in ("tori", "chaos", "tori-kept", "chaos-kept", "torus-ratio",
+                                                        "chaos-ratio", "steps")})
+    m = s.get("map")
+    g["full-map-expansion"] = f"{max(m['expansion_vs_classes']):.1e}" if m else MISSING
+    g["full-map-direct"] = f"{max(m['classes_vs_direct']):.1e}" if m else MISSING
+    g["full-map-context"] = (f"{m['context_beta3']:.1e}" if m and m.get("context_beta3") is not None else MISSING)
+    flat = _flat(full) if full else {}
+    units = _chaos_units(flat) if flat else None
+    g["full-qk-chaos-kept"] = ("; ".join(f"seed {seed}: {kept:.0f} of {paper:.0f}" for seed, paper, kept in units)
+                               if units else MISSING)
+    try:
+        table = tongue_table(flat)
+        betas, rho, on = circle_rotations(flat)
+        g["full-tongue-regions"] = "; ".join(f"{f}: " + (f"ρ₀ = {f} at β ≈ {b:.4f}" if b is not None else "not reached")
+                                             for f, b in table.items()) or "none"
+        g["full-rho0-max"] = f"{np.nanmax(np.where(on, rho, np.nan)):.3f}"
+    except (Undecidable, KeyError, ValueError):   # a run before 0.4 (widths only) or no grid: said, not guessed
+        g["full-tongue-regions"] = g["full-rho0-max"] = MISSING
     return g
 
 
