@@ -68,7 +68,7 @@ def test_a_run_that_predates_a_number_says_not_tested(tmp_path):
     decided = dict((c.id, d) for c, d in verdicts.decide_chapter(tmp_path, "dmft"))
     ruled = [i for i, c in BY_ID.items() if not c.rests_on_tests]
     assert all(decided[i].verdict == "not tested" and "reproduce --profile full" in decided[i].note for i in ruled)
-    assert decided["dmft-mean-field-map"].verdict == "reproduced"  # rests on the tests' asserted bounds
+    assert decided["dmft-mean-field-map"].verdict == "not tested"  # decided on stored deviations since 0.4
     assert all(v == claims.MISSING for k, v in claims.glue_values({}).items() if k != "full-protocol")
 
 
@@ -105,8 +105,9 @@ def test_decay_times_of_the_summary_follow_the_series():
 def test_memory_and_spectra_verdicts_follow_the_decay_times():
     mem, spec = BY_ID["dmft-memory"], BY_ID["dmft-spectra"]
     windows = [[None] * 4, [None] * 4, [10, 60, 12, None], [None] * 4, [11, 20, 10, 12], [13, 32, 20, 13]]
+    lines = [{"flatness": f, "top10_share": 0.5} for f in (1e-3, 1e-3, 0.3, 1e-4, 0.3, 0.3)]  # lines: tori, cycle
     f4 = {"f4_betas": list(claims.FIG4), "f4_tau_01": [None, None, 1600, None, 84, 212],
-          "f4_tau_e": [None, None, 10, None, 11, 20], "f4_tau_e_windows": windows}
+          "f4_tau_e": [None, None, 10, None, 11, 20], "f4_tau_e_windows": windows, "f4_spectral": lines}
     assert mem.grade(f4) == "holds" and spec.grade(f4) == "holds"
     # the memory is read at 1/e per window: within the context L = 4 in one window partly, in most of them fails
     short = [list(w) for w in windows]
@@ -128,6 +129,12 @@ def test_memory_and_spectra_verdicts_follow_the_decay_times():
     # at β = 1.266 one window never decays: the claim on every chaotic β is partly, on 1.28 (the rule's) holds
     every = next(a for a in spec.alternatives if "every chaotic" in a.name)
     assert every.rule(f4) == "partly" and spec.grade(f4) == "holds"
+    # the spectrum is the other half: a broad torus spectrum makes it partly, a line spectrum at chaos too, both fails
+    broad = [dict(x) for x in lines]
+    broad[1]["flatness"] = 0.3
+    assert spec.grade({**f4, "f4_spectral": broad}) == "partly"
+    broad[4]["flatness"] = 1e-3
+    assert spec.grade({**f4, "f4_spectral": broad}) == "fails"
 
 
 def _diagram(tmp_path, counts, period, lam, betas=None, paper=True):
@@ -216,6 +223,8 @@ def test_stored_full_numbers_hold_beyond_and_decide_every_claim_but_the_tongues(
             waiting = set()
     if "spectral" not in json.loads((root / "data/full/dmft/summary.json").read_text())["fig4"]:
         waiting.add("dmft-low-frequency")   # the spectral lines are stored from 0.4 on
+    if "map" not in json.loads((root / "data/full/dmft/summary.json").read_text()):
+        waiting |= {"dmft-mean-field-map", "dmft-arnold-tongues", "dmft-spectra"}   # stored from 0.4 on
     assert {i for i, d in decided.items() if d.verdict == "not tested"} == waiting
     assert all("predate this claim's rule" in decided[i].note for i in waiting)
     assert all(d.numbers and d.note for i, d in decided.items() if i not in waiting)

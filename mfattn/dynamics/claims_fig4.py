@@ -147,8 +147,8 @@ FLAT = 0.1   # spectral flatness between a few lines (→ 0) and white noise (e^
 
 def _flatness(s, beta):
     spec = s.get("f4_spectral")
-    if not spec or "flatness" not in spec[0]:
-        raise Undecidable("the spectra's flatness is not stored (runs before 0.4)")
+    if not spec or "flatness" not in spec[0]:   # a run before 0.4: the numbers predate the rule
+        raise KeyError("f4_spectral flatness")
     v = spec[list(s["f4_betas"]).index(beta)]["flatness"]
     if v is None or not np.isfinite(v):
         raise Undecidable(f"the spectral flatness at β = {beta:g} is stored as null")

@@ -24,9 +24,11 @@ ROUND_OFF = 1e-12   # float64 sums of O(1) terms over 99 units and 4 σ: ε·n �
 
 
 def _deviations(s) -> dict:
-    d = s.get("map_deviations")
+    if "map_deviations" not in s:   # a run before 0.4 kept only the tests' bounds: the numbers predate the rule
+        raise KeyError("map_deviations")
+    d = s["map_deviations"]
     if not d:
-        raise verdicts.Undecidable("the map's deviations are not stored (runs before 0.4 kept only the tests' bounds)")
+        raise verdicts.Undecidable("the map's deviations are stored empty")
     for k in ("expansion_vs_classes", "classes_vs_direct"):
         v = d.get(k)
         if not v or any(x is None or not np.isfinite(x) for x in v):

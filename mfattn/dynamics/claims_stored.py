@@ -176,7 +176,8 @@ def _glue_04(full: dict, s: dict, f4: dict | None) -> dict[str, str]:
 
 def _slope_and_error(ns, errors) -> tuple[float, float]:
     """Least-squares slope of log(error) against log(N) and its standard error from the fit's residuals."""
-    x, y = np.log(np.asarray(ns, dtype=np.float64)), np.log(np.asarray(errors, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):   # a zero or negative error: a NaN slope, said as such
+        x, y = np.log(np.asarray(ns, dtype=np.float64)), np.log(np.asarray(errors, dtype=np.float64))
     (slope, icpt), dof = np.polyfit(x, y, 1), x.size - 2
     if dof < 1:
         return float(slope), float("nan")

@@ -30,9 +30,11 @@ t = lambda module, name: f"tests/test_dynamics_{module}.py::{name}"  # noqa: E73
 
 def _grid(s):
     """The stored tongue grid as arrays (rows ε, columns β); Undecidable for runs before 0.4 (widths only)."""
-    if any(s.get(k) is None for k in ("tongue_rho", "tongue_lyapunov", "tongue_locked_grid", "tongue_betas")):
-        raise verdicts.Undecidable("the stored tongue grid holds widths only (runs before 0.4): ρ₀ at ε = 0 is not "
-                                   "stored")
+    for k in ("tongue_rho", "tongue_lyapunov", "tongue_locked_grid", "tongue_betas"):
+        if k not in s:   # a run before 0.4 stored the widths only: the numbers predate the rule
+            raise KeyError(k)
+        if s[k] is None:
+            raise verdicts.Undecidable(f"the stored tongue grid's {k} is null")
     rho = np.array([[np.nan if v is None else v for v in row] for row in s["tongue_rho"]], dtype=np.float64)
     lam = np.array([[np.nan if v is None else v for v in row] for row in s["tongue_lyapunov"]], dtype=np.float64)
     return (np.asarray(s["tongue_betas"], dtype=np.float64), np.asarray(s["tongue_epsilons"], dtype=np.float64),
