@@ -415,8 +415,8 @@ CLAIMS_COUPLINGS = [
                           + " One orbit per β and model, from the token."),
           numbers=lambda s: {"paper: chaotic betas": s["sym_paper_chaotic"],
                              "query-key symmetric: chaotic betas": s["sym_qk_chaotic"],
-                             "chaotic betas still chaotic at the same beta, per seed":
-                                 [f"{kept:.0f} of {paper:.0f}" for _, paper, kept in (_chaos_units(s) or [])],
+                             "chaotic betas still chaotic at the same beta, per seed": "; ".join(
+                                 f"seed {seed}: {kept:.0f} of {paper:.0f}" for seed, paper, kept in (_chaos_units(s) or [])),
                              "paper: betas with forbidden orbits": s["sym_paper_nontrivial"],
                              "query-key symmetric: betas with forbidden orbits": s["sym_qk_nontrivial"],
                              "betas per model": s["sym_paper_n"]},

@@ -222,9 +222,9 @@ def window_control(short, long, short_window: int, long_window: int) -> dict[str
     keep = np.asarray(short.period) == 0
     if not np.array_equal(np.asarray(short.betas)[keep], np.asarray(long.betas)):
         raise ValueError("long must be the sweep of the β where short found no period (short.betas[short.period == 0])")
-    return {"betas": np.asarray(long.betas), "lyapunov": np.asarray(short.lyapunov)[keep],
-            "lyapunov_long": np.asarray(long.lyapunov), "period_long": np.asarray(long.period),
-            "window": int(short_window), "window_long": int(long_window)}
+    return plain({"betas": np.asarray(long.betas), "lyapunov": np.asarray(short.lyapunov)[keep],
+                  "lyapunov_long": np.asarray(long.lyapunov), "period_long": np.asarray(long.period),
+                  "window": int(short_window), "window_long": int(long_window)})   # plain JSON lists
 
 
 #: The chaotic β of Fig. 4 at which the finite-N errors are read within and beyond the horizon over which a
