@@ -19,6 +19,7 @@ import pytest
 
 from mfattn.companion import verdicts
 from mfattn.dynamics.claims import FIG4
+from mfattn.dynamics.claims_fig4 import FLAT
 
 from rule_boundaries import check_case, check_every_rule_covered
 
@@ -447,7 +448,7 @@ def _spec(**flat):
     f = list(_FLAT)
     for key, v in flat.items():
         f[int(key[1:])] = v
-    return [{"flatness": x, "top10_share": 0.9 if x is not None and x < 0.1 else 0.05} for x in f]
+    return [{"flatness": x, "top10_share": 0.9 if x is not None and x < FLAT else 0.05} for x in f]
 
 
 _S = {"f4_betas": list(FIG4), "f4_tau_e": [None, None, 16.0, None, 11.0, 13.0], "f4_tau_e_windows": _W,
@@ -474,18 +475,18 @@ SPECTRA = [
     ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=None)), None),          # a null flatness decides nothing
     ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=float("nan"))), None),
     # the spectrum: flatness edges at 0.1 (strict on both sides)
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1 - E)), "holds"),
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1)), "partly"),           # the torus at 0.1: not lines
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1 + E)), "holds"),
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1)), "partly"),           # 1.28 at 0.1: not broadband
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1, b4=0.1)), "fails"),    # neither
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.5, b4=0.01)), "fails"),
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b0=0.5, b2=0.01, b5=0.01)), "holds"),   # other β: not read
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT - E)), "holds"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT)), "partly"),           # the torus at FLAT: not lines
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=FLAT + E)), "holds"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=FLAT)), "partly"),           # 1.28 at FLAT: not broadband
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT, b4=FLAT)), "fails"),    # neither
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.5, b4=0.001)), "fails"),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b0=0.5, b2=0.001, b5=0.001)), "holds"),   # other β: not read
     # the worse grade decides
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1), f4_tau_e=(4, 101.0)), "partly"),    # partly, partly
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1), f4_tau_e=(4, None)), "fails"),      # partly, fails
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=0.1, b4=0.1), f4_tau_e=(4, 101.0)), "fails"),   # fails, partly
-    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=0.1), f4_tau_e=(4, None), f4_betas=(1, 1.264)), None),
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT), f4_tau_e=(4, 101.0)), "partly"),    # partly, partly
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT), f4_tau_e=(4, None)), "fails"),      # partly, fails
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b1=FLAT, b4=FLAT), f4_tau_e=(4, 101.0)), "fails"),   # fails, partly
+    ("dmft-spectra", _with(_S, f4_spectral=_spec(b4=FLAT), f4_tau_e=(4, None), f4_betas=(1, 1.264)), None),
 ]
 
 # --- memory: every resolved window's 1/e time at every chaotic β beyond L = 4 steps holds; some window within L but
