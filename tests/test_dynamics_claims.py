@@ -10,6 +10,7 @@ import pytest
 from mfattn.companion import ledger, store, verdicts
 from mfattn.dynamics import claims, claims_beyond, diagnostics, engine, lyapunov, sweep, verdict_numbers
 from mfattn.dynamics.diagnostics import classify
+from mfattn.dynamics.model import paper_model
 
 from test_dynamics_claims_beyond import FULL  # the beyond section's numbers, in the shape the notebook stores
 
@@ -41,6 +42,12 @@ def stored(tmp_path_factory):
                                 np.zeros(9, bool), [-0.5, -0.9], Ns, errs, lam_win,
                                 {"points": 10_000, "n_last_500": 2, "betas": []},
                                 verdict_numbers.symmetric_control(np.linspace(0.0, 3.0, 9), 3000, 1000))
+    # the further controls of 0.4, made by the chapter's own calls: λ over four times the window at the zoom's β
+    # without a period, and the map's three forms (no paper context here: not compared)
+    zb = diagrams["fig3b"]
+    longer = sweep.sweep(zb.betas[zb.period == 0], 1000 + 4 * 2000, 1000, lyapunov=True, progress=False)
+    s["window_control"] = verdict_numbers.window_control(zb, longer, 2000, 8000)
+    s["map"] = verdict_numbers.map_deviations(paper_model(), n=16)
     store.atomic_write_json(folder / "summary.json", s)
     store.atomic_write_json(folder / "beyond.json", FULL)
     return root

@@ -158,7 +158,8 @@ def _glue_04(full: dict, s: dict, f4: dict | None) -> dict[str, str]:
     m = s.get("map")
     g["full-map-expansion"] = f"{max(m['expansion_vs_classes']):.1e}" if m else MISSING
     g["full-map-direct"] = f"{max(m['classes_vs_direct']):.1e}" if m else MISSING
-    g["full-map-context"] = (f"{m['context_beta3']:.1e}" if m and m.get("context_beta3") is not None else MISSING)
+    g["full-map-context"] = (MISSING if not m else "(not compared: the paper's data were not available)"
+                             if m.get("context_beta3") is None else f"{m['context_beta3']:.1e}")
     flat = _flat(full) if full else {}
     units = _chaos_units(flat) if flat else None
     g["full-qk-chaos-kept"] = ("; ".join(f"seed {seed}: {kept:.0f} of {paper:.0f}" for seed, paper, kept in units)
