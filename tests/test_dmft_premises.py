@@ -255,17 +255,17 @@ EXPECTED = {"dmft-asymmetric-nonequilibrium": ("reproduced", "robust"),
             "dmft-query-key-control": ("confirmed with differences", "fragile"),   # seed 1 removes chaos, 2 and 4 not
             "dmft-symmetric-couplings": ("confirmed", "robust"),
             "dmft-route-to-chaos": ("reproduced", "fragile"),   # 'finally' read as the last regime "dmft-zoom": ("reproduced", "fragile"),  # the blip
-            "dmft-bin-rule": ("not reproduced", "fragile"), "dmft-planes": ("reproduced", "robust"),
+            "dmft-bin-rule": ("refuted", "fragile"), "dmft-planes": ("reproduced", "robust"),
             "dmft-spectra": ("confirmed", "fragile"), "dmft-memory": ("reproduced", "fragile"),
             "dmft-low-frequency": ("reproduced", "robust"),
-            "dmft-finite-n": ("reproduced", "robust"),   # β = 3's slope within two of its own standard errors
+            "dmft-finite-n": ("reproduced", "fragile"),   # β = 3 within 2 SE; the chaotic β inside the horizon moves it
             "dmft-lyapunov": ("confirmed", "robust"), "dmft-coexistence": ("confirmed", "robust"),
             "dmft-floquet-neimark-sacker": ("confirmed", "robust"),
             "dmft-lyapunov-spectrum": ("confirmed", "robust"),   # the torus half on the per-β spectrum
-            "dmft-devils-staircase": ("confirmed with differences", "fragile"),
+            "dmft-devils-staircase": ("confirmed", "fragile"),   # not monotone; the blip as the cut moves it
             "dmft-arnold-tongues": ("confirmed with differences", "robust"),   # 1/4 reached by ρ₀, 2/7 not
             "dmft-torus-birth-floquet": ("reproduced", "robust"),
-            "dmft-network-limit": ("reproduced", "robust"), "dmft-path-probability": ("reproduced", "robust")}
+            "dmft-network-limit": ("reproduced", "fragile"), "dmft-path-probability": ("reproduced with differences", "fragile")}
 
 
 @stored_only
@@ -275,13 +275,20 @@ def test_the_stored_numbers_decide_these_verdicts(s):
 
 
 @stored_only
-def test_the_staircase_rises_on_one_branch_only_before_the_torus_breaks_up(s):
+def test_the_plateaus_are_not_monotone_before_lasting_chaos(s):
+    """Up to lasting chaos (the zoom's leap into deep chaos, dmft-zoom's onset) every branch reads 1/4 → 5/17 → 2/7 →
+    12/41 → 3/11: not in rising order, so no devil's staircase. Cut at the first chaotic β (a blip of weak chaos in the
+    5/17 cascade, tori resuming after), four of the six branches rise: the cut is the reading that moves it."""
     c = BY_ID["dmft-devils-staircase"]
-    assert c.grade(s) == "partly"
-    assert claims_beyond.staircase_at(claims_beyond.RHO_TOL, whole_zoom=True)(s) == "fails"
-    branches = claims_beyond._branches(s, s["torus_breakup_beta"])
-    flags = [claims_beyond._monotone(fr) for fr in branches]
-    assert len(flags) >= 2 and flags[0] and not all(flags)      # the zoom's own rises; some other start's does not
+    assert c.grade(s) == "holds" and "not a devil's staircase" in c.claim
+    leap = claims_beyond._leap(s)
+    assert leap > s["torus_breakup_beta"]
+    flags = [claims_beyond._monotone(fr) for fr in claims_beyond._branches(s, leap) if len(set(fr)) >= 2]
+    assert len(flags) == 6 and not any(flags)
+    blip = [claims_beyond._monotone(fr) for fr in claims_beyond._branches(s, s["torus_breakup_beta"])
+            if len(set(fr)) >= 2]
+    assert any(blip) and not all(blip)
+    assert claims_beyond.staircase_at(claims_beyond.RHO_TOL, cut="first chaos")(s) == "partly"
 
 
 @stored_only
@@ -317,19 +324,6 @@ def test_the_torus_birth_is_read_off_the_circle_and_can_fail(s):
     assert birth.grade({**s, "ns_beta": s["ns_beta"] + 2e-4}) == "partly"
     assert birth.grade({**s, "ns_beta": s["ns_beta"] - 2e-4}) == "partly"
     assert not any("first_torus_past_crossing" in str(t.reason) for t in birth.thresholds)
-
-
-@stored_only
-def test_the_staircase_is_refuted_if_a_devils_staircase_must_be_complete(s):
-    """Between the 1/4 and 5/17 plateaus of the first branch lies 2/7, their mediant: a circle map would lock there
-    first. Declared as a reading, it moves the verdict."""
-    from fractions import Fraction
-    first = claims_beyond._branches(s, s["torus_breakup_beta"])[0]
-    assert (Fraction(1, 4), Fraction(5, 17), Fraction(2, 7)) in claims_beyond._skipped(first)
-    d = BY_ID["dmft-devils-staircase"].decide(s)
-    complete = next(a for a in d.premises["alternatives"] if "complete" in a["name"])
-    assert complete["kind"] == "reading" and complete["verdict"] == "refuted" and d.premises["robustness"] == "fragile"
-    assert "devil's staircase is" not in BY_ID["dmft-devils-staircase"].claim   # the claim says mode-locked plateaus
 
 
 @stored_only

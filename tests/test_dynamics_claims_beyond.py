@@ -15,7 +15,9 @@ FULL = {"ns_beta": 1.2434, "ns_angle": 1.52, "ns_rotation": 0.242, "rho_birth": 
         "plateaus": [{"fraction": "2/7", "beta_lo": 1.267, "beta_hi": 1.2736, "rho": 2 / 7, "points": 661, "runs": 1,
                       "strobe_cycles": [7, 14], "lambda_max": -0.002},
                      {"fraction": "1/4", "beta_lo": 1.2495, "beta_hi": 1.2509, "rho": 0.25, "points": 144, "runs": 1,
-                      "strobe_cycles": [4], "lambda_max": -0.01}],
+                      "strobe_cycles": [4], "lambda_max": -0.01},
+                     {"fraction": "5/17", "beta_lo": 1.26, "beta_hi": 1.2602, "rho": 5 / 17, "points": 21, "runs": 1,
+                      "strobe_cycles": [17], "lambda_max": -0.003}],   # 1/4 → 5/17 → 2/7: not monotone
         "plateaus_b": [], "staircase_branches": 12,
         "spectrum_max": [0.15, -6e-5, -0.08, -0.29],
         "basins_multi": ["β = 1.27 (period 28, 88% and period 56, 12%)"], "basin_n_betas": 6, "basin_contexts": 256,
@@ -81,9 +83,10 @@ def test_stored_beyond_numbers_decide_the_verdicts(tmp_path):
     ({"spectrum_max": [5e-4, -0.1]}, "dmft-lyapunov-spectrum", "refuted"),        # no chaos on the grid
     ({"rho_birth": 0.25}, "dmft-devils-staircase", "refuted"),                    # not the Neimark-Sacker angle
     ({"plateaus": []}, "dmft-devils-staircase", "refuted"),
-    ({"plateaus_b": [{**FULL["plateaus"][0], "beta_lo": 1.255}, {**FULL["plateaus"][1], "beta_lo": 1.26}]},
-     "dmft-devils-staircase", "confirmed with differences"),                     # a second branch that falls: 2/7, 1/4
+    ({"plateaus_b": [{**FULL["plateaus"][1], "beta_lo": 1.255}, {**FULL["plateaus"][0], "beta_lo": 1.26}]},
+     "dmft-devils-staircase", "confirmed with differences"),                     # a second branch that rises: 1/4, 2/7
     ({"plateaus": [FULL["plateaus"][0]]}, "dmft-devils-staircase", "confirmed with differences"),  # one fraction
+    ({"plateaus": FULL["plateaus"][:2]}, "dmft-devils-staircase", "refuted"),   # 1/4 → 2/7 rises: a staircase
     ({"plateaus": [{**FULL["plateaus"][0], "beta_lo": 1.269}]}, "dmft-devils-staircase", "refuted"),  # none on the
     # torus (the 2/7 plateau after the breakup at 1.268, the stored zoom's first chaotic β)
     ({"tongue_rho": [[0.20, 0.21, 0.22, 0.23, 0.24, 0.25]] + [[0.3] * 6] * 3}, "dmft-arnold-tongues",

@@ -196,23 +196,33 @@ NETWORK = [
 ]
 
 # --- the path probability, decided on the chaotic β = 1.28 at t = 10: the slope of the class sampler's log RMS error
-# against log N over the three largest N, within max(0.1, 2 SE of that fit) of −1/2 holds, ≤ −0.25 partly, above
-# fails. Errors on an exact power law fit with SE ~ 1e-15; a residual (d, −2d, d) on the three equally spaced log N
-# (orthogonal to the line) keeps the slope and gives the fit the standard error ``se`` -------------------------------
-def _hz(slope, se=0.0, ns=(10**5, 10**6, 10**7), head=()):
+# against log N over the N inside the linear regime (e^{λt}/√N < 0.05, λ the stored λ_max at 1.28 in f4_lyapunov; at
+# λ = 0.14 that is N ≥ 6578), within max(0.1, 2 SE of that fit) of −1/2 holds, ≤ −0.25 partly, above fails; fewer
+# than three N inside cannot decide. Errors on an exact power law fit with SE ~ 1e-15; a residual (d, −2d, d) on three
+# equally spaced log N (orthogonal to the line) keeps the slope and gives the fit the standard error ``se``. The cut is
+# met exactly at λ = 0: 1/√400 is 0.05 in float (not kept, strict <), 401 is kept; at λ = 0.14 the edge lies between
+# N = 6577 (e^{1.4}/√N = 0.0500033) and 6578 (0.0499995) -------------------------------------------------------------
+def _hz(slope, se=0.0, ns=(10**5, 10**6, 10**7), head=(), head_ns=None, lam=0.14):
+    """Errors on ``ns`` with the given slope and fit SE, after ``head`` errors at ``head_ns`` (default: the decades
+    below ``ns[0]``); λ_max at β = 1.28 stored as ``lam``."""
     d = se * math.log(10) / math.sqrt(3)
     errs = [0.1 * (n / ns[0]) ** slope * math.exp(r) for n, r in zip(ns, (d, -2 * d, d))]
-    return {"error_ns": [10**k for k in range(5 - len(head), 5)] + list(ns), "horizon_errors_10": list(head) + errs,
-            "horizon_errors_40": [0.5] * (len(head) + 3), "horizon_beta": 1.28, "slope_1": -0.5,
-            "network_slope": -0.5}
+    if head_ns is None:
+        k0 = round(math.log10(ns[0]))
+        head_ns = [10**k for k in range(k0 - len(head), k0)]
+    return {"error_ns": list(head_ns) + list(ns), "horizon_errors_10": list(head) + errs,
+            "horizon_errors_40": [0.5] * (len(head) + len(ns)), "horizon_beta": 1.28, "slope_1": -0.5,
+            "network_slope": -0.5, "f4_betas": [1.0, 1.28, 1.3], "f4_lyapunov": [-0.05, lam, 0.2]}
 
 
 def test_the_horizon_helper_gives_the_slope_and_standard_error_it_is_asked_for():
     from mfattn.dynamics.claims_stored import _slope_and_error
     h = _hz(-0.75, 0.15)
     assert _slope_and_error(h["error_ns"], h["horizon_errors_10"]) == pytest.approx((-0.75, 0.15), abs=1e-12)
+    assert 1 / math.sqrt(400) == 0.05 and math.exp(1.4) / math.sqrt(6577) > 0.05 > math.exp(1.4) / math.sqrt(6578)
 
 
+_EDGE = (401, 4010, 40100)          # just inside the cut at λ = 0 (400 is on it)
 HORIZON = [("dmft-path-probability", _hz(_b), _g) for _b, _g in (
     (-0.5, "holds"), (-0.6 + E, "holds"), (-0.6 - E, "partly"), (-0.4 - E, "holds"), (-0.4 + E, "partly"),
     (-1.5, "partly"), (-0.25 - E, "partly"), (-0.25 + E, "fails"), (0.1, "fails"))]
@@ -226,14 +236,56 @@ HORIZON += [
     ("dmft-path-probability", _hz(-0.2, 0.5), "fails"),                         # above −0.25: no band saves it
     ("dmft-path-probability", _with(_hz(-0.5), slope_1=-0.1, network_slope=0.2), "holds"),   # β = 1 not read
     ("dmft-path-probability", _with(_hz(-0.75), slope_1=-0.5, network_slope=-0.5), "partly"),
-    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9)), "holds"),            # only the three largest N are fitted
-    ("dmft-path-probability", _hz(-0.1, head=(1.0, 1e-9)), "fails"),
+    # the cut, exact at λ = 0: N = 400 on it is not fitted (its error would spoil the fit), 401 is
+    ("dmft-path-probability", _hz(-0.5, ns=_EDGE, head=(1e-9,), head_ns=(400,), lam=0.0), "holds"),
+    ("dmft-path-probability", _hz(-0.5, ns=_EDGE, head=(1e-9,), head_ns=(399,), lam=0.0), "holds"),
+    ("dmft-path-probability", _hz(-0.5, ns=_EDGE[1:] + (401000,), head=(1e-9,), head_ns=(401,), lam=0.0), "fails"),
+    ("dmft-path-probability", _hz(-0.5, ns=_EDGE, lam=0.0), "holds"),          # three N just inside: decided
+    ("dmft-path-probability", _hz(-0.5, ns=(400, 4000, 40000), lam=0.0), None),   # 400 on the cut: two N left
+    ("dmft-path-probability", _hz(-0.5, ns=(399, 3990, 39900), head=(0.2,), head_ns=(100,), lam=0.0), None),
+    # ... and at the stored λ = 0.14: N = 6577 outside, 6578 inside
+    ("dmft-path-probability", _hz(-0.5, head=(1e-9,), head_ns=(6577,)), "holds"),
+    ("dmft-path-probability", _hz(-0.5, head=(1e-9,), head_ns=(6578,)), "fails"),
+    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9), head_ns=(10**3, 10**4)), "fails"),   # 10⁴ inside: fitted
+    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9), head_ns=(10**3, 10**4), lam=0.17), "holds"),   # outside
+    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9), head_ns=(10**3, 10**4), lam=math.log(5) / 10 + E),
+     "holds"),                                                                  # e^{10λ}/√10⁴ just above 0.05
+    ("dmft-path-probability", _hz(-0.5, head=(1.0, 1e-9), head_ns=(10**3, 10**4), lam=math.log(5) / 10 - E),
+     "fails"),                                                                  # ... just below it: 10⁴ fitted
+    ("dmft-path-probability", _hz(-0.5, head=(1.0,), head_ns=(10**3,)), "holds"),   # 10³ outside (0.128)
+    ("dmft-path-probability", _hz(-0.5, head=(None, NAN, 0.0), head_ns=(10, 100, 1000)), "holds"),   # bad, but outside
+    ("dmft-path-probability", _hz(-0.5, lam=0.7), None),                        # e^7/√10⁷ = 0.35: none inside
+    ("dmft-path-probability", _hz(-0.5, lam=0.5), None),                        # e^5/√10⁷ = 0.047: one inside
+    ("dmft-path-probability", _hz(-0.5, lam=None), None),                       # λ_max stored as null
+    ("dmft-path-probability", _hz(-0.5, lam=NAN), None),
+    # λ read at horizon_beta's index in f4_betas: the other β's λ are not read
+    ("dmft-path-probability", _with(_hz(-0.5), f4_lyapunov=[5.0, 0.14, 5.0]), "holds"),
+    ("dmft-path-probability", _with(_hz(-0.5), f4_lyapunov=[0.14, 0.7, 0.14]), None),
+    ("dmft-path-probability", _with(_hz(-0.5, head=(1e-9,), head_ns=(10**4,)), horizon_beta=1.3,
+                                    f4_lyapunov=[0.14, 0.14, 0.17]), "holds"),   # β = 1.3's λ: 10⁴ outside
+    # the three largest N are the alternative's fit, not the rule's: the rule fits all four N inside (a fourth point
+    # on the line −0.75 narrows the SE from 0.15 to 0.067: no widening, partly; over the three largest it holds)
+    ("dmft-path-probability", _hz(-0.75, 0.15, head=(0.1 * 10**0.75,), head_ns=(10**4,)), "partly"),
+    ("dmft-path-probability", _hz(-0.75, 0.15, head=(0.1 * 10**0.75,), head_ns=(6577,)), "holds"),   # outside
     ("dmft-path-probability", _with(_hz(-0.5), error_ns=[10**6, 10**7], horizon_errors_10=[0.03, 0.01]), None),
-    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, None, 0.01]), None),   # a null error
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, None, 0.01]), None),   # a null error inside
     ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, float("nan"), 0.01]), None),
     ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, 0.0, 0.01]), None),    # log of 0
+    ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.1, -0.01, 0.01]), None),
     ("dmft-path-probability", _with(_hz(-0.5), horizon_errors_10=[0.03, 0.01]), None),   # errors not matching N
 ]
+
+
+def test_the_path_probability_alternatives_fit_the_largest_or_all_n():
+    """The alternatives' fits (three largest N; every N, cut = ∞) on numbers where the rule's cut decides otherwise."""
+    from mfattn.dynamics.claims_limit import horizon_at
+    s = _hz(-0.75, 0.15, head=(0.1 * 10**0.75,), head_ns=(10**4,))   # 10⁴ inside the cut: four N, a smaller SE
+    assert horizon_at()(s) == "partly" and horizon_at(largest=3)(s) == "holds"
+    s = _hz(-0.5, head=(1e-9,), head_ns=(6578,))                       # 6578 inside the cut, off the line
+    assert horizon_at()(s) == "fails" and horizon_at(largest=3)(s) == "holds"
+    s = _hz(-0.5, head=(1.0, 1e-9), head_ns=(10**3, 10**4), lam=0.17)   # 10³ and 10⁴ outside the cut
+    assert horizon_at()(s) == "holds" and horizon_at(cut=float("inf"))(s) == "fails"
+    assert horizon_at(largest=3)(_hz(-0.5, lam=None)) == "holds"          # λ not read by the largest-N fit
 
 # --- the route and the zoom (one rule on two diagrams): orbits classed by period and λ (LT = 1.3e-4, LC = 1e-3);
 # a period at ≥ 95 % of the β before the first torus, tori before chaos; windows and an abrupt onset for "holds" ------
@@ -580,27 +632,77 @@ SPECTRUM = [
     ("dmft-lyapunov-spectrum", _with(_L, lam2_max=NAN), None),
 ]
 
-# --- the staircase: |ρ − θ/2π| ≤ 2e-3 and a plateau; the plateaus before the torus breakup rise with β on every
-# branch (two fractions or more) hold, on some branch only (or one fraction) partly, on none fail --------------------
+# --- the staircase: |ρ − θ/2π| ≤ 2e-3 and a plateau (else fails); along each stored branch with plateaus of two
+# fractions or more starting before lasting chaos (the zoom's first β with no period and λ_max ≥ 10 LC = 1e-2, exact
+# in float; strict <), their order in β not monotone on every branch holds (not a staircase), on some partly, on none
+# fails (a staircase); no plateau before the cut fails, plateaus but no such branch partly. The zoom: tori, a blip of
+# weak chaos at 1.26256 (the first chaotic β, not the cut), tori again, the leap at 1.2630 ----------------------------
+_ZB = [1.2400, 1.2495, 1.2624, 1.26256, 1.2627, 1.2630, 1.2650]
+_ZL = [-0.1, -0.01, -0.01, 5e-3, 1e-5, 1e-2, 0.1]
+_ZP = [4, 16, 68, 0, 0, 0, 0]
+
+
+def _z(i=None, lam=None, per=None):
+    """The zoom's arrays with β number ``i`` set to λ_max ``lam`` (and period ``per``)."""
+    lams, pers = list(_ZL), list(_ZP)
+    if i is not None:
+        lams[i] = lams[i] if lam is None else lam
+        pers[i] = pers[i] if per is None else per
+    return {"betas": np.array(_ZB), "lyapunov": np.array(lams, float), "period": np.array(pers)}
+
+
+_DOWN = [(1.24952, "1/4"), (1.26241, "5/17"), (1.26263, "2/7")]      # 5/17 > 2/7: not monotone (past the blip)
+_UP = [(1.24952, "1/4"), (1.26241, "5/17")]
 _R = {"rho_birth": 0.24205, "ns_rotation": 0.24194, "plateau_count": 24, "torus_breakup_beta": 1.26256,
-      "plateau_steps": [[(1.24953, "1/4"), (1.26244, "5/17"), (1.26263, "2/7")],
-                        [(1.24952, "1/4"), (1.26241, "5/17"), (1.26258, "2/7")]]}
-_UP, _DOWN = [(1.24952, "1/4"), (1.26241, "5/17")], [(1.24952, "1/4"), (1.26241, "5/17"), (1.26242, "2/7")]
+      "z_orbit_arrays": _z(), "plateau_steps": [_DOWN, _DOWN]}
+_AT = [(1.24952, "1/4"), (1.26241, "5/17"), (1.2630, "2/7")]          # 2/7 starting at the leap itself
+_INSIDE = [(1.24952, "1/4"), (1.26241, "5/17"), (1.2630 - E, "2/7")]   # ... a tenth of a grid step before it
 STAIRCASE = [
     ("dmft-devils-staircase", _R, "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 + 2e-3 - E), "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 + 2e-3 + E), "fails"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 - 2e-3 + E), "holds"),
     ("dmft-devils-staircase", _with(_R, rho_birth=0.24194 - 2e-3 - E), "fails"),
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP, _DOWN]), "partly"),          # the stored branches' kind
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN, _DOWN]), "fails"),
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], torus_breakup_beta=1.26242), "holds"),  # 2/7 past it
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], torus_breakup_beta=1.262421), "fails"),
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4")], [(1.25, "1/4")]]), "partly"),  # one fraction
-    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.27, "1/4")]]), "fails"),        # none before the breakup
     ("dmft-devils-staircase", _with(_R, plateau_count=0), "fails"),
     ("dmft-devils-staircase", _with(_R, rho_birth=None), "fails"),                          # no ρ above the crossing
     ("dmft-devils-staircase", _with(_R, ns_rotation=None), "fails"),
+    # every, some, no branch monotone
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP, _DOWN]), "partly"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN, _UP, _DOWN]), "partly"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP, _UP]), "fails"),                 # a staircase
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP]), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP + [(1.2625, "5/17")]]), "fails"),  # flat: non-decreasing
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.24952, "5/17"), (1.25, "1/4")]]), "holds"),  # falls
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP + [(1.2625, "1/4")]]), "holds"),
+    # the cut at the leap: a plateau starting at it is not before it (strict <), one just before is
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT]), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_INSIDE]), "holds"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT, _DOWN]), "partly"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_UP + [(1.27, "1/4")]]), "fails"),    # past the leap: not read
+    # the leap from the zoom's arrays: λ = 1e-2 without a period is deep chaos, just below it (or a period) is not
+    # and the leap moves to 1.2650, past the 2/7 plateau at 1.2630
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT], z_orbit_arrays=_z(5, float(np.nextafter(1e-2, 0)))),
+     "holds"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT], z_orbit_arrays=_z(5, 0.1, 28)), "holds"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT], z_orbit_arrays=_z(5, NAN)), "holds"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT], z_orbit_arrays=_z(4, 1e-2)), "fails"),   # earlier
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], z_orbit_arrays=_z(4, 1e-2)), "holds"),  # 1.26263 <
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], z_orbit_arrays=_z(3, 1e-2)), "fails"),  # 1.26256
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_DOWN], torus_breakup_beta=1.2624), "holds"),  # not the cut
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT + [(1.27, "1/4")]],
+                                    z_orbit_arrays={**_z(), "lyapunov": np.array(_ZL[:5] + [5e-3, 5e-3])}),
+     "holds"),                                                                   # no deep chaos: the whole zoom
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[_AT + [(1.27, "1/4")]]), "fails"),   # ... with it: 1/4, 5/17
+    # branches of one fraction (before the cut) are not read; none left partly
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4")], [(1.25, "1/4")]]), "partly"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4"), (1.26, "2/8")]]), "partly"),  # 2/8 = 1/4
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4"), (1.27, "2/7")]]), "partly"),  # one before it
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.2630 - E, "1/4")], []]), "partly"),   # one just before
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.2630, "1/4")], []]), "fails"),   # no plateau before the leap
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.27, "1/4")], []]), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[]), "fails"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4")], _DOWN]), "holds"),
+    ("dmft-devils-staircase", _with(_R, plateau_steps=[[(1.25, "1/4")], _UP]), "fails"),
 ]
 
 # --- the Arnold tongues: every region locked over ≥ 2 grid points at the paper's ε = 0.02 whose fraction p/q the ε = 0
@@ -732,6 +834,10 @@ PREDATES = [
     ("dmft-arnold-tongues", {"tongue_epsilons": [0.0, 0.02], "tongue_widths": {"1/4": [0, 9]}, "tongue_n_betas": 6}),
     ("dmft-arnold-tongues", {k: v for k, v in _tg(_CROSS).items() if k != "tongue_rho"}),
     ("dmft-mean-field-map", {"slope_1": -0.496}),                                    # other numbers, not the map's
+    ("dmft-path-probability", _drop(_hz(-0.5), "f4_lyapunov")),                      # no λ_max for the cut
+    ("dmft-path-probability", _drop(_hz(-0.5), "f4_betas")),
+    ("dmft-path-probability", _with(_hz(-0.5), f4_betas=[1.0, 1.3])),                # the chaotic β not among them
+    ("dmft-devils-staircase", _drop(_R, "z_orbit_arrays")),                          # no zoom arrays for the leap
 ]
 
 

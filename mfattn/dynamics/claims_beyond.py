@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -144,23 +145,50 @@ def _skipped(fr: list[Fraction]) -> list[tuple[Fraction, Fraction, Fraction]]:
     return out
 
 
-def staircase_at(rho_tol: float, whole_zoom: bool = False, farey: bool = False):
-    """ρ at the birth within ``rho_tol`` of θ/2π and plateaus that rise with β along every stored branch while the
-    torus exists (before the zoom's first chaotic β; over the whole zoom with ``whole_zoom``); with ``farey`` a
-    branch rises only if it also skips no fraction of smaller denominator between two of its plateaus."""
+def _leap(s) -> float:
+    """β of the zoom's first orbit of deep chaos (no period, λ_max ≥ 10 LC): where lasting chaos begins (dmft-zoom's
+    onset; the first chaotic β before it is a blip of weak chaos, with tori resuming after)."""
+    b, lam, per = lam_.orbits(s, "z")
+    with np.errstate(invalid="ignore"):
+        deep = np.nonzero((per == 0) & (lam >= 10 * lam_.LC))[0]
+    return float(b[deep[0]]) if deep.size else math.inf
+
+
+def _cut(s, cut: str) -> float:
+    if cut == "leap":
+        return _leap(s)
+    if cut == "first chaos":
+        return s["torus_breakup_beta"] if _finite(s["torus_breakup_beta"]) else math.inf
+    return math.inf
+
+
+def staircase_at(rho_tol: float, cut: str = "leap"):
+    """ρ at the birth within ``rho_tol`` of θ/2π and plateaus of two fractions or more; then, along each stored branch
+    with two fractions or more before ``cut`` ("leap": lasting chaos; "first chaos": the zoom's first chaotic β;
+    "whole": the whole zoom), their order in β not monotone: on every such branch holds, on some partly, on none (every
+    branch rises: a staircase) fails. ρ off or no plateau (before the cut) fails; no branch with two fractions partly."""
     def rule(s):
         rho, th = s["rho_birth"], s["ns_rotation"]
         if rho is None or th is None or abs(rho - th) > rho_tol or s["plateau_count"] == 0:
             return "fails"
-        breakup = s["torus_breakup_beta"]
-        before = math.inf if whole_zoom or not _finite(breakup) else breakup
-        branches = [fr for fr in _branches(s, before) if fr]
-        rises = [_monotone(fr) and not (farey and _skipped(fr)) for fr in branches]
-        if not branches or not any(rises):
-            return "fails"   # no plateau on the torus, or no branch whose plateaus rise with β: not a staircase
-        fractions = {f for fr in branches for f in fr}
-        return "holds" if all(rises) and len(fractions) >= 2 else "partly"
+        before = _branches(s, _cut(s, cut))
+        if not any(before):
+            return "fails"    # no plateau before the cut: no mode locking on the circle
+        branches = [fr for fr in before if len(set(fr)) >= 2]
+        if not branches:
+            return "partly"   # mode locking, but no branch with two fractions whose order could be read
+        rises = [_monotone(fr) for fr in branches]
+        return "holds" if not any(rises) else "partly" if not all(rises) else "fails"
     return rule
+
+
+def _basins_chaos_merged(s):
+    """The basins rule with the β whose attractors are all chaotic taken as one attractor each (left out of the β
+    with several)."""
+    multi = [m for m in str(s["basins_multi"]).split("; ") if m and m != "none"]
+    kinds = [re.findall(r"(?:\(| and )([^,()]+),", m) for m in multi]
+    kept = sum(1 for k in kinds if not k or not all(x.strip() == "chaotic" for x in k))
+    return basins_at(MIN_BASIN)({**s, "n_multi": kept})
 
 
 def basins_at(min_basin: float, unmeasured_ok: bool = False):
@@ -235,9 +263,9 @@ def _staircase_note(s):
             + ("" if s.get("plateaus_b") is None else
                f" From a second start (the final context of β = 3) ρ differs at {s.get('staircase_branches')} grid "
                f"points (two branches), plateaus: {s['plateaus_b']}.")
-            + f" In β order before the torus breaks up (the zoom's first chaotic β, {brk:.5f}), branch by branch: "
-            f"{_plateaus_before(s, brk)}; over the whole zoom they are not monotone "
-            f"({_plateaus_before(s, math.inf).count('→')} steps). One run per start, {len(s['plateau_steps'])} starts"
+            + f" In β order before lasting chaos (the zoom's first orbit of deep chaos, {_leap(s):.5f}), branch by "
+            f"branch: {_plateaus_before(s, _leap(s))}; before the zoom's first chaotic β ({brk:.5f}, a blip of weak "
+            f"chaos): {_plateaus_before(s, brk)}. One run per start, {len(s['plateau_steps'])} starts"
             + (" (the zoom's own, β = 3's and last-bit copies of the zoom's)." if len(s["plateau_steps"]) > 2 else
                "."))
 
@@ -245,8 +273,12 @@ def _staircase_note(s):
 _F = {"holds": {"network_slope": -0.59, "network_chi2_z": 3.9},
       "partly": {"network_slope": -0.61, "network_chi2_z": 0.0},
       "fails": {"network_slope": -0.5, "network_chi2_z": 4.0}}
+_RZ = {"betas": np.linspace(1.24, 1.28, 41), "period": np.array([4] * 4 + [0] * 37),
+       "lyapunov": np.array([-0.1] * 4 + [1e-5] * 26 + [0.1] * 11)}   # lasting chaos from 1.27
 _R = {"rho_birth": 0.2419, "ns_rotation": 0.2438, "plateau_count": 2, "torus_breakup_beta": 1.2626,
-      "plateau_steps": [[(1.2495, "1/4"), (1.2624, "5/17"), (1.2627, "2/7")], [(1.2495, "1/4"), (1.2624, "5/17")]]}
+      "z_orbit_arrays": _RZ,
+      "plateau_steps": [[(1.2495, "1/4"), (1.2624, "5/17"), (1.2627, "2/7")], [(1.2495, "1/4"), (1.2636, "12/41"),
+                                                                             (1.2645, "3/11")]]}
 _DETERMINISTIC_FLOQUET = Spread.deterministic("a Newton-converged period-4 orbit and the multipliers of its monodromy "
                                               "matrix: no seed or start enters, and the crossing is interpolated on "
                                               "a refined β grid")
@@ -312,15 +344,16 @@ BEYOND = [
           examples={"holds": {"lam1_max": 0.15, "lam2_max": 9e-4}, "partly": {"lam1_max": 0.15, "lam2_max": 1.1e-3},
                     "fails": {"lam1_max": 9e-4, "lam2_max": -0.1}}),
     Claim("dmft-devils-staircase", "ours (rotation number of the stroboscopic map)",
-          "The rotation number of the stroboscopic map starts at the Neimark-Sacker angle θ/2π and, while the torus "
-          "exists, mode-locks on plateaus that rise with β along each branch: a staircase (whether it is a complete, "
-          "devil's staircase, locking at every fraction in between, is an alternative reading)", origin="ours",
-          reading="ours: 'rises along each branch' is decided; completeness (the devil's staircase) is tried as a "
-                  "reading and fails (2/7 is skipped)",
+          "The rotation number of the stroboscopic map starts at the Neimark-Sacker angle θ/2π and mode-locks on "
+          "plateaus of several fractions; along a branch, before lasting chaos, their order in β is not monotone: the "
+          "mode locking is not a devil's staircase", origin="ours",
+          reading="ours: the plateaus are read up to lasting chaos (the zoom's leap into deep chaos, dmft-zoom's "
+                  "onset); the first chaotic β before it (a blip of weak chaos inside the 5/17 plateau's cascade, "
+                  "tori resuming after) is tried as the cut",
           measured="ρ at the first grid point above the Neimark-Sacker β against θ/2π; the mode-locked plateaus "
                    "over 4001 β of the zoom from six starts (six branches: the zoom's start, β = 3's context and four "
                    "last-bit copies of the zoom's start): runs of periodic orbits locked at one fraction p/q (q "
-                   "stroboscopic points, period qL, λ_max < 0, ρ = p/q), in β order",
+                   "stroboscopic points, period qL, λ_max < 0, ρ = p/q), in β order, before lasting chaos",
           rule_at=staircase_at,
           thresholds=(Threshold("rho_tol", RHO_TOL, "resolution", "ρ averaged over 5000 iterates is good to 1e-4 and θ "
                                 "drifts with β: the stored ρ one grid step past the crossing differs from θ/2π by "
@@ -328,32 +361,30 @@ BEYOND = [
                                 guarded(lambda s: (abs(s["rho_birth"] - s["ns_rotation"]) <= RHO_TOL / 10,
                                                    f"|ρ − θ/2π| = {abs(s['rho_birth'] - s['ns_rotation']):.1e}")),
                                 noise=guarded(lambda s: abs(s["rho_birth"] - s["ns_rotation"]))),),
-          alternatives=(Alternative("monotone over the whole zoom (past the torus breakup too)", "reading",
-                                    staircase_at(RHO_TOL, whole_zoom=True)),
-                        Alternative("the former rule: plateaus of two fractions or more, monotonicity not asked",
-                                    "statistic", lambda s: _former_staircase(s)),
-                        Alternative("a devil's staircase is complete: between two plateaus of a branch it also locks "
-                                    "at every fraction of smaller denominator (1/4 → 5/17 skips 2/7, their mediant)",
-                                    "reading", staircase_at(RHO_TOL, farey=True))),
+          alternatives=(Alternative("cut at the zoom's first chaotic β (the blip) instead of lasting chaos", "reading",
+                                    staircase_at(RHO_TOL, cut="first chaos")),
+                        Alternative("over the whole zoom (past lasting chaos too)", "unit",
+                                    staircase_at(RHO_TOL, cut="whole")),
+                        Alternative("the former rule: plateaus of two fractions or more, order not asked",
+                                    "statistic", lambda s: _former_staircase(s))),
           spread=Spread("start (branch of the staircase)",
-                        lambda s: {"plateaus before the breakup": [len(fr) for fr in
-                                                                   _branches(s, s["torus_breakup_beta"])]}),
-          how=f"A devil's staircase rises: while the invariant circle exists (before the zoom's first chaotic β) ρ is "
-              f"non-decreasing in β, flat on the locked plateaus. Holds if ρ just above the crossing is within "
-              f"{RHO_TOL} of θ/2π and on every stored branch the plateaus before the breakup rise with β (fractions "
-              "non-decreasing in β order), two fractions or more; with differences if they rise on some branch only, "
-              "or there is one fraction; refuted if ρ is off, no plateau exists, or they rise on no branch. A "
-              "plateau is a periodic orbit (stored plateaus without their λ_max, before 0.3, leave it not tested). "
-              "Past the breakup ρ is not a rotation number of a circle and the plateaus (periodic windows in chaos) "
-              "alternate.",
+                        lambda s: {"plateaus before lasting chaos": [len(fr) for fr in _branches(s, _leap(s))]}),
+          how=f"A devil's staircase (a circle map's ρ against its parameter) is monotone: ρ never decreases, flat on "
+              f"the locked plateaus. Holds if ρ just above the crossing is within {RHO_TOL} of θ/2π and on every "
+              "stored branch with plateaus of two fractions or more before lasting chaos their fractions are not in "
+              "rising order (not a staircase); with differences if some branches rise; refuted if every branch rises "
+              "(a staircase), ρ is off or no plateau exists. A plateau is a periodic orbit (stored plateaus without "
+              "their λ_max, before 0.3, leave it not tested). Lasting chaos begins at the zoom's first orbit of deep "
+              "chaos (λ_max ≥ 1e-2); the weakly chaotic β before it are a blip in the 5/17 plateau's period-doubling "
+              "cascade, after which tori resume.",
           evidence=("fig-dmft-rotation", t("rotation", "test_period_28_window_is_locked_at_two_sevenths"),
                     t("rotation", "test_rotation_number_starts_at_the_neimark_sacker_angle")),
           note=_staircase_note,
           numbers=lambda s: {"rho_birth": _digits(s["rho_birth"], 5), "ns_rotation": _digits(s["ns_rotation"], 5),
                              **{k: s[k] for k in ("plateau_count", "plateau_fractions", "plateaus")},
-                             "plateaus before the breakup, by branch": _plateaus_before(s, s["torus_breakup_beta"])},
-          examples={"holds": _R, "partly": {**_R, "plateau_steps": _R["plateau_steps"] + [[(1.25, "2/7"),
-                                                                                           (1.26, "1/4")]]},
+                             "plateaus before lasting chaos, by branch": _plateaus_before(s, _leap(s))},
+          examples={"holds": _R, "partly": {**_R, "plateau_steps": _R["plateau_steps"] + [[(1.2495, "1/4"),
+                                                                                           (1.2624, "5/17")]]},
                     "fails": {**_R, "rho_birth": 0.2460}}),
     TONGUES,
     Claim("dmft-basins", "ours (random initial contexts)", "Random initial contexts reach one attractor at most β; "
@@ -365,7 +396,10 @@ BEYOND = [
                                 "relative error √((1−f)/(nf)), at most 1/3 only when nf ≥ 9"),),
           alternatives=(Alternative("a basin reached from fewer than 9 contexts reported as below the detection limit "
                                     "(unmeasured), not as a difference", "reading",
-                                    basins_at(MIN_BASIN, unmeasured_ok=True)),),
+                                    basins_at(MIN_BASIN, unmeasured_ok=True)),
+                        Alternative("two chaotic attractors at one β counted as one (the set comparison, calibrated on "
+                                    "random halves of one section, may split an intermittent chaotic attractor)",
+                                    "reading", _basins_chaos_merged)),
           spread=Spread("β sampled (256 random contexts each)",
                         lambda s: {"several attractors (1) or one (0)": [1] * s["n_multi"]
                                    + [0] * (s["basin_n_betas"] - s["n_multi"])}),

@@ -524,7 +524,11 @@ CLAIMS_FIG4 = [
                                 guarded(_grid_check), noise=1),),
           alternatives=(Alternative("the former count: different attractors at 10 β or more (1 % of the grid)",
                                     "statistic", lambda s: "holds" if s["coexist_n"] >= 10 else
-                                    "partly" if s["coexist_n"] > 0 else "fails"),),
+                                    "partly" if s["coexist_n"] > 0 else "fails"),
+                        Alternative("only β where two different tori coexist (a flag between two chaotic orbits may "
+                                    "be one intermittent attractor sampled twice): three such β or more holds",
+                                    "reading", lambda s: "holds" if s["coexist_tori"] >= 3 else
+                                    "partly" if s["coexist_tori"] > 0 else "fails")),
           spread=Spread("interval of flagged β (consecutive on the grid)",
                         lambda s: {"length (grid β)": runs(s["coexist_betas"])}),
           how="Holds if different attractors are reached over an interval of β: at least three consecutive grid β "

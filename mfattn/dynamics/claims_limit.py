@@ -11,7 +11,7 @@ from ..companion.premises import Alternative, Threshold
 from .claims_lambda import guarded
 from .claims_stored import _slope_and_error
 
-__all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE", "horizon_at"]   # slope_rule: through claims_beyond
+__all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE", "HORIZON_CUT", "horizon_at"]   # slope_rule: through claims_beyond
 
 
 def _finite(x) -> bool:
@@ -93,8 +93,9 @@ HORIZON_LARGEST = 3
 HORIZON_HOW = ("The limit is at a fixed time t: at a chaotic β a difference of order N^-1/2 grows as e^{λt} until it "
                "is of order one, after t* ≈ ln(√N)/λ steps (about 25 at N = 10³, 57 at 10⁷ for λ = 0.14), and the "
                "N^-1/2 rate shows only where N^-1/2 e^{λt} stays small. The rule reads a stable β (β = 1, the "
-               "period-4 orbit) at t = 39; the class sampler at the chaotic β = 1.28 at t = 10, fitted over the three "
-               "largest N, is tried as a unit (at t = 40 it is beyond the horizon for N ≲ 10⁵ and saturates).")
+               "period-4 orbit) at t = 39; the class sampler at the chaotic β = 1.28 at t = 10, fitted over the N whose "
+               "perturbation N^-1/2 e^{λt} stays under 5 % (a cut fixed before looking: N ≥ 10⁴), is tried as a unit "
+               "(at t = 40 it is beyond the horizon for N ≲ 10⁵ and saturates).")
 
 
 def _horizon_slope(s, t: int = 10, largest: int = HORIZON_LARGEST) -> float:
@@ -106,24 +107,49 @@ def _horizon_slope(s, t: int = 10, largest: int = HORIZON_LARGEST) -> float:
     return _slope_and_error(ns[-largest:], errs[-largest:])[0]
 
 
-def horizon_at(band: float = 0.1, weak: float = -0.25, t: int = 10):
-    """:func:`slope_rule` on the class sampler's slope at the chaotic β at time ``t`` (its fit over the three largest
-    N, with that fit's standard error)."""
+#: The linear regime, fixed before looking: a perturbation of order N^-1/2 grown by e^{λt} still under 5 % of order
+#: one (at λ = 0.14, t = 10: N ≥ 10⁴ of the stored N).
+HORIZON_CUT = 0.05
+
+
+def _inside(s, t: int, cut: float) -> list[int]:
+    """Indices of the stored N whose perturbation N^-1/2 e^{λt} at the chaotic β stays under ``cut`` (λ: the stored
+    λ_max of the Fig. 4 orbit at that β)."""
+    beta = s.get("horizon_beta", 1.28)
+    if "f4_lyapunov" not in s or beta not in list(s.get("f4_betas", [])):
+        raise KeyError("f4_lyapunov at the horizon's β")
+    i = list(s["f4_betas"]).index(beta)
+    lam = s["f4_lyapunov"][i] if i < len(s["f4_lyapunov"]) else None
+    if not _finite(lam):
+        raise verdicts.Undecidable(f"λ_max at β = {beta:g} is stored as null or missing")
+    if any(not _finite(n) or n <= 0 for n in s["error_ns"]):
+        raise verdicts.Undecidable("the stored N are not all positive numbers")
+    grown = lam * t   # the log of e^{λt}: compared in logs, no overflow at large λt
+    return [k for k, n in enumerate(s["error_ns"]) if grown - 0.5 * math.log(n) < math.log(cut)]
+
+
+def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT, t: int = 10,
+               largest: int | None = None):
+    """:func:`slope_rule` on the class sampler's slope at the chaotic β at time ``t``, fitted (with its standard
+    error) over the N inside the linear regime (N^-1/2 e^{λt} < ``cut``), or over the ``largest`` N when given."""
     def rule(s):
         ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
-        if len(ns) != len(errs) or len(ns) < HORIZON_LARGEST:
+        if len(ns) != len(errs):
             raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
-        if any(not _finite(e) or e <= 0 for e in errs[-HORIZON_LARGEST:]):
+        keep = list(range(len(ns)))[-largest:] if largest else _inside(s, t, cut)
+        if len(keep) < 3:
+            raise verdicts.Undecidable(f"fewer than three stored N lie inside the linear regime at t = {t}")
+        if any(not _finite(errs[i]) or errs[i] <= 0 for i in keep):
             raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} hold a null, non-finite or zero value")
-        slope, se = _slope_and_error(ns[-HORIZON_LARGEST:], errs[-HORIZON_LARGEST:])
+        slope, se = _slope_and_error([ns[i] for i in keep], [errs[i] for i in keep])
         return slope_rule("h", band=band, weak=weak)({"h": slope, "h_se": se})
     return rule
 
 
 #: The unit a referee tries on a finite-N slope: a chaotic β inside the horizon.
-HORIZON_ALTERNATIVE = Alternative("a chaotic β (1.28, λ ≈ 0.14) at t = 10, inside the horizon, the class sampler "
-                                  "fitted over the three largest N (10⁵-10⁷)", "unit",
-                                  lambda s: slope_rule("h")({"h": _horizon_slope(s)}))
+HORIZON_ALTERNATIVE = Alternative("a chaotic β (1.28, λ ≈ 0.14) at t = 10, inside the horizon: the class sampler "
+                                  "fitted over the N whose perturbation N^-1/2 e^{λt} stays under 5 % (N ≥ 10⁴)",
+                                  "unit", horizon_at())
 
 
 def _se(s, key: str) -> str:
@@ -138,6 +164,12 @@ def horizon_note(s) -> str:
         return "No chaotic β's errors are stored (runs before 0.4). "
     ns = s["error_ns"]
     whole = lambda t: _slope_and_error(ns, s[f"horizon_errors_{t}"])[0]  # noqa: E731
-    return (f"At the chaotic β = {s['horizon_beta']:g} (class sampler): slope {_horizon_slope(s):.2f} over the three "
-            f"largest N and {whole(10):.2f} over all at t = 10; {whole(40):.2f} over all at t = 40, where the error "
+    try:
+        inside = _inside(s, 10, HORIZON_CUT)
+        cut = (f"{_slope_and_error([ns[i] for i in inside], [s['horizon_errors_10'][i] for i in inside])[0]:.2f} "
+               f"over the N inside the linear regime (N ≥ {ns[inside[0]]:.0e}), " if len(inside) >= 3 else "")
+    except (KeyError, verdicts.Undecidable):
+        cut = ""
+    return (f"At the chaotic β = {s['horizon_beta']:g} (class sampler): slope {cut}{_horizon_slope(s):.2f} over the "
+            f"three largest N and {whole(10):.2f} over all at t = 10; {whole(40):.2f} over all at t = 40, where the error "
             f"has saturated at small N ({s['horizon_errors_40'][0]:.2f} at N = {ns[0]:.0e}). ")
