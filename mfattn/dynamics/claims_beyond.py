@@ -344,11 +344,13 @@ BEYOND = [
           examples={"holds": {"lam1_max": 0.15, "lam2_max": 9e-4}, "partly": {"lam1_max": 0.15, "lam2_max": 1.1e-3},
                     "fails": {"lam1_max": 9e-4, "lam2_max": -0.1}}),
     Claim("dmft-devils-staircase", "ours (rotation number of the stroboscopic map)",
-          "The rotation number of the stroboscopic map starts at the Neimark-Sacker angle θ/2π and mode-locks on "
-          "plateaus of several fractions; along a branch, before lasting chaos, their order in β is not monotone: the "
-          "mode locking is not a devil's staircase", origin="ours",
-          reading="ours: the plateaus are read up to lasting chaos (the zoom's leap into deep chaos, dmft-zoom's "
-                  "onset); the first chaotic β before it (a blip of weak chaos inside the 5/17 plateau's cascade, "
+          "From fixed starts, the rotation number of the stroboscopic map starts at the Neimark-Sacker angle θ/2π and "
+          "mode-locks on plateaus of several fractions, whose order in β up to lasting chaos is not monotone: not a "
+          "devil's staircase (past the first weak chaos the circle is no longer an invertible circle map, and where "
+          "attractors coexist a fixed start may change attractor between β)", origin="ours",
+          reading="ours: each branch is a fixed start run at every β (not a continuation of one attractor); the "
+                  "plateaus are read up to lasting chaos (the zoom's leap into deep chaos, dmft-zoom's onset); the "
+                  "first chaotic β before it (a blip of weak chaos inside the 5/17 plateau's cascade, "
                   "tori resuming after) is tried as the cut",
           measured="ρ at the first grid point above the Neimark-Sacker β against θ/2π; the mode-locked plateaus "
                    "over 4001 β of the zoom from six starts (six branches: the zoom's start, β = 3's context and four "

@@ -27,7 +27,7 @@ def _known(s, *keys: str) -> list[float]:
     return [s[k] for k in keys]
 
 
-def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25):
+def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bool = False):
     """N^-1/2 within ``band`` for every slope in ``keys`` holds; all below ``weak`` (convergence at least as N^-1/4)
     but one outside ±band of −1/2 holds partly; a slope above ``weak`` (or NaN) fails (see :data:`SLOPE_HOW`); a
     slope stored as None (null) cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`)."""
@@ -41,6 +41,8 @@ def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25):
         # each slope within the band, widened to two standard errors of its own fit where those are wider (a fit
         # over few N, or off the orbit's phase at one N, is no evidence against the rate)
         bands = [max(band, 2 * se) if _finite(se := s.get(f"{k}_se")) else band for k in keys]
+        if one_sided:   # at least the central-limit rate: a steeper (faster) fall is no difference from the limit
+            return "holds" if all(v + 0.5 <= b for v, b in zip(x, bands)) else "partly"
         return "holds" if all(abs(v + 0.5) <= b for v, b in zip(x, bands)) else "partly"
     return rule
 
@@ -129,7 +131,7 @@ def _inside(s, t: int, cut: float) -> list[int]:
 
 
 def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT, t: int = 10,
-               largest: int | None = None):
+               largest: int | None = None, one_sided: bool = False):
     """:func:`slope_rule` on the class sampler's slope at the chaotic β at time ``t``, fitted (with its standard
     error) over the N inside the linear regime (N^-1/2 e^{λt} < ``cut``), or over the ``largest`` N when given."""
     def rule(s):
@@ -142,7 +144,7 @@ def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT,
         if any(not _finite(errs[i]) or errs[i] <= 0 for i in keep):
             raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} hold a null, non-finite or zero value")
         slope, se = _slope_and_error([ns[i] for i in keep], [errs[i] for i in keep])
-        return slope_rule("h", band=band, weak=weak)({"h": slope, "h_se": se})
+        return slope_rule("h", band=band, weak=weak, one_sided=one_sided)({"h": slope, "h_se": se})
     return rule
 
 
