@@ -289,14 +289,15 @@ def _orbits_example(lams, pers, betas=None, counts=None, ns=None):
     return {"a_orbit_arrays": arr, "z_orbit_arrays": arr, **({} if ns is None else {"ns_beta": ns})}
 
 
-def _cut_slope(s) -> float | str:
-    """The chaotic β's slope over the N inside the linear regime (the rule's fit), for the ledger."""
+def _cut_slope(s) -> str:
+    """The chaotic β's slope over the N inside the linear regime (the rule's fit) with its standard error, for the
+    ledger."""
     from .claims_limit import _inside
     keep = _inside(s, 10, HORIZON_CUT)
     if len(keep) < 3:
         return "none: fewer than three N inside"
-    return _slope_and_error([s["error_ns"][i] for i in keep],
-                            [s["horizon_errors_10"][i] for i in keep])[0]
+    slope, se = _slope_and_error([s["error_ns"][i] for i in keep], [s["horizon_errors_10"][i] for i in keep])
+    return f"{slope:.3f} ± {se:.3f}"
 
 
 def _horizon_example(errs) -> dict:
@@ -356,8 +357,7 @@ CLAIMS = CLAIMS_COUPLINGS + [
                           + _se(s, "network_slope_se") + " with the explicit network (standard errors of the fits over "
                           "N)." + SHARED_SLOPE),
           numbers=lambda s: {"RMS slope at beta = 1.28, t = 10, three largest N": round(_horizon_slope(s), 3),
-                             "RMS slope at beta = 1.28, t = 10, inside the linear regime": (
-                                 round(v, 3) if isinstance(v := _cut_slope(s), float) else v),
+                             "RMS slope at beta = 1.28, t = 10, inside the linear regime": _cut_slope(s),
                              "RMS slope at beta = 1, class sampler": s["slope_1"],
                              "RMS slope at beta = 1, explicit network": s["network_slope"]},
           examples={"holds": _horizon_example([0.1, 0.0316, 0.01]),          # slope −0.5

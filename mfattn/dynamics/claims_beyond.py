@@ -345,9 +345,9 @@ BEYOND = [
                     "fails": {"lam1_max": 9e-4, "lam2_max": -0.1}}),
     Claim("dmft-devils-staircase", "ours (rotation number of the stroboscopic map)",
           "From fixed starts, the rotation number of the stroboscopic map starts at the Neimark-Sacker angle θ/2π and "
-          "mode-locks on plateaus of several fractions, whose order in β up to lasting chaos is not monotone: not a "
-          "devil's staircase (past the first weak chaos the circle is no longer an invertible circle map, and where "
-          "attractors coexist a fixed start may change attractor between β)", origin="ours",
+          "mode-locks on plateaus of several fractions, whose order in β up to lasting chaos is not monotone (β "
+          "reshapes the map, not only its rotation, so ρ(β) need not be monotone; whether the locking forms a devil's "
+          "staircase is not tested)", origin="ours",
           reading="ours: each branch is a fixed start run at every β (not a continuation of one attractor); the "
                   "plateaus are read up to lasting chaos (the zoom's leap into deep chaos, dmft-zoom's onset); the "
                   "first chaotic β before it (a blip of weak chaos inside the 5/17 plateau's cascade, "
@@ -371,11 +371,12 @@ BEYOND = [
                                     "statistic", lambda s: _former_staircase(s))),
           spread=Spread("start (branch of the staircase)",
                         lambda s: {"plateaus before lasting chaos": [len(fr) for fr in _branches(s, _leap(s))]}),
-          how=f"A devil's staircase (a circle map's ρ against its parameter) is monotone: ρ never decreases, flat on "
-              f"the locked plateaus. Holds if ρ just above the crossing is within {RHO_TOL} of θ/2π and on every "
+          how=f"Ours, what the fixed-start branches show: a circle map's ρ is monotone in a parameter that shifts its "
+              f"rotation, but β reshapes this map, so ρ(β) need not be monotone and its order is measured, not "
+              f"assumed. Holds if ρ just above the crossing is within {RHO_TOL} of θ/2π and on every "
               "stored branch with plateaus of two fractions or more before lasting chaos their fractions are not in "
-              "rising order (not a staircase); with differences if some branches rise; refuted if every branch rises "
-              "(a staircase), ρ is off or no plateau exists. A plateau is a periodic orbit (stored plateaus without "
+              "rising order; with differences if some branches rise; refuted if every branch rises, ρ is off or no "
+              "plateau exists. A plateau is a periodic orbit (stored plateaus without "
               "their λ_max, before 0.3, leave it not tested). Lasting chaos begins at the zoom's first orbit of deep "
               "chaos (λ_max ≥ 1e-2); the weakly chaotic β before it are a blip in the 5/17 plateau's period-doubling "
               "cascade, after which tori resume.",

@@ -354,13 +354,15 @@ _QK = _qk_example(30, 1, 0)   # 1 of 30 (two noises: 37 %) and 0 of 20 (45 %) st
 
 CLAIMS_COUPLINGS = [
     Claim("dmft-asymmetric-nonequilibrium", f"{PAPER}, §1 (Eqs. 1-3) and §4.1", "Attention is studied as an "
-          "asymmetric Hopfield network (the query-key couplings may differ, W^k ≠ W^q), and as asymmetric random "
-          "couplings do, the paper's model is out of equilibrium: its attractors include quasi-periodic tori and "
-          "chaos", quote=QUOTES["dmft-asymmetric-nonequilibrium"],
+          "asymmetric Hopfield network (the query-key couplings may differ, W^k ≠ W^q), and the paper's model has the "
+          "attractors that asymmetric couplings allow and a symmetric Hopfield network forbids: quasi-periodic tori "
+          "and chaos", quote=QUOTES["dmft-asymmetric-nonequilibrium"],
           reading="the text's: §1's sentence is background on a bipartite Hopfield network fed back into itself, and "
                   "the paper studies attention as such an asymmetric network; it does not say that W^k ≠ W^q is what "
                   "makes the chaos of its model (W^k := W^q is ours: dmft-query-key-control). 'Order-disorder "
-                  "transitions' is not tested",
+                  "transitions' is not tested, nor is a non-equilibrium steady state in the strict sense (broken "
+                  "detailed balance, entropy production of the finite-N chain): the claim is the attractors measured; "
+                  "the positional code is a periodic drive, which alone makes the model non-autonomous",
           measured="Tori and chaotic orbits among the 4001 β of Fig. 3a and the 4001 β of the zoom, each orbit "
                    "classed by the period search and λ_max (the classes of dmft-lyapunov)",
           rule_at=nonequilibrium_at, thresholds=lam_.thresholds(),
