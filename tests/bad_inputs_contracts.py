@@ -161,7 +161,7 @@ ROWS = [
      ValueError, "N makes its buffers " + BYTES),
     ("contract-size-simulate-network-steps", lambda: _sized(lambda: finite_n.simulate_network([1.0], 20,
                                                                                              steps=10**12)),
-     ValueError, "steps makes its buffers " + BYTES),
+     ValueError, r"steps=1e\+12 makes simulate_network\(\) do .* MFATTN_MAX_WORK"),   # the loop's budget first
     ("contract-size-sweep-strobe", lambda: _sized(lambda: sweep.sweep([1.0], steps=50, transient=10,
                                                                       strobe_points=10**12)),
      ValueError, "strobe_points makes its buffers " + BYTES),
@@ -169,7 +169,8 @@ ROWS = [
      "n makes its buffers " + BYTES),
     ("contract-size-naive-trajectory", lambda: _sized(lambda: transformer.naive_trajectory(
         meanfield.MeanFieldAttention(3, 2, interaction="softmax", symmetry=None, generator=_g()).double(),
-        torch.zeros(1, 3, 2, dtype=F64), 10**12)), ValueError, "steps makes its buffers " + BYTES),
+        torch.zeros(1, 3, 2, dtype=F64), 10**12)), ValueError,
+     r"steps=1e\+12 makes naive_trajectory\(\) do .* MFATTN_MAX_WORK"),   # the loop's budget before the buffers
     ("contract-size-reader-budget", lambda: _with_budget("1e6", lambda: hopfield.random_patterns(
         1000, 1000, generator=_g())), ValueError, r"n_patterns makes its buffers need 16,000,000 bytes"),
     ("contract-size-budget-malformed", lambda: _with_budget("lots", lambda: checks.max_bytes()), ValueError,

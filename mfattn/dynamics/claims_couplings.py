@@ -174,14 +174,16 @@ def removes_at(survive: float, pair: str = "ov"):
 
 def _chaos_units(s, pair: str = "qk") -> list[tuple[int, float, float]] | None:
     """``(seed, chaotic β of the paper's model, of them chaotic in the control at the same β)`` for each stored seed
-    whose paper model has chaotic β; None where a seed's per-β arrays are not stored (runs before 0.4)."""
+    whose paper model has chaotic β; KeyError where a seed's per-β arrays are not stored (runs before 0.4: the numbers
+    predate the rule), None where the two models are stored on different β."""
     out = []
     for seed in SEEDS:
         p, c = _key(seed, "paper"), _key(seed, pair)
         if seed > 1 and f"{c}_nontrivial" not in s:
             continue
-        if any(f"{k}_{x}" not in s for k in (p, c) for x in ("betas", "period", "lyapunov")):
-            return None
+        missing = [f"{k}_{x}" for k in (p, c) for x in ("betas", "period", "lyapunov") if f"{k}_{x}" not in s]
+        if missing:
+            raise KeyError(missing[0])
         bp, bc = (np.round(np.asarray(s[f"{k}_betas"], dtype=np.float64), 9) for k in (p, c))
         if bp.shape != bc.shape or not (bp == bc).all():
             return None
@@ -200,8 +202,7 @@ def chaos_removed_at(survive: float, seeds=SEEDS, pair: str = "qk"):
     def rule(s):
         units = _chaos_units(s, pair)
         if units is None:
-            raise Undecidable("the control's per-β periods and λ are not stored (runs before 0.4), or the two models "
-                              "are stored on different β")
+            raise Undecidable("the control and the paper's model are stored on different β")
         units = [u for u in units if u[0] in seeds]
         if not units:
             raise Undecidable("no stored weight seed's paper model is chaotic: no chaos to remove")

@@ -161,7 +161,10 @@ def _glue_04(full: dict, s: dict, f4: dict | None) -> dict[str, str]:
     g["full-map-context"] = (MISSING if not m else "(not compared: the paper's data were not available)"
                              if m.get("context_beta3") is None else f"{m['context_beta3']:.1e}")
     flat = _flat(full) if full else {}
-    units = _chaos_units(flat) if flat else None
+    try:
+        units = _chaos_units(flat) if flat else None
+    except KeyError:   # a run before 0.4: no per-β arrays of the controls
+        units = None
     g["full-qk-chaos-kept"] = ("; ".join(f"seed {seed}: {kept:.0f} of {paper:.0f}" for seed, paper, kept in units)
                                if units else MISSING)
     try:
