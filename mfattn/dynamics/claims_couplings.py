@@ -302,7 +302,7 @@ def _survive(pair, reason):
 
 def _kinds_text(s, key):
     return (f"{s[key + '_nontrivial']} of {s[key + '_n']} β ({s[key + '_tori']} tori, {s[key + '_chaotic']} chaotic, "
-            f"{s[key + '_long_periods']} with a period not dividing 2L; longest period {s[key + '_max_period']})")
+            f"{s[key + '_long_periods']} with a period not dividing lcm(2, L) = 4; longest period {s[key + '_max_period']})")
 
 
 def _per_seed(pair, counts=("nontrivial",)):
@@ -314,8 +314,8 @@ _SYMMETRIC_WHY = ("The premise 'symmetric couplings allow only fixed points and 
                   "function, Goles; Marcus-Westervelt) for x_{t+1} = F(J x_t + h), J symmetric and h constant. This "
                   "map is not of that form: each step is a softmax over a window of L past states (weights that depend "
                   "on the state) with a positional field of period L. So the premise is no theorem here; where the "
-                  "data agree with it (periods ≤ 4, dividing 2L) that is measured, one orbit per β from the token. "
-                  "Forbidden orbits: tori and chaos by |λ| ≤ 1e-3 and periods not dividing 2L.")
+                  "data agree with it (periods dividing lcm(2, L) = 4) that is measured, one orbit per β from the token. "
+                  "Forbidden orbits: tori and chaos by |λ| ≤ 1e-3 and periods not dividing lcm(2, L) = 4.")
 
 
 def _cycled_text(s):
@@ -399,7 +399,7 @@ CLAIMS_COUPLINGS = [
                   "second clause, read in the note and as an alternative",
           measured="At the same β, in the paper's model and with W^k := W^q on the semantic units, from the token: "
                    "the paper model's chaotic β still chaotic in the control; the β where the paper's model has an "
-                   "orbit a symmetric coupling forbids (torus, chaos, period not dividing 2L) and the control has one "
+                   "orbit a symmetric coupling forbids (torus, chaos, period not dividing lcm(2, L) = 4) and the control has one "
                    "of any kind. The paper's weight seed over 401 β on [0, 3], the next three seeds over every 8th",
           rule_at=per_seed_at,
           thresholds=(Threshold("survive", 0.5, "stored distribution", "half: a control that keeps half of the "
@@ -442,7 +442,7 @@ CLAIMS_COUPLINGS = [
     Claim("dmft-symmetric-couplings", "ours (the output-value control)", "Symmetrising the effective token couplings "
           "(W^v := W^o, so that J ∝ W^oᵀ W^v is symmetric) removes every orbit a symmetric coupling would forbid",
           origin="ours", quote=QUOTES["dmft-symmetric-couplings"],
-          measured="The orbits a symmetric coupling forbids (tori, chaos, periods not dividing 2L) from the token in "
+          measured="The orbits a symmetric coupling forbids (tori, chaos, periods not dividing lcm(2, L) = 4) from the token in "
                    "the paper's model and with W^v := W^o on the semantic units: the paper's seed over 401 β on "
                    "[0, 3], the next three weight seeds over every 8th of them",
           rule_at=lambda survive: removes_at(survive, "ov"),
