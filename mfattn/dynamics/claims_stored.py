@@ -17,7 +17,7 @@ import numpy as np
 
 from ..companion import store
 from ..companion.verdicts import Undecidable
-from .claims_lambda import derived
+from .claims_lambda import LC, LT, derived
 from .diagnostics import classify, confusion
 
 __all__ = ["full_numbers", "stored_numbers", "TOL", "L", "LATE", "REMEDY", "PAPER", "FIG4", "MISSING", "NOT_RUN",
@@ -145,10 +145,11 @@ def _glue_04(full: dict, s: dict, f4: dict | None) -> dict[str, str]:
     w = s.get("window_control")
     if w:
         lam, lng, per = (np.asarray(w[k], dtype=np.float64) for k in ("lyapunov", "lyapunov_long", "period_long"))
-        tor, cha = np.abs(lam) <= 1.3e-4, lam > 1e-3
+        lt, lc = LT, LC   # the λ classes the verdicts use
+        tor, cha = np.abs(lam) <= lt, lam > lc
         g.update({"full-window-tori": str(int(tor.sum())), "full-window-chaos": str(int(cha.sum())),
-                  "full-window-tori-kept": str(int((tor & (per == 0) & (np.abs(lng) <= 1.3e-4)).sum())),
-                  "full-window-chaos-kept": str(int((cha & (per == 0) & (lng > 1e-3)).sum())),
+                  "full-window-tori-kept": str(int((tor & (per == 0) & (np.abs(lng) <= lt)).sum())),
+                  "full-window-chaos-kept": str(int((cha & (per == 0) & (lng > lc)).sum())),
                   "full-window-torus-ratio": f"{np.median(np.abs(lng[tor & (lam != 0)]) / np.abs(lam[tor & (lam != 0)])):.2f}",
                   "full-window-chaos-ratio": f"{np.median(lng[cha] / lam[cha]):.2f}",
                   "full-window-steps": f"{w['window_long']:,}"})

@@ -173,7 +173,7 @@ TONGUES = Claim(
         "map's own, and says nothing of the regions at ε = 0.02.",
     evidence=("fig-dmft-rotation", t("rotation", "test_tongue_widths_count_the_locked_points_of_each_row"),
               t("rotation", "test_period_28_window_is_locked_at_two_sevenths")),
-    note=lambda s: _note(s),
+    note=_note,
     numbers=lambda s: {"regions locked at epsilon = 0.02": len(tongue_table(s)),
                        "of them reached by the epsilon = 0 circle": sum(b is not None for b in tongue_table(s).values()),
                        "largest rho0 on the epsilon = 0 circle": round(float(np.nanmax(
