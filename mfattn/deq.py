@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-from .companion.checks import check_alloc, check_choice, check_int, check_positive, check_real, check_tensor
+from .companion.checks import check_alloc, check_choice, check_int, check_positive, check_real, check_tensor, contract
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -246,6 +246,7 @@ def _report(stats: SolverStats, on_fail: str, label: str) -> None:
     warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 
 
+@contract()  # its loop's work (max_iter x entries of z0) is checked before the body: companion.work
 def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method: str = "anderson",
           max_iter: int = 40, tol: float = 1e-4, **options: Any) -> tuple[torch.Tensor, SolverStats]:
     """Solve ``z = f(z)`` for a batch of states ``z0`` of shape (B, ...).

@@ -26,4 +26,9 @@ SPECS = {
     I + "ensemble_train:train_ensemble": Exempt("needs the MNIST data set and minutes of training; its configurations "
                                                 "are checked by TrainConfig, the rest by tests/test_ensemble.py"),
     I + "ensemble_train:ensemble_code_version": Exempt("takes no arguments"),
+    I + "ensemble_train:train_into_cache": Exempt("trains (MNIST, minutes); its configurations are checked by "
+                                                  "TrainConfig and train_ensemble, the rest by tests/test_prepare.py"),
+    I + "prepare:jobs": Exempt("builds TrainConfigs from a profile's sizes (checked by get_profile and TrainConfig); "
+                               "tests/test_prepare.py"),
+    I + "prepare:main": Exempt("the command line: argparse refuses bad arguments; tests/test_prepare.py"),
 }

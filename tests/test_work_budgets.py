@@ -106,8 +106,6 @@ def test_a_huge_loop_count_is_refused_at_once_and_a_raised_budget_lets_a_call_th
         fn(**kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason="mfattn.deq.solve is not wrapped by @contract (a change of mfattn/deq.py, "
-                                       "whose bytes are hashed): its budget is declared in work.WORK, not applied")
 def test_deq_solve_refuses_a_huge_max_iter_on_a_map_that_never_converges():
     import torch
 

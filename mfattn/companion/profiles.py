@@ -82,7 +82,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                  "snapshot_every": 250, "eval_every": 500, "seeds": [0, 1, 2], "variant_steps": None,
                  "variant_seeds": [0, 1, 2],
                  "stability_digits": 1000, "budget_steps": [1, 2, 3, 5, 10, 20, 40, 100], "gradient_digits": 100,
-                 "init_epochs": 2, "init_steps": None, "init_seeds": [0, 1, 2],
+                 "init_epochs": 5, "init_steps": None, "init_seeds": [0, 1, 2],
                  "rho_training_digits": 300, "rho_training_every": 1000, "correction_digits": 1000},
     },
     # Chapter 3: softmax-coupled layer (tokens x dim, batch), value scales setting the naive

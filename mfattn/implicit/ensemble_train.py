@@ -41,7 +41,7 @@ from .mnist import load_mnist
 from .runs import _EVAL_KEYS, _LOG_KEYS, RESULT_VERSION, TrainConfig, TrainResult, code_version
 from .train import TrainingInterrupted, epoch_order, make_optimizer
 
-__all__ = ["train_ensemble", "ensemble_code_version"]
+__all__ = ["train_ensemble", "ensemble_code_version", "train_into_cache"]
 
 #: TrainConfig fields the members may set differently (the rest must agree: one batch, one schedule).
 _MEMBER_FIELDS = ("seed", "attention")
@@ -303,3 +303,33 @@ def train_ensemble(configs: Sequence[TrainConfig], *, data_root=None, device: st
                                 files={name: m / name for name in parts})
         results.append(TrainResult(c, history, summary, m))
     return results
+
+
+def train_into_cache(configs: Sequence[TrainConfig], *, data_root=None, device: str | torch.device = "cpu",
+                     progress: bool | None = None) -> list[TrainResult]:
+    """The runs ``configs`` trained as one ensemble (:func:`train_ensemble`), each member then stored where its
+    solo run lives (:func:`mfattn.implicit.runs.run_dir`), so :func:`mfattn.implicit.train.train_mnist` and
+    :func:`mfattn.implicit.runs.finished_result` find it without training.
+
+    Why this is the solo run: a member's weights, logs and predictions are bit-equal to its solo run's
+    (tests/test_ensemble.py checks it over 60 steps; the benchmark over 233). The stored summary keeps
+    ``"ensemble"`` (the seeds trained together) so the provenance is never lost. Runs already finished in the
+    cache are not trained again; float32 only (the solo runs' precision).
+    """
+    from .runs import _entry_key, finished_result, run_dir
+
+    configs = _check_configs(configs)
+    todo = [c for c in configs if finished_result(c, device) is None]
+    if todo:
+        for config, member in zip(todo, train_ensemble(todo, data_root=data_root, device=device, progress=progress)):
+            folder = run_dir(config, device)
+            folder.mkdir(parents=True, exist_ok=True)
+            parts = ["history.npz", "model.pt",
+                     *(p.relative_to(member.folder).as_posix() for p in sorted(member.folder.glob("weights/step_*.pt")))]
+            for name in parts:
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                store.atomic_write_bytes(folder / name, (member.folder / name).read_bytes())
+            # written last (as the solo loop does): marks the run finished, with the SHA-256 of its parts
+            caches.save_cached_json(folder / "result.json", member.summary, key=_entry_key(folder / "result.json"),
+                                    code=code_version(), files={name: folder / name for name in parts})
+    return [finished_result(c, device) for c in configs]

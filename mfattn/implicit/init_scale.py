@@ -19,13 +19,15 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from .train import TrainConfig, TrainResult, train_mnist
+from .train import TrainConfig, TrainResult
 from ..companion.checks import contract
 
 __all__ = ["FACTORS", "blog_std", "init_config", "train_runs", "init_rows", "factor_key"]
 
 #: Multipliers of the blog's standard deviation: the blog's scale, variance ×10 and ×100.
-FACTORS = (1.0, math.sqrt(10.0), 10.0)
+#: σ, √10 σ and 10 σ (the first three: their row indices name the chapter's numbers), then one scale below σ
+#: (σ/√10) and one between √10 σ and 10 σ (10^0.75 σ): half-decades, so a change between √10 σ and 10 σ is located.
+FACTORS = (1.0, math.sqrt(10.0), 10.0, 1.0 / math.sqrt(10.0), 10.0 ** 0.75)
 
 N_SITES = 17                                   # 16 patches and the cls token
 
@@ -56,9 +58,16 @@ def init_config(sizes: Mapping[str, Any], seed: int, factor: float) -> TrainConf
 
 def train_runs(sizes: Mapping[str, Any], seeds: Sequence[int], factors: Sequence[float] = FACTORS, *,
                data_root=None, device: str = "cpu") -> dict[tuple[float, int], TrainResult]:
-    """Train (or load) the run of every (factor, seed); ``{(factor, seed): TrainResult}``."""
-    return {(f, s): train_mnist(init_config(sizes, s, f), data_root=data_root, device=device)
-            for f in factors for s in seeds}
+    """Train (or load) the run of every (factor, seed); ``{(factor, seed): TrainResult}``. The seeds of one factor
+    train as one ensemble (:func:`mfattn.implicit.ensemble_train.train_into_cache`: each member bit-equal to its
+    solo run, stored where the solo run lives)."""
+    from .ensemble_train import train_into_cache
+
+    out = {}
+    for f in factors:
+        runs = train_into_cache([init_config(sizes, s, f) for s in seeds], data_root=data_root, device=device)
+        out.update({(f, s): r for s, r in zip(seeds, runs)})
+    return out
 
 
 def init_rows(results: Mapping[tuple[float, int], TrainResult]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import pickle
 import warnings
 from dataclasses import dataclass, field
@@ -76,11 +77,18 @@ class TrainConfig:
                 raise ValueError(f"{name} must be a positive integer or None; got {value!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
-        if not (isinstance(self.lr, (int, float)) and self.lr > 0):
-            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
+        if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr)
+                and self.lr > 0):
+            raise ValueError(f"lr must be a positive finite number; got {self.lr!r}")
+        if not isinstance(self.attention, dict):
+            raise ValueError(f"attention must be a dict of layer options; got {type(self.attention).__name__}")
         unknown = sorted(set(self.attention) - set(ATTENTION_DEFAULTS) - {"anderson_m", "damping", "weight_init_std"})
         if unknown:
             raise ValueError(f"attention has unknown option(s) {unknown}; known: {sorted(ATTENTION_DEFAULTS)}")
+        try:  # the layer checks its own options (choices, counts, tolerances): here, not steps into a run
+            build_model(0, dim=self.dim, channels=self.channels, **self.attention)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"attention={self.attention!r} is not a valid layer setting: {err}") from None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -95,9 +103,10 @@ def code_version() -> str:
     of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
     instead of stale results."""
     from .. import deq
-    from . import evaluation, meanfield, models, train
+    from . import evaluation, meanfield, models
 
-    return store.code_digest(deq, meanfield, models, train, evaluation, __file__)
+    # the loop's file by path, not by import: mfattn.implicit.train imports this module
+    return store.code_digest(deq, meanfield, models, Path(__file__).with_name("train.py"), evaluation, __file__)
 
 
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
