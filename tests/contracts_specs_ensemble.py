@@ -31,4 +31,15 @@ SPECS = {
     I + "prepare:jobs": Exempt("builds TrainConfigs from a profile's sizes (checked by get_profile and TrainConfig); "
                                "tests/test_prepare.py"),
     I + "prepare:main": Exempt("the command line: argparse refuses bad arguments; tests/test_prepare.py"),
+    I + "trained:run_arrays": Exempt("reads a finished TrainResult's cache folder (MNIST training); tests/test_trained.py"),
+    I + "trained:export_run": Exempt("writes a finished TrainResult (MNIST training); tests/test_trained.py"),
+    I + "trained:export_finished": Exempt("exports the full profile's finished runs from the training cache; "
+                                          "tests/test_trained.py exercises export_run and restore"),
+    I + "trained:restore": Exempt("reads data/full/deq/runs (hash-checked, no pickle); tests/test_trained.py feeds it "
+                                  "changed files and other code's runs"),
+    I + "trained:runs_folder": Exempt("a path under the project folder; tests/test_trained.py"),
+    I + "trained:main": Exempt("the command line: argparse refuses bad arguments"),
+    I + "seed_numbers:analyse": Exempt("needs a TrainResult with kept weights (MNIST training); its inner calls are "
+                                       "generated (stability, correction); tests/test_seed_numbers.py"),
+    I + "seed_numbers:per_seed": Exempt("reshapes the seeds' number dicts; tests/test_seed_numbers.py"),
 }

@@ -191,6 +191,21 @@ def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any
             "norm_asymmetry_bound_init": _norm_asymmetry(norms[0])}
 
 
+def _organisation_seeds(folder: Path) -> dict[str, list]:
+    """:func:`_organisation_numbers` of every stored blog-model run (``data/full/deq/runs``, :mod:`~.trained`), seed by
+    seed as ``<key>_seeds`` lists; {} where none is stored (the condensed seed-0 run then stands alone)."""
+    index = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
+    runs = sorted(((e["seed"], e["file"]) for name, e in ((index or {}).get("runs") or {}).items()
+                   if name.startswith("blog-seed")), key=lambda t: t[0])
+    per = []
+    for _, name in runs:
+        h = store.load_npz(store.inside(folder, name, "run file", nested=False))
+        per.append(_organisation_numbers(h["history.coupling_norms"], h["history.snapshot_step"]))
+    if not per:
+        return {}
+    return {**{f"{k}_seeds": [float(p[k]) for p in per] for k in per[0]}, "organisation_seeds": len(per)}
+
+
 def _norm_asymmetry(norm: np.ndarray) -> float:
     """‖N − Nᵀ‖/‖N + Nᵀ‖ of the norm matrix N_ij = ‖J_ij‖: a lower bound of the coupling matrix's asymmetry
     ‖M − Mᵀ‖/‖M + Mᵀ‖ when J_ji = J_jiᵀ (internal symmetry), by the triangle inequality: |‖J_ij‖ − ‖J_ji‖| ≤
@@ -221,7 +236,7 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out = {"init_conv_blog": float(np.mean([r["forward_converged"] for r in by[1.0]])),
            "init_conv_top": float(np.mean([r["forward_converged"] for r in by[top]])), "init_top_factor": top,
            "init_seeds": len(blog), "init_steps": float(rows[0]["steps"]),
-           "init_broke": sum(r["test_accuracy"] < 0.5 for f, runs in by.items() if f != 1.0 for r in runs),
+           "init_broke": sum(r["test_accuracy"] < 0.5 for f, runs in by.items() if f > 1.0 for r in runs),
            "init_acc_blog": 100 * float(np.mean([r["test_accuracy"] for r in by[1.0]])),
            "init_acc_top": 100 * float(np.mean([r["test_accuracy"] for r in by[top]])),
            "init_conv_blog_min": float(min(r["forward_converged"] for r in by[1.0])),
@@ -233,7 +248,8 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out[f"init_acc_x{f:.3g}_list"] = [100 * float(r["test_accuracy"]) for r in runs]
         gain = None if f == 1.0 else _pooled_gain(runs, blog)
         if gain is not None:
-            lows.append(gain["_lo"]), highs.append(gain["_hi"])
+            if f > 1.0:   # the claim is about larger scales; a smaller one's gain is stored beside them, not decided on
+                lows.append(gain["_lo"]), highs.append(gain["_hi"])
             out.update({f"init_gain_x{f:.3g}{k}": v for k, v in gain.items()})
     out["init_gain_lo"] = max(lows) if lows else float("nan")
     out["init_gain_lo_min"] = min(lows) if lows else float("nan")
@@ -265,13 +281,30 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
         summary["step_gap"] = 100 * (summary["acc_fixed"] - summary["acc_step_1"])
         steps = [summary[k] for k in summary if k.startswith("acc_step_") and summary[k] is not None]
         summary["step_gap_best"] = 100 * (summary["acc_fixed"] - max(steps))   # the best stored budget of plain steps
+    if summary.get("acc_fixed_seeds") and summary.get("acc_step_1_seeds"):           # the same, seed by seed
+        budgets = [k for k in summary if k.startswith("acc_step_") and k.endswith("_seeds")]
+        per = [dict(zip(budgets, vals)) for vals in zip(*(summary[k] for k in budgets))]
+        summary["step_gap_seeds"] = [100 * (f - a) for f, a in zip(summary["acc_fixed_seeds"], summary["acc_step_1_seeds"])]
+        summary["step_gap_best_seeds"] = [100 * (f - max(v for v in p.values() if v is not None))
+                                          for f, p in zip(summary["acc_fixed_seeds"], per)]
     frames = store.load_npz(npz)
+    organisation = _organisation_numbers(frames["coupling_norms"], frames["snapshot_step"])
+    organisation.update(_organisation_seeds(full / "deq" / "runs"))
     init = store.read_json(full / "deq" / "init_scale.json") or {}
-    return {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
+    out = {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
             "acc_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"), "acc_min": acc.min(), "acc_max": acc.max(),
             "acc_median": float(np.median(acc)), "acc_list": [float(a) for a in acc],
             "accs": ", ".join(f"{a:.2f} %" for a in acc),
-            **_variant_numbers(table["rows"]), **_organisation_numbers(frames["coupling_norms"], frames["snapshot_step"])}
+            **_variant_numbers(table["rows"]), **organisation}
+    out.update({f"{k}_per_seed": ", ".join(f"{v:.3g}" for v in seed_values(out, k)) if k in out or f"{k}_seeds" in out
+                else "not stored" for k in PER_SEED_TEXT})
+    return out
+
+
+#: Numbers whose seed-by-seed values the notes quote (``<key>_per_seed``: "v0, v1, v2", or seed 0's alone).
+PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2",
+                 "res_train_heldout_r2", "corr_reaction_cosine", "corr_asymmetry", "epoch1_corr", "epoch1_closed",
+                 "cls_row_share", "patch_row_share_max")
 
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
@@ -386,3 +419,52 @@ def disagreement(s, key: str) -> str:
         return "Every statistic over the seeds agrees."
     return (f"The statistics disagree: 0 is inside {', '.join(inside)} only; a fourth and a fifth seed (naive and blog "
             f"models, about 50 CPU-min) would settle it.")
+
+
+# --- numbers of every seed (issue 41: three seeds behind every claim) ---------------------------------------------
+
+def seed_values(s, key: str) -> list[float]:
+    """Every seed's value of ``key`` (``<key>_seeds``, stored by the chapter for each seed it analysed), or seed 0's
+    alone (``[s[key]]``) where only that is stored (a run before the per-seed analyses: graded as one seed)."""
+    values = s.get(f"{key}_seeds")
+    if isinstance(values, list) and values:
+        return [float("nan") if v is None else float(v) for v in values]
+    return [float(s[key])]
+
+
+def seed_numbers(s, i: int) -> dict[str, Any]:
+    """The numbers as seed ``i`` alone has them: every ``<key>_seeds`` list's i-th value put under ``key``."""
+    return {**s, **{k[:-len("_seeds")]: (float("nan") if v[i] is None else v[i]) for k, v in s.items()
+                    if k.endswith("_seeds") and isinstance(v, list) and len(v) > i}}
+
+
+def seeds_of(s) -> int:
+    """How many seeds the per-seed lists hold (the shortest; 1 where none is stored)."""
+    lengths = [len(v) for k, v in s.items() if k.endswith("_seeds") and isinstance(v, list) and v]
+    return min(lengths) if lengths else 1
+
+
+def every_seed(rule, reading: str = "all"):
+    """A rule decided on each seed alone (:func:`seed_numbers`), combined: ``"all"`` grades the claim as far as every
+    seed shows it (the lowest of the seeds' grades: a claim is reproduced only if each seed reproduces it);
+    ``"median"`` takes the middle grade (a majority of seeds), the alternative a referee tries next."""
+    from mfattn.companion.verdicts import GRADES
+
+    if reading not in ("all", "median"):
+        raise ValueError(f"reading must be 'all' or 'median'; got {reading!r}")
+
+    def combined(s):
+        grades = sorted((rule(seed_numbers(s, i)) for i in range(seeds_of(s))), key=GRADES.index)
+        return grades[-1] if reading == "all" else grades[(len(grades) - 1) // 2]
+    return combined
+
+
+def every_seed_at(factory, reading: str = "all"):
+    """:func:`every_seed` for a rule factory (``rule_at``: thresholds -> rule)."""
+    return lambda *a, **k: every_seed(factory(*a, **k), reading)
+
+
+def seed_spread(*keys: str):
+    """The spread over the analysed seeds of ``keys`` (:func:`seed_values`): three values each once the chapter has
+    analysed three seeds, one (graded at best "with differences") for a run that analysed seed 0 alone."""
+    return lambda s: {k: seed_values(s, k) for k in keys if s.get(k) is not None or s.get(f"{k}_seeds")}

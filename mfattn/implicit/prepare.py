@@ -4,7 +4,8 @@ The chapter's full profile reads about thirty MNIST runs (the blog model's seeds
 initialisation scales) from the training cache; this module trains them, the seeds of one architecture as one
 ensemble (:func:`mfattn.implicit.ensemble_train.train_into_cache`: each member bit-equal to its solo run and
 stored where the solo run lives), the softmax and MLP-mixer variants (which the ensemble does not batch) solo.
-Jobs run in a fixed order (the blog model first: every analysis reads it); each worker takes the next job no
+Jobs run in a fixed order (the blog model first: every analysis reads it; then the initialisation scales and the
+plain-iteration variant, which the analyses read too; the rest of the variant table last); each worker takes the next job no
 other worker holds (an exclusive lock on ``<cache>/deq/prepare/<job>.lock``, released when its process ends,
 so a killed worker's job is taken again and resumes from its checkpoint)::
 
@@ -42,7 +43,8 @@ def jobs(sizes: dict[str, Any], *, data_root=None, device: str = "cpu") -> dict[
     out["blog"] = ensemble([profile_config(sizes, s) for s in sizes["seeds"]])
     for f in FACTORS:
         out[factor_key(f)] = ensemble([init_config(sizes, s, f) for s in sizes["init_seeds"]])
-    for name, options in ALL_VARIANTS.items():
+    # the plain-iteration variant first: the chapter's stability analysis reads it beside the blog model
+    for name, options in sorted(ALL_VARIANTS.items(), key=lambda item: KEYS[item[0]] != "plain"):
         if not options:
             continue  # the blog model's row is the chapter's own run
         configs = [profile_config(sizes, s, variant=True, **options) for s in sizes["variant_seeds"]]

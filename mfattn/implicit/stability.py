@@ -38,7 +38,8 @@ from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
            "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps",
-           "spectral_radius_over_training", "unit_crossing", "crossing_text", "change_correlation", "gradient_check"]
+           "spectral_radius_over_training", "unit_crossing", "crossing_text", "change_correlation", "gradient_check",
+           "resolvent_norm", "held_out_r2"]
 
 
 def _check_layer(layer: Any) -> MeanFieldAttention:
@@ -127,6 +128,25 @@ def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
                                                  m_star[b].reshape(-1))
         out.append(jac.detach())
     return torch.stack(out)
+
+
+@contract(x="tensor:3", m_star="tensor?",
+          alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
+def resolvent_norm(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """(B,) ``‖(I − J_f)⁻¹‖₂ = 1 / σ_min(I − J_f)`` at ``m_star`` per sample: how close ``I − J_f`` is to singular,
+    which is what a Newton-like solver's work follows (Anderson's steps solve with ``I − J_f``), where ``ρ(J_f)``
+    says only whether plain iteration contracts. ``J_f`` (B, N·d, N·d) is built from ``N·d`` vector-Jacobian
+    products over the whole batch (:func:`adjoint_map`: row k of every sample's ``J_f`` at once); float64 SVD."""
+    vjp = adjoint_map(layer, x, m_star)
+    B, n, d = x.shape
+    rows = []
+    for k in range(n * d):
+        e = torch.zeros(B, n * d, dtype=x.dtype, device=x.device)
+        e[:, k] = 1
+        rows.append(vjp(e.view(B, n, d)).reshape(B, n * d).detach())   # J_fᵀ e_k: row k of J_f
+    jac = torch.stack(rows, dim=1).double()
+    eye = torch.eye(n * d, dtype=torch.float64, device=jac.device)
+    return 1.0 / torch.linalg.svdvals(eye - jac)[:, -1]
 
 
 @torch.no_grad()
@@ -221,7 +241,7 @@ def accuracy_by_steps(model, images: torch.Tensor, labels: torch.Tensor, steps: 
 
 
 def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Optional[Sequence[int]] = None, *,
-                                  iters: int = 300, max_iter: int = 100) -> dict[str, np.ndarray]:
+                                  iters: int = 300, max_iter: int = 100, resolvent: bool = False) -> dict[str, np.ndarray]:
     """The spectral radius of ``∂f/∂m`` at the fixed point over training, from the weights a run kept.
 
     ``result``: a :class:`~mfattn.implicit.train.TrainResult` trained with ``weights_every``; ``images``
@@ -229,7 +249,9 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
     step's weights is examined at the fixed point Anderson finds (:func:`fixed_point_spectral_radius`).
     Returns ``step`` (S,), ``rho`` (S, B; nan where the fixed point is not finite), the quartiles
     ``rho_q25, rho_median, rho_q75`` (S,), ``unstable`` (S,), the fraction of digits with ``ρ > 1``, and
-    ``converged`` (S,), the fraction Anderson brought to tolerance within ``max_iter`` evaluations.
+    ``converged`` (S,), the fraction Anderson brought to tolerance within ``max_iter`` evaluations; with
+    ``resolvent=True`` also ``resolvent`` (S, B) and ``resolvent_median`` (S,), ``‖(I − J_f)⁻¹‖₂`` at the same fixed
+    points (:func:`resolvent_norm`; nan where the fixed point is not finite).
     """
     kept = result.weight_steps() if hasattr(result, "weight_steps") else None
     if kept is None:
@@ -241,7 +263,7 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
     if missing:
         raise ValueError(f"steps {missing[:5]} were not kept; kept steps: {kept[0]}, {kept[1] if len(kept) > 1 else ''}"
                          f" ... {kept[-1]}")
-    rhos, conv = [], []
+    rhos, conv, resolvents = [], [], []
     for step in steps:
         model = result.load_model_at(step)
         model.eval()
@@ -250,10 +272,21 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
         rho, ok = fixed_point_spectral_radius(model.attention, x, max_iter=max_iter, iters=iters)
         rhos.append(rho)
         conv.append(ok.mean())
+        if resolvent:
+            res = np.full(len(x), np.nan)
+            m, _ = anderson_fixed_point(model.attention, x, max_iter=max_iter)
+            finite = torch.isfinite(m).flatten(1).all(dim=1) & torch.isfinite(x).flatten(1).all(dim=1)
+            if bool(finite.any()):
+                res[finite.cpu().numpy()] = resolvent_norm(model.attention, x[finite], m[finite]).cpu().numpy()
+            resolvents.append(res)
     rho = np.stack(rhos)
     q25, med, q75 = np.nanpercentile(rho, [25, 50, 75], axis=1)
-    return {"step": np.asarray(steps), "rho": rho, "rho_q25": q25, "rho_median": med, "rho_q75": q75,
-            "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}
+    out = {"step": np.asarray(steps), "rho": rho, "rho_q25": q25, "rho_median": med, "rho_q75": q75,
+           "unstable": np.nanmean(rho > 1, axis=1), "converged": np.asarray(conv)}
+    if resolvent:
+        out["resolvent"] = np.stack(resolvents)
+        out["resolvent_median"] = np.nanmedian(out["resolvent"], axis=1)
+    return out
 
 
 @contract(steps="reals", level="real")
@@ -294,6 +327,24 @@ def change_correlation(a: Sequence[float], b: Sequence[float]) -> tuple[float, i
     if dx.std() == 0 or dy.std() == 0:
         return float("nan"), int(dx.size)
     return float(np.corrcoef(dx, dy)[0, 1]), int(dx.size)
+
+
+def held_out_r2(predictor: Sequence[float], target: Sequence[float]) -> float:
+    """Out-of-sample R² of ``target`` from ``predictor`` ((m,) each, in the order of the kept steps, m ≥ 6): the line
+    fitted on the first half of the steps predicts the second half; ``1 − SSE/SST`` on that half (SST about the held-out
+    half's own mean, so a prediction no better than that mean scores ≤ 0, and a trend carried over scores > 0 only
+    as far as the fitted slope and offset carry)."""
+    x, y = check_array("predictor", predictor, allow_int=True), check_array("target", target, allow_int=True)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 6:
+        raise ValueError(f"predictor and target must be 1-d series of one length, at least 6; got shapes {x.shape} "
+                         f"and {y.shape}")
+    half = x.size // 2
+    if np.ptp(x[:half]) == 0:
+        return float("nan")
+    slope, offset = np.polyfit(x[:half], y[:half], 1)
+    rest = y[half:]
+    sst = float(((rest - rest.mean()) ** 2).sum())
+    return float("nan") if sst == 0 else 1.0 - float(((rest - (slope * x[half:] + offset)) ** 2).sum()) / sst
 
 
 def gradient_check(model: Any, images: torch.Tensor, labels: torch.Tensor, *, directions: int = 4,

@@ -1,0 +1,100 @@
+"""Chapter 2's analyses of one trained blog model, so that every seed gets them (not seed 0 alone).
+
+:func:`analyse` reads one finished run (:class:`mfattn.implicit.runs.TrainResult` with kept weights) and returns the
+numbers the chapter's verdicts read, under the keys of ``data/full/deq/summary.json``, with the arrays its figures
+draw. The chapter calls it for each seed of the profile and stores seed 0's numbers under their own keys (the
+figures and the prose are seed 0's) and every seed's under ``<key>_seeds`` (lists in the seeds' order), which the
+verdicts read (:func:`per_seed`).
+
+What it measures, on the test digits given:
+
+* stability at the trained fixed point: ``ρ(∂f/∂m)`` per digit (:func:`~.stability.fixed_point_spectral_radius`)
+  and the accuracy after k plain steps from ``m = X`` against the fixed point's (:func:`~.stability.accuracy_by_steps`);
+* over training, at the kept weights: median ``ρ`` and median ``‖(I − J_f)⁻¹‖₂`` (:func:`~.stability.resolvent_norm`)
+  against the forward Anderson evaluations of the 100 steps before each kept step: the levels' correlation, the
+  changes' correlation (:func:`~.stability.change_correlation`) and the out-of-sample R² of the second half of training
+  from a line fitted on the first (:func:`~.stability.held_out_r2`);
+* the learned correction at the fixed point (:func:`~.correction.correction_report`: the reaction-term cosine, the
+  Gaussian and affine fits, the coupling matrix's asymmetry).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from . import correction, stability
+
+__all__ = ["analyse", "per_seed", "STABILITY_KEYS", "TRAINING_KEYS"]
+
+STABILITY_KEYS = ("rho_blog_median", "rho_blog_max", "rho_blog_unstable", "blog_anderson_converged",
+                  "rho_blog_median_converged", "stability_digits", "acc_fixed")
+TRAINING_KEYS = ("rho_train_first", "rho_train_last", "rho_train_cross", "rho_train_stays", "rho_train_corr",
+                 "rho_train_change_corr", "rho_train_changes", "fwd_iters_first", "fwd_iters_last", "res_train_first",
+                 "res_train_last", "res_train_corr", "res_train_change_corr", "rho_train_heldout_r2",
+                 "res_train_heldout_r2")
+
+
+def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    kept = result.weight_steps()
+    steps = [s for s in kept if s % every == 0 or s == kept[-1]]
+    over = stability.spectral_radius_over_training(result, images, steps, resolvent=True)
+    fwd = np.asarray(result.history["forward_iterations"], float)
+    before = np.array([np.mean(fwd[max(0, s - 100):s]) if s else np.nan for s in over["step"]])
+    ok = np.isfinite(before) & np.isfinite(over["rho_median"]) & np.isfinite(over["resolvent_median"])
+    rho, res, its = over["rho_median"][ok], np.log(over["resolvent_median"][ok]), before[ok]
+    first, stays = stability.unit_crossing(over["step"], over["rho_median"])
+    rho_change, changes = stability.change_correlation(rho, its)
+    res_change, _ = stability.change_correlation(res, its)
+    out = {"rho_train_first": over["rho_median"][0], "rho_train_last": over["rho_median"][-1],
+           "rho_train_cross": first, "rho_train_stays": stays, "rho_train_corr": np.corrcoef(rho, its)[0, 1],
+           "rho_train_change_corr": rho_change, "rho_train_changes": changes, "fwd_iters_first": its[0],
+           "fwd_iters_last": its[-1], "res_train_first": over["resolvent_median"][0],
+           "res_train_last": over["resolvent_median"][-1], "res_train_corr": np.corrcoef(res, its)[0, 1],
+           "res_train_change_corr": res_change,   # a held-out half needs 3 kept steps a side (quick runs keep fewer)
+           "rho_train_heldout_r2": stability.held_out_r2(rho, its) if len(its) >= 6 else np.nan,
+           "res_train_heldout_r2": stability.held_out_r2(res, its) if len(its) >= 6 else np.nan}
+    return out, {**over, "fwd_before": before}
+
+
+def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers of one trained blog model (see the module docstring) and the arrays behind its figures.
+
+    ``images`` (B, 1, 28, 28) and ``labels`` (B,): test digits; the first ``sizes["stability_digits"]`` serve the
+    stability at the fixed point, ``rho_training_digits`` the analysis over training (kept weights every
+    ``rho_training_every`` steps), ``correction_digits`` the learned correction; ``budget_steps`` the plain-step budgets.
+    Returns ``{"numbers": {key: float}, "rho": (D,), "converged": (D,), "budget": {k: accuracy}, "over": {...},
+    "correction": the report}``."""
+    model = result.load_model()
+    model.eval()
+    with torch.no_grad():
+        x = model.sources(images[:sizes["stability_digits"]])
+    rho, conv = stability.fixed_point_spectral_radius(model.attention, x)
+    budget = stability.accuracy_by_steps(model, images, labels, steps=sizes["budget_steps"])
+    numbers: dict[str, Any] = {
+        "rho_blog_median": np.nanmedian(rho), "rho_blog_max": np.nanmax(rho), "rho_blog_unstable": np.mean(rho > 1),
+        "blog_anderson_converged": conv.mean(), "rho_blog_median_converged": np.nanmedian(rho[conv]) if conv.any()
+        else np.nan, "stability_digits": len(rho), "acc_fixed": budget["fixed point"],
+        **{f"acc_step_{k}": v for k, v in budget.items() if k != "fixed point"}}
+    training, over = _over_training(result, images[:sizes["rho_training_digits"]], sizes["rho_training_every"])
+    numbers.update(training)
+    corr = correction.correction_report(model, images[:sizes["correction_digits"]])
+    numbers.update({f"corr_{k}": v for k, v in corr.items() if k not in ("points", "p_eff_eig", "digits")})
+    numbers.update(corr_peff_min=min(corr["p_eff_eig"]), corr_peff_max=max(corr["p_eff_eig"]))
+    numbers = {k: (float(v) if isinstance(v, (int, float, np.floating, np.integer, np.bool_)) else v)
+               for k, v in numbers.items()}
+    return {"numbers": numbers, "rho": rho, "converged": conv, "budget": budget, "over": over, "correction": corr}
+
+
+def per_seed(numbers: Sequence[Mapping[str, Any]]) -> dict[str, list]:
+    """``{<key>_seeds: [value of seed 1, seed 2, ...]}`` for every number the seeds' analyses share (in their order;
+    None where a value is not finite, as the stored JSON writes it)."""
+    keys = [k for k in numbers[0] if all(k in n for n in numbers)]
+    out = {}
+    for k in keys:
+        values = [n[k] for n in numbers]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            out[f"{k}_seeds"] = [float(v) if np.isfinite(v) else None for v in values]
+    return out
