@@ -36,7 +36,7 @@ SPECS = {
     K + "machine:cpu_model": Spec(lambda d: {}),
     K + "citation:figure_citation": Spec(lambda d: {"label": "fig-dmft-bifurcation", "profile": "full"}),
     K + "citation:figures_table": Exempt(FILES),
-    K + "citation:build_statement": Exempt(NOARGS),
+    K + "citation:build_statement": Spec(lambda d: {}),   # no arguments: the valid call alone
     K + "datasets:dataset_files": Spec(lambda d: {"name": "mnist"}),
     K + "datasets:mirror_env": Spec(lambda d: {"name": "mnist"}),
     K + "datasets:mirror_urls": Spec(lambda d: {"name": "mnist", "file": "train-labels-idx1-ubyte.gz"}),
@@ -65,7 +65,7 @@ SPECS = {
     # --- the premises of a verdict (issue 40)
     K + "premises:normalise": Spec(lambda d: {"text": d(st.text(max_size=40))}),
     K + "premises:paper_text": Spec(lambda d: {"paper": d(st.sampled_from(["bal2021", "singh2023", "poclopez2024"]))}),
-    K + "premises:papers_dir": Exempt(NOARGS),
+    K + "premises:papers_dir": Spec(lambda d: {}),
     K + "premises:quote_found": Spec(lambda d: {"quote": _quote(d), "chapter": d(st.sampled_from(CHAPTERS))}),
     K + "premises:Quote": Spec(lambda d: {"section": "1. Introduction", "text": d(st.sampled_from(
         ["a fixed point", "mean field theory"])), "translation": "", "code": "", "paper": ""}),
@@ -78,11 +78,12 @@ SPECS = {
     K + "premises:Spread": Spec(lambda d: {"unit": "seed", "values": lambda s: {"x": [1.0]}, "one_suffices": ""}),
     K + "premises:over_units": Spec(lambda d: {"deltas": "d", "decide": lambda s, e, lo, hi: "holds",
                                                "variances": d(st.sampled_from([None, "v"])), "unit": "seed"}),
-    K + "premises:sensitivity": Exempt("decides a Claim's alternatives inside Claim.decide; checked by "
-                                       "tests/test_premises.py on constructed claims"),
-    K + "premises:spread_of": Exempt("reads a Claim's Spread inside Claim.decide; checked by tests/test_premises.py"),
-    K + "premises:one_unit_cap": Exempt("a grade cap Claim.decide builds from spread_of's result; checked by "
-                                        "tests/test_premises.py"),
+    K + "premises:sensitivity": Spec(lambda d: {"primary": d(st.sampled_from(GRADES)), "alternatives": _alternatives(d),
+                                                "numbers": {"x": d(st.floats(0, 1))}, "verdict_of": lambda g: g}),
+    K + "premises:spread_of": Spec(lambda d: {"spread": _spread(d), "numbers": {"x_seeds": [d(st.floats(0, 1)), 0.2,
+                                                                                         float("nan")]}}),
+    K + "premises:one_unit_cap": Spec(lambda d: {"spread": {"unit": "seed", "n": d(st.integers(1, 9)),
+                                                            "one_suffices": d(st.sampled_from(["", "an identity"]))}}),
     K + "stats:t_interval": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2]}),
     K + "stats:sign_test": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2]}),
     K + "stats:signed_rank_test": Spec(lambda d: {"values": [d(st.floats(-1, 1)), 0.1, -0.2, 0.3]},
@@ -92,6 +93,22 @@ SPECS = {
                                         sizes={"only_a": 10**15}),
     K + "verdicts:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
 }
+
+
+GRADES = ("holds", "partly", "fails")
+
+
+def _alternatives(d):
+    from mfattn.companion.premises import Alternative
+
+    return [Alternative("t-interval", "statistic", lambda s: "holds"),
+            Alternative("tol up", "threshold", lambda s: d(st.sampled_from(GRADES)))]
+
+
+def _spread(d):
+    from mfattn.companion.premises import Spread
+
+    return Spread("seed", lambda s: {"x": s["x_seeds"]})
 
 
 def _quote(d):
@@ -123,5 +140,5 @@ for _name in ("failure_text", "full_numbers", "glue_full", "record", "save", "st
 for _name in ("damping", "rmse", "scatter", "stability"):
     SPECS["mfattn.meanfield.figures:" + _name] = Exempt("draws a figure from a Comparison/DampingSweep (generated "
                                                         "producers: compare_mean_field, damping_sweep)")
-for _key in ("manifest:package_versions", "manifest:git_commit", "store:output_dir"):
-    SPECS[K + _key] = Exempt(NOARGS)
+for _key in ("manifest:package_versions", "manifest:git_commit", "store:output_dir", "store:project_root"):
+    SPECS[K + _key] = Spec(lambda d: {})   # no arguments (the environment, the checkout): the valid call alone

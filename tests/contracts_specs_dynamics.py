@@ -184,7 +184,8 @@ SPECS = {
                                                  "stroboscopic_section, generated)"),
     Y + "verdict_numbers:decay_times": Spec(lambda d: {"x": rng(d).normal(size=64), "max_lag": 8},
                                             domain={"max_lag": "int>=1", "period": "int>=1"}),
-    Y + "verdict_numbers:plain": Exempt("converts package-made numbers to JSON types"),
+    Y + "verdict_numbers:plain": Spec(lambda d: {"obj": {"x": np.float64(d(st.floats(0, 1))), "a": np.arange(3),
+                                                         "t": (1, d(st.floats(-1, 1))), "s": "text"}}),
     Y + "verdict_numbers:summary": Exempt(STORED),
 }
 for _name in ("fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov", "planes", "time_series",

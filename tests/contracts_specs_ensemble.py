@@ -25,7 +25,7 @@ SPECS = {
     I + "ensemble:member_statistics": Spec(lambda d: {"stats": _stats(d), "size": 2}, domain={"size": "int>=1"}),
     I + "ensemble_train:train_ensemble": Exempt("needs the MNIST data set and minutes of training; its configurations "
                                                 "are checked by TrainConfig, the rest by tests/test_ensemble.py"),
-    I + "ensemble_train:ensemble_code_version": Exempt("takes no arguments"),
+    I + "ensemble_train:ensemble_code_version": Spec(lambda d: {}),   # no arguments: the valid call alone
     I + "ensemble_train:train_into_cache": Exempt("trains (MNIST, minutes); its configurations are checked by "
                                                   "TrainConfig and train_ensemble, the rest by tests/test_prepare.py"),
     I + "prepare:jobs": Exempt("builds TrainConfigs from a profile's sizes (checked by get_profile and TrainConfig); "
@@ -41,5 +41,9 @@ SPECS = {
     I + "trained:main": Exempt("the command line: argparse refuses bad arguments"),
     I + "seed_numbers:analyse": Exempt("needs a TrainResult with kept weights (MNIST training); its inner calls are "
                                        "generated (stability, correction); tests/test_seed_numbers.py"),
-    I + "seed_numbers:per_seed": Exempt("reshapes the seeds' number dicts; tests/test_seed_numbers.py"),
+    I + "seed_numbers:per_seed": Spec(lambda d: {"numbers": [{"acc": d(st.floats(0, 1)), "n": 3, "name": "a"},
+                                                             {"acc": 0.5, "n": 4, "name": "b"}]}),
+    I + "seed_numbers:seeds_text": Spec(lambda d: {"numbers": {"acc_seeds": [d(st.floats(0, 1)), 0.5, None],
+                                                               "acc": 0.5},
+                                                   "key": d(st.sampled_from(["acc", "missing"]))}),
 }

@@ -4,16 +4,45 @@ report tables, chapter 6's sections and controls, chapter 2's init-scale and org
 from __future__ import annotations
 
 import numpy as np
+import torch
 from hypothesis import strategies as st
 
 from contracts_registry import Exempt, Spec
-from contracts_specs_foundations import rng
+from contracts_specs_dynamics import _one_context
+from contracts_specs_foundations import gen, rng, seed
 
 FILES = "reads or writes the output/cache/ledger folders: bad inputs in tests/test_bad_inputs.py and the cache tests"
 STORED = "reads or summarises stored results; its inputs are package-made"
 FIG = "draws a figure or an HTML table from stored entries (their producers are generated or tested)"
 MNIST = "needs MNIST training runs (TrainResult); the configuration is checked by TrainConfig"
 RUN = dict(domain={"steps": "int>=1", "transient": "int>=0"}, skip=("model", "backend", "device", "init", "out_dir"))
+
+
+def _rotation(d, grid=False):
+    """A RotationResult as rotation_number/arnold_tongues make it (lyapunov=True): q-cycles with λ_max < 0 at ρ = 1/q,
+    one unlocked point (q at the cap) and one without ρ."""
+    from mfattn.dynamics.rotation import RotationResult
+
+    q = d(st.sampled_from([2, 3, 5, 7]))
+    shape = (2, 3) if grid else (4,)
+    n = int(np.prod(shape))
+    rho, distinct = np.full(n, 1.0 / q), np.full(n, q)
+    rho[-1], distinct[0] = np.nan, 200
+    full = lambda v: np.full(shape, v)  # noqa: E731
+    return RotationResult(betas=np.linspace(1.0, 1.3, n).reshape(shape), gamma=full(220.0), epsilon=full(0.0),
+                          rho=rho.reshape(shape), distinct=distinct.reshape(shape), radius=full(1.0), cap=200,
+                          lyapunov=full(-0.1))
+
+
+def _mnist_model(d):
+    from mfattn.implicit.models import build_model
+
+    return build_model(seed(d) % 7)
+
+
+#: The sizes init_config reads from a profile (tests/test_init_scale.py).
+INIT_SIZES = {"init_epochs": 1, "init_steps": 5, "train_limit": 600, "test_limit": 100, "snapshot_every": 5}
+
 
 def _paper_model():
     from mfattn.dynamics.model import paper_model
@@ -43,6 +72,37 @@ SPECS = {
     "mfattn.dynamics.verdict_numbers:attractor_kinds": Spec(lambda d: {"period": np.array([4, 0]),
                                                                        "lam": np.array([-0.1, 0.01])},
                                                             domain={"L": "int>=1", "tol": ">=0"}),
+    # a RotationResult is package-made (rotation_number / arnold_tongues, generated): not mutated
+    "mfattn.dynamics.rotation:cycle_fraction": Spec(lambda d: {"result": _rotation(d),
+                                                               "rho_tol": d(st.floats(1e-4, 1e-2))},
+                                                    domain={"rho_tol": ">0"}, skip=("result",)),
+    "mfattn.dynamics.rotation:tongue_widths": Spec(lambda d: {"tongues": _rotation(d, grid=True),
+                                                              "rho_tol": d(st.floats(1e-4, 1e-2))},
+                                                   domain={"rho_tol": ">0"}, skip=("tongues",)),
+    "mfattn.dynamics.sweep:sweep_many": Spec(lambda d: {"parts": {"a": ([d(st.floats(1.0, 1.4)), 1.26],
+                                                                        _one_context())},
+                                                        "steps": 40, "transient": 10, "chunk_size": 20},
+                                             **{**RUN, "skip": (*RUN["skip"], "progress")}),
+    "mfattn.dynamics.model:symmetrised_model": Spec(lambda d: {"which": d(st.sampled_from(["output-value",
+                                                                                           "query-key"])),
+                                                               "seed": d(st.integers(0, 50))},
+                                                    domain={"seed": "int>=0"}),
+    "mfattn.implicit.correction:gaussian_fit": Spec(lambda d: {"g": rng(d).normal(size=(12, 2)),
+                                                               "f": rng(d).normal(size=(12, 2)), "max_iter": 50},
+                                                    domain={"max_iter": "int>=1", "tol": ">0"}),
+    "mfattn.implicit.init_scale:init_config": Spec(lambda d: {"sizes": dict(INIT_SIZES), "seed": seed(d),
+                                                              "factor": d(st.floats(0.1, 10))},
+                                                   domain={"seed": "int>=0", "factor": ">0"}),
+    "mfattn.companion.report_text:paper_of": Spec(lambda d: {"chapter": d(st.sampled_from(
+        ["ising", "deq", "transformer", "structural", "designs", "dmft", "none"]))}),
+    "mfattn.dynamics.backends:ops_for": Spec(lambda d: {"backend": d(st.sampled_from(["numpy", "torch"])),
+                                                        "device": d(st.sampled_from([None, "cpu"]))}, skip=("device",)),
+    # an untrained model and random digits (the chapter runs it on the trained layer, tests/test_stability.py)
+    "mfattn.implicit.stability:gradient_check": Spec(
+        lambda d: {"model": _mnist_model(d), "images": torch.rand(2, 1, 28, 28, generator=gen(d)),
+                   "labels": torch.randint(0, 10, (2,), generator=gen(d)), "directions": 1},
+        domain={"directions": "int>=1", "max_iter": "int>=1", "eps": "(0,1)", "tol": "(0,1)", "seed": "int>=0"},
+        skip=("model",)),
     "mfattn.implicit.init_scale:blog_std": Spec(lambda d: {"dim": d(st.integers(1, 64))}, domain={"dim": "int>=1"}),
     "mfattn.implicit.init_scale:factor_key": Spec(lambda d: {"factor": d(st.floats(0.1, 10))}, domain={"factor": ">0"}),
     "mfattn.implicit.organisation:organisation_curves": Spec(lambda d: {"norms": np.abs(rng(d).normal(size=(3, 4, 4)))}),
@@ -55,30 +115,20 @@ for _key in ("caches:cache_record", "caches:check_cache_record", "caches:save_ca
              "store:inside", "report_text:report_entries"):
     SPECS["mfattn.companion." + _key] = Exempt(FILES)
 for _key in ("report_text:report_summary", "report_text:report_details", "ledger:key_number", "ledger:basis",
-             "report_text:paper_of", "report_table:rows", "report_keys:key_words", "report_keys:key_text"):
+             "report_table:rows", "report_keys:key_words", "report_keys:key_text"):
     SPECS["mfattn.companion." + _key] = Exempt("formats ledger entries made by make_entry (checked there)")
 for _key in ("report_table:table_html", "report_table:show"):
     SPECS["mfattn.companion." + _key] = Exempt(FIG)
 SPECS.update({
-    "mfattn.dynamics.backends:ops_for": Exempt("the engine's op table for a backend name and device (checked by "
-                                               "check_choice/check_device; generated through simulate)"),
     "mfattn.dynamics.claims_stored:full_numbers": Exempt(STORED),
     "mfattn.dynamics.claims_stored:stored_numbers": Exempt(STORED),
-    "mfattn.dynamics.model:symmetrised_model": Exempt("a variant of paper_model (its sizes are paper_model's, generated)"),
-    "mfattn.dynamics.rotation:cycle_fraction": Exempt("labels a RotationResult the package made (rotation_number)"),
-    "mfattn.dynamics.rotation:tongue_widths": Exempt("reduces a RotationResult the package made (arnold_tongues)"),
     "mfattn.dynamics.rotation:compare_sections": Exempt("compares the sections of two stored runs"),
-    "mfattn.dynamics.sweep:sweep_many": Exempt("several sweeps in one batched run: each part is a sweep (generated)"),
     "mfattn.dynamics.verdict_numbers:symmetric_control": Exempt("a chapter-6 control run of sweeps (generated)"),
     "mfattn.dynamics.verdict_numbers:context_deviation": Exempt("compares two contexts the engine made (or the paper "
                                                                 "code's stored one, read by load_context)"),
     "mfattn.dynamics.verdict_numbers:window_control": Exempt("reduces two sweeps the package made (sweep_many)"),
-    "mfattn.implicit.correction:gaussian_fit": Exempt("fits stored fixed-point fields of a trained model"),
     "mfattn.implicit.figures:early_frames": Exempt(FIG),
-    "mfattn.implicit.init_scale:init_config": Exempt("builds a TrainConfig from a profile's sizes (checked by profiles "
-                                                     "and TrainConfig)"),
     "mfattn.implicit.init_scale:train_runs": Exempt(MNIST),
     "mfattn.implicit.init_scale:init_rows": Exempt(STORED),
-    "mfattn.implicit.stability:gradient_check": Exempt("gradcheck of a trained model on MNIST digits (tests/test_deq.py)"),
     "mfattn.implicit.runs:finished_result": Exempt(FILES),
 })

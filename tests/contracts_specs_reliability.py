@@ -43,9 +43,10 @@ SPECS = {
                                                 "arguments": {"q": _scores(), "k": _scores(),
                                                               "iters": d(st.integers(1, 10**6))}},
                                      skip=("what",)),
-    K + "work:Entry": Exempt("a record of the loop-budget registry (a parameter's name and a function), no "
-                             "computation: every entry is checked by tests/test_reliability.py "
-                             "(test_every_work_entry_names_a_function_with_its_loop_parameter)"),
+    # a record (a parameter's name and a function), no computation: every registry entry is checked by
+    # tests/test_reliability.py (test_every_work_entry_names_a_function_with_its_loop_parameter)
+    K + "work:Entry": Spec(lambda d: {"parameter": d(st.sampled_from(["steps", "n", "trials", "instances"])),
+                                      "work": lambda arguments: ("steps", 1, "one step")}),
 }
 for _key in ("store_write:make_folder", "store_write:check_target_folder", "store_write:temporary_path",
              "store_write:clean_stale_temporaries", "store_write:atomic_write_bytes", "store_write:atomic_write_text",

@@ -13,6 +13,12 @@ FIG = "draws a figure from the dict its study function returned (the study's inp
 STORED = "reads or reduces a stored study's dict/files (chapter 4-5 summaries); its inputs are package-made"
 
 
+def _multihop_task(d):
+    from mfattn.structural.multihop import MultihopTask
+
+    return MultihopTask(mode=d(st.sampled_from(["paper", "code"])), d=d(st.integers(1, 3)), n=5)
+
+
 def _qkv(d, m=None, n=None):
     m = m or d(st.integers(1, 3))
     n = n or d(st.integers(1, 3))
@@ -201,8 +207,8 @@ SPECS = {
                                       domain={"d": "int>=1", "n": "int>=4", "noise_std": ">=0", "x0_scale": ">0",
                                               "rank": "int>=1"}),
     S + "multihop:TaskWeights": Exempt(RESULT),
-    S + "multihop:make_task_weights": Exempt("takes a MultihopTask (its fields checked by the task) and a generator; "
-                                             "exercised by train_multihop"),
+    S + "multihop:make_task_weights": Spec(lambda d: {"task": _multihop_task(d), "generator": gen(d)},
+                                           skip=("task",)),   # a MultihopTask checks its own fields (generated)
     S + "multihop:sample_multihop_batch": Exempt("draws from a task and weights the package built; exercised by "
                                                  "train_multihop"),
     S + "multihop:sample_multihop_batches": Exempt("sample_multihop_batch for several streams (checks its lists' "

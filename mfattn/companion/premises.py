@@ -278,6 +278,15 @@ def sensitivity(primary: str, alternatives: Sequence[Alternative], numbers: Numb
     (a number it needs is missing, or it raises Undecidable) is listed as such and moves nothing."""
     from .verdicts import GRADES, Undecidable
 
+    if not isinstance(primary, str) or primary not in GRADES:
+        raise ValueError(f"primary must be one of {GRADES} (the claim's grade); got {primary!r}")
+    if alternatives is not None and (isinstance(alternatives, (str, bytes)) or not isinstance(alternatives, Sequence)
+                                     or not all(isinstance(a, Alternative) for a in alternatives)):
+        raise TypeError(f"alternatives must be a sequence of Alternative; got {type(alternatives).__name__}")
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be a mapping (the claim's numbers); got {type(numbers).__name__}")
+    if not callable(verdict_of) or not callable(cap):
+        raise TypeError("verdict_of and cap must be callable (grade -> verdict word, grade -> grade)")
     if not alternatives:   # nothing tried: neither robust nor fragile
         return {}
     rows, moved = [], []
@@ -335,6 +344,10 @@ def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
     each key number's per-unit values (three digits) with their range, and ``one_suffices`` where given."""
     if spread is None:
         return None
+    if not isinstance(spread, Spread):
+        raise TypeError(f"spread must be a Spread or None; got {type(spread).__name__}")
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be a mapping (the claim's numbers); got {type(numbers).__name__}")
     out: dict[str, Any] = {"unit": spread.unit}
     if spread.one_suffices:
         out["one_suffices"] = spread.one_suffices
@@ -353,6 +366,8 @@ def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
 def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
     """The grade cap of a claim whose numbers rest on one unit with no reason one suffices: "holds" becomes
     "partly" (at best "with differences"); otherwise grades pass unchanged."""
+    if spread is not None and not isinstance(spread, Mapping):
+        raise TypeError(f"spread must be spread_of's dict or None; got {type(spread).__name__}")
     if spread is None or spread.get("one_suffices") or spread.get("n", 2) > 1:
         return lambda g: g
     return lambda g: "partly" if g == "holds" else g

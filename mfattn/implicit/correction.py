@@ -79,6 +79,7 @@ def affine_fit(inputs: Any, outputs: Any) -> dict[str, Any]:
     return {"A": coef[:-1].T, "b": coef[-1], "r2": float(1.0 - (resid ** 2).sum() / total) if total > 0 else 1.0}
 
 
+@contract(g="array", f="array", max_iter="int:1", tol="real:>0")
 def gaussian_fit(g: Any, f: Any, max_iter: int = 20000, tol: float = 1e-13) -> dict[str, Any]:
     """The best fit of ``f`` by the chapter's Gaussian correction of the means, ``c = (I − P⁻¹) g`` with ``P`` a
     prior precision (symmetric positive definite), shared by all sites.

@@ -44,6 +44,7 @@ def factor_key(factor: float) -> str:
     return f"init_x{factor:.3g}"
 
 
+@contract(sizes="mapping:init_epochs|train_limit|test_limit|snapshot_every")
 def init_config(sizes: Mapping[str, Any], seed: int, factor: float) -> TrainConfig:
     """The run of ``seed`` from couplings of standard deviation ``factor`` × :func:`blog_std` over the profile's
     shorter protocol (``init_epochs``, ``init_steps``); the rest as the chapter's runs."""

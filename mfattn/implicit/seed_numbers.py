@@ -26,8 +26,9 @@ import numpy as np
 import torch
 
 from . import correction, stability
+from ..companion.checks import contract
 
-__all__ = ["analyse", "per_seed", "STABILITY_KEYS", "TRAINING_KEYS"]
+__all__ = ["analyse", "per_seed", "seeds_text", "STABILITY_KEYS", "TRAINING_KEYS"]
 
 STABILITY_KEYS = ("rho_blog_median", "rho_blog_max", "rho_blog_unstable", "blog_anderson_converged",
                   "rho_blog_median_converged", "stability_digits", "acc_fixed")
@@ -91,6 +92,11 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
 def per_seed(numbers: Sequence[Mapping[str, Any]]) -> dict[str, list]:
     """``{<key>_seeds: [value of seed 1, seed 2, ...]}`` for every number the seeds' analyses share (in their order;
     None where a value is not finite, as the stored JSON writes it)."""
+    if isinstance(numbers, (str, bytes, Mapping)) or not isinstance(numbers, Sequence) or not all(
+            isinstance(n, Mapping) for n in numbers):
+        raise TypeError(f"numbers must be a sequence of dicts, one per seed; got {type(numbers).__name__}")
+    if not numbers:
+        raise ValueError("numbers must hold at least one seed's dict; got an empty sequence")
     keys = [k for k in numbers[0] if all(k in n for n in numbers)]
     out = {}
     for k in keys:
@@ -98,3 +104,11 @@ def per_seed(numbers: Sequence[Mapping[str, Any]]) -> dict[str, list]:
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             out[f"{k}_seeds"] = [float(v) if np.isfinite(v) else None for v in values]
     return out
+
+
+@contract(numbers="mapping", key="str", fmt="str", scale="real")
+def seeds_text(numbers: Mapping[str, Any], key: str, fmt: str = "{:.2f}", scale: float = 1.0) -> str:
+    """The seeds' values of ``key`` as prose, "0.71, 0.64, 0.58" (``<key>_seeds``, in the seeds' order; "n/a" for a
+    value that is not finite; seed 0's alone where no list is stored)."""
+    values = numbers.get(f"{key}_seeds", [numbers.get(key)])
+    return ", ".join("n/a" if v is None or not np.isfinite(v) else fmt.format(scale * v) for v in values)

@@ -347,6 +347,7 @@ def held_out_r2(predictor: Sequence[float], target: Sequence[float]) -> float:
     return float("nan") if sst == 0 else 1.0 - float(((rest - (slope * x[half:] + offset)) ** 2).sum()) / sst
 
 
+@contract(images="tensor:4", labels="inttensor:1", seed="int:0")
 def gradient_check(model: Any, images: torch.Tensor, labels: torch.Tensor, *, directions: int = 4,
                    eps: float = 1e-5, tol: float = 1e-12, max_iter: int = 500, seed: int = 0) -> dict[str, Any]:
     """The model's gradient (the implicit one, as trained) against central finite differences of its loss.
@@ -367,6 +368,12 @@ def gradient_check(model: Any, images: torch.Tensor, labels: torch.Tensor, *, di
     check_int("max_iter", max_iter, minimum=1)
     if not (isinstance(eps, (int, float)) and 0 < eps < 1) or not (isinstance(tol, (int, float)) and 0 < tol < 1):
         raise ValueError(f"eps and tol must be numbers in (0, 1); got eps={eps!r}, tol={tol!r}")
+    classes = getattr(getattr(model, "head", None), "out_features", None)
+    if len(labels) != len(images) or bool((labels < 0).any()) or (
+            classes is not None and bool((labels >= classes).any())):
+        raise ValueError(f"labels must hold one class index in [0, {classes}) per image ({len(images)}); got "
+                         f"{len(labels)} labels in [{int(labels.min()) if len(labels) else None}, "
+                         f"{int(labels.max()) if len(labels) else None}]")
     net = copy.deepcopy(model).double()
     att = net.attention
     att.tol = att.backward_tol = float(tol)
