@@ -81,7 +81,7 @@ def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cp
     old = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
     for job, (configs, _) in jobs(sizes).items():
         for config in configs:
-            name = f"{job}-seed{config.seed}"
+            name = job if job.endswith(f"-seed{config.seed}") else f"{job}-seed{config.seed}"
             result = finished_result(config, device)
             if result is None:
                 index["missing"].append(name)
