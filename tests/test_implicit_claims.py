@@ -410,13 +410,22 @@ def _write_seed_runs(root, row_gaps):
 def test_organisation_claims_read_every_stored_seed_and_grade_as_far_as_every_seed_shows_it(tmp_path, gaps, verdict):
     """Three stored seeds: the cls claim is confirmed (not capped at one seed) when every seed's cls row stands apart,
     and refuted when one seed's cls row falls below the average, whatever seed 0 shows; the values are seed by seed."""
-    _write_deq(tmp_path, naive_extra_errors=3)
+    _write_deq(tmp_path, naive_extra_errors=3, summary={"analysis_seeds": [0, 1, 2]})
     _write_seed_runs(tmp_path, gaps)
     s = claims.full_numbers(tmp_path, "deq")
     assert len(s["cls_row_share_seeds"]) == 3 and s["organisation_seeds"] == 3
     assert all(c > p for c, p in zip(s["cls_row_share_seeds"], s["patch_row_share_max_seeds"])) == (min(gaps) > 0)
     verdict_now, numbers, note = _decide(tmp_path)["deq-cls-organisation"]
     assert verdict_now == verdict and "rests on one seed only" not in note
+
+
+def test_stored_runs_join_the_organisation_numbers_only_with_a_chapter_run_that_analysed_every_seed(tmp_path):
+    """Runs stored beside a summary of seed 0 alone (a chapter run before the per-seed analyses) are not mixed into it:
+    the organisation numbers stay the condensed seed-0 run's until the chapter is re-run."""
+    _write_deq(tmp_path, naive_extra_errors=3)
+    _write_seed_runs(tmp_path, (0.02, 0.03, 0.025))
+    s = claims.full_numbers(tmp_path, "deq")
+    assert "cls_row_share_seeds" not in s and "organisation_seeds" not in s
 
 
 def test_every_seed_grades_by_the_lowest_seed_and_the_median_alternative_by_the_middle_one():
@@ -451,3 +460,12 @@ def test_a_scale_below_the_blogs_is_stored_but_never_decides_the_larger_scale_cl
     assert out["init_broke"] == 3                         # the three 10 σ runs, not the small scale's
     assert "init_gain_x0.316" in out and out["init_gain_x0.316"] > 0
     assert out["init_gain_lo_min"] == min(out["init_gain_x3.16_lo"], out["init_gain_x10_lo"])
+
+
+def test_the_summary_keeps_every_seeds_lists(tmp_path):
+    """The chapter saves each seed's numbers as lists beside seed 0's: they are stored as lists of numbers (a
+    non-finite value as null), not refused."""
+    path = claims.save(tmp_path, "deq", {"acc_fixed": 0.99, "acc_fixed_seeds": [0.99, float("nan"), 0.98],
+                                         "analysis_seeds": [0, 1, 2], "grad_converged": True})
+    assert store.read_json(path) == {"acc_fixed": 0.99, "acc_fixed_seeds": [0.99, None, 0.98],
+                                     "analysis_seeds": [0.0, 1.0, 2.0], "grad_converged": True}

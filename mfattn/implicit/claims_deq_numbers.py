@@ -52,10 +52,14 @@ def binomial_se(accuracy: float, n: int = 10_000) -> float:
 
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
-    """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically)."""
+    """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically): numbers, and lists
+    of numbers (every seed's ``<key>_seeds``, :mod:`mfattn.implicit.seed_numbers`)."""
     path = root / "data" / "full" / chapter / "summary.json"
+    def number(v):
+        return bool(v) if isinstance(v, (bool, np.bool_)) else None if v is None else float(v)
+
     store.atomic_write_json(path, store.finite_or_none(  # a missing (NaN) number is stored as null
-        {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) for k, v in summary.items()}))
+        {k: ([number(x) for x in v] if isinstance(v, (list, tuple)) else number(v)) for k, v in summary.items()}))
     return path
 
 
@@ -289,7 +293,8 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
                                           for f, p in zip(summary["acc_fixed_seeds"], per)]
     frames = store.load_npz(npz)
     organisation = _organisation_numbers(frames["coupling_norms"], frames["snapshot_step"])
-    organisation.update(_organisation_seeds(full / "deq" / "runs"))
+    if summary.get("analysis_seeds"):   # a chapter run that analysed every seed: their stored runs' frames too
+        organisation.update(_organisation_seeds(full / "deq" / "runs"))
     init = store.read_json(full / "deq" / "init_scale.json") or {}
     out = {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
             "acc_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"), "acc_min": acc.min(), "acc_max": acc.max(),
