@@ -30,6 +30,7 @@ SPECS = {
                                                   "TrainConfig and train_ensemble, the rest by tests/test_prepare.py"),
     I + "prepare:jobs": Exempt("builds TrainConfigs from a profile's sizes (checked by get_profile and TrainConfig); "
                                "tests/test_prepare.py"),
+    I + "prepare:run_names": Exempt("names the runs of prepare.jobs (same sizes, same checks); tests/test_prepare.py"),
     I + "prepare:main": Exempt("the command line: argparse refuses bad arguments; tests/test_prepare.py"),
     I + "trained:run_arrays": Exempt("reads a finished TrainResult's cache folder (MNIST training); tests/test_trained.py"),
     I + "trained:export_run": Exempt("writes a finished TrainResult (MNIST training); tests/test_trained.py"),

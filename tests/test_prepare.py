@@ -68,3 +68,15 @@ def test_an_unknown_job_is_refused_by_name(capsys):
     with pytest.raises(SystemExit):
         prepare.main(["--profile", "quick", "--only", "nonsense"])
     assert "--only: unknown job(s) ['nonsense']" in capsys.readouterr().err
+
+
+def test_every_run_has_one_name_from_the_job_table():
+    """Each run is named once, ``<job>-seed<s>``; a solo job (already ``<variant>-seed<s>``) keeps its name."""
+    from mfattn.companion.profiles import get_profile
+
+    sizes = get_profile("deq", "full")
+    names = prepare.run_names(sizes)
+    configs = [c for cs, _ in prepare.jobs(sizes).values() for c in cs]
+    assert sorted(map(repr, names.values())) == sorted(map(repr, configs))
+    assert {"blog-seed0", "init_x1-seed2", "plain-seed1", "softmax-seed0", "mixer-seed2"} <= set(names)
+    assert not [n for n in names if n.count("-seed") != 1]

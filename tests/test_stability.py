@@ -148,14 +148,21 @@ def test_gradient_check_finds_the_implicit_gradient_exact_and_a_phantom_one_wron
         stability.gradient_check(exact, images, labels, directions=0)
 
 
-def test_resolvent_norm_is_one_over_the_smallest_singular_value_of_i_minus_the_dense_jacobian():
+@pytest.mark.parametrize("interaction", ["linear", "softmax"])
+@pytest.mark.parametrize("rows_per_call", [4096, 7, 1])
+def test_resolvent_norm_is_one_over_the_smallest_singular_value_of_i_minus_the_dense_jacobian(
+        monkeypatch, interaction, rows_per_call):
     """‖(I − J_f)⁻¹‖₂ from the batched vector-Jacobian products equals the per-sample autograd Jacobian's
-    (an independent route), and the norm of the inverse computed directly."""
+    (an independent route), and the norm of the inverse computed directly: for the closed-form adjoint and
+    autograd's, with the basis in one call, in uneven chunks, and one row at a time."""
+    from mfattn.implicit import stability as st
     from mfattn.implicit.meanfield import MeanFieldAttention
     from mfattn.implicit.stability import dense_jacobian, resolvent_norm
 
+    monkeypatch.setattr(st, "_ROWS_PER_CALL", rows_per_call)
     torch.manual_seed(3)
-    layer = MeanFieldAttention(4, 3).double()
+    layer = MeanFieldAttention(4, 3, interaction=interaction,
+                               symmetry="auto" if interaction == "linear" else None).double()
     x = torch.randn(5, 4, 3, dtype=torch.float64)
     m = layer(x).detach()
     jac = dense_jacobian(layer, x, m)

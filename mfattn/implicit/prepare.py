@@ -30,7 +30,7 @@ from .runs import finished_result
 from .train import profile_config, train_mnist
 from .variants import ALL_VARIANTS, KEYS
 
-__all__ = ["jobs", "main"]
+__all__ = ["jobs", "run_names", "main"]
 
 
 def jobs(sizes: dict[str, Any], *, data_root=None, device: str = "cpu") -> dict[str, tuple[list, Callable[[], Any]]]:
@@ -53,6 +53,16 @@ def jobs(sizes: dict[str, Any], *, data_root=None, device: str = "cpu") -> dict[
         else:
             for c in configs:
                 out[f"{KEYS[name]}-seed{c.seed}"] = ([c], lambda c=c: train_mnist(c, data_root=data_root, device=device))
+    return out
+
+
+def run_names(sizes: dict[str, Any]) -> dict[str, Any]:
+    """``{run name: its TrainConfig}`` for every run of :func:`jobs`, in job order: ``<job>-seed<s>`` for a member
+    of an ensemble job, the job's own name for a solo job (already ``<variant>-seed<s>``)."""
+    out: dict[str, Any] = {}
+    for job, (configs, _) in jobs(sizes).items():
+        for config in configs:
+            out[job if len(configs) == 1 and job.endswith(f"-seed{config.seed}") else f"{job}-seed{config.seed}"] = config
     return out
 
 

@@ -130,6 +130,10 @@ def dense_jacobian(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
     return torch.stack(out)
 
 
+#: sample-rows per batched call of :func:`resolvent_norm` (bounds the intermediates vmap holds)
+_ROWS_PER_CALL = 4096
+
+
 @contract(x="tensor:3", m_star="tensor?",
           alloc=lambda a: [("x", 16 * a["x"].shape[0] * (a["x"].shape[1] * a["x"].shape[2]) ** 2)])
 def resolvent_norm(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -139,12 +143,25 @@ def resolvent_norm(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
     products over the whole batch (:func:`adjoint_map`: row k of every sample's ``J_f`` at once); float64 SVD."""
     vjp = adjoint_map(layer, x, m_star)
     B, n, d = x.shape
-    rows = []
-    for k in range(n * d):
-        e = torch.zeros(B, n * d, dtype=x.dtype, device=x.device)
-        e[:, k] = 1
-        rows.append(vjp(e.view(B, n, d)).reshape(B, n * d).detach())   # J_fᵀ e_k: row k of J_f
-    jac = torch.stack(rows, dim=1).double()
+    basis = torch.eye(n * d, dtype=x.dtype, device=x.device)
+
+    def row(e):
+        return vjp(e.expand(B, n * d).reshape(B, n, d))
+
+    # rows in chunks (vmap over the basis, _ROWS_PER_CALL sample-rows per call); a map
+    # vmap cannot batch (autograd's) falls back to one row at a time
+    chunk, rows, batched = max(1, _ROWS_PER_CALL // B), [], True
+    for start in range(0, n * d, chunk):
+        part = basis[start:start + chunk]
+        if batched:
+            try:
+                rows.append(torch.vmap(row)(part).detach())
+                continue
+            except (RuntimeError, NotImplementedError):
+                batched = False
+        rows.append(torch.stack([row(e).detach() for e in part]))
+    rows = torch.cat(rows)
+    jac = rows.reshape(n * d, B, n * d).transpose(0, 1).double()    # row k of sample b's J_f: J_fᵀ e_k
     eye = torch.eye(n * d, dtype=torch.float64, device=jac.device)
     return 1.0 / torch.linalg.svdvals(eye - jac)[:, -1]
 
@@ -176,20 +193,30 @@ def fixed_point_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, *, m
     """``(rho, converged)``, (B,) each: the spectral radius of ``∂f/∂m`` (:func:`jacobian_spectral_radius`) at the
     fixed point Anderson finds (:func:`anderson_fixed_point`), and whether it reached it. Samples whose sources
     or fixed point are not finite (a layer whose training diverged) get ``rho = nan`` instead of an error."""
-    layer = _check_layer(layer)
-    x = x.detach()
+    rho, converged, _, _ = _rho_at_fixed_point(_check_layer(layer), x.detach(), max_iter, iters)
+    return rho, converged
+
+
+def _rho_at_fixed_point(layer, x, max_iter, iters):
+    """``(rho, converged, m, usable)``: :func:`fixed_point_spectral_radius`'s numbers, with the fixed point
+    ``m`` (B', N, d) Anderson found for the finite samples and ``usable`` (B,) bool, the samples whose sources
+    and fixed point are finite (those ``m`` holds, in order; ``m`` is None where there are none)."""
     rho = np.full(len(x), np.nan)
     converged = np.zeros(len(x), dtype=bool)
+    usable = np.zeros(len(x), dtype=bool)
     ok = torch.isfinite(x).flatten(1).all(dim=1)
-    if bool(ok.any()):
-        m, conv = anderson_fixed_point(layer, x[ok], max_iter=max_iter)
-        finite = torch.isfinite(m).flatten(1).all(dim=1)
-        idx = torch.nonzero(ok).flatten().cpu()
-        converged[idx.numpy()] = conv.cpu().numpy()
-        if bool(finite.any()):
-            est = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters)
-            rho[idx[finite.cpu()].numpy()] = est.cpu().numpy()
-    return rho, converged
+    if not bool(ok.any()):
+        return rho, converged, None, usable
+    m, conv = anderson_fixed_point(layer, x[ok], max_iter=max_iter)
+    finite = torch.isfinite(m).flatten(1).all(dim=1)
+    idx = torch.nonzero(ok).flatten().cpu()
+    converged[idx.numpy()] = conv.cpu().numpy()
+    if not bool(finite.any()):
+        return rho, converged, None, usable
+    est = jacobian_spectral_radius(layer, x[ok][finite], m[finite], iters=iters)
+    rho[idx[finite.cpu()].numpy()] = est.cpu().numpy()
+    usable[idx[finite.cpu()].numpy()] = True
+    return rho, converged, m[finite], usable
 
 
 @torch.no_grad()
@@ -269,15 +296,14 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
         model.eval()
         with torch.no_grad():
             x = model.sources(images)
-        rho, ok = fixed_point_spectral_radius(model.attention, x, max_iter=max_iter, iters=iters)
+        # one Anderson solve per kept step serves both ρ and the resolvent (the same fixed points)
+        rho, ok, m, usable = _rho_at_fixed_point(_check_layer(model.attention), x.detach(), max_iter, iters)
         rhos.append(rho)
         conv.append(ok.mean())
         if resolvent:
             res = np.full(len(x), np.nan)
-            m, _ = anderson_fixed_point(model.attention, x, max_iter=max_iter)
-            finite = torch.isfinite(m).flatten(1).all(dim=1) & torch.isfinite(x).flatten(1).all(dim=1)
-            if bool(finite.any()):
-                res[finite.cpu().numpy()] = resolvent_norm(model.attention, x[finite], m[finite]).cpu().numpy()
+            if m is not None:
+                res[usable] = resolvent_norm(model.attention, x[torch.from_numpy(usable)], m).cpu().numpy()
             resolvents.append(res)
     rho = np.stack(rhos)
     q25, med, q75 = np.nanpercentile(rho, [25, 50, 75], axis=1)

@@ -73,26 +73,24 @@ def export_run(result: TrainResult, path: str | Path) -> dict[str, Any]:
 def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cpu") -> dict[str, Any]:
     """Export every finished run of Chapter 2's job table (:func:`mfattn.implicit.prepare.jobs`) to ``folder`` and
     write ``index.json``; runs not finished are listed under ``"missing"`` (never trained here)."""
-    from .prepare import jobs
+    from .prepare import run_names
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {"runs": {}, "missing": []}
     old = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
-    for job, (configs, _) in jobs(sizes).items():
-        for config in configs:
-            name = job if job.endswith(f"-seed{config.seed}") else f"{job}-seed{config.seed}"
-            result = finished_result(config, device)
-            if result is None:
-                index["missing"].append(name)
-                continue
-            previous = (old or {}).get("runs", {}).get(name)
-            target = folder / f"{name}.npz"
-            if previous and previous.get("code") == code_version() and target.is_file() \
-                    and store.sha256_file(target) == previous["sha256"]:
-                index["runs"][name] = previous          # already exported from the same code: kept as it is
-            else:
-                index["runs"][name] = export_run(result, target)
+    for name, config in run_names(sizes).items():
+        result = finished_result(config, device)
+        if result is None:
+            index["missing"].append(name)
+            continue
+        previous = (old or {}).get("runs", {}).get(name)
+        target = folder / f"{name}.npz"
+        if previous and previous.get("code") == code_version() and target.is_file() \
+                and store.sha256_file(target) == previous["sha256"]:
+            index["runs"][name] = previous          # already exported from the same code: kept as it is
+        else:
+            index["runs"][name] = export_run(result, target)
     store.atomic_write_json(folder / "index.json", index)
     return index
 
