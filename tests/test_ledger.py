@@ -47,6 +47,9 @@ def test_verdicts_are_recorded_and_tabulated(run, tmp_path):
     run.verdicts()
     table = glued["verdicts-ising"].data
     assert "{numref}`fig-test-claim`" in table and f"`{THIS_TEST}`" in table
+    assert glued["verdict-test-claim-one"] == "reproduced" and glued["verdict-test-claim-two"] == "not tested"
+    from mfattn.companion.chapter import _verdict_words
+    assert _verdict_words({"verdict": "refuted", "robustness": "fragile"}) == "refuted (fragile)"
     assert "**reproduced**" in table and "slope = -1" in table and "**Note**: two points" in table
     assert "**How it is decided**: holds if the fitted slope is below -0.5" in table
     assert "**Measured**: slope of a line" in table

@@ -64,6 +64,13 @@ def _glue(name: str, value: Any) -> None:
     glue(name, value, display=False)
 
 
+def _verdict_words(entry: dict[str, Any]) -> str:
+    """``"reproduced with differences (fragile)"``: a ledger entry's verdict and, where it was tried under its
+    alternatives, its robustness, for prose (glued as ``verdict-<claim id>`` by :meth:`ChapterRun.verdicts`)."""
+    robustness = entry.get("robustness")
+    return f"{entry['verdict']} ({robustness})" if robustness else str(entry["verdict"])
+
+
 def _papermill_parameters() -> tuple[set[str], set[str]] | None:
     """``(declared, injected)`` parameter names when this kernel runs a notebook under papermill:
     ``declared`` assigned in the notebook's ``parameters`` cell, ``injected`` in the cell papermill
@@ -320,6 +327,8 @@ class ChapterRun:
         else:
             text = "*This chapter records no verdict yet.*"
         _glue(f"verdicts-{self.chapter.name}", Markdown(text))
+        for claim_id, entry in self._verdicts.items():   # prose names a verdict by glue, never by a copied word
+            _glue(f"verdict-{claim_id}", _verdict_words(entry))
         manifest.mark_run(self.profile, self.seed, self.chapter.name, "finished", started=self._started,
                           device=str(self.device), overrides=self.overrides, wall_time_s=round(self.wall_time, 1),
                           git_commit=self._git_commit)
