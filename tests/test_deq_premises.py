@@ -433,9 +433,20 @@ def test_the_chapters_typed_numbers_on_the_other_couplings_are_the_stored_ones()
     assert "where a trained layer tends to sit" not in prose
     flat = " ".join(prose.split())
     assert f"median spectral radius {STORED['rho_blog_median']:.2f}" in flat and STORED["rho_blog_unstable"] == 1.0
-    # the paper-scale numbers the correction, energy and early-organisation paragraphs type
-    assert f"cosine with $f_\\theta$ is {STORED['corr_reaction_cosine']:.2f}" in flat
-    assert f"explains {STORED['corr_r2_gaussian']:.2f} of" in flat and f"one affine map {STORED['corr_r2_affine']:.2f}" in flat
-    assert f"the asymmetry is {STORED['corr_asymmetry']:.2f}" in flat
-    assert f"from below by {STORED['norm_asymmetry_bound']:.2f}" in flat
-    assert f"a correlation of {STORED['first_corr']:.2f} and {100 * STORED['first_closed']:.0f} % of the way" in flat
+    # the correction, energy, early-organisation and stability-training paragraphs read every seed's stored number by
+    # glue (no typed copy a re-run could leave behind); the few they still type are the stored runs' own
+    for key in ("full-corr-reaction-cosine-seeds", "full-corr-r2-gaussian", "full-corr-r2-affine",
+                "full-corr-asymmetry-seeds", "full-epoch1-corr-seeds", "full-epoch1-closed-seeds",
+                "full-rho-train-change-corr-seeds", "full-res-train-change-corr-seeds",
+                "full-rho-train-heldout-r2-seeds", "verdict-deq-early-organisation", "verdict-deq-stability-training",
+                "verdict-deq-correction-onsager-form", "verdict-deq-energy"):
+        assert "{glue:text}`" + key + "`" in flat, key
+    assert f"from below by about {STORED['norm_asymmetry_bound']:.2f}" in flat
+    corr = STORED.get("epoch1_corr_seeds", [STORED["epoch1_corr"]])
+    if len(corr) == 3:   # "seeds 0 and 1 pass it, seed 2 misses it by about 0.001"
+        from mfattn.implicit.claims_deq_layer import EARLY_MOST
+        assert corr[0] > EARLY_MOST and corr[1] > EARLY_MOST and 0 < EARLY_MOST - corr[2] < 0.0015
+        assert "seeds 0 and 1 pass it, seed 2 misses it by about 0.001" in flat
+        first = STORED["first_corr_seeds"], STORED["first_closed_seeds"]
+        assert f"the correlations are {min(first[0]):.2f} to {max(first[0]):.2f}" in flat
+        assert f"{100 * min(first[1]):.0f} to {100 * max(first[1]):.0f} % of the way" in flat
