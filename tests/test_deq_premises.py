@@ -444,7 +444,7 @@ def test_the_chapters_typed_numbers_on_the_other_couplings_are_the_stored_ones()
     assert f"from below by about {STORED['norm_asymmetry_bound']:.2f}" in flat
     corr = STORED.get("epoch1_corr_seeds", [STORED["epoch1_corr"]])
     if len(corr) == 3:   # "seeds 0 and 1 pass it, seed 2 misses it by about 0.001"
-        from mfattn.implicit.claims_deq_layer import EARLY_MOST
+        from mfattn.implicit.claims_deq_organisation import EARLY_MOST
         assert corr[0] > EARLY_MOST and corr[1] > EARLY_MOST and 0 < EARLY_MOST - corr[2] < 0.0015
         assert "seeds 0 and 1 pass it, seed 2 misses it by about 0.001" in flat
         first = STORED["first_corr_seeds"], STORED["first_closed_seeds"]

@@ -11,8 +11,8 @@ claim is "not tested", with the command that makes them.
 
 The work is split by topic: :mod:`.claims_deq_numbers` reads and flattens the stored numbers (with the per-seed
 differences, variances and discordant digits behind every paired comparison), :mod:`.claims_deq_mnist` declares
-the claims on the MNIST model and its variant table, :mod:`.claims_deq_layer` those on the trained layer, the
-initial scale and the couplings' organisation; Chapter 3's are in :mod:`.claims_transformer`. This module gathers
+the claims on the MNIST model and its variant table, :mod:`.claims_deq_layer` those on the trained layer and the
+initial scale, :mod:`.claims_deq_organisation` those on the couplings' organisation; Chapter 3's are in :mod:`.claims_transformer`. This module gathers
 Chapter 2's and keeps every public name importable from here.
 """
 
@@ -23,6 +23,7 @@ from pathlib import Path
 from mfattn.companion import verdicts
 
 from .claims_deq_layer import LAYER_CLAIMS
+from .claims_deq_organisation import ORGANISATION_CLAIMS
 from .claims_deq_mnist import INTERACTION_FLOOR, INTERACTION_MARGIN, MNIST_CLAIMS, interaction_grade
 from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, REMEDY, THREE_SE_10K, deq_numbers, full_numbers,
                                  save, stability_prose, stored_cost_exponent, stored_numbers)
@@ -32,7 +33,7 @@ __all__ = ["deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost
            "interaction_grade", "BLOG_ACCURACY", "ACCURACY_BAND", "THREE_SE_10K", "INTERACTION_MARGIN",
            "INTERACTION_FLOOR", "BAL", "REMEDY", "DECLARED", "record"]
 
-DECLARED = {"deq": [*MNIST_CLAIMS, *LAYER_CLAIMS]}
+DECLARED = {"deq": [*MNIST_CLAIMS, *LAYER_CLAIMS, *ORGANISATION_CLAIMS]}
 
 
 def record(run, root: Path | None, chapter: str) -> None:

@@ -1,6 +1,7 @@
 """Chapter 2's claims on the trained MNIST layer itself (one plain step against the fixed point, its stability during
-training, what f_θ is, whether the couplings define an energy), on the initial coupling scale and on how the couplings
-organise, each decided from the stored numbers (:mod:`.claims_deq_numbers`); :mod:`.claims` gathers them.
+training, what f_θ is, whether the couplings define an energy) and on the initial coupling scale, each decided from the
+stored numbers (:mod:`.claims_deq_numbers`); how the couplings organise is :mod:`.claims_deq_organisation`;
+:mod:`.claims` gathers them.
 
 The analyses of the trained layer and of the coupling-norm frames are made for every seed the chapter analysed (the
 stored ``<key>_seeds`` lists, :mod:`mfattn.implicit.seed_numbers`, and the stored trained runs of
@@ -37,8 +38,6 @@ EXPLICIT_AT_INIT = ("The text's own layer, the explicit adaptive-TAP one (Gaussi
                     "of stability, §2.2); its forward solve (Anderson, 40 evaluations, tolerance 1e-4) reaches the "
                     "tolerance for every source at σ, for 12.5 % of them at √10 σ and for none at 10 σ. So the stability "
                     "half holds for the explicit layer at initialisation; during training it is not measured.")
-SEEDS_COST = ("seeds 1 and 2 need their trained weights, which are not stored: re-training the blog model, about 14 "
-              "CPU-min per seed")
 
 
 def _not_stored(why: str):
@@ -211,34 +210,6 @@ def _per_scale(suffix: str):
         return {k[len("init_"):-len("_list")]: s[k] for k in sorted(s) if k.startswith(f"init_{suffix}_x") and
                 k.endswith("_list")}
     return values
-
-
-# --- organisation ------------------------------------------------------------------------------------------------
-
-#: The "with differences" line of the early organisation's shape: a correlation whose square is one half (most of the
-#: final pattern's variance). A correlation of 0.5 (a quarter) was too lenient a line for "almost all".
-EARLY_MOST = math.sqrt(0.5)
-
-def _early_at(shape: float, size: float, some: float, corr: str = "epoch1_corr", closed: str = "epoch1_closed"):
-    def rule(s):
-        if s[corr] >= shape and s[closed] >= size:
-            return "holds"
-        return "partly" if s[corr] >= some or s[closed] >= size else "fails"
-    return rule
-
-
-def _cls_at(apart: float):
-    def rule(s):
-        if s["cls_row_share"] - s["patch_row_share_max"] > apart * s["row_share_init_spread"]:
-            return "holds"
-        return "partly" if s["cls_row_share"] > s["uniform_row_share"] else "fails"
-    return rule
-
-
-def _cls_noise_check(s):
-    ok = s["cls_gap_late_sd"] < s["row_share_init_spread"]
-    return ok, (f"frame-to-frame s.d. of the cls-minus-largest-patch gap over the last quarter of training "
-                f"{s['cls_gap_late_sd']:.4f}, the row shares' spread at initialisation {s['row_share_init_spread']:.4f}")
 
 
 LAYER_CLAIMS = [
@@ -475,89 +446,4 @@ LAYER_CLAIMS = [
           examples={"holds": {"init_gain_lo_min": 0.01, "init_gain_lo": 0.5, "init_gain_hi_min": 0.6},
                     "partly": {"init_gain_lo_min": -0.1, "init_gain_lo": 0.01, "init_gain_hi_min": 0.2},
                     "fails": {"init_gain_lo_min": -0.2, "init_gain_lo": -0.1, "init_gain_hi_min": 0.0}}),
-    Claim("deq-early-organisation", f"{BAL} (the coupling-graph animation of the MNIST run)",
-          "The couplings organise early in training: almost all major organisation happens in the first few iterations",
-          measured="For each stored seed, from the frames of the coupling norms ‖J_ij‖ (17 × 17) kept every 250 steps: at the end of "
-                   "the first epoch (5 % of training), the correlation of the off-diagonal pattern with the final one "
-                   "(its shape) and the share of the way from the initial to the final norms covered (shape and size)",
-          quote=Quote(MNIST_SECTION, "Almost all major organization of connections is seen to happen in the first few "
-                                     "iterations."),
-          reading="'the first few iterations' read generously as the first epoch (1,000 optimiser steps; the first "
-                  "stored frame is at 250)",
-          rule_at=every_seed_at(_early_at),
-          how="Decided at the end of the first epoch: the blog says 'in the first few iterations' (optimiser steps, the "
-              "frames of its animation), and 1,000 steps is a generous reading of a few. Holds if the correlation with "
-              "the final pattern is at least 0.9 (its square, 81 %, is the share of the final pattern's variance "
-              "explained) and at least half the way from the initial to the final norms is covered; with differences "
-              "if only the shape has mostly formed (correlation ≥ 0.71: more than half of the final pattern's variance) "
-              "or only the distance (half the way) has got there; fails if neither has (conventions, each moved by the "
-              "frame-to-frame noise of its curve). 'Almost all' is stronger than 'most': a stricter reader who counts "
-              "only an aspect at the 'holds' line (0.9) is a declared alternative.",
-          thresholds=(Threshold("shape", 0.9, "convention", "a correlation of 0.9: 81 % of the final pattern's variance",
-                                noise=measured("late_corr_sd")),
-                      Threshold("size", 0.5, "convention", "half the way from the initial to the final norms",
-                                noise=measured("late_closed_sd")),
-                      Threshold("some", EARLY_MOST, "convention", "a correlation of √½ ≈ 0.71: more than half of the "
-                                "final pattern's variance, most of the shape", noise=measured("late_corr_sd"))),
-          alternatives=(Alternative("the first stored frame (250 steps): 'the first few iterations' read literally",
-                                    "reading", every_seed(_early_at(0.9, 0.5, EARLY_MOST, "first_corr", "first_closed"))),
-                        Alternative("a quarter of training (5 epochs), the latest a reader could call early", "reading",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "mid_corr", "mid_closed"))),
-                        Alternative("'almost all' read strictly: only an aspect at the 'holds' line counts (correlation "
-                                    "0.9 or half the way)", "threshold", every_seed(_early_at(0.9, 0.5, 0.9))),
-                        Alternative("the median seed's grade instead of the grade every seed reaches", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST), "median"))),
-          spread=Spread("seed", seed_spread("epoch1_corr", "epoch1_closed")),
-          # fig-deq-early-frames joins the evidence once a full run of this chapter has stored it
-          evidence=("fig-deq-full-cpu", "tests/test_organisation.py::"
-                    "test_curves_against_a_pattern_that_forms_then_grows",
-                    TC + "test_early_organisation_is_read_from_the_stored_frames",
-                    TP + "test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading"),
-          note="Seed 0, from the {epoch1_frames:.0f} frames inside the first epoch: after one epoch the pattern's "
-               "correlation with the final one is {epoch1_corr:.2f}, and {epoch1_closed:.0%} of the way from the initial "
-               "to the final norms is covered (at the first frame, step {first_step:.0f}: {first_corr:.2f} and "
-               "{first_closed:.0%}); half the way is covered after {half_closed_epoch:.1f} epochs, both thresholds are "
-               "met from {holds_epoch:.1f} epochs on; after {mid_epoch:.0f} epochs {mid_corr:.2f} and {mid_closed:.0%}. The "
-               "shape of the pattern forms early, its size keeps changing (the norms grow {norm_growth:.1f}-fold over "
-               "training). Seed by seed after one epoch: correlation {epoch1_corr_per_seed}, way covered "
-               "{epoch1_closed_per_seed} (the numbers above are seed 0's); the frames show "
-               "where the couplings' strength goes, not the direction inside each d × d block.",
-          numbers=shown("epoch1_corr", "epoch1_closed", "half_closed_epoch", "mid_corr", "mid_closed"),
-          examples={"holds": {"epoch1_corr": 0.9, "epoch1_closed": 0.5},
-                    "partly": {"epoch1_corr": 0.95, "epoch1_closed": 0.49},
-                    "fails": {"epoch1_corr": 0.7, "epoch1_closed": 0.49}}),
-    Claim("deq-cls-organisation", f"{BAL}'s MNIST layer and its classification token (our measurement of the blog's "
-                                  f"design requirement)",
-          "Training organises the couplings around the site the classifier reads: the cls site listens to the patches "
-          "more strongly than any patch site listens to the others",
-          measured="Share of the total coupling weight Σ‖J_ij‖ in the cls site's row (what it listens to) and in each "
-                   "patch site's row after 20 epochs (each stored seed), against the spread of the row shares at initialisation",
-          quote=Quote(MNIST_SECTION, "The system has to self-organize its behaviour so that the classification token "
-                                     "gets all the information it needs."),
-          reading="the cls site's row (what it listens to) carries more coupling weight than any patch site's row: the "
-                  "book's measurable reading of 'gets all the information it needs'",
-          origin="ours", rule_at=every_seed_at(_cls_at),
-          how="The noise level is the spread (largest minus smallest) of the 17 row shares at initialisation, where no "
-              "site is singled out (the late frame-to-frame changes of the gap are smaller). Reproduced if the cls row's "
-              "share exceeds the largest patch row's by more than that spread; with differences if it only exceeds the "
-              "average row's share 1/17 (above average, not apart from the patches); refuted otherwise. The blog's "
-              "sentence states what the system has to do (a design requirement of a model that classifies from the cls "
-              "site), not an observation of its couplings: the claim is ours, built on it.",
-          thresholds=(Threshold("apart", 1.0, "stored distribution", "the spread of the row shares at initialisation "
-                                "is the noise level; the late frame-to-frame changes of the gap are below it",
-                                _cls_noise_check, noise=3.0, log=True),),
-          spread=Spread("seed", seed_spread("cls_row_share", "patch_row_share_max")),
-          evidence=("fig-deq-full-cpu", "fig-deq-couplings", "tests/test_organisation.py::"
-                    "test_row_and_column_shares_by_hand"),
-          note="After 20 epochs (seed 0) the cls row carries {cls_row_share:.1%} of the coupling weight, the largest patch "
-               "row {patch_row_share_max:.1%}, an average row {uniform_row_share:.1%}; at initialisation the row shares "
-               "spread over {row_share_init_spread:.2%}. Seed by seed, the cls row's share: {cls_row_share_per_seed}; the "
-               "largest patch row's: {patch_row_share_max_per_seed}.",
-          numbers=shown("cls_row_share", "patch_row_share_max", "row_share_init_spread"),
-          examples={"holds": {"cls_row_share": 0.1, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
-                              "uniform_row_share": 1 / 17},
-                    "partly": {"cls_row_share": 0.063, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
-                               "uniform_row_share": 1 / 17},
-                    "fails": {"cls_row_share": 0.058, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
-                              "uniform_row_share": 1 / 17}}),
 ]
