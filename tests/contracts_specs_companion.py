@@ -125,18 +125,31 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
-for _key in ("chapter:ChapterRun", "ledger:ledger_path", "ledger:read_ledger", "ledger:check_evidence", "ledger:record",
-             "ledger:prune", "ledger:verdict_table", "ledger:claim_block", "report_text:report_markdown",
+for _key in ("chapter:ChapterRun", "ledger:check_evidence", "ledger:record",
+             "ledger:prune", "report_text:report_markdown",
              "ledger:apply_decisions", "manifest:figures_dir", "manifest:read_manifest", "manifest:read_results",
              "manifest:read_runs", "manifest:code_fingerprint", "manifest:digest_of", "manifest:tracked_changes",
              "manifest:update", "manifest:mark_run", "manifest:check",
              "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
-             "reproduce:notebook_parameters", "store:project_root", "store:cache_dir",
-             "store:check_file_target", "store:sha256_file", "store:code_digest", "store:locked", "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
+             "reproduce:notebook_parameters", "store:project_root",
+             "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
              "verdicts:record_chapter", "verdicts:redecide"):
     SPECS.setdefault(K + _key, Exempt(FILES))
-for _name in ("failure_text", "full_numbers", "glue_full", "record", "save", "stored_numbers"):
+for _name in ("full_numbers", "glue_full", "record", "save", "stored_numbers"):
     SPECS["mfattn.meanfield.claims:" + _name] = Exempt("reads or summarises chapter 1's stored results")
+
+
+def _method_entry(d):
+    """A method's entry of chapter 1's stored summary (summary["methods"][name]): where it first failed, and how."""
+    first = d(st.sampled_from([None, 0.8, 1.2]))
+    stalled = d(st.sampled_from([None, first, 1.5]))
+    return {"first_any": first, "first_any_instances": d(st.integers(1, 8)), "first_relaxing": first,
+            "first_relaxing_instances": 2, "first_stalled": stalled, "first_stalled_instances": 1,
+            "first_unstable": d(st.sampled_from([None, first])), "first_unstable_instances": 3}
+
+
+SPECS["mfattn.meanfield.claims:failure_text"] = Spec(lambda d: {"m": _method_entry(d), "instances": d(st.integers(8, 64))},
+                                                     domain={"instances": "int>=1"})
 for _name in ("damping", "rmse", "scatter", "stability"):
     SPECS["mfattn.meanfield.figures:" + _name] = Exempt("draws a figure from a Comparison/DampingSweep (generated "
                                                         "producers: compare_mean_field, damping_sweep)")

@@ -194,12 +194,92 @@ for _name in ("fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_l
     SPECS[Y + "figures:" + _name] = Exempt(FIG)
 for _name in ("record",):
     SPECS[Y + "claims:" + _name] = Exempt(STORED)
-for _name in ("record_beyond", "ledger_safe"):
-    SPECS[Y + "claims_beyond:" + _name] = Exempt(STORED)
-for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers", "plateau_summary"):   # re-exported by
-    SPECS[Y + "claims_stored:" + _name] = Exempt(STORED)                                   # claims_beyond
-SPECS[Y + "claims_limit:slope_rule"] = Exempt(STORED)
-SPECS[Y + "claims_limit:horizon_at"] = Exempt(STORED)
-SPECS[Y + "claims_map:map_at"] = Exempt(STORED)
-for _name in ("tongues_at", "circle_rotations"):
-    SPECS[Y + "claims_tongues:" + _name] = Exempt(STORED)
+SPECS[Y + "claims_beyond:record_beyond"] = Exempt(STORED)
+for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers"):   # re-exported by claims_beyond
+    SPECS[Y + "claims_stored:" + _name] = Exempt(STORED)
+
+# --- chapter 6's verdict rules on small stored-like numbers (a rule factory is called, then its rule decides)
+GRADES = ("holds", "partly", "fails")
+
+
+def _grade(kwargs, result):
+    assert result in GRADES, result
+
+
+def _slopes(d):
+    """Two stored slopes near -1/2 with their standard errors (one slope may lack one)."""
+    return {"a": d(st.floats(-0.8, -0.3)), "a_se": d(st.floats(0.001, 0.1)), "b": d(st.floats(-0.8, -0.3))}
+
+
+def _horizon(d):
+    """Stored RMS errors of the class sampler at the chaotic beta (t = 10) over five decades of N, with the Fig. 4
+    lambda_max there (0.14: N >= 1e4 inside the 5 % regime)."""
+    ns = [1e3, 1e4, 1e5, 1e6, 1e7]
+    noise = rng(d).uniform(0.9, 1.1, len(ns))
+    return {"error_ns": ns, "horizon_errors_10": [float(c * n ** -0.5) for c, n in zip(noise, ns)],
+            "f4_betas": [1.0, 1.28], "f4_lyapunov": [-0.1, 0.14]}
+
+
+def _map_numbers(d):
+    from mfattn.dynamics.claims_map import MAP
+
+    return MAP.examples[d(st.sampled_from(["holds", "partly", "fails"]))]
+
+
+def _tongue_numbers(d):
+    from mfattn.dynamics.claims_tongues import TONGUES
+
+    return TONGUES.examples[d(st.sampled_from(["holds", "partly", "fails"]))]
+
+
+def _plateaus(d):
+    lo = rng(d).uniform(1.2, 1.3, 7)
+    return [{"fraction": f, "beta_lo": float(b), "beta_hi": float(b) + w}
+            for f, b, w in zip(["1/4", "2/7", "1/3", "3/11", "2/9", "1/5", "3/10"], lo,
+                               [1e-3, 2e-4, 5e-5, 1e-5, 3e-3, 1e-6, 4e-4])]
+
+
+def _text(kwargs, result):
+    assert isinstance(result, str) and result, result
+
+
+def _claim(d):
+    from mfattn.dynamics.claims_map import MAP
+
+    return MAP
+
+
+SPECS.update({
+    Y + "claims_limit:slope_rule": Spec(lambda d: {"band": d(st.floats(0.01, 0.3)), "weak": d(st.floats(-0.5, 0.0)),
+                                                   "one_sided": d(st.booleans()), "s": _slopes(d)},
+                                        call=lambda fn, kw: fn("a", "b", **{k: v for k, v in kw.items() if k != "s"})(
+                                            kw["s"]), skip=("s",), check=_grade),
+    Y + "claims_limit:horizon_at": Spec(lambda d: {"band": d(st.floats(0.01, 0.3)), "weak": d(st.floats(-0.5, 0.0)),
+                                                   "cut": d(st.floats(0.04, 0.2)), "t": 10,
+                                                   "largest": d(st.sampled_from([None, 3, 4, 5])),
+                                                   "one_sided": d(st.booleans()), "s": _horizon(d)},
+                                        call=lambda fn, kw: fn(**{k: v for k, v in kw.items() if k != "s"})(kw["s"]),
+                                        domain={"cut": ">0", "t": "int>=0", "largest": "int>=2"},
+                                        allow={"cut": ("inf",)}, skip=("s",), check=_grade),
+    Y + "claims_map:map_at": Spec(lambda d: {"round_off": d(st.floats(1e-14, 1e-10)), "context": d(st.booleans()),
+                                             "forms": d(st.sampled_from([("expansion_vs_classes", "classes_vs_direct"),
+                                                                         ("classes_vs_direct",)])),
+                                             "s": _map_numbers(d)},
+                                  call=lambda fn, kw: fn(**{k: v for k, v in kw.items() if k != "s"})(kw["s"]),
+                                  domain={"round_off": ">0"}, skip=("s",), check=_grade),
+    Y + "claims_tongues:tongues_at": Spec(lambda d: {"rho_tol": d(st.floats(1e-4, 1e-2)), "eps": 0.02,
+                                                     "start": 0.0, "min_width": d(st.integers(1, 2)),
+                                                     "s": _tongue_numbers(d)},
+                                          call=lambda fn, kw: fn(**{k: v for k, v in kw.items() if k != "s"})(kw["s"]),
+                                          domain={"rho_tol": ">0", "eps": ">=0", "start": ">=0", "min_width": "int>=1"},
+                                          skip=("s",), check=_grade),
+    Y + "claims_tongues:circle_rotations": Spec(lambda d: {"s": _tongue_numbers(d), "eps": d(st.sampled_from([0.0, 0.02])),
+                                                           "draw": d(st.floats(0, 1))},   # room for every mutation
+                                                call=lambda fn, kw: fn(kw["s"], eps=kw["eps"]), skip=("draw",),
+                                                domain={"eps": ">=0"}),
+    Y + "claims_stored:plateau_summary": Spec(lambda d: {"found": _plateaus(d)[:d(st.integers(0, 7))],
+                                                         "top": d(st.integers(0, 6))}, domain={"top": "int>=0"},
+                                              check=_text),
+    Y + "claims_beyond:ledger_safe": Spec(lambda d: {"claim": _claim(d), "x": d(st.floats(0, 1))},
+                                          call=lambda fn, kw: fn(kw["claim"]), skip=("x",)),
+})

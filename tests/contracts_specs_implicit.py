@@ -193,14 +193,68 @@ for _name in ("variant_rows", "markdown_table", "compare_to_blog", "compare_pair
               "summary_table", "cached_variant_results", "export_variants", "train_variants"):
     SPECS[I + "variants:" + _name] = Exempt("formats or trains the variant runs of a profile (stored runs); "
                                             "rows are made by variant_rows")
-for _name in ("deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost_exponent", "stability_prose"):
+for _name in ("deq_numbers", "save", "full_numbers", "stored_numbers"):
     SPECS[I + "claims_deq_numbers:" + _name] = Exempt(STORED)     # re-exported by implicit.claims
 SPECS[I + "claims:record"] = Exempt(STORED)
-for _name in ("save_per_unit", "stored_numbers", "onsager_statistics", "fit_with_se"):   # chapter 3's stored numbers
+for _name in ("save_per_unit", "stored_numbers"):   # chapter 3's stored numbers
     SPECS[I + "claims_transformer_numbers:" + _name] = Exempt(STORED + "; tests/test_transformer_premises.py "
                                                                         "round-trips them on a tiny study")
-SPECS[I + "claims_deq_mnist:interaction_grade"] = Exempt("a verdict rule on two stored accuracies; its refusals are the "
-                                                          "implicit-claims rows of tests/bad_inputs_implicit.py")
+
+
+def _stored_root(d):
+    """A project folder (made once, removed at exit) holding a stored full-profile summary of chapters 2 and 3 as
+    their full runs write them (a number drawn into each)."""
+    import atexit
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    global _ROOT
+    if _ROOT is None:
+        _ROOT = Path(tempfile.mkdtemp(prefix="mfattn-contracts-"))
+        atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
+    deq = {"rho_blog_median": d(st.floats(0.5, 1.5)), "rho_blog_max": 1.6, "rho_blog_unstable": d(st.floats(0, 1)),
+           "blog_anderson_converged": 0.98, "rho_blog_median_converged": d(st.sampled_from([None, 0.9])),
+           "rho_plain_median": 1.3, "rho_plain_unstable": 1.0, "stability_digits": 1000, "acc_step_1": 0.2,
+           "acc_fixed": 0.9916}
+    tr = {"tap_slope": d(st.floats(2.0, 3.5)), **d(st.sampled_from([{}, {"tap_fit_min_nd": 512, "tap_fit_max_nd": 4096}]))}
+    for chapter, numbers in (("deq", deq), ("transformer", tr)):
+        folder = _ROOT / "data" / "full" / chapter
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "summary.json").write_text(json.dumps(numbers))
+    return str(_ROOT) if d(st.booleans()) else _ROOT
+
+
+_ROOT = None
+
+
+def _onsager_study(d):
+    """One draw's stored corrections of chapter 3's Onsager study: 4 test beta (the last above the training range),
+    two instances each."""
+    r = rng(d)
+    test_betas = [0.3, 0.5, 0.7, 0.9]
+    beta_i = np.repeat(test_betas, 2)
+    return {"corr_err_m": r.uniform(0.1, 2.0, 4), "test_beta": beta_i, "corr_diff_m": r.uniform(0.1, 1.0, 8),
+            "c_norm": r.uniform(0.5, 1.5, 8)}, [0.3, d(st.floats(0.5, 0.7))], test_betas
+
+
+def _fit_sizes(d):
+    nd = [256.0, 512.0, 1024.0, 2048.0, 4096.0]
+    slope = d(st.floats(2.0, 3.5))
+    return {"nd": nd, "seconds": [float(1e-9 * n ** slope * e) for n, e in zip(nd, rng(d).uniform(0.9, 1.1, 5))],
+            "fit_min_nd": d(st.sampled_from([0.0, 256.0, 512.0, 1024.0]))}
+
+
+SPECS.update({
+    I + "claims_deq_numbers:stability_prose": Spec(lambda d: {"root": _stored_root(d)}),
+    I + "claims_deq_numbers:stored_cost_exponent": Spec(lambda d: {"root": _stored_root(d)}),
+    I + "claims_transformer_numbers:onsager_statistics": Spec(
+        lambda d: dict(zip(("study", "train_betas", "test_betas"), _onsager_study(d)), name="m")),
+    I + "claims_transformer_numbers:fit_with_se": Spec(_fit_sizes, domain={"fit_min_nd": ">=0"}),
+    I + "claims_deq_mnist:interaction_grade": Spec(lambda d: {"acc": d(st.floats(80, 100)), "blog": d(st.floats(98, 100)),
+                                                              "margin": d(st.floats(0, 2)), "floor": d(st.floats(80, 95))}),
+})
 for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation", "settling",
               "confusion", "fixed_point_stability", "stability_over_training", "learned_correction", "full_cpu",
               "running_mean", "transformer_steps", "tap_cost", "onsager"):

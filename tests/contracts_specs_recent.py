@@ -110,13 +110,49 @@ SPECS = {
     "mfattn.implicit.organisation:row_shares": Spec(lambda d: {"frame": np.abs(rng(d).normal(size=(4, 4))) + 0.1}),
     "mfattn.implicit.organisation:column_shares": Spec(lambda d: {"frame": np.abs(rng(d).normal(size=(4, 4))) + 0.1}),
 }
-for _key in ("caches:cache_record", "caches:check_cache_record", "caches:save_cached_npz", "caches:load_cached_npz",
-             "caches:cached_npz", "caches:save_cached_json", "caches:load_cached_json",
-             "store:inside", "report_text:report_entries"):
+for _key in ("report_text:report_entries",):   # the caches and store.inside: contracts_specs_reliability.py
     SPECS["mfattn.companion." + _key] = Exempt(FILES)
-for _key in ("report_text:report_summary", "report_text:report_details", "ledger:key_number", "ledger:basis",
-             "report_table:rows", "report_keys:key_words", "report_keys:key_text"):
-    SPECS["mfattn.companion." + _key] = Exempt("formats ledger entries made by make_entry (checked there)")
+
+
+def _entries(d):
+    """A few entries of the stored full-profile ledger (read, never written), one of them without numbers."""
+    from mfattn.companion.ledger import read_ledger
+
+    stored = sorted(read_ledger("full").values(), key=lambda e: e["claim_id"])
+    start = d(st.integers(0, max(len(stored) - 3, 0)))
+    picked = [dict(e) for e in stored[start:start + 3]]
+    if picked:
+        picked[-1] = {k: v for k, v in picked[-1].items() if k not in ("numbers", "key")}
+    return picked
+
+
+def _entry(d):
+    """One of them (possibly the one without numbers)."""
+    entries = _entries(d) or [{"claim_id": "x-claim", "verdict": "reproduced"}]
+    return entries[d(st.integers(0, len(entries) - 1))]
+
+
+K2 = "mfattn.companion."
+SPECS.update({
+    K2 + "report_text:report_summary": Spec(lambda d: {"entries": _entries(d)}),
+    K2 + "report_text:report_details": Spec(lambda d: {"entries": _entries(d), "papers": None}),
+    K2 + "report_table:rows": Spec(lambda d: {"entries": _entries(d)}),
+    # the ledger's path and reader (read only) and its Markdown blocks, on stored entries
+    K2 + "ledger:ledger_path": Spec(lambda d: {"profile": d(st.sampled_from(["full", "quick"])),
+                                               "seed": d(st.integers(0, 1000))}, domain={"seed": "int>=0"}),
+    K2 + "ledger:read_ledger": Spec(lambda d: {"profile": d(st.sampled_from(["full", "quick"])),
+                                               "seed": d(st.integers(0, 1000))}, domain={"seed": "int>=0"}),
+    K2 + "ledger:claim_block": Spec(lambda d: {"e": _entry(d), "cross_refs": d(st.booleans()), "label": d(st.booleans())}),
+    K2 + "ledger:verdict_table": Spec(lambda d: {"entries": _entries(d), "cross_refs": d(st.booleans()),
+                                                 "show_chapter": d(st.booleans()), "anchors": d(st.booleans())}),
+    K2 + "ledger:key_number": Spec(lambda d: {"e": _entry(d)}),
+    K2 + "ledger:basis": Spec(lambda d: {"e": _entry(d)}),
+    K2 + "report_keys:key_words": Spec(lambda d: {"name": d(st.sampled_from(["acc_seed_sd", "first torus beta", "rho_blog_median",
+                                                                       "slope_1", "x"])), "draw": d(st.floats(0, 1))},
+                                       skip=("draw",), call=lambda fn, kw: fn(kw["name"])),
+    K2 + "report_keys:key_text": Spec(lambda d: {"name": d(st.sampled_from(["acc_seed_sd", "slope_1", "first torus beta"])),
+                                                 "value": d(st.floats(-1e3, 1e3))}),
+})
 for _key in ("report_table:table_html", "report_table:show"):
     SPECS["mfattn.companion." + _key] = Exempt(FIG)
 SPECS.update({

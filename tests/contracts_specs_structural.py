@@ -261,9 +261,63 @@ for _name in ("summary_path", "save", "full_numbers", "stored_numbers"):   # the
     SPECS[S + "claims_summary:" + _name] = Exempt(STORED)
 # chapter 4's verdict premises (issue 42): the rules' helpers read the stored summary; the per-unit values reduce the
 # chapter's own study dicts (checked by tests/test_structural_premises.py)
-for _name in ("number", "needs", "identity_and", "identity_premises", "identity_thresholds", "is_roundoff",
-              "band_is_empty"):
-    SPECS[S + "claims_rules:" + _name] = Exempt(STORED)
+# chapter 4's rule helpers on small stored-like numbers (a missing key is KeyError, a null Undecidable: the
+# documented "not tested" of a rule, turned into a marker by _decided)
+def _rule_numbers(d):
+    """Two deviations and a round-off as chapter 4 stores them (one may be null: Undecidable)."""
+    return {"a": d(st.floats(0, 1e-12)), "b": d(st.sampled_from([1e-15, 1e-7, 1e-3, None])),
+            "r": d(st.floats(1e-16, 1e-13))}
+
+
+def _identity_numbers(d):
+    from mfattn.structural.claims_rules import IDENTITY_KEYS, STRUCTURAL_GAPS
+
+    return {**{k: d(st.floats(0, 1e-12)) for k in IDENTITY_KEYS}, **{k: d(st.floats(1e-6, 1.0)) for k in STRUCTURAL_GAPS}}
+
+
+def _below(holds):
+    from mfattn.companion.verdicts import below
+
+    return below("a", holds)
+
+
+def _decided(fn, kw):
+    """``fn(**kw)``, or the documented "not tested" of a rule (a key absent: KeyError; a null: Undecidable) as a
+    marker: neither is a bad argument."""
+    from mfattn.companion.verdicts import Undecidable
+
+    try:
+        return fn(**kw)
+    except (KeyError, Undecidable) as err:
+        return f"not tested: {err}"
+
+
+SPECS.update({
+    S + "claims_rules:number": Spec(lambda d: {"s": _rule_numbers(d), "key": d(st.sampled_from(["a", "b", "r"]))},
+                                    call=_decided),
+    S + "claims_rules:needs": Spec(lambda d: {"s": _rule_numbers(d), "holds": d(st.floats(0, 1))}, skip=("s",),
+                                   call=lambda fn, kw: _decided(lambda s: fn(_below(kw["holds"]), "a", "b")(s),
+                                                                {"s": kw["s"]})),
+    S + "claims_rules:identity_and": Spec(lambda d: {"keys": ("a", "b"), "exact_in_general": lambda s: s["a"] < 1,
+                                                     "tol": d(st.floats(1e-14, 1e-10)), "near": d(st.floats(1e-8, 1e-4)),
+                                                     "s": _rule_numbers(d)}, skip=("s",),
+                                          call=lambda fn, kw: _decided(fn(**{k: v for k, v in kw.items() if k != "s"}),
+                                                                       {"s": kw["s"]}),
+                                          domain={"tol": ">0", "near": ">0"}),
+    S + "claims_rules:identity_premises": Spec(lambda d: {"roundoff": d(st.sampled_from(["r", ("r", "a")])),
+                                                          "what": "the enumeration", "spread": None,
+                                                          "draw": d(st.floats(0, 1))}, skip=("draw",),
+                                               call=lambda fn, kw: fn("a", "b", roundoff=kw["roundoff"],
+                                                                      what=kw["what"], spread=kw["spread"])),
+    S + "claims_rules:identity_thresholds": Spec(lambda d: {"keys": ("a", "b"), "roundoff": d(st.sampled_from(
+        ["r", ("r", "a")])), "what": "the enumeration", "draw": d(st.floats(0, 1))}, skip=("draw",),
+        call=lambda fn, kw: fn(kw["keys"], kw["roundoff"], kw["what"])),
+    S + "claims_rules:is_roundoff": Spec(lambda d: {"keys": ("a", "b"), "roundoff": d(st.sampled_from(["r", ("r",)])),
+                                                    "what": "the enumeration", "s": _rule_numbers(d)}, skip=("s",),
+                                         call=lambda fn, kw: _decided(fn(kw["keys"], kw["roundoff"], kw["what"]),
+                                                                      {"s": kw["s"]})),
+    S + "claims_rules:band_is_empty": Spec(lambda d: {"s": _identity_numbers(d)}, call=_decided),
+})
 for _name in ("chapter_values", "enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values",
               "pc_values", "pc_restarts"):
     SPECS[S + "unit_values:" + _name] = Exempt(STORED)

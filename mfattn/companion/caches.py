@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .checks import check_path
 from .store import (DamagedFileError, RefusedFileError, _jsonable, _strict_dumps, atomic_save_npz,
                     atomic_write_json, inside, load_npz, read_json, sha256_file)
 
@@ -90,6 +91,8 @@ def cache_record(content: Any, key: str, code: str | None = None,
     chunk number), ``code`` (the digest of the code that computed it, or None), the content digest of
     ``content`` and, for ``files`` (``{name relative to the entry's folder: path}``) that belong to it, their
     SHA-256."""
+    if files is not None and not isinstance(files, Mapping):
+        raise TypeError(f"files must be a mapping {{name: path}} or None; got {type(files).__name__}")
     record = {"format": 1, "key": str(key), "code": code, "sha256": content_digest(content)}
     if files:
         record["files"] = {name: sha256_file(path) for name, path in sorted(files.items())}
@@ -140,7 +143,9 @@ def save_cached_npz(path: str | os.PathLike, arrays: Mapping[str, Any], *, key: 
                     code: str | None = None) -> Path:
     """Write ``arrays`` as a cache entry (a compressed ``.npz``, atomically) with its record
     (:func:`cache_record`; ``key`` defaults to ``<folder name>/<file name>``) in the array ``__cache__``."""
-    path = Path(path)
+    path = check_path("path", path)
+    if not isinstance(arrays, Mapping):
+        raise TypeError(f"arrays must be a mapping {{name: array}}; got {type(arrays).__name__}")
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     if RECORD in arrays:
         raise ValueError(f"arrays: the name {RECORD!r} is reserved for the cache record")
@@ -153,7 +158,7 @@ def load_cached_npz(path: str | os.PathLike, *, key: str | None = None,
     """The arrays of the cache entry at ``path`` (without its record), or None when there is none, or when
     it cannot serve (damaged, no record, another key, other code, content changed): then a
     :class:`CacheWarning` names the path and the reason, and the caller recomputes."""
-    path = Path(path)
+    path = check_path("path", path)
     if not path.is_file():
         return None
     try:
@@ -178,6 +183,9 @@ def cached_npz(path: str | os.PathLike, compute: Callable[[], Mapping[str, Any]]
     """The arrays of the verified cache entry at ``path`` (:func:`load_cached_npz`), else ``compute()``,
     stored there (:func:`save_cached_npz`) and returned as computed. ``use_cache=False`` neither reads nor
     writes the entry."""
+    check_path("path", path)
+    if not callable(compute):
+        raise TypeError(f"compute must be callable (() -> arrays); got {type(compute).__name__}")
     if use_cache:
         found = load_cached_npz(path, key=key, code=code)
         if found is not None:
@@ -192,7 +200,9 @@ def save_cached_json(path: str | os.PathLike, obj: Mapping[str, Any], *, key: st
                      code: str | None = None, files: Mapping[str, str | os.PathLike] | None = None) -> Path:
     """Write the mapping ``obj`` as standard JSON (atomically) with its record under ``"__cache__"``;
     ``files`` (``{name relative to the JSON's folder: path}``) are entries' parts whose SHA-256 it records."""
-    path = Path(path)
+    path = check_path("path", path)
+    if not isinstance(obj, Mapping):
+        raise TypeError(f"obj must be a mapping (a JSON object); got {type(obj).__name__}")
     content = json.loads(_strict_dumps(_jsonable(dict(obj)), str(path)))
     if RECORD in content:
         raise ValueError(f"obj: the key {RECORD!r} is reserved for the cache record")
@@ -205,7 +215,7 @@ def load_cached_json(path: str | os.PathLike, *, key: str | None = None,
     """The mapping of the cache entry at ``path`` (without its record), or None when there is none, or when
     it cannot serve (not JSON, no record, another key, other code, its content or a listed file changed):
     then a :class:`CacheWarning` names the path and the reason."""
-    path = Path(path)
+    path = check_path("path", path)
     if not path.is_file():
         return None
     try:

@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
-           "max_bytes", "check_work", "max_work", "env_positive", "check_rule", "contract"]
+           "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -27,6 +27,17 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not ok:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
+
+
+def check_path(name: str, value: Any):
+    """``value`` as a :class:`pathlib.Path` if it is a path (a string or an ``os.PathLike``), else a TypeError naming
+    ``name``."""
+    import os
+    from pathlib import Path
+
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (a string or os.PathLike); got {type(value).__name__} {value!r}"[:200])
+    return Path(value)
 
 
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:

@@ -59,6 +59,7 @@ class LedgerError(ValueError):
     """A verdict that cannot be recorded (unknown word, duplicate id, evidence that does not exist)."""
 
 
+@contract(profile="str", seed="int:0")
 def ledger_path(profile: str, seed: int = 0) -> Path:
     """The ledger file of ``profile``: ``data/full/ledger.json`` for the full profile (next to
     ``data/full/figures/``), ``<figures>/../ledger-quick.json`` for the quick one; seeds other than 0
@@ -69,6 +70,7 @@ def ledger_path(profile: str, seed: int = 0) -> Path:
     return figures_dir(profile).parent / f"{name}.json"
 
 
+@contract(profile="str", seed="int:0")
 def read_ledger(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet)."""
     return store.read_entries(ledger_path(profile, seed), ("claim_id", "verdict"), "ledger entry")
@@ -261,6 +263,7 @@ def numbers_text(numbers: Mapping[str, Any]) -> str:
     return "; ".join(f"{k} = {fmt(v)}" for k, v in numbers.items())
 
 
+@contract(e="mapping")
 def key_number(e: Mapping[str, Any]) -> tuple[str, Any] | None:
     """The claim's key number ``(name, value)``: the number its entry names as ``key`` (the first the claim
     declares); for an entry written before entries named one, the first of its stored numbers; None for an
@@ -282,6 +285,7 @@ def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bo
     return ", ".join(parts)
 
 
+@contract(e="mapping")
 def basis(e: Mapping[str, Any]) -> str:
     """What the verdict rests on (:data:`BASES`)."""
     return e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
@@ -375,6 +379,7 @@ PREMISE_ROWS = (("The paper's words", quote_text), ("Reading", lambda e: e.get("
                 ("Alternatives tried", alternatives_text), ("Robustness", robustness_text))
 
 
+@contract(e="mapping:claim_id|verdict|source|claim")
 def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = False) -> str:
     """One claim as a MyST dropdown: its verdict and claim in the title; inside, whose claim it is, what is
     measured, how it is decided (the rule's sentence), the numbers, the note, the evidence, what the verdict
@@ -415,7 +420,11 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
     links each claim to its anchor on the report; ``show_chapter`` adds the chapter column; ``anchors`` puts
     each claim's anchor before its block (the report does; a chapter links to it).
     """
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise TypeError(f"entries must be an iterable of ledger entries (mappings); got {type(entries).__name__}")
     entries = list(entries)
+    if not all(isinstance(e, Mapping) and "claim_id" in e and "verdict" in e for e in entries):
+        raise TypeError("entries must hold ledger entries (mappings with claim_id and verdict)")
     head = ["Claim", "Verdict", "Robust?", "Rests on"] + (["Chapter"] if show_chapter else [])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:

@@ -9,8 +9,11 @@ derived from the name itself (:func:`key_words`), never the name as it stands; a
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
+
+from .checks import contract
 
 __all__ = ["KEY_WORDS", "key_words", "key_text"]
 
@@ -97,6 +100,7 @@ _SYMBOLS = {"lambda_max": "λ_max", "lambda1": "λ₁", "betas": "β values", "b
 _SYMBOL = re.compile(r"\b(%s)\b" % "|".join(_SYMBOLS))
 
 
+@contract(name="str")
 def key_words(name: str) -> tuple[str, str]:
     """``(words, unit)`` of a key number's name: :data:`KEY_WORDS`, else a name already in words with its
     symbols written as symbols (``"first torus beta"`` -> ``"first torus β"``), else words derived from the
@@ -109,8 +113,13 @@ def key_words(name: str) -> tuple[str, str]:
     return " ".join(_PARTS.get(p.lower(), p) for p in parts), ""
 
 
+@contract(name="str")
 def key_text(name: str, value: Any) -> str:
     """The key number as a reader reads it: ``"words: value unit"``, floats to four significant digits."""
+    if isinstance(value, complex) or hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "c":
+        raise TypeError(f"value must be a real number or a text; got the complex {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"value must be finite (a ledger's numbers are); got {value!r}")
     words, unit = key_words(name)
     shown = f"{value:.4g}" if isinstance(value, float) else str(value)
     if unit == "%":

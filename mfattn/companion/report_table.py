@@ -80,9 +80,15 @@ def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, 
     are escaped text: the verdict word, robust / fragile / not assessed, the key number in words with its unit
     (:func:`mfattn.companion.report_keys.key_text`) or ``"—"``, the chapter's title, the paper's short name).
     ``titles`` maps a chapter's name to its title (default: the book's chapters)."""
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+        raise TypeError(f"entries must be an iterable of ledger entries (mappings); got {type(entries).__name__}")
+    if titles is not None and not isinstance(titles, Mapping):
+        raise TypeError(f"titles must map a chapter's name to its title, or be None; got {type(titles).__name__}")
     titles = _chapter_titles() if titles is None else titles
     out = []
     for e in entries:
+        if not isinstance(e, Mapping):
+            raise TypeError(f"entries must hold ledger entries (mappings); got a {type(e).__name__}")
         chapter = titles.get(e.get("chapter", ""), str(e.get("chapter", "")))
         paper = paper_of(e.get("chapter", ""), papers)
         key = ledger.key_number(e)

@@ -44,12 +44,20 @@ _NONE_YET = ("*No verdict has been recorded yet: run the chapters (`python -m mf
              "or the full profile for paper-scale verdicts.*")
 
 
+def _check_entries(entries: Any) -> None:
+    """``entries`` must be a sequence of ledger entries (mappings)."""
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Sequence) or not all(
+            isinstance(e, Mapping) for e in entries):
+        raise TypeError(f"entries must be a sequence of ledger entries (mappings); got {type(entries).__name__}")
+
+
 def _tally(group: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{c} {v}" for v in ledger.VERDICTS if (c := sum(e["verdict"] == v for e in group)))
 
 
 def report_summary(entries: Sequence[Mapping[str, Any]]) -> str:
     """The report's first sentence: how many claims, how many per verdict, and what the verdicts rest on."""
+    _check_entries(entries)
     if not entries:
         return _NONE_YET
     bases = {b: sum(ledger.basis(e) == b for e in entries) for b in ledger.BASES}
@@ -70,6 +78,10 @@ def report_details(entries: Sequence[Mapping[str, Any]], papers: Mapping[str, Se
     (:func:`mfattn.companion.ledger.claim_block`) under its anchor ``claim-<id>``. A claim of a chapter that no
     paper lists comes last, so that every claim has its anchor."""
     from .profiles import CHAPTERS
+
+    _check_entries(entries)
+    if papers is not None and not isinstance(papers, Mapping):
+        raise TypeError(f"papers must map a paper's title to its chapters, or be None; got {type(papers).__name__}")
 
     if not entries:
         return ""

@@ -35,7 +35,7 @@ import time
 from pathlib import Path, PurePath
 from typing import Any, Iterator
 
-from .checks import contract
+from .checks import check_int, check_path, check_real, contract
 from .store_read import (DEFAULT_MAX_JSON_BYTES, DamagedFileError, RefusedFileError,  # noqa: F401  (re-exported)
                          check_regular_file, load_npz, max_json_bytes, read_entries, read_json,
                          read_text_file)
@@ -117,6 +117,7 @@ def inside(folder: str | os.PathLike, name: Any, what: str = "name", *, nested: 
     folder owner's choice and are not followed here. A name that breaks a rule is a ValueError (TypeError
     for a non-string) naming ``what``, the name and the folder.
     """
+    check_path("folder", folder)
     if isinstance(name, os.PathLike):
         name = os.fspath(name)
     if not isinstance(name, str):
@@ -188,7 +189,8 @@ def locked(path: str | os.PathLike, timeout: float = 600.0) -> Iterator[None]:
     """
     from filelock import SoftFileLock, Timeout
 
-    path = Path(path)
+    path = check_path("path", path)
+    check_real("timeout", timeout, minimum=0.0, allow_inf=True)   # seconds to wait (inf: for ever)
     make_folder(path.parent, str(path))  # never a lock file in the root, a home folder itself or a system folder
     lock = SoftFileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
     try:
@@ -204,7 +206,7 @@ def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
     where one of its folders must be, and the nearest existing folder is writable; else an OSError of one
     line naming ``name`` (an option such as ``--out``) and the path. A file directly in the filesystem root,
     a home folder itself or a system folder is refused too (:func:`check_target_folder`)."""
-    path = Path(path).expanduser()
+    path = check_path("path", path).expanduser()
     if path.is_dir():
         raise IsADirectoryError(f"{name}: {path} is a folder; give the path of a file to write")
     check_target_folder(path.parent, name)
@@ -237,6 +239,7 @@ def code_digest(*modules: Any, length: int = 16) -> str:
     Caches of expensive results put it in their keys, so a change of the code that computes a result
     (even one that moves only the last bits of a float) gives a new key instead of a stale result.
     """
+    check_int("length", length, 1)
     h = hashlib.sha256()
     for module in modules:
         source = getattr(module, "__file__", module)

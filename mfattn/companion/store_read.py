@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_alloc, max_bytes
+from .checks import check_alloc, check_int, check_path, max_bytes
 
 __all__ = ["DamagedFileError", "RefusedFileError", "max_json_bytes", "check_regular_file", "read_text_file",
            "read_json", "read_entries", "load_npz"]
@@ -82,7 +82,7 @@ def check_regular_file(path: str | os.PathLike, what: str = "file") -> int:
     """The size in bytes of ``path`` if it is a regular file (symbolic links followed), else a
     :class:`RefusedFileError` naming it and what stands there: a folder, a FIFO, a device, a socket. Uses
     ``os.stat``, which never blocks (opening a FIFO would). A missing file is FileNotFoundError as usual."""
-    path = Path(path)
+    path = check_path("path", path)
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise RefusedFileError(path, f"a regular {what}", f"it is {_kind(info.st_mode)}",
@@ -94,7 +94,9 @@ def read_text_file(path: str | os.PathLike, what: str = "text file", limit: int 
     """The UTF-8 text of the regular file ``path``, no larger than ``limit`` bytes (default
     :func:`max_json_bytes`); a FIFO, a device, a folder or a larger file is a :class:`RefusedFileError`
     naming it, before it is opened. A missing file is FileNotFoundError as usual."""
-    path = Path(path)
+    path = check_path("path", path)
+    if limit is not None:
+        check_int("limit", limit, 0)
     size = check_regular_file(path, what)
     limit = max_json_bytes() if limit is None else int(limit)
     if size > limit:
@@ -116,7 +118,7 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
 
     Only a regular file no larger than :func:`max_json_bytes` (whose parse fits the memory budget) is read;
     NaN and infinity (which mfattn's writer refuses) are refused too: each a :class:`RefusedFileError`."""
-    path = Path(path)
+    path = check_path("path", path)
     try:
         size = check_regular_file(path, "JSON file")
     except FileNotFoundError:
@@ -151,7 +153,10 @@ def read_entries(path: str | os.PathLike, required: tuple[str, ...] = (), what: 
     that is not such a mapping, an entry that is not a mapping or lacks a ``required`` field (or holds a
     non-string there) is a ValueError naming the file and the key, rather than an error from deep inside
     whatever reads it next. The file is read by :func:`read_json` (regular files within the budget only)."""
-    path = Path(path)
+    path = check_path("path", path)
+    if isinstance(required, (str, bytes)) or not isinstance(required, (tuple, list)) or not all(
+            isinstance(name, str) for name in required):
+        raise TypeError(f"required must be a tuple of field names (strings); got {required!r}"[:200])
     data = read_json(path, default={})
     if data is None:
         return {}
@@ -213,7 +218,7 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     needs pickle) is a ValueError naming the path; a missing file is FileNotFoundError as usual. Only a
     regular file is opened, and each member's header and inflated size are checked against the memory
     budget before any array is allocated (:class:`RefusedFileError`)."""
-    path = Path(path)
+    path = check_path("path", path)
     check_regular_file(path, ".npz file")
     try:
         with zipfile.ZipFile(path) as archive:

@@ -31,6 +31,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .checks import check_path, check_real
+
 __all__ = ["finite_or_none", "make_folder", "check_target_folder", "temporary_path", "clean_stale_temporaries",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_save_npz"]
 
@@ -158,7 +160,7 @@ def check_target_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     filesystem root, a home folder itself, a system folder (``/etc``, ``/usr``, ``/var``...) or anything inside
     ``/dev``, ``/proc`` or ``/sys`` is refused. Where ``folder`` does not exist yet, the existing folder it would
     be created in must not be the root or a system folder either (a home folder may hold new folders)."""
-    folder = Path(folder).expanduser()
+    folder = check_path("folder", folder).expanduser()
     why = _refusal(folder)
     if why is not None:
         raise PermissionError(f"{name}: {folder} {why}; mfattn does not write there: choose a folder of "
@@ -183,7 +185,7 @@ def make_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     """Create ``folder`` (and its parents); a file standing where a folder must be, a folder that cannot be
     created (no permission, a read-only file system) or one mfattn does not write into
     (:func:`check_target_folder`) is a clear one-line error naming ``name``."""
-    folder = Path(folder)
+    folder = check_path("folder", folder)
     why = _refusal(folder.expanduser())
     if why is not None:
         raise PermissionError(f"{name}: cannot create the folder {folder}: it {why}; mfattn does not write there: "
@@ -226,6 +228,9 @@ _FOREIGN_TEMP_AGE = 7 * 24 * 3600.0
 def temporary_path(folder: str | os.PathLike, name: str, suffix: str = ".tmp") -> Path:
     """Create an empty temporary file ``.<name>.pid<PID>-<host>.<random><suffix>`` in ``folder`` and return
     its path. The PID and host tell :func:`clean_stale_temporaries` whether the run that writes it still runs."""
+    for label, text in (("name", name), ("suffix", suffix)):
+        if not isinstance(text, str) or "/" in text or "\0" in text:
+            raise TypeError(f"{label} must be a string without '/' (part of a file name); got {text!r}"[:200])
     folder = make_folder(folder)
     fd, tmp = tempfile.mkstemp(prefix=f".{name[:80]}.pid{os.getpid()}-{_host()}.", suffix=suffix, dir=folder)
     os.close(fd)
@@ -263,7 +268,9 @@ def clean_stale_temporaries(folder: str | os.PathLike, older_than: float | None 
     untouched for a week. Untagged ones of older versions (``.<name>.<random>.tmp``) are removed when
     modified before ``older_than`` (a time stamp; never when it is None). Never touches anything else, and
     never the temporary file of a run still going. Returns the removed paths."""
-    folder = Path(folder)
+    folder = check_path("folder", folder)
+    if older_than is not None:
+        check_real("older_than", older_than)
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
@@ -313,7 +320,7 @@ def _atomic_target(path: Path) -> Iterator[Path]:
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` (bytes) to ``path`` atomically (temporary file + rename), never into the filesystem
     root, a home folder itself or a system folder (:func:`check_target_folder`)."""
-    path = Path(path)
+    path = check_path("path", path)
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"{path}: data must be bytes; got {type(data).__name__}")
     with _atomic_target(path) as tmp:
@@ -326,6 +333,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`)."""
+    check_path("path", path)
     if not isinstance(text, str):
         raise TypeError(f"{path}: text must be a string; got {type(text).__name__}")
     return atomic_write_bytes(path, text.encode("utf-8"))
@@ -338,7 +346,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     the key: strict JSON readers reject them, so a caller writes None or a string saying why a number is
     missing) and values without a JSON form (an object, a function, a set: TypeError naming the file and
     the key) leave nothing behind."""
-    path = Path(path)
+    path = check_path("path", path)
     try:
         plain = _jsonable(obj, json_only=True)
     except TypeError as err:
@@ -351,6 +359,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
 def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
     """Save arrays to a compressed ``.npz`` atomically. An array of Python objects (which only pickle could
     store, and :func:`~mfattn.companion.store_read.load_npz` never unpickles) is a TypeError naming it."""
+    check_path("path", path)
     converted = {}
     for key, value in arrays.items():
         arr = np.asarray(value)

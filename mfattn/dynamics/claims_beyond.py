@@ -47,6 +47,8 @@ t = lambda module, name: f"tests/test_dynamics_{module}.py::{name}"  # noqa: E73
 def ledger_safe(claim: Claim) -> Claim:
     """``claim`` with its shown numbers fit for the ledger: a non-finite float (no crossing, no such β on the grid)
     becomes the string "none" (the ledger takes finite numbers and strings only; None is left out)."""
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a Claim; got {type(claim).__name__}")
     if not callable(claim.numbers):
         return claim
     shown = claim.numbers

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..companion import verdicts
+from ..companion.checks import check_real, contract
 from ..companion.premises import Alternative, Threshold
 from .claims_lambda import guarded
 from .claims_stored import _slope_and_error
@@ -27,10 +28,13 @@ def _known(s, *keys: str) -> list[float]:
     return [s[k] for k in keys]
 
 
+@contract(band="real", weak="real")   # any finite band: the sensitivity moves it by the fits' SE
 def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bool = False):
     """N^-1/2 within ``band`` for every slope in ``keys`` holds; all below ``weak`` (convergence at least as N^-1/4)
     but one outside ±band of −1/2 holds partly; a slope above ``weak`` (or NaN) fails (see :data:`SLOPE_HOW`); a
     slope stored as None (null) cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`)."""
+    if not keys or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"keys must be one or more strings (the stored slopes' names); got {keys!r}")
     def rule(s):
         x = [s[k] for k in keys]
         missing = [k for k, v in zip(keys, x) if v is None]
@@ -130,10 +134,13 @@ def _inside(s, t: int, cut: float) -> list[int]:
     return [k for k, n in enumerate(s["error_ns"]) if grown - 0.5 * math.log(n) < math.log(cut)]
 
 
+@contract(band="real", weak="real", t="int:0", largest="int:3?")
 def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT, t: int = 10,
                largest: int | None = None, one_sided: bool = False):
     """:func:`slope_rule` on the class sampler's slope at the chaotic β at time ``t``, fitted (with its standard
-    error) over the N inside the linear regime (N^-1/2 e^{λt} < ``cut``), or over the ``largest`` N when given."""
+    error) over the N inside the linear regime (N^-1/2 e^{λt} < ``cut``), or over the ``largest`` N when given
+    (at least 3). ``cut`` may be infinite (no regime: every stored N)."""
+    check_real("cut", cut, minimum=0.0, strict=True, allow_inf=True)
     def rule(s):
         ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
         if len(ns) != len(errs):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..companion import verdicts
+from ..companion.checks import contract
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim
 from .claims_lambda import guarded
@@ -36,10 +37,15 @@ def _deviations(s) -> dict:
     return d
 
 
+@contract(round_off="real:>0")
 def map_at(round_off: float, forms=("expansion_vs_classes", "classes_vs_direct"), context: bool = True):
     """The forms in ``forms`` agree within ``round_off`` at every stored point and (``context``) our β = 3 context equals the
     paper code's within ``round_off``: holds; the forms agree but the context is off or not compared (the paper's data
     absent): partly; a form off by more than ``round_off`` at some point: fails."""
+    known = ("expansion_vs_classes", "classes_vs_direct")
+    if isinstance(forms, (str, bytes)) or not isinstance(forms, (tuple, list)) or not forms \
+            or not all(f in known for f in forms):
+        raise ValueError(f"forms must be a non-empty tuple of the stored deviations {known}; got {forms!r}")
     def rule(s):
         d = _deviations(s)
         if max(max(d[k]) for k in forms) > round_off:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
+from ..companion.checks import check_int
 from ..companion.verdicts import Undecidable
 from .claims_lambda import LC, LT, derived
 from .diagnostics import classify, confusion
@@ -47,6 +48,11 @@ def plateau_summary(found: list[dict], top: int = 5) -> str:
     """The staircase's main plateaus for the ledger: the ``top`` widest (fraction, β interval, width), widest
     first, then how many narrower ones there are and their fractions in increasing order (``found`` from
     :func:`mfattn.dynamics.rotation.plateaus`)."""
+    if isinstance(found, (str, bytes)) or not isinstance(found, (list, tuple)) or not all(
+            isinstance(p, dict) and {"fraction", "beta_lo", "beta_hi"} <= set(p) for p in found):
+        raise TypeError("found must be a list of plateaus (dicts with fraction, beta_lo, beta_hi); got "
+                        f"{type(found).__name__}")
+    check_int("top", top, 0)
     ranked = sorted(found, key=lambda p: (-(p["beta_hi"] - p["beta_lo"]), p["beta_lo"]))
     text = "; ".join(f"{p['fraction']} on β ∈ [{p['beta_lo']:.5f}, {p['beta_hi']:.5f}] "
                      f"(width {p['beta_hi'] - p['beta_lo']:.1e})" for p in ranked[:top]) or "none"

@@ -16,6 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..companion import verdicts
+from ..companion.checks import contract
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim
 
@@ -51,6 +52,7 @@ def _row(epsilons, eps: float) -> int:
     return int(hit[0])
 
 
+@contract(s="mapping", eps="real:>=0")
 def circle_rotations(s, eps: float = 0.0):
     """The β row of the grid at ``eps`` (nearest row): ``(betas, rho, on_circle)``, where ``on_circle`` marks the
     orbits on an invariant circle (finite ρ, |λ_max| ≤ :data:`LAM_CIRCLE`, not locked)."""
@@ -89,6 +91,7 @@ def tongue_table(s, rho_tol: float = RHO_TOL, eps: float = PAPER_EPS, start: flo
     return out
 
 
+@contract(rho_tol="real:>0", eps="real:>=0", start="real:>=0", min_width="int:1")
 def tongues_at(rho_tol: float, eps: float = PAPER_EPS, start: float = 0.0, min_width: int = REGION_MIN):
     """Every region locked at the paper's ε whose fraction the ε = 0 circle reaches holds (each can open from it, as
     an Arnold tongue); some of them partly; none fails; no region at the paper's ε: not testable."""

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from mfattn.companion import premises, stats, verdicts
+from mfattn.companion.checks import check_real
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
@@ -226,6 +227,8 @@ def interaction_grade(acc: float, blog: float, margin: float = INTERACTION_MARGI
     for name, x in (("acc", acc), ("blog", blog)):
         if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x):
             raise ValueError(f"{name} must be a finite accuracy in %; got {x!r}")
+    check_real("margin", margin)   # any finite number: the sensitivity tries the thresholds ± a seed spread
+    check_real("floor", floor)
     return "holds" if acc > blog - margin else "partly" if acc > floor else "fails"
 
 

@@ -16,6 +16,7 @@ that every alternative statistic a referee tries (:func:`mfattn.companion.premis
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -328,9 +329,16 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
     return full_numbers(root, chapter), REMEDY[chapter]
 
 
+def _check_root(root: Any) -> None:
+    """A project folder (a path) or None (nothing stored)."""
+    if root is not None and (isinstance(root, bool) or not isinstance(root, (str, os.PathLike))):
+        raise TypeError(f"root must be the project folder (a path) or None; got {type(root).__name__}")
+
+
 def stored_cost_exponent(root: Path | None) -> str:
     """The explicit layer's cost exponent of the stored full profile of Chapter 3, as prose (both chapters
     quote this one measurement); says so when it is not stored."""
+    _check_root(root)
     s = full_numbers(root, "transformer")
     if "tap_slope" not in s:
         return "not stored yet (run the full profile of Chapter 3)"
@@ -348,6 +356,7 @@ def _share(x: float) -> str:
 
 def stability_prose(root: Path | None) -> str:
     """The stored full-profile stability numbers of Chapter 2 (``data/full/deq/summary.json``) as prose."""
+    _check_root(root)
     s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"

@@ -53,13 +53,16 @@ DECLARED = {"transformer": [
           "Multiple attention heads impose a block-diagonal structure on the couplings in the hidden dimensions, one "
           "block per head",
           measured="‖J outside the head blocks‖_F / ‖J‖_F for a four-head softmax layer (float64) whose heads write their "
-                   "own slices (output projection W_O = I), and, for the other reading, with its dense random W_O",
+                   "own slices (no value map, W_V = I, and output projection W_O = I), and, for the other reading, with its dense "
+                   "random W_O",
           **{**verdicts.identity_claim("off_block_split"),
              "spread": Spread.deterministic("structural zeros: with W_O = I the entries outside the blocks are never "
                                             "written, whatever the draw")},
-          how="The blog's couplings are the attention weights (eq. softmaxcouplings), the value and output maps acting "
-              "on the spins outside them: read so, a head's weights act on its own d/H features and J_ij is "
-              "block-diagonal by construction, which the layer with W_O = I (each head writes its own slice) computes. "
+          how="The couplings are J_ij = Σ_h A^h_ij W_O^h W_V^h. Read as the blog writes them (eq. softmaxcouplings: "
+              "the attention weights, with no value map, W_V = I), a head's weights act on its own d/H features and "
+              "J_ij is block-diagonal by construction, which the layer with W_V = I and W_O = I (each head reads and "
+              "writes its own slice) computes; a per-head value map reading all d features, or a dense W_O, writes "
+              "outside the blocks. "
               "An identity of the parametrisation, true whatever the weights: the share outside the blocks must "
               "vanish to round-off (below 1e-12, float64), which checks the code that builds J, not a property of "
               "attention. The blog states no condition on W_O; the book adds it, and the other reading, a standard "
@@ -67,7 +70,7 @@ DECLARED = {"transformer": [
           quote=Quote(S41, "Multiple attention heads correspond to imposing a blockdiagonal structure in the hidden "
                            "dimensions of the couplings"),
           reading="the blog's parametrisation: the couplings are the heads' attention weights acting on their own slices "
-                  "of the features (value and output maps outside J; the layer with W_O = I)",
+                  "of the features (no value map, W_V = I, and W_O = I: the structure holds by construction)",
           alternatives=(Alternative("reading: a standard multi-head layer, its dense output projection W_O part of the "
                                     "couplings", "reading", R.dense_heads_blocks),),
           evidence=(TT + "test_multi_head_couplings_are_block_diagonal_without_a_dense_output_projection",

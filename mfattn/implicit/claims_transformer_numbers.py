@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from mfattn.companion import store
+from mfattn.companion.checks import contract
 
 from .claims_deq_numbers import REMEDY, full_numbers
 
@@ -86,6 +87,7 @@ def _per_unit(root: Path | None) -> dict[str, Any]:
 
 # --- the Onsager study, one draw ------------------------------------------------------------------------------------
 
+@contract(study="mapping", train_betas="reals", test_betas="reals", name="str")
 def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], test_betas: Sequence[float],
                        name: str) -> dict[str, float]:
     """The statistics of one correction (``name``: a net's input or a reference) on one draw's test set.
@@ -96,6 +98,19 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
     median of the per-instance errors), ``worse`` (the share of in-range instances not better than no correction,
     error ≥ 1), ``worse_betas`` (how many in-range β have a pooled error ≥ 1) and ``above`` (the median over the
     test β above the training range; NaN for a correction fitted at the training β only)."""
+    missing = [k for k in (f"corr_err_{name}", f"corr_diff_{name}", "test_beta", "c_norm") if k not in study]
+    if missing:
+        raise ValueError(f"study lacks {missing}: name {name!r} names no stored correction of this draw")
+    if len(study[f"corr_err_{name}"]) != len(test_betas):
+        raise ValueError(f"test_betas must give the β of each of the {len(study[f'corr_err_{name}'])} stored errors "
+                         f"corr_err_{name}; got {len(test_betas)}")
+    if not (len(study["test_beta"]) == len(study[f"corr_diff_{name}"]) == len(study["c_norm"])):
+        raise ValueError("study's per-instance test_beta, corr_diff and c_norm must have one entry per instance")
+    inside_any = [b for b in test_betas if min(train_betas) - 1e-9 <= b <= max(train_betas) + 1e-9]
+    in_any = [b for b in study["test_beta"] if min(train_betas) - 1e-9 <= b <= max(train_betas) + 1e-9]
+    if not inside_any or not in_any:
+        raise ValueError(f"train_betas [{min(train_betas):g}, {max(train_betas):g}] holds no test β or instance of the "
+                         "study (the statistics are over the training range)")
     betas, per_beta = np.asarray(test_betas, float), np.asarray(study[f"corr_err_{name}"], float)
     inside = (betas >= min(train_betas) - 1e-9) & (betas <= max(train_betas) + 1e-9)
     above = betas > max(train_betas) + 1e-9
@@ -115,15 +130,19 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
 
 # --- the cost fit ----------------------------------------------------------------------------------------------------
 
+@contract(nd="reals:>0", seconds="reals:>0", fit_min_nd="real:>=0")
 def fit_with_se(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: float) -> dict[str, float]:
     """The least-squares slope of log seconds against log Nd over ``Nd >= fit_min_nd`` (as
     :func:`mfattn.implicit.vector_tap.cost_exponent`), its standard error from the residuals over the sizes
     (n − 2 degrees of freedom) and the number of sizes."""
     nd, sec = np.asarray(nd, float), np.asarray(seconds, float)
+    if nd.shape != sec.shape:
+        raise ValueError(f"seconds must hold one time per size of nd; got {sec.size} times for {nd.size} sizes")
     fit = nd >= fit_min_nd
     x, y = np.log(nd[fit]), np.log(sec[fit])
     if x.size < 3:
-        raise ValueError(f"a standard error of the slope needs three sizes or more in the window; got {x.size}")
+        raise ValueError(f"a standard error of the slope needs three sizes or more in the window (nd >= fit_min_nd = "
+                         f"{fit_min_nd:g}); got {x.size}")
     slope, icept = np.polyfit(x, y, 1)
     r = y - (slope * x + icept)
     se = math.sqrt(float(r @ r) / (x.size - 2) / float(((x - x.mean()) ** 2).sum()))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..companion import store, verdicts
+from ..companion.checks import contract
 from .claims_ising_accuracy import ACCURACY_CLAIMS
 from .claims_ising_line import LINE_CLAIMS
 
@@ -42,6 +43,7 @@ def _beta(b: float | None) -> str:
     return "none on the grid" if b is None else f"{b:.2f}"
 
 
+@contract(m="mapping:first_any", instances="int:1")
 def failure_text(m: dict[str, Any], instances: int) -> str:
     """Where a method first failed, on how many of ``instances`` instances and how: from a summary's entry
     ``summary["methods"][name]`` (:func:`mfattn.meanfield.accuracy.summarise`), in words the prose quotes."""

@@ -14,6 +14,7 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 from mfattn.companion import verdicts
+from mfattn.companion.checks import contract
 from mfattn.companion.premises import Spread, Threshold
 from mfattn.companion.verdicts import Undecidable
 
@@ -29,6 +30,15 @@ TM, TX = "tests/test_multihop.py::", "tests/test_expanding.py::"
 Numbers = Mapping[str, Any]
 
 
+def _check_keys(name: str, keys: Any) -> tuple[str, ...]:
+    """``keys`` as a tuple of stored numbers' names: a non-empty sequence of strings (a lone string is not one)."""
+    if isinstance(keys, (str, bytes)) or not isinstance(keys, Sequence) or not keys \
+            or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"{name} must be a non-empty sequence of key names (strings); got {keys!r}")
+    return tuple(keys)
+
+
+@contract(s="mapping", key="str")
 def number(s, key: str) -> float:
     """``s[key]`` as a float, for a rule: a KeyError where it is absent (the claim is "not tested", the note names
     the key) and :class:`Undecidable` where it is stored as None or NaN (no comparison with a threshold can decide
@@ -49,6 +59,9 @@ def needs(rule, *keys: str):
     """``rule`` that first reads each of ``keys`` with :func:`number` (missing: KeyError, None or NaN:
     :class:`Undecidable`); for the recurring rules (:func:`verdicts.below`, :func:`verdicts.above`), which
     read NaN as an ordinary number."""
+    if not callable(rule):
+        raise TypeError(f"rule must be callable (stored numbers -> grade); got {type(rule).__name__}")
+    _check_keys("keys", keys)
     def checked(s):
         for k in keys:
             number(s, k)
@@ -79,10 +92,13 @@ def _largest(s: Numbers, keys: Sequence[str]) -> float:
     return max(number(s, k) for k in keys)
 
 
+@contract(what="str")
 def is_roundoff(keys: Sequence[str], roundoff: str | Sequence[str], what: str) -> Callable[[Numbers], tuple[bool, str]]:
     """The check of an identity's tolerance: the round-off measured on the same computation (``roundoff``: a key,
     or several whose largest is taken) is at least a decade below 1e-12, and the claim's deviations are no more
     than a decade above that round-off (they are round-off, not a small real difference)."""
+    _check_keys("keys", keys)
+    _check_keys("roundoff", (roundoff,) if isinstance(roundoff, str) else roundoff)
     roundoffs = (roundoff,) if isinstance(roundoff, str) else tuple(roundoff)
 
     def check(s):
@@ -96,6 +112,7 @@ def is_roundoff(keys: Sequence[str], roundoff: str | Sequence[str], what: str) -
     return check
 
 
+@contract(s="mapping")
 def band_is_empty(s: Numbers) -> tuple[bool, str]:
     """The check of the 1e-6 level: in this chapter's stored numbers every identity's deviation is round-off (below
     1e-13) and every structural gap is above 1e-5, so no number lies within a decade of either threshold, and
@@ -108,12 +125,15 @@ def band_is_empty(s: Numbers) -> tuple[bool, str]:
                    "from 1e-13 to 1e-5, where the place of a threshold decides"))
 
 
+@contract(what="str")
 def identity_thresholds(keys: Sequence[str], roundoff: str | Sequence[str] = "enum_roundoff_max",
                         what: str = "the enumeration") -> tuple[Threshold, Threshold]:
     """The two thresholds of an identity on ``keys``: ``tol`` (1e-12), checked against the round-off measured on
     the same computation (``roundoff``), and ``near`` (1e-6, single precision), checked against the chapter's
     distribution of deviations; each tried a decade either way (the spread of the round-off over instances and
     over the computations of the chapter is within a decade)."""
+    _check_keys("keys", keys)
+    _check_keys("roundoff", (roundoff,) if isinstance(roundoff, str) else roundoff)
     return (Threshold("tol", 1e-12, "round-off", f"the float64 round-off of {what}, measured against extended "
                       "precision on the same computation and stored beside it, is a decade or more below 1e-12, and "
                       "the stored deviation is at or below that round-off (at most a decade above it): it is "
@@ -125,10 +145,14 @@ def identity_thresholds(keys: Sequence[str], roundoff: str | Sequence[str] = "en
                       band_is_empty, noise=10.0, log=True))
 
 
+@contract(what="str")
 def identity_premises(*keys: str, roundoff: str | Sequence[str] = "enum_roundoff_max", what: str = "the enumeration",
                       spread: Spread | None = None) -> dict[str, Any]:
     """The rule, thresholds, examples and spread of an identity on ``keys`` (to splat into a Claim; its ``how``
     is :data:`IDENTITY_HOW`): the spread is deterministic unless ``spread`` gives the per-instance values."""
+    _check_keys("keys", keys)
+    if spread is not None and not isinstance(spread, Spread):
+        raise TypeError(f"spread must be a Spread or None; got {type(spread).__name__}")
     return {"rule_at": lambda tol, near: verdicts.identity(*keys, tol=tol, near=near),
             "thresholds": identity_thresholds(keys, roundoff, what), "how": IDENTITY_HOW,
             "examples": verdicts.identity_examples(*keys),
@@ -137,11 +161,19 @@ def identity_premises(*keys: str, roundoff: str | Sequence[str] = "enum_roundoff
                                                      "round-off would refute it")}
 
 
+@contract(tol="real:>0", near="real:>0")
 def identity_and(keys: tuple[str, ...], exact_in_general: Callable[[Numbers], bool], tol: float = 1e-12,
                  near: float = 1e-6):
     """An identity on ``keys`` (:func:`verdicts.identity` at ``tol``/``near``) that a claim states more generally
     than it holds: fails if the identity fails, holds if it holds and ``exact_in_general(numbers)``, else partly.
     ``exact_in_general`` reads its numbers with :func:`number` (None or NaN there is Undecidable)."""
+    _check_keys("keys", keys)
+    if not callable(exact_in_general):
+        raise TypeError(f"exact_in_general must be callable (stored numbers -> bool); got "
+                        f"{type(exact_in_general).__name__}")
+    if near < tol:
+        raise ValueError(f"near must be >= tol (the single-precision level above the identity's); got tol={tol!r}, "
+                         f"near={near!r}")
     ident = verdicts.identity(*keys, tol=tol, near=near)
 
     def rule(s):
