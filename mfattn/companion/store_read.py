@@ -174,6 +174,27 @@ def read_entries(path: str | os.PathLike, required: tuple[str, ...] = (), what: 
     return data
 
 
+def _header_3_0(path: Path, member: str, fh: Any) -> tuple[tuple, np.dtype]:
+    """``(shape, dtype)`` of a format-3.0 ``.npy`` header (2.0's layout, a 4-byte length, utf-8 text), read without
+    numpy's private readers: the header's dict literal, parsed by ``ast.literal_eval`` and bounded in size."""
+    import ast
+    import struct
+
+    from numpy.lib import format as npformat
+
+    raw = fh.read(4)
+    if len(raw) < 4:
+        raise DamagedFileError(path, f"member {member} ends inside its header")
+    (length,) = struct.unpack("<I", raw)
+    if length > 100_000:
+        raise DamagedFileError(path, f"member {member} claims a header of {length:,} bytes")
+    try:
+        header = ast.literal_eval(fh.read(length).decode("utf-8"))
+        return tuple(int(n) for n in header["shape"]), npformat.descr_to_dtype(header["descr"])
+    except (ValueError, SyntaxError, KeyError, TypeError, UnicodeDecodeError) as err:
+        raise DamagedFileError(path, f"member {member} has an unreadable header ({type(err).__name__})") from None
+
+
 def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
     """Refuse an ``.npz`` whose members, inflated or as their headers claim, exceed the memory budget."""
     from numpy.lib import format as npformat
@@ -194,8 +215,10 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
                 shape, _, dtype = npformat.read_array_header_1_0(fh)
             elif version == (2, 0):
                 shape, _, dtype = npformat.read_array_header_2_0(fh)
-            else:  # 3.0 (utf-8 field names): numpy's own reader of any version's header
-                shape, _, dtype = npformat._read_array_header(fh, version)
+            elif version == (3, 0):
+                shape, dtype = _header_3_0(path, info.filename, fh)
+            else:
+                raise DamagedFileError(path, f"member {info.filename} has .npy format version {version}, not 1.0-3.0")
         if dtype.hasobject:
             raise RefusedFileError(path, "arrays of numbers or strings", f"member {info.filename} holds Python "
                                    "objects (it would need pickle)")
