@@ -20,7 +20,8 @@ from ..companion.verdicts import Claim
 from .claims_ising_accuracy import NAMES, SECTION_TAP, T, TP
 from .claims_ising_plefka import (MIN_SHARE, THEORIES, _ahead_check, _at_at, _at_example, _at_note, _at_numbers,
                                   _beyond_at, _beyond_example, _beyond_note, _binomial_noise, _damping_check,
-                                  _factor_noise, _first_beyond, _kink, _line_noise, _lines, _old_at_rule, _share_check)
+                                  _factor_noise, _first_beyond, _kink, _knee, _line_noise, _lines, _old_at_rule,
+                                  _share_check)
 
 __all__ = ["LINE_CLAIMS", "MIN_SHARE", "THEORIES"]
 
@@ -145,7 +146,11 @@ LINE_CLAIMS = [
                                     _at_at(2.0, 1.0, 0.9, theories=(("tsite", "per-site TAP"),
                                                                     ("atap", "adaptive TAP")))),
                         Alternative("reading: a break at the line, loss or not (the ratio's rise into the first β "
-                                    "beyond it more than twice its rise over the step before)", "reading", _kink())),
+                                    "beyond it more than twice its rise over the step before)", "reading", _kink()),
+                        Alternative("reading: a knee, loss or not: the accuracy erodes faster beyond the line (per "
+                                    "instance, the least-squares slope of the ratio to naive mean field over the three "
+                                    "sweep steps after the line steeper than over the three before, on significantly "
+                                    "more than half of the instances: two-sided sign test at 5 %)", "reading", _knee())),
           spread=Spread("instance", lambda s: {
               f"RMSE of m at {NAMES[k]}'s first β at or beyond its own line, {NAMES[j]}": s[f"{j}_strong_inst"][
                   _first_beyond(s, k, b, 0.9)] for k, b in _lines(s, 1.0, THEORIES).items() for j in ("naive", k)}),

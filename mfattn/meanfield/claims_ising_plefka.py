@@ -152,6 +152,48 @@ def _kink(factor: float = 2.0, rise: float = 2.0):
     return rule
 
 
+def _knee_slopes(s, k: str, i: int, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per instance with a stable damping-0.05 solution of theory ``k`` and of naive mean field at every sweep β from
+    index ``i − steps`` to ``i + steps``: the least-squares slope of the ratio of their RMSEs of m against β over the
+    ``steps`` sweep steps before index ``i`` (β_{i−steps} .. β_i) and over the ``steps`` after it (β_i .. β_{i+steps})."""
+    if i - steps < 0 or i + steps >= len(s["damping_betas"]):
+        raise verdicts.Undecidable(f"fewer than {steps} sweep steps on either side of {NAMES[k]}'s own line")
+    rows = range(i - steps, i + steps + 1)
+    beta = np.array([s["damping_betas"][j] for j in rows])
+    before, after = [], []
+    for inst in range(s["instances"]):
+        pairs = [(s[f"{k}_strong_inst"][j][inst], s["naive_strong_inst"][j][inst]) for j in rows]
+        if any(a is None or not b for a, b in pairs):
+            continue
+        r = np.array([a / b for a, b in pairs])
+        before.append(np.polyfit(beta[:steps + 1], r[:steps + 1], 1)[0])
+        after.append(np.polyfit(beta[steps:], r[steps:], 1)[0])
+    return np.array(before), np.array(after)
+
+
+def _knee(steps: int = 3, share: float = 0.9):
+    """The claim read as a knee (the referee's reading): the accuracy erodes faster beyond the line, lost or not. Per
+    crossing theory, the per-instance slopes of its ratio to naive mean field over ``steps`` sweep steps after its own
+    line against the ``steps`` before (:func:`_knee_slopes`, on at least ``share`` of the instances): holds if the
+    slope after is the steeper on significantly more than half of the instances (two-sided sign test at 5 %) for every
+    crossing theory; fails otherwise. A loss of the factor 2 is not asked for."""
+    from ..companion import stats
+
+    def rule(s):
+        for k, line in _lines(s, 1.0, THEORIES).items():
+            i = [j for j, x in enumerate(s["damping_betas"]) if x >= line - 1e-9][0]
+            before, after = _knee_slopes(s, k, i, steps)
+            if before.size < share * s["instances"]:
+                raise verdicts.Undecidable(f"{NAMES[k]} has a stable solution at every β of the window on "
+                                           f"{before.size} of {s['instances']} instances")
+            # slopes equal to rounding are ties (dropped by the sign test), not a faster erosion
+            got = stats.sign_test(np.where(np.isclose(after, before, rtol=1e-9, atol=1e-12), 0.0, after - before))
+            if not (got["positive"] > got["negative"] and got["p"] < 0.05):
+                return "fails"
+        return "holds"
+    return rule
+
+
 def _old_at_rule(s):
     """The rule before the premises, its grades as the claim reads them: damping-0.5 means over the instances that
     converged, at the last β of the comparison's grid beyond both own lines (where the median first reaches 1, no
@@ -240,6 +282,14 @@ def _at_note(s):
                      + (f"only at β = {b[lost]:g}, where its own x is {own[lost][0]:.1f}" if lost is not None
                         else "nowhere on the grid")
                      + f", and is still {_ratio(s, k, len(b) - 1)[0]:.2f} of naive's error at β = {b[-1]:g}")
+        try:
+            before, after = _knee_slopes(s, k, [j for j, x in enumerate(b) if x >= line - 1e-9][0], 3)
+            parts[-1] += (f"; but the erosion speeds up there: per instance the ratio's slope over the three sweep steps "
+                          f"after the line is steeper than over the three before on {int(np.sum(after > before))} of "
+                          f"{before.size} instances (median {np.median(after):.2f} against {np.median(before):.2f} per "
+                          "unit β), a knee, not a loss")
+        except verdicts.Undecidable:
+            pass
     cross = _not_crossing(s)
     return ("Accuracy on either side of the own line: " + "; ".join(parts) + "."
             + (f" {cross[0].upper() + cross[1:]}, so it cannot test the claim." if cross else "")
