@@ -100,13 +100,13 @@ DECLARED = {"transformer": [
                     "partly": {"spread_nores_seeds": [1e-6], "spread_res_seeds": [0.11]},
                     "fails": {"spread_nores_seeds": [0.02], "spread_res_seeds": [0.19]}}),
     Claim("transformer-amortised-onsager", f"{BAL} (the feed-forward net as an amortised Onsager correction)",
-          "A site-wise network of the site's own state, as a transformer's feed-forward net is, can learn (amortise) the "
-          "Onsager self-correction",
+          "A site-wise network of the site's own spin mean, f_θ(m_i), can parametrise the action of the cavity "
+          "variances on the spin means (the Onsager self-correction), as the blog hypothesises a transformer's "
+          "feed-forward net amortises it (§4.3)",
           measured="Relative error ‖f − V m‖/‖V m‖ of a small net f_θ(m_i) fitted to the adaptive-TAP correction c_i = "
                    "V_i m_i of SK models: per test β in the training range (0.2 to 0.6) pooled over its 20 instances, "
                    "median over those β, mean over three independent draws of data and fit",
-          quote=Quote(S43, "we hypothesize that feedforward networks in transformer modules “amortize” the linear "
-                           "response selfcorrections"),
+          quote=Quote(S34, "a neural network parametrizing the action of the cavity variances on the spin means"),
           reading=R.READING_M, rule_at=R.amortised_at("m"), thresholds=R.AMORTISED_THRESHOLDS,
           alternatives=R.amortised_alternatives("m", other="g"),
           spread=Spread("draw of SK data and fit", R.units("corr_median_m", "corr_median_g", "corr_median_shared")),

@@ -198,6 +198,14 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
         out[f"corr_in_{tag}_sd"] = float(np.std(out[f"corr_median_{tag}_seeds"], ddof=1)) if len(per) > 1 else math.nan
         out[f"corr_beta_{tag}"] = np.asarray(draws[0]["onsager"][f"corr_err_{name}"], float).tolist()  # null: NaN
     out["test_betas"], out["train_betas"] = [float(b) for b in test], [float(b) for b in train]
+    # inside the iteration: each net's error of the magnetisations over naive mean field's, per training β of a draw
+    inside = [i for i, b in enumerate(test) if min(train) - 1e-9 <= b <= max(train) + 1e-9]
+    for name, tag in NETS.items():
+        if all(f"m_err_{name}" in d["onsager"] and "m_err_naive" in d["onsager"] for d in draws):
+            ratios = [np.asarray(d["onsager"][f"m_err_{name}"], float)[inside]
+                      / np.asarray(d["onsager"]["m_err_naive"], float)[inside] for d in draws]
+            out[f"merr_median_{tag}_seeds"] = [float(np.median(r)) for r in ratios]
+            out[f"merr_worst_{tag}_seeds"] = [float(np.max(r)) for r in ratios]
     out["dropped_seeds"] = [[int(x) for x in d["onsager"]["dropped"]] for d in draws]
     # the rank collapse: per batch element, per draw (the chapter's ρ), and seed 0's at every ρ
     for key in ("spread_res", "spread_nores"):

@@ -209,9 +209,28 @@ def _t_upper(tag: str, grade: Callable[[float], str]):
     return rule
 
 
+def in_iteration(tag: str, shared: str = "mb2"):
+    """The magnetisations inside the iteration (the referee's statistic): the net's RMSE of m over naive mean field's,
+    median over the training β, mean over the draws. Holds if at most that of the site-shared net given the
+    temperature, f(m, β̂²), in the same draws (as good as a correction shared by the sites); partly if below naive
+    mean field's (1); fails at or above it. It is free of the relative correction error's blow-up where ‖V m‖ ∝ β² is
+    small."""
+    def rule(s):
+        key, ref = f"merr_median_{tag}_seeds", f"merr_median_{shared}_seeds"
+        if key not in s or ref not in s:
+            raise verdicts.Undecidable("the magnetisation errors inside the iteration are not stored per draw")
+        e = float(np.mean(s[key]))
+        return "holds" if e <= float(np.mean(s[ref])) else "partly" if e < 1 else "fails"
+    return rule
+
+
 def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
     g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
-    return (Alternative(f"reading: {READING_G}", "reading", lambda s: g(_mean_over_draws(s, "median", other))),
+    return (Alternative("statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean "
+                        "field's (median over the training β, mean over the draws), as good as the site-shared net "
+                        "given the temperature f(m, β̂²) or not, better than naive or not", "statistic",
+                        in_iteration(tag)),
+            Alternative(f"reading: {READING_G}", "reading", lambda s: g(_mean_over_draws(s, "median", other))),
             Alternative("statistic: the error pooled over every in-range instance at once", "statistic",
                         lambda s: g(_mean_over_draws(s, "pooled", tag))),
             Alternative("statistic: the mean over the in-range β (not the median)", "statistic",
@@ -253,6 +272,12 @@ def amortised_note(s: Numbers) -> str:
         text += (f", the best site-shared correction a·m_i {_listed(per_draw(s, 'corr_median_shared', 'shared_floor'))}"
                  f" and the temperature-only net f(m, β̂²) {_listed(per_draw(s, 'corr_median_mb2', 'corr_in_mb2'))}")
     text += ". "
+    if "merr_median_m_seeds" in s:
+        text += (f"Inside the iteration f_θ(m)'s error of the magnetisations is {_listed(s['merr_median_m_seeds'], 2)} "
+                 f"of naive mean field's (median over the training β, per draw; at its worst β "
+                 f"{_listed(s['merr_worst_m_seeds'], 2)}), the temperature-aware net f(m, β̂²)'s "
+                 f"{_listed(s['merr_median_mb2_seeds'], 2)}: it removes part of naive mean field's error, less than a "
+                 "site-shared correction that knows the temperature. ")
     if "corr_worst_m_seeds" in s:
         worst, at = s["corr_worst_m_seeds"], s["corr_worst_beta_m_seeds"]
         low = all(b == min(s["train_betas"]) for b in at)
@@ -422,6 +447,9 @@ def full_glue(s: Numbers) -> dict[str, str]:
         out.update({"onsager-fixed-full": _listed(s["corr_median_mfixed_seeds"], 3),
                     "onsager-fixed-worst-full": _listed(s["corr_worst_mfixed_seeds"], 3),
                     "onsager-linfixed-full": _listed(s["corr_median_linfixed_seeds"], 3)})
+    if "merr_median_m_seeds" in s:
+        out.update({"onsager-m-iter-full": _listed(s["merr_median_m_seeds"], 2),
+                    "onsager-mb2-iter-full": _listed(s["merr_median_mb2_seeds"], 2)})
     if "corr_median_sitetap_seeds" in s:
         out.update({"onsager-sitetap-full": _listed(s["corr_median_sitetap_seeds"], 2),
                     "onsager-sitetap-worst-full": _listed(s["corr_worst_sitetap_seeds"], 2)})
@@ -430,5 +458,5 @@ def full_glue(s: Numbers) -> dict[str, str]:
             "onsager-shared-full", "onsager-fixed-full", "onsager-fixed-worst-full", "onsager-linfixed-full",
             "onsager-sitetap-full", "onsager-sitetap-worst-full", "onsager-m-mean-full", "onsager-m-pooled-full",
             "onsager-m-above-full", "onsager-g-full", "onsager-m-low-full", "onsager-ms-worst-full",
-            "onsager-fixed-outcome-full")
+            "onsager-fixed-outcome-full", "onsager-m-iter-full", "onsager-mb2-iter-full")
     return {k: out.get(k, missing) for k in keys}
