@@ -160,6 +160,24 @@ def test_multi_head_couplings_are_block_diagonal_without_a_dense_output_projecti
         off_head_block_fraction(J, 4)
 
 
+def test_a_standard_value_map_breaks_the_head_blocks_even_with_w_o_identity():
+    """The referee's second alternative of transformer-multihead-blocks: a standard per-head value map W_V^h that
+    reads all d features (values=True) writes outside the head blocks even with W_O = I, by about √(1 − 1/H) of ‖J‖_F
+    for a random map (the share of a dense map's weight outside its block rows); five draws at H = 4, d = 16."""
+    from mfattn.implicit.transformer import off_head_block_fraction, softmax_couplings
+
+    shares = []
+    for seed in range(5):
+        gen = torch.Generator().manual_seed(seed)
+        x = torch.randn(2, 5, 16, generator=gen, dtype=torch.float64)
+        layer = MeanFieldAttention(5, 16, interaction="softmax", heads=4, values=True, lin_response=False,
+                                   generator=gen).double()
+        with torch.no_grad():
+            layer.to_out.weight.copy_(torch.eye(16, dtype=torch.float64))
+        shares.append(off_head_block_fraction(softmax_couplings(layer, x), 4))
+    assert all(abs(x - (1 - 1 / 4) ** 0.5) < 0.05 for x in shares), shares
+
+
 def test_softmax_and_learned_couplings_are_not_symmetric():
     """No energy stands behind softmax couplings or the MNIST layer's internally symmetric ones: the (Nd)x(Nd)
     coupling matrix is not symmetric (J_ij != J_jiᵀ), unlike the 'energy' symmetry that a Boltzmann
