@@ -212,6 +212,23 @@ def test_an_iteration_leaves_a_fixed_point_whose_chi_is_not_positive_definite():
         assert high.converged and high.chi_positive and np.abs(high.m).max() > 0.1
 
 
+def test_adaptive_tap_leaves_the_paramagnetic_point_where_its_chi_is_not_positive_definite():
+    """The referee's stress test of ising-breakdown on the one theory whose V moves with m: ferro-biased SK couplings
+    (J0 = 3, n = 18), zero field. Started exactly at m = 0, which every damped update maps to itself, adaptive TAP
+    'converges' there with a χ⁻¹ that is not positive definite, a fixed point its iteration cannot leave only because
+    nothing perturbs it; started 10⁻⁶ away it leaves it for a magnetised solution whose χ is positive definite. So
+    the blog's sentence survives: where χ is not positive semidefinite the fixed point is unstable."""
+    n = 18
+    G = ising.sk_couplings(n, 1.0, np.random.default_rng(0))
+    for beta in (0.8, 1.2):
+        J = beta * (G + 3.0 / n * (np.ones((n, n)) - np.eye(n)))
+        stuck = ising.adaptive_tap(J, np.zeros(n), damping=0.05, max_iter=20_000, m0=np.zeros(n), on_fail="ignore")
+        assert stuck.converged and not stuck.chi_positive and np.all(stuck.m == 0) and stuck.lambda_min < -0.1
+        kicked = ising.adaptive_tap(J, np.zeros(n), damping=0.05, max_iter=20_000, on_fail="ignore",
+                                    m0=1e-6 * np.random.default_rng(1).standard_normal(n))
+        assert kicked.converged and kicked.chi_positive and np.abs(kicked.m).mean() > 0.5
+
+
 @needs_stored
 def test_no_converged_point_has_a_chi_that_is_not_positive_definite():
     d = _decide("ising-breakdown")

@@ -78,7 +78,10 @@ def _psd_note(s):
             f"moves with m, could give a counterexample: {abad} of its {atotal} converged points do. The converse does "
             f"not hold: at damping 0.5 the iteration stops converging beyond β ≈ 1.1 where damping 0.05 finds "
             f"positive-definite solutions (TAP: stable on {s['tap_s0']:.0%} of the sweep's points at damping 0.5, "
-            f"{s['tap_s1']:.1%} at 0.05).")
+            f"{s['tap_s1']:.1%} at 0.05). Near the boundary, in a stress test of adaptive TAP (ferro-biased couplings, "
+            f"zero field, n = 18): started exactly at m = 0, a fixed point every damped update maps to itself, it "
+            f"'converges' there with an indefinite χ⁻¹ (a point the stored instances, with their random fields, cannot "
+            f"have); started 10⁻⁶ away it leaves it for a magnetised solution whose χ is positive definite (a test).")
 
 
 # --- the Gaussian vector-spin identity ----------------------------------------------------------------------------
@@ -202,7 +205,8 @@ LINE_CLAIMS = [
               "give a counterexample; the others check the code.",
           evidence=("fig-ising-stability", "fig-ising-damping",
                     TP + "test_the_damped_iterations_jacobian_is_one_minus_a_d_chi_inverse",
-                    TP + "test_an_iteration_leaves_a_fixed_point_whose_chi_is_not_positive_definite"),
+                    TP + "test_an_iteration_leaves_a_fixed_point_whose_chi_is_not_positive_definite",
+                    TP + "test_adaptive_tap_leaves_the_paramagnetic_point_where_its_chi_is_not_positive_definite"),
           note=_psd_note, numbers=lambda s: {"counterexamples": _counterexamples(s)[0],
                                              "converged points": _counterexamples(s)[1],
                                              "adaptive TAP's converged points": _counterexamples(s, _KEYS[3:])[1]},
