@@ -42,6 +42,28 @@ GENERATED = sorted(k for k, v in REGISTRY.items() if isinstance(v, Spec) and k i
 #: Examples per callable: the valid call, then its hostile mutations in turn (at most this many).
 MAX_EXAMPLES = 24
 
+#: Contracts broken where the fix must wait for a chapter's re-run: the callable lives in a module whose source is part
+#: of the code digest of stored full-profile results (:mod:`mfattn.companion.manifest`), so even a boundary check
+#: would mark every result of that chapter stale (chapter 2's training modules key the trained runs' cache too). Found
+#: when the generated tests were made to try every hostile value (the wide draw below); callable -> the parameters
+#: whose hostile values are still not refused clearly. The test fails when an entry is fixed (remove it) or when a
+#: parameter not listed breaks.
+KNOWN_BROKEN = {
+    "mfattn.dynamics.diagnostics:bin_count_bounds": {"levels"},
+    "mfattn.dynamics.model:token_context": {"model"},
+    "mfattn.dynamics.tangent_space:state_dimension": {"model"},
+    "mfattn.dynamics.tangent_space:stored_dimension": {"model"},
+    "mfattn.dynamics.verdict_numbers:attractor_kinds": {"L", "lam", "period", "tol"},
+    "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
+    "mfattn.implicit.vector_tap:explicit_cost_scaling": {"sizes"},
+    "mfattn.implicit.vector_tap:explicit_tap_cost": {"sizes"},
+    "mfattn.structural.edge_priors:enumerate_binary_edge_sets": {"n"},
+    "mfattn.structural.edges:structure_log_prior": {"structures"},
+    "mfattn.structural.multihop_train:train_multihop": {"models"},
+    "mfattn.structural.slots:adjusted_rand_index": {"labels_a", "labels_b"},
+    "mfattn.structural.windowed:relative_operations": {"d", "n"},
+}
+
 
 def test_every_public_callable_is_registered():
     """New public API must be registered: a Spec (generated) or an Exempt with its reason."""
@@ -50,6 +72,7 @@ def test_every_public_callable_is_registered():
     assert not missing, f"public callables without a contract entry in tests/contracts_specs*.py: {missing}"
     assert not stale, f"registry entries for callables that are no longer public: {stale}"
     assert all(isinstance(v, (Spec, Exempt)) for v in REGISTRY.values())
+    assert set(KNOWN_BROKEN) <= set(GENERATED), sorted(set(KNOWN_BROKEN) - set(GENERATED))
 
 
 def test_most_of_the_api_is_generated():
@@ -63,15 +86,21 @@ def test_public_callable_keeps_its_contract(key):
     fn, spec = ALL[key], REGISTRY[key]
     failures: list[str] = []
     counter = iter(range(10**6))
+    sizes: list[int] = []  # how many calls (valid + hostile) each example could choose from
 
     @settings(max_examples=MAX_EXAMPLES, derandomize=True, database=None, deadline=datetime.timedelta(
         seconds=3 * TIME_CAP), suppress_health_check=list(HealthCheck), print_blob=False)
     @given(data=st.data())
     def one_example(data):
+        # A wide draw of its own keeps Hypothesis going for all MAX_EXAMPLES: where a Spec's valid space is small
+        # (or drawn from nothing) Hypothesis would stop once it is exhausted, after the valid call alone, and the
+        # hostile values, which are chosen by the counter below and not by the draw, would never be tried.
+        data.draw(st.integers(0, 2**62), label="keep going")
         kwargs = spec.valid(data.draw)
         params = mutable_parameters(fn, spec, kwargs)
         choices = [("", "valid", False, None)] + [(p, kind, must, value) for p, v in params.items()
                                                   for kind, must, value in hostile_values(p, v, spec)]
+        sizes.append(len(choices))
         name, kind, must, value = choices[next(counter) % len(choices)]
         args = dict(kwargs)
         if name:
@@ -84,6 +113,13 @@ def test_public_callable_keeps_its_contract(key):
             failures.append(f"{name or '(valid call)'} [{kind}]: {verdict['what']}")
 
     one_example()
+    assert len(sizes) >= min(MAX_EXAMPLES, max(sizes)), (
+        f"{key}: only {len(sizes)} of {min(MAX_EXAMPLES, max(sizes))} calls were tried (Hypothesis stopped early)")
     unique = list(dict.fromkeys(failures))
+    known = KNOWN_BROKEN.get(key, set())
+    if known:
+        broken = {f.split(" [", 1)[0] for f in unique}
+        assert broken & known, f"{key}: the known broken contracts {sorted(known)} hold now: remove it from KNOWN_BROKEN"
+        unique = [f for f in unique if f.split(" [", 1)[0] not in known]
     if unique:
         pytest.fail(f"{key}: {len(unique)} broken contract(s):\n  " + "\n  ".join(unique), pytrace=False)

@@ -59,7 +59,7 @@ def test_a_local_copy_with_the_wrong_checksum_is_refused(clone, monkeypatch, tmp
     monkeypatch.setenv("MFATTN_ASI_REFERENCE", str(folder))
     with pytest.raises(datasets.MissingDataError, match="not the published"):
         datasets.fetch("asi-reference", "expanding_50.json", download=False)
-    with pytest.raises(ValueError, match="dataset must be one of 'mnist', 'asi-reference', 'dmft-reference'"):
+    with pytest.raises(ValueError, match="name must be one of 'mnist', 'asi-reference', 'dmft-reference'"):
         datasets.fetch("cifar", "x")
 
 
@@ -88,7 +88,7 @@ def test_a_chapter_without_its_data_says_so_and_goes_on(clone, monkeypatch):
     assert run.has_data("asi-reference") is False
     assert len(shown) == 1 and "asi-reference" in shown[0] and str(clone / "data" / "asi-reference") in shown[0]
     assert "python -m mfattn data fetch asi-reference" in shown[0]
-    with pytest.raises(ValueError, match="dataset must be one of"):
+    with pytest.raises(ValueError, match="name must be one of"):
         run.has_data("cifar")
 
 

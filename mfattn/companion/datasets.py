@@ -100,7 +100,7 @@ class MissingDataError(FileNotFoundError):
 
 
 def _dataset(name: str) -> DataSet:
-    check_choice("dataset", name, tuple(DATASETS))
+    check_choice("name", name, tuple(DATASETS))   # the public functions' parameter, the dataset's name
     return DATASETS[name]
 
 

@@ -196,6 +196,9 @@ def evidence_basis(evidence: Iterable[str], profile: str, stored_full: Iterable[
     """What backs a verdict: ``"full profile"`` when the run is a full-profile run or its evidence
     names a stored full-profile (paper-scale) figure; else ``"tests"`` when it names a test; else
     ``"quick run"`` (figures of a short run only: an observation, not a conclusion)."""
+    for name, value in (("evidence", evidence), ("stored_full", stored_full)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise TypeError(f"{name} must be an iterable of figure labels and test ids; got {type(value).__name__}")
     evidence = list(evidence)
     if profile == "full" or set(evidence) & set(stored_full):
         return "full profile"

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .checks import contract
+from .checks import check_positive, contract
 from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
     threshold_alternatives
 
@@ -332,6 +332,8 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
     """The rule of an identity checked numerically: the largest of ``numbers[k]`` (absolute deviations) below
     ``tol`` holds, below ``near`` holds partly, else (or NaN) fails. See :data:`IDENTITY_HOW`. A deviation stored as
     None (null: not measured) cannot decide it (:class:`Undecidable`)."""
+    tol, near = check_positive("tol", tol), check_positive("near", near)
+
     def rule(s):
         missing = [k for k in keys if s[k] is None]
         if missing:

@@ -31,6 +31,8 @@ def initial_state(model: MeanFieldModel) -> dict[str, np.ndarray]:
 
     Keys: ``mv (L, M)``, ``mk (L, M)`` (slot ``t mod L`` holds step t), ``mq (M,)``, ``A (M,)``.
     """
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a MeanFieldModel (mfattn.dynamics.model); got {type(model).__name__}")
     M, L = model.num_features, model.context_size
     o, v, k, q = (model.token[i * M:(i + 1) * M] for i in range(4))  # rows [o; v; k; q]
     mv, mk = np.zeros((L, M)), np.zeros((L, M))
