@@ -37,6 +37,8 @@ def check_path(name: str, value: Any):
 
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (a string or os.PathLike); got {type(value).__name__} {value!r}"[:200])
+    if "\0" in os.fspath(value):
+        raise ValueError(f"{name} must be a path without NUL characters; got {os.fspath(value)!r}"[:200])
     return Path(value)
 
 

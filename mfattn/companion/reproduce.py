@@ -86,7 +86,16 @@ def notebook_parameters(path: Path) -> dict[str, dict[str, Any]]:
     ``{name: {"default", "inferred_type_name", "help"}}``."""
     import papermill as pm
 
-    return pm.inspect_notebook(str(path))
+    from .store_read import read_text_file
+
+    text = read_text_file(path, "notebook")   # a FIFO, a device or an oversized file is refused before it is read
+    try:
+        import nbformat
+
+        nbformat.reads(text, as_version=4)
+        return pm.inspect_notebook(str(path))
+    except Exception as err:   # nbformat and papermill raise many kinds (JSON, validation, recursion) naming no path
+        raise ValueError(f"{path} is not a readable Jupyter notebook ({type(err).__name__}: {str(err)[:200]})") from None
 
 
 def _check_parameters(source: Path, parameters: dict[str, Any]) -> None:

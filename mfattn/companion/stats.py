@@ -105,8 +105,11 @@ def t_interval(values: Sequence[float]) -> dict[str, float]:
     if x.ndim != 1 or x.size < 2:
         raise ValueError(f"values must be a 1-d sequence of at least two per-unit values; got shape {x.shape}")
     k = x.size
-    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    with np.errstate(over="ignore", invalid="ignore"):   # an overflow is refused below, by name
+        mean, sd = float(x.mean()), float(x.std(ddof=1))
     half = t_quantile_975(k - 1) * sd / math.sqrt(k)
+    if not all(math.isfinite(v) for v in (mean, sd, half)):
+        raise ValueError(f"values must be small enough for their mean and spread to be finite floats; got {x.tolist()}")
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "k": float(k)}
 
 

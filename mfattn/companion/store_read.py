@@ -87,6 +87,11 @@ def check_regular_file(path: str | os.PathLike, what: str = "file") -> int:
     if not stat.S_ISREG(info.st_mode):
         raise RefusedFileError(path, f"a regular {what}", f"it is {_kind(info.st_mode)}",
                                "point it at a file mfattn wrote")
+    where = os.path.realpath(path)
+    tree = next((t for t in ("/proc/", "/sys/", "/dev/") if where.startswith(t)), None)
+    if tree is not None:   # the kernel's views pass as regular files (a size of 0) but are not files mfattn wrote
+        raise RefusedFileError(path, f"a regular {what}", f"it is inside {tree.rstrip('/')}",
+                               "point it at a file mfattn wrote")
     return info.st_size
 
 
@@ -106,7 +111,11 @@ def read_text_file(path: str | os.PathLike, what: str = "text file", limit: int 
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise RefusedFileError(path, f"a {what} of at most {limit:,} bytes", "it grew past that while read")
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RefusedFileError(path, f"a UTF-8 {what}", f"byte {err.start} is not UTF-8 (a binary file?)",
+                               "point it at the text file mfattn wrote") from None
 
 
 def _no_constant(name: str) -> Any:
@@ -195,12 +204,21 @@ def _header_3_0(path: Path, member: str, fh: Any) -> tuple[tuple, np.dtype]:
         raise DamagedFileError(path, f"member {member} has an unreadable header ({type(err).__name__})") from None
 
 
+#: The most arrays one ``.npz`` may hold: mfattn's own hold at most a few dozen (45 in a stored training run); numpy
+#: parses every member's header on opening, so twenty thousand members take tens of seconds before any check.
+MAX_NPZ_MEMBERS = 4096
+
+
 def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
-    """Refuse an ``.npz`` whose members, inflated or as their headers claim, exceed the memory budget."""
+    """Refuse an ``.npz`` with more than :data:`MAX_NPZ_MEMBERS` arrays, or whose members, inflated or as their
+    headers claim, exceed the memory budget."""
     from numpy.lib import format as npformat
 
     budget = max_bytes()
     members = archive.infolist()
+    if len(members) > MAX_NPZ_MEMBERS:
+        raise RefusedFileError(path, f"an .npz of at most {MAX_NPZ_MEMBERS:,} arrays", f"it has {len(members):,}",
+                               "mfattn's own files hold a few dozen")
     inflated = sum(info.file_size for info in members)
     if budget is not None and inflated > budget:
         raise RefusedFileError(path, f"arrays that fit the memory budget ({budget:,} bytes)",

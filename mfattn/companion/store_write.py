@@ -44,6 +44,12 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
     where it sits: an object whose repr shows a memory address, a set whose items cannot be sorted. With
     ``json_only`` (the JSON writer) every value without a JSON form is a TypeError naming where it sits."""
     if isinstance(obj, dict):
+        if json_only:   # JSON's keys are strings; json.dumps turns numbers into strings, nothing else
+            bad = next((k for k in obj if k is not None and not isinstance(k, (str, int, float, np.number, np.bool_))),
+                       None)
+            if bad is not None:
+                raise TypeError(f"{where or '(the value itself)'}: a key {bad!r} of type {type(bad).__name__} has no "
+                                "JSON form (keys are strings or numbers)")
         return {str(k): _jsonable(v, strict, f"{where}[{str(k)!r}]", json_only)
                 for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):
@@ -127,8 +133,10 @@ def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:
 #: Folders nothing is written into (nor created in): the root and the system's own folders.
 SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
                             "/sbin", "/sys", "/usr", "/var"})
-#: Trees nothing is written anywhere inside (devices, the kernel's views).
-SYSTEM_TREES = ("/dev/", "/proc/", "/sys/")
+#: Trees nothing is written anywhere inside: devices, the kernel's views and the system's programs, libraries and
+#: configuration (``/var`` is refused itself only: temporary folders live below it, e.g. macOS's ``/var/folders``).
+SYSTEM_TREES = ("/dev/", "/proc/", "/sys/", "/bin/", "/boot/", "/etc/", "/lib/", "/lib32/", "/lib64/", "/libx32/",
+                "/sbin/", "/usr/")
 
 
 def _why_refused(folder: Path, home_ok: bool = False) -> str | None:
@@ -161,6 +169,9 @@ def check_target_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     ``/dev``, ``/proc`` or ``/sys`` is refused. Where ``folder`` does not exist yet, the existing folder it would
     be created in must not be the root or a system folder either (a home folder may hold new folders)."""
     folder = check_path("folder", folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{name}: {folder} is a file, but a folder is needed there" if folder.is_file() else
+                                 f"{name}: {folder} is not a folder (a FIFO or a device stands there)")
     why = _refusal(folder)
     if why is not None:
         raise PermissionError(f"{name}: {folder} {why}; mfattn does not write there: choose a folder of "
@@ -274,6 +285,10 @@ def clean_stale_temporaries(folder: str | os.PathLike, older_than: float | None 
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
+    why = _why_refused(folder.expanduser())   # a sweep that deletes files stays out of where nothing is written
+    if why is not None:
+        raise PermissionError(f"folder: {folder} {why}; mfattn cleans its own temporary files only in folders it "
+                              "writes into")
     host, now = _host(), time.time()
     for path in (folder.rglob(".*") if recursive else folder.glob(".*")):
         try:
@@ -302,6 +317,9 @@ def _atomic_target(path: Path) -> Iterator[Path]:
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder; give the path of a file to write")
+    if path.exists() and not path.is_file():   # a FIFO, a device or a socket would be replaced by the rename
+        raise PermissionError(f"{path} is not written: something other than a regular file stands there (a FIFO, a "
+                              "device or a socket); mfattn replaces only regular files")
     why = _refusal(path.parent.expanduser())
     if why is not None:
         raise PermissionError(f"{path} is not written: its folder {path.parent} {why}; mfattn does not write there: "
@@ -362,6 +380,9 @@ def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
     check_path("path", path)
     converted = {}
     for key, value in arrays.items():
+        if not key or "/" in key or "\\" in key or key.startswith(".") or "\0" in key:
+            raise ValueError(f"{path}: array name {key!r} is not a plain member name (no '/', '\\', leading '.' "
+                             "or NUL: it becomes a file name inside the archive)")
         arr = np.asarray(value)
         if arr.dtype.hasobject:
             raise TypeError(f"{path}: array {key!r} holds Python objects (dtype object), which an .npz cannot "

@@ -157,7 +157,9 @@ def _decompress(raw: bytes, name: str, limit: int = MAX_IDX_BYTES) -> bytes:
 
 def _read_bounded(path: Path, limit: int = MAX_IDX_BYTES) -> bytes:
     """The bytes of ``path``, refused at once when the file is larger than any IDX file of MNIST."""
-    size = path.stat().st_size
+    from ..companion.store_read import check_regular_file
+
+    size = check_regular_file(path, "IDX file")   # a FIFO or a device is refused before it is opened
     if size > limit:
         raise ValueError(f"{path}: {size:,} bytes, more than any IDX file of MNIST holds ({limit:,} at most)")
     return path.read_bytes()
@@ -181,7 +183,9 @@ def mnist_dir(root: str | os.PathLike | None = None) -> tuple[Path, str]:
     download folder, where :func:`download_mnist` puts them.
     """
     if root is not None:
-        return Path(root).expanduser().resolve(), "argument"
+        from ..companion.checks import check_path
+
+        return check_path("root", root).expanduser().resolve(), "argument"
     env = os.environ.get("MFATTN_DATA")
     if env:
         return Path(env).expanduser().resolve(), "MFATTN_DATA"

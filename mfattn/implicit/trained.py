@@ -123,10 +123,20 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
     """Fill the training cache from the stored runs in ``folder`` (default :func:`runs_folder`); ``{name: result}``
     for every run now in the cache. A file whose SHA-256 differs from its index entry is refused (ValueError naming
     it); a run trained by other code than today's is skipped with a warning (it must be trained again)."""
-    folder = runs_folder() if folder is None else Path(folder)
+    if folder is not None:
+        folder = store.check_path("folder", folder)
+        if not folder.is_dir():
+            raise NotADirectoryError(f"folder: {folder} is not a folder of stored runs (it holds index.json and the "
+                                     "runs' .npz files)")
+    folder = runs_folder() if folder is None else folder
     index = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
+    runs = {} if index is None else (index.get("runs") or {}) if isinstance(index, dict) else None
+    if not isinstance(runs, dict) or not all(isinstance(e, dict) and {"config", "file", "sha256"} <= set(e)
+                                             for e in runs.values()):
+        raise ValueError(f"{folder / 'index.json'}: not an index of stored runs ({{'runs': {{name: {{'config', 'file', "
+                         "'sha256', 'code'}}}}}} expected); restore it from the checkout")
     out: dict[str, TrainResult] = {}
-    for name, entry in ((index or {}).get("runs") or {}).items():
+    for name, entry in runs.items():
         config = TrainConfig.from_dict(entry["config"])
         if entry.get("code") != code_version():
             warnings.warn(f"{folder / entry['file']}: trained by other code ({entry.get('code')}, today "

@@ -136,6 +136,11 @@ def mcnemar(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, float]:
     independent accuracies it uses the pairing: examples both get right or both get wrong carry no
     information about the difference. Returns ``{"b", "c", "p"}``.
     """
+    for name, value in (("correct_a", correct_a), ("correct_b", correct_b)):
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "biu" or (raw.dtype.kind != "b" and not np.isin(raw, (0, 1)).all()):
+            raise TypeError(f"{name} must hold booleans (or 0/1) per test example; got dtype {raw.dtype}"
+                            + ("" if raw.dtype.kind not in "iu" else " with values other than 0 and 1"))
     a, bb = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
     if a.shape != bb.shape or a.ndim != 1:
         raise ValueError(f"correct_a and correct_b must be 1-d and of one length (the same test examples); "
