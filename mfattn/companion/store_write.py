@@ -169,13 +169,13 @@ def check_target_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     ``/dev``, ``/proc`` or ``/sys`` is refused. Where ``folder`` does not exist yet, the existing folder it would
     be created in must not be the root or a system folder either (a home folder may hold new folders)."""
     folder = check_path("folder", folder).expanduser()
-    if folder.exists() and not folder.is_dir():
-        raise NotADirectoryError(f"{name}: {folder} is a file, but a folder is needed there" if folder.is_file() else
-                                 f"{name}: {folder} is not a folder (a FIFO or a device stands there)")
     why = _refusal(folder)
     if why is not None:
         raise PermissionError(f"{name}: {folder} {why}; mfattn does not write there: choose a folder of "
                               f"your own (e.g. one inside your home or the project)")
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{name}: {folder} is a file, but a folder is needed there" if folder.is_file() else
+                                 f"{name}: {folder} is not a folder (a FIFO or a device stands there)")
     return folder
 
 
@@ -380,9 +380,10 @@ def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
     check_path("path", path)
     converted = {}
     for key, value in arrays.items():
-        if not key or "/" in key or "\\" in key or key.startswith(".") or "\0" in key:
-            raise ValueError(f"{path}: array name {key!r} is not a plain member name (no '/', '\\', leading '.' "
-                             "or NUL: it becomes a file name inside the archive)")
+        if (not key or key.startswith("/") or "\\" in key or "\0" in key
+                or any(part in ("", ".", "..") for part in key.split("/"))):
+            raise ValueError(f"{path}: array name {key!r} is not a relative member name (no leading '/', no '.', "
+                             "'..' or empty part, no '\\' or NUL: it becomes a file name inside the archive)")
         arr = np.asarray(value)
         if arr.dtype.hasobject:
             raise TypeError(f"{path}: array {key!r} holds Python objects (dtype object), which an .npz cannot "
