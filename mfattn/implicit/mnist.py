@@ -97,8 +97,9 @@ def normalize(images, dtype=None):
     """Map uint8 pixels to ``(p / 255 - 0.1307) / 0.3081`` with a channel axis: (n, 28, 28) -> (n, 1, 28, 28)."""
     import torch
 
-    if not isinstance(images, torch.Tensor):
-        raise TypeError(f"images must be a torch.Tensor of uint8 pixels (n, height, width); got {type(images).__name__}")
+    from ..companion.checks import check_tensor
+
+    check_tensor("images", images)
     if images.dim() != 3:
         raise ValueError(f"images must have shape (n, height, width); got {tuple(images.shape)}")
     x = images.to(dtype or torch.float32).div_(255.0)
