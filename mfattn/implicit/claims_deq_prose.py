@@ -1,0 +1,90 @@
+"""The sentences Chapter 2 glues about its full-protocol variant table, written from the stored numbers.
+
+A markdown cell cannot compute, and a number or a comparison typed into it outlives the re-run that changes it (the
+variant paragraph once said "below the blog model in each seed" after a re-run had made one seed a tie). So every
+number of that paragraph, and every word that depends on one ("below", "clears", "separates"), comes from here:
+:func:`variant_glue` maps the flattened numbers of :func:`.claims_deq_numbers.deq_numbers` (the ``var_*`` and
+``gain_*`` keys of the variant table) to the texts the chapter glues. A key whose numbers are not stored reads "n/a".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from mfattn.companion import stats
+from mfattn.companion.premises import LEVEL
+
+from .claims_deq_mnist import INTERACTION_FLOOR, INTERACTION_MARGIN, _FORMER_FLOOR
+from .claims_deq_numbers import disagreement, over_seeds_text
+
+__all__ = ["variant_glue", "INTERACTIONS", "KEYS"]
+
+#: The variants that swap the learned couplings for another mixing function: table key, name in prose.
+INTERACTIONS = (("softmax", "softmax couplings"), ("mixer", "MLP mixer"))
+
+
+def _gap(s: Mapping[str, Any], key: str) -> str:
+    """The blog model's mean minus the variant's median, in words ("0.46 points below the blog model")."""
+    gap = s["var_blog"] - s[f"var_{key}_median"]
+    return f"{abs(gap):.2f} points {'below' if gap > 0 else 'above'} the blog model's mean ({s['var_blog']:.2f} %)"
+
+
+def _floor_words(median: float, floor: float) -> str:
+    diff = median - floor
+    return f"{'clears' if diff > 0 else 'misses'} it by {abs(diff):.2f} points"
+
+
+def _paired(s: Mapping[str, Any], key: str, name: str) -> str:
+    """How many seeds of a variant the exact paired test separates from the blog model of the same seed."""
+    n10, n01 = s[f"gain_{key}_n10"], s[f"gain_{key}_n01"]
+    apart = sum(stats.exact_paired_test(int(a), int(b))["p"] < LEVEL for a, b in zip(n10, n01))
+    return (f"{apart} of {len(n10)} seeds of the {name} (training loss {s[f'var_{key}_loss']:.3g}, the blog model's "
+            f"{s['var_blog_loss']:.3g})")
+
+
+def _naive(s: Mapping[str, Any]) -> dict[str, str]:
+    ratio = s["var_naive_loss"] / s["var_blog_loss"]
+    return {"full-naive-gain": s["gain_naive_text"], "full-naive-over-seeds": over_seeds_text(s, "gain_naive"),
+            "full-naive-disagreement": disagreement(s, "gain_naive"),
+            "full-naive-loss-ratio": f"{ratio:.1f} times {'as high as' if ratio >= 1 else 'the size of'}"}
+
+
+def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    stored = [(k, name) for k, name in INTERACTIONS if f"var_{k}_median" in s and f"gain_{k}_n10" in s]
+    for key, _ in stored:
+        out[f"full-{key}-accs"] = s[f"var_{key}_accs"]
+        out[f"full-{key}-median"] = f"{s[f'var_{key}_median']:.2f} %"
+        out[f"full-{key}-mean"] = f"{s[f'var_{key}']:.2f} %"
+        out[f"full-{key}-gap"] = _gap(s, key)
+        out[f"full-{key}-floor"] = _floor_words(s[f"var_{key}_median"], INTERACTION_FLOOR)
+        out[f"full-{key}-former-floor"] = _floor_words(s[f"var_{key}_median"], _FORMER_FLOOR)
+    if stored:
+        conv = min(s[f"var_{k}_conv_min"] for k, _ in stored)
+        out["full-interaction-conv"] = (f"at least {math.floor(1000 * conv) / 10:.1f} % of the training steps in every "
+                                        f"seed of the {' and of the '.join(name for _, name in stored)}")
+        out["full-interaction-paired"] = "; ".join(_paired(s, k, name) for k, name in stored)
+    out["full-interaction-margin"] = f"{INTERACTION_MARGIN:.2f}"
+    out["full-interaction-floor"] = f"{INTERACTION_FLOOR:.0f} %"
+    out["full-interaction-former-floor"] = f"{_FORMER_FLOOR:.0f} %"
+    return out
+
+
+KEYS = ("full-naive-gain", "full-naive-over-seeds", "full-naive-disagreement", "full-naive-loss-ratio",
+        "full-interaction-conv", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
+        "full-interaction-former-floor") + tuple(f"full-{k}-{w}" for k, _ in INTERACTIONS
+                                                 for w in ("accs", "median", "mean", "gap", "floor", "former-floor"))
+
+
+def variant_glue(s: Mapping[str, Any]) -> dict[str, str]:
+    """``{glue key: text}`` for every key of :data:`KEYS` from the flattened numbers ``s`` ("n/a" where the variant
+    table does not store what a text needs, e.g. before the naive or the interaction runs exist)."""
+    if not isinstance(s, Mapping):
+        raise TypeError(f"s must be the flattened numbers of chapter 2 (a mapping); got {type(s).__name__}")
+    out = dict.fromkeys(KEYS, "n/a")
+    if "gain_naive_d" in s and "var_blog_loss" in s:
+        out.update(_naive(s))
+    if "var_blog" in s:
+        out.update(_interactions(s))
+    return out
