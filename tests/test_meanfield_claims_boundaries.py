@@ -190,7 +190,29 @@ IDENTITY_CASES = [
     ("ising-gaussian-vector-spins", {"vec_tight": None, "vec_bound": 1e-15}, None),             # not stored (null)
 ]
 
-BOUNDARY_CASES = FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \
+def _families(atap, tap=(1.0, 1.0, 1.0), hopfield=None):
+    """Per-instance errors of every family (3 instances), adaptive TAP's of the Hebbian family set apart."""
+    out = {"fam_beta": 0.5}
+    for f in ("diluted", "ferro", "hopfield"):
+        a = hopfield if (f == "hopfield" and hopfield is not None) else atap
+        out.update({f"fam_{f}_atap_inst": list(a), f"fam_{f}_tap_inst": list(tap), f"fam_{f}_tsite_inst": [0.8] * 3})
+    return out
+
+
+# --- adaptive TAP on couplings not drawn from SK: below half of TAP's error in every family holds, below it partly ---
+FAMILY_CASES = [
+    ("ising-adaptive-tap-compensates", _families([0.4999] * 3), "holds"),
+    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[0.5] * 3), "partly"),   # exactly half
+    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[0.9999] * 3), "partly"),
+    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[1.0] * 3), "fails"),    # equal: not below
+    ("ising-adaptive-tap-compensates", _families([0.4] * 3, hopfield=[0.4, None, None]), None),  # too few solved
+    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_inst": [0.4] * 9 + [None],
+                                        "fam_hopfield_tap_inst": [1.0] * 10}, "holds"),        # 90 % converged
+    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_inst": [0.4] * 8 + [None] * 2,
+                                        "fam_hopfield_tap_inst": [1.0] * 10}, "fails"),        # 80 %: fails
+]
+
+BOUNDARY_CASES = FAMILY_CASES + FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \
     IDENTITY_CASES
 
 

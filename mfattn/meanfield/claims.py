@@ -18,6 +18,7 @@ from typing import Any
 from ..companion import store, verdicts
 from ..companion.checks import contract
 from .claims_ising_accuracy import ACCURACY_CLAIMS
+from .claims_ising_families import FAMILY_CLAIMS
 from .claims_ising_line import LINE_CLAIMS
 
 __all__ = ["SUMMARY", "KEYS", "save", "full_numbers", "stored_numbers", "glue_full", "failure_text", "CLAIMS",
@@ -93,7 +94,15 @@ def glue_full(run, root: Path | None) -> None:
                 texts[f"{what}-{k}"] = f(m, s)
             except KeyError:  # a summary written by older code
                 pass
-    names = ["n", "instances", "at-beta", "vector-max-dev"] + [
+        flat = _numbers(s)
+        if "atap_at_strong_inst" in flat and "naive_strong_inst" in flat:   # each instance's own line (claims_ising_plefka)
+            from .claims_ising_plefka import instance_crossings
+            for key, name in (("tap", "tap"), ("atap", "adaptive_tap")):
+                got = instance_crossings(flat, key)
+                texts[f"instances-cross-{name}"] = f"{got['cross']} of {s['instances']}"
+                texts[f"instances-kept-{name}"] = f"{got['kept']} of {got['kept'] + got['lost']}"
+    names = ["n", "instances", "at-beta", "vector-max-dev"] + [f"instances-{w}-{k}" for w in ("cross", "kept")
+                                                               for k in ("tap", "adaptive_tap")] + [
         f"{what}-{k}" for k in ("naive", "tap", "adaptive_tap", "tap_site") for what in _PER_METHOD]
     for name in names:
         run.number(f"full-{name}", texts.get(name, "(not stored)"))
@@ -141,6 +150,11 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
         out.update(rms_c_exact=s["rms_c_exact"], exact_c_inst=s["rms_c_exact_per_instance"])
     if "vector_max_dev_tight" in s:
         out.update(vec_tight=s["vector_max_dev_tight"], vec_bound=s["vector_bound"])
+    if "families" in s:   # the control on couplings not drawn from SK (.claims_ising_families)
+        f = s["families"]
+        out.update(fam_beta=f["beta"], fam_n=f["n"], fam_instances=f["instances"])
+        for family, per in f["families"].items():
+            out.update({f"fam_{family}_{key}_inst": per[name]["rmse_m"] for key, name in KEYS if name in per})
     out.update(b0=s["damping_betas"][0], b1=s["damping_betas"][-1], a0=s["dampings"][0], a1=s["dampings"][-1],
                damping_betas=s["damping_betas"])
     return out
@@ -152,7 +166,7 @@ def stored_numbers(root: Path | None, chapter: str = "ising") -> tuple[dict[str,
     return (_numbers(s) if s else {}), f"`python -m mfattn reproduce --profile full --chapter ising` writes {SUMMARY}"
 
 
-CLAIMS = ACCURACY_CLAIMS + LINE_CLAIMS
+CLAIMS = ACCURACY_CLAIMS + FAMILY_CLAIMS + LINE_CLAIMS
 DECLARED = {"ising": CLAIMS}
 
 

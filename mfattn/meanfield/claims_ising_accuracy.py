@@ -342,12 +342,13 @@ ACCURACY_CLAIMS = [
     Claim("ising-adaptive-tap", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
           "Adaptive TAP adapts the Onsager correction to the actual couplings with the cavity method and linear "
           "response, instead of computing it from the couplings' distribution as TAP does (the blog: it so compensates "
-          "for not knowing that distribution, which only couplings not drawn from SK could test; not tested here); on "
-          "SK instances at β = 0.5 (the book's reading) its magnetisations are then more accurate than TAP's under "
-          "either Onsager term, by a factor 2 against the SK average the blog describes (against "
+          "for not knowing that distribution, which couplings not drawn from SK test: ising-adaptive-tap-compensates); "
+          "on SK instances at β = 0.5 (the book's reading, ours) its magnetisations are then more accurate than TAP's "
+          "under either Onsager term, by a factor 2 against the SK average the blog describes (against "
           "TAP 1977's per-site term the book claims no factor)",
           measured="RMSE of the magnetisations against exact enumeration (n = 18, 40 SK instances) at β = 0.5, of "
                    "adaptive TAP, TAP (SK average) and per-site TAP",
+          origin="ours",   # the quote describes the method; 'more accurate on SK couplings' is the book's reading
           quote=Quote(SECTION_TAP, "a self-consistent computation to adapt the Onsager correction to the actual "
                                    "couplings using the cavity method and linear response relations"),
           reading="'more accurate than TAP' is the book's reading: the blog says the adaptation compensates for not "

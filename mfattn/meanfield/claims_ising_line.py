@@ -20,7 +20,7 @@ from ..companion.verdicts import Claim
 from .claims_ising_accuracy import NAMES, SECTION_TAP, T, TP
 from .claims_ising_plefka import (MIN_SHARE, THEORIES, _ahead_check, _at_at, _at_example, _at_note, _at_numbers,
                                   _beyond_at, _beyond_example, _beyond_note, _binomial_noise, _damping_check,
-                                  _factor_noise, _first_beyond, _kink, _knee, _line_noise, _lines, _old_at_rule,
+                                  _factor_noise, _first_beyond, _kink, _knee, _line_noise, _lines, _old_at_rule, _per_instance_line,
                                   _share_check)
 
 __all__ = ["LINE_CLAIMS", "MIN_SHARE", "THEORIES"]
@@ -153,7 +153,11 @@ LINE_CLAIMS = [
                         Alternative("reading: a knee, loss or not: the accuracy erodes faster beyond the line (per "
                                     "instance, the least-squares slope of the ratio to naive mean field over the three "
                                     "sweep steps after the line steeper than over the three before, on significantly "
-                                    "more than half of the instances: two-sided sign test at 5 %)", "reading", _knee())),
+                                    "more than half of the instances: two-sided sign test at 5 %)", "reading", _knee()),
+                        Alternative("reading: each instance's own line (its own x first reaching 1), both TAP theories, "
+                                    "adaptive TAP included: the factor 2 over naive mean field lost at that β on "
+                                    "significantly more than half of the crossing instances (sign test)", "reading",
+                                    _per_instance_line())),
           spread=Spread("instance", lambda s: {
               f"RMSE of m at {NAMES[k]}'s first β at or beyond its own line, {NAMES[j]}": s[f"{j}_strong_inst"][
                   _first_beyond(s, k, b, 0.9)] for k, b in _lines(s, 1.0, THEORIES).items() for j in ("naive", k)}),

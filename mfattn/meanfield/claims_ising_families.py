@@ -1,0 +1,170 @@
+"""Chapter 1's claim that adaptive TAP compensates for not knowing the couplings' distribution, decided on couplings
+not drawn from the SK model (:mod:`.families`: diluted, ferromagnetically biased and Hebbian couplings, each scaled to
+the SK second moment), from the stored full-profile summary (``families``; :mod:`.claims` flattens it into
+``fam_<family>_<theory>_inst``, the per-instance RMSE of m, None where the damped iteration did not converge).
+
+On SK couplings TAP's SK-averaged term is the right average; the blog's claim is about the others. A theory that
+compensates keeps its advantage there: adaptive TAP's error stays below half of the SK-averaged TAP's (the chapter's
+convention for "more accurate") in every family, on the instances both solved, and it solves them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..companion import stats, verdicts
+from ..companion.premises import Alternative, Quote, Spread, Threshold
+from ..companion.verdicts import Claim
+from .claims_ising_accuracy import ADAPTIVE_REASON, NAMES, SECTION_TAP, geometric_interval, log_ratio_se
+from .families import FAMILIES
+
+__all__ = ["FAMILY_CLAIMS", "TF"]
+
+TF = "tests/test_ising_families.py::"
+#: The share of a family's instances on which adaptive TAP must converge for its errors there to count (a theory
+#: that compensates by failing to return a solution does not compensate): all but one in ten.
+CONVERGED = 0.9
+
+
+def _stored(s) -> list[str]:
+    s["fam_beta"]     # a summary written before the control lacks it: "not tested", naming the missing number
+    got = [f for f in FAMILIES if f"fam_{f}_atap_inst" in s]
+    if not got:
+        raise verdicts.Undecidable("the stored summary has no coupling families (written before the control)")
+    return got
+
+
+def _pairs(s, family: str, worse: str) -> tuple[np.ndarray, np.ndarray]:
+    pairs = [(b, w) for b, w in zip(s[f"fam_{family}_atap_inst"], s[f"fam_{family}_{worse}_inst"])
+             if b is not None and w is not None and b > 0 and w > 0]
+    if len(pairs) < 3:
+        raise verdicts.Undecidable(f"{len(pairs)} {family} instances solved by adaptive TAP and {NAMES[worse]}: too "
+                                   "few to read a spread from")
+    b, w = np.array(pairs).T
+    return b, w
+
+
+def converged_share(s, family: str) -> float:
+    runs = s[f"fam_{family}_atap_inst"]
+    return sum(x is not None for x in runs) / len(runs)
+
+
+def _grade(ratios: list[float], factor: float, solved: bool) -> str:
+    if not solved or max(ratios) >= 1.0:
+        return "fails"
+    return "holds" if max(ratios) < 1 / factor else "partly"
+
+
+def _compensates_at(factor: float, worse: str = "tap", converged: float = CONVERGED):
+    """Holds if in every family adaptive TAP's mean RMSE of m (instances both solved) is below ``worse``'s / factor
+    and it converged on at least ``converged`` of the instances; partly if below ``worse``'s in every family; fails if
+    not below it in some family, or adaptive TAP did not converge often enough in some family."""
+    def rule(s):
+        fams = _stored(s)
+        ratios = [b.mean() / w.mean() for b, w in (_pairs(s, f, worse) for f in fams)]
+        return _grade(ratios, factor, all(converged_share(s, f) >= converged for f in fams))
+    return rule
+
+
+def _geometric(s):
+    """Per family, the 95 % upper end of the geometric mean of the per-instance ratios in place of the ratio of means."""
+    fams = _stored(s)
+    his = [geometric_interval(*_pairs(s, f, "tap"))[2] for f in fams]
+    return _grade(his, 2.0, all(converged_share(s, f) >= CONVERGED for f in fams))
+
+
+def _sign(s):
+    """Per family, a sign test over the instances (two-sided, 5 %): significantly more than half below half of TAP's
+    error holds; significantly more than half below TAP's, partly."""
+    def significant(x):
+        got = stats.sign_test(x)
+        return got["positive"] > got["negative"] and got["p"] < 0.05
+    grades = []
+    for f in _stored(s):
+        b, w = _pairs(s, f, "tap")
+        grades.append("holds" if significant(w / 2 - b) else "partly" if significant(w - b) else "fails")
+    return "fails" if "fails" in grades else "partly" if "partly" in grades else "holds"
+
+
+def _noise(s):
+    """The factor's noise: the largest over the families of e^SE of the log ratio (paired instances)."""
+    return max(math.exp(log_ratio_se(*_pairs(s, f, "tap"))) for f in _stored(s))
+
+
+def _note(s):
+    parts = []
+    for f in _stored(s):
+        b, w = _pairs(s, f, "tap")
+        bs, ws = _pairs(s, f, "tsite")
+        g, lo, hi = geometric_interval(b, w)
+        fails = {k: sum(x is None for x in s[f"fam_{f}_{k}_inst"]) for k in ("naive", "tap", "tsite", "atap")}
+        parts.append(f"{f}: adaptive TAP {b.mean():.1e}, TAP {w.mean():.1e} (ratio {b.mean() / w.mean():.3f}; "
+                     f"per-instance geometric mean {g:.3f}, 95 % {lo:.3f} to {hi:.3f}; below half on "
+                     f"{int(np.sum(b < w / 2))} of {b.size}), per-site TAP {ws.mean():.1e} (ratio "
+                     f"{bs.mean() / ws.mean():.3f}), naive {np.mean([x for x in s[f'fam_{f}_naive_inst'] if x is not None]):.1e}"
+                     f"; not converged: " + ", ".join(f"{NAMES[k]} {v}" for k, v in fails.items()))
+    sk = (f" On SK couplings (ising-adaptive-tap) the ratio to TAP is {s['atap_m'] / s['tap_m']:.3f}."
+          if "atap_m" in s and "tap_m" in s else "")
+    return (f"RMSE of m at β = {s['fam_beta']:g}, n = {s['fam_n']}, {s['fam_instances']} instances per family, "
+            f"against exact enumeration. " + "; ".join(parts) + "." + sk)
+
+
+def _shown(s):
+    """The ratio of the mean errors to each TAP's, per family (what the rule reads)."""
+    out = {}
+    for f in _stored(s):
+        for worse in ("tap", "tsite"):
+            b, w = _pairs(s, f, worse)
+            out[f"adaptive TAP / {NAMES[worse]}, {f}"] = float(b.mean() / w.mean())
+        out[f"adaptive TAP converged, {f}"] = converged_share(s, f)
+    return out
+
+
+FAMILY_CLAIMS = [
+    Claim("ising-adaptive-tap-compensates", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
+          "Adaptive TAP compensates for not knowing the couplings' distribution: on couplings not drawn from the SK "
+          "model, where TAP's SK-averaged Onsager term is mis-specified, its magnetisations stay more accurate than "
+          "TAP's",
+          measured="RMSE of the magnetisations against exact enumeration (n = 18) at β = 0.5 on 40 instances of each of "
+                   "three coupling families not drawn from SK (diluted ±1 couplings of mean degree 3, SK plus a "
+                   "ferromagnetic mean J0 = 1, Hebbian couplings of 4 random patterns), each scaled to the SK second "
+                   "moment Σ_ij J_ij²/n = β², for adaptive TAP, TAP (SK average), per-site TAP and naive mean field",
+          quote=Quote(SECTION_TAP, "To compensate for the lack of knowledge of the couplings distribution, they "
+                                   "introduced a self-consistent computation to adapt the Onsager correction to the "
+                                   "actual couplings"),
+          reading="'compensates' read as keeping the advantage over the SK-averaged TAP where the couplings are not SK: "
+                  "below half of its error (the chapter's 'more accurate') in every family; the weaker reading (below "
+                  "TAP's error at all) and per-site TAP, which also uses the actual couplings (their squares), are "
+                  "tried as alternatives",
+          rule_at=lambda factor: _compensates_at(factor),
+          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_noise, log=True),),
+          alternatives=(Alternative("reading: below TAP's error at all in every family (no factor)", "reading",
+                                    _compensates_at(1.0)),
+                        Alternative("reading: against per-site TAP (TAP 1977's term, from the actual couplings' "
+                                    "squares): below its error in every family", "reading",
+                                    _compensates_at(1.0, "tsite")),
+                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2 in every "
+                                    "family", "statistic", _geometric),
+                        Alternative("per instance (sign test) in every family", "statistic", _sign),
+                        Alternative("every instance counts, converged or not (no convergence requirement)",
+                                    "threshold", _compensates_at(2.0, converged=0.0))),
+          spread=Spread("instance", lambda s: {f"RMSE of m, {NAMES[k]}, {f}": s[f"fam_{f}_{k}_inst"]
+                                               for f in _stored(s) for k in ("tap", "atap")}),
+          how="In every family, on the instances both solved: holds if adaptive TAP's mean RMSE of m is below half of "
+              "the SK-averaged TAP's ('more accurate' as halving the error, the chapter's convention) and adaptive TAP "
+              f"converged on at least {CONVERGED:.0%} of the instances; with differences if below TAP's error but not "
+              "by a factor 2 in some family; fails if not below it in some family or if adaptive TAP did not converge "
+              "often enough. The families are scaled to the SK second moment, so that TAP's estimate of β² is right "
+              "and only the ensemble's shape is not SK.",
+          evidence=(TF + "test_families_have_the_sk_second_moment_and_are_drawn_per_instance",
+                    TF + "test_the_compensation_rule_reaches_every_outcome"),
+          note=_note, numbers=_shown,
+          examples={"holds": {"fam_beta": 0.5, **{f"fam_{f}_{k}_inst": v for f in FAMILIES for k, v in
+                              (("atap", [0.4, 0.45, 0.42]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}},
+                    "partly": {"fam_beta": 0.5, **{f"fam_{f}_{k}_inst": v for f in FAMILIES for k, v in
+                               (("atap", [0.6, 0.65, 0.62]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}},
+                    "fails": {"fam_beta": 0.5, **{f"fam_{f}_{k}_inst": v for f in FAMILIES for k, v in
+                              (("atap", [1.2, 1.1, 1.3]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}}}),
+]
