@@ -112,6 +112,20 @@ SPECS = {
     "mfattn.meanfield.accuracy:summarise": Exempt("summarises a Comparison and a DampingSweep the package "
                                                   "built (chapter 1's verdict numbers); run by test_ising"),
     "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT),
+    # --- mfattn.meanfield.families (couplings not drawn from SK)
+    "mfattn.meanfield.families:family_couplings": Spec(
+        lambda d: {"family": d(st.sampled_from(("diluted", "ferro", "hopfield"))), "n": d(st.integers(2, 6)),
+                   "beta": d(st.floats(0.1, 1.0)), "rng": rng(d)},
+        domain={"n": "int>=2", "beta": ">0"}, skip=("rng",), names={"family": ("family",)}),
+    "mfattn.meanfield.families:compare_families": Spec(
+        lambda d: {"n": d(st.integers(3, 5)), "beta": d(st.floats(0.2, 0.8)), "instances": 1, "families": ("ferro",),
+                   "methods": ("tap", "adaptive_tap")},
+        domain={"n": "int>=2", "instances": "int>=1", "beta": ">0", "field_std": ">=0", "seed": "int>=0",
+                "max_iter": "int>=1"}, sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
+    "mfattn.meanfield.families:ratio_text": Exempt("formats a compare_families result the package built (chapter 1's "
+                                                   "table); run by test_ising_families"),
+    "mfattn.meanfield.families:table": Exempt("formats a compare_families result the package built (chapter 1's "
+                                              "table); run by test_ising_families"),
     "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT),
     # --- mfattn.companion.stats
     "mfattn.companion.stats:t_quantile_975": Spec(lambda d: {"df": d(st.integers(1, 500))},

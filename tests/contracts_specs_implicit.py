@@ -248,6 +248,7 @@ def _fit_sizes(d):
 
 SPECS.update({
     I + "claims_deq_numbers:stability_prose": Spec(lambda d: {"root": _stored_root(d)}),
+    I + "claims_deq_prose:variant_glue": Spec(lambda d: {"s": {}}, check=lambda kw, r: set(r.values()) == {"n/a"}),
     I + "claims_deq_numbers:stored_cost_exponent": Spec(lambda d: {"root": _stored_root(d)}),
     I + "claims_transformer_numbers:onsager_statistics": Spec(
         lambda d: dict(zip(("study", "train_betas", "test_betas"), _onsager_study(d)), name="m")),
