@@ -133,6 +133,9 @@ SPECS = {
     I + "vector_tap:VectorSpinTAP": Spec(lambda d: {"num_spins": d(st.integers(1, 3)), "dim": 2, "generator": gen(d)},
                                          domain={"num_spins": "int>=1", "dim": "int>=1", "max_iter": "int>=1",
                                                  "tol": ">0"}, sizes={"num_spins": 10**6}),
+    I + "transformer:value_map_off_block": Spec(
+        lambda d: {"num_spins": 3, "dim": 8, "x": randn(d, 1, 3, 8), "generator": gen(d)},
+        domain={"heads": "int>=1"}, skip=("generator",)),
     I + "vector_tap:explicit_tap_cost": Spec(lambda d: {"sizes": [(2, 2)], "repeats": 1},
                                              domain={"batch": "int>=1", "repeats": "int>=1"}),
     I + "vector_tap:cost_exponent": Spec(lambda d: {"nd": [4.0, 8.0, 16.0], "seconds": [1.0, 8.0, d(st.floats(20, 90))],
@@ -248,6 +251,8 @@ def _fit_sizes(d):
 
 SPECS.update({
     I + "claims_deq_numbers:stability_prose": Spec(lambda d: {"root": _stored_root(d)}),
+    I + "claims_deq_prose:glue": Exempt("glues variant_glue's texts into a chapter run (ChapterRun); run by the "
+                                        "chapter and its notebook test"),
     I + "claims_deq_prose:variant_glue": Spec(lambda d: {"s": {}}, check=lambda kw, r: set(r.values()) == {"n/a"}),
     I + "claims_deq_numbers:stored_cost_exponent": Spec(lambda d: {"root": _stored_root(d)}),
     I + "claims_transformer_numbers:onsager_statistics": Spec(

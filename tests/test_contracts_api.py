@@ -55,8 +55,6 @@ KNOWN_BROKEN = {
     "mfattn.dynamics.tangent_space:stored_dimension": {"model"},
     "mfattn.dynamics.verdict_numbers:attractor_kinds": {"L", "lam", "period", "tol"},
     "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
-    "mfattn.implicit.vector_tap:explicit_cost_scaling": {"sizes"},
-    "mfattn.implicit.vector_tap:explicit_tap_cost": {"sizes"},
     "mfattn.structural.edge_priors:enumerate_binary_edge_sets": {"n"},
     "mfattn.structural.edges:structure_log_prior": {"structures"},
     "mfattn.structural.multihop_train:train_multihop": {"models"},

@@ -18,7 +18,7 @@ from mfattn.companion.premises import LEVEL
 from .claims_deq_mnist import INTERACTION_FLOOR, INTERACTION_MARGIN, _FORMER_FLOOR
 from .claims_deq_numbers import disagreement, over_seeds_text
 
-__all__ = ["variant_glue", "INTERACTIONS", "KEYS"]
+__all__ = ["variant_glue", "glue", "INTERACTIONS", "KEYS"]
 
 #: The variants that swap the learned couplings for another mixing function: table key, name in prose.
 INTERACTIONS = (("softmax", "softmax couplings"), ("mixer", "MLP mixer"))
@@ -88,3 +88,9 @@ def variant_glue(s: Mapping[str, Any]) -> dict[str, str]:
     if "var_blog" in s:
         out.update(_interactions(s))
     return out
+
+
+def glue(run, s: Mapping[str, Any]) -> None:
+    """Glue every text of :func:`variant_glue` into the chapter's run (``run.number(key, text)``)."""
+    for key, text in variant_glue(s).items():
+        run.number(key, text)

@@ -63,6 +63,7 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
                "train_betas": _plain(train_betas), "test_betas": _plain(test_betas),
                "draws": {str(k): {"spread_res": _plain(v["spread_res"]), "spread_nores": _plain(v["spread_nores"]),
                                   "off_block_dense": float(v["off_block_dense"]),
+                                  **({"off_block_value": float(v["off_block_value"])} if "off_block_value" in v else {}),
                                   "onsager": {name: _plain(a) for name, a in v["onsager"].items()}}
                          for k, v in draws.items()},
                "spread_by_rho": {f"{rho:g}": {"with source": _plain(s["with source"][-1]),
@@ -218,6 +219,9 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
     out["spread_res_by_rho"] = {rho: float(np.median(v["with source"])) for rho, v in u["spread_by_rho"].items()}
     out["spread_nores_by_rho"] = {rho: float(np.median(v["without source"])) for rho, v in u["spread_by_rho"].items()}
     out["off_block_dense_seeds"] = [float(d["off_block_dense"]) for d in draws]
+    if all("off_block_value" in d for d in draws):      # stored since the value-map reading (§4.2's X W_V)
+        out["off_block_value_seeds"] = [float(d["off_block_value"]) for d in draws]
+        out["off_block_value_max"] = max(out["off_block_value_seeds"])
     return out
 
 

@@ -19,7 +19,7 @@ from .correction import coupling_asymmetry  # the one definition, shared with Ch
 from .meanfield import MeanFieldAttention, _check_source
 from ..companion.checks import contract
 
-__all__ = ["to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
+__all__ = ["value_map_off_block", "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
            "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "softmax_couplings",
            "off_head_block_fraction", "coupling_asymmetry"]
 
@@ -164,6 +164,19 @@ def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     dh = d // heads
     block = torch.block_diag(*[torch.ones(dh, dh, dtype=J.dtype, device=J.device)] * heads).bool()
     return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
+
+
+@contract(x="tensor:3", heads="int:1")
+def value_map_off_block(num_spins: int, dim: int, x: torch.Tensor, generator: torch.Generator, heads: int = 4) -> float:
+    """:func:`off_head_block_fraction` of a ``heads``-head softmax layer (float64) with a standard per-head value map
+    W_V^h reading all ``dim`` features (the blog's §4.2 update, ``X W_V``) and no output projection (W_O = I), its
+    weights drawn from ``generator``, for the sources ``x`` (B, num_spins, dim): about √(1 − 1/H) for a random map,
+    not 0 (the head blocks hold only without a value map, or with one that is itself block-diagonal)."""
+    layer = MeanFieldAttention(num_spins, dim, interaction="softmax", heads=heads, values=True, lin_response=False,
+                               generator=generator).double()
+    with torch.no_grad():
+        layer.to_out.weight.copy_(torch.eye(dim, dtype=torch.float64))
+    return off_head_block_fraction(softmax_couplings(layer, x.double()), heads)
 
 
 @contract(m="tensor:>=2")

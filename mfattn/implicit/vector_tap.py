@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import nn
 
-from ..companion.checks import check_choice, contract
+from ..companion.checks import check_alloc, check_choice, check_int, contract
 from ..deq import SOLVERS, deq_fixed_point
 from .meanfield import SYMMETRIES, _check_source, _positive_int, couplings_to_matrix, symmetrise_couplings
 
@@ -148,8 +148,26 @@ class VectorSpinTAP(nn.Module):
         return m
 
 
+def _check_sizes(sizes: Any) -> list[tuple[int, int]]:
+    """``sizes`` as a list of ``(N, d)`` pairs of positive integers; a clear error naming ``sizes`` otherwise, and
+    before any buffer is made when the largest (Nd)×(Nd) matrix would not fit the memory budget."""
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) == 0:
+        raise ValueError(f"sizes must be a non-empty sequence of (N, d) pairs; got {sizes!r}")
+    out = []
+    for pair in sizes:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (Sequence, np.ndarray)) or len(pair) != 2:
+            raise ValueError(f"sizes must be a non-empty sequence of (N, d) pairs; got the entry {pair!r}")
+        try:
+            out.append((check_int("sizes", pair[0], minimum=1), check_int("sizes", pair[1], minimum=1)))
+        except ValueError:
+            raise ValueError(f"sizes must hold (N, d) pairs of positive integers; got the entry {pair!r}") from None
+    nd = max(n * d for n, d in out)
+    check_alloc("sizes", 8 * 4 * nd * nd, what="the largest (Nd)x(Nd) coupling matrices")
+    return out
+
+
 @contract(batch="int:1", repeats="int:1", seed="int:0",
-          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]) * a["batch"])])
+          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in _check_sizes(a["sizes"])) * a["batch"])])
 def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repeats: int = 3,
                       seed: int = 0, dtype: torch.dtype = torch.float64) -> list[dict]:
     """Wall time of one :meth:`VectorSpinTAP.cavity_update` (the O((Nd)³) linear-response step)
@@ -157,6 +175,7 @@ def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repea
 
     Returns a list of ``{"N", "d", "Nd", "seconds"}`` dicts (for a log-log plot against N·d).
     """
+    sizes = _check_sizes(sizes)
     out = []
     gen = torch.Generator().manual_seed(seed)
     for n, d in sizes:
@@ -194,7 +213,7 @@ def cost_exponent(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: flo
 
 
 @contract(fit_min_nd="real:>0", repeats="int:1", seed="int:0",
-          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in a["sizes"]))])
+          alloc=lambda a: [("sizes", 48 * max((n * d) ** 2 for n, d in _check_sizes(a["sizes"])))])
 def explicit_cost_scaling(sizes: Sequence[tuple[int, int]], fit_min_nd: int, *, repeats: int = 3,
                           seed: int = 0) -> dict[str, Any]:
     """The book's one measurement of the explicit layer's cost (Chapters 2 and 3 quote it).
@@ -207,7 +226,7 @@ def explicit_cost_scaling(sizes: Sequence[tuple[int, int]], fit_min_nd: int, *, 
 
     Returns ``{"Nd": (S,), "seconds": (S,), "fit": (S,) bool, "exponent": p, "fit_min_nd", "fit_max_nd"}``.
     """
-    cost = explicit_tap_cost([tuple(s) for s in sizes], repeats=repeats, seed=seed)
+    cost = explicit_tap_cost(_check_sizes(sizes), repeats=repeats, seed=seed)
     nd = np.array([c["Nd"] for c in cost], dtype=float)
     sec = np.array([c["seconds"] for c in cost])
     return {"Nd": nd, "seconds": sec, "fit": nd >= fit_min_nd, "exponent": cost_exponent(nd, sec, fit_min_nd),
