@@ -30,6 +30,11 @@ def _gap(s: Mapping[str, Any], key: str) -> str:
     return f"{abs(gap):.2f} points {'below' if gap > 0 else 'above'} the blog model's mean ({s['var_blog']:.2f} %)"
 
 
+def _share(x: float) -> str:
+    """A share of steps as a percentage, never rounded up to 100 % (99.96 % reads 99.9 %)."""
+    return "100 %" if x >= 1.0 else f"{math.floor(1000 * x) / 10:.1f} %"
+
+
 def _floor_words(median: float, floor: float) -> str:
     diff = median - floor
     return f"{'clears' if diff > 0 else 'misses'} it by {abs(diff):.2f} points"
@@ -61,9 +66,14 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
         out[f"full-{key}-floor"] = _floor_words(s[f"var_{key}_median"], INTERACTION_FLOOR)
         out[f"full-{key}-former-floor"] = _floor_words(s[f"var_{key}_median"], _FORMER_FLOOR)
     if stored:
-        conv = min(s[f"var_{k}_conv_min"] for k, _ in stored)
-        out["full-interaction-conv"] = (f"at least {math.floor(1000 * conv) / 10:.1f} % of the training steps in every "
-                                        f"seed of the {' and of the '.join(name for _, name in stored)}")
+        out["full-interaction-conv"] = "; ".join(
+            f"{name}, seed by seed, {', '.join(_share(c) for c in s[f'var_{k}_conv_list'])} of the training steps"
+            for k, name in stored)
+        broke = [f"{name} seed {seed} ({acc:.2f} %; its forward solves reached the tolerance in {_share(conv)} of the "
+                 "steps)" for k, name in stored for seed, (acc, conv) in
+                 enumerate(zip(s[f"var_{k}_acc_list"], s[f"var_{k}_conv_list"])) if acc < 50]
+        out["full-interaction-broke"] = (f"training broke down in {' and '.join(broke)}" if broke else
+                                         "no stored run of these variants broke down")
         out["full-interaction-paired"] = "; ".join(_paired(s, k, name) for k, name in stored)
     out["full-interaction-margin"] = f"{INTERACTION_MARGIN:.2f}"
     out["full-interaction-floor"] = f"{INTERACTION_FLOOR:.0f} %"
@@ -72,7 +82,7 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
 
 
 KEYS = ("full-naive-gain", "full-naive-over-seeds", "full-naive-disagreement", "full-naive-loss-ratio",
-        "full-interaction-conv", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
+        "full-interaction-conv", "full-interaction-broke", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
         "full-interaction-former-floor") + tuple(f"full-{k}-{w}" for k, _ in INTERACTIONS
                                                  for w in ("accs", "median", "mean", "gap", "floor", "former-floor"))
 
