@@ -81,7 +81,10 @@ def _psd_note(s):
             f"{s['tap_s1']:.1%} at 0.05). Near the boundary, in a stress test of adaptive TAP (ferro-biased couplings, "
             f"zero field, n = 18): started exactly at m = 0, a fixed point every damped update maps to itself, it "
             f"'converges' there with an indefinite χ⁻¹ (a point the stored instances, with their random fields, cannot "
-            f"have); started 10⁻⁶ away it leaves it for a magnetised solution whose χ is positive definite (a test).")
+            f"have); started 10⁻⁶ away it leaves it for a magnetised solution whose χ is positive definite (a test). "
+            f"That is the one place the sentence's antecedent is met for adaptive TAP, and there it holds: where χ is "
+            f"not positive definite the fixed point is not stable. On the stored instances the antecedent is never "
+            f"met, so there the verdict rests on the absence of counterexamples, not on a loss observed.")
 
 
 # --- the Gaussian vector-spin identity ----------------------------------------------------------------------------
