@@ -98,3 +98,12 @@ def _summary_stub():
          "points_unstable": 0, "points_not_converged": 0, "converged_fraction_by_damping": [1.0, 1.0]}
     return {"methods": {"naive": m}, "beta": 0.5, "n": 18, "instances": 3, "vector_max_dev": 1e-15, "at_beta": 1.0,
             "damping_betas": [0.5, 2.0], "dampings": [0.5, 0.05]}
+
+
+def test_the_claim_is_decided_with_instances_a_theory_did_not_solve():
+    """A non-converged instance is stored as None: the rule, its note, its numbers and its spread all take it."""
+    s = {**_numbers([0.4, 0.45, 0.42, 0.41] * 3, tap=[1.0, 1.1, 0.9, None] * 3, tsite=[0.8, 0.9, None, 0.7] * 3)}
+    s["fam_hopfield_atap_inst"] = [0.4, None] + [0.42] * 10
+    d = CLAIM.decide({**s, "atap_m": 0.004, "tap_m": 0.02}, chapter="ising")
+    assert d.verdict == "reproduced" and "not converged" in d.note
+    assert any(v is None for v in d.premises["spread"]["values"]["RMSE of m, adaptive TAP, hopfield"])

@@ -150,8 +150,9 @@ FAMILY_CLAIMS = [
                         Alternative("per instance (sign test) in every family", "statistic", _sign),
                         Alternative("every instance counts, converged or not (no convergence requirement)",
                                     "threshold", _compensates_at(2.0, converged=0.0))),
-          spread=Spread("instance", lambda s: {f"RMSE of m, {NAMES[k]}, {f}": s[f"fam_{f}_{k}_inst"]
-                                               for f in _stored(s) for k in ("tap", "atap")}),
+          spread=Spread("instance (not converged: NaN)", lambda s: {
+              f"RMSE of m, {NAMES[k]}, {f}": [math.nan if x is None else x for x in s[f"fam_{f}_{k}_inst"]]
+              for f in _stored(s) for k in ("tap", "atap")}),
           how="In every family, on the instances both solved: holds if adaptive TAP's mean RMSE of m is below half of "
               "the SK-averaged TAP's ('more accurate' as halving the error, the chapter's convention) and adaptive TAP "
               f"converged on at least {CONVERGED:.0%} of the instances; with differences if below TAP's error but not "
