@@ -284,7 +284,8 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
         summary["rho_cross_text"] = "above 1 " + crossing_text(summary["rho_train_cross"], summary["rho_train_stays"])
     if "acc_step_1" in summary and "acc_fixed" in summary:
         summary["step_gap"] = 100 * (summary["acc_fixed"] - summary["acc_step_1"])
-        steps = [summary[k] for k in summary if k.startswith("acc_step_") and summary[k] is not None]
+        steps = [summary[k] for k in summary if k.startswith("acc_step_") and not k.endswith("_seeds")
+                 and summary[k] is not None]     # seed 0's budgets (the per-seed lists are read below)
         summary["step_gap_best"] = 100 * (summary["acc_fixed"] - max(steps))   # the best stored budget of plain steps
     if summary.get("acc_fixed_seeds") and summary.get("acc_step_1_seeds"):           # the same, seed by seed
         budgets = [k for k in summary if k.startswith("acc_step_") and k.endswith("_seeds")]
