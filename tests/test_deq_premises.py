@@ -258,10 +258,13 @@ ONE_SEED = ("deq-one-step-mnist", "deq-stability-training", "deq-correction-onsa
 
 @needs_stored
 @pytest.mark.parametrize("claim_id", ONE_SEED)
-def test_claims_on_seed_0_alone_rest_on_one_seed_and_are_capped(claim_id):
+def test_claims_once_on_seed_0_alone_now_rest_on_three_seeds(claim_id):
+    """Issue 41, item 10: the analyses that read seed 0 alone run on every stored seed; each claim's spread holds three
+    seeds' values and no one-seed cap applies (a one-unit spread would still be capped: the last line)."""
     spread = premises.spread_of(DEQ[claim_id].spread, STORED)
-    assert spread["n"] == 1 and "one_suffices" not in spread
-    assert premises.one_unit_cap(spread)("holds") == "partly"
+    assert spread["n"] == 3 and "one_suffices" not in spread
+    assert all(len(v) == 3 for v in spread["values"].values())
+    assert premises.one_unit_cap({**spread, "n": 1})("holds") == "partly"
 
 
 @needs_stored
@@ -275,16 +278,16 @@ def test_only_the_implicit_gradient_says_why_one_trained_layer_suffices():
 def test_the_stored_verdicts_of_chapter_2_and_what_moves_them():
     expected = {"deq-mnist-accuracy": ("reproduced", "robust"), "deq-anderson": ("confirmed", "fragile"),
                 "deq-anderson-plain": ("confirmed", "robust"), "deq-implicit-gradient": ("reproduced", "robust"),
-                "deq-learned-onsager": ("confirmed with differences", "robust"),
-                "deq-softmax-couplings": ("confirmed with differences", "fragile"),
-                "deq-mixer-couplings": ("confirmed with differences", "robust"),
+                "deq-learned-onsager": ("confirmed with differences", "fragile"),
+                "deq-softmax-couplings": ("confirmed with differences", "robust"),
+                "deq-mixer-couplings": ("confirmed with differences", "fragile"),
                 "deq-one-step-mnist": ("refuted", "robust"),
-                "deq-stability-training": ("confirmed with differences", "robust"),
+                "deq-stability-training": ("confirmed with differences", "fragile"),
                 "deq-correction-onsager-form": ("not reproduced", "robust"),
                 "deq-energy": ("not reproduced", "robust"), "deq-init-scale": ("reproduced", "robust"),
                 "deq-init-scale-learning": ("reproduced with differences", "fragile"),
-                "deq-early-organisation": ("reproduced with differences", "fragile"),
-                "deq-cls-organisation": ("confirmed with differences", "robust")}
+                "deq-early-organisation": ("not reproduced", "fragile"),
+                "deq-cls-organisation": ("confirmed", "robust")}
     got = {c.id: (d.verdict, d.premises.get("robustness")) for c, d in verdicts.decide_chapter(ROOT, "deq")}
     assert got == expected
 
@@ -369,19 +372,24 @@ def test_the_correction_claim_reads_the_reaction_term_it_replaces():
     assert d.verdict == "not reproduced" and d.premises["robustness"] == "robust"
     assert abs(STORED["corr_reaction_cosine"]) < 0.1 and 0.25 <= STORED["corr_r2_gaussian"] < 0.36
     assert not any("Gaussian correction" in a.name for a in c.alternatives)
-    assert "prior's local response" in d.note and "0.313" in d.note
+    assert "prior's local response" in d.note and f"{STORED['corr_r2_gaussian']:.3f}" in d.note
+    assert "the cosine seed by seed: 0.0387, 0.0369, 0.0706" in d.note
 
 
 @needs_stored
 def test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading():
-    """After one epoch the pattern correlates 0.76 with the final one (57 % of its variance: most, not almost all) and
-    20 % of the way is covered: with differences at the 'most' line (a correlation of √½); at the first stored frame
-    (250 steps: 0.56 and 14 %) and for a reader who counts only the 'holds' line, not reproduced."""
+    """After one epoch the pattern correlates 0.755, 0.806 and 0.706 with the final one in seeds 0-2 (57, 65 and 50 %
+    of its variance) and 20-23 % of the way is covered. Graded as far as every seed shows it: seed 2 misses the 'most'
+    line (a correlation of √½ ≈ 0.7071) by 0.001, so not reproduced; a thousandth of a correlation moves it (the line
+    moved by its frame-to-frame noise), and so do the median seed's grade and a quarter of training (with
+    differences)."""
     d = _decide("deq-early-organisation")
-    assert d.verdict == "reproduced with differences" and d.premises["robustness"] == "fragile"
+    assert d.verdict == "not reproduced" and d.premises["robustness"] == "fragile"
     moved = d.premises["moved_by"]
-    assert any("first stored frame" in m for m in moved) and any("read strictly" in m for m in moved)
-    assert 0.5 ** 0.5 < STORED["epoch1_corr"] < 0.9 and STORED["first_corr"] < 0.5 ** 0.5
+    assert any("median seed" in m for m in moved) and any("quarter of training" in m for m in moved)
+    corr = STORED["epoch1_corr_seeds"]
+    assert corr[0] > 0.5 ** 0.5 and corr[1] > 0.5 ** 0.5 and 0 < 0.5 ** 0.5 - corr[2] < 0.0015
+    assert STORED["first_corr"] < 0.5 ** 0.5
 
 
 def test_the_explicit_layer_loses_its_fixed_point_at_the_larger_initial_scales():
