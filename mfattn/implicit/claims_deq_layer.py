@@ -321,9 +321,13 @@ LAYER_CLAIMS = [
                                     every_seed(_reaction_at(0.81, 0.25), "median")),
                         Alternative("the reaction term at the prior precision P of f_θ's best Gaussian fit instead of "
                                     "the blog's Σ = 1", "reading",
-                                    _not_stored("the reaction term at the fitted P is not stored: it needs seed 0's "
-                                                "trained layer (in the training cache, not among the stored files) "
-                                                "and a re-run of the chapter's analysis"))),
+                                    _not_stored("the reaction term at another prior is not computed yet: the "
+                                                "trained weights are stored (data/full/deq/runs), but the chapter's "
+                                                "analysis computes the term at the blog's Σ = 1 only, where the "
+                                                "symmetrised I − J of the trained couplings is indefinite (a "
+                                                "referee's check: smallest eigenvalue about −0.35 in every seed), so "
+                                                "the Gaussian model behind the term is not a probability model "
+                                                "there"))),
           spread=Spread("seed", seed_spread("corr_reaction_cosine")),
           evidence=("fig-deq-correction", "tests/test_correction.py::test_correction_report_reads_the_layers_own_fixed_point",
                     "tests/test_correction.py::test_the_reaction_term_cancels_in_the_gaussian_means",
@@ -343,7 +347,8 @@ LAYER_CLAIMS = [
           quote=Quote("4.5. Comparison with energybased perspective",
                       "The meanfield perspective seems more interesting since it (1) relies on just one layer (one energy "
                       "function)"),
-          reading="the blog's own MNIST layer as its code configures it (internal symmetry only, weight_sym_sites=False), "
+          origin="ours",   # the blog reads the layer as one energy (§4.5, §5) but its MNIST code leaves site symmetry off
+          reading="ours, built on §4.5 and §5: the blog's own MNIST layer as its code configures it (internal symmetry only, weight_sym_sites=False), "
                   "read as §4.5 and §5 read the layer: the mean-field response of one energy function, an Ising-like "
                   "spin system probed by data",
           rule_at=lambda tol, small: every_seed(verdicts.below("corr_asymmetry", tol, small)),

@@ -175,6 +175,10 @@ def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any
 
     norms = np.asarray(norms, float)
     corr, closed = organisation_curves(norms)
+    try:                                                    # the patch sites alone: without the cls row and column
+        corr_patch, _ = organisation_curves(norms[:, 1:, 1:])
+    except ValueError:                                      # a patch block that never changes: no shape to read
+        corr_patch = np.full(len(norms), np.nan)
     per_epoch = snaps[-1] / 20                                      # 20 epochs in the full protocol
     first = int(np.argmin(np.abs(snaps - per_epoch)))
     half = int(np.argmax(closed >= 0.5))
@@ -183,6 +187,7 @@ def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any
     late = slice(3 * len(snaps) // 4, None)                        # the last quarter of training: the pattern settled
     both = (corr >= 0.9) & (closed >= 0.5)
     return {"epoch1_corr": corr[first], "epoch1_closed": closed[first], "epoch1_at": snaps[first] / per_epoch,
+            "epoch1_corr_patch": corr_patch[first],
             "epoch1_frames": int(np.sum((snaps > 0) & (snaps <= per_epoch))), "snapshot_every": float(snaps[1] - snaps[0]),
             "first_corr": corr[1], "first_closed": closed[1], "first_step": float(snaps[1]),
             "holds_epoch": snaps[int(np.argmax(both))] / per_epoch if both.any() else float("nan"),
@@ -205,10 +210,15 @@ def _organisation_seeds(folder: Path) -> dict[str, list]:
     per = []
     for _, name in runs:
         h = store.load_npz(store.inside(folder, name, "run file", nested=False))
-        per.append(_organisation_numbers(h["history.coupling_norms"], h["history.snapshot_step"]))
+        late = {}
+        if "history.forward_converged" in h:   # the forward solves' converged share over the last quarter (5 of 20 epochs)
+            conv = np.asarray(h["history.forward_converged"], float)
+            late["blog_conv_late"] = float(np.nanmean(conv[3 * len(conv) // 4:]))
+        per.append({**_organisation_numbers(h["history.coupling_norms"], h["history.snapshot_step"]), **late})
     if not per:
         return {}
-    return {**{f"{k}_seeds": [float(p[k]) for p in per] for k in per[0]}, "organisation_seeds": len(per)}
+    keys = [k for k in per[0] if all(k in p for p in per)]
+    return {**{f"{k}_seeds": [float(p[k]) for p in per] for k in keys}, "organisation_seeds": len(per)}
 
 
 def _norm_asymmetry(norm: np.ndarray) -> float:
@@ -311,7 +321,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
 #: Numbers whose seed-by-seed values the notes quote (``<key>_per_seed``: "v0, v1, v2", or seed 0's alone).
 PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2",
                  "res_train_heldout_r2", "corr_reaction_cosine", "corr_asymmetry", "epoch1_corr", "epoch1_closed",
-                 "cls_row_share", "patch_row_share_max")
+                 "cls_row_share", "patch_row_share_max", "epoch1_corr_patch", "blog_conv_late")
 
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
