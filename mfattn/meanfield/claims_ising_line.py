@@ -190,6 +190,9 @@ LINE_CLAIMS = [
                    "mean field, TAP, per-site TAP and adaptive TAP",
           quote=Quote(SECTION_TAP + " (Cavity variances and linear response)",
                       "As soon this property is lost, the fixed-point procedure will no longer be stable."),
+          reading="decided as the absence of counterexamples on the stored solutions (a converged point with a χ that is "
+                  "not positive definite would contradict it); the antecedent itself is met only in the stress test "
+                  "named in the evidence, where it holds",
           rule_at=_psd_at,
           thresholds=(Threshold("rare", 0.01, "convention",
                                 "a counterexample at one converged point in a hundred could be a solution at the edge "
