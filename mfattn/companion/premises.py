@@ -421,9 +421,11 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
             effect = float(np.mean(d))
             if kind in ("sign", "signed-rank"):
                 nonzero = sum(x != 0 for x in d)
-                if nonzero < stats.SIGN_TEST_MIN_UNITS:   # the smallest two-sided p of both is 2^(1 - k)
-                    raise Undecidable(f"a {kind} test over {nonzero} {unit}s cannot reach 5 % (its smallest p is "
-                                      f"{2.0 ** (1 - nonzero):.3g})")
+                ties = len(d) - nonzero                    # the smallest two-sided p of both is 2^(1 - k)
+                if nonzero < stats.SIGN_TEST_MIN_UNITS:   # (a tie, a difference of exactly 0, carries no sign)
+                    raise Undecidable(f"a {kind} test over {nonzero} {unit}s"
+                                      + (f" ({len(d)} stored, {ties} a tie, dropped)" if ties else "")
+                                      + f" cannot reach 5 % (its smallest p is {2.0 ** (1 - nonzero):.3g})")
                 p = (stats.sign_test if kind == "sign" else stats.signed_rank_test)(d)["p"]
             else:
                 a, b = (int(sum(s[k])) for k in only)
