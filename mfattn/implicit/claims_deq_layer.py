@@ -247,7 +247,8 @@ LAYER_CLAIMS = [
           examples={"holds": {"step_gap": 0.3}, "partly": {"step_gap": 1.0}, "fails": {"step_gap": 1.01}}),
     Claim("deq-stability-training", "Ours, on the MNIST model of Bal 2021 (the blog says nothing of its solver's work "
                                     "during training)",
-          "The solver's growing work during training follows the spectral radius of ∂f/∂m at the fixed point",
+          "The solver's growing work during training follows the spectral radius of ∂f/∂m at the fixed point: their "
+          "changes move together (holds); only a common trend, both rising, is 'with differences'",
           measured="Each analysed seed, at the kept weights of its full run (every 1000 steps): median ρ(∂f/∂m) over test digits and "
                    "the mean forward Anderson evaluations of the 100 steps before; the correlation of their changes "
                    "between kept steps (first differences)", origin="ours",
