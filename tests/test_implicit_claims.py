@@ -378,9 +378,13 @@ BOUNDARY_CASES = [          # numbers just either side of each declared threshol
     ("deq-correction-onsager-form", {"corr_reaction_cosine": -0.5001}, "partly"),
     ("deq-correction-onsager-form", {"corr_reaction_cosine": 0.4999}, "fails"),
     ("deq-correction-onsager-form", {"corr_reaction_cosine": float("nan")}, None),
-    ("transformer-multihead-blocks", {"off_block_value_max": 0.99e-12, "off_block_dense": 0.86}, "holds"),
-    ("transformer-multihead-blocks", {"off_block_value_max": 1.01e-12, "off_block_dense": 0.86}, "partly"),
-    ("transformer-multihead-blocks", {"off_block_value_max": 1.01e-6, "off_block_dense": 0.86}, "fails"),
+    ("transformer-multihead-blocks", {"off_block_split": 0.99e-12, "off_block_dense": 0.86}, "holds"),
+    ("transformer-multihead-blocks", {"off_block_split": 1.01e-12, "off_block_dense": 0.86}, "partly"),
+    ("transformer-multihead-blocks", {"off_block_split": 1.01e-6, "off_block_dense": 0.86}, "fails"),
+    ("transformer-multihead-value-maps", {"off_block_value_seeds": [0.5, 0.9, 0.8]}, "holds"),
+    ("transformer-multihead-value-maps", {"off_block_value_seeds": [0.4999, 0.9, 0.8]}, "partly"),
+    ("transformer-multihead-value-maps", {"off_block_value_seeds": [1.01e-6, 0.9, 0.8]}, "partly"),
+    ("transformer-multihead-value-maps", {"off_block_value_seeds": [1e-6, 0.9, 0.8]}, "fails"),
 ]
 
 

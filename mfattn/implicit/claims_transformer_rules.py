@@ -68,6 +68,26 @@ def attention_weights_blocks(s: Numbers) -> str:
     return verdicts.identity("off_block_split")(s)
 
 
+def _value_grade(shares: list[float], most: float, broken: float) -> str:
+    return "holds" if min(shares) >= most else "partly" if min(shares) > broken else "fails"
+
+
+def value_maps_at(most: float, broken: float):
+    """transformer-multihead-value-maps: the smallest per-draw share outside the head blocks with per-head value maps:
+    at least ``most`` holds, above ``broken`` partly, else fails."""
+    return lambda s: _value_grade(per_draw(s, "off_block_value", "off_block_value_max"), most, broken)
+
+
+def value_maps_dense(s: Numbers) -> str:
+    return _value_grade(per_draw(s, "off_block_dense"), 0.5, 1e-6)
+
+
+VALUE_MAP_THRESHOLDS = (
+    Threshold("most", 0.5, "convention", "most of ‖J‖_F outside the blocks: the blocks do not describe the couplings"),
+    Threshold("broken", 1e-6, "convention", "far above float64 round-off of sums of order-one terms (about 1e-14): the "
+              "blocks are broken, not merely rounded"))
+
+
 def multihead_note(s: Numbers) -> str:
     dense = per_draw(s, "off_block_dense")
     value = s.get("off_block_value_seeds")
