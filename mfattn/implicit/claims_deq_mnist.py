@@ -504,6 +504,10 @@ MNIST_CLAIMS = [
                    "trained with the crudest phantom gradient (one step, τ = 1: ∂f/∂θ at the fixed point, not the "
                    "tuned phantom gradients of Geng et al. 2021 with several damped steps)",
           quote=Quote(MNIST_SECTION, "solver_bwd_max_iter=40, solver_bwd_tol=1e-4,"), rule_at=_gradient_at,
+          origin="ours",   # the blog configures a backward solver and cites Bai et al.; it states no theorem
+          reading="ours, built on the blog's configuration of a backward (adjoint) solver and its citation of deep "
+                  "equilibrium models (Bai et al. 2019): the blog states no theorem; the claim is that its layer's "
+                  "gradients are those of the implicit function theorem",
           how="Finite differences with ε = 1e-5 carry a relative error of order ε² plus the solves' 1e-12/ε = 1e-7 (the "
               "stored difference sits at that floor): reproduced if the difference is at most 1e-4 with every solve "
               "converged (the implicit gradient is the gradient of the trained layer, ρ(J_f) > 1 included); at most "

@@ -179,6 +179,12 @@ def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any
         corr_patch, _ = organisation_curves(norms[:, 1:, 1:])
     except ValueError:                                      # a patch block that never changes: no shape to read
         corr_patch = np.full(len(norms), np.nan)
+    # the shape of what training added (N_t − N_0 against N_T − N_0, off the diagonal): the initial pattern removed
+    off = ~np.eye(norms.shape[1], dtype=bool)
+    added = (norms - norms[0])[:, off]
+    added = added - added.mean(axis=1, keepdims=True)
+    scale = np.linalg.norm(added, axis=1) * np.linalg.norm(added[-1])
+    corr_change = np.divide(added @ added[-1], scale, out=np.zeros(len(norms)), where=scale > 0)
     per_epoch = snaps[-1] / 20                                      # 20 epochs in the full protocol
     first = int(np.argmin(np.abs(snaps - per_epoch)))
     half = int(np.argmax(closed >= 0.5))
@@ -187,7 +193,7 @@ def _organisation_numbers(norms: np.ndarray, snaps: np.ndarray) -> dict[str, Any
     late = slice(3 * len(snaps) // 4, None)                        # the last quarter of training: the pattern settled
     both = (corr >= 0.9) & (closed >= 0.5)
     return {"epoch1_corr": corr[first], "epoch1_closed": closed[first], "epoch1_at": snaps[first] / per_epoch,
-            "epoch1_corr_patch": corr_patch[first],
+            "epoch1_corr_patch": corr_patch[first], "epoch1_corr_change": corr_change[first],
             "epoch1_frames": int(np.sum((snaps > 0) & (snaps <= per_epoch))), "snapshot_every": float(snaps[1] - snaps[0]),
             "first_corr": corr[1], "first_closed": closed[1], "first_step": float(snaps[1]),
             "holds_epoch": snaps[int(np.argmax(both))] / per_epoch if both.any() else float("nan"),
@@ -321,7 +327,8 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
 #: Numbers whose seed-by-seed values the notes quote (``<key>_per_seed``: "v0, v1, v2", or seed 0's alone).
 PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2",
                  "res_train_heldout_r2", "corr_reaction_cosine", "corr_asymmetry", "epoch1_corr", "epoch1_closed",
-                 "cls_row_share", "patch_row_share_max", "epoch1_corr_patch", "blog_conv_late")
+                 "cls_row_share", "patch_row_share_max", "epoch1_corr_patch", "blog_conv_late",
+                 "epoch1_corr_change")
 
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:

@@ -81,7 +81,10 @@ ORGANISATION_CLAIMS = [
                                     every_seed(_early_at(0.9, 0.5, EARLY_MOST), "median")),
                         Alternative("the shape of the patch sites alone (the pattern without the cls row and column, "
                                     "which carry most of the final pattern's variance)", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_patch")))),
+                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_patch"))),
+                        Alternative("the shape of what training added (the change N_t − N_0 against N_T − N_0: the "
+                                    "initial random pattern removed)", "statistic",
+                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_change")))),
           spread=Spread("seed", seed_spread("epoch1_corr", "epoch1_closed", "epoch1_corr_patch")),
           # fig-deq-early-frames joins the evidence once a full run of this chapter has stored it
           evidence=("fig-deq-full-cpu", "tests/test_organisation.py::"
