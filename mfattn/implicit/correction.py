@@ -218,7 +218,10 @@ def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
     precision (:func:`gaussian_fit`); ``r2_per_site_gain``: what separate affine maps per site add to it; ``p_eff_eig``: eigenvalues (real parts,
     sorted) of ``P_eff = (I − A)⁻¹`` of that affine map's linear part (a Gaussian prior whose correction it
     would be); ``reaction_cosine``: cosine between ``f`` and the reaction term ``V_i m*_i`` of the learned
-    couplings at ``P = I`` (nan when ``I − J`` is singular); ``v_site_spread``: mean ``‖V_i − V̄‖_F / ‖V̄‖_F``;
+    couplings at ``P = I`` (nan when ``I − J`` is singular); ``sym_min_eig``: the smallest eigenvalue of
+    ``sym(I − J)`` (negative: no Gaussian model at ``P = I``); ``reaction_cosine_valid``: the same cosine at
+    ``P = prior_valid``, the smallest scalar prior precision ``λ_max(sym J) + 0.1`` (at least 1) at which the Gaussian
+    model exists; ``v_site_spread``: mean ``‖V_i − V̄‖_F / ‖V̄‖_F``;
     ``asymmetry``: :func:`coupling_asymmetry`; ``f_to_g``: ``‖f‖/‖g‖``; ``residual``: max over digits of
     ``‖f − f_θ(g)‖/‖m‖``, the fixed-point residual (small when the solver converged, so ``f`` is ``f_θ(g)``).
     ``points`` holds (B, N, d) arrays for plots: ``f``, its affine fit ``f_affine``, the fitted Gaussian correction
@@ -245,7 +248,20 @@ def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
         spread = float(((V - Vbar).flatten(1).norm(dim=1) / Vbar.norm()).mean())
     except ValueError:
         cosine, spread = float("nan"), float("nan")
-    return {"r2_affine": fit["r2"], "r2_gaussian": gauss["r2"], "r2_per_site": r2_sites, "r2_per_site_gain": r2_sites - fit["r2"],
+    # the blog's prior Σ = 1 need not make a Gaussian model of the learned couplings (sym(I − J) may be indefinite):
+    # the reaction term again at the smallest scalar prior precision P that does, P = λ_max(sym J) + 0.1
+    from .meanfield import couplings_to_matrix
+    M = couplings_to_matrix(J.double())
+    top = float(torch.linalg.eigvalsh(0.5 * (M + M.T))[-1])
+    prior_valid = max(1.0, top + 0.1)
+    try:
+        Vv = gaussian_cavity(J, prior_valid)
+        react_v = torch.einsum("iab,zib->zia", Vv, m)
+        cosine_valid = float((react_v * f).sum() / (react_v.norm() * f.norm()))
+    except ValueError:
+        cosine_valid = float("nan")
+    return {"r2_affine": fit["r2"], "reaction_cosine_valid": cosine_valid, "prior_valid": prior_valid,
+            "sym_min_eig": 1.0 - top, "r2_gaussian": gauss["r2"], "r2_per_site": r2_sites, "r2_per_site_gain": r2_sites - fit["r2"],
             "p_eff_eig": np.sort(p_eff.real).tolist(), "reaction_cosine": cosine, "v_site_spread": spread,
             "asymmetry": coupling_asymmetry(J), "f_to_g": float(f.norm() / g.norm()),
             "residual": float(((f - f_theta).flatten(1).norm(dim=1) / m.flatten(1).norm(dim=1)).max()),
