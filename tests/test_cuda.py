@@ -160,3 +160,32 @@ def test_implicit_backward_on_cuda_matches_cpu_and_the_closed_form():
         grads[dev] = bd.grad.cpu()
     assert (grads["cuda"] - exact).norm() <= 1e-9 * exact.norm()
     torch.testing.assert_close(grads["cuda"], grads["cpu"], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, tol", [(torch.float64, 1e-9), (torch.float32, 2e-4)])
+def test_ensemble_members_on_cuda_equal_their_solo_models(dtype, tol):
+    """Issue 46: on CUDA, each member of a batched ensemble gives its solo model's logits and gradients (one step on
+    the same random digits; batched products may round differently from single ones there, hence a tolerance)."""
+    import torch.nn.functional as F
+
+    from mfattn.implicit.ensemble import EnsembleMNIST
+    from mfattn.implicit.models import build_model
+
+    gen = torch.Generator().manual_seed(7)
+    seeds, B = [0, 1, 2], 6
+    images = torch.rand(len(seeds), B, 1, 28, 28, generator=gen, dtype=dtype).cuda()
+    labels = torch.randint(0, 10, (len(seeds), B), generator=gen).cuda()
+    ens = EnsembleMNIST(seeds, dtype=dtype).cuda()
+    logits = ens(images)
+    F.cross_entropy(logits.reshape(-1, 10), labels.reshape(-1), reduction="none").view(len(seeds), B).mean(1).sum() \
+        .backward()
+    for s, seed in enumerate(seeds):
+        solo = build_model(seed, dtype=dtype).cuda()
+        solo_logits = solo(images[s])
+        F.cross_entropy(solo_logits, labels[s]).backward()
+        scale = solo_logits.abs().max()
+        assert float(((solo_logits - logits[s]).abs().max() / scale).detach()) < tol
+        mine = dict(ens.members[s].named_parameters())
+        for name, p in solo.named_parameters():
+            gap = float((p.grad - mine[name].grad).abs().max() / p.grad.abs().max().clamp_min(1e-30))
+            assert gap < tol, (name, gap)
