@@ -127,6 +127,17 @@ SPECS = {
     "mfattn.meanfield.families:table": Exempt("formats a compare_families result the package built (chapter 1's "
                                               "table); run by test_ising_families"),
     "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT),
+    # --- mfattn.meanfield.finite_size (ising-at-accuracy at other numbers of spins)
+    "mfattn.meanfield.finite_size:line_by_size": Spec(
+        lambda d: {"ns": [3, d(st.integers(3, 4))], "betas": [d(st.floats(0.3, 1.5))], "instances": 1, "budget": 20},
+        domain={"instances": "int>=1", "damping": "(0,1]", "budget": "int>=1", "seed": "int>=0",
+                "field_std": ">=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
+    "mfattn.meanfield.finite_size:table": Exempt("formats a line_by_size result the package built (chapter 1's "
+                                                 "table); run by test_ising_sizes"),
+    "mfattn.meanfield.claims_ising_sizes:at_every_size": Exempt("a declared alternative rule of ising-at-accuracy "
+                                                                "(stored numbers); run by test_ising_sizes"),
+    "mfattn.meanfield.claims_ising_sizes:size_rows": Exempt("formats stored numbers for ising-at-accuracy's note; "
+                                                            "run by test_ising_sizes"),
     # --- mfattn.companion.stats
     "mfattn.companion.stats:t_quantile_975": Spec(lambda d: {"df": d(st.integers(1, 500))},
                                                   domain={"df": "int>=1"}),

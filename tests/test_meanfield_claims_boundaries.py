@@ -195,7 +195,7 @@ def _families(atap, tap=(1.0, 1.0, 1.0), hopfield=None):
     out = {"fam_beta": 0.5}
     for f in ("diluted", "ferro", "hopfield"):
         a = hopfield if (f == "hopfield" and hopfield is not None) else atap
-        out.update({f"fam_{f}_atap_inst": list(a), f"fam_{f}_tap_inst": list(tap), f"fam_{f}_tsite_inst": [0.8] * 3})
+        out.update({f"fam_{f}_atap_m_inst": list(a), f"fam_{f}_tap_m_inst": list(tap), f"fam_{f}_tsite_m_inst": [0.8] * 3})
     return out
 
 
@@ -206,10 +206,10 @@ FAMILY_CASES = [
     ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[0.9999] * 3), "partly"),
     ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[1.0] * 3), "fails"),    # equal: not below
     ("ising-adaptive-tap-compensates", _families([0.4] * 3, hopfield=[0.4, None, None]), None),  # too few solved
-    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_inst": [0.4] * 9 + [None],
-                                        "fam_hopfield_tap_inst": [1.0] * 10}, "holds"),        # 90 % converged
-    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_inst": [0.4] * 8 + [None] * 2,
-                                        "fam_hopfield_tap_inst": [1.0] * 10}, "fails"),        # 80 %: fails
+    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_m_inst": [0.4] * 9 + [None],
+                                        "fam_hopfield_tap_m_inst": [1.0] * 10}, "holds"),        # 90 % converged
+    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_m_inst": [0.4] * 8 + [None] * 2,
+                                        "fam_hopfield_tap_m_inst": [1.0] * 10}, "fails"),        # 80 %: fails
 ]
 
 BOUNDARY_CASES = FAMILY_CASES + FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \

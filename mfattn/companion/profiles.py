@@ -53,12 +53,13 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {"n": 16, "instances": 8, "betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
                                                       1.2, 1.4, 1.6], "field_std": 0.3,
                   "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3,
-                  "damping_betas": [0.8, 1.0, 1.2, 1.4, 1.6], "dampings": [0.5, 0.2, 0.05], "damping_budget": 1000},
+                  "damping_betas": [0.8, 1.0, 1.2, 1.4, 1.6], "dampings": [0.5, 0.2, 0.05], "damping_budget": 1000,
+                  "size_ns": [10, 12]},
         # full: 2^18 states per instance, one pass for the whole beta grid; ~10 CPU-minutes.
         "full": {"n": 18, "instances": 40, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
                  "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8,
                  "damping_betas": [round(0.1 * k, 1) for k in range(5, 21)], "dampings": [0.5, 0.2, 0.05],
-                 "damping_budget": 1000},
+                 "damping_budget": 1000, "size_ns": [12, 15, 21]},
     },
     # Chapters 2-6: filled in by their issues.
     # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit
@@ -312,7 +313,7 @@ def _short(value: Any) -> str:
 # --- the work of a run ---------------------------------------------------------------------------------------
 #: Sizes whose work grows faster than in proportion: exact enumeration over 2^n spin states (chapter 1) and
 #: over the n^n edge sets of n tokens (chapter 4's brute-force checks).
-_GROWTH: dict[tuple[str, str], str] = {("ising", "n"): "2^n", ("structural", "enum_n"): "n^n",
+_GROWTH: dict[tuple[str, str], str] = {("ising", "n"): "2^n", ("ising", "size_ns"): "2^n", ("structural", "enum_n"): "n^n",
                                        ("structural", "ident_n"): "n^n", ("structural", "mask_n"): "n^n",
                                        ("structural", "prior_n"): "n^n"}
 #: Integer sizes that are not amounts of work: intervals (a larger one does less) and fit thresholds.
@@ -345,6 +346,8 @@ def _log_size(chapter: str, key: str, value: Any) -> float | None:
             return math.log(max(value[2], 1))  # a grid [start, stop, count]: its count of points
         if value and all(isinstance(x, list) for x in value):  # (N, d) pairs: the sum of their products
             return math.log(max(1, sum(math.prod(max(int(y), 1) for y in x) for x in value)))
+        if _GROWTH.get((chapter, key)) == "2^n" and all(_is_int(x) for x in value):  # sizes enumerated exactly
+            return math.log(max(1, sum(2.0 ** min(max(x, 1), 1000) for x in value)))
         if key.endswith(("seeds", "seed_offsets")) or not all(_is_int(x) for x in value):
             return math.log(max(len(value), 1))  # seeds, betas: one run each
         return math.log(max(1, sum(max(x, 1) for x in value)))  # sizes (network_ns, budget_steps): their sum

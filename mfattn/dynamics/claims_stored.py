@@ -189,7 +189,11 @@ def _slope_and_error(ns, errors) -> tuple[float, float]:
     """Least-squares slope of log(error) against log(N) and its standard error from the fit's residuals."""
     with np.errstate(divide="ignore", invalid="ignore"):   # a zero or negative error: a NaN slope, said as such
         x, y = np.log(np.asarray(ns, dtype=np.float64)), np.log(np.asarray(errors, dtype=np.float64))
-    (slope, icpt), dof = np.polyfit(x, y, 1), x.size - 2
+    # the closed form, not np.polyfit: LAPACK's least squares differs in the last bits between numpy builds, and
+    # the ledger stores this number exactly
+    dx = x - x.mean()
+    slope, dof = float((dx * (y - y.mean())).sum() / (dx ** 2).sum()), x.size - 2
+    icpt = y.mean() - slope * x.mean()
     if dof < 1:
         return float(slope), float("nan")
     resid = y - (slope * x + icpt)

@@ -18,6 +18,7 @@ from ..companion import verdicts
 from ..companion.premises import Alternative, Quote, Spread, Threshold
 from ..companion.verdicts import Claim
 from .claims_ising_accuracy import NAMES, SECTION_TAP, T, TP
+from .claims_ising_sizes import at_every_size, size_rows
 from .claims_ising_plefka import (MIN_SHARE, THEORIES, _ahead_check, _at_at, _at_example, _at_note, _at_numbers,
                                   _beyond_at, _beyond_example, _beyond_note, _binomial_noise, _damping_check,
                                   _factor_noise, _first_beyond, _kink, _knee, _line_noise, _lines, _old_at_rule, _per_instance_line,
@@ -161,7 +162,10 @@ LINE_CLAIMS = [
                         Alternative("reading: each instance's own line (its own x first reaching 1), both TAP theories, "
                                     "adaptive TAP included: the factor 2 over naive mean field lost at that β on "
                                     "significantly more than half of the crossing instances (sign test)", "reading",
-                                    _per_instance_line())),
+                                    _per_instance_line()),
+                        Alternative("unit: other numbers of spins (the same rule on the same construction at each "
+                                    "size of the stored size scan, n = 12, 15 and 21: its outcome where every size "
+                                    "agrees, with differences where they differ)", "unit", at_every_size)),
           spread=Spread("instance", lambda s: {
               f"RMSE of m at {NAMES[k]}'s first β at or beyond its own line, {NAMES[j]}": s[f"{j}_strong_inst"][
                   _first_beyond(s, k, b, 0.9)] for k, b in _lines(s, 1.0, THEORIES).items() for j in ("naive", k)}),
@@ -178,7 +182,10 @@ LINE_CLAIMS = [
                     T + "test_own_plefka_parameter_is_the_formula_on_each_methods_own_solution",
                     TP + "test_strong_damping_errors_are_stored_per_instance_on_every_instance",
                     TP + "test_adaptive_taps_own_x_wanders_about_1_and_does_not_cross_its_line"),
-          note=_at_note, numbers=_at_numbers,
+          note=lambda s: _at_note(s) + (" At other numbers of spins (damping 0.05, the same β grid and "
+                                        f"{s['size_scan']['instances']} instances each): " + "; ".join(size_rows(s))
+                                        + "." if "size_scan" in s else ""),
+          numbers=_at_numbers,
           examples={"holds": _at_example([0.2, 0.3, 0.6, 0.7]),
                     "partly": _at_example([0.2, 0.3, 0.6, 0.7], atap=(0.1, 0.1, 0.2, 0.3),
                                           x_atap=(0.6, 0.8, 1.1, 1.5), atap_crosses=True),

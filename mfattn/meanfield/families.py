@@ -13,6 +13,9 @@ it never needs the scaling.
 
 * ``diluted``: Viana–Bray couplings, :math:`\pm 1` on the edges of an Erdős–Rényi graph of mean degree 3 (sparse).
 * ``ferro``: SK couplings plus a ferromagnetic mean :math:`J_0/n` with :math:`J_0 = 1` (not centred).
+* ``hopfield_dense``: the same at a load :math:`\alpha = p/n = 0.5` (:data:`DENSE_PATTERNS` patterns at n = 18,
+  :math:`\lceil n/2 \rceil` in general), far beyond the retrieval capacity 0.14: many patterns, less low-rank, the
+  Hebbian matrix nearer a Wishart one; scaled like ``hopfield``.
 * ``hopfield``: Hebbian couplings :math:`\sum_\mu \xi^\mu_i \xi^\mu_j` of :data:`PATTERNS` random patterns
   (correlated, low rank), scaled instead so that their largest eigenvalue is :data:`EDGE` × β, SK's spectral edge at
   n = 18 (median 0.84 at β = 0.5; 2β as n grows): scaled to the SK second moment, Hebbian couplings at n = 18 have
@@ -33,13 +36,15 @@ import numpy as np
 from ..companion.checks import check_choice, check_int, check_positive, check_real
 from ..ising import MAX_EXACT_SPINS, MeanFieldWarning, exact_marginals
 
-__all__ = ["FAMILIES", "PATTERNS", "DEGREE", "FERRO_J0", "EDGE", "family_couplings", "compare_families", "ratio_text", "table"]
+__all__ = ["FAMILIES", "PATTERNS", "DENSE_PATTERNS", "DEGREE", "FERRO_J0", "EDGE", "family_couplings", "compare_families", "ratio_text", "table"]
 
 #: The coupling families of the control, in the order the summary stores them.
-FAMILIES = ("diluted", "ferro", "hopfield")
+FAMILIES = ("diluted", "ferro", "hopfield", "hopfield_dense")
 #: Mean degree of the diluted graph; ferromagnetic mean J0 of ``ferro``; patterns of ``hopfield``; the Hebbian
 #: couplings' largest eigenvalue in units of β (SK's at n = 18: median 0.84 at β = 0.5).
 DEGREE, FERRO_J0, PATTERNS, EDGE = 3.0, 1.0, 4, 1.6
+#: Patterns of ``hopfield_dense`` at n = 18 (a load α = p/n = 0.5; ``ceil(n / 2)`` at other n).
+DENSE_PATTERNS = 9
 
 
 def _symmetric_gaussian(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -64,7 +69,7 @@ def family_couplings(family: str, n: int, beta: float, rng: np.random.Generator)
         elif family == "ferro":
             J = _symmetric_gaussian(n, rng) / np.sqrt(n) + FERRO_J0 / n * (1.0 - np.eye(n))
         else:
-            xi = rng.choice([-1.0, 1.0], size=(PATTERNS, n))
+            xi = rng.choice([-1.0, 1.0], size=(PATTERNS if family == "hopfield" else -(-n // 2), n))
             J = xi.T @ xi
             np.fill_diagonal(J, 0.0)
             top = float(np.linalg.eigvalsh(J)[-1])

@@ -1,0 +1,69 @@
+"""``ising-at-accuracy`` read at other numbers of spins (:mod:`.finite_size` stores them; :mod:`.claims` flattens
+each size into ``size_scan[str(n)]`` under the names the n = 18 rules read): the rule of
+:mod:`.claims_ising_plefka` applied at each size, a one-line reading per size for the chapter and the note, and the
+alternative that decides the claim at every size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..companion import verdicts
+from .claims_ising_accuracy import NAMES
+from .claims_ising_plefka import THEORIES, _at_at, _first_beyond, _lines, _own_x, _ratio
+
+__all__ = ["at_every_size", "size_rows"]
+
+_WORDS = {"holds": "the advantage lost at the line", "fails": "against the claim: the advantage kept beyond the line, or lost before it",
+          "partly": "lost by some theories, kept by others"}
+
+
+def size_numbers(s, n: str) -> dict[str, Any]:
+    """The numbers of size ``n`` in the form the n = 18 line rules read (``damping_betas``, ``instances``, per
+    theory ``<k>_strong_inst``, ``<k>_at_strong_inst``, ``<k>_at_strong`` and naive mean field's errors)."""
+    scan = s["size_scan"]
+    return {"damping_betas": scan["betas"], "instances": scan["instances"], **scan["by_n"][n]}
+
+
+def size_outcome(s, n: str) -> str:
+    """The primary rule's outcome (factor 2, line x = 1, 90 % of instances) at size ``n``; 'undecidable: ...' when
+    no theory crosses its own line there."""
+    try:
+        return _at_at(2.0, 1.0, 0.9)(size_numbers(s, n))
+    except verdicts.Undecidable as err:
+        return f"undecidable: {err}"
+
+
+def at_every_size(s) -> str:
+    """Alternative rule: the primary rule at each stored size; its outcome where every size agrees, 'partly' where
+    they differ, not tested where no size can be decided."""
+    if "size_scan" not in s:
+        raise verdicts.Undecidable("the stored summary has no size scan (written before it)")
+    got = [size_outcome(s, n) for n in s["size_scan"]["by_n"]]
+    decided = {g for g in got if not g.startswith("undecidable")}
+    if not decided:
+        raise verdicts.Undecidable("at no stored size does a theory cross its own line")
+    return decided.pop() if len(decided) == 1 else "partly"
+
+
+def size_rows(s) -> list[str]:
+    """One sentence per stored size: each crossing theory's own line, its error over naive mean field's at the last
+    sweep β before it and at the first beyond it, and the rule's outcome there."""
+    rows = []
+    for n in s["size_scan"]["by_n"]:
+        t = size_numbers(s, n)
+        try:
+            lines = _lines(t, 1.0, THEORIES)
+        except verdicts.Undecidable:
+            rows.append(f"n = {n}: no theory crosses its own line on the grid")
+            continue
+        b, parts = t["damping_betas"], []
+        for k, line in lines.items():
+            i = _first_beyond(t, k, line, 0.9)
+            before = max(j for j, x in enumerate(b) if x < line - 1e-9) if b[0] < line - 1e-9 else None
+            own = _own_x(t, k)[i]
+            parts.append(f"{NAMES[k]}'s line at β = {line:g} (x {own[0]:.2f} ± {own[1]:.2f}), error over naive's "
+                         + (f"{_ratio(t, k, before)[0]:.2f} before it, " if before is not None else "")
+                         + f"{_ratio(t, k, i)[0]:.2f} at β = {b[i]:g}")
+        outcome = size_outcome(s, n)
+        rows.append(f"n = {n}: " + "; ".join(parts) + f" (the rule: {_WORDS.get(outcome, outcome)})")
+    return rows

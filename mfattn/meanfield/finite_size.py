@@ -1,0 +1,99 @@
+r"""Plefka's line at other sizes: the accuracy-on-either-side measurement of chapter 1 repeated at several numbers of
+spins, so that ``ising-at-accuracy`` is not read at n = 18 alone.
+
+For each ``n`` the SK instances of :func:`.accuracy.damping_sweep` (same seed, same construction) are solved at one
+strong damping (0.05: a stable solution on nearly every instance) by each theory, and every stable solution is read
+against exact enumeration (:func:`~mfattn.ising.exact_marginals_sweep`, one pass over the :math:`2^n` states for the
+whole β grid). What is stored per size is what the line rules read at n = 18 (:mod:`.claims_ising_plefka`), under the
+same names: per sweep β and instance the RMSE of m (``<theory>_strong_inst``) and Plefka's parameter
+:math:`x = \beta^2\,\overline{(1 - m_i^2)^2}` of the theory's own solution (``<theory>_at_strong_inst``), None
+where it has no stable solution; and per sweep β the median of that x (``<theory>_at_strong``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..companion.checks import check_alloc, check_int, check_real
+from ..ising import MAX_EXACT_SPINS, exact_marginals_sweep
+from .accuracy import _disorder, _floats_or_none, _where_ok, damping_sweep, median_over_instances
+
+__all__ = ["KEYS", "line_by_size", "table"]
+
+#: The theories solved at each size: the key the line rules read, and the method's name.
+KEYS = (("naive", "naive"), ("tap", "tap"), ("atap", "adaptive_tap"))
+
+
+def line_by_size(ns: Sequence[int], betas: Any, instances: int, damping: float = 0.05, budget: int = 1000,
+                 field_std: float = 0.3, seed: int = 0) -> dict[str, Any]:
+    """Per number of spins in ``ns``: the strongly damped solutions of naive mean field, TAP and adaptive TAP on
+    ``instances`` SK instances at each of ``betas``, read against exact enumeration.
+
+    Returns ``{"ns", "betas", "instances", "damping", "budget", "by_n": {str(n): {...}}}`` where each size holds
+    ``<key>_strong_inst`` and ``<key>_at_strong_inst`` ([beta][instance], None where no stable solution) and
+    ``<key>_at_strong`` ([beta], the median x over the converged solutions, as at n = 18; None where none), for the keys of
+    :data:`KEYS`. The work grows as ``len(betas) · instances · 2^n`` (enumeration) plus the iterations."""
+    if isinstance(ns, (str, bytes)) or not hasattr(ns, "__iter__"):
+        raise TypeError(f"ns must be a sequence of numbers of spins; got {type(ns).__name__}")
+    ns = [check_int("ns", n, 2) for n in ns]
+    if not ns:
+        raise ValueError("ns must name at least one number of spins")
+    too_big = [n for n in ns if n > MAX_EXACT_SPINS]
+    if too_big:
+        raise ValueError(f"ns: exact enumeration takes at most {MAX_EXACT_SPINS} spins; got {too_big}")
+    betas = np.asarray([check_real("betas", b, minimum=0.0) for b in np.ravel(betas)])
+    if betas.size == 0:
+        raise ValueError("betas must name at least one inverse temperature")
+    instances = check_int("instances", instances, 1)
+    damping = check_real("damping", damping, minimum=0.0, maximum=1.0, strict=True)
+    budget = check_int("budget", budget, 1, 10**6)   # iterations per solve: budget / damping
+    check_alloc("ns", sum(1 << n for n in ns) * 8 * 4)  # a chunked pass; this bounds its largest state arrays
+    out: dict[str, Any] = {"ns": ns, "betas": [float(b) for b in betas], "instances": instances,
+                           "damping": float(damping), "budget": int(budget), "by_n": {}}
+    methods = tuple(name for _, name in KEYS)
+    for n in ns:
+        sweep = damping_sweep(n, betas, instances, [damping], field_std=field_std, seed=seed, methods=methods,
+                              budget=budget)
+        # the same disorder damping_sweep drew: (G, h) per instance from the same seed
+        exact = np.stack([exact_marginals_sweep(G, h, betas).m for G, h in _disorder(n, instances, field_std, seed)],
+                         axis=1)                                                    # [beta, instance, n]
+        per: dict[str, Any] = {}
+        for k, (key, _) in enumerate(KEYS):
+            ok = sweep.stable[k, 0]                                                 # [beta, instance]
+            err = np.sqrt(np.mean((sweep.m[k, 0] - exact) ** 2, axis=-1))
+            per[f"{key}_strong_inst"] = [_where_ok(err[b], ok[b]) for b in range(betas.size)]
+            per[f"{key}_at_strong_inst"] = [_where_ok(sweep.at_parameter[k, 0, b], ok[b]) for b in range(betas.size)]
+            # over the converged solutions, as the n = 18 summary's at_by_beta_strong
+            per[f"{key}_at_strong"] = _floats_or_none(median_over_instances(sweep.at_parameter[k, 0]))
+        out["by_n"][str(n)] = per
+    return out
+
+
+def _mean_ratio(per: dict[str, Any], key: str, b: int) -> float:
+    """``key``'s mean RMSE of m over naive mean field's at sweep β index ``b``, on the instances both solved."""
+    pairs = [(x, y) for x, y in zip(per[f"{key}_strong_inst"][b], per["naive_strong_inst"][b])
+             if x is not None and y]
+    return float(np.mean([x for x, _ in pairs]) / np.mean([y for _, y in pairs])) if pairs else float("nan")
+
+
+def table(result: dict[str, Any]) -> str:
+    """A Markdown table, one row per size: where TAP's and adaptive TAP's own median x first reach 1 (the β), and
+    their errors over naive mean field's at the sweep β before that line and at it."""
+    betas = result["betas"]
+    head = ("| n | TAP's own line β | TAP/naive before it | at it | adaptive TAP's line β | adaptive TAP/naive "
+            "before it | at it | adaptive TAP's largest median x |\n|---|---|---|---|---|---|---|---|")
+    rows = []
+    for n, per in result["by_n"].items():
+        cells = [n]
+        for key in ("tap", "atap"):
+            hit = [b for b, x in enumerate(per[f"{key}_at_strong"]) if x is not None and x >= 1.0]
+            if not hit:
+                cells += ["none", "", ""]
+                continue
+            i = hit[0]
+            cells += [f"{betas[i]:g}", f"{_mean_ratio(per, key, i - 1):.2f}" if i else "", f"{_mean_ratio(per, key, i):.2f}"]
+        cells.append(f"{max(x for x in per['atap_at_strong'] if x is not None):.2f}")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join([head, *rows])
