@@ -10,6 +10,8 @@ What it measures, on the test digits given:
 
 * stability at the trained fixed point: ``ρ(∂f/∂m)`` per digit (:func:`~.stability.fixed_point_spectral_radius`)
   and the accuracy after k plain steps from ``m = X`` against the fixed point's (:func:`~.stability.accuracy_by_steps`);
+  the share of digits damped plain iteration brings to the layer's tolerance in its budget of 40 evaluations
+  (:func:`damped_plain_converged`, at each of :data:`PLAIN_DAMPINGS`);
 * over training, at the kept weights: median ``ρ`` and median ``‖(I − J_f)⁻¹‖₂`` (:func:`~.stability.resolvent_norm`)
   against the forward Anderson evaluations of the 100 steps before each kept step: the levels' correlation, the
   changes' correlation (:func:`~.stability.change_correlation`) and the out-of-sample R² of the second half of training
@@ -28,10 +30,12 @@ import torch
 from . import correction, stability
 from ..companion.checks import contract
 
-__all__ = ["analyse", "per_seed", "seeds_text", "STABILITY_KEYS", "TRAINING_KEYS"]
+__all__ = ["analyse", "damped_plain_converged", "per_seed", "seeds_text", "PLAIN_DAMPINGS", "STABILITY_KEYS",
+           "TRAINING_KEYS"]
 
 STABILITY_KEYS = ("rho_blog_median", "rho_blog_max", "rho_blog_unstable", "blog_anderson_converged",
-                  "rho_blog_median_converged", "stability_digits", "acc_fixed")
+                  "rho_blog_median_converged", "stability_digits", "acc_fixed", "plain_damped_50_converged",
+                  "plain_damped_25_converged")
 TRAINING_KEYS = ("rho_train_first", "rho_train_last", "rho_train_cross", "rho_train_stays", "rho_train_corr",
                  "rho_train_change_corr", "rho_train_changes", "fwd_iters_first", "fwd_iters_last", "res_train_first",
                  "res_train_last", "res_train_corr", "res_train_change_corr", "rho_train_heldout_r2",
@@ -60,6 +64,31 @@ def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[
     return out, {**over, "fwd_before": before}
 
 
+#: Dampings of the plain iteration tried on the trained layer (deq-anderson-plain's control: the undamped plain iteration
+#: the variant trains with diverges where ρ(∂f/∂m) > 1, a damped one need not).
+PLAIN_DAMPINGS = (0.5, 0.25)
+
+
+@torch.no_grad()
+def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter: int = 40,
+                           tol: float = 1e-4) -> np.ndarray:
+    """(B,) bool: whether damped plain iteration ``m ← (1 − a)·m + a·f(m)`` (``a = damping``) from the layer's own
+    start reaches its relative tolerance ``tol`` within ``max_iter`` evaluations on the sources ``x`` (B, N, d): the
+    blog's budget (40) and tolerance (1e-4), with the damping the undamped variant lacks."""
+    import copy
+    import warnings
+
+    from ..deq import ConvergenceWarning
+
+    layer = copy.deepcopy(layer)
+    layer.solver, layer.max_iter, layer.tol = "plain", max_iter, float(tol)
+    layer.solver_options = {"damping": float(damping), "on_fail": "ignore"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        layer(x)
+    return layer.last_stats["forward"].converged.cpu().numpy()
+
+
 def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers of one trained blog model (see the module docstring) and the arrays behind its figures.
 
@@ -78,7 +107,8 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
         "rho_blog_median": np.nanmedian(rho), "rho_blog_max": np.nanmax(rho), "rho_blog_unstable": np.mean(rho > 1),
         "blog_anderson_converged": conv.mean(), "rho_blog_median_converged": np.nanmedian(rho[conv]) if conv.any()
         else np.nan, "stability_digits": len(rho), "acc_fixed": budget["fixed point"],
-        **{f"acc_step_{k}": v for k, v in budget.items() if k != "fixed point"}}
+        **{f"acc_step_{k}": v for k, v in budget.items() if k != "fixed point"},
+        **{f"plain_damped_{round(100 * a)}_converged": damped_plain_converged(model.attention, x, a).mean() for a in PLAIN_DAMPINGS}}
     training, over = _over_training(result, images[:sizes["rho_training_digits"]], sizes["rho_training_every"])
     numbers.update(training)
     corr = correction.correction_report(model, images[:sizes["correction_digits"]])

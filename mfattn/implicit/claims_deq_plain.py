@@ -1,0 +1,40 @@
+"""deq-anderson-plain's control on the trained layer: damped plain iteration with the blog's budget (40 evaluations,
+tolerance 1e-4) on every seed's trained blog layer (:func:`mfattn.implicit.seed_numbers.damped_plain_converged`,
+stored per seed as ``plain_damped_<100·a>_converged_seeds``). The variant trained with plain iteration iterates
+undamped, which diverges wherever ρ(∂f/∂m) > 1; a damped iteration contracts wherever every eigenvalue of ∂f/∂m has a
+real part below 1, so it is the comparison an expert tries first."""
+
+from __future__ import annotations
+
+from ..companion import verdicts
+
+__all__ = ["damped_plain", "damped_text"]
+
+
+def damped_plain(s) -> str:
+    """Damped plain iteration (damping 0.5 and 0.25, the blog's 40 evaluations and tolerance 1e-4) on every seed's
+    trained blog layer (1,000 test digits): holds if it brings fewer than half of the digits to tolerance at either
+    damping in every seed, partly if fewer than Anderson does there, fails if as many. Not tested where Anderson itself
+    misses 10 % of them in some seed (the positive control)."""
+    if "plain_damped_50_converged_seeds" not in s:
+        raise verdicts.Undecidable("the stored summary has no damped plain iteration (written before it)")
+    anderson = s["blog_anderson_converged_seeds"]
+    if min(anderson) < 0.9:
+        raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {min(anderson):.0%} of the test digits of "
+                                   "its worst seed's trained layer")
+    damped = [max(a, b) for a, b in zip(s["plain_damped_50_converged_seeds"], s["plain_damped_25_converged_seeds"])]
+    if any(d >= a for d, a in zip(damped, anderson)):
+        return "fails"
+    return "holds" if max(damped) < 0.5 else "partly"
+
+
+def damped_text(s) -> str:
+    """The note's sentence on damped plain iteration ("" where the summary has none)."""
+    if "plain_damped_50_converged_seeds" not in s:
+        return ""
+    pct = lambda key: ", ".join(f"{100 * v:.0f} %" for v in s[key])  # noqa: E731
+    return (f" Damped plain iteration on the blog model's trained layer (1,000 test digits, 40 evaluations, tolerance "
+            f"1e-4), per seed: {pct('plain_damped_50_converged_seeds')} at damping 0.5, "
+            f"{pct('plain_damped_25_converged_seeds')} at 0.25, against Anderson's {pct('blog_anderson_converged_seeds')}"
+            + (": damping does not rescue plain iteration within the blog's budget." if damped_plain(s) == "holds" else
+               "."))
