@@ -168,7 +168,8 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
     # without the per-draw values the others rest on the summary's one draw: graded at best with differences
     assert got["transformer-one-step"][0] == "reproduced"
     assert got["transformer-rank-collapse"][0] == "confirmed with differences"
-    assert got["transformer-amortised-onsager"][0] == "reproduced with differences"   # f_θ(m): 0.5, below 1
+    # decided on the error pooled over every in-range instance, which only the per-draw file holds: not tested here
+    assert got["transformer-amortised-onsager"][0] == "not tested"
     assert got["transformer-site-feature-onsager"][0] == "confirmed with differences"  # ours, f(m, s): 0.07, one draw
 
 
