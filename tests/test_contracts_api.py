@@ -49,17 +49,7 @@ MAX_EXAMPLES = 24
 #: whose hostile values are still not refused clearly. The test fails when an entry is fixed (remove it) or when a
 #: parameter not listed breaks.
 KNOWN_BROKEN = {
-    "mfattn.dynamics.diagnostics:bin_count_bounds": {"levels"},
-    "mfattn.dynamics.model:token_context": {"model"},
-    "mfattn.dynamics.tangent_space:state_dimension": {"model"},
-    "mfattn.dynamics.tangent_space:stored_dimension": {"model"},
-    "mfattn.dynamics.verdict_numbers:attractor_kinds": {"L", "lam", "period", "tol"},
     "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
-    "mfattn.structural.edge_priors:enumerate_binary_edge_sets": {"n"},
-    "mfattn.structural.edges:structure_log_prior": {"structures"},
-    "mfattn.structural.multihop_train:train_multihop": {"models"},
-    "mfattn.structural.slots:adjusted_rand_index": {"labels_a", "labels_b"},
-    "mfattn.structural.windowed:relative_operations": {"d", "n"},
 }
 
 

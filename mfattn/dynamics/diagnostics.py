@@ -87,6 +87,18 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
     check_int("bins", bins, 2)
     check_int("fine", fine, 2)
     check_real("max_y", max_y, minimum=0.0, strict=True)
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__len__"):
+        raise TypeError(f"levels must be a list of B integer arrays (the distinct fine levels per β); got "
+                        f"{type(levels).__name__}")
+    for i, lv in enumerate(levels):
+        if isinstance(lv, (str, bytes)):
+            raise TypeError(f"levels[{i}] must be an array of integer levels; got a string")
+        try:
+            arr = np.asarray(lv)
+        except (TypeError, ValueError):
+            raise TypeError(f"levels[{i}] must be an array of integer levels; got {type(lv).__name__}") from None
+        if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
+            raise TypeError(f"levels[{i}] must be an array of finite integer levels; got dtype {arr.dtype}")
     if 2 * max_y / bins <= 2 / fine:
         raise ValueError(f"max_y ({max_y}) too small for fine levels ({fine}): a paper bin must be wider than a level")
     lo = np.empty(len(levels), dtype=np.int64)

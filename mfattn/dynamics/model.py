@@ -177,8 +177,16 @@ def symmetrised_model(which: str, seed: int = 1, **kw) -> MeanFieldModel:
     return paper_model(seed, weights=W, **{k: v for k, v in kw.items() if k in ("pe_bits",)})
 
 
+def check_model(model: Any, name: str = "model") -> "MeanFieldModel":
+    """``model`` if it is a :class:`MeanFieldModel`, else a TypeError naming ``name``."""
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"{name} must be a MeanFieldModel (e.g. paper_model()); got {type(model).__name__}")
+    return model
+
+
 def token_context(model: MeanFieldModel) -> dict[str, np.ndarray]:
     """The initial token's statistics as a one-slot context (used by ``init="token"``)."""
+    check_model(model)
     M = model.num_features
     return {"mo": model.token[:M].copy(), "mv": model.token[M:2 * M].copy(),
             "mk": model.token[2 * M:3 * M].copy(), "mq": model.token[3 * M:].copy()}

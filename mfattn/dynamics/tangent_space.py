@@ -27,18 +27,20 @@ import numpy as np
 
 from ..companion.checks import contract
 from .engine import _grid, _init_engine
-from .model import MeanFieldModel, paper_model
+from .model import MeanFieldModel, check_model, paper_model
 
 __all__ = ["stored_dimension", "state_dimension", "TangentFlow"]
 
 
 def stored_dimension(model: MeanFieldModel) -> int:
     """Numbers in the engine's stored state: ``M + 2 M L`` (A and the window of (m^v, m^k) pairs)."""
+    check_model(model)
     return model.num_features * (1 + 2 * model.context_size)
 
 
 def state_dimension(model: MeanFieldModel) -> int:
     """The dimension of the dynamics: ``L M`` (the last L attentions determine everything else)."""
+    check_model(model)
     return model.num_features * model.context_size
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import autocorrelation, envelope_decay_time, island_count, stroboscopic_section
-from ..companion.checks import contract
+from ..companion.checks import check_array, check_int, check_real, contract
 
 __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control",
            "memory_numbers", "map_deviations", "context_deviation", "window_control"]
@@ -55,7 +55,14 @@ def attractor_kinds(period, lam, L: int = 4, tol: float = 1e-3) -> dict[str, int
     ``chaotic`` (no period, λ_max > tol), ``long periods`` (a period not dividing lcm(2, L): a Hopfield network
     with symmetric couplings and parallel updates reaches fixed points and 2-cycles only, and the period-L forcing
     multiplies that by L at most) and their total ``nontrivial``; ``max period`` and ``n``."""
-    period, lam = np.asarray(period), np.asarray(lam)
+    period = check_array("period", period, ndim=1, integer=True).astype(np.int64)
+    lam = check_array("lam", lam, ndim=1)
+    if period.shape != lam.shape or period.size == 0:
+        raise ValueError(f"period and lam must be non-empty and of one length (one orbit each); got {period.shape} and "
+                         f"{lam.shape}")
+    if (period < 0).any():
+        raise ValueError("period must be >= 0 (0: no period found)")
+    L, tol = check_int("L", L, 1), check_real("tol", tol, minimum=0.0)
     allowed = [d for d in range(1, 2 * L + 1) if (2 * L) % d == 0 and (d <= 2 or L % d == 0)]
     tori = int(((period == 0) & (np.abs(lam) <= tol)).sum())
     chaos = int(((period == 0) & (lam > tol)).sum())

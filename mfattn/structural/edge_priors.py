@@ -41,12 +41,17 @@ MAX_BINARY_EDGES = 16
 RELU_GAP = 0.27846454276107374
 
 
-@contract(m="int:1", n="int:1", alloc=lambda a: [("n", 2 ** (a["m"] * a["n"]) * a["m"] * a["n"] * 9)])
+@contract(m="int:1", n="int:1",   # the product capped: a huge m or n is refused by name, not raised to a power
+          alloc=lambda a: [("n", 2 ** min(a["m"] * a["n"], 62) * min(a["m"] * a["n"], 62) * 9)])
 def enumerate_binary_edge_sets(m: int, n: int) -> torch.Tensor:
     """Every adjacency matrix of ``m`` queries and ``n`` keys: bool (2^(m n), m, n), in binary counting order."""
     for name, value in (("m", m), ("n", n)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if value > MAX_BINARY_EDGES:   # checked alone first: a huge integer must not reach the product's message
+            raise ValueError(f"{name} must be at most {MAX_BINARY_EDGES} (brute force over 2^(m n) adjacency "
+                             f"matrices); got an integer of {value.bit_length()} bits" if value.bit_length() > 64
+                             else f"{name} must be at most {MAX_BINARY_EDGES}; got {value}")
     if m * n > MAX_BINARY_EDGES:
         raise ValueError(f"brute force over binary edge sets is limited to m * n <= {MAX_BINARY_EDGES} edges "
                          f"(2^{MAX_BINARY_EDGES} adjacency matrices); got m = {m}, n = {n}")

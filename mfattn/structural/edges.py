@@ -124,7 +124,21 @@ def enumerate_structures(allowed: torch.Tensor) -> torch.Tensor:
 
 @contract(structures="anytensor:2", allowed="anytensor:2")
 def structure_log_prior(structures: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-    """``ln p(E)`` of the factorised uniform prior (2) for each enumerated structure, shape (S,)."""
+    """``ln p(E)`` of the factorised uniform prior (2) for each enumerated structure, shape (S,).
+
+    structures : long (S, m), each row the chosen key of every query; allowed : bool (m, n)."""
+    if not isinstance(structures, torch.Tensor) or structures.dtype not in (torch.int64, torch.int32, torch.int16,
+                                                                            torch.int8, torch.uint8):
+        raise TypeError(f"structures must be an integer tensor (S, m) of key indices; got "
+                        f"{getattr(structures, 'dtype', type(structures).__name__)}")
+    if not isinstance(allowed, torch.Tensor) or allowed.dtype != torch.bool or allowed.dim() != 2:
+        raise TypeError("allowed must be a bool tensor (m, n) of the keys each query may attend to")
+    if structures.dim() != 2 or structures.shape[1] != allowed.shape[0]:
+        raise ValueError(f"structures must have shape (S, {allowed.shape[0]}) (one key per query); got "
+                         f"{tuple(structures.shape)}")
+    if structures.numel() and (structures.min() < 0 or structures.max() >= allowed.shape[1]):
+        raise ValueError(f"structures must hold key indices in [0, {allowed.shape[1]}); got "
+                         f"[{int(structures.min())}, {int(structures.max())}]")
     counts = allowed.sum(-1).to(torch.float64)  # |A_i|
     inside = allowed[torch.arange(allowed.shape[0]), structures]  # (S, m): is each edge allowed?
     logp = -torch.log(counts).sum().expand(structures.shape[0]).clone()

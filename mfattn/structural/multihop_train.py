@@ -134,9 +134,17 @@ def _code_digest() -> str:
     return store.code_digest(multihop, __file__, _optim)
 
 
+def _model_names(models: Any) -> tuple:
+    """``models`` as a tuple of names, or a TypeError naming it (read before the allocation estimate)."""
+    if isinstance(models, (str, bytes)) or not hasattr(models, "__iter__"):
+        raise TypeError(f"models must be a sequence of model names ({', '.join(_ALL_MODELS)}); got "
+                        f"{type(models).__name__}")
+    return tuple(models)
+
+
 @contract(seeds="ints:0", steps="int:1", batch_size="int:1", lr="real:>0", weight_decay="real:>=0", hops="int:1",
           stream_steps="int:1", record_every="int:1", test_size="int:1",
-          alloc=lambda a: [("batch_size", 32 * a["batch_size"] * len(a["seeds"]) * len(a["models"])
+          alloc=lambda a: [("batch_size", 32 * a["batch_size"] * len(a["seeds"]) * len(_model_names(a["models"]))
                             * (a["task"].n * a["task"].d if a["task"] is not None else 15))])
 def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (0, 1, 2), *,
                    task: MultihopTask | None = None, steps: int = 2000, batch_size: int = 200,
@@ -164,11 +172,11 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
     Cached under ``cache_dir("designs")`` keyed by the whole configuration.
     """
     task = task or MultihopTask()
-    models = tuple(models)
+    models = _model_names(models)
     if not models:
         raise ValueError("models must name at least one of " + ", ".join(_ALL_MODELS))
     for m in models:
-        _check_choice("model", m, _ALL_MODELS)
+        _check_choice("models", m, _ALL_MODELS)
     check_positive("lr", lr)
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):

@@ -188,8 +188,9 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
                          f"and {tuple(labels_b.shape)}")
     if labels_a.dtype.is_floating_point or labels_b.dtype.is_floating_point:
         raise TypeError("labels_a and labels_b must be integer tensors")
-    if labels_a.numel() and (labels_a.min() < 0 or labels_b.min() < 0):
-        raise ValueError("labels must be non-negative integers")
+    for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
+        if labels.numel() and labels.min() < 0:
+            raise ValueError(f"{name} must hold non-negative integer labels; got a minimum of {int(labels.min())}")
     ka, kb = int(labels_a.max()) + 1, int(labels_b.max()) + 1
     lead, n = labels_a.shape[:-1], labels_a.shape[-1]
     flat = (labels_a * kb + labels_b).reshape(-1, n)

@@ -115,6 +115,7 @@ def relative_operations(window, iterations, n: int, d: int, mode: str = "paper",
     Returns a numpy array of the same shape; average it over training steps for the figure.
     """
     _check_choice("relative-operations mode", mode, OPS_MODES)
+    n, d, floor = _check_int("n", n, 1), _check_int("d", d, 1), _check_int("floor", floor, 0)
     w = np.minimum(np.asarray(window, dtype=float), n)
     k = np.asarray(iterations, dtype=float)
     if mode == "paper":
