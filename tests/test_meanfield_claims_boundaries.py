@@ -190,26 +190,29 @@ IDENTITY_CASES = [
     ("ising-gaussian-vector-spins", {"vec_tight": None, "vec_bound": 1e-15}, None),             # not stored (null)
 ]
 
-def _families(atap, tap=(1.0, 1.0, 1.0), hopfield=None):
-    """Per-instance errors of every family (3 instances), adaptive TAP's of the Hebbian family set apart."""
-    out = {"fam_beta": 0.5}
-    for f in ("diluted", "ferro", "hopfield"):
-        a = hopfield if (f == "hopfield" and hopfield is not None) else atap
-        out.update({f"fam_{f}_atap_m_inst": list(a), f"fam_{f}_tap_m_inst": list(tap), f"fam_{f}_tsite_m_inst": [0.8] * 3})
+def _families(ratio, sk=0.2, hopfield_atap=None, n=6):
+    """SK and every family on ``n`` instances with a small spread: adaptive TAP at ``sk`` of TAP's error on SK and in
+    every family but the Hebbian one, which is at ``ratio`` (or ``hopfield_atap``, per instance)."""
+    tap = [1.0 + 0.01 * ((-1) ** k) * (k % 3) for k in range(n)]
+    jit = [1.0 + 0.005 * ((-1) ** k) * ((k + 1) % 3) for k in range(n)]
+    out = {"fam_beta": 0.5, "atap_m_inst": [sk * x * j for x, j in zip(tap, jit)], "tap_m_inst": tap}
+    for f in ("diluted", "ferro", "hopfield", "hopfield_dense"):
+        r = ratio if f == "hopfield" else sk
+        out.update({f"fam_{f}_tap_m_inst": list(tap), f"fam_{f}_tsite_m_inst": list(tap),
+                    f"fam_{f}_atap_m_inst": [r * x * j for x, j in zip(tap, reversed(jit))]})
+    if hopfield_atap is not None:
+        out["fam_hopfield_atap_m_inst"] = list(hopfield_atap)
     return out
 
 
-# --- adaptive TAP on couplings not drawn from SK: below half of TAP's error in every family holds, below it partly ---
+# --- adaptive TAP on couplings not drawn from SK, against its own ratio on SK: a gain somewhere holds, none partly,
+# --- a loss (or too few converged) fails
 FAMILY_CASES = [
-    ("ising-adaptive-tap-compensates", _families([0.4999] * 3), "holds"),
-    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[0.5] * 3), "partly"),   # exactly half
-    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[0.9999] * 3), "partly"),
-    ("ising-adaptive-tap-compensates", _families([0.4999] * 3, hopfield=[1.0] * 3), "fails"),    # equal: not below
-    ("ising-adaptive-tap-compensates", _families([0.4] * 3, hopfield=[0.4, None, None]), None),  # too few solved
-    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_m_inst": [0.4] * 9 + [None],
-                                        "fam_hopfield_tap_m_inst": [1.0] * 10}, "holds"),        # 90 % converged
-    ("ising-adaptive-tap-compensates", {**_families([0.4] * 3, (1.0,) * 3), "fam_hopfield_atap_m_inst": [0.4] * 8 + [None] * 2,
-                                        "fam_hopfield_tap_m_inst": [1.0] * 10}, "fails"),        # 80 %: fails
+    ("ising-adaptive-tap-compensates", _families(0.18), "holds"),          # 0.18 against 0.2: far below in z
+    ("ising-adaptive-tap-compensates", _families(0.2), "partly"),          # the same ratio as on SK
+    ("ising-adaptive-tap-compensates", _families(0.22), "fails"),          # above SK's by many standard errors
+    ("ising-adaptive-tap-compensates", _families(0.18, hopfield_atap=[0.18, None, None, None, None, None]), "fails"),
+    ("ising-adaptive-tap-compensates", _families(0.18, hopfield_atap=[0.18 * 1.0] * 5 + [None]), "fails"),  # 5/6
 ]
 
 BOUNDARY_CASES = FAMILY_CASES + FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \

@@ -3,9 +3,13 @@ not drawn from the SK model (:mod:`.families`: diluted, ferromagnetically biased
 the SK second moment), from the stored full-profile summary (``families``; :mod:`.claims` flattens it into
 ``fam_<family>_<theory>_m_inst``, the per-instance RMSE of m, None where the damped iteration did not converge).
 
-On SK couplings TAP's SK-averaged term is the right average; the blog's claim is about the others. A theory that
-compensates keeps its advantage there: adaptive TAP's error stays below half of the SK-averaged TAP's (the chapter's
-convention for "more accurate") in every family, on the instances both solved, and it solves them.
+On SK couplings TAP's SK-averaged term is the right average; the blog's claim is about the others. A theory that is
+simply more accurate than TAP everywhere would also stay below TAP's error there, so that cannot tell compensation
+apart (a referee's point): the rule reads adaptive TAP's ratio of errors to TAP's on the families that mis-specify
+TAP's term (diluted and both Hebbian) against its own ratio on SK couplings. Where TAP's term is wrong and adaptive
+TAP's is not, TAP's error grows and adaptive TAP's does not, so the ratio falls below SK's; a ratio above SK's means
+adaptive TAP loses more than TAP does. The ferromagnetically biased SK couplings are the claim's control, where TAP's
+term is still right to O(1/n): reported, not judged.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ TF = "tests/test_ising_families.py::"
 #: The share of a family's instances on which adaptive TAP must converge for its errors there to count (a theory
 #: that compensates by failing to return a solution does not compensate): all but one in ten.
 CONVERGED = 0.9
+#: The families whose couplings mis-specify TAP's SK-averaged term (the rule reads these); ``ferro`` is the control.
+MIS_SPECIFIED = ("diluted", "hopfield", "hopfield_dense")
 
 
 def _stored(s) -> list[str]:
@@ -95,6 +101,25 @@ def _z_against_sk(s) -> dict[str, float]:
     return out
 
 
+def _relative_at(z: float, converged: float = CONVERGED, families=MIS_SPECIFIED):
+    """The primary rule: over the mis-specified ``families`` stored, holds if no family's log ratio (adaptive TAP's
+    mean error over TAP's) is more than ``z`` combined standard errors above SK's own and at least one is more than
+    ``z`` below it (adaptive TAP gains where TAP's term is wrong); partly if none is beyond ``z`` either way (it keeps
+    its SK advantage, no more); fails if one is above, or adaptive TAP did not converge on ``converged`` of a family's
+    instances."""
+    def rule(s):
+        fams = [f for f in _stored(s) if f in families]
+        if not fams:
+            raise verdicts.Undecidable("the stored summary has none of the families that mis-specify TAP's term")
+        if not all(converged_share(s, f) >= converged for f in fams):
+            return "fails"
+        zs = _z_against_sk(s)
+        if any(zs[f] > z for f in fams):
+            return "fails"
+        return "holds" if any(zs[f] < -z for f in fams) else "partly"
+    return rule
+
+
 def _against_sk(s):
     """'Compensates' read as keeping on every family the advantage it has on SK couplings: holds if no family's ratio
     of adaptive TAP's mean error to TAP's is significantly above SK's own (log ratios more than 2 combined standard
@@ -147,12 +172,24 @@ def _shown(s):
     return out
 
 
+def _example(ratio: float) -> dict:
+    """SK at a ratio of 0.2 (six instances, small spread) and every family at ``ratio`` (hopfield) or 0.2."""
+    tap = [1.0, 1.02, 0.98, 1.01, 0.99, 1.0]
+    jitter = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0]
+    out = {"fam_beta": 0.5, "atap_m_inst": [0.2 * t * j for t, j in zip(tap, jitter)], "tap_m_inst": tap}
+    for f in FAMILIES:
+        r = ratio if f == "hopfield" else 0.2
+        out.update({f"fam_{f}_tap_m_inst": tap, f"fam_{f}_tsite_m_inst": tap,
+                    f"fam_{f}_atap_m_inst": [r * t * j for t, j in zip(tap, reversed(jitter))]})
+    return out
+
+
 FAMILY_CLAIMS = [
     Claim("ising-adaptive-tap-compensates", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
-          "Adaptive TAP compensates for not knowing the couplings' distribution: on couplings not drawn from the SK "
-          "model its magnetisations stay more accurate than TAP's (diluted and Hebbian couplings, at two loads, mis-specify TAP's "
-          "SK-averaged Onsager term; SK couplings with a ferromagnetic mean are a control where the term is still "
-          "right to O(1/n))",
+          "Adaptive TAP compensates for not knowing the couplings' distribution: where the couplings are not drawn "
+          "from the SK model and TAP's SK-averaged Onsager term is mis-specified (diluted couplings, Hebbian couplings "
+          "at two loads), its advantage over TAP is no smaller than on SK couplings, and larger in at least one family "
+          "(SK couplings with a ferromagnetic mean are a control where the term is still right to O(1/n))",
           measured="RMSE of the magnetisations against exact enumeration (n = 18) at β = 0.5 on 40 instances of each of "
                    "four coupling families not drawn from SK, each in or near SK's paramagnetic phase (diluted ±1 "
                    "couplings of mean degree 3 and SK plus a ferromagnetic mean J0 = 1, both scaled to the SK second "
@@ -162,13 +199,17 @@ FAMILY_CLAIMS = [
           quote=Quote(SECTION_TAP, "To compensate for the lack of knowledge of the couplings distribution, they "
                                    "introduced a self-consistent computation to adapt the Onsager correction to the "
                                    "actual couplings"),
-          reading="'compensates' read as keeping the advantage over the SK-averaged TAP where the couplings are not SK: "
-                  "below half of its error (the chapter's 'more accurate') in every family; the weaker reading (below "
-                  "TAP's error at all) and per-site TAP, which also uses the actual couplings (their squares), are "
-                  "tried as alternatives",
-          rule_at=lambda factor: _compensates_at(factor),
-          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_noise, log=True),),
-          alternatives=(Alternative("reading: below TAP's error at all in every family (no factor)", "reading",
+          reading="'compensates' read against adaptive TAP's own advantage on SK couplings (a referee's reading: "
+                  "being below TAP's error everywhere cannot tell compensation from a method that is simply better): "
+                  "its ratio of errors to TAP's, per mis-specified family, against SK's; the reading 'more accurate "
+                  "than TAP by a factor 2 in every family', per-site TAP and the control included, is an alternative",
+          rule_at=lambda z: _relative_at(z),
+          thresholds=(Threshold("z", 2.0, "convention", "two combined standard errors of the difference of two log "
+                                "ratios over independent draws of instances (a two-sided test at about 5 %)"),),
+          alternatives=(Alternative("reading: more accurate than TAP in every family, the control included: below half "
+                                    "of its error (the rule before the referee's reading; it also holds for a method "
+                                    "simply better everywhere)", "reading", _compensates_at(2.0)),
+                        Alternative("reading: below TAP's error at all in every family (no factor)", "reading",
                                     _compensates_at(1.0)),
                         Alternative("reading: against per-site TAP (TAP 1977's term, from the actual couplings' "
                                     "squares): below its error in every family", "reading",
@@ -177,27 +218,27 @@ FAMILY_CLAIMS = [
                                     "family", "statistic", _geometric),
                         Alternative("per instance (sign test) in every family", "statistic", _sign),
                         Alternative("every instance counts, converged or not (no convergence requirement)",
-                                    "threshold", _compensates_at(2.0, converged=0.0)),
-                        Alternative("reading: 'compensates' as keeping the advantage it has on SK couplings: no "
-                                    "family's ratio to TAP significantly above SK's own (log ratios more than 2 "
-                                    "combined standard errors apart)", "reading", _against_sk)),
+                                    "threshold", _relative_at(2.0, converged=0.0)),
+                        Alternative("the control included: the ferromagnetically biased family read like the others",
+                                    "reading", _relative_at(2.0, families=FAMILIES)),
+                        Alternative("reading: no mis-specified family significantly above SK's ratio (no gain "
+                                    "required)", "reading", lambda s: "holds" if _relative_at(2.0)(s) != "fails"
+                                    else "fails")),
           spread=Spread("instance (not converged: NaN)", lambda s: {
               f"RMSE of m, {NAMES[k]}, {f}": [math.nan if x is None else x for x in s[f"fam_{f}_{k}_m_inst"]]
               for f in _stored(s) for k in ("tap", "atap")}),
-          how="In every family, on the instances both solved: holds if adaptive TAP's mean RMSE of m is below half of "
-              "the SK-averaged TAP's ('more accurate' as halving the error, the chapter's convention) and adaptive TAP "
-              f"converged on at least {CONVERGED:.0%} of the instances; with differences if below TAP's error but not "
-              "by a factor 2 in some family; fails if not below it in some family or if adaptive TAP did not converge "
-              "often enough (a non-converged instance counts against it there, not only dropped). The families stay in "
+          how="Per family that mis-specifies TAP's term (diluted, Hebbian at loads 0.22 and 0.5), on the instances "
+              "both solved: the log of adaptive TAP's mean RMSE of m over TAP's, against the same on SK couplings "
+              "(ising-adaptive-tap's instances), in combined standard errors (delta method, paired instances). Holds "
+              "if no family is more than 2 above SK's and at least one is more than 2 below (adaptive TAP gains where "
+              "TAP's term is wrong); with differences if none is beyond 2 either way (it keeps its SK advantage, no "
+              "more); fails if one is more than 2 above (its advantage shrinks where the distribution is unknown) or "
+              f"if adaptive TAP converged on fewer than {CONVERGED:.0%} of a family's instances. The ferromagnetically "
+              "biased family is the control, reported in the note. The families stay in "
               "or near SK's paramagnetic phase, where TAP applies (the Hebbian family is scaled to SK's spectral edge: "
               "at the SK second moment it would be in its retrieval phase on every draw, where every theory fails).",
           evidence=(TF + "test_families_have_the_sk_second_moment_and_are_drawn_per_instance",
                     TF + "test_the_compensation_rule_reaches_every_outcome"),
           note=_note, numbers=_shown,
-          examples={"holds": {"fam_beta": 0.5, **{f"fam_{f}_{k}_m_inst": v for f in FAMILIES for k, v in
-                              (("atap", [0.4, 0.45, 0.42]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}},
-                    "partly": {"fam_beta": 0.5, **{f"fam_{f}_{k}_m_inst": v for f in FAMILIES for k, v in
-                               (("atap", [0.6, 0.65, 0.62]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}},
-                    "fails": {"fam_beta": 0.5, **{f"fam_{f}_{k}_m_inst": v for f in FAMILIES for k, v in
-                              (("atap", [1.2, 1.1, 1.3]), ("tap", [1.0, 1.1, 0.9]), ("tsite", [0.8, 0.9, 0.7]))}}}),
+          examples={"holds": _example(0.1), "partly": _example(0.2), "fails": _example(0.3)}),
 ]
