@@ -328,7 +328,10 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
 PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2",
                  "res_train_heldout_r2", "corr_reaction_cosine", "corr_asymmetry", "epoch1_corr", "epoch1_closed",
                  "cls_row_share", "patch_row_share_max", "epoch1_corr_patch", "blog_conv_late",
-                 "epoch1_corr_change", "corr_reaction_cosine_valid", "corr_sym_min_eig")
+                 "epoch1_corr_change", "corr_reaction_cosine_valid", "corr_sym_min_eig", "rho_train_corr",
+                 "placebo_jnorm_corr", "placebo_logstep_corr", "placebo_jnorm_change_corr", "corr_chance_cosine",
+                 "corr_chance_cosine_q95", "ref_anderson_conv", "ref_anderson_conv_last", "ref_anderson_residual_final",
+                 "ref_anderson_first_miss")
 
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:

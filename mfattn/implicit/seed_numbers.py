@@ -27,11 +27,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from . import correction, stability
+from . import correction, reference_solver, stability
 from ..companion.checks import contract
 
-__all__ = ["analyse", "damped_plain_converged", "per_seed", "seeds_text", "PLAIN_DAMPINGS", "STABILITY_KEYS",
-           "TRAINING_KEYS"]
+__all__ = ["analyse", "chance_cosine", "damped_plain_converged", "per_seed", "seeds_text", "PLAIN_DAMPINGS",
+           "STABILITY_KEYS", "TRAINING_KEYS"]
 
 STABILITY_KEYS = ("rho_blog_median", "rho_blog_max", "rho_blog_unstable", "blog_anderson_converged",
                   "rho_blog_median_converged", "stability_digits", "acc_fixed", "plain_damped_50_converged",
@@ -40,6 +40,32 @@ TRAINING_KEYS = ("rho_train_first", "rho_train_last", "rho_train_cross", "rho_tr
                  "rho_train_change_corr", "rho_train_changes", "fwd_iters_first", "fwd_iters_last", "res_train_first",
                  "res_train_last", "res_train_corr", "res_train_change_corr", "rho_train_heldout_r2",
                  "res_train_heldout_r2")
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(a, b)[0, 1]) if len(a) > 2 and np.all(np.isfinite(a)) and np.std(a) > 0 else np.nan
+
+
+@torch.no_grad()
+def _coupling_norm(result: Any, step: int) -> float:
+    """‖J‖_F of the learned couplings at a kept step (NaN for a layer without a coupling matrix)."""
+    layer = result.load_model_at(step).attention
+    return float(layer.coupling_matrix().norm()) if layer.interaction == "linear" else float("nan")
+
+
+def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int = 0) -> dict[str, float]:
+    """How large |cos(f, A m_i)| is for random site-shared linear maps A (d, d) of the means (standard normal entries,
+    ``draws`` of them, fixed ``seed``): the chance level of the reaction-term cosine. ``f`` and ``m`` are (B, N, d).
+    Returns the median and the 95th percentile over the draws."""
+    gen = torch.Generator().manual_seed(seed)
+    f, m = f.double(), m.double()
+    d = m.shape[-1]
+    got = []
+    for _ in range(draws):
+        A = torch.randn(d, d, generator=gen, dtype=torch.float64)
+        r = m @ A.T
+        got.append(abs(float((r * f).sum() / (r.norm() * f.norm()))))
+    return {"median": float(np.median(got)), "q95": float(np.quantile(got, 0.95))}
 
 
 def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
@@ -53,6 +79,9 @@ def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[
     first, stays = stability.unit_crossing(over["step"], over["rho_median"])
     rho_change, changes = stability.change_correlation(rho, its)
     res_change, _ = stability.change_correlation(res, its)
+    # placebos (a referee's control): quantities that merely grow during training, the couplings' norm and log step
+    jnorm = np.array([_coupling_norm(result, int(s)) for s in over["step"]])[ok]
+    logstep = np.log1p(np.asarray(over["step"], float))[ok]
     out = {"rho_train_first": over["rho_median"][0], "rho_train_last": over["rho_median"][-1],
            "rho_train_cross": first, "rho_train_stays": stays, "rho_train_corr": np.corrcoef(rho, its)[0, 1],
            "rho_train_change_corr": rho_change, "rho_train_changes": changes, "fwd_iters_first": its[0],
@@ -60,7 +89,10 @@ def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[
            "res_train_last": over["resolvent_median"][-1], "res_train_corr": np.corrcoef(res, its)[0, 1],
            "res_train_change_corr": res_change,   # a held-out half needs 3 kept steps a side (quick runs keep fewer)
            "rho_train_heldout_r2": stability.held_out_r2(rho, its) if len(its) >= 6 else np.nan,
-           "res_train_heldout_r2": stability.held_out_r2(res, its) if len(its) >= 6 else np.nan}
+           "res_train_heldout_r2": stability.held_out_r2(res, its) if len(its) >= 6 else np.nan,
+           "placebo_jnorm_corr": _corr(jnorm, its), "placebo_logstep_corr": _corr(logstep, its),
+           "placebo_jnorm_change_corr": stability.change_correlation(jnorm, its)[0]
+           if np.all(np.isfinite(jnorm)) else np.nan}
     return out, {**over, "fwd_before": before}
 
 
@@ -112,6 +144,18 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
     training, over = _over_training(result, images[:sizes["rho_training_digits"]], sizes["rho_training_every"])
     numbers.update(training)
     corr = correction.correction_report(model, images[:sizes["correction_digits"]])
+    fields = correction.fixed_point_fields(model, images[:sizes["correction_digits"]])
+    chance = chance_cosine(fields["f"], fields["m"])
+    numbers.update(corr_chance_cosine=chance["median"], corr_chance_cosine_q95=chance["q95"])
+    # the public code's own solver (history 5, absolute ridge, batch-pooled residual) at the analysed kept steps
+    kept = result.weight_steps()
+    every = sizes["rho_training_every"]
+    ref_steps = [s for s in kept if s % every == 0 or s == kept[-1]]
+    ref = reference_solver.reference_converged_over_training(result, images[:sizes["stability_digits"]], ref_steps)
+    late = ref["step"] >= 0.75 * ref["step"][-1]
+    numbers.update(ref_anderson_conv=float(ref["converged"].mean()), ref_anderson_conv_last=float(
+        ref["converged"][late].mean()), ref_anderson_residual_final=float(ref["residual"][-1]),
+        ref_anderson_first_miss=float(next((s for s, c in zip(ref["step"], ref["converged"]) if c < 1), np.nan)))
     numbers.update({f"corr_{k}": v for k, v in corr.items() if k not in ("points", "p_eff_eig", "digits")})
     numbers.update(corr_peff_min=min(corr["p_eff_eig"]), corr_peff_max=max(corr["p_eff_eig"]))
     numbers = {k: (float(v) if isinstance(v, (int, float, np.floating, np.integer, np.bool_)) else v)

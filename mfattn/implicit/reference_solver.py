@@ -1,0 +1,98 @@
+r"""The public code's Anderson solver, as a control on the book's (a referee's first question: does *the blog's* solver
+find the fixed point, or only the book's?).
+
+The blog's code solves its layer with the Anderson acceleration of the deep-equilibrium tutorial it builds on
+(Bai, Kolter & Koltun; the public code at commit 6c9687d), which differs from :func:`mfattn.deq.solve` in three ways
+that matter here: a history of :math:`m = 5` (the book's 8), an absolute ridge :math:`\lambda = 10^{-4}` on the
+Gram matrix of the residuals (the book's is scaled to them), and one relative residual for the whole batch,
+:math:`\lVert F - X \rVert / (10^{-5} + \lVert F \rVert)` over every sample at once, so that a batch stops together
+(the book's stops each sample on its own). Written here from the published algorithm (type-II Anderson mixing):
+with :math:`G = F - X` over the last :math:`n \le m` iterates, the weights :math:`\alpha` solve
+
+.. math:: \min_\alpha \lVert G \alpha \rVert^2 + \lambda \lVert \alpha \rVert^2 \quad \text{s.t.} \quad
+          \textstyle\sum_i \alpha_i = 1,
+
+through the bordered system :math:`\begin{pmatrix} 0 & 1^\top \\ 1 & G G^\top + \lambda I \end{pmatrix}
+\begin{pmatrix} \nu \\ \alpha \end{pmatrix} = \begin{pmatrix} 1 \\ 0 \end{pmatrix}`, and the next iterate is
+:math:`x = \beta \sum_i \alpha_i F_i + (1 - \beta) \sum_i \alpha_i X_i`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+
+from ..companion.checks import check_int, check_real
+
+__all__ = ["reference_anderson", "reference_converged_over_training"]
+
+
+@torch.no_grad()
+def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tensor, *, m: int = 5, lam: float = 1e-4,
+                       max_iter: int = 40, tol: float = 1e-4, beta: float = 1.0) -> tuple[torch.Tensor, list[float]]:
+    """Anderson acceleration as the public code runs it, on flat states ``x0`` (B, D) of the map ``f``.
+
+    Evaluates ``f`` at most ``max_iter`` times (two to start, then one per step) and stops when the batch's
+    relative residual ``‖f(x) − x‖ / (1e-5 + ‖f(x)‖)`` (norms over the whole batch) falls below ``tol``. Returns the
+    last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``)."""
+    if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or not x0.is_floating_point():
+        raise TypeError("x0 must be a floating-point tensor (B, D) of flat states")
+    m, max_iter = check_int("m", m, 2, 64), check_int("max_iter", max_iter, 3, 10_000)
+    lam, tol = check_real("lam", lam, minimum=0.0), check_real("tol", tol, minimum=0.0, strict=True)
+    beta = check_real("beta", beta, minimum=0.0, maximum=1.0, strict=True)
+    B, D = x0.shape
+    X, F = x0.new_zeros(B, m, D), x0.new_zeros(B, m, D)
+    X[:, 0], F[:, 0] = x0, f(x0)
+    X[:, 1 % m], F[:, 1 % m] = F[:, 0], f(F[:, 0])
+    H = x0.new_zeros(B, m + 1, m + 1)
+    H[:, 0, 1:] = H[:, 1:, 0] = 1.0
+    y = x0.new_zeros(B, m + 1, 1)
+    y[:, 0] = 1.0
+    residuals: list[float] = []
+    k = 1
+    for k in range(2, max_iter):
+        n = min(k, m)
+        G = F[:, :n] - X[:, :n]
+        H[:, 1:n + 1, 1:n + 1] = torch.bmm(G, G.transpose(1, 2)) + lam * torch.eye(n, dtype=x0.dtype, device=x0.device)
+        alpha = torch.linalg.solve(H[:, :n + 1, :n + 1], y[:, :n + 1])[:, 1:n + 1, 0]      # (B, n)
+        X[:, k % m] = (beta * (alpha[:, None] @ F[:, :n])[:, 0] + (1 - beta) * (alpha[:, None] @ X[:, :n])[:, 0])
+        F[:, k % m] = f(X[:, k % m])
+        residuals.append(float((F[:, k % m] - X[:, k % m]).norm() / (1e-5 + F[:, k % m].norm())))
+        if not np.isfinite(residuals[-1]) or residuals[-1] < tol:
+            break
+    return X[:, k % m].clone(), residuals
+
+
+@torch.no_grad()
+def reference_converged_over_training(result: Any, images: torch.Tensor, steps: Sequence[int], batch: int = 60,
+                                      **solver: Any) -> dict[str, np.ndarray]:
+    """At each kept ``step`` of a trained run, the share of ``batch``-sized batches of ``images`` (B, 1, 28, 28) on
+    which :func:`reference_anderson` (the public code's settings unless ``solver`` says otherwise) reaches its
+    tolerance, and the median over the batches of the last residual. The map is the trained layer's own mean-field
+    update at that step's weights, from the layer's own start. Returns ``step`` (S,), ``converged`` (S,) and
+    ``residual`` (S,)."""
+    batch = check_int("batch", batch, 1)
+    tol = solver.get("tol", 1e-4)
+    conv, last = [], []
+    for step in steps:
+        model = result.load_model_at(step)
+        model.eval()
+        layer = model.attention
+        ok, res = [], []
+        for start in range(0, len(images) - batch + 1, batch):
+            x = model.sources(images[start:start + batch])
+            cache = layer.prepare(x)
+            B, n, d = x.shape
+            z0 = torch.zeros_like(x) if layer.init == "zeros" else x
+
+            def f(z: torch.Tensor) -> torch.Tensor:
+                return layer.update(z.view(B, n, d), x, cache).reshape(B, n * d)
+
+            _, r = reference_anderson(f, z0.reshape(B, n * d), **solver)
+            ok.append(bool(r) and r[-1] < tol)
+            res.append(r[-1] if r else float("nan"))
+        conv.append(float(np.mean(ok)))
+        last.append(float(np.median(res)))
+    return {"step": np.asarray(list(steps)), "converged": np.asarray(conv), "residual": np.asarray(last)}
