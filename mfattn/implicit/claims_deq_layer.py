@@ -412,8 +412,8 @@ LAYER_CLAIMS = [
           numbers=("corr_asymmetry", "norm_asymmetry_bound"),
           examples={"holds": {"corr_asymmetry": 9e-7}, "partly": {"corr_asymmetry": 0.099}, "fails": {"corr_asymmetry": 0.1}}),
     Claim("deq-init-scale", f"{BAL} (\"crucial for stability and learning behaviour\": the stability half)",
-          "The blog's initial coupling scale σ² = 1/(N d²) is crucial for stability: couplings drawn larger make the "
-          "layer lose its fixed point",
+          "The blog's initial coupling scale σ² = 1/(N d²) is crucial for stability: with couplings drawn larger the "
+          "blog's solver stops reaching the layer's fixed point",
           measured="The MNIST model trained from couplings drawn with σ and larger scales (√10 σ and 10 σ, variance ×10 and "
                    "×100; from 0.4 also 10^0.75 σ, and σ/√10 below) over a shorter protocol than the blog's 20 epochs "
                    "(the note gives the steps; 3 seeds): share of forward solves reaching the tolerance per seed, and "
@@ -438,7 +438,7 @@ LAYER_CLAIMS = [
                         Alternative("the explicit adaptive-TAP layer, the text's own context (§3.3), trained at "
                                     "these scales", "reading",
                                     _not_stored("the explicit layer was not trained at these scales (at initialisation "
-                                                "it loses its fixed point at √10 σ and 10 σ: see the note)"))),
+                                                "its solver stops reaching the fixed point at √10 σ and 10 σ: see the note)"))),
           spread=Spread("seed", _per_scale("conv")),
           evidence=(TC + "test_init_scale_rule_reads_the_stored_runs",
                     "tests/test_init_scale.py::test_init_config_draws_the_couplings_at_the_stated_scale",
