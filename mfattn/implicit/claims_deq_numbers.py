@@ -128,6 +128,7 @@ def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     f"var_{key}_seeds": len(acc), f"var_{key}_accs": ", ".join(f"{a:.2f} %" for a in acc),
                     f"var_{key}_acc_list": [float(a) for a in acc],
                     f"var_{key}_loss": float(np.mean([r["final_loss"] for r in runs])),
+                    f"var_{key}_loss_list": [float(r["final_loss"]) for r in runs],
                     f"var_{key}_conv": float(conv.mean()), f"var_{key}_conv_list": [float(c) for c in conv],
                     f"var_{key}_conv_min": float(conv.min()), f"var_{key}_conv_max": float(conv.max()),
                     f"var_{key}_conv_sd": float(conv.std(ddof=1)) if len(conv) > 1 else float("nan"),
