@@ -42,6 +42,12 @@ SPECS = {
     I + "trained:main": Exempt("the command line: argparse refuses bad arguments"),
     I + "seed_numbers:analyse": Exempt("needs a TrainResult with kept weights (MNIST training); its inner calls are "
                                        "generated (stability, correction); tests/test_seed_numbers.py"),
+    I + "seed_numbers:chance_cosine": Exempt("reads a trained layer's fixed-point fields (correction.fixed_point_fields "
+                                             "builds them); run by test_deq_plain"),
+    I + "reference_solver:reference_anderson": Exempt("takes the map f (a callable of the package's layers) and checks its "
+                                                      "own settings; run against a linear solve by test_deq_plain"),
+    I + "reference_solver:reference_converged_over_training": Exempt("needs a TrainResult with kept weights (MNIST "
+                                                                     "training); run by chapter 2's full profile"),
     I + "seed_numbers:damped_plain_converged": Exempt("needs a trained mean-field layer and its sources (a model's); "
                                                       "run against a damped loop by test_deq_plain"),
     I + "claims_deq_plain:damped_plain": Exempt("a declared alternative rule of deq-anderson-plain (stored numbers); "

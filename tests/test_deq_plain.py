@@ -55,3 +55,40 @@ def test_the_damped_plain_rule_reaches_every_outcome():
         damped_plain({})
     assert "does not rescue" in damped_text(_s((0.0,) * 3, (0.0,) * 3))
     assert "does not rescue" not in damped_text(_s((0.0, 0.6, 0.0), (0.0,) * 3)) and damped_text({}) == ""
+
+
+def test_the_reference_anderson_solves_a_linear_contraction_and_pools_the_batch():
+    """The public code's algorithm written from its description: on z = A z + b with ρ(A) < 1 it reaches the batch's
+    relative tolerance (one residual for the whole batch) and its iterate is the solution; a batch with one sample far
+    from converging keeps the whole batch iterating."""
+    from mfattn.implicit import reference_solver
+    gen = torch.Generator().manual_seed(0)
+    A = torch.randn(6, 6, generator=gen, dtype=torch.float64)
+    A = 0.9 * A / torch.linalg.eigvals(A).abs().max()
+    b = torch.randn(4, 6, generator=gen, dtype=torch.float64)
+    x, res = reference_solver.reference_anderson(lambda z: z @ A.T + b, torch.zeros(4, 6,
+                                                                          dtype=torch.float64), max_iter=60, tol=1e-6)
+    exact = torch.linalg.solve(torch.eye(6, dtype=torch.float64) - A, b.T).T
+    assert res[-1] < 1e-6 and torch.allclose(x, exact, atol=1e-5)   # the absolute ridge 1e-4 limits the accuracy
+    assert len(res) <= 58                                          # at most max_iter evaluations in all
+    _, short = reference_solver.reference_anderson(lambda z: z @ A.T + b, torch.zeros(4, 6, dtype=torch.float64),
+                                                   max_iter=5, tol=1e-10)
+    assert len(short) == 3 and short[-1] > 1e-10                   # 2 evaluations to start, then one per step
+    with pytest.raises(TypeError, match="x0"):
+        reference_solver.reference_anderson(lambda z: z, torch.zeros(6))
+
+
+def test_the_chance_cosine_is_the_cosine_with_random_site_shared_maps():
+    """f built from m by a fixed site-shared map has |cos| 1 with that map and a spread of values with random ones; the
+    median over the draws is what a loop written here gives, and the same seed gives the same numbers."""
+    gen = torch.Generator().manual_seed(1)
+    m = torch.randn(5, 7, 4, generator=gen, dtype=torch.float64)
+    f = torch.randn(5, 7, 4, generator=gen, dtype=torch.float64)
+    got = seed_numbers.chance_cosine(f, m, draws=50, seed=3)
+    g2 = torch.Generator().manual_seed(3)
+    by_hand = []
+    for _ in range(50):
+        r = m @ torch.randn(4, 4, generator=g2, dtype=torch.float64).T
+        by_hand.append(abs(float((r * f).sum() / (r.norm() * f.norm()))))
+    assert got["median"] == pytest.approx(float(np.median(by_hand)), rel=1e-12)
+    assert 0 <= got["median"] <= got["q95"] <= 1 and got == seed_numbers.chance_cosine(f, m, draws=50, seed=3)
