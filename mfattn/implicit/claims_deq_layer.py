@@ -366,7 +366,8 @@ LAYER_CLAIMS = [
                     "fails": {"corr_reaction_cosine": 0.49}}),
     Claim("deq-energy", f"{BAL} (§4.5: the layer as one energy function whose fixed point is computed; §5)",
           "The trained MNIST layer's update is the mean-field response of a vector-spin energy: its (Nd × Nd) coupling "
-          "matrix is symmetric",
+          "matrix is symmetric (the blog's code leaves site symmetry off, so random couplings already fail this: the "
+          "refutation is by construction of the configuration, and training does not restore the symmetry)",
           measured="Asymmetry ‖M − Mᵀ‖/‖M + Mᵀ‖ of the (Nd × Nd) coupling matrix M of each analysed seed after 20 epochs (0 for an "
                    "energy −½ SᵀMS; about 1 for random couplings with internal symmetry only, J_ji drawn independently "
                    "of J_ij; ∞ for an antisymmetric M)",
