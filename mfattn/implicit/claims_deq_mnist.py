@@ -328,7 +328,8 @@ def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
                "by this model, an alternative reading that cannot be decided here)")
     return Claim(
         f"deq-{key}-couplings", f"{BAL}'s other interactions ({what}), on its MNIST model: our test",
-        f"The mean-field layer also learns MNIST with {claim} in place of learned J",
+        f"The mean-field layer also learns MNIST with {claim} in place of learned J (decided on the median seed: a "
+        f"seed whose training breaks down is reported, not averaged in)",
         measured=f"Test accuracy of the model with {what} after the full protocol, per seed (3 seeds), against the "
                  "blog model's", how=INTERACTION_HOW, quote=quote, reading=reading, origin="ours",
         rule_at=lambda margin, floor: (lambda s: interaction_grade(s[f"var_{key}_median"], s["var_blog"], margin, floor)),
@@ -457,8 +458,9 @@ MNIST_CLAIMS = [
           "implements it (a history of 8, each sample stopped on its own, a ridge scaled to the residuals), finds the "
           "layer's fixed point during training; the public code's own Anderson (a history of 5, an absolute ridge, "
           "one residual for the whole batch) is a declared reading",
-          measured="Fraction of the forward solves over training that reach the layer's tolerance (1e-4) within 40 "
-                   "evaluations, per seed (3 seeds), for the blog model", origin="ours",
+          measured="Fraction of the forward-solve samples over training (each training digit's solve, 60 per step) "
+                   "that reach the layer's tolerance (1e-4) within 40 evaluations, per seed (3 seeds), for the blog "
+                   "model", origin="ours",
           quote=Quote(MNIST_SECTION, "anderson, solver_fwd_max_iter=40, solver_fwd_tol=1e-4,"),
           reading=READING_G, rule_at=_anderson_at,
           how="Confirmed if Anderson brings at least 90 % of the forward solves to tolerance in every seed (a "
