@@ -3,13 +3,12 @@ not drawn from the SK model (:mod:`.families`: diluted, ferromagnetically biased
 the SK second moment), from the stored full-profile summary (``families``; :mod:`.claims` flattens it into
 ``fam_<family>_<theory>_m_inst``, the per-instance RMSE of m, None where the damped iteration did not converge).
 
-On SK couplings TAP's SK-averaged term is the right average; the blog's claim is about the others. A theory that is
-simply more accurate than TAP everywhere would also stay below TAP's error there, so that cannot tell compensation
-apart (a referee's point): the rule reads adaptive TAP's ratio of errors to TAP's on the families that mis-specify
-TAP's term (diluted and both Hebbian) against its own ratio on SK couplings. Where TAP's term is wrong and adaptive
-TAP's is not, TAP's error grows and adaptive TAP's does not, so the ratio falls below SK's; a ratio above SK's means
-adaptive TAP loses more than TAP does. The ferromagnetically biased SK couplings are the claim's control, where TAP's
-term is still right to O(1/n): reported, not judged.
+On SK couplings TAP's SK-averaged term is the right average; the blog's claim is about the others. The rule reads
+"compensates" as keeping the advantage: adaptive TAP below half of TAP's error in every family. A method simply more
+accurate everywhere would pass that too (a referee's point), so the readings against adaptive TAP's own advantage on
+SK couplings are declared: per family, its ratio to TAP against SK's. Those depend on which SK strength a family is
+compared with (a later referee's point: SK's ratio grows steeply with β, and the Hebbian families' own second moment
+is below the β = 0.5 they are scaled at), so they are alternatives, not the rule.
 """
 
 from __future__ import annotations
@@ -152,8 +151,15 @@ def _note(s):
                      f"; not converged: " + ", ".join(f"{NAMES[k]} {v}" for k, v in fails.items()))
     sk = (f" On SK couplings (ising-adaptive-tap) the ratio to TAP is {s['atap_m'] / s['tap_m']:.3f}."
           if "atap_m" in s and "tap_m" in s else "")
+    if "atap_by_beta" in s and "tap_by_beta" in s and "betas" in s:
+        pick = [(b, a / t) for b, a, t in zip(s["betas"], s["atap_by_beta"], s["tap_by_beta"])
+                if a is not None and t and any(abs(b - x) < 1e-9 for x in (0.25, 0.3, 0.35, 0.5, 0.75, 1.0))]
+        sk += (" SK's own ratio grows steeply with β (the stored per-β means): "
+               + ", ".join(f"{r:.3f} at β = {b:g}" for b, r in pick) + "; the Hebbian families are matched to SK by "
+               "their largest eigenvalue, not their second moment, so compared with SK at another strength they read "
+               "otherwise: the SK-relative readings depend on that matching.")
     try:
-        sk += " Against SK's ratio (log ratios over their combined standard error): " + ", ".join(
+        sk += " Against SK's ratio at β = 0.5 (log ratios over their combined standard error): " + ", ".join(
             f"{f} {z:+.1f}" for f, z in _z_against_sk(s).items()) + " (above +2: significantly worse than on SK)."
     except (KeyError, verdicts.Undecidable):
         pass
@@ -186,10 +192,10 @@ def _example(ratio: float) -> dict:
 
 FAMILY_CLAIMS = [
     Claim("ising-adaptive-tap-compensates", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
-          "Adaptive TAP compensates for not knowing the couplings' distribution: where the couplings are not drawn "
-          "from the SK model and TAP's SK-averaged Onsager term is mis-specified (diluted couplings, Hebbian couplings "
-          "at two loads), its advantage over TAP is no smaller than on SK couplings, and larger in at least one family "
-          "(SK couplings with a ferromagnetic mean are a control where the term is still right to O(1/n))",
+          "Adaptive TAP compensates for not knowing the couplings' distribution: on couplings not drawn from the SK model "
+          "(diluted, ferromagnetically biased, Hebbian at two loads) its magnetisations keep their advantage over "
+          "TAP's, below half of TAP's error in every family; whether the advantage is larger than on SK couplings "
+          "depends on the SK strength a family is compared with (declared readings)",
           measured="RMSE of the magnetisations against exact enumeration (n = 18) at β = 0.5 on 40 instances of each of "
                    "four coupling families not drawn from SK, each in or near SK's paramagnetic phase (diluted ±1 "
                    "couplings of mean degree 3 and SK plus a ferromagnetic mean J0 = 1, both scaled to the SK second "
@@ -199,16 +205,16 @@ FAMILY_CLAIMS = [
           quote=Quote(SECTION_TAP, "To compensate for the lack of knowledge of the couplings distribution, they "
                                    "introduced a self-consistent computation to adapt the Onsager correction to the "
                                    "actual couplings"),
-          reading="'compensates' read against adaptive TAP's own advantage on SK couplings (a referee's reading: "
-                  "being below TAP's error everywhere cannot tell compensation from a method that is simply better): "
-                  "its ratio of errors to TAP's, per mis-specified family, against SK's; the reading 'more accurate "
-                  "than TAP by a factor 2 in every family', per-site TAP and the control included, is an alternative",
-          rule_at=lambda z: _relative_at(z),
-          thresholds=(Threshold("z", 2.0, "convention", "two combined standard errors of the difference of two log "
-                                "ratios over independent draws of instances (a two-sided test at about 5 %)"),),
-          alternatives=(Alternative("reading: more accurate than TAP in every family, the control included: below half "
-                                    "of its error (the rule before the referee's reading; it also holds for a method "
-                                    "simply better everywhere)", "reading", _compensates_at(2.0)),
+          reading="'compensates' read as keeping the advantage where the couplings are not SK: below half of TAP's "
+                  "error (the chapter's 'more accurate') in every family; against adaptive TAP's own advantage on SK "
+                  "couplings (at the families' β = 0.5, with and without the control) are declared readings",
+          rule_at=lambda factor: _compensates_at(factor),
+          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_noise, log=True),),
+          alternatives=(Alternative("reading: against adaptive TAP's own advantage on SK couplings at β = 0.5: on the "
+                                    "families that mis-specify TAP's term, no ratio to TAP more than 2 combined "
+                                    "standard errors above SK's and at least one more than 2 below (a gain where the "
+                                    "term is wrong); none beyond 2 either way, with differences", "reading",
+                                    _relative_at(2.0)),
                         Alternative("reading: below TAP's error at all in every family (no factor)", "reading",
                                     _compensates_at(1.0)),
                         Alternative("reading: against per-site TAP (TAP 1977's term, from the actual couplings' "
@@ -218,8 +224,9 @@ FAMILY_CLAIMS = [
                                     "family", "statistic", _geometric),
                         Alternative("per instance (sign test) in every family", "statistic", _sign),
                         Alternative("every instance counts, converged or not (no convergence requirement)",
-                                    "threshold", _relative_at(2.0, converged=0.0)),
-                        Alternative("the control included: the ferromagnetically biased family read like the others",
+                                    "threshold", _compensates_at(2.0, converged=0.0)),
+                        Alternative("against SK's advantage at β = 0.5 as above, the control included: the "
+                                    "ferromagnetically biased family read like the others",
                                     "reading", _relative_at(2.0, families=FAMILIES)),
                         Alternative("reading: no mis-specified family significantly above SK's ratio (no gain "
                                     "required)", "reading", lambda s: "holds" if _relative_at(2.0)(s) != "fails"
@@ -227,18 +234,18 @@ FAMILY_CLAIMS = [
           spread=Spread("instance (not converged: NaN)", lambda s: {
               f"RMSE of m, {NAMES[k]}, {f}": [math.nan if x is None else x for x in s[f"fam_{f}_{k}_m_inst"]]
               for f in _stored(s) for k in ("tap", "atap")}),
-          how="Per family that mis-specifies TAP's term (diluted, Hebbian at loads 0.22 and 0.5), on the instances "
-              "both solved: the log of adaptive TAP's mean RMSE of m over TAP's, against the same on SK couplings "
-              "(ising-adaptive-tap's instances), in combined standard errors (delta method, paired instances). Holds "
-              "if no family is more than 2 above SK's and at least one is more than 2 below (adaptive TAP gains where "
-              "TAP's term is wrong); with differences if none is beyond 2 either way (it keeps its SK advantage, no "
-              "more); fails if one is more than 2 above (its advantage shrinks where the distribution is unknown) or "
-              f"if adaptive TAP converged on fewer than {CONVERGED:.0%} of a family's instances. The ferromagnetically "
-              "biased family is the control, reported in the note. The families stay in "
+          how="In every family, on the instances both solved: holds if adaptive TAP's mean RMSE of m is below half of "
+              "the SK-averaged TAP's ('more accurate' as halving the error, the chapter's convention) and adaptive TAP "
+              f"converged on at least {CONVERGED:.0%} of the instances; with differences if below TAP's error but not "
+              "by a factor 2 in some family; fails if not below it in some family or if adaptive TAP did not converge "
+              "often enough (a non-converged instance counts against it there, not only dropped). A method simply "
+              "more accurate everywhere would pass this too, so the readings against adaptive TAP's own ratio on SK "
+              "couplings are declared; they depend on the SK strength compared with (SK's ratio grows steeply with "
+              "β: the note), so they are readings, not the rule. The families stay in "
               "or near SK's paramagnetic phase, where TAP applies (the Hebbian family is scaled to SK's spectral edge: "
               "at the SK second moment it would be in its retrieval phase on every draw, where every theory fails).",
           evidence=(TF + "test_families_have_the_sk_second_moment_and_are_drawn_per_instance",
                     TF + "test_the_compensation_rule_reaches_every_outcome"),
           note=_note, numbers=_shown,
-          examples={"holds": _example(0.1), "partly": _example(0.2), "fails": _example(0.3)}),
+          examples={"holds": _example(0.4), "partly": _example(0.6), "fails": _example(1.1)}),
 ]
