@@ -97,7 +97,8 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
     over each β's instances and sites), ``pooled`` (pooled over every in-range instance at once), ``mean`` and
     ``worst`` (mean and largest over the in-range β), ``worst_beta`` (where the largest is), ``instance`` (the
     median of the per-instance errors), ``worse`` (the share of in-range instances not better than no correction,
-    error ≥ 1), ``worse_betas`` (how many in-range β have a pooled error ≥ 1) and ``above`` (the median over the
+    error ≥ 1), ``worse_betas`` (how many in-range β have a pooled error ≥ 1), ``mean_upper`` (the mean over the
+    in-range β but the lowest) and ``above`` (the median over the
     test β above the training range; NaN for a correction fitted at the training β only)."""
     missing = [k for k in (f"corr_err_{name}", f"corr_diff_{name}", "test_beta", "c_norm") if k not in study]
     if missing:
@@ -122,6 +123,9 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
     return {"median": float(np.median(per_beta[inside])),
             "pooled": float(math.sqrt((diff[in_i] ** 2).sum() / (norm[in_i] ** 2).sum())),
             "mean": float(per_beta[inside].mean()), "worst": float(per_beta[inside].max()),
+            # the mean over the training β without the lowest (a narrower range of coupling strengths: a referee's
+            # reading; NaN where the range holds a single β)
+            "mean_upper": float(per_beta[inside][1:].mean()) if inside.sum() > 1 else math.nan,
             "worst_beta": float(betas[inside][int(np.argmax(per_beta[inside]))]),
             "instance": float(np.median(inst)), "worse": float((inst >= 1).mean()),
             "worse_betas": float((per_beta[inside] >= 1).sum()),
