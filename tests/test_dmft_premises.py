@@ -263,7 +263,7 @@ EXPECTED = {"dmft-asymmetric-nonequilibrium": ("reproduced", "robust"),
             "dmft-floquet-neimark-sacker": ("confirmed", "robust"),
             "dmft-lyapunov-spectrum": ("confirmed", "robust"),   # the torus half on the per-β spectrum
             "dmft-devils-staircase": ("confirmed", "fragile"),   # not monotone; the blip as the cut moves it
-            "dmft-arnold-tongues": ("confirmed with differences", "robust"),   # 1/4 reached by ρ₀, 2/7 not
+            "dmft-arnold-tongues": ("confirmed with differences", "fragile"),   # which regions lock moves between numpy builds
             "dmft-torus-birth-floquet": ("reproduced", "robust"),
             "dmft-network-limit": ("reproduced", "fragile"), "dmft-path-probability": ("reproduced", "fragile")}
 
@@ -368,15 +368,19 @@ def test_the_finite_n_claims_state_the_fixed_time_and_try_a_chaotic_beta_inside_
 @stored_only
 def test_the_tongues_are_decided_by_the_autonomous_circles_rotation(s):
     """Locking at ε = 0 (1/5, 2/15) is the autonomous map's own and says nothing of the regions at the paper's ε: each
-    of those can be a tongue only if the ε = 0 circle's ρ₀ reaches its fraction. 1/4 is reached, 2/7 is not (the
-    circle breaks up first): with differences, under every alternative tried."""
+    of those can be a tongue only if the ε = 0 circle's ρ₀ reaches its fraction (the table gives the β where it does,
+    None where the circle breaks up first). Which regions lock at ε = 0.02 moves between full runs on different numpy
+    builds (an earlier run: 1/4 reached and 2/7 not; the stored one: 2/7 alone, reached): with differences, fragile."""
+    from fractions import Fraction
+
     from mfattn.dynamics.claims_tongues import tongue_table
     at0 = {f: w[0] for f, w in s["tongue_widths"].items() if w[0] > 0}
     assert max(at0.values()) >= 3 and s["tongue_epsilons"][0] == 0      # the map locks on its own at ε = 0
     table = tongue_table(s)
-    assert set(table) == {"1/4", "2/7"} and table["1/4"] is not None and table["2/7"] is None
+    assert table and all((beta is not None) == (float(Fraction(f)) <= s["tongue_rho0_max"] + 1e-9)
+                         for f, beta in table.items()) if "tongue_rho0_max" in s else table
     d = BY_ID["dmft-arnold-tongues"].decide(s)
-    assert d.verdict == "confirmed with differences" and d.premises["robustness"] == "robust"
+    assert d.verdict == "confirmed with differences" and d.premises["robustness"] == "fragile"
     assert "Arnold tongues" in BY_ID["dmft-arnold-tongues"].claim and "ρ₀" in BY_ID["dmft-arnold-tongues"].claim
 
 
