@@ -119,19 +119,6 @@ def _relative_at(z: float, converged: float = CONVERGED, families=MIS_SPECIFIED)
     return rule
 
 
-def _against_sk(s):
-    """'Compensates' read as keeping on every family the advantage it has on SK couplings: holds if no family's ratio
-    of adaptive TAP's mean error to TAP's is significantly above SK's own (log ratios more than 2 combined standard
-    errors apart; the instances of different families are independent draws); partly if some is, but every family
-    keeps the factor 2; fails if some family does not (or adaptive TAP did not converge often enough)."""
-    fams = _stored(s)
-    if not all(converged_share(s, f) >= CONVERGED for f in fams):
-        return "fails"
-    z = _z_against_sk(s)
-    kept = [(lambda b, w: b.mean() < w.mean() / 2)(*_pairs(s, f, "tap")) for f in fams]
-    return "fails" if not all(kept) else "partly" if any(v > 2 for v in z.values()) else "holds"
-
-
 def _noise(s):
     """The factor's noise: the largest over the families of e^SE of the log ratio (paired instances)."""
     return max(math.exp(log_ratio_se(*_pairs(s, f, "tap"))) for f in _stored(s))
