@@ -110,6 +110,10 @@ SPECS = {
     I + "stability:crossing_text": Spec(lambda d: {"first": d(st.floats(-1, 99)), "stays": 3.0}),
     I + "stability:change_correlation": Spec(lambda d: {"a": list(rng(d).normal(size=6)), "b": list(rng(d).normal(size=6))},
                                              allow={"a": ("integer",), "b": ("integer",)}, nonfinite_ok=True),
+    I + "stability:change_correlation_difference": Spec(
+        lambda d: {"a": list(rng(d).normal(size=6)), "b": list(rng(d).normal(size=6)), "y": list(rng(d).normal(size=6)),
+                   "draws": 50}, domain={"draws": "int>=2", "seed": "int>=0"},
+        allow={"a": ("integer",), "b": ("integer",), "y": ("integer",)}, nonfinite_ok=True),
     # transformer
     I + "transformer:to_multihead_attention": Spec(lambda d: {"layer": layer(d, True)}),
     I + "transformer:to_transformer_block": Spec(lambda d: {"layer": layer(d, True, lin=True)}),

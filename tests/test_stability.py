@@ -122,6 +122,35 @@ def test_change_correlation_removes_a_common_trend():
         stability.change_correlation([1.0, 2.0], [1.0, 2.0])
 
 
+def test_change_correlation_difference_is_paired_and_its_se_the_large_sample_one():
+    """The difference r(Δa, Δy) − r(Δb, Δy) is the two change correlations' difference; its paired bootstrap SE, on
+    400 changes where Δa correlates with Δy at 0.6 and Δb is unrelated to both, is the large-sample SE of two such
+    correlations, √(((1 − 0.6²)² + 1)/n) (Fisher's variance of a correlation, the two independent here), to 15 %;
+    the bootstrap is a loop over resamples written here, drawn from the same generator."""
+    rng = np.random.default_rng(1)
+    n = 401
+    dy = rng.normal(size=n - 1)
+    da = 0.6 * dy + 0.8 * rng.normal(size=n - 1)
+    db = rng.normal(size=n - 1)
+    a, b, y = (np.concatenate([[0.0], np.cumsum(1 + v)]) for v in (da, db, dy))
+    got = stability.change_correlation_difference(a, b, y, draws=4000, seed=5)
+    ra, rb = stability.change_correlation(a, y)[0], stability.change_correlation(b, y)[0]
+    assert got["diff"] == pytest.approx(ra - rb, abs=1e-12) and got["n"] == n - 1
+    theory = np.sqrt(((1 - 0.36) ** 2 + 1) / (n - 1))
+    assert got["se"] == pytest.approx(theory, rel=0.15)
+    small = [np.cumsum(rng.normal(size=7)) for _ in range(3)]
+    idx = np.random.default_rng(2).integers(0, 6, size=(30, 6))
+    by_hand = []
+    for i in idx:
+        ca, cb = (np.corrcoef(np.diff(v)[i], np.diff(small[2])[i])[0, 1] for v in small[:2])
+        if np.isfinite(ca - cb):
+            by_hand.append(ca - cb)
+    assert stability.change_correlation_difference(*small, draws=30, seed=2)["se"] == pytest.approx(
+        np.std(by_hand, ddof=1), rel=1e-9)
+    with pytest.raises(ValueError, match="a, b and y"):
+        stability.change_correlation_difference([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0])
+
+
 def test_gradient_check_finds_the_implicit_gradient_exact_and_a_phantom_one_wrong():
     """On a small model with couplings scaled up to ρ(J_f) ≈ 0.9 at the fixed point (slow contraction), the
     implicit gradient agrees with finite differences to the FD error; the one-step phantom gradient, an

@@ -19,7 +19,8 @@ returns depends on the start (``tests/test_deq.py``).
 * :func:`dense_jacobian` builds ``J_f`` itself (B, Nd, Nd) by autograd, the independent check on small layers.
 * :func:`spectral_radius_over_training` follows ρ(J_f) through training from the weights a run kept.
 * :func:`unit_crossing` finds where a median ρ passes 1 and where it stays above (:func:`crossing_text`: in words).
-* :func:`change_correlation` correlates the changes of two series between kept steps (their common trend removed).
+* :func:`change_correlation` correlates the changes of two series between kept steps (their common trend removed);
+  :func:`change_correlation_difference` compares two such correlations with a paired bootstrap.
 * :func:`gradient_check` compares a trained model's implicit gradient with central finite differences of its
   loss, in float64 with tight solves, along random parameter directions (the trained layer, ρ(J_f) > 1 included).
 * :func:`accuracy_by_steps` evaluates a trained :class:`~mfattn.implicit.models.MeanFieldMNIST` when its
@@ -33,12 +34,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_array, check_int, contract
+from ..companion.checks import check_alloc, check_array, check_int, contract
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
            "fixed_point_spectral_radius", "truncated_logits", "accuracy_by_steps",
-           "spectral_radius_over_training", "unit_crossing", "crossing_text", "change_correlation", "gradient_check",
+           "spectral_radius_over_training", "unit_crossing", "crossing_text", "change_correlation", "change_correlation_difference", "gradient_check",
            "resolvent_norm", "held_out_r2"]
 
 
@@ -353,6 +354,35 @@ def change_correlation(a: Sequence[float], b: Sequence[float]) -> tuple[float, i
     if dx.std() == 0 or dy.std() == 0:
         return float("nan"), int(dx.size)
     return float(np.corrcoef(dx, dy)[0, 1]), int(dx.size)
+
+
+def change_correlation_difference(a: Sequence[float], b: Sequence[float], y: Sequence[float], draws: int = 2000,
+                                  seed: int = 0) -> dict[str, float]:
+    """How much better the changes of ``a`` track the changes of ``y`` than the changes of ``b`` do (three (m,) series
+    over the same kept steps, finite, m ≥ 4): ``diff = r(Δa, Δy) − r(Δb, Δy)`` (:func:`change_correlation`) and its
+    standard error from a paired bootstrap over the m − 1 changes (the same resampled changes for both correlations,
+    so their dependence through Δy is kept; ``draws`` resamples from ``seed``; resamples where a series' changes are
+    all equal are left out). Returns ``{"diff", "se", "n"}``; NaN where a correlation is undefined."""
+    x, z, w = (check_array(name, v, finite=False, allow_int=True) for name, v in (("a", a), ("b", b), ("y", y)))
+    if x.ndim != 1 or not (x.shape == z.shape == w.shape) or x.size < 4 or not all(np.isfinite(v).all() for v in (x, z, w)):
+        raise ValueError(f"a, b and y must be finite 1-d series of one length, at least 4; got shapes {x.shape}, "
+                         f"{z.shape} and {w.shape}")
+    draws, seed = check_int("draws", draws, minimum=2, maximum=100_000), check_int("seed", seed, minimum=0)
+    check_alloc("draws", 5 * 8 * draws * (x.size - 1), what="the bootstrap's resampled changes")
+    ra, n = change_correlation(x, w)
+    rb, _ = change_correlation(z, w)
+    dx, dz, dw = np.diff(x), np.diff(z), np.diff(w)
+    idx = np.random.default_rng(seed).integers(0, n, size=(draws, n))
+
+    def corr(u, v):   # row-wise Pearson correlation of the resampled changes, NaN where a row is constant
+        u, v = u - u.mean(1, keepdims=True), v - v.mean(1, keepdims=True)
+        den = np.sqrt((u * u).sum(1) * (v * v).sum(1))
+        return np.where(den > 0, (u * v).sum(1) / np.where(den > 0, den, 1.0), np.nan)
+
+    boot = corr(dx[idx], dw[idx]) - corr(dz[idx], dw[idx])
+    boot = boot[np.isfinite(boot)]
+    se = float(boot.std(ddof=1)) if boot.size > 1 else float("nan")
+    return {"diff": float(ra - rb), "se": se, "n": float(n)}
 
 
 def held_out_r2(predictor: Sequence[float], target: Sequence[float]) -> float:
