@@ -182,7 +182,8 @@ def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     # the widest would put the other in one bin.
     finite = {label: np.asarray(r, float)[np.isfinite(r) & (np.asarray(r, float) > 0)] for label, r in rho.items()}
     pooled = np.concatenate([r for r in finite.values()] + [np.ones(1)])
-    edges = np.geomspace(min(pooled.min(), 0.9), max(pooled.max(), 1.1), 41)
+    lo, hi = min(pooled.min(), 0.9), max(pooled.max(), 1.1)
+    edges = np.geomspace(lo, hi, 1 + max(30, int(np.ceil(np.log10(hi / lo) / 0.02))))   # bins ~5 % wide
     for c, (label, r) in enumerate(finite.items()):
         ax.hist(r, bins=edges, color=f"C{c + 1}", alpha=0.6, label=label)
     ax.axvline(1.0, color="k", ls=":", lw=1)
