@@ -127,6 +127,16 @@ SPECS = {
     "mfattn.meanfield.families:table": Exempt("formats a compare_families result the package built (chapter 1's "
                                               "table); run by test_ising_families"),
     "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT),
+    # --- mfattn.meanfield.stress (ising-breakdown where its antecedent is met)
+    "mfattn.meanfield.stress:breakdown_stress": Spec(
+        lambda d: {"n": d(st.integers(3, 5)), "betas": [d(st.floats(0.3, 1.5))], "instances": 1,
+                   "methods": ("naive", "adaptive_tap"), "max_iter": 200},
+        domain={"n": "int>=2", "instances": "int>=1", "j0": ">=0", "damping": "(0,1]", "max_iter": "int>=1",
+                "seed": "int>=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
+    "mfattn.meanfield.stress:counts": Exempt("counts a breakdown_stress result the package built (chapter 1's "
+                                             "ising-breakdown); run by test_ising_stress"),
+    "mfattn.meanfield.stress:table": Exempt("formats a breakdown_stress result the package built (chapter 1's "
+                                            "table); run by test_ising_stress"),
     # --- mfattn.meanfield.finite_size (ising-at-accuracy at other numbers of spins)
     "mfattn.meanfield.finite_size:line_by_size": Spec(
         lambda d: {"ns": [3, d(st.integers(3, 4))], "betas": [d(st.floats(0.3, 1.5))], "instances": 1, "budget": 20},

@@ -54,12 +54,13 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
                                                       1.2, 1.4, 1.6], "field_std": 0.3,
                   "scatter_beta": 0.5, "vector_n": 6, "vector_d": 3,
                   "damping_betas": [0.8, 1.0, 1.2, 1.4, 1.6], "dampings": [0.5, 0.2, 0.05], "damping_budget": 1000,
-                  "size_ns": [10, 12]},
+                  "size_ns": [10, 12], "stress_betas": [0.6, 1.2], "stress_instances": 3},
         # full: 2^18 states per instance, one pass for the whole beta grid; ~10 CPU-minutes.
         "full": {"n": 18, "instances": 40, "betas": [round(0.05 * k, 2) for k in range(1, 41)],
                  "field_std": 0.3, "scatter_beta": 0.5, "vector_n": 16, "vector_d": 8,
                  "damping_betas": [round(0.1 * k, 1) for k in range(5, 21)], "dampings": [0.5, 0.2, 0.05],
-                 "damping_budget": 1000, "size_ns": [12, 15, 21]},
+                 "damping_budget": 1000, "size_ns": [12, 15, 21], "stress_betas": [0.4, 0.6, 0.8, 1.0, 1.2],
+                 "stress_instances": 40},
     },
     # Chapters 2-6: filled in by their issues.
     # Chapter 2: solver race on linear contractions of spectral radius rho; the explicit

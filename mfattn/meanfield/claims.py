@@ -155,8 +155,15 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
         out.update(fam_beta=f["beta"], fam_n=f["n"], fam_instances=f["instances"])
         for family, per in f["families"].items():
             out.update({f"fam_{family}_{key}_m_inst": per[name]["rmse_m"] for key, name in KEYS if name in per})
+            if "second_moment" in per:   # stored since the SK-relative readings match each family's strength
+                out[f"fam_{family}_moment"] = per["second_moment"]
+        for family, per in f.get("sk_matched", {}).items():
+            out[f"fam_{family}_sk_beta"] = per["beta"]
+            out.update({f"fam_{family}_sk_{key}_m_inst": per[name]["rmse_m"] for key, name in KEYS if name in per})
     if "finite_size" in s:   # ising-at-accuracy at other numbers of spins (.finite_size, .claims_ising_sizes)
         out["size_scan"] = s["finite_size"]
+    if "stress" in s:   # ising-breakdown where its antecedent is met (.stress)
+        out["stress"] = s["stress"]
     out.update(b0=s["damping_betas"][0], b1=s["damping_betas"][-1], a0=s["dampings"][0], a1=s["dampings"][-1],
                damping_betas=s["damping_betas"])
     return out

@@ -60,10 +60,65 @@ def _psd_at(rare: float, keys=_KEYS, settings=("comparison", "sweep")):
     return rule
 
 
-def _psd_example(bad: int, betas: int) -> dict:
+#: The stress study's name of each theory (:mod:`.stress`, :data:`~mfattn.meanfield.accuracy.METHODS`).
+_METHOD = {"naive": "naive", "tap": "tap", "tsite": "tap_site", "atap": "adaptive_tap"}
+#: Points where the antecedent is met that adaptive TAP needs for the stress study to have power: with no
+#: counterexample in K points the 95 % upper bound on their rate is 3/K (the rule of three), below 5 % from K = 60.
+POWER = 60
+
+
+def _stress(s, keys=_KEYS) -> dict[str, dict[str, int]]:
+    """Per theory of ``keys``, the stress study's counts (:func:`.stress.counts`)."""
+    from .stress import counts
+
+    got = s["stress"]
+    return {k: counts(got, _METHOD[k]) for k, _ in keys if _METHOD[k] in got["by_method"]}
+
+
+def _breakdown_at(rare: float, power: float, keys=_KEYS, settings=("comparison", "sweep")):
+    """Counterexamples are converged points whose χ is not positive definite, on the stored solutions and among the
+    stress study's kicked runs from points where the antecedent is met (:mod:`.stress`): holds if none, with
+    differences below ``rare`` of the points, fails above; not tested where adaptive TAP (the theory without a
+    theorem) meets the antecedent on fewer than ``power`` points (no power) and the stored solutions never meet it."""
+    def rule(s):
+        bad, total, _ = _counterexamples(s, keys, settings)
+        per = _stress(s, keys)
+        bad += sum(c["stayed"] for c in per.values())
+        total += sum(c["met"] for c in per.values())
+        if total == 0:
+            raise verdicts.Undecidable("no converged point stored")
+        if bad / total >= rare:
+            return "fails"
+        if "atap" in per and per["atap"]["met"] < power:
+            raise verdicts.Undecidable(f"adaptive TAP meets the sentence's antecedent on {per['atap']['met']} points "
+                                       f"of the stress study, fewer than {power:.0f}: no power")
+        return "holds" if bad == 0 else "partly"
+    return rule
+
+
+def _power_check(s):
+    c = _stress(s, _KEYS[3:])["atap"]
+    bound = 3 / c["met"] if c["met"] else math.inf
+    return c["met"] >= POWER, (f"adaptive TAP meets the antecedent on {c['met']} points; with {c['stayed']} "
+                               f"counterexamples the rule-of-three bound on their rate is {bound:.3f}")
+
+
+def _stress_example(met: int, stayed: int) -> dict:
+    """A stress study where every theory meets the antecedent on ``met`` points, ``stayed`` of whose kicked runs
+    settle on a fixed point whose χ is not positive definite."""
+    rows = {}
+    for k, name in _METHOD.items():
+        flags = [i < stayed for i in range(met)]
+        rows[name] = {"stuck_converged": [[True] * met], "stuck_positive": [[False] * met],
+                      "stuck_lambda": [[-1.0] * met], "kicked_converged": [[True] * met],
+                      "kicked_positive": [[not f for f in flags]], "kicked_m": [[0.9] * met]}
+    return {"left": 1e-3, "by_method": rows}
+
+
+def _psd_example(bad: int, betas: int, met: int = 80, stayed: int = 0) -> dict:
     """Every theory with ``bad`` converged points of a non-positive-definite χ in a comparison of ``betas`` β × 100
-    instances, and a one-β sweep where every point is stable."""
-    return {"betas": [1.0] * betas, "instances": 100, "damping_betas": [1.0],
+    instances, a one-β sweep where every point is stable, and a stress study (:func:`_stress_example`)."""
+    return {"betas": [1.0] * betas, "instances": 100, "damping_betas": [1.0], "stress": _stress_example(met, stayed),
             **{f"{k}_{f}": v for k, _ in _KEYS for f, v in
                (("unstable", bad), ("not_converged", 0), ("conv_d", [1.0]), ("stable_d", [1.0]))}}
 
@@ -79,13 +134,32 @@ def _psd_note(s):
             f"moves with m, could give a counterexample: {abad} of its {atotal} converged points do. The converse does "
             f"not hold: at damping 0.5 the iteration stops converging beyond β ≈ 1.1 where damping 0.05 finds "
             f"positive-definite solutions (TAP: stable on {s['tap_s0']:.0%} of the sweep's points at damping 0.5, "
-            f"{s['tap_s1']:.1%} at 0.05). Near the boundary, in a stress test of adaptive TAP (ferro-biased couplings, "
-            f"zero field, n = 18): started exactly at m = 0, a fixed point every damped update maps to itself, it "
-            f"'converges' there with an indefinite χ⁻¹ (a point the stored instances, with their random fields, cannot "
-            f"have); started 10⁻⁶ away it leaves it for a magnetised solution whose χ is positive definite (a test). "
-            f"That is the one place the sentence's antecedent is met for adaptive TAP, and there it holds: where χ is "
-            f"not positive definite the fixed point is not stable. On the stored instances the antecedent is never "
-            f"met, so there the verdict rests on the absence of counterexamples, not on a loss observed.")
+            f"{s['tap_s1']:.1%} at 0.05)." + _stress_note(s))
+
+
+def _stress_note(s) -> str:
+    """The stress study in words (empty where it is not stored)."""
+    if "stress" not in s:
+        return (" The stored instances, with their random fields, never meet the sentence's antecedent; the stress "
+                "study that does is not stored yet (run the full profile).")
+    st, per = s["stress"], _stress(s)
+    rows = "; ".join(f"{NAMES_LONG[k]}: met on {c['met']}, of whose kicked runs {c['landed']} settled on a solution with a "
+                     f"positive-definite χ" + (f" ({c['landed_zero']} of them at m = 0 again, on another self-consistent "
+                                               f"V)" if c["landed_zero"] else "")
+                     + f", {c['drifting']} were still leaving when the budget ran out, {c['stayed']} stayed on a point "
+                     f"whose χ is not positive definite; positive control {c['returned']} of {c['control']}"
+                     for k, c in per.items())
+    return (f" Where the antecedent is met (the stress study: SK couplings plus a ferromagnetic mean J0 = {st['j0']:g}, "
+            f"zero field, n = {st['n']}, {st['instances']} instances at β = "
+            + ", ".join(f"{b:g}" for b in st["betas"]) + f", damping {st['damping']:g}): started exactly at m = 0, "
+            f"which every damped update maps to itself, a theory stays there, and where χ there is not positive "
+            f"definite a run started {st['kick']:.0e} away tests the sentence. {rows}. The positive control counts the "
+            f"points whose χ at m = 0 is positive definite and the kicked runs that came back: for adaptive TAP a "
+            f"positive χ does not guarantee a stable point (its iteration moves V with m), which the sentence does not "
+            f"claim.")
+
+
+NAMES_LONG = dict(_KEYS)
 
 
 # --- the Gaussian vector-spin identity ----------------------------------------------------------------------------
@@ -193,41 +267,61 @@ LINE_CLAIMS = [
     Claim("ising-breakdown", "Bal 2021 §2.2 (cavity variances and linear response)",
           "The susceptibility matrix χ is a covariance matrix and should stay positive semidefinite for a mean-field "
           "solution to be consistent; as soon as it is not, the fixed-point procedure is no longer stable",
-          measured="Converged (β, instance) points whose linear-response χ is not positive definite: the comparison "
-                   "(damping 0.5, 40 β × 40 instances) and the damping sweep (0.5, 0.2, 0.05 × 16 β × 40), for naive "
-                   "mean field, TAP, per-site TAP and adaptive TAP",
+          measured="Converged points whose linear-response χ is not positive definite, for naive mean field, TAP, "
+                   "per-site TAP and adaptive TAP: on the stored solutions (the comparison, damping 0.5, 40 β × 40 "
+                   "instances, and the damping sweep, 0.5, 0.2, 0.05 × 16 β × 40), which never meet the sentence's "
+                   "antecedent, and in a stress study that does (ferro-biased SK couplings, zero field, n = 18, 40 "
+                   "instances × 5 β: at m = 0, a fixed point of every update, χ is not positive definite once the bias "
+                   "orders the spins; a run started 10⁻⁶ away either settles on such a point, a counterexample, or "
+                   "leaves it)",
           quote=Quote(SECTION_TAP + " (Cavity variances and linear response)",
                       "As soon this property is lost, the fixed-point procedure will no longer be stable."),
-          reading="decided as the absence of counterexamples on the stored solutions (a converged point with a χ that is "
-                  "not positive definite would contradict it); the antecedent itself is met only in the stress test "
-                  "named in the evidence, where it holds",
-          rule_at=_psd_at,
+          reading="decided where the antecedent is met (the stress study: a kicked run that settles on a fixed point "
+                  "whose χ is not positive definite contradicts it) and on the stored solutions (a converged point "
+                  "with such a χ would contradict it; they never meet the antecedent, so they check the code)",
+          rule_at=_breakdown_at,
           thresholds=(Threshold("rare", 0.01, "convention",
                                 "a counterexample at one converged point in a hundred could be a solution at the edge "
                                 "of stability, where the smallest eigenvalue of χ⁻¹ is zero to round-off; more would "
-                                "contradict the statement"),),
+                                "contradict the statement"),
+                      Threshold("power", POWER, "resolution",
+                                "with no counterexample in K points the 95 % upper bound on their rate is 3/K (the rule "
+                                "of three): adaptive TAP, the theory without a theorem, must meet the antecedent on at "
+                                "least 60 points for that bound to fall below 5 %", _power_check)),
           alternatives=(Alternative("reading: only the theories the theorem covers (naive mean field, TAP, per-site TAP)",
-                                    "reading", _psd_at(0.01, _KEYS[:3])),
+                                    "reading", _breakdown_at(0.01, POWER, _KEYS[:3])),
                         Alternative("reading: adaptive TAP only (its V moves with m: no theorem)", "reading",
-                                    _psd_at(0.01, _KEYS[3:])),
-                        Alternative("the comparison alone (damping 0.5)", "statistic",
-                                    _psd_at(0.01, settings=("comparison",))),
-                        Alternative("the damping sweep alone", "statistic", _psd_at(0.01, settings=("sweep",)))),
-          spread=Spread("theory and setting (comparison; sweep at damping 0.5, 0.2, 0.05)",
-                        lambda s: {"counterexamples": _counterexamples(s)[2]}),
-          how="The blog's criterion read on the stored solutions: a converged point (the damped iteration reached the "
-              "tolerance, so the procedure was stable there) with a χ that is not positive definite contradicts it. "
-              "Holds if there is none; with differences if fewer than 1 % of the converged points (a convention: "
-              "solutions at the edge of stability); fails otherwise. For naive mean field and both TAPs such a point "
-              "is impossible (a theorem: the Jacobian I − a·D·χ⁻¹), so only adaptive TAP's converged points could "
-              "give a counterexample; the others check the code.",
+                                    _breakdown_at(0.01, POWER, _KEYS[3:])),
+                        Alternative("the stored solutions alone, no stress study (the rule before it: the absence of "
+                                    "counterexamples where the antecedent is never met)", "statistic", _psd_at(0.01)),
+                        Alternative("the comparison alone (damping 0.5) beside the stress study", "statistic",
+                                    _breakdown_at(0.01, POWER, settings=("comparison",))),
+                        Alternative("the damping sweep alone beside the stress study", "statistic",
+                                    _breakdown_at(0.01, POWER, settings=("sweep",)))),
+          spread=Spread("theory and setting (comparison; sweep at damping 0.5, 0.2, 0.05); stress study per theory",
+                        lambda s: {"counterexamples": _counterexamples(s)[2],
+                                   "stress: points meeting the antecedent": [c["met"] for c in _stress(s).values()],
+                                   "stress: kicked runs that stayed": [c["stayed"] for c in _stress(s).values()]}),
+          how="A converged point (the damped iteration reached the tolerance, so the procedure was stable there) with "
+              "a χ that is not positive definite contradicts the sentence. It is counted where the antecedent is met, "
+              "in the stress study (kicked runs from m = 0 where χ is not positive definite: each one that settles on "
+              "a point whose χ is not positive definite is a counterexample), and on the stored solutions. Holds if "
+              "there is none and adaptive TAP met the antecedent on at least 60 points (power: the rule of three); "
+              "with differences if fewer than 1 % of the points (a convention: solutions at the edge of stability); "
+              "fails otherwise; not tested without that power. For naive mean field and both TAPs a counterexample is "
+              "impossible (a theorem: the Jacobian I − a·D·χ⁻¹), so only adaptive TAP's points could give one; the "
+              "others check the code.",
           evidence=("fig-ising-stability", "fig-ising-damping",
                     TP + "test_the_damped_iterations_jacobian_is_one_minus_a_d_chi_inverse",
                     TP + "test_an_iteration_leaves_a_fixed_point_whose_chi_is_not_positive_definite",
-                    TP + "test_adaptive_tap_leaves_the_paramagnetic_point_where_its_chi_is_not_positive_definite"),
+                    TP + "test_adaptive_tap_leaves_the_paramagnetic_point_where_its_chi_is_not_positive_definite",
+                    "tests/test_ising_stress.py::test_kicked_runs_leave_where_chi_is_not_positive_and_return_where_it_is"),
           note=_psd_note, numbers=lambda s: {"counterexamples": _counterexamples(s)[0],
                                              "converged points": _counterexamples(s)[1],
-                                             "adaptive TAP's converged points": _counterexamples(s, _KEYS[3:])[1]},
+                                             "adaptive TAP's converged points": _counterexamples(s, _KEYS[3:])[1],
+                                             "stress: adaptive TAP's points meeting the antecedent":
+                                                 _stress(s, _KEYS[3:])["atap"]["met"],
+                                             "stress: counterexamples": sum(c["stayed"] for c in _stress(s).values())},
           examples={"holds": _psd_example(0, 1), "partly": _psd_example(1, 10), "fails": _psd_example(5, 1)}),
     Claim("ising-stable-beyond-line", "Ours (Plefka's 1982 condition; Bal 2021 does not discuss it)",
           "With damping, stable TAP solutions exist beyond TAP's own Plefka line x = 1 on nearly every instance: the "

@@ -91,8 +91,9 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
     Instance ``k`` of family ``f`` is drawn from ``default_rng([seed, index of f in FAMILIES, k])``: it does not
     depend on which other families or instances are run. Returns ``{"n", "beta", "instances", "field_std",
     "families": {family: {method: {"rmse_m": [per instance, None where the iteration did not converge],
-    "converged": [bool per instance]}}}}``."""
-    from .accuracy import METHODS, TOL
+    "converged": [bool per instance]}, "second_moment": [√(Σ_ij J_ij²/n) per instance]}}, "sk_matched": {family:
+    {"beta": the family's mean second moment, method: {...} as above on ``instances`` SK instances at that β}}}``."""
+    from .accuracy import METHODS
 
     n = check_int("n", n, minimum=2, maximum=MAX_EXACT_SPINS)
     instances = check_int("instances", instances, minimum=1, maximum=10_000)
@@ -109,24 +110,44 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
         check_choice("methods", m, tuple(METHODS))
     out: dict[str, Any] = {}
     for family in families:
-        per = {m: {"rmse_m": [], "converged": []} for m in methods}
+        per: dict[str, Any] = {m: {"rmse_m": [], "converged": []} for m in methods}
+        per["second_moment"] = []
         for k in range(instances):
             rng = np.random.default_rng([seed, FAMILIES.index(family), k])
             J = family_couplings(family, n, beta, rng)
             h = field_std * rng.standard_normal(n)
-            exact = exact_marginals(J, h).m
-            for m in methods:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", MeanFieldWarning)   # a failure is part of the result here
-                    try:
-                        r = METHODS[m](J, h, tol=TOL, max_iter=max_iter, on_fail="ignore")
-                        ok = bool(r.converged) and bool(np.all(np.isfinite(r.m)))
-                    except FloatingPointError:                          # adaptive TAP's χ left its domain
-                        r, ok = None, False
-                per[m]["converged"].append(ok)
-                per[m]["rmse_m"].append(float(np.sqrt(np.mean((r.m - exact) ** 2))) if ok else None)
+            per["second_moment"].append(float(np.sqrt((J ** 2).sum() / n)))
+            _solve_into(per, methods, J, h, max_iter)
         out[family] = per
-    return {"n": n, "beta": beta, "instances": instances, "field_std": field_std, "families": out}
+    # SK at each family's own strength: the β whose SK couplings have the family's mean second moment (what TAP's
+    # term β²(1 − q) estimates), on SK instances drawn for it, so an SK-relative reading can match the families.
+    sk = {}
+    for family in families:
+        b = float(np.mean(out[family]["second_moment"]))
+        per = {m: {"rmse_m": [], "converged": []} for m in methods}
+        for k in range(instances):
+            rng = np.random.default_rng([seed, len(FAMILIES), FAMILIES.index(family), k])
+            J = b * _symmetric_gaussian(n, rng) / np.sqrt(n)
+            _solve_into(per, methods, J, field_std * rng.standard_normal(n), max_iter)
+        sk[family] = {"beta": b, **per}
+    return {"n": n, "beta": beta, "instances": instances, "field_std": field_std, "families": out, "sk_matched": sk}
+
+
+def _solve_into(per: dict[str, Any], methods: Sequence[str], J: np.ndarray, h: np.ndarray, max_iter: int) -> None:
+    """Append each theory's RMSE of m against exact enumeration (None where it did not converge) to ``per``."""
+    from .accuracy import METHODS, TOL
+
+    exact = exact_marginals(J, h).m
+    for m in methods:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MeanFieldWarning)   # a failure is part of the result here
+            try:
+                r = METHODS[m](J, h, tol=TOL, max_iter=max_iter, on_fail="ignore")
+                ok = bool(r.converged) and bool(np.all(np.isfinite(r.m)))
+            except FloatingPointError:                          # adaptive TAP's χ left its domain
+                r, ok = None, False
+        per[m]["converged"].append(ok)
+        per[m]["rmse_m"].append(float(np.sqrt(np.mean((r.m - exact) ** 2))) if ok else None)
 
 
 _LABELS = {"naive": "naive mean field", "tap": "TAP (SK average)", "tap_site": "per-site TAP",
@@ -154,14 +175,19 @@ def ratio_text(result: dict[str, Any], worse: str) -> str:
 
 def table(result: dict[str, Any]) -> str:
     """A markdown table of :func:`compare_families`: mean RMSE of m per family and theory (instances that converged),
-    adaptive TAP's ratio to each TAP, and the instances a theory did not converge on."""
-    methods = list(next(iter(result["families"].values())))
+    adaptive TAP's ratio to each TAP, the instances a theory did not converge on, the family's mean strength
+    √(Σ_ij J_ij²/n) and adaptive TAP's ratio to TAP on SK couplings of that strength (where stored)."""
+    methods = [m for m in next(iter(result["families"].values())) if m != "second_moment"]
+    sk = result.get("sk_matched", {})
     head = ("| family | " + " | ".join(_LABELS.get(m, m) for m in methods)
-            + " | adaptive / TAP | adaptive / per-site | not converged |")
-    rows = [head, "|" + "---|" * (len(methods) + 4)]
+            + " | adaptive / TAP | adaptive / per-site | not converged |"
+            + (" strength √(ΣJ²/n) | SK at that strength: adaptive / TAP |" if sk else ""))
+    rows = [head, "|" + "---|" * (len(methods) + 4 + (2 if sk else 0))]
     for family, per in result["families"].items():
         fails = ", ".join(f"{_LABELS.get(m, m)} {sum(not c for c in per[m]['converged'])}" for m in methods
                           if not all(per[m]["converged"])) or "none"
+        extra = (f" {np.mean(per['second_moment']):.3f} | {_paired_ratio(sk[family], 'tap'):.2f} |"
+                 if family in sk and "second_moment" in per else (" | |" if sk else ""))
         rows.append(f"| {family} | " + " | ".join(f"{_mean(per[m]['rmse_m']):.1e}" for m in methods)
-                    + f" | {_paired_ratio(per, 'tap'):.2f} | {_paired_ratio(per, 'tap_site'):.2f} | {fails} |")
+                    + f" | {_paired_ratio(per, 'tap'):.2f} | {_paired_ratio(per, 'tap_site'):.2f} | {fails} |" + extra)
     return "\n".join(rows)

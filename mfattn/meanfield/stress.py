@@ -1,0 +1,149 @@
+r"""Where the blog's stability sentence has something to test: fixed points whose susceptibility is not positive.
+
+Bal 2021 (§2.2): χ is a covariance matrix and "as soon this property is lost, the fixed-point procedure will no
+longer be stable". On the chapter's SK instances with a field every converged solution has a positive-definite χ,
+so they never meet the sentence's antecedent. Here it is met on purpose: couplings with a ferromagnetic bias and
+no field,
+
+.. math:: J = \beta\,\big(G/\sqrt{n} + (J_0/n)(\mathbf{1}\mathbf{1}^\top - I)\big),\qquad h = 0,
+
+where :math:`m = 0` is a fixed point of every theory's damped update at every β (each update maps 0 to 0), and
+where, once the bias has made the paramagnetic point unstable, the linear-response χ there is not positive definite.
+Each theory is run twice per (β, instance): started exactly at :math:`m = 0` (it stays there: the *stuck* run, which
+shows whether χ at that fixed point is positive definite) and started :data:`KICK` away from it (the *kicked* run).
+Where χ at :math:`m = 0` is not positive definite the sentence predicts the procedure leaves; where it is positive
+definite, that it returns (the instrument's positive control). For naive mean field and both TAPs the first is a
+theorem (the damped iteration's Jacobian is :math:`I - a D \chi^{-1}`); adaptive TAP, whose cavity variances move
+with :math:`m`, has none, and it is the real test.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..companion.checks import check_int, check_positive, check_real, check_work
+from ..ising import MeanFieldWarning, sk_couplings
+
+__all__ = ["KICK", "LEFT", "breakdown_stress", "counts", "table"]
+
+#: The kicked run's start: standard-normal entries times this (far below any solution's scale).
+KICK = 1e-6
+#: A kicked run "left" the paramagnetic point if its mean |m_i| ends above this (a thousand times the kick).
+LEFT = 1e-3
+
+
+def breakdown_stress(n: int, betas: Sequence[float], instances: int, j0: float = 3.0, damping: float = 0.05,
+                     max_iter: int = 20_000, seed: int = 0,
+                     methods: Sequence[str] = ("naive", "tap", "tap_site", "adaptive_tap")) -> dict[str, Any]:
+    r"""Stuck and kicked runs of each theory of ``methods`` (:data:`mfattn.meanfield.accuracy.METHODS`) on
+    ``instances`` ferro-biased zero-field instances of ``n`` spins at each of ``betas`` (the module docstring).
+
+    Instance ``k`` uses :math:`G` from ``default_rng([seed, k])`` (the same at every β) and its kick from
+    ``default_rng([seed, k, 1])``. Returns ``{"n", "betas", "instances", "j0", "damping", "kick", "left",
+    "by_method": {method: {"stuck_converged", "stuck_positive", "stuck_lambda", "kicked_converged",
+    "kicked_positive", "kicked_m"}}}``, each a [beta][instance] list (``stuck_lambda``: the smallest eigenvalue of χ
+    at :math:`m = 0`; ``kicked_m``: the kicked run's final mean :math:`|m_i|`, None where it is not finite). The work
+    grows as ``len(methods) · len(betas) · instances · max_iter · n²``."""
+    from .accuracy import METHODS
+
+    n = check_int("n", n, minimum=2, maximum=4096)
+    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__iter__"):
+        raise TypeError(f"betas must be a sequence of inverse temperatures; got {type(betas).__name__}")
+    betas = [check_positive("betas", b) for b in betas]
+    if not betas:
+        raise ValueError("betas must name at least one inverse temperature")
+    instances = check_int("instances", instances, minimum=1, maximum=10_000)
+    j0 = check_real("j0", j0, minimum=0.0, maximum=1e6)
+    damping = check_real("damping", damping, minimum=0.0, maximum=1.0, strict=True)
+    max_iter = check_int("max_iter", max_iter, minimum=1, maximum=10**7)
+    seed = check_int("seed", seed, minimum=0)
+    if isinstance(methods, str) or not methods:
+        raise ValueError(f"methods must be a non-empty sequence of names from {tuple(METHODS)}; got {methods!r}")
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"methods must name theories from {tuple(METHODS)}; got {m!r}")
+    check_work("instances", 2 * len(methods) * len(betas) * instances * max_iter * n * n, what="the stress study",
+               unit="site-pair updates")
+    fields = ("stuck_converged", "stuck_positive", "stuck_lambda", "kicked_converged", "kicked_positive", "kicked_m")
+    out = {m: {f: [[] for _ in betas] for f in fields} for m in methods}
+    bias = j0 / n * (np.ones((n, n)) - np.eye(n))
+    for k in range(instances):
+        G = sk_couplings(n, 1.0, np.random.default_rng([seed, k]))
+        kick = KICK * np.random.default_rng([seed, k, 1]).standard_normal(n)
+        for b, beta in enumerate(betas):
+            J = beta * (G + bias)
+            for m in methods:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", MeanFieldWarning)   # a run that does not converge is data here
+                    got = {}
+                    for name, start in (("stuck", np.zeros(n)), ("kicked", kick)):
+                        try:
+                            got[name] = METHODS[m](J, np.zeros(n), damping=damping, max_iter=max_iter, m0=start,
+                                                   on_fail="ignore")
+                        except FloatingPointError:                      # adaptive TAP's χ left its domain
+                            got[name] = None
+                row, stuck, kicked = out[m], got["stuck"], got["kicked"]
+                finite = kicked is not None and bool(np.all(np.isfinite(kicked.m)))
+                row["stuck_converged"][b].append(stuck is not None and bool(stuck.converged))
+                row["stuck_positive"][b].append(stuck is not None and bool(stuck.chi_positive))
+                row["stuck_lambda"][b].append(float(stuck.lambda_min) if stuck is not None
+                                              and np.isfinite(stuck.lambda_min) else None)
+                row["kicked_converged"][b].append(finite and bool(kicked.converged))
+                row["kicked_positive"][b].append(finite and bool(kicked.chi_positive))
+                row["kicked_m"][b].append(float(np.abs(kicked.m).mean()) if finite else None)
+    return {"n": n, "betas": [float(b) for b in betas], "instances": instances, "j0": float(j0),
+            "damping": float(damping), "kick": KICK, "left": LEFT, "by_method": out}
+
+
+def counts(stress: dict[str, Any], method: str) -> dict[str, int]:
+    """What the sentence is tested on, for one theory of a :func:`breakdown_stress` result. Over the points whose
+    stuck run converged at m = 0 with a χ that is not positive definite (``met``: the antecedent), the kicked runs:
+    ``stayed``, converged to a fixed point whose χ is not positive definite either (the procedure stable where χ is
+    not positive: a counterexample); ``landed``, converged to a solution whose χ is positive definite (``landed_zero``
+    of them back within :data:`LEFT` of m = 0: adaptive TAP's cavity variances have several self-consistent values at
+    m = 0, and the kick moves them to a branch with a positive χ); ``drifting``, still moving when the budget ran out
+    (not settled on the point: it repels them, slowly where χ⁻¹'s negative eigenvalue is small). The positive
+    control, over the points whose χ at m = 0 is positive definite (``control``): ``returned``, kicked runs that
+    converged back within :data:`LEFT` of m = 0."""
+    if not isinstance(stress, dict) or "by_method" not in stress:
+        raise TypeError("stress must be a breakdown_stress result (a dict with 'by_method')")
+    if method not in stress["by_method"]:
+        raise ValueError(f"method must be one of {sorted(stress['by_method'])}; got {method!r}")
+    row = stress["by_method"][method]
+    left = stress.get("left", LEFT)
+    got = dict(met=0, stayed=0, landed=0, landed_zero=0, drifting=0, control=0, returned=0)
+    for b in range(len(row["stuck_converged"])):
+        for conv, pos, kc, kp, km in zip(*(row[f][b] for f in ("stuck_converged", "stuck_positive", "kicked_converged",
+                                                                "kicked_positive", "kicked_m"))):
+            if not conv:
+                continue
+            back = bool(kc) and km is not None and km <= left
+            if not pos:
+                got["met"] += 1
+                got["stayed"] += int(bool(kc) and not kp)
+                got["landed"] += int(bool(kc) and bool(kp))
+                got["landed_zero"] += int(back and bool(kp))
+                got["drifting"] += int(not kc)
+            else:
+                got["control"] += 1
+                got["returned"] += int(back)
+    return got
+
+
+_LABELS = {"naive": "naive mean field", "tap": "TAP (SK average)", "tap_site": "per-site TAP",
+           "adaptive_tap": "adaptive TAP"}
+
+
+def table(stress: dict[str, Any]) -> str:
+    """A markdown table of :func:`counts` for every theory of a :func:`breakdown_stress` result."""
+    rows = ["| theory | χ at m = 0 not positive (antecedent met) | kicked run settled on a positive χ | of them at m = 0 "
+            "(another V) | still leaving at the budget | stayed where χ is not positive | χ at m = 0 positive | "
+            "kicked run came back |", "|---|---|---|---|---|---|---|---|"]
+    for m in stress["by_method"]:
+        c = counts(stress, m)
+        rows.append(f"| {_LABELS.get(m, m)} | {c['met']} | {c['landed']} | {c['landed_zero']} | {c['drifting']} | "
+                    f"{c['stayed']} | {c['control']} | {c['returned']} |")
+    return "\n".join(rows)
