@@ -25,6 +25,9 @@ def test_families_have_the_sk_second_moment_and_are_drawn_per_instance(family):
     alone = families.compare_families(8, 0.5, 3, families=(family,), seed=2)["families"][family]
     together = families.compare_families(8, 0.5, 4, seed=2)["families"][family]
     for method, got in alone.items():     # an instance does not depend on the other families or instances run
+        if method == "second_moment":
+            assert got == together[method][:3]
+            continue
         assert got["rmse_m"] == together[method]["rmse_m"][:3]
 
 

@@ -190,6 +190,13 @@ class Claim:
         if grade is not None:
             out.update(sensitivity(grade, self.all_alternatives(numbers) if self.rule is not None else [], numbers,
                                    self.verdict_of, one_unit_cap(spread)))
+        elif self.rule is not None:
+            # Not decided by its rule (inconclusive): every alternative that does decide it moves the verdict.
+            got = sensitivity(GRADES[0], self.all_alternatives(numbers), numbers, self.verdict_of, one_unit_cap(spread))
+            if got:
+                got["moved_by"] = [r["name"] for r in got["alternatives"] if r["verdict"] != "cannot decide"]
+                got["robustness"] = "fragile" if got["moved_by"] else "robust"
+            out.update(got)
         return out
 
     @property
@@ -239,13 +246,22 @@ class Claim:
                             f"claim's rule): {remedy}.", {}, self.how, self.premises({}, None, chapter))
         except Undecidable as why:
             # The numbers that were measured are still shown (a referee reads what was found even where it cannot
-            # decide the claim); those a rule could not even compute stay out.
+            # decide the claim), with the claim's note and the verdicts of its alternatives; what a rule could not
+            # even compute stays out.
             try:
                 shown = self._numbers(numbers)
             except (KeyError, Undecidable, TypeError, ValueError, ZeroDivisionError):
                 shown = {}
-            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}", shown, self.how,
-                            self.premises({}, None, chapter))
+            try:
+                found = self._text(numbers)
+            except (KeyError, Undecidable, TypeError, ValueError, ZeroDivisionError, IndexError):
+                found = ""
+            try:
+                premises = self.premises(numbers, None, chapter)
+            except (KeyError, Undecidable, TypeError, ValueError, ZeroDivisionError, IndexError):
+                premises = self.premises({}, None, chapter)
+            return Decision(NOT_TESTED, None, f"The stored numbers cannot decide it: {why}" + (
+                f" {found}" if found else ""), shown, self.how, premises)
         capped = one_unit_cap(spread)(grade)
         if capped != grade:   # one seed or one start, and no reason one suffices
             note = (note + " " if note else "") + (f"It rests on one {spread['unit']} only: graded at best with "

@@ -71,6 +71,19 @@ def _equal_check(s):
 
 # --- stability during training -------------------------------------------------------------------------------------
 
+#: deq-stability-training's note (formatted with the stored numbers).
+STABILITY_NOTE = ("Seed 0, weights kept every 1000 steps: median ρ(∂f/∂m) {rho_train_first:.2f} at initialisation, "
+               "{rho_train_last:.2f} after 20 epochs ({rho_cross_text}); forward Anderson evaluations {fwd_iters_first:.1f} "
+               "→ {fwd_iters_last:.1f}; correlation of the levels {rho_train_corr:.2f}, of the changes between the "
+               "{rho_train_changes:.0f} pairs of kept steps {rho_train_change_corr:.2f} (seed 0). Seed by seed, the changes' "
+               "correlation with ρ: {rho_train_change_corr_per_seed}; with log ‖(I − J_f)⁻¹‖₂: "
+               "{res_train_change_corr_per_seed}; the held-out half's R² from ρ: {rho_train_heldout_r2_per_seed}, from "
+               "log ‖(I − J_f)⁻¹‖₂: {res_train_heldout_r2_per_seed}. Placebos (quantities that merely grow): the "
+               "couplings' norm ‖J‖_F correlates with the work at {placebo_jnorm_corr_per_seed} in levels (ρ: "
+               "{rho_train_corr_per_seed}) and {placebo_jnorm_change_corr_per_seed} in changes; log step at "
+               "{placebo_logstep_corr_per_seed}.")
+
+
 def _co_moving_at(z: float, level: float, exact: bool = False, of: str = "rho", placebo: bool = True):
     """``of``: "rho" (the spectral radius) or "res" (log ‖(I − J_f)⁻¹‖₂) against the forward evaluations. With
     ``placebo`` (where stored), ρ must also do better than quantities that merely grow during training (a referee's
@@ -94,6 +107,43 @@ def _co_moving_at(z: float, level: float, exact: bool = False, of: str = "rho", 
                                        "and its changes do not co-move beyond the band: not shown either way")
         return "fails"
     return rule
+
+
+def _paired_placebo(z: float = 1.96):
+    """The paired comparison with the placebo a referee asks for: per seed, r(Δρ, Δwork) − r(Δ‖J‖_F, Δwork) with its
+    paired-bootstrap SE (:func:`~mfattn.implicit.stability.change_correlation_difference`), pooled over the seeds by
+    random effects (the truncated Hartung-Knapp interval, as the chapter's other pooled differences). Holds if the
+    interval lies above 0 and every seed's changes correlate above the band; fails if it lies below 0 (ρ tracks the
+    work worse than a quantity that merely grows); otherwise not shown (Undecidable)."""
+    def rule(s):
+        lo, hi, effect = paired_placebo_interval(s)
+        if hi < 0:
+            return "fails"
+        band = z / math.sqrt(int(s["rho_train_changes"]))
+        if lo > 0 and all(r > band for r in s["rho_train_change_corr_seeds"]):
+            return "holds"
+        raise verdicts.Undecidable(f"the paired interval of ρ's change correlation minus ‖J‖_F's, {lo:+.2f} to "
+                                   f"{hi:+.2f}, " + ("covers 0" if lo <= 0 else "lies above 0, but not every seed's "
+                                                     "changes correlate beyond the band") + ": not shown either way")
+    return rule
+
+
+def paired_placebo_interval(s) -> tuple[float, float, float]:
+    """(lo, hi, effect) of the seed-pooled difference r(Δρ, Δwork) − r(Δ‖J‖_F, Δwork) (:func:`_paired_placebo`)."""
+    got = stats.pooled_over_seeds(s["rho_minus_jnorm_change_corr_seeds"],
+                                  [x * x for x in s["rho_minus_jnorm_change_se_seeds"]])
+    return got["lo"], got["hi"], got["effect"]
+
+
+def _stability_note(s) -> str:
+    try:
+        lo, hi, effect = paired_placebo_interval(s)
+        paired = (f" Paired against the placebo (per seed, ρ's change correlation minus ‖J‖_F's, paired bootstrap over "
+                  f"the changes): {s['rho_minus_jnorm_change_corr_per_seed']} (SE {s['rho_minus_jnorm_change_se_per_seed']}); "
+                  f"pooled over the seeds {effect:+.2f}, 95 % interval {lo:+.2f} to {hi:+.2f}.")
+    except KeyError:
+        paired = ""
+    return STABILITY_NOTE.format(**s) + paired
 
 
 def _held_out_at(good: float, of: str = "rho"):
@@ -310,22 +360,17 @@ LAYER_CLAIMS = [
                                     every_seed(_held_out_at(0.5, of="res"))),
                         Alternative("the median seed's grade instead of the grade every seed reaches", "statistic",
                                     every_seed(_co_moving_at(1.96, 0.5), "median")),
+                        Alternative("the paired comparison with the placebo: ρ's change correlation minus ‖J‖_F's, "
+                                    "per seed with its paired-bootstrap SE, pooled over the seeds (truncated "
+                                    "Hartung-Knapp 95 % interval): holds if above 0 with every seed's changes beyond "
+                                    "the band, refuted if below 0", "statistic", _paired_placebo()),
                         Alternative("no placebo (the rule before a referee's control: a common trend with the work is "
                                     "'with differences' whatever else grows)", "reading",
                                     every_seed(_co_moving_at(1.96, 0.5, placebo=False)))),
           spread=Spread("seed", seed_spread("rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2")),
           evidence=("fig-deq-stability-training", "tests/test_stability.py::test_change_correlation_removes_a_common_trend",
                     "tests/test_correction.py::test_spectral_radius_over_training_matches_the_models_own_at_each_kept_step"),
-          note="Seed 0, weights kept every 1000 steps: median ρ(∂f/∂m) {rho_train_first:.2f} at initialisation, "
-               "{rho_train_last:.2f} after 20 epochs ({rho_cross_text}); forward Anderson evaluations {fwd_iters_first:.1f} "
-               "→ {fwd_iters_last:.1f}; correlation of the levels {rho_train_corr:.2f}, of the changes between the "
-               "{rho_train_changes:.0f} pairs of kept steps {rho_train_change_corr:.2f} (seed 0). Seed by seed, the changes' "
-               "correlation with ρ: {rho_train_change_corr_per_seed}; with log ‖(I − J_f)⁻¹‖₂: "
-               "{res_train_change_corr_per_seed}; the held-out half's R² from ρ: {rho_train_heldout_r2_per_seed}, from "
-               "log ‖(I − J_f)⁻¹‖₂: {res_train_heldout_r2_per_seed}. Placebos (quantities that merely grow): the "
-               "couplings' norm ‖J‖_F correlates with the work at {placebo_jnorm_corr_per_seed} in levels (ρ: "
-               "{rho_train_corr_per_seed}) and {placebo_jnorm_change_corr_per_seed} in changes; log step at "
-               "{placebo_logstep_corr_per_seed}.",
+          note=_stability_note,
           numbers=shown("rho_train_first", "rho_train_last", "rho_train_corr", "rho_train_change_corr", "rho_train_changes"),
           examples={"holds": {"rho_train_changes": 19, "rho_train_change_corr": 0.46, "rho_train_corr": 0.95},
                     "partly": {"rho_train_changes": 19, "rho_train_change_corr": 0.44, "rho_train_corr": 0.51},

@@ -327,6 +327,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
 
 #: Numbers whose seed-by-seed values the notes quote (``<key>_per_seed``: "v0, v1, v2", or seed 0's alone).
 PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "rho_train_heldout_r2",
+                 "rho_minus_jnorm_change_corr", "rho_minus_jnorm_change_se",
                  "res_train_heldout_r2", "corr_reaction_cosine", "corr_asymmetry", "epoch1_corr", "epoch1_closed",
                  "cls_row_share", "patch_row_share_max", "epoch1_corr_patch", "blog_conv_late",
                  "epoch1_corr_change", "corr_reaction_cosine_valid", "corr_sym_min_eig", "rho_train_corr",
