@@ -224,7 +224,8 @@ def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: floa
     """The trained layer's correction ``f = f_θ(g)`` at the fixed point, every component of every site and
     digit (a fixed subsample of ``max_points``): left against its best site-shared affine map of ``g``
     (``r2``: the variance it explains); middle against the Gaussian correction of the means ``(I − P⁻¹) g`` at
-    its best prior precision (``r2_gaussian``: what decides deq-correction-onsager-form); right against the
+    its best prior precision, fitted (``r2_gaussian``: a prior's local response, not what decides
+    deq-correction-onsager-form); right against the
     reaction term ``V_i m_i`` of the learned couplings at ``P = I`` (``cosine``)."""
     f = np.asarray(points["f"]).ravel()
     idx = np.linspace(0, len(f) - 1, min(max_points, len(f))).astype(int)
@@ -232,7 +233,7 @@ def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: floa
     for ax, key, xlabel, title in ((axes[0], "f_affine", "best site-shared affine map of $g$",
                                     rf"how linear $f_\theta$ is ($R^2$ = {r2:.3f})"),
                                    (axes[1], "f_gaussian", r"Gaussian correction $(I - P^{-1})\,g$, best $P$",
-                                    rf"against the derived correction ($R^2$ = {r2_gaussian:.3f})"),
+                                    rf"against the fitted Gaussian correction ($R^2$ = {r2_gaussian:.3f})"),
                                    (axes[2], "reaction", r"reaction term $V_i m_i$ (learned $J$, $P = I$)",
                                     rf"against the reaction term (cos = {cosine:.2f})")):
         other = np.asarray(points[key]).ravel()
