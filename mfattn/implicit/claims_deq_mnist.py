@@ -454,7 +454,7 @@ def _learned_onsager() -> Claim:
                                          "naive accuracy (%)": s["var_naive_acc_list"]}),
         evidence=("fig-deq-full-cpu", "tests/test_variants.py::test_seed_summary_pairs_each_variant_with_the_blog_model_of_its_seed",
                   TC + "test_the_pooled_paired_gain_decides_the_learned_correction",
-                  TP + "test_the_learned_correction_is_not_refuted_by_an_inconclusive_interval",
+                  TP + "test_the_learned_correction_is_not_decided_by_an_inconclusive_interval",
                   TP + "test_no_rule_of_chapter_2_turns_an_inconclusive_interval_into_a_refutation"),
         note=_correction_note, numbers=_gain_shown("naive"),
         examples={"holds": {"gain_naive_lo": 0.01, "gain_naive_hi": 0.5, "var_naive": 98.79},
