@@ -153,8 +153,10 @@ def _stress_note(s) -> str:
             f"zero field, n = {st['n']}, {st['instances']} instances at β = "
             + ", ".join(f"{b:g}" for b in st["betas"]) + f", damping {st['damping']:g}): started exactly at m = 0, "
             f"which every damped update maps to itself, a theory stays there, and where χ there is not positive "
-            f"definite a run started {st['kick']:.0e} away tests the sentence. {rows}. The positive control counts the "
-            f"points whose χ at m = 0 is positive definite and the kicked runs that came back: for adaptive TAP a "
+            f"definite a run started about {st['kick']:.0e} away (a random direction plus the softest direction of χ⁻¹ "
+            f"there) tests the sentence. {rows}. The positive control counts the "
+            f"points whose χ at m = 0 is positive definite and the kicked runs that came back (or are still relaxing "
+            f"within 10⁻³ of it): for adaptive TAP a "
             f"positive χ does not guarantee a stable point (its iteration moves V with m), which the sentence does not "
             f"claim.")
 
@@ -272,8 +274,8 @@ LINE_CLAIMS = [
                    "instances, and the damping sweep, 0.5, 0.2, 0.05 × 16 β × 40), which never meet the sentence's "
                    "antecedent, and in a stress study that does (ferro-biased SK couplings, zero field, n = 18, 40 "
                    "instances × 5 β: at m = 0, a fixed point of every update, χ is not positive definite once the bias "
-                   "orders the spins; a run started 10⁻⁶ away either settles on such a point, a counterexample, or "
-                   "leaves it)",
+                   "orders the spins; a run started about 10⁻⁶ away, along a random direction plus the softest "
+                   "direction of χ⁻¹, either settles on such a point, a counterexample, or leaves it)",
           quote=Quote(SECTION_TAP + " (Cavity variances and linear response)",
                       "As soon this property is lost, the fixed-point procedure will no longer be stable."),
           reading="decided where the antecedent is met (the stress study: a kicked run that settles on a fixed point "
