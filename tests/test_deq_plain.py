@@ -41,8 +41,9 @@ def test_damped_plain_converged_is_a_damped_loop():
 
 
 def _s(d50, d25, anderson=(0.99, 1.0, 0.98)):
+    """Anderson's shares at the blog's 40 evaluations as given; at 100 all 1 (the control must be read at 40)."""
     return {"plain_damped_50_converged_seeds": list(d50), "plain_damped_25_converged_seeds": list(d25),
-            "blog_anderson_converged_seeds": list(anderson)}
+            "blog_anderson_converged_40_seeds": list(anderson), "blog_anderson_converged_seeds": [1.0] * 3}
 
 
 def test_the_damped_plain_rule_reaches_every_outcome():
@@ -53,6 +54,10 @@ def test_the_damped_plain_rule_reaches_every_outcome():
         damped_plain(_s((0.0,) * 3, (0.0,) * 3, anderson=(0.99, 0.89, 1.0)))
     with pytest.raises(verdicts.Undecidable, match="no damped"):
         damped_plain({})
+    at_100_only = _s((0.0,) * 3, (0.0,) * 3)
+    del at_100_only["blog_anderson_converged_40_seeds"]
+    with pytest.raises(verdicts.Undecidable, match="100 evaluations only"):
+        damped_plain(at_100_only)
     assert "does not rescue" in damped_text(_s((0.0,) * 3, (0.0,) * 3))
     assert "does not rescue" not in damped_text(_s((0.0, 0.6, 0.0), (0.0,) * 3)) and damped_text({}) == ""
 

@@ -131,6 +131,16 @@ def _anderson_note(s):
                  f"residual at the end {', '.join(f'{v:.1e}' for v in s['ref_anderson_residual_final_seeds'])}: the "
                  f"history length and the batch-pooled residual decide whether the solver reaches the fixed point at "
                  f"all once the couplings have grown, not only how fast.")
+    if "blog_conv_last_epoch_seeds" in s:
+        text += (" Over training as a whole, not at its end: the share falls after the first half of training, to "
+                 + ", ".join(f"{100 * v:.1f} %" for v in s["blog_conv_last_epoch_seeds"]) + " in the last epoch and "
+                 + ", ".join(f"{100 * v:.1f} %" for v in s["blog_conv_late_seeds"]) + " over the last quarter")
+        if "blog_anderson_converged_40_seeds" in s:
+            text += (", and on the final trained layers at the blog's 40 evaluations it brings "
+                     + ", ".join(f"{100 * v:.1f} %" for v in s["blog_anderson_converged_40_seeds"])
+                     + " of 1,000 test digits to tolerance (with 100 evaluations: "
+                     + ", ".join(f"{100 * v:.0f} %" for v in s["blog_anderson_converged_seeds"]) + ")")
+        text += "."
     return text
 
 
@@ -496,7 +506,8 @@ MNIST_CLAIMS = [
     Claim("deq-anderson", f"{BAL}'s MNIST configuration (Anderson, 40 evaluations, tolerance 1e-4; our test of it)",
           "Anderson acceleration with the blog's budget (at most 40 evaluations, tolerance 1e-4), as this book "
           "implements it (a history of 8, each sample stopped on its own, a ridge scaled to the residuals), finds the "
-          "layer's fixed point during training; the public code's own Anderson (a history of 5, an absolute ridge, "
+          "layer's fixed point during training, read over training as a whole (the share falls late in training: the "
+          "note and the declared readings of the last epoch and of the final layer); the public code's own Anderson (a history of 5, an absolute ridge, "
           "one residual for the whole batch) is a declared reading",
           measured="Fraction of the forward-solve samples over training (each training digit's solve, 60 per step) "
                    "that reach the layer's tolerance (1e-4) within 40 evaluations, per seed (3 seeds), for the blog "
@@ -521,8 +532,13 @@ MNIST_CLAIMS = [
                                     "training, the worst seed", "reading",
                                     lambda s: _anderson_at(0.9, 0.5, "a")(
                                         {"var_a_conv_min": min(s["ref_anderson_conv_seeds"])})),
-                        Alternative("at test time on seed 0's trained layer (1,000 digits)", "unit",
-                                    lambda s: _anderson_at(0.9, 0.5, "a")({"var_a_conv_min": s["blog_anderson_converged"]})),
+                        Alternative("at test time on each seed's trained layer (1,000 digits) at the blog's 40 "
+                                    "evaluations: the worst seed", "unit",
+                                    lambda s: _anderson_at(0.9, 0.5, "a")(
+                                        {"var_a_conv_min": min(s["blog_anderson_converged_40_seeds"])})),
+                        Alternative("the last epoch of training (1,000 steps), the worst seed", "reading",
+                                    lambda s: _anderson_at(0.9, 0.5, "a")(
+                                        {"var_a_conv_min": min(s["blog_conv_last_epoch_seeds"])})),
                         Alternative("the last quarter of training (5 of 20 epochs), where the couplings are largest, "
                                     "instead of all of it: the worst seed", "reading",
                                     lambda s: _anderson_at(0.9, 0.5, "a")({"var_a_conv_min": min(s["blog_conv_late_seeds"])}))),

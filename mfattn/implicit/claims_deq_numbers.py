@@ -133,8 +133,9 @@ def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     f"var_{key}_conv_min": float(conv.min()), f"var_{key}_conv_max": float(conv.max()),
                     f"var_{key}_conv_sd": float(conv.std(ddof=1)) if len(conv) > 1 else float("nan"),
                     f"var_{key}_convs": ", ".join(f"{r['forward_converged']:.0%}" for r in runs),
-                    f"var_{key}_broke": (f" Training broke down in {', '.join(broke)} (final accuracy below 50 %): the "
-                                         f"verdict rests on the median over seeds, and the breakdown is part of it."
+                    f"var_{key}_broke": (f" Training did not learn the task in {', '.join(broke)} (final accuracy below 50 %; "
+                                         f"the run's history says whether it learned and lost it or never learned): "
+                                         f"the verdict rests on the median over seeds, and that run is part of it."
                                          if broke else "")})
         if key == "blog":
             continue
@@ -221,6 +222,7 @@ def _organisation_seeds(folder: Path) -> dict[str, list]:
         if "history.forward_converged" in h:   # the forward solves' converged share over the last quarter (5 of 20 epochs)
             conv = np.asarray(h["history.forward_converged"], float)
             late["blog_conv_late"] = float(np.nanmean(conv[3 * len(conv) // 4:]))
+            late["blog_conv_last_epoch"] = float(np.nanmean(conv[19 * len(conv) // 20:]))   # the last of 20 epochs
         per.append({**_organisation_numbers(h["history.coupling_norms"], h["history.snapshot_step"]), **late})
     if not per:
         return {}
@@ -383,7 +385,9 @@ def stability_prose(root: Path | None) -> str:
     s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
-    conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them, and over those "
+    conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them with 100 evaluations"
+            + (f" ({_share(s['blog_anderson_converged_40'])} within the blog's 40)" if "blog_anderson_converged_40" in s
+               else "") + ", and over those "
             f"alone the median is {s['rho_blog_median_converged']:.2f}" if s.get("rho_blog_median_converged") is not None
             else "; over all of them, whether or not Anderson reached the tolerance: the stored run does not say which did")
     return (f"for seed 0 after 20 epochs, on {s['stability_digits']:.0f} test digits, the median is "

@@ -14,18 +14,28 @@ __all__ = ["damped_plain", "damped_text"]
 def damped_plain(s) -> str:
     """Damped plain iteration (damping 0.5 and 0.25, the blog's 40 evaluations and tolerance 1e-4) on every seed's
     trained blog layer (1,000 test digits): holds if it brings fewer than half of the digits to tolerance at either
-    damping in every seed, partly if fewer than Anderson does there, fails if as many. Not tested where Anderson itself
-    misses 10 % of them in some seed (the positive control)."""
+    damping in every seed, partly if fewer than Anderson does there at the same 40 evaluations, fails if as many. Not
+    tested where Anderson itself misses 10 % of them at that budget in some seed (the positive control)."""
     if "plain_damped_50_converged_seeds" not in s:
         raise verdicts.Undecidable("the stored summary has no damped plain iteration (written before it)")
-    anderson = s["blog_anderson_converged_seeds"]
+    anderson = _anderson_40(s)
     if min(anderson) < 0.9:
-        raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {min(anderson):.0%} of the test digits of "
-                                   "its worst seed's trained layer")
+        raise verdicts.Undecidable(f"Anderson at the same budget (40 evaluations) reaches the tolerance on only "
+                                   f"{min(anderson):.0%} of the test digits of its worst seed's trained layer: the "
+                                   "positive control is too weak to compare with")
     damped = [max(a, b) for a, b in zip(s["plain_damped_50_converged_seeds"], s["plain_damped_25_converged_seeds"])]
     if any(d >= a for d, a in zip(damped, anderson)):
         return "fails"
     return "holds" if max(damped) < 0.5 else "partly"
+
+
+def _anderson_40(s) -> list[float]:
+    """Anderson's share of test digits at tolerance on each seed's trained layer at the blog's budget of 40
+    evaluations (stored since that budget was measured; before, only at 100, which is not the same budget)."""
+    if "blog_anderson_converged_40_seeds" not in s:
+        raise verdicts.Undecidable("Anderson on the trained layer is stored at 100 evaluations only, not at the blog's "
+                                   "40 that plain iteration is given")
+    return s["blog_anderson_converged_40_seeds"]
 
 
 def damped_text(s) -> str:
@@ -35,6 +45,15 @@ def damped_text(s) -> str:
     pct = lambda key: ", ".join(f"{100 * v:.0f} %" for v in s[key])  # noqa: E731
     return (f" Damped plain iteration on the blog model's trained layer (1,000 test digits, 40 evaluations, tolerance "
             f"1e-4), per seed: {pct('plain_damped_50_converged_seeds')} at damping 0.5, "
-            f"{pct('plain_damped_25_converged_seeds')} at 0.25, against Anderson's {pct('blog_anderson_converged_seeds')}"
-            + (": damping does not rescue plain iteration within the blog's budget." if damped_plain(s) == "holds" else
-               "."))
+            f"{pct('plain_damped_25_converged_seeds')} at 0.25, against Anderson's "
+            + (f"{pct('blog_anderson_converged_40_seeds')} at the same 40 evaluations (with 100: "
+               f"{pct('blog_anderson_converged_seeds')})" if "blog_anderson_converged_40_seeds" in s else
+               f"{pct('blog_anderson_converged_seeds')} with 100 evaluations")
+            + (": damping does not rescue plain iteration within the blog's budget." if _holds(s) else "."))
+
+
+def _holds(s) -> bool:
+    try:
+        return damped_plain(s) == "holds"
+    except verdicts.Undecidable:
+        return False

@@ -72,8 +72,8 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
         broke = [f"{name} seed {seed} ({acc:.2f} %; its forward solves reached the tolerance in {_share(conv)} of the "
                  "steps)" for k, name in stored for seed, (acc, conv) in
                  enumerate(zip(s[f"var_{k}_acc_list"], s[f"var_{k}_conv_list"])) if acc < 50]
-        out["full-interaction-broke"] = (f"training broke down in {' and '.join(broke)}" if broke else
-                                         "no stored run of these variants broke down")
+        out["full-interaction-broke"] = (f"training did not learn the task in {' and '.join(broke)}" if broke else
+                                         "every stored run of these variants learned the task")
         out["full-interaction-paired"] = "; ".join(_paired(s, k, name) for k, name in stored)
     out["full-interaction-margin"] = f"{INTERACTION_MARGIN:.2f}"
     out["full-interaction-floor"] = f"{INTERACTION_FLOOR:.0f} %"
@@ -83,7 +83,7 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
 
 KEYS = ("full-naive-gain", "full-naive-over-seeds", "full-naive-disagreement", "full-naive-loss-ratio",
         "full-interaction-conv", "full-interaction-broke", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
-        "full-interaction-former-floor") + tuple(f"full-{k}-{w}" for k, _ in INTERACTIONS
+        "full-interaction-former-floor", "full-anderson-40") + tuple(f"full-{k}-{w}" for k, _ in INTERACTIONS
                                                  for w in ("accs", "median", "mean", "gap", "floor", "former-floor"))
 
 
@@ -97,6 +97,8 @@ def variant_glue(s: Mapping[str, Any]) -> dict[str, str]:
         out.update(_naive(s))
     if "var_blog" in s:
         out.update(_interactions(s))
+    if "blog_anderson_converged_40_seeds" in s:   # Anderson at the blog's 40 evaluations on each seed's final layer
+        out["full-anderson-40"] = ", ".join(_share(v) for v in s["blog_anderson_converged_40_seeds"])
     return out
 
 

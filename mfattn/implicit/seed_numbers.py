@@ -34,6 +34,7 @@ __all__ = ["analyse", "chance_cosine", "damped_plain_converged", "per_seed", "se
            "STABILITY_KEYS", "TRAINING_KEYS"]
 
 STABILITY_KEYS = ("rho_blog_median", "rho_blog_max", "rho_blog_unstable", "blog_anderson_converged",
+                  "blog_anderson_converged_40",
                   "rho_blog_median_converged", "stability_digits", "acc_fixed", "plain_damped_50_converged",
                   "plain_damped_25_converged")
 TRAINING_KEYS = ("rho_train_first", "rho_train_last", "rho_train_cross", "rho_train_stays", "rho_train_corr",
@@ -51,6 +52,52 @@ def _coupling_norm(result: Any, step: int) -> float:
     """‖J‖_F of the learned couplings at a kept step (NaN for a layer without a coupling matrix)."""
     layer = result.load_model_at(step).attention
     return float(layer.coupling_matrix().norm()) if layer.interaction == "linear" else float("nan")
+
+
+#: Anderson's cap for the uncensored work measure over training (the blog's budget of 40 censors the solver's work:
+#: late in training a quarter of the digits of a kept step end at it).
+WORK_CAP = 300
+
+
+@torch.no_grad()
+def _work_to_tolerance(result: Any, images: torch.Tensor, steps: Sequence[int], cap: int = WORK_CAP) -> np.ndarray:
+    """(S, B): the Anderson evaluations each of the digits ``images`` needs to reach the layer's tolerance (1e-4) at
+    each kept step of ``steps``, with up to ``cap`` evaluations (``cap`` where it is not reached): the solver's work
+    on the same digits as ρ, not censored at the blog's 40."""
+    import copy
+    import warnings
+
+    from ..deq import ConvergenceWarning
+
+    out = []
+    for step in steps:
+        model = result.load_model_at(int(step))
+        model.eval()
+        x = model.sources(images)
+        layer = copy.deepcopy(model.attention)
+        layer.solver, layer.max_iter, layer.tol = "anderson", cap, 1e-4
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            layer(x)
+        out.append(layer.last_stats["forward"].iterations.cpu().numpy().astype(float))
+    return np.stack(out)
+
+
+def _uncensored(over: Mapping[str, Any], work: np.ndarray, ok: np.ndarray, jnorm: np.ndarray) -> dict[str, float]:
+    """ρ against the uncensored work on the same digits: the changes' correlation, the placebo's, their paired
+    difference (with its bootstrap SE), the same on each half of the digits (the digit-sampling spread), and the
+    share of (step, digit) solves that reached the cap."""
+    rho_all, half = over["rho"], work.shape[1] // 2
+    rho, w = np.asarray(over["rho_median"])[ok], work.mean(axis=1)[ok]
+    out = {"work_train_change_corr": stability.change_correlation(rho, w)[0], "work_capped": float(np.mean(work >= WORK_CAP))}
+    if np.all(np.isfinite(jnorm)):
+        paired = stability.change_correlation_difference(rho, jnorm, w)
+        out.update(placebo_jnorm_work_change_corr=stability.change_correlation(jnorm, w)[0],
+                   rho_minus_jnorm_work_change_corr=paired["diff"], rho_minus_jnorm_work_change_se=paired["se"])
+    for k, cols in (("1", slice(0, half)), ("2", slice(half, None))):
+        r = np.nanmedian(rho_all[:, cols], axis=1)[ok]
+        out[f"work_train_change_corr_half{k}"] = stability.change_correlation(r, work[:, cols].mean(axis=1)[ok])[0]
+    return out
 
 
 def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int = 0) -> dict[str, float]:
@@ -99,6 +146,9 @@ def _over_training(result: Any, images: torch.Tensor, every: int) -> tuple[dict[
     paired = (stability.change_correlation_difference(rho, jnorm, its) if np.all(np.isfinite(jnorm)) and len(its) >= 4
               else {"diff": np.nan, "se": np.nan})
     out.update(rho_minus_jnorm_change_corr=paired["diff"], rho_minus_jnorm_change_se=paired["se"])
+    # the solver's work uncensored (cap 300) on ρ's own digits: the blog's 40 censors it late in training
+    if len(its) >= 4:
+        out.update(_uncensored(over, _work_to_tolerance(result, images, over["step"]), ok, jnorm))
     return out, {**over, "fwd_before": before}
 
 
@@ -140,10 +190,12 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
     with torch.no_grad():
         x = model.sources(images[:sizes["stability_digits"]])
     rho, conv = stability.fixed_point_spectral_radius(model.attention, x)
+    # the same solver at the blog's budget (40 evaluations): ρ above is read at Anderson's fixed point found with 100
+    conv40 = stability.anderson_fixed_point(model.attention, x, max_iter=40)[1].cpu().numpy()
     budget = stability.accuracy_by_steps(model, images, labels, steps=sizes["budget_steps"])
     numbers: dict[str, Any] = {
         "rho_blog_median": np.nanmedian(rho), "rho_blog_max": np.nanmax(rho), "rho_blog_unstable": np.mean(rho > 1),
-        "blog_anderson_converged": conv.mean(), "rho_blog_median_converged": np.nanmedian(rho[conv]) if conv.any()
+        "blog_anderson_converged": conv.mean(), "blog_anderson_converged_40": conv40.mean(), "rho_blog_median_converged": np.nanmedian(rho[conv]) if conv.any()
         else np.nan, "stability_digits": len(rho), "acc_fixed": budget["fixed point"],
         **{f"acc_step_{k}": v for k, v in budget.items() if k != "fixed point"},
         **{f"plain_damped_{round(100 * a)}_converged": damped_plain_converged(model.attention, x, a).mean() for a in PLAIN_DAMPINGS}}
