@@ -146,7 +146,7 @@ def _stress_note(s) -> str:
     rows = "; ".join(f"{NAMES_LONG[k]}: met on {c['met']}, of whose kicked runs {c['landed']} settled on a solution with a "
                      f"positive-definite χ" + (f" ({c['landed_zero']} of them at m = 0 again, on another self-consistent "
                                                f"V)" if c["landed_zero"] else "")
-                     + f", {c['drifting']} were still leaving when the budget ran out, {c['stayed']} stayed on a point "
+                     + f", {c['drifting']} were still moving (not settled) when the budget ran out, {c['stayed']} stayed on a point "
                      f"whose χ is not positive definite; positive control {c['returned']} of {c['control']}"
                      for k, c in per.items())
     return (f" Where the antecedent is met (the stress study: SK couplings plus a ferromagnetic mean J0 = {st['j0']:g}, "
