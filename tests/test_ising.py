@@ -298,12 +298,15 @@ def test_chapter_1_verdicts_follow_the_summary_the_study_makes(tmp_path):
         cmp = accuracy.compare_mean_field(8, betas, 4, seed=0)
         sweep = accuracy.damping_sweep(8, betas, 4, [0.5, 0.05], seed=0)
     summary = accuracy.summarise(cmp, 0.5, sweep, 1e-14, (3e-15, 2.8e-15))
+    from mfattn.meanfield import stress
+    summary["stress"] = stress.breakdown_stress(8, [0.8, 1.2], 2, seed=0)   # too few points for power: not tested
     claims.save(tmp_path, summary)
     run = Run()
     claims.record(run, tmp_path)
     assert run.got["ising-tap-onsager"][0] == "reproduced"
     assert run.got["ising-gaussian-vector-spins"][0] == "confirmed"
-    assert run.got["ising-breakdown"][0] in ("reproduced", "reproduced with differences", "not reproduced")
+    verdict, note = run.got["ising-breakdown"]
+    assert verdict in ("reproduced", "reproduced with differences", "not reproduced") or "no power" in note
     assert run.got["ising-linear-response"][0] == "reproduced"
     verdict, note = run.got["ising-at-accuracy"]   # decided, or the rule says why these numbers cannot
     assert verdict != "not tested" or "cannot decide" in note

@@ -139,9 +139,12 @@ AT_CASES = [
 
 # --- the blog's stability sentence: no converged point with a non-positive-definite χ holds, fewer than 1 % of them
 # partly, else fails (4 theories × (10 β × 10 instances in the comparison + 1 β × 10 in a one-damping sweep) = 440)
-def _psd(naive_bad=0, sweep_bad=0.0):
+def _psd(naive_bad=0, sweep_bad=0.0, met=60, stayed=0):
+    """440 converged points on the stored solutions and a stress study where every theory meets the antecedent on
+    ``met`` points, ``stayed`` of whose kicked runs settle where χ is not positive definite (680 points in all)."""
+    from mfattn.meanfield.claims_ising_line import _stress_example
     keys = ("naive", "tap", "tsite", "atap")
-    out = {"betas": [1.0] * 10, "instances": 10, "damping_betas": [1.0]}
+    out = {"betas": [1.0] * 10, "instances": 10, "damping_betas": [1.0], "stress": _stress_example(met, stayed)}
     for k in keys:
         out.update({f"{k}_unstable": naive_bad if k == "naive" else 0, f"{k}_not_converged": 0,
                     f"{k}_conv_d": [1.0], f"{k}_stable_d": [1.0 - (sweep_bad if k == "atap" else 0.0)]})
@@ -149,12 +152,14 @@ def _psd(naive_bad=0, sweep_bad=0.0):
 
 
 PSD_CASES = [
-    ("ising-breakdown", _psd(), "holds"),
-    ("ising-breakdown", _psd(naive_bad=1), "partly"),            # 1 of 440
-    ("ising-breakdown", _psd(naive_bad=4), "partly"),            # 4 of 440 < 1 %
-    ("ising-breakdown", _psd(naive_bad=5), "fails"),             # 5 of 440 > 1 %
+    ("ising-breakdown", _psd(), "holds"),                        # power: adaptive TAP meets the antecedent 60 times
+    ("ising-breakdown", _psd(met=59), None),                     # 59: no power (rule of three above 5 %)
+    ("ising-breakdown", _psd(naive_bad=1), "partly"),            # 1 of 680
+    ("ising-breakdown", _psd(naive_bad=6), "partly"),            # 6 of 680 < 1 %
+    ("ising-breakdown", _psd(naive_bad=7), "fails"),             # 7 of 680 > 1 %
     ("ising-breakdown", _psd(sweep_bad=0.1), "partly"),          # 1 sweep point of adaptive TAP
-    ("ising-breakdown", {**_psd(), "betas": [], "damping_betas": []}, None),   # no converged point
+    ("ising-breakdown", _psd(stayed=1), "partly"),               # one kicked run per theory stays: 4 of 680
+    ("ising-breakdown", {**_psd(met=0), "betas": [], "damping_betas": []}, None),   # no converged point
 ]
 
 # --- stable beyond the line (ours): the least stable fraction beyond its own line, over the theories whose own median

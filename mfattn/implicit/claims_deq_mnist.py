@@ -88,6 +88,12 @@ def _anderson_at(reliable: float, most: float, key: str = "blog"):
     return rule
 
 
+def _late_anderson_at(reliable: float, most: float):
+    """The primary rule of deq-anderson: the worst seed's share of forward-solve samples at tolerance over the last
+    quarter of training (where the couplings are largest and the share lowest)."""
+    return lambda s: _anderson_at(reliable, most, "a")({"var_a_conv_min": min(s["blog_conv_late_seeds"])})
+
+
 def _plain_at(anderson: float, plain: float):
     """Anderson is the comparison's positive control: where it misses the fixed point itself (below ``anderson`` in
     some seed), plain iteration doing worse or as badly says nothing about the claim, so the rule cannot decide
@@ -306,7 +312,13 @@ def _pooled_interaction(key: str, floor: float = INTERACTION_FLOOR):
 def _interaction_note(key: str, what: str):
     def note(s):
         sd = s[f"var_{key}_sd"]
-        return (f"Full protocol, {s[f'var_{key}_seeds']} seed(s): {what} {s[f'var_{key}_accs']} (median "
+        accs = s[f"var_{key}_acc_list"]
+        learned = sum(a >= 50 for a in accs)
+        errors = (100 - s[f"var_{key}_median"]) / (100 - s["var_blog"])
+        head = (f"Learns MNIST in {learned} of {len(accs)} seeds" + ("" if learned == len(accs) else
+                f" (the other{'s' if len(accs) - learned > 1 else ''}: below 50 %)") + f"; at the median seed its "
+                f"error rate is {errors:.1f} times the blog model's. ")
+        return head + (f"Full protocol, {s[f'var_{key}_seeds']} seed(s): {what} {s[f'var_{key}_accs']} (median "
                 f"{s[f'var_{key}_median']:.2f} %, range {s[f'var_{key}_min']:.2f} to {s[f'var_{key}_max']:.2f}"
                 + (f", s.d. {sd:.2f}" if math.isfinite(sd) else "") + f"), blog model {s['var_blog']:.2f} % (mean); the "
                 f"blog model's paired gain pooled over seeds: {s[f'gain_{key}_text']}; training loss "
@@ -506,18 +518,20 @@ MNIST_CLAIMS = [
     Claim("deq-anderson", f"{BAL}'s MNIST configuration (Anderson, 40 evaluations, tolerance 1e-4; our test of it)",
           "Anderson acceleration with the blog's budget (at most 40 evaluations, tolerance 1e-4), as this book "
           "implements it (a history of 8, each sample stopped on its own, a ridge scaled to the residuals), finds the "
-          "layer's fixed point during training, read over training as a whole (the share falls late in training: the "
-          "note and the declared readings of the last epoch and of the final layer); the public code's own Anderson (a history of 5, an absolute ridge, "
+          "layer's fixed point during training, read over the last quarter of training, where the couplings are "
+          "largest and the share lowest (training as a whole, the last epoch and the final layer are declared "
+          "readings); the public code's own Anderson (a history of 5, an absolute ridge, "
           "one residual for the whole batch) is a declared reading",
-          measured="Fraction of the forward-solve samples over training (each training digit's solve, 60 per step) "
-                   "that reach the layer's tolerance (1e-4) within 40 evaluations, per seed (3 seeds), for the blog "
-                   "model", origin="ours",
+          measured="Fraction of the forward-solve samples over the last quarter of training (epochs 16 to 20; each "
+                   "training digit's solve, 60 per step) that reach the layer's tolerance (1e-4) within 40 "
+                   "evaluations, per seed (3 seeds), for the blog model", origin="ours",
           quote=Quote(MNIST_SECTION, "anderson, solver_fwd_max_iter=40, solver_fwd_tol=1e-4,"),
-          reading=READING_G, rule_at=_anderson_at,
-          how="Confirmed if Anderson brings at least 90 % of the forward solves to tolerance in every seed (a "
-              "convention: a solver that misses more than one solve in ten does not reliably find the point); with "
-              "differences if at least half in every seed (it finds the point in most steps); refuted if fewer in some "
-              "seed. The quoted line is the blog's configuration of its MNIST model, not a statement that the solver "
+          reading=READING_G, rule_at=_late_anderson_at,
+          how="Read over the last quarter of training: the share falls as the couplings grow, so the whole of "
+              "training would average the easy early phase in (a referee's point; it is a declared reading). Confirmed "
+              "if Anderson brings at least 90 % of the forward solves to tolerance in every seed (a convention: a "
+              "solver that misses more than one solve in ten does not reliably find the point); with differences if "
+              "at least half in every seed (it finds the point in most steps); refuted if fewer in some seed. The quoted line is the blog's configuration of its MNIST model, not a statement that the solver "
               "finds the fixed point: the claim is ours, built on that configuration.",
           thresholds=(Threshold("reliable", 0.9, "convention", "a solver that misses more than one solve in ten does "
                                 "not reliably find the fixed point", noise=measured("var_blog_conv_sd")),
@@ -525,7 +539,10 @@ MNIST_CLAIMS = [
           alternatives=(Alternative(f"{READING_M}: the model trained so, every seed", "reading",
                                     _anderson_at(0.9, 0.5, "m")),
                         Alternative("mean over the seeds instead of the worst seed", "statistic",
-                                    lambda s: _anderson_at(0.9, 0.5, "a")({"var_a_conv_min": s["var_blog_conv"]})),
+                                    lambda s: _anderson_at(0.9, 0.5, "a")(
+                                        {"var_a_conv_min": sum(s["blog_conv_late_seeds"]) / len(s["blog_conv_late_seeds"])})),
+                        Alternative("training as a whole (the rule before the seventh referee round): the worst seed's "
+                                    "share over all 20 epochs", "reading", _anderson_at(0.9, 0.5)),
                         Alternative("the public code's own Anderson (history 5, absolute ridge 1e-4, one residual per "
                                     "batch; mfattn.implicit.reference_solver) on each seed's weights kept every 1000 "
                                     "steps, test batches of 60 (1,000 digits): its share of batches at tolerance over "
@@ -538,17 +555,17 @@ MNIST_CLAIMS = [
                                         {"var_a_conv_min": min(s["blog_anderson_converged_40_seeds"])})),
                         Alternative("the last epoch of training (1,000 steps), the worst seed", "reading",
                                     lambda s: _anderson_at(0.9, 0.5, "a")(
-                                        {"var_a_conv_min": min(s["blog_conv_last_epoch_seeds"])})),
-                        Alternative("the last quarter of training (5 of 20 epochs), where the couplings are largest, "
-                                    "instead of all of it: the worst seed", "reading",
-                                    lambda s: _anderson_at(0.9, 0.5, "a")({"var_a_conv_min": min(s["blog_conv_late_seeds"])}))),
-          spread=Spread("seed", lambda s: {"converged share, f_θ on g": s["var_blog_conv_list"],
+                                        {"var_a_conv_min": min(s["blog_conv_last_epoch_seeds"])}))),
+          spread=Spread("seed", lambda s: {"converged share over the last quarter, f_θ on g": s["blog_conv_late_seeds"],
+                                           "converged share, f_θ on g": s["var_blog_conv_list"],
                                            "converged share, f_θ on m": s["var_m_conv_list"]}),
           evidence=("fig-deq-mnist-training", TD + "test_linear_deq_matches_closed_form_and_its_gradients",
                     TC + "test_the_anderson_verdict_rests_on_convergence_in_every_seed"),
-          note=_anderson_note, numbers=shown("var_blog_conv_min", "var_m_conv_min", "var_blog_conv_sd"),
-          examples={"holds": {"var_blog_conv_min": 0.9}, "partly": {"var_blog_conv_min": 0.5},
-                    "fails": {"var_blog_conv_min": 0.49}}),
+          note=_anderson_note,
+          numbers=lambda s: {"blog_conv_late_min": float(f"{min(s['blog_conv_late_seeds']):.3g}"),
+                             **shown("var_blog_conv_min", "var_m_conv_min", "var_blog_conv_sd")(s)},
+          examples={"holds": {"blog_conv_late_seeds": [0.9, 0.95]}, "partly": {"blog_conv_late_seeds": [0.5, 0.95]},
+                    "fails": {"blog_conv_late_seeds": [0.49, 0.95]}}),
     Claim("deq-anderson-plain", f"{BAL}'s solver against plain iteration (our comparison)",
           "Plain iteration with the same budget (40 evaluations) does not find the layer's fixed point during training, "
           "where Anderson acceleration does",

@@ -230,6 +230,27 @@ def _organisation_seeds(folder: Path) -> dict[str, list]:
     return {**{f"{k}_seeds": [float(p[k]) for p in per] for k in keys}, "organisation_seeds": len(per)}
 
 
+def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
+    """``var_<key>_broke`` for every variant with a seed below 50 % whose stored run (``<key>-seed<n>.npz``) holds
+    its test accuracy at every evaluation: whether it never learned the task or learned it and lost it."""
+    out: dict[str, list[str]] = {}
+    for r in sorted(rows, key=lambda r: (r["key"], r.get("seed", 0))):
+        if r["test_accuracy"] >= 0.5:
+            continue
+        path = folder / f"{r['key']}-seed{r.get('seed', 0)}.npz"
+        if not path.is_file():
+            return {}
+        acc = np.asarray(store.load_npz(path).get("history.test_accuracy", []), float)
+        if acc.size == 0:
+            return {}
+        words = ("never learned the task: its test accuracy stayed below 50 % at every one of its "
+                 f"{acc.size} evaluations (at most {100 * acc.max():.1f} %)" if acc.max() < 0.5 else
+                 f"learned the task (up to {100 * acc.max():.1f} % at an evaluation) and lost it")
+        out.setdefault(r["key"], []).append(f"seed {r.get('seed', 0)} {words}, ending at {100 * r['test_accuracy']:.2f} %")
+    return {f"var_{k}_broke": f" In the stored runs {'; '.join(v)}: the verdict rests on the median over seeds, and that "
+                                f"run is part of it." for k, v in out.items()}
+
+
 def _norm_asymmetry(norm: np.ndarray) -> float:
     """‖N − Nᵀ‖/‖N + Nᵀ‖ of the norm matrix N_ij = ‖J_ij‖: a lower bound of the coupling matrix's asymmetry
     ‖M − Mᵀ‖/‖M + Mᵀ‖ when J_ji = J_jiᵀ (internal symmetry), by the triangle inequality: |‖J_ij‖ − ‖J_ji‖| ≤
@@ -322,6 +343,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             "acc_median": float(np.median(acc)), "acc_list": [float(a) for a in acc],
             "accs": ", ".join(f"{a:.2f} %" for a in acc),
             **_variant_numbers(table["rows"]), **organisation}
+    out.update(_did_not_learn(table["rows"], full / "deq" / "runs"))
     out.update({f"{k}_per_seed": ", ".join(f"{v:.3g}" for v in seed_values(out, k)) if k in out or f"{k}_seeds" in out
                 else "not stored" for k in PER_SEED_TEXT})
     return out

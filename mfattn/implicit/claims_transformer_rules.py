@@ -270,7 +270,8 @@ def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
                         "field's (median over the training β, mean over the draws), as good as the site-shared net "
                         "given the temperature f(m, β̂²) or not, better than naive or not", "statistic",
                         in_iteration(tag)),
-            Alternative(f"reading: {READING_G}", "reading", lambda s: g(_mean_over_draws(s, "mean", other))),
+            Alternative(f"reading: {READING_G if other == 'g' else READING_M}, couplings of varying strength",
+                        "reading", lambda s: g(_mean_over_draws(s, "mean", other))),
             Alternative("statistic: the median over the in-range β of each β's pooled error (it hides the lowest "
                         "training β, where the net is worse than no correction)",
                         "statistic", lambda s: g(_mean_over_draws(s, "median", tag))),
@@ -294,6 +295,33 @@ def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
                         lambda s: g(max(s[f"corr_worst_{tag}fixed_seeds"]))))
 
 
+def fixed_alternatives() -> tuple[Alternative, ...]:
+    """The readings a referee tries on the fixed-coupling case (f_θ(m) fitted and tested at each training β alone)."""
+    g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
+    return (Alternative("reading: at every training β (its worst β, in the worst draw)", "reading",
+                        lambda s: g(max(s["corr_worst_mfixed_seeds"]))),
+            Alternative("statistic: the median over the training β of each β's error", "statistic",
+                        lambda s: g(_mean_over_draws(s, "median", "mfixed"))),
+            Alternative("statistic: the error pooled over every training instance at once", "statistic",
+                        lambda s: g(_mean_over_draws(s, "pooled", "mfixed"))),
+            Alternative("statistic: the upper end of the Student-t 95 % interval over the draws", "statistic",
+                        _t_upper("mfixed", g, "mean")),
+            Alternative("reading: couplings of varying strength (β 0.2 to 0.6, one net for all, the §4.3 setting of "
+                        "transformer-ffn-amortises), the same net of m", "reading",
+                        lambda s: g(_mean_over_draws(s, "mean", "m"))))
+
+
+def knife_edge_note(s: Numbers, tag: str) -> str:
+    """Where the net's mean error over the draws sits against the line at 1, in units of the draws' spread."""
+    d = s.get(f"corr_mean_{tag}_seeds")
+    if not d or len(d) < 2:
+        return ""
+    mean, sd = float(np.mean(d)), float(np.std(d, ddof=1))
+    return (f" The net of the naive update, f_θ(g), averages {mean:.4f} over the draws ({_listed(d, 4)}; s.d. {sd:.4f}): "
+            f"{abs(mean - 1) / sd:.1f} draw s.d. {'above' if mean >= 1 else 'below'} the line at 1, so the verdict "
+            "rests on a knife edge; below the line it would read with differences.")
+
+
 def amortised_numbers(s: Numbers) -> dict[str, Any]:
     keys = {"corr_in_m": _mean_over_draws(s, "median", "m"), "corr_in_g": _mean_over_draws(s, "median", "g"),
             "corr_above_m": _mean_over_draws(s, "above", "m"), "corr_above_g": _mean_over_draws(s, "above", "g"),
@@ -301,6 +329,8 @@ def amortised_numbers(s: Numbers) -> dict[str, Any]:
             if "shared_floor" in s or "corr_median_shared_seeds" in s else None}
     if "corr_median_mfixed_seeds" in s:
         keys["corr_in_mfixed"] = _mean_over_draws(s, "median", "mfixed")
+        if "corr_mean_mfixed_seeds" in s:
+            keys["corr_mean_mfixed"] = _mean_over_draws(s, "mean", "mfixed")
         keys["corr_worst_mfixed"] = max(s["corr_worst_mfixed_seeds"])
     for tag in ("m", "g"):
         if f"corr_pooled_{tag}_seeds" in s:

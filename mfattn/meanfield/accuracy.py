@@ -112,6 +112,8 @@ class Comparison:
     instance, n) and ``m_approx`` (method, beta, instance, n) keep the magnetisations (NaN where an
     iteration broke down with NaN/inf). ``c_exact_rms[beta, instance]`` is the RMS of the exact off-diagonal
     connected correlations: the error of the trivial estimate C = 0, the scale a linear-response error is read on.
+    ``m_field[instance, n]`` is the couplings-free estimate tanh(h_i) (the same at every β: the fields are not
+    scaled by β), a baseline any theory that uses the couplings should beat.
     """
 
     methods: tuple[str, ...]
@@ -127,6 +129,7 @@ class Comparison:
     m_approx: np.ndarray
     relaxing: np.ndarray
     c_exact_rms: np.ndarray | None = None
+    m_field: np.ndarray | None = None
 
     def select(self, methods: Any) -> "Comparison":
         """The same comparison restricted to ``methods`` (in that order): what a figure of some of the theories
@@ -140,7 +143,7 @@ class Comparison:
                                                  "lambda_min", "m_approx", "relaxing")}
         return Comparison(names, self.betas, per["rmse_m"], per["rmse_c"], per["iterations"], per["converged"],
                           per["chi_positive"], per["lambda_min"], self.exact_lambda_min, self.m_exact,
-                          per["m_approx"], per["relaxing"], self.c_exact_rms)
+                          per["m_approx"], per["relaxing"], self.c_exact_rms, self.m_field)
 
     def ok(self) -> np.ndarray:
         """[method, beta, instance]: converged with a positive-definite inverse susceptibility."""
@@ -283,12 +286,14 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     conv, pos, relax = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
     exact_lam, c_rms = np.zeros((B, I)), np.zeros((B, I))
     m_exact, m_approx = np.zeros((B, I, n)), np.full((M, B, I, n), np.nan)
+    m_field = np.zeros((I, n))
     off = ~np.eye(n, dtype=bool)
     disorder = _disorder(n, I, field_std, seed)
     from tqdm.auto import tqdm
 
     for i in tqdm(range(I), disable=not progress, desc="SK instances"):
         G, h = disorder[i]
+        m_field[i] = np.tanh(h)
         exact = exact_marginals_sweep(G, h, betas)  # one pass over the 2^n states for all betas
         m_exact[:, i] = exact.m
         exact_lam[:, i] = np.linalg.eigvalsh(exact.C)[:, 0]
@@ -306,7 +311,7 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
             lam[k, b, i] = res.lambda_min
             m_approx[k, b, i] = res.m
     return Comparison(methods, betas, rmse_m, rmse_c, iters, conv, pos, lam, exact_lam, m_exact, m_approx, relax,
-                      c_rms)
+                      c_rms, m_field)
 
 
 def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: float = 0.3, seed: int = 0,
@@ -414,7 +419,8 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
     parameter of its own solutions per sweep β at the strongest damping; at that damping, per sweep β and
     instance, ``strong_rmse_m_per_instance`` and ``at_strong_per_instance`` (the RMSE of m against exact
     enumeration and Plefka's parameter of each stable solution, None where none), with ``strong_rmse_m_by_beta``
-    (their mean) and ``strong_ok_by_beta`` (how many instances have one).
+    (their mean) and ``strong_ok_by_beta`` (how many instances have one). ``baselines``: the couplings-free
+    estimates m = 0 and tanh(h_i) read the same way (:func:`_baselines`).
     """
     if tuple(sweep.methods) != tuple(cmp.methods):
         raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
@@ -464,4 +470,23 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
                 lambda d: float(sweep.stable[k, d][mine].mean()) if mine.any() else None)})
         entry.update(_strong_damping(cmp, sweep, k))
         out["methods"][name] = entry
+    out["baselines"] = _baselines(cmp, sweep)
     return out
+
+
+def _baselines(cmp: Comparison, sweep: DampingSweep) -> dict[str, Any]:
+    """Two estimates that ignore the couplings, per sweep β and instance (None off the comparison's grid): m = 0
+    (its RMSE is the RMS of the exact magnetisations) and m_i = tanh(h_i) (None for both where ``m_field`` is not
+    kept). A theory's advantage over naive mean field means little once naive mean field is worse than these."""
+    zero, field = [], []
+    for beta in sweep.betas:
+        on = np.flatnonzero(np.isclose(cmp.betas, beta, rtol=0, atol=1e-9))
+        if not on.size:
+            zero.append([None] * cmp.m_exact.shape[1])
+            field.append([None] * cmp.m_exact.shape[1])
+            continue
+        exact = cmp.m_exact[on[0]]
+        zero.append(_floats_or_none(np.sqrt(np.mean(exact ** 2, axis=-1))))
+        field.append(_floats_or_none(np.sqrt(np.mean((cmp.m_field - exact) ** 2, axis=-1)))
+                     if cmp.m_field is not None else [None] * exact.shape[0])
+    return {"zero_strong_per_instance": zero, "field_strong_per_instance": field}

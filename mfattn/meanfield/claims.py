@@ -162,6 +162,9 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
             out.update({f"fam_{family}_sk_{key}_m_inst": per[name]["rmse_m"] for key, name in KEYS if name in per})
     if "finite_size" in s:   # ising-at-accuracy at other numbers of spins (.finite_size, .claims_ising_sizes)
         out["size_scan"] = s["finite_size"]
+    if "baselines" in s:   # couplings-free estimates, per sweep β and instance (ising-at-accuracy's readings)
+        out["zero_strong_inst"] = s["baselines"]["zero_strong_per_instance"]
+        out["field_strong_inst"] = s["baselines"]["field_strong_per_instance"]
     if "stress" in s:   # ising-breakdown where its antecedent is met (.stress)
         out["stress"] = s["stress"]
     out.update(b0=s["damping_betas"][0], b1=s["damping_betas"][-1], a0=s["dampings"][0], a1=s["dampings"][-1],

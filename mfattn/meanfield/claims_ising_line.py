@@ -20,6 +20,7 @@ from ..companion.verdicts import Claim
 from .claims_ising_accuracy import NAMES, SECTION_TAP, T, TP
 from .claims_ising_sizes import at_every_size, size_rows
 from .claims_ising_plefka import (MIN_SHARE, THEORIES, _ahead_check, _at_at, _at_example, _at_note, _at_numbers,
+                                  baseline_note,
                                   _beyond_at, _beyond_example, _beyond_note, _binomial_noise, _damping_check,
                                   _factor_noise, _first_beyond, _kink, _knee, _line_noise, _lines, _old_at_rule, _per_instance_line,
                                   _share_check)
@@ -229,6 +230,13 @@ LINE_CLAIMS = [
                         Alternative("reading: TAP 1977's per-site term as 'TAP'", "reading",
                                     _at_at(2.0, 1.0, 0.9, theories=(("tsite", "per-site TAP"),
                                                                     ("atap", "adaptive TAP")))),
+                        Alternative("reading: the advantage over the couplings-free estimate m_i = tanh(h_i) instead "
+                                    "of over naive mean field (which is worse than m = 0 at large β)", "reading",
+                                    _at_at(2.0, 1.0, 0.9, ref="field")),
+                        Alternative("reading: the advantage over tanh(h_i), at the first sweep β strictly beyond the "
+                                    "line", "reading", _at_at(2.0, 1.0, 0.9, ref="field", strict=True)),
+                        Alternative("reading: the advantage over m = 0 (the exact magnetisations' RMS)", "reading",
+                                    _at_at(2.0, 1.0, 0.9, ref="zero")),
                         Alternative("reading: a break at the line, loss or not (the ratio's rise into the first β "
                                     "beyond it more than twice its rise over the step before)", "reading", _kink()),
                         Alternative("reading: a knee, loss or not: the accuracy erodes faster beyond the line (per "
@@ -258,7 +266,7 @@ LINE_CLAIMS = [
                     T + "test_own_plefka_parameter_is_the_formula_on_each_methods_own_solution",
                     TP + "test_strong_damping_errors_are_stored_per_instance_on_every_instance",
                     TP + "test_adaptive_taps_own_x_wanders_about_1_and_does_not_cross_its_line"),
-          note=lambda s: _at_note(s) + (" At other numbers of spins (damping 0.05, the same β grid and "
+          note=lambda s: _at_note(s) + baseline_note(s) + (" At other numbers of spins (damping 0.05, the same β grid and "
                                         f"{s['size_scan']['instances']} instances each): " + "; ".join(size_rows(s))
                                         + "." if "size_scan" in s else ""),
           numbers=_at_numbers,
