@@ -59,9 +59,14 @@ def test_the_books_conditions_and_reasons_are_not_the_blogs_words():
 
 
 def test_both_readings_of_the_onsager_net_and_of_the_heads_are_declared():
-    amortised = CLAIMS["transformer-amortised-onsager"]
+    """§3.4's net acts on the spin means at fixed couplings; §4.3's feed-forward net on the naive update at couplings
+    that change with the input, with the net of m declared as a reading (and each claim quotes its own section)."""
+    amortised, ffn = CLAIMS["transformer-amortised-onsager"], CLAIMS["transformer-ffn-amortises"]
     assert amortised.reading == rules.READING_M and "spin means" in amortised.reading
-    assert any(a.kind == "reading" and rules.READING_G in a.name for a in amortised.alternatives)
+    assert amortised.quote.section.startswith("3.4") and ffn.quote.section.startswith("4.3")
+    assert ffn.reading == rules.READING_G and "“amortize”" in ffn.quote.text
+    assert any(a.kind == "reading" and rules.READING_M in a.name for a in ffn.alternatives)
+    assert any(a.kind == "reading" and "varying strength" in a.name for a in amortised.alternatives)
     heads = CLAIMS["transformer-multihead-blocks"]
     values = CLAIMS["transformer-multihead-value-maps"]
     assert any(a.kind == "reading" and "dense random output projection" in a.name for a in values.alternatives)
@@ -92,13 +97,20 @@ BOUNDARY_CASES = [
     ("transformer-rank-collapse", {"spread_nores_seeds": [1e-16, 1e-16], "spread_res_seeds": [0.0999, 0.9]}, "partly"),
     ("transformer-rank-collapse", {"spread_nores_seeds": [0.0099], "spread_res_seeds": [0.1]}, "partly"),
     ("transformer-rank-collapse", {"spread_nores_seeds": [0.0101], "spread_res_seeds": [0.1]}, "fails"),
-    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
-    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [0.2001, 0.2, 0.2]}, "partly"),
-    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [0.9999, 0.9999]}, "partly"),
-    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [1.0001, 1.0]}, "fails"),
+    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
+    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.2001, 0.2, 0.2]}, "partly"),
+    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.9999, 0.9999]}, "partly"),
+    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [1.0001, 1.0]}, "fails"),
+    # §3.4 at fixed couplings: the varying-coupling net of m does not decide it
+    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [1.1, 1.2], "corr_mean_mfixed_seeds": [0.19, 0.19]},
+     "holds"),
+    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
+    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.2001, 0.2, 0.2]}, "partly"),
+    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.9999, 0.9999]}, "partly"),
+    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [1.0001, 1.0]}, "fails"),
     # every training β weighted alike: neither the median over β nor the ‖V m‖²-weighted pooled error decides
-    ("transformer-amortised-onsager", {"corr_median_m_seeds": [0.1, 0.1], "corr_pooled_m_seeds": [0.1, 0.1],
-                                       "corr_mean_m_seeds": [1.1, 1.2]}, "fails"),
+    ("transformer-ffn-amortises", {"corr_median_g_seeds": [0.1, 0.1], "corr_pooled_g_seeds": [0.1, 0.1],
+                                   "corr_mean_g_seeds": [1.1, 1.2]}, "fails"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.0999, 0.0999]}, "holds"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.1001, 0.1]}, "partly"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.1999]}, "partly"),
@@ -124,6 +136,7 @@ def test_every_chapter_3_rule_has_boundary_cases_of_each_grade():
 
 
 @pytest.mark.parametrize("claim_id, moved", [("transformer-amortised-onsager", {"tap_level": 0.5}),
+                                             ("transformer-ffn-amortises", {"none": 0.5}),
                                              ("transformer-site-feature-onsager", {"tenth": 0.2}),
                                              ("transformer-explicit-cost", {"near": 0.01}),
                                              ("transformer-rank-collapse", {"apart": 0.5})])
@@ -261,32 +274,32 @@ def test_the_summarys_seed_0_numbers_are_the_first_draws():
 
 @needs_stored
 def test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws():
-    """f_θ(m) over three draws, every training β weighted alike: not reproduced (the mean over the training β of each
-    β's pooled error is above 1: at β = 0.2 it is worse than no correction); the median over β and the error pooled
-    over all instances (weighted by ‖V m‖² ∝ β⁴) read 'with differences', couplings of one strength 'reproduced':
-    fragile (a referee's reading: the pooled statistic's 'with differences' comes from its weighting)."""
+    """§3.4 (transformer-amortised-onsager): f_θ(m) at fixed couplings, one net per training β, three draws: 0.191,
+    0.183, 0.188, below the site-shared level 0.2: reproduced, and it learns that level, no more (the best a·m_i per β
+    is 0.190, 0.182, 0.187); at its worst β it reaches 0.204 (with differences: fragile), and at varying couplings the
+    same net is not reproduced. §4.3 (transformer-ffn-amortises): f_θ(g) at varying couplings, every training β
+    weighted alike: 1.003, 0.992, 1.012, mean 1.002, at the line of no correction: not reproduced on a knife edge, the
+    median over β, the pooled error and the narrower range read 'with differences' (fragile); the net of m, 1.13, is
+    not reproduced; the magnetisations inside the iteration read 'with differences'."""
     d = _decide("transformer-amortised-onsager")
-    assert d.verdict == "not reproduced" and d.premises["spread"]["n"] == 3
-    assert all(1.1 < x < 1.15 for x in STORED["corr_mean_m_seeds"])
+    assert d.verdict == "reproduced" and d.premises["spread"]["n"] == 3 and d.premises["robustness"] == "fragile"
+    assert all(0.18 < x < 0.2 for x in STORED["corr_mean_mfixed_seeds"])
+    assert all(abs(a - b) < 0.005 for a, b in zip(STORED["corr_mean_mfixed_seeds"], STORED["corr_mean_linfixed_seeds"]))
     rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
-    assert rows[f"reading: {rules.READING_G}"] == "not reproduced"          # f_θ(g): 1.00, 0.99, 1.01, mean 1.002
-    assert all(0.5 < x < 0.56 for x in STORED["corr_pooled_m_seeds"])
-    assert rows["statistic: the error pooled over every in-range instance at once (each instance weighted by ‖V m‖², "
-                "which grows like β⁴: the two largest training β carry most of the weight)"] == "reproduced with differences"
+    assert rows["reading: at every training β (its worst β, in the worst draw)"] == "reproduced with differences"
+    f = _decide("transformer-ffn-amortises")
+    assert f.verdict == "not reproduced" and f.premises["robustness"] == "fragile" and "knife edge" in f.note
+    assert 1.0 < float(np.mean(STORED["corr_mean_g_seeds"])) < 1.005
+    rows = {a["name"]: a["verdict"] for a in f.premises["alternatives"]}
+    assert rows[f"reading: {rules.READING_M}, couplings of varying strength"] == "not reproduced"
     assert rows["statistic: the median over the in-range β of each β's pooled error (it hides the lowest training β, "
                 "where the net is worse than no correction)"] == "reproduced with differences"
-    assert rows["reading: at every β of the training range (its worst β, in the worst draw)"] == "not reproduced"
-    assert d.premises["robustness"] == "fragile"
-    assert all(b == 0.2 for b in STORED["corr_worst_beta_m_seeds"]) and min(STORED["corr_worst_m_seeds"]) > 1
-    # the old reason of 0.5, "learns the part shared by all sites": the shared part alone is far better than the net
-    assert max(STORED["corr_median_shared_seeds"]) < 0.5 * min(STORED["corr_median_m_seeds"])
-    # the referee's statistic, the magnetisations inside the iteration, agrees: about 0.43 of naive mean field's error
-    # in every draw, three times the temperature-aware site-shared net's (0.13)
+    assert all(b == 0.2 for b in STORED["corr_worst_beta_g_seeds"]) and min(STORED["corr_worst_g_seeds"]) > 1
     assert rows["statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean field's "
                 "(median over the training β, mean over the draws), as good as the site-shared net given the "
-                "temperature f(m, β̂²) or not, better than naive or not"] == "reproduced with differences"
+                "temperature f(m, β̂²) or not, better than naive or not"] in ("reproduced with differences",
+                                                                             "cannot decide")
     assert all(0.4 < x < 0.46 for x in STORED["merr_median_m_seeds"])
-    assert all(0.12 < x < 0.14 for x in STORED["merr_median_mb2_seeds"]) and min(STORED["merr_worst_m_seeds"]) > 2.9
 
 
 def test_the_in_iteration_statistic_is_the_ratio_of_the_stored_m_errors_and_sees_every_outcome():
@@ -430,12 +443,12 @@ def test_the_fixed_coupling_reading_of_the_amortised_correction_is_declared(tiny
     _, s, _ = tiny
     assert "corr_median_mfixed_seeds" in s and "corr_median_sitetap_seeds" in s and "corr_worse_betas_m_seeds" in s
     d = _decide("transformer-amortised-onsager", s)
-    names = [a["name"] for a in d.premises["alternatives"] if a["kind"] == "reading"]
-    assert sum(rules.READING_FIXED in n for n in names) == 2
-    rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
     fixed = float(np.mean(s["corr_mean_mfixed_seeds"]))
     expected = "reproduced" if fixed < 0.2 else "reproduced with differences" if fixed < 1 else "not reproduced"
-    assert rows[f"reading: {rules.READING_FIXED} (the mean over the training β)"] == expected
+    assert d.verdict == expected   # §3.4's claim is decided at fixed couplings
+    f = _decide("transformer-ffn-amortises", s)
+    names = [a["name"] for a in f.premises["alternatives"] if a["kind"] == "reading"]
+    assert sum(rules.READING_FIXED in n for n in names) == 2
     assert "worse than no correction at" in d.note and "couplings of one strength" in d.note
     assert "per-site term" in _decide("transformer-site-feature-onsager", s).note
 
