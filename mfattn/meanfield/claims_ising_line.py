@@ -376,7 +376,8 @@ LINE_CLAIMS = [
                     "fails": _beyond_example(0.4)}),
     Claim("ising-gaussian-vector-spins", "Bal 2021 (vector spins with a Gaussian prior; our derivation)",
           "For Gaussian vector spins the adaptive-TAP fixed point is the exact mean (Σ⁻¹ − J)⁻¹X whatever the cavity "
-          "variances: the Onsager term changes the path, not the answer",
+          "variances: the Onsager term changes the path, not the answer (where the iteration converges: with some "
+          "admissible cavity variances the damped iteration diverges, so they decide whether the answer is reached)",
           measured="Largest deviation of the adaptive-TAP fixed point from the closed form over three arbitrary and "
                    "the self-consistent cavity variances (n = 16, d = 8, float64), the iteration run to max |Δm| < "
                    "1e-15, against the float64 accuracy κ(P)·ε·max|m| of the closed form; the prior is Σ = I + 0.2·11ᵀ, "
