@@ -262,7 +262,7 @@ SPECS.update({
     I + "claims_transformer_numbers:onsager_statistics": Spec(
         lambda d: dict(zip(("study", "train_betas", "test_betas"), _onsager_study(d)), name="m")),
     I + "claims_transformer_numbers:fit_with_se": Spec(_fit_sizes, domain={"fit_min_nd": ">=0"}),
-    I + "claims_deq_mnist:interaction_grade": Spec(lambda d: {"acc": d(st.floats(80, 100)), "blog": d(st.floats(98, 100)),
+    I + "claims_deq_couplings:interaction_grade": Spec(lambda d: {"acc": d(st.floats(80, 100)), "blog": d(st.floats(98, 100)),
                                                               "margin": d(st.floats(0, 2)), "floor": d(st.floats(80, 95))}),
 })
 for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation", "settling",

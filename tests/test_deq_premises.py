@@ -491,7 +491,7 @@ def test_a_trend_the_placebos_share_cannot_decide_the_stability_claim():
     """A referee's control: where ρ's changes do not co-move beyond the band and the couplings' norm or log step track
     the work as well as ρ in levels, the claim is not shown (undecidable), not refuted; ρ ahead of both placebos is
     'with differences'; co-moving changes ahead of the norm's hold; anti-correlated changes refute."""
-    from mfattn.implicit.claims_deq_layer import _co_moving_at
+    from mfattn.implicit.claims_deq_stability import _co_moving_at
     rule = _co_moving_at(1.96, 0.5)
     s = {"rho_train_changes": 19, "rho_train_change_corr": 0.2, "rho_train_corr": 0.95, "placebo_jnorm_corr": 0.99,
          "placebo_logstep_corr": 0.9, "placebo_jnorm_change_corr": 0.1}

@@ -11,8 +11,9 @@ claim is "not tested", with the command that makes them.
 
 The work is split by topic: :mod:`.claims_deq_numbers` reads and flattens the stored numbers (with the per-seed
 differences, variances and discordant digits behind every paired comparison), :mod:`.claims_deq_mnist` declares
-the claims on the MNIST model and its variant table, :mod:`.claims_deq_layer` those on the trained layer and the
-initial scale, :mod:`.claims_deq_organisation` those on the couplings' organisation; Chapter 3's are in :mod:`.claims_transformer`. This module gathers
+the claims on the MNIST model and its variant table (:mod:`.claims_deq_couplings` the other couplings),
+:mod:`.claims_deq_layer` those on the trained layer and the initial scale (:mod:`.claims_deq_stability` the solver's
+work during training), :mod:`.claims_deq_organisation` those on the couplings' organisation; Chapter 3's are in :mod:`.claims_transformer`. This module gathers
 Chapter 2's and keeps every public name importable from here.
 """
 
@@ -24,7 +25,8 @@ from mfattn.companion import verdicts
 
 from .claims_deq_layer import LAYER_CLAIMS
 from .claims_deq_organisation import ORGANISATION_CLAIMS
-from .claims_deq_mnist import INTERACTION_FLOOR, INTERACTION_MARGIN, MNIST_CLAIMS, interaction_grade
+from .claims_deq_couplings import INTERACTION_FLOOR, INTERACTION_MARGIN, interaction_grade
+from .claims_deq_mnist import MNIST_CLAIMS
 from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, REMEDY, THREE_SE_10K, deq_numbers, full_numbers,
                                  save, stability_prose, stored_cost_exponent, stored_numbers)
 from .claims_deq_numbers import down as _down, shown as _shown, up as _up  # noqa: F401  (the single module's helpers)

@@ -17,15 +17,15 @@ import math
 import numpy as np
 
 from mfattn.companion import premises, stats, verdicts
-from mfattn.companion.checks import check_real
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
 from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, binomial_se, disagreement, down, measured,
                                  over_seeds_text, shown, up)
+from .claims_deq_couplings import MIXER, SWAP, _coupling_claim, _gain_shown
 from .claims_deq_plain import damped_plain, damped_text
 
-__all__ = ["MNIST_CLAIMS", "interaction_grade", "INTERACTION_MARGIN", "INTERACTION_FLOOR", "READING_G", "READING_M"]
+__all__ = ["MNIST_CLAIMS", "READING_G", "READING_M"]
 
 TD = "tests/test_deq.py::"
 TV = "tests/test_variants.py::"
@@ -35,16 +35,6 @@ MNIST_SECTION = "3.4. Fast and neural: parametrizing the Onsager selfcorrection 
 READING_G = ("f_θ acts on the naive update g = Σ_j J_ij m_j + X (the reference code at the commit that added the MNIST "
              "example, 6c9687d, which the 99.1 % comes from)")
 READING_M = "f_θ acts on the means m (the blog's displayed update, eq. diaupdate, and the reference code from e7d7258 on)"
-#: "As good as the learned couplings": the blog model's seed-to-seed s.d. plus three paired standard errors of a
-#: 10,000-digit difference between two models near 99 % (the largest stored per-seed paired SE of the blog model
-#: against a variant within a point of it). :func:`_margin_check` recomputes that sum from the stored runs and fails
-#: when it is more than 0.05 points away (the runs of 2026-11: 0.089 + 3 × 0.113 = 0.43; the first runs: 0.40).
-INTERACTION_MARGIN = 0.4
-#: "It learns MNIST": above the ~92 % of a linear classifier on raw pixels (a model below it has learned less than a
-#: linear read-out of the pixels), a convention; the floor of this architecture without the layer (same conv features,
-#: J = 0) is not stored. It was 95 % in the first premise round ("well above ~92 %"): kept as a declared alternative.
-INTERACTION_FLOOR = 92.0
-_FORMER_FLOOR = 95.0
 
 
 # --- the accuracy --------------------------------------------------------------------------------------------------
@@ -277,145 +267,6 @@ def _correction_note(s):
             f"gain over naive mean field {s['gain_m_over_naive_text']}; {over_seeds_text(s, 'gain_m_over_naive')}; its "
             f"forward solves reach the tolerance in only {s['var_m_convs']} of the training steps. "
             f"{disagreement(s, 'gain_naive')}")
-
-
-# --- the other couplings -------------------------------------------------------------------------------------------
-
-def interaction_grade(acc: float, blog: float, margin: float = INTERACTION_MARGIN,
-                      floor: float = INTERACTION_FLOOR) -> str:
-    """Grade of "the layer also learns MNIST" with other couplings, from the median full-protocol accuracy over
-    seeds ``acc`` against the blog model's mean ``blog`` (%): within ``margin`` points "holds", above ``floor`` %
-    "partly", else "fails" (the thresholds' reasons: :data:`INTERACTION_MARGIN`, :data:`INTERACTION_FLOOR`)."""
-    for name, x in (("acc", acc), ("blog", blog)):
-        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x):
-            raise ValueError(f"{name} must be a finite accuracy in %; got {x!r}")
-    check_real("margin", margin)   # any finite number: the sensitivity tries the thresholds ± a seed spread
-    check_real("floor", floor)
-    return "holds" if acc > blog - margin else "partly" if acc > floor else "fails"
-
-
-def _margin_check(s):
-    need = s["var_blog_sd"] + 3 * s["pair_se_near_max"]
-    ok = abs(INTERACTION_MARGIN - need) <= 0.05
-    return ok, (f"blog seed s.d. {s['var_blog_sd']:.3f} + 3 × the largest stored paired SE of a variant within a point "
-                f"of the blog model ({s['pair_se_near_min']:.3f} to {s['pair_se_near_max']:.3f}) = {need:.3f}")
-
-
-def _pooled_interaction(key: str, floor: float = INTERACTION_FLOOR):
-    def rule(s):
-        if s[f"gain_{key}_lo"] <= 0 <= s[f"gain_{key}_hi"]:
-            return "holds"                      # not measurably worse than the learned couplings
-        return "partly" if s[f"var_{key}_median"] > floor else "fails"
-    return rule
-
-
-def _interaction_note(key: str, what: str):
-    def note(s):
-        sd = s[f"var_{key}_sd"]
-        accs = s[f"var_{key}_acc_list"]
-        learned = sum(a >= 50 for a in accs)
-        errors = (100 - s[f"var_{key}_median"]) / (100 - s["var_blog"])
-        head = (f"Learns MNIST in {learned} of {len(accs)} seeds" + ("" if learned == len(accs) else
-                f" (the other{'s' if len(accs) - learned > 1 else ''}: below 50 %)") + f"; at the median seed its "
-                f"error rate is {errors:.1f} times the blog model's. ")
-        return head + (f"Full protocol, {s[f'var_{key}_seeds']} seed(s): {what} {s[f'var_{key}_accs']} (median "
-                f"{s[f'var_{key}_median']:.2f} %, range {s[f'var_{key}_min']:.2f} to {s[f'var_{key}_max']:.2f}"
-                + (f", s.d. {sd:.2f}" if math.isfinite(sd) else "") + f"), blog model {s['var_blog']:.2f} % (mean); the "
-                f"blog model's paired gain pooled over seeds: {s[f'gain_{key}_text']}; training loss "
-                f"{s[f'var_{key}_loss']:.3g} against {s['var_blog_loss']:.3g}.{s[f'var_{key}_broke']} The blog's sentence speaks "
-                f"of swapping the mixing function inside transformers in the large-scale regime: its claim is not "
-                f"tested by this 26k-parameter model (this verdict is ours, on MNIST).")
-    return note
-
-
-def _interaction_shown(key: str):
-    def out(s):
-        spreads = [f"var_{key}_sd"] + [k for k in (f"gain_{key}", f"gain_{key}_lo", f"gain_{key}_hi", f"gain_{key}_tau")
-                                       if k in s]
-        return {**shown(f"var_{key}_median", f"var_{key}_min", f"var_{key}_max", "var_blog", digits=4)(s),
-                **shown(*spreads)(s)}
-    return out
-
-
-def _gain_shown(key: str):
-    accuracies = shown(f"var_{key}", "var_blog", digits=4)
-    spreads = shown(f"var_{key}_sd", *(f"gain_{key}{n}" for n in ("", "_lo", "_hi", "_tau", "_k")))
-    return lambda s: {**accuracies(s), **spreads(s)}
-
-
-SWAP = Quote("4.4. Meanfield theory framework for transformer architectures",
-             "In the large-scale regime, it seems like the softmax attention module can be swapped for just about any "
-             "function which mixes tokens")
-MIXER = Quote("4.4. Meanfield theory framework for transformer architectures",
-              "dropped the softmax parametrization of the interaction term to approximate the full action of summing "
-              "over couplings with an MLP")
-INTERACTION_HOW = (f"Decided on the median accuracy over seeds, so that one seed whose training broke down does not "
-                   f"decide alone (the spread and the pooled paired gain are in the note): holds if within "
-                   f"{INTERACTION_MARGIN} points of the blog model's mean (its seed-to-seed s.d. plus three paired standard "
-                   f"errors of a 10,000-digit difference between two models near 99 %, the largest stored per-seed "
-                   f"paired SE of a variant within a point of the blog model; the threshold's check gives the stored "
-                   f"values: as good as the learned couplings); with differences if above {INTERACTION_FLOOR:.0f} % (a convention: it "
-                   f"learns MNIST, above the ~92 % of a linear classifier on raw pixels, but measurably worse; the "
-                   f"floor of these conv features without the layer is not stored); below that it fails to learn "
-                   f"the task. The first premise round put that floor at {_FORMER_FLOOR:.0f} % ('well above ~92 %'): "
-                   f"the former floor is a declared alternative. The blog's §4.4 sentence is about the large-scale regime and the mixing function inside "
-                   f"a transformer; a 26k-parameter MNIST model does not test it, so the claim decided here is ours "
-                   f"(built on that sentence) and the blog's reading is declared as one that cannot be decided here.")
-
-
-def _large_scale(s):
-    raise verdicts.Undecidable("the blog's §4.4 sentence is about the large-scale regime (the mixing function inside "
-                               "a transformer); a 26k-parameter MNIST layer trained for 20 epochs does not test it")
-
-
-def _median_noise(key: str):
-    """The floor's noise: the standard error of the median over the seeds, read robustly (1.4826 × the median absolute
-    deviation, over √seeds), so that one seed whose training broke down does not move the floor by tens of points (its
-    s.d. would: 39 points for seeds at 98.7, 30.7 and 99.0 %)."""
-    def noise(s):
-        acc = np.asarray(s[f"var_{key}_acc_list"], float)
-        x = 1.4826 * float(np.median(np.abs(acc - np.median(acc)))) / math.sqrt(acc.size)
-        return x if math.isfinite(x) and x > 0 else None
-    return noise
-
-
-def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
-    reading = (f"ours, on the 26k MNIST layer: {what} in place of learned J, built on §4.4 (the blog's sentence speaks "
-               "of the large-scale regime and of the mixing function inside a transformer: its claim is not tested "
-               "by this model, an alternative reading that cannot be decided here)")
-    return Claim(
-        f"deq-{key}-couplings", f"{BAL}'s other interactions ({what}), on its MNIST model: our test",
-        f"The mean-field layer also learns MNIST with {claim} in place of learned J (decided on the median seed: a "
-        f"seed whose training breaks down is reported, not averaged in)",
-        measured=f"Test accuracy of the model with {what} after the full protocol, per seed (3 seeds), against the "
-                 "blog model's", how=INTERACTION_HOW, quote=quote, reading=reading, origin="ours",
-        rule_at=lambda margin, floor: (lambda s: interaction_grade(s[f"var_{key}_median"], s["var_blog"], margin, floor)),
-        thresholds=(Threshold("margin", INTERACTION_MARGIN, "seed spread", "the blog model's seed-to-seed s.d. plus "
-                              "three paired SEs of a 10,000-digit difference between two models near 99 % (the "
-                              "largest stored per-seed paired SE of a variant within a point of the blog model)",
-                              _margin_check, noise=measured("var_blog_sd")),
-                    Threshold("floor", INTERACTION_FLOOR, "convention", "learns MNIST: above the ~92 % of a "
-                              "linear classifier on raw pixels (the floor of these conv features without the layer "
-                              "is not stored)", noise=_median_noise(key))),
-        alternatives=(Alternative("mean over the seeds instead of the median", "statistic",
-                                  lambda s: interaction_grade(s[f"var_{key}"], s["var_blog"])),
-                      Alternative(f"the first premise round's floor, {_FORMER_FLOOR:.0f} % ('well above ~92 %')",
-                                  "threshold", lambda s: interaction_grade(s[f"var_{key}_median"], s["var_blog"],
-                                                                           floor=_FORMER_FLOOR)),
-                      Alternative("the pooled paired gain: holds only if its 95 % interval includes 0 (not measurably "
-                                  "worse)", "statistic", _pooled_interaction(key)),
-                      Alternative("the blog's own claim (§4.4): in the large-scale regime the mixing function can be "
-                                  "swapped, inside a transformer", "reading", _large_scale)),
-        spread=Spread("seed", lambda s: {f"{key} accuracy (%)": s[f"var_{key}_acc_list"],
-                                         **({"paired gain of the blog model (points)": s[f"gain_{key}_d"]}
-                                            if f"gain_{key}_d" in s else {})}),
-        evidence=("fig-deq-full-cpu", TV + "test_interaction_variants_train_and_enter_the_table",
-                  TC + "test_each_interaction_variant_is_decided_on_its_median_with_its_spread",
-                  TP + "test_the_blogs_large_scale_claim_on_other_couplings_is_declared_and_left_undecided"),
-        note=_interaction_note(key, what), numbers=_interaction_shown(key),
-        examples={"holds": {f"var_{key}_median": 98.81, "var_blog": 99.2},
-                  "partly": {f"var_{key}_median": 98.79, "var_blog": 99.2},
-                  "fails": {f"var_{key}_median": 91.9, "var_blog": 99.2}})
 
 
 def _loss_gain(s) -> str:
