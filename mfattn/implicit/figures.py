@@ -43,7 +43,8 @@ def running_mean(x: np.ndarray, w: int) -> np.ndarray:
 
 
 def mnist_training(h: dict, test_examples: int) -> plt.Figure:
-    """Training loss (and running mean), test-subset accuracy, Anderson iterations per step."""
+    """Training loss (and running mean), test accuracy (on ``test_examples`` digits: the whole test set at paper
+    scale, a subset in the quick profile), Anderson iterations per step."""
     steps = np.arange(1, len(h["loss"]) + 1)
     w = max(5, len(steps) // 20)
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
@@ -55,7 +56,7 @@ def mnist_training(h: dict, test_examples: int) -> plt.Figure:
     ax = axes[1]
     ax.plot(h["eval_step"], 100 * h["test_accuracy"], "o-", ms=3, color="C3")
     ax.axhline(10, color="0.5", ls=":", lw=1)
-    ax.set(xlabel="optimiser step", ylabel="test accuracy (%)", title=f"test subset ({test_examples} digits)")
+    ax.set(xlabel="optimiser step", ylabel="test accuracy (%)", title=f"test accuracy ({test_examples} digits)")
     ax = axes[2]
     ax.plot(steps, h["forward_iterations"], color="C1", lw=0.8, label="forward")
     ax.plot(steps, h["backward_iterations"], color="C2", lw=0.8, label="backward (adjoint)")
