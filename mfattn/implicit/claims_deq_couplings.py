@@ -140,7 +140,7 @@ def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
     return Claim(
         f"deq-{key}-couplings", f"{BAL}'s other interactions ({what}), on its MNIST model: our test",
         f"The mean-field layer also learns MNIST with {claim} in place of learned J (decided on the median seed: a "
-        f"seed whose training breaks down is reported, not averaged in)",
+        f"seed whose training does not learn the task is reported, not averaged in)",
         measured=f"Test accuracy of the model with {what} after the full protocol, per seed (3 seeds), against the "
                  "blog model's", how=INTERACTION_HOW, quote=quote, reading=reading, origin="ours",
         rule_at=lambda margin, floor: (lambda s: interaction_grade(s[f"var_{key}_median"], s["var_blog"], margin, floor)),

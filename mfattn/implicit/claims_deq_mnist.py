@@ -106,18 +106,23 @@ def _plain_on_m(s):
 def _same_weights(s):
     """On the blog model's own trained layer (seed 0, 1,000 test digits): Anderson's share of solves at tolerance, and
     the share of digits whose fixed point repels plain iteration (ρ(∂f/∂m) > 1: a theorem, not a budget)."""
-    if s["blog_anderson_converged"] < 0.9:           # the positive control failed: nothing to compare with
-        raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {s['blog_anderson_converged']:.0%} of the "
-                                   f"test digits of seed 0's trained layer")
+    control = s["blog_anderson_converged_40_seeds"][0] if "blog_anderson_converged_40_seeds" in s else \
+        s["blog_anderson_converged"]   # at the blog's 40 evaluations where stored (before: at 100)
+    if control < 0.9:           # the positive control failed: nothing to compare with
+        raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {control:.0%} of the test digits of seed "
+                                   f"0's trained layer at 40 evaluations")
     if s["rho_blog_unstable"] == 0:
         return "fails"
     return "holds" if s["rho_blog_unstable"] > 0.5 else "partly"
 
 
 def _anderson_note(s):
-    text = (f"Forward solves that reached the tolerance over training, per seed: Anderson {s['var_blog_convs']} (blog "
-            f"model, f_θ on g); with f_θ on m, the blog's displayed update, {s['var_m_convs']}: there the solver "
-            f"misses the fixed point in about half of the training steps.")
+    text = ("With the solver the quoted line configures, the public code's (history 5, absolute ridge), the claim is "
+            "refuted: a declared reading (0 % of the analysed steps at tolerance over the last quarter). " if
+            "ref_anderson_conv_last_seeds" in s and max(s["ref_anderson_conv_last_seeds"]) == 0 else "") + (
+        f"Forward solves that reached the tolerance over training, per seed: Anderson {s['var_blog_convs']} (blog "
+        f"model, f_θ on g); with f_θ on m, the blog's displayed update, {s['var_m_convs']}: there the solver misses "
+        f"the fixed point in about half of the training steps.")
     if "ref_anderson_conv_seeds" in s:
         pct = lambda key: ", ".join(f"{100 * v:.0f} %" for v in s[key])  # noqa: E731
         text += (f" The public code's own Anderson (history 5, absolute ridge 1e-4, one residual per batch), on the "
@@ -125,8 +130,10 @@ def _anderson_note(s):
                  f" of the analysed steps per seed ({pct('ref_anderson_conv_last_seeds')} over the last quarter), first "
                  f"missing at step {', '.join(f'{v:.0f}' for v in s['ref_anderson_first_miss_seeds'])}; its median "
                  f"residual at the end {', '.join(f'{v:.1e}' for v in s['ref_anderson_residual_final_seeds'])}: the "
-                 f"history length and the batch-pooled residual decide whether the solver reaches the fixed point at "
-                 f"all once the couplings have grown, not only how fast.")
+                 f"history length and the absolute ridge decide whether the solver reaches the fixed point at all "
+                 f"once the couplings have grown, not only how fast (the batch-pooled residual only decides when it "
+                 f"stops; a referee scoring the public solver per sample found it at tolerance on 0 to 0.7 % of the "
+                 f"final layers' samples).")
     if "blog_conv_last_epoch_seeds" in s:
         text += (" Over training as a whole, not at its end: the share falls after the first half of training, to "
                  + ", ".join(f"{100 * v:.1f} %" for v in s["blog_conv_last_epoch_seeds"]) + " in the last epoch and "
@@ -141,7 +148,14 @@ def _anderson_note(s):
 
 
 def _plain_note(s):
-    return (f"Forward solves that reached the tolerance over training, per seed: plain iteration {s['plain_convs']} "
+    control = ""
+    if "blog_conv_late_seeds" in s and "blog_anderson_converged_40_seeds" in s:
+        control = (f" Read over the last quarter of training, as deq-anderson is, or on the final trained layers at 40 "
+                   f"evaluations, Anderson's own share falls below this rule's positive control of 90 % (worst seed "
+                   f"{100 * min(s['blog_conv_late_seeds']):.1f} %; {100 * min(s['blog_anderson_converged_40_seeds']):.1f} "
+                   f"%): under those readings the comparison has no reliable reference and cannot be decided (declared "
+                   f"readings), though plain iteration, damped or not, still reaches the tolerance on almost none.")
+    return control + (f"Forward solves that reached the tolerance over training, per seed: plain iteration {s['plain_convs']} "
             f"(at most {up(100 * s['plain_conv_max'], 0)} %), Anderson at least {down(100 * s['blog_conv_min'], 0)} % "
             f"in every seed. The plain-iteration models end at {s['var_plain_accs']} against {s['var_blog']:.2f} % "
             f"(blog model, mean); the blog model's paired gain over them pooled over seeds is {s['gain_plain_text']}: "
@@ -446,7 +460,19 @@ MNIST_CLAIMS = [
                                     "on every seed's trained blog layer (1,000 test digits)", "reading", damped_plain),
                         Alternative("means over the seeds instead of the worst seeds", "statistic",
                                     lambda s: _plain_at(0.9, 0.5)({"blog_conv_min": s["var_blog_conv"],
-                                                                    "plain_conv_max": s["var_plain_conv"]}))),
+                                                                    "plain_conv_max": s["var_plain_conv"]})),
+                        Alternative("Anderson's positive control read over the last quarter of training, as "
+                                    "deq-anderson is (its worst seed below the control's 90 %: the comparison has no "
+                                    "reliable reference there)", "reading",
+                                    lambda s: _plain_at(0.9, 0.5)({"blog_conv_min": min(s["blog_conv_late_seeds"]),
+                                                                    "plain_conv_max": s["plain_conv_max"]})),
+                        Alternative("Anderson's positive control on the final trained layers at the blog's 40 "
+                                    "evaluations (1,000 test digits per seed), against damped plain iteration there",
+                                    "reading",
+                                    lambda s: _plain_at(0.9, 0.5)(
+                                        {"blog_conv_min": min(s["blog_anderson_converged_40_seeds"]),
+                                         "plain_conv_max": max(max(a, b) for a, b in zip(
+                                             s["plain_damped_50_converged_seeds"], s["plain_damped_25_converged_seeds"]))}))),
           spread=Spread("seed", lambda s: {"converged share, Anderson": s["var_blog_conv_list"],
                                            "converged share, plain": s["var_plain_conv_list"]}),
           evidence=("fig-deq-solvers", "fig-deq-stability", TD + "test_anderson_needs_far_fewer_iterations_than_plain_near_rho_097",
