@@ -150,11 +150,11 @@ def _anderson_note(s):
 def _plain_note(s):
     control = ""
     if "blog_conv_late_seeds" in s and "blog_anderson_converged_40_seeds" in s:
-        control = (f" Read over the last quarter of training, as deq-anderson is, or on the final trained layers at 40 "
+        control = (f"Read over the last quarter of training, as deq-anderson is, or on the final trained layers at 40 "
                    f"evaluations, Anderson's own share falls below this rule's positive control of 90 % (worst seed "
                    f"{100 * min(s['blog_conv_late_seeds']):.1f} %; {100 * min(s['blog_anderson_converged_40_seeds']):.1f} "
                    f"%): under those readings the comparison has no reliable reference and cannot be decided (declared "
-                   f"readings), though plain iteration, damped or not, still reaches the tolerance on almost none.")
+                   f"readings), though plain iteration, damped or not, still reaches the tolerance on almost none. ")
     return control + (f"Forward solves that reached the tolerance over training, per seed: plain iteration {s['plain_convs']} "
             f"(at most {up(100 * s['plain_conv_max'], 0)} %), Anderson at least {down(100 * s['blog_conv_min'], 0)} % "
             f"in every seed. The plain-iteration models end at {s['var_plain_accs']} against {s['var_blog']:.2f} % "
