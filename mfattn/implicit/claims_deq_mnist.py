@@ -122,7 +122,10 @@ def _anderson_note(s):
             "ref_anderson_conv_last_seeds" in s and max(s["ref_anderson_conv_last_seeds"]) == 0 else "") + (
         f"Forward solves that reached the tolerance over training, per seed: Anderson {s['var_blog_convs']} (blog "
         f"model, f_θ on g); with f_θ on m, the blog's displayed update, {s['var_m_convs']}: there the solver misses "
-        f"the fixed point in about half of the training steps.")
+        f"the fixed point in about half of the training steps" + (
+            " and in almost every step of the last quarter (" + ", ".join(
+                f"{100 * v:.1f} %" for v in s["var_m_conv_late_seeds"]) + " at tolerance)"
+            if "var_m_conv_late_seeds" in s else "") + ".")
     if "ref_anderson_conv_seeds" in s:
         pct = lambda key: ", ".join(f"{100 * v:.0f} %" for v in s[key])  # noqa: E731
         text += (f" The public code's own Anderson (history 5, absolute ridge 1e-4, one residual per batch), on the "
@@ -279,7 +282,10 @@ def _correction_note(s):
             f"{s['gain_naive_text']}; {over_seeds_text(s, 'gain_naive')}. Training loss {s['var_naive_loss']:.3g} "
             f"against {s['var_blog_loss']:.3g}. With f_θ on m (the blog's displayed update): {s['var_m_accs']}; its "
             f"gain over naive mean field {s['gain_m_over_naive_text']}; {over_seeds_text(s, 'gain_m_over_naive')}; its "
-            f"forward solves reach the tolerance in only {s['var_m_convs']} of the training steps. "
+            f"forward solves reach the tolerance in only {s['var_m_convs']} of the training steps" + (
+                " (" + ", ".join(f"{100 * v:.1f} %" for v in s["var_m_conv_late_seeds"]) + " over the last quarter: "
+                "that model ends training almost never at its fixed point)" if "var_m_conv_late_seeds" in s else "")
+            + ". "
             f"{disagreement(s, 'gain_naive')}")
 
 

@@ -251,6 +251,22 @@ def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
                                 f"run is part of it." for k, v in out.items()}
 
 
+def _late_convergence(folder: Path, key: str) -> dict[str, list]:
+    """``var_<key>_conv_late_seeds``: the forward solves' converged share over the last quarter of training of every
+    stored run of variant ``key`` (``<key>-seed<n>.npz``, in the seeds' order); {} where none is stored."""
+    index = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
+    runs = sorted(((e["seed"], e["file"]) for name, e in ((index or {}).get("runs") or {}).items()
+                   if name.startswith(f"{key}-seed")), key=lambda t: t[0])
+    late = []
+    for _, name in runs:
+        h = store.load_npz(store.inside(folder, name, "run file", nested=False))
+        if "history.forward_converged" not in h:
+            return {}
+        conv = np.asarray(h["history.forward_converged"], float)
+        late.append(float(np.nanmean(conv[3 * len(conv) // 4:])))
+    return {f"var_{key}_conv_late_seeds": late} if late else {}
+
+
 def _norm_asymmetry(norm: np.ndarray) -> float:
     """‖N − Nᵀ‖/‖N + Nᵀ‖ of the norm matrix N_ij = ‖J_ij‖: a lower bound of the coupling matrix's asymmetry
     ‖M − Mᵀ‖/‖M + Mᵀ‖ when J_ji = J_jiᵀ (internal symmetry), by the triangle inequality: |‖J_ij‖ − ‖J_ji‖| ≤
@@ -337,6 +353,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
     organisation = _organisation_numbers(frames["coupling_norms"], frames["snapshot_step"])
     if summary.get("analysis_seeds"):   # a chapter run that analysed every seed: their stored runs' frames too
         organisation.update(_organisation_seeds(full / "deq" / "runs"))
+        organisation.update(_late_convergence(full / "deq" / "runs", "m"))
     init = store.read_json(full / "deq" / "init_scale.json") or {}
     out = {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
             "acc_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"), "acc_min": acc.min(), "acc_max": acc.max(),
