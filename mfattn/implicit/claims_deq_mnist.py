@@ -229,10 +229,7 @@ def _fixed_effect(key: str, floor: float):
     decide = _onsager_decide(floor)
 
     def rule(s):
-        d, v = np.asarray(s[f"{key}_d"], float), np.maximum(np.asarray(s[f"{key}_v"], float), 1e-12)
-        w = 1 / v
-        effect, half = float(np.sum(w * d) / np.sum(w)), 1.959964 / math.sqrt(float(np.sum(w)))
-        return decide(s, effect, effect - half, effect + half)
+        return decide(s, *fixed_effect_interval(s, key))
     return rule
 
 
