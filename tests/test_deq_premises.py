@@ -37,7 +37,7 @@ def _decide(claim_id, numbers=None):
 #: configuration line, a design requirement, the §4.4 sentence about the large-scale regime).
 OURS = {"deq-anderson", "deq-anderson-plain", "deq-learned-onsager", "deq-softmax-couplings", "deq-mixer-couplings",
         "deq-one-step-mnist", "deq-stability-training", "deq-cls-organisation", "deq-energy", "deq-implicit-gradient",
-        "deq-correction-onsager-form"}
+        "deq-correction-onsager-form", "deq-init-scale"}
 #: Ours, and no sentence of the blog says or denies them: no quote beside a verdict that the blog could be read into.
 UNQUOTED = {"deq-one-step-mnist", "deq-stability-training"}
 
@@ -185,7 +185,7 @@ def test_the_learning_half_of_the_init_scale_claim_is_fragile_at_root_ten():
     assert learning.premises["moved_by"] == ["exact paired test over the items, pooled over the seeds (the trained "
                                              "models as fixed)"]
     stability = _decide("deq-init-scale")
-    assert stability.verdict == "reproduced" and stability.premises["robustness"] == "robust"
+    assert stability.verdict == "confirmed" and stability.premises["robustness"] == "robust"   # ours: the neural layer
 
 
 # --- thresholds: their reasons hold of the stored data, and a changed dataset could refute them --------------------
@@ -295,9 +295,9 @@ def test_the_stored_verdicts_of_chapter_2_and_what_moves_them():
                 "deq-one-step-mnist": ("refuted", "robust"),
                 "deq-stability-training": ("not tested", "fragile"),   # a trend ‖J‖_F shares: not shown either way
                 "deq-correction-onsager-form": ("refuted", "robust"),      # ours: the cosine is at chance level
-                "deq-energy": ("refuted", "robust"), "deq-init-scale": ("reproduced", "robust"),
+                "deq-energy": ("refuted", "robust"), "deq-init-scale": ("confirmed", "robust"),
                 "deq-init-scale-learning": ("reproduced with differences", "fragile"),
-                "deq-early-organisation": ("not reproduced", "fragile"),
+                "deq-early-organisation": ("reproduced with differences", "fragile"),   # the median seed
                 "deq-cls-organisation": ("confirmed", "robust")}
     got = {c.id: (d.verdict, d.premises.get("robustness")) for c, d in verdicts.decide_chapter(ROOT, "deq")}
     assert got == expected
@@ -392,14 +392,15 @@ def test_the_correction_claim_reads_the_reaction_term_it_replaces():
 @needs_stored
 def test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading():
     """After one epoch the pattern correlates 0.755, 0.806 and 0.706 with the final one in seeds 0-2 (57, 65 and 50 %
-    of its variance) and 20-23 % of the way is covered. Graded as far as every seed shows it: seed 2 misses the 'most'
-    line (a correlation of √½ ≈ 0.7071) by 0.001, so not reproduced; a thousandth of a correlation moves it (the line
-    moved by its frame-to-frame noise), and so do the median seed's grade and a quarter of training (with
-    differences)."""
+    of its variance) and 20-23 % of the way is covered. Graded on the median seed: with differences (past the 'most'
+    line, a correlation of √½ ≈ 0.7071; short of 0.9 and of half the way). Seed 2 misses that line by 0.001, within the
+    frames' noise, so the grade every seed reaches reads not reproduced (a declared alternative), as do the first frame
+    and the strict reading."""
     d = _decide("deq-early-organisation")
-    assert d.verdict == "not reproduced" and d.premises["robustness"] == "fragile"
+    assert d.verdict == "reproduced with differences" and d.premises["robustness"] == "fragile"
     moved = d.premises["moved_by"]
-    assert any("median seed" in m for m in moved) and any("quarter of training" in m for m in moved)
+    assert any("every seed reaches" in m for m in moved) and any("first stored frame" in m for m in moved)
+    assert d.note.startswith("Decided on the median seed: the worst seed's correlation after one epoch, 0.7060")
     corr = STORED["epoch1_corr_seeds"]
     assert corr[0] > 0.5 ** 0.5 and corr[1] > 0.5 ** 0.5 and 0 < 0.5 ** 0.5 - corr[2] < 0.0015
     assert STORED["first_corr"] < 0.5 ** 0.5
@@ -503,3 +504,22 @@ def test_a_trend_the_placebos_share_cannot_decide_the_stability_claim():
         rule({**s, "rho_train_change_corr": 0.5, "placebo_jnorm_change_corr": 0.6})
     assert rule({**s, "rho_train_change_corr": -0.5}) == "fails"
     assert _co_moving_at(1.96, 0.5, placebo=False)(s) == "partly"
+
+
+@needs_stored
+def test_the_mixer_verdict_rests_on_the_seed_that_did_not_learn_not_on_the_margin():
+    """MLP-mixer couplings: 98.67, 30.74 and 98.96 %. Seed 1 never learned the task (below the 92 % floor), which keeps
+    the verdict at 'with differences' whatever the margin: the margin ± its noise no longer moves it (the median seed,
+    0.44 points below the blog model, sat 0.04 beyond the 0.4 margin); the mean over the seeds (76 %) refutes it and
+    the median seed alone, the failed seed not counted, reads the same."""
+    d = _decide("deq-mixer-couplings")
+    assert d.verdict == "confirmed with differences" and d.premises["robustness"] == "fragile"
+    assert not any(m.startswith("margin") for m in d.premises["moved_by"])
+    assert any("mean over the seeds" in m for m in d.premises["moved_by"])
+    assert d.note.startswith("The verdict rests on training that does not learn the task on every seed: 1 of 3 seeds "
+                             "ends below the 92 % floor (30.74 %)")
+    from mfattn.implicit.claims_deq_couplings import interaction_grade
+    assert interaction_grade(98.9, 99.11, every_seed_learns=False) == "partly"
+    assert interaction_grade(98.9, 99.11, every_seed_learns=True) == "holds"
+    with pytest.raises(ValueError, match="every_seed_learns"):
+        interaction_grade(98.9, 99.11, every_seed_learns="yes")

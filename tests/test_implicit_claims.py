@@ -303,8 +303,8 @@ def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
 
 
 @pytest.mark.parametrize("conv_top, extra_errors, verdict, learning", [
-    (0.3, 0, "reproduced", "reproduced with differences"), (0.95, 40, "reproduced with differences", "reproduced"),
-    (0.99, -40, "not reproduced", "not reproduced")])
+    (0.3, 0, "confirmed", "reproduced with differences"), (0.95, 40, "confirmed with differences", "reproduced"),
+    (0.99, -40, "refuted", "not reproduced")])
 def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict, learning):
     """Stored rows of the initialisation study, decided as the blog's two claims, stability and learning: the
     largest scale losing its fixed point (30 % of solves converged against 98 %) is "reproduced" for stability; one

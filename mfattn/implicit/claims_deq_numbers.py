@@ -135,7 +135,8 @@ def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     f"var_{key}_convs": ", ".join(f"{r['forward_converged']:.0%}" for r in runs),
                     f"var_{key}_broke": (f" Training did not learn the task in {', '.join(broke)} (final accuracy below 50 %; "
                                          f"the run's history says whether it learned and lost it or never learned): "
-                                         f"the verdict rests on the median over seeds, and that run is part of it."
+                                         f"the verdict counts that run (a seed that does not learn keeps it at 'with "
+                                         f"differences'), and the median over seeds keeps it from deciding the accuracy alone."
                                          if broke else "")})
         if key == "blog":
             continue
@@ -247,8 +248,9 @@ def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
                  f"{acc.size} evaluations (at most {100 * acc.max():.1f} %)" if acc.max() < 0.5 else
                  f"learned the task (up to {100 * acc.max():.1f} % at an evaluation) and lost it")
         out.setdefault(r["key"], []).append(f"seed {r.get('seed', 0)} {words}, ending at {100 * r['test_accuracy']:.2f} %")
-    return {f"var_{k}_broke": f" In the stored runs {'; '.join(v)}: the verdict rests on the median over seeds, and that "
-                                f"run is part of it." for k, v in out.items()}
+    return {f"var_{k}_broke": f" In the stored runs {'; '.join(v)}: the verdict counts that run (a seed that does not learn "
+                                f"keeps it at 'with differences'), and the median over seeds keeps it from deciding the "
+                                f"accuracy alone." for k, v in out.items()}
 
 
 def _late_convergence(folder: Path, key: str) -> dict[str, list]:
