@@ -438,7 +438,7 @@ def test_stored_runs_join_the_organisation_numbers_only_with_a_chapter_run_that_
 
 
 def test_every_seed_grades_by_the_lowest_seed_and_the_median_alternative_by_the_middle_one():
-    from mfattn.implicit.claims_deq_numbers import every_seed, seed_values, seeds_of
+    from mfattn.implicit.claims_deq_seeds import every_seed, seed_values, seeds_of
 
     def rule(s):
         return "holds" if s["x"] > 1 else "partly" if s["x"] > 0 else "fails"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from mfattn.implicit import claims_deq_numbers as dn
+from mfattn.implicit import claims_deq_seeds as ds
 from mfattn.implicit.variants import pack_correct
 
 
@@ -20,9 +21,9 @@ def test_binomial_se_of_ten_thousand_digits():
 
 
 def test_down_and_up_round_to_one_decimal_by_default():
-    assert dn.down(1.27) == "1.2" and dn.up(1.21) == "1.3"
-    assert dn.down(1.279, 2) == "1.27" and dn.up(1.271, 2) == "1.28"
-    assert dn.down(-0.05) == "-0.1" and dn.up(-0.05) == "0.0"
+    assert ds.down(1.27) == "1.2" and ds.up(1.21) == "1.3"
+    assert ds.down(1.279, 2) == "1.27" and ds.up(1.271, 2) == "1.28"
+    assert ds.down(-0.05) == "-0.1" and ds.up(-0.05) == "0.0"
 
 
 @pytest.mark.parametrize("x, text", [(0.0, "0%"), (1.0, "100%"), (0.9995, "99.9%"), (0.0004, "0.1%"),
@@ -88,24 +89,24 @@ def _gain(d, v, n10, n01, lo=-1.0, hi=1.0):
 
 
 def test_disagreement_tries_the_statistics_from_two_seeds_on():
-    assert dn.disagreement(_gain([0.5], [0.01], [60], [10]), "g") == \
+    assert ds.disagreement(_gain([0.5], [0.01], [60], [10]), "g") == \
         "One seed: the statistics over seeds cannot be tried."
     # two seeds: the primary interval (given) excludes 0; the t-interval over two seeds (t = 12.7) cannot
-    two = dn.disagreement(_gain([0.5, 0.6], [0.01, 0.01], [60, 70], [10, 10], lo=0.1, hi=1.0), "g")
+    two = ds.disagreement(_gain([0.5, 0.6], [0.01, 0.01], [60, 70], [10, 10], lo=0.1, hi=1.0), "g")
     assert two.startswith("The statistics disagree: 0 is inside the untruncated interval, the t-interval only")
 
 
 def test_over_seeds_text_of_one_seed_has_no_t_interval():
-    text = dn.over_seeds_text(_gain([0.5], [0.01], [60], [10]), "g")
+    text = ds.over_seeds_text(_gain([0.5], [0.01], [60], [10]), "g")
     assert "t over the seeds +nan to +nan" in text
     assert "exact paired test over the 10,000 digits pooled p = " in text
 
 
 def test_one_seed_and_seed_numbers():
-    assert dn.one_seed("a", "b")({"a": 2, "b": None}) == {"a": [2.0]}
+    assert ds.one_seed("a", "b")({"a": 2, "b": None}) == {"a": [2.0]}
     s = {"x": 1.0, "x_seeds": [1.0, None, 3.0], "y": 5}
-    assert dn.seed_numbers(s, 2)["x"] == 3.0 and math.isnan(dn.seed_numbers(s, 1)["x"])
-    assert dn.seed_numbers(s, 0)["y"] == 5
+    assert ds.seed_numbers(s, 2)["x"] == 3.0 and math.isnan(ds.seed_numbers(s, 1)["x"])
+    assert ds.seed_numbers(s, 0)["y"] == 5
 
 
 def _straight_path():

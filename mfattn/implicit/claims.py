@@ -29,7 +29,7 @@ from .claims_deq_couplings import INTERACTION_FLOOR, INTERACTION_MARGIN, interac
 from .claims_deq_mnist import MNIST_CLAIMS
 from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, REMEDY, THREE_SE_10K, deq_numbers, full_numbers,
                                  save, stability_prose, stored_cost_exponent, stored_numbers)
-from .claims_deq_numbers import down as _down, shown as _shown, up as _up  # noqa: F401  (the single module's helpers)
+from .claims_deq_seeds import down as _down, shown as _shown, up as _up  # noqa: F401  (the single module's helpers)
 
 __all__ = ["deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost_exponent", "stability_prose",
            "interaction_grade", "BLOG_ACCURACY", "ACCURACY_BAND", "THREE_SE_10K", "INTERACTION_MARGIN",

@@ -14,7 +14,8 @@ from mfattn.companion.checks import check_real
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
-from .claims_deq_numbers import BAL, measured, shown
+from .claims_deq_numbers import BAL
+from .claims_deq_seeds import measured, shown
 
 __all__ = ["interaction_grade", "INTERACTION_MARGIN", "INTERACTION_FLOOR"]
 

@@ -19,8 +19,8 @@ from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
 from .claims_deq_stability import STABILITY_CLAIMS
-from .claims_deq_numbers import (BAL, THREE_SE_10K, binomial_se, every_seed, every_seed_at, measured, seed_spread,
-                                 shown)
+from .claims_deq_numbers import BAL, THREE_SE_10K, binomial_se
+from .claims_deq_seeds import every_seed, every_seed_at, measured, seed_spread, shown
 
 __all__ = ["LAYER_CLAIMS"]
 

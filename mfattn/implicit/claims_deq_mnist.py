@@ -20,8 +20,8 @@ from mfattn.companion import premises, stats, verdicts
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
-from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, binomial_se, disagreement, down, measured,
-                                 over_seeds_text, shown, up)
+from .claims_deq_numbers import ACCURACY_BAND, BAL, BLOG_ACCURACY, binomial_se
+from .claims_deq_seeds import disagreement, down, measured, over_seeds_text, shown, up
 from .claims_deq_couplings import MIXER, SWAP, _coupling_claim, _gain_shown
 from .claims_deq_plain import damped_plain, damped_text
 

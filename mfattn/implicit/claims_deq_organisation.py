@@ -15,7 +15,8 @@ from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
 from .claims_deq_layer import MNIST_SECTION, TC, TP
-from .claims_deq_numbers import BAL, every_seed, every_seed_at, measured, seed_spread, shown
+from .claims_deq_numbers import BAL
+from .claims_deq_seeds import every_seed, every_seed_at, measured, seed_spread, shown
 
 __all__ = ["ORGANISATION_CLAIMS"]
 

@@ -16,7 +16,7 @@ from mfattn.companion import stats
 from mfattn.companion.premises import LEVEL
 
 from .claims_deq_couplings import INTERACTION_FLOOR, INTERACTION_MARGIN, _FORMER_FLOOR
-from .claims_deq_numbers import disagreement, over_seeds_text
+from .claims_deq_seeds import disagreement, over_seeds_text
 
 __all__ = ["variant_glue", "glue", "INTERACTIONS", "KEYS"]
 

@@ -11,7 +11,7 @@ from mfattn.companion import stats, verdicts
 from mfattn.companion.premises import Alternative, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
-from .claims_deq_numbers import every_seed, every_seed_at, seed_spread, shown
+from .claims_deq_seeds import every_seed, every_seed_at, seed_spread, shown
 
 __all__ = ["STABILITY_CLAIMS"]
 

@@ -1,0 +1,124 @@
+"""What Chapter 2's claim modules share: the numbers a verdict quotes, the thresholds' noise read from the stored
+numbers, and the per-seed reading of a rule (issue 41: three seeds behind every claim): each rule decided on every
+seed alone (:func:`every_seed`) and the spread over the seeds (:func:`seed_spread`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mfattn.companion import stats
+from mfattn.companion.premises import LEVEL
+
+# --- what the claims of both modules share ------------------------------------------------------------------------
+
+def shown(*keys: str, digits: int = 3):
+    """The numbers a verdict quotes, to ``digits`` significant digits (NaN, e.g. the s.d. of one seed, left out)."""
+    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if math.isfinite(s[k])}
+
+
+def down(x: float, digits: int = 1) -> str:
+    """``x`` rounded down to ``digits`` decimals (a lower bound quoted safely)."""
+    return f"{math.floor(x * 10 ** digits) / 10 ** digits:.{digits}f}"
+
+
+def up(x: float, digits: int = 1) -> str:
+    """``x`` rounded up to ``digits`` decimals (an upper bound quoted safely)."""
+    return f"{math.ceil(x * 10 ** digits) / 10 ** digits:.{digits}f}"
+
+
+def measured(key: str, scale: float = 1.0):
+    """A threshold's noise read from the stored numbers (``numbers[key] * scale``), None where it is not a positive
+    finite number (e.g. seeds that agree exactly: nothing to move the threshold by)."""
+    def noise(s):
+        x = s[key] * scale
+        return float(x) if isinstance(x, (int, float)) and math.isfinite(x) and x > 0 else None
+    return noise
+
+
+def one_seed(*keys: str):
+    """The spread of a number measured on seed 0 only (the stored run and its summary): one value per key, so the
+    claim is graded at best "with differences" (:class:`~mfattn.companion.premises.Spread`)."""
+    return lambda s: {k: [float(s[k])] for k in keys if s.get(k) is not None}
+
+
+def over_seeds_text(s, key: str) -> str:
+    """A paired gain ``key`` seed by seed (difference, its SE, the discordant digits) and under each alternative
+    statistic over the seeds, in words: what a referee tries after the primary interval."""
+    d, v = s[f"{key}_d"], s[f"{key}_v"]
+    untr = stats.pooled_over_seeds(d, v, truncate=False)
+    t = stats.t_interval(d) if len(d) > 1 else {"lo": math.nan, "hi": math.nan}
+    exact = stats.exact_paired_test(int(sum(s[f"{key}_n10"])), int(sum(s[f"{key}_n01"])))
+    per = ", ".join(f"{x:+.2f} (SE {math.sqrt(y):.2f}; {a}/{b} digits)" for x, y, a, b in
+                    zip(d, v, s[f"{key}_n10"], s[f"{key}_n01"]))
+    return (f"per seed {per}; untruncated Hartung-Knapp {untr['lo']:+.2f} to {untr['hi']:+.2f}, t over the seeds "
+            f"{t['lo']:+.2f} to {t['hi']:+.2f}, exact paired test over the {10_000 * len(d):,} digits pooled p = "
+            f"{exact['p']:.2g}" + (f"; a sign test over {len(d)} seeds cannot reach 5 % (smallest p {2.0 ** (1 - len(d)):.2g})"
+                                   if len(d) < stats.SIGN_TEST_MIN_UNITS else ""))
+
+
+def disagreement(s, key: str) -> str:
+    """Which of the statistics over seeds put 0 inside the gain's interval, and what would settle a disagreement."""
+    d, v = s[f"{key}_d"], s[f"{key}_v"]
+    if len(d) < 2:
+        return "One seed: the statistics over seeds cannot be tried."
+    untr = stats.pooled_over_seeds(d, v, truncate=False)
+    t = stats.t_interval(d)
+    exact = stats.exact_paired_test(int(sum(s[f"{key}_n10"])), int(sum(s[f"{key}_n01"])))
+    zero = {"the truncated interval (primary)": s[f"{key}_lo"] <= 0 <= s[f"{key}_hi"],
+            "the untruncated interval": untr["lo"] <= 0 <= untr["hi"], "the t-interval": t["lo"] <= 0 <= t["hi"],
+            "the exact paired test": exact["p"] >= LEVEL}
+    inside = [k for k, z in zero.items() if z]
+    if not inside or len(inside) == len(zero):
+        return "Every statistic over the seeds agrees."
+    return (f"The statistics disagree: 0 is inside {', '.join(inside)} only; a fourth and a fifth seed (naive and blog "
+            f"models, about 50 CPU-min) would settle it.")
+
+
+# --- numbers of every seed (issue 41: three seeds behind every claim) ---------------------------------------------
+
+def seed_values(s, key: str) -> list[float]:
+    """Every seed's value of ``key`` (``<key>_seeds``, stored by the chapter for each seed it analysed), or seed 0's
+    alone (``[s[key]]``) where only that is stored (a run before the per-seed analyses: graded as one seed)."""
+    values = s.get(f"{key}_seeds")
+    if isinstance(values, list) and values:
+        return [float("nan") if v is None else float(v) for v in values]
+    return [float(s[key])]
+
+
+def seed_numbers(s, i: int) -> dict[str, Any]:
+    """The numbers as seed ``i`` alone has them: every ``<key>_seeds`` list's i-th value put under ``key``."""
+    return {**s, **{k[:-len("_seeds")]: (float("nan") if v[i] is None else v[i]) for k, v in s.items()
+                    if k.endswith("_seeds") and isinstance(v, list) and len(v) > i}}
+
+
+def seeds_of(s) -> int:
+    """How many seeds the per-seed lists hold (the shortest; 1 where none is stored)."""
+    lengths = [len(v) for k, v in s.items() if k.endswith("_seeds") and isinstance(v, list) and v]
+    return min(lengths) if lengths else 1
+
+
+def every_seed(rule, reading: str = "all"):
+    """A rule decided on each seed alone (:func:`seed_numbers`), combined: ``"all"`` grades the claim as far as every
+    seed shows it (the lowest of the seeds' grades: a claim is reproduced only if each seed reproduces it);
+    ``"median"`` takes the middle grade (a majority of seeds), the alternative a referee tries next."""
+    from mfattn.companion.verdicts import GRADES
+
+    if reading not in ("all", "median"):
+        raise ValueError(f"reading must be 'all' or 'median'; got {reading!r}")
+
+    def combined(s):
+        grades = sorted((rule(seed_numbers(s, i)) for i in range(seeds_of(s))), key=GRADES.index)
+        return grades[-1] if reading == "all" else grades[(len(grades) - 1) // 2]
+    return combined
+
+
+def every_seed_at(factory, reading: str = "all"):
+    """:func:`every_seed` for a rule factory (``rule_at``: thresholds -> rule)."""
+    return lambda *a, **k: every_seed(factory(*a, **k), reading)
+
+
+def seed_spread(*keys: str):
+    """The spread over the analysed seeds of ``keys`` (:func:`seed_values`): three values each once the chapter has
+    analysed three seeds, one (graded at best "with differences") for a run that analysed seed 0 alone."""
+    return lambda s: {k: seed_values(s, k) for k in keys if s.get(k) is not None or s.get(f"{k}_seeds")}
