@@ -18,6 +18,7 @@ from mfattn.companion import premises, store, verdicts
 from mfattn.implicit import claims_transformer as ct
 from mfattn.implicit import claims_transformer_cost as cost
 from mfattn.implicit import claims_transformer_numbers as tn
+from mfattn.implicit import claims_transformer_amortised as amortised
 from mfattn.implicit import claims_transformer_rules as rules
 from mfattn.implicit import explicit_cost, onsager
 
@@ -104,14 +105,15 @@ BOUNDARY_CASES = [
     # §3.4 at fixed couplings: the varying-coupling net of m does not decide it
     ("transformer-amortised-onsager", {"corr_mean_m_seeds": [1.1, 1.2], "corr_mean_mfixed_seeds": [0.19, 0.19]},
      "holds"),
-    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
-    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.2001, 0.2, 0.2]}, "partly"),
-    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.9999, 0.9999]}, "partly"),
-    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [1.0001, 1.0]}, "fails"),
-    ("transformer-ffn-amortises", {"corr_mean_g_seeds": [0.9999, 1.0]}, None),   # the draws straddle the line: undecided
-    # every training β weighted alike: neither the median over β nor the ‖V m‖²-weighted pooled error decides
-    ("transformer-ffn-amortises", {"corr_median_g_seeds": [0.1, 0.1], "corr_pooled_g_seeds": [0.1, 0.1],
-                                   "corr_mean_g_seeds": [1.1, 1.2]}, "fails"),
+    ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
+    ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.2001, 0.2, 0.2]}, "partly"),
+    ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.9999, 0.9999]}, "partly"),
+    ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [1.0001, 1.0]}, "fails"),
+    ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.9999, 1.0]}, None),   # the draws straddle the line: undecided
+    # the rule reads the net fitted with every training β weighted alike, not the plain squared-error fit, nor the
+    # median over β, nor the ‖V m‖²-weighted pooled error
+    ("transformer-ffn-amortises", {"corr_median_gbal_seeds": [0.1, 0.1], "corr_pooled_gbal_seeds": [0.1, 0.1],
+                                   "corr_mean_g_seeds": [0.1, 0.1], "corr_mean_gbal_seeds": [1.1, 1.2]}, "fails"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.0999, 0.0999]}, "holds"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.1001, 0.1]}, "partly"),
     ("transformer-site-feature-onsager", {"corr_median_ms_seeds": [0.1999]}, "partly"),
@@ -278,10 +280,11 @@ def test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws()
     """§3.4 (transformer-amortised-onsager): f_θ(m) at fixed couplings, one net per training β, three draws: 0.191,
     0.183, 0.188, below the site-shared level 0.2: reproduced, and it learns that level, no more (the best a·m_i per β
     is 0.190, 0.182, 0.187); at its worst β it reaches 0.204 (with differences: fragile), and at varying couplings the
-    same net is not reproduced. §4.3 (transformer-ffn-amortises): f_θ(g) at varying couplings, every training β
-    weighted alike: 1.003, 0.992, 1.012, draws on both sides of the line of no correction: not tested (inconclusive),
-    the median over β, the pooled error and the narrower range read 'with differences' (fragile); the net of m, 1.13,
-    is not reproduced; the magnetisations inside the iteration read 'with differences'."""
+    same net is not reproduced. §4.3 (transformer-ffn-amortises): f_θ(g) at varying couplings, fitted and read with
+    every training β weighted alike: 0.610, 0.589, 0.595, between the site-shared level (0.18) and no correction (1):
+    reproduced with differences; the chapter's factor 2 on the site-shared level reads it not reproduced, and the
+    plain squared-error fit (1.003, 0.992, 1.012, draws on both sides of the line of no correction) cannot decide it
+    (fragile); the plain-fit net of m, 1.13, is not reproduced."""
     d = _decide("transformer-amortised-onsager")
     assert d.verdict == "reproduced" and d.premises["spread"]["n"] == 3 and d.premises["robustness"] == "fragile"
     assert all(0.18 < x < 0.2 for x in STORED["corr_mean_mfixed_seeds"])
@@ -289,18 +292,15 @@ def test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws()
     rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
     assert rows["reading: at every training β (its worst β, in the worst draw)"] == "reproduced with differences"
     f = _decide("transformer-ffn-amortises")
-    assert f.verdict == "not tested" and f.premises["robustness"] == "fragile" and "straddle" in f.note
-    assert "knife edge" in f.note and "β⁴" in f.note
-    assert 1.0 < float(np.mean(STORED["corr_mean_g_seeds"])) < 1.005
+    assert f.verdict == "reproduced with differences" and f.premises["robustness"] == "fragile"
+    assert all(0.55 < x < 0.65 for x in STORED["corr_mean_gbal_seeds"])
+    assert 1.0 < float(np.mean(STORED["corr_mean_g_seeds"])) < 1.005 and "straddle" in f.note and "β⁴" in f.note
     rows = {a["name"]: a["verdict"] for a in f.premises["alternatives"]}
-    assert rows[f"reading: {rules.READING_M}, couplings of varying strength"] == "not reproduced"
-    assert rows["statistic: the median over the in-range β of each β's pooled error (it hides the lowest training β, "
-                "where the net is worse than no correction)"] == "reproduced with differences"
+    assert rows[f"reading: {rules.READING_M}, fitted by the plain squared error"] == "not reproduced"
+    assert [v for n, v in rows.items() if n.startswith("fit: the plain")] == ["cannot decide"]
+    assert [v for n, v in rows.items() if n.startswith("threshold: the chapter's factor 2")] == ["not reproduced"]
     assert all(b == 0.2 for b in STORED["corr_worst_beta_g_seeds"]) and min(STORED["corr_worst_g_seeds"]) > 1
-    assert rows["statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean field's "
-                "(median over the training β, mean over the draws), as good as the site-shared net given the "
-                "temperature f(m, β̂²) or not, better than naive or not"] in ("reproduced with differences",
-                                                                             "cannot decide")
+    assert max(STORED["corr_worst_gbal_seeds"]) < 1        # fitted alike, no training β is worse than no correction
     assert all(0.4 < x < 0.46 for x in STORED["merr_median_m_seeds"])
 
 
@@ -318,7 +318,7 @@ def test_the_in_iteration_statistic_is_the_ratio_of_the_stored_m_errors_and_sees
     assert got["merr_median_m_seeds"] == [pytest.approx(0.5)]
     assert got["merr_worst_m_seeds"] == [pytest.approx(0.75)]
     assert got["merr_median_mb2_seeds"] == [pytest.approx(0.1)]
-    rule = rules.in_iteration("m")
+    rule = amortised.in_iteration("m")
     assert rule({"merr_median_m_seeds": [0.1, 0.12], "merr_median_mb2_seeds": [0.11, 0.11]}) == "holds"
     assert rule({"merr_median_m_seeds": [0.5, 0.9], "merr_median_mb2_seeds": [0.11, 0.11]}) == "partly"
     assert rule({"merr_median_m_seeds": [1.0, 1.0], "merr_median_mb2_seeds": [0.11, 0.11]}) == "fails"
@@ -450,7 +450,7 @@ def test_the_fixed_coupling_reading_of_the_amortised_correction_is_declared(tiny
     assert d.verdict == expected   # §3.4's claim is decided at fixed couplings
     f = _decide("transformer-ffn-amortises", s)
     names = [a["name"] for a in f.premises["alternatives"] if a["kind"] == "reading"]
-    assert sum(rules.READING_FIXED in n for n in names) == 2
+    assert sum(rules.READING_M in n for n in names) == 2 and any(n.startswith("fit: the plain") for n in names)
     assert "worse than no correction at" in d.note and "couplings of one strength" in d.note
     assert "per-site term" in _decide("transformer-site-feature-onsager", s).note
 
@@ -494,3 +494,25 @@ def test_the_prose_numbers_are_glued_from_the_stored_draws(tiny):
     high = rules.full_glue({**s, "corr_mean_mfixed_seeds": [0.21, 0.205]})["onsager-fixed-outcome-full"]
     assert "would be reproduced," in low and "moves the verdict up" in low
     assert high.startswith("at or above") and high.endswith("reproduced with differences")
+
+
+def test_the_beta_weighted_fit_weighs_every_training_beta_alike():
+    """weight="beta": the loss is the mean over the training β of each β's relative squared error, computed here
+    independently, so that no correction (f = 0) has loss exactly 1 whatever the β's scales. Stored: fitted alike, the net of the naive update is no longer worse than no correction at the lowest
+    training β (3.5 with the plain fit)."""
+    import torch
+    from mfattn.implicit import onsager
+
+    beta = torch.tensor([0.2, 0.2, 0.5, 0.5, 0.5], dtype=torch.float64)
+    y = torch.arange(1.0, 11.0, dtype=torch.float64) * torch.tensor([0.01] * 4 + [1.0] * 6, dtype=torch.float64)
+    w = onsager._beta_weights(beta, y, 2)
+    assert float((w * y ** 2).sum()) == pytest.approx(1.0, rel=1e-12)          # f = 0: each β's relative error is 1
+    assert float((w[:4] * y[:4] ** 2).sum()) == pytest.approx(0.5, rel=1e-12)  # the two β weigh alike
+    f = y + 0.1
+    lo, hi = slice(0, 4), slice(4, 10)
+    expected = 0.5 * (float(((f[lo] - y[lo]) ** 2).sum() / (y[lo] ** 2).sum())
+                      + float(((f[hi] - y[hi]) ** 2).sum() / (y[hi] ** 2).sum()))
+    assert float((w * (f - y) ** 2).sum()) == pytest.approx(expected, rel=1e-12)
+    if "corr_beta_gbal" in STORED:
+        low = STORED["test_betas"].index(min(STORED["train_betas"]))
+        assert STORED["corr_beta_gbal"][low] < 1 < STORED["corr_beta_g"][low]

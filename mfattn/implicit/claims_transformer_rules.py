@@ -249,172 +249,6 @@ def _t_upper(tag: str, grade: Callable[[float], str], stat: str = "median"):
     return rule
 
 
-def in_iteration(tag: str, shared: str = "mb2"):
-    """The magnetisations inside the iteration (the referee's statistic): the net's RMSE of m over naive mean field's,
-    median over the training β, mean over the draws. Holds if at most that of the site-shared net given the
-    temperature, f(m, β̂²), in the same draws (as good as a correction shared by the sites); partly if below naive
-    mean field's (1); fails at or above it. It is free of the relative correction error's blow-up where ‖V m‖ ∝ β² is
-    small."""
-    def rule(s):
-        key, ref = f"merr_median_{tag}_seeds", f"merr_median_{shared}_seeds"
-        if key not in s or ref not in s:
-            raise verdicts.Undecidable("the magnetisation errors inside the iteration are not stored per draw")
-        e = float(np.mean(s[key]))
-        return "holds" if e <= float(np.mean(s[ref])) else "partly" if e < 1 else "fails"
-    return rule
-
-
-def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
-    g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
-    return (Alternative("statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean "
-                        "field's (median over the training β, mean over the draws), as good as the site-shared net "
-                        "given the temperature f(m, β̂²) or not, better than naive or not", "statistic",
-                        in_iteration(tag)),
-            Alternative(f"reading: {READING_G if other == 'g' else READING_M}, couplings of varying strength",
-                        "reading", lambda s: g(_mean_over_draws(s, "mean", other))),
-            Alternative("statistic: the median over the in-range β of each β's pooled error (it hides the lowest "
-                        "training β, where the net is worse than no correction)",
-                        "statistic", lambda s: g(_mean_over_draws(s, "median", tag))),
-            Alternative("statistic: the error pooled over every in-range instance at once (each instance weighted by "
-                        "‖V m‖², which grows like β⁴: the two largest training β carry most of the weight)",
-                        "statistic", lambda s: g(_mean_over_draws(s, "pooled", tag))),
-            Alternative("statistic: the median over the in-range test instances", "statistic",
-                        lambda s: g(_mean_over_draws(s, "instance", tag))),
-            Alternative("statistic: the upper end of the Student-t 95 % interval over the draws", "statistic",
-                        _t_upper(tag, g, "mean")),
-            Alternative("reading: a narrower range of coupling strengths, the training β but the lowest (0.3 to 0.6, "
-                        "a fourfold range of β² instead of ninefold), the same mean over β", "reading",
-                        lambda s: g(_mean_over_draws(s, "mean_upper", tag))),
-            Alternative("reading: at every β of the training range (its worst β, in the worst draw)", "reading",
-                        lambda s: g(max(s[f"corr_worst_{tag}_seeds"]))),
-            Alternative("reading: beyond the training range too (the median over β = 0.7 to 0.9)", "reading",
-                        lambda s: g(_mean_over_draws(s, "above", tag))),
-            Alternative(f"reading: {READING_FIXED} (the mean over the training β)", "reading",
-                        lambda s: g(_mean_over_draws(s, "mean", f"{tag}fixed"))),
-            Alternative(f"reading: {READING_FIXED}, at every training β (its worst β, in the worst draw)", "reading",
-                        lambda s: g(max(s[f"corr_worst_{tag}fixed_seeds"]))))
-
-
-def fixed_alternatives() -> tuple[Alternative, ...]:
-    """The readings a referee tries on the fixed-coupling case (f_θ(m) fitted and tested at each training β alone)."""
-    g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
-    return (Alternative("reading: at every training β (its worst β, in the worst draw)", "reading",
-                        lambda s: g(max(s["corr_worst_mfixed_seeds"]))),
-            Alternative("statistic: the median over the training β of each β's error", "statistic",
-                        lambda s: g(_mean_over_draws(s, "median", "mfixed"))),
-            Alternative("statistic: the error pooled over every training instance at once", "statistic",
-                        lambda s: g(_mean_over_draws(s, "pooled", "mfixed"))),
-            Alternative("statistic: the upper end of the Student-t 95 % interval over the draws", "statistic",
-                        _t_upper("mfixed", g, "mean")),
-            Alternative("reading: couplings of varying strength (β 0.2 to 0.6, one net for all, the §4.3 setting of "
-                        "transformer-ffn-amortises), the same net of m", "reading",
-                        lambda s: g(_mean_over_draws(s, "mean", "m"))))
-
-
-def straddle_at(tag: str):
-    """:func:`amortised_at`'s rule, except that draws on both sides of the line of no correction (1) leave the claim
-    undecided: which side the mean falls on then depends on the draw (the fit's initialisation and data), not on the
-    net's input."""
-    base = amortised_at(tag)
-
-    def factory(tap_level: float, none: float):
-        rule = base(tap_level, none)
-
-        def decide(s):
-            d = s.get(f"corr_mean_{tag}_seeds")
-            if d and len(d) > 1 and min(d) < none <= max(d):
-                raise verdicts.Undecidable(
-                    f"the draws straddle the line of no correction ({', '.join(f'{x:.3f}' for x in d)} against "
-                    f"{none:g}): inconclusive, the side the mean falls on depends on the draw")
-            return rule(s)
-        return decide
-    return factory
-
-
-def knife_edge_note(s: Numbers, tag: str) -> str:
-    """Where the net's mean error over the draws sits against the line at 1, in units of the draws' spread."""
-    d = s.get(f"corr_mean_{tag}_seeds")
-    if not d or len(d) < 2:
-        return ""
-    mean, sd = float(np.mean(d)), float(np.std(d, ddof=1))
-    return (f" The net of the naive update, f_θ(g), averages {mean:.4f} over the draws ({_listed(d, 4)}; s.d. {sd:.4f}): "
-            f"{abs(mean - 1) / sd:.1f} draw s.d. {'above' if mean >= 1 else 'below'} the line at 1, so the verdict "
-            "rests on a knife edge; below the line it would read with differences. The net is fitted by plain squared "
-            "error of c = V m, which weighs each instance by ‖V m‖² ∝ β⁴, so β = 0.2 carries about 1 % of the loss while "
-            "the statistic weighs every β alike: much of the failure at β = 0.2 comes from that weighting (a referee's "
-            "refit with a loss normalised per β gave a mean error of about 0.6 in two draws; not stored).")
-
-
-def amortised_numbers(s: Numbers) -> dict[str, Any]:
-    keys = {"corr_in_m": _mean_over_draws(s, "median", "m"), "corr_in_g": _mean_over_draws(s, "median", "g"),
-            "corr_above_m": _mean_over_draws(s, "above", "m"), "corr_above_g": _mean_over_draws(s, "above", "g"),
-            "shared_floor": float(np.mean(per_draw(s, "corr_median_shared", "shared_floor")))
-            if "shared_floor" in s or "corr_median_shared_seeds" in s else None}
-    if "corr_median_mfixed_seeds" in s:
-        keys["corr_in_mfixed"] = _mean_over_draws(s, "median", "mfixed")
-        if "corr_mean_mfixed_seeds" in s:
-            keys["corr_mean_mfixed"] = _mean_over_draws(s, "mean", "mfixed")
-        keys["corr_worst_mfixed"] = max(s["corr_worst_mfixed_seeds"])
-    for tag in ("m", "g"):
-        if f"corr_pooled_{tag}_seeds" in s:
-            keys[f"corr_pooled_{tag}"] = _mean_over_draws(s, "pooled", tag)
-            keys[f"corr_worst_{tag}"] = max(s[f"corr_worst_{tag}_seeds"])
-    return {k: float(f"{v:.3g}") for k, v in keys.items() if v is not None}
-
-
-def amortised_note(s: Numbers) -> str:
-    if "corr_pooled_m_seeds" not in s:   # a summary stored before the pooled statistic: the median was the headline
-        m, g = per_draw(s, "corr_median_m", "corr_in_m"), per_draw(s, "corr_median_g", "corr_in_g")
-        text = (f"The blog's net f_θ(m): error {_listed(m)} in {len(m)} draw(s) (median over the in-range β of the "
-                f"error pooled over each β's instances), f_θ(g) {_listed(g)}; no correction has error 1")
-    else:
-        m, g = s["corr_mean_m_seeds"], s["corr_mean_g_seeds"]
-        text = (f"The blog's net f_θ(m): error {_listed(m, 3)} in {len(m)} draw(s) (the mean over the training β of "
-                f"each β's pooled error: every β weighted alike), f_θ(g) {_listed(g, 3)}; no correction has error 1")
-        if "corr_mean_shared_seeds" in s:
-            text += (f", the best site-shared correction a·m_i {_listed(s['corr_mean_shared_seeds'], 3)} and the "
-                     f"temperature-only net f(m, β̂²) {_listed(s['corr_mean_mb2_seeds'], 3)} (averaged alike). Pooled "
-                     f"over every in-range instance at once f_θ(m)'s error is {_listed(s['corr_pooled_m_seeds'], 3)}, "
-                     f"but there each instance weighs as ‖V m‖² ∝ β⁴, so the two largest training β decide it; the "
-                     f"median over the training β is {_listed(per_draw(s, 'corr_median_m', 'corr_in_m'))}")
-    if "corr_pooled_m_seeds" not in s and ("corr_median_shared_seeds" in s or "shared_floor" in s):
-        text += (f", the best site-shared correction a·m_i {_listed(per_draw(s, 'corr_median_shared', 'shared_floor'))}"
-                 f" and the temperature-only net f(m, β̂²) {_listed(per_draw(s, 'corr_median_mb2', 'corr_in_mb2'))}")
-    text += ". "
-    if "merr_median_m_seeds" in s:
-        text += (f"Inside the iteration f_θ(m)'s error of the magnetisations is {_listed(s['merr_median_m_seeds'], 2)} "
-                 f"of naive mean field's (median over the training β, per draw; at its worst β "
-                 f"{_listed(s['merr_worst_m_seeds'], 2)}), the temperature-aware net f(m, β̂²)'s "
-                 f"{_listed(s['merr_median_mb2_seeds'], 2)}: it removes part of naive mean field's error, less than a "
-                 "site-shared correction that knows the temperature. ")
-    if "corr_worst_m_seeds" in s:
-        worst, at = s["corr_worst_m_seeds"], s["corr_worst_beta_m_seeds"]
-        low = all(b == min(s["train_betas"]) for b in at)
-        text += (f"Where it fails: at β = {_listed(sorted(set(at)), 2)}" + (", the low end of the training range," if low
-                                                                         else "") + f" f_θ(m)'s error is "
-                 f"{_listed(worst, 2)}" + (" (worse than no correction: the true correction is small there, ‖V m‖ ∝ "
-                                           "β², and a net that cannot see β applies the average one)" if min(worst) > 1
-                                           else "") + f"; {_listed(s['corr_worse_m_seeds'], 2)} of the "
-                 f"in-range instances are not better than no correction; above the range "
-                 f"{_listed(s['corr_above_m_seeds'], 2)}.")
-        if "corr_beta_m" in s:
-            inside = [(b, e) for b, e in zip(s["test_betas"], s["corr_beta_m"])
-                      if min(s["train_betas"]) - 1e-9 <= b <= max(s["train_betas"]) + 1e-9]
-            text += (" A median over the training β would hide the low end: per training β (first draw) the error is "
-                     + ", ".join(f"{e:.2f} (β = {b:g})" for b, e in inside) + f"; worse than no correction at "
-                     f"{_listed(s['corr_worse_betas_m_seeds'], 1)} of the {len(inside)} training β per draw.")
-        if "corr_median_mfixed_seeds" in s:
-            fixed, lin = s["corr_mean_mfixed_seeds"], s["corr_mean_linfixed_seeds"]
-            text += (f" With couplings of one strength (f_θ(m) fitted and tested at each training β alone, the layer "
-                     f"whose couplings are fixed): {_listed(fixed)} (mean over those β), at most "
-                     f"{_listed(s['corr_worst_mfixed_seeds'])} at any of them; the best single a·m_i per β "
-                     f"{_listed(lin)}: at fixed couplings the net of m alone learns the site-shared level of the "
-                     "correction (TAP's term), not below it.")
-    else:
-        text += "The per-instance errors are not stored: where it fails is in the figure only."
-    return text
-
-
 # --- the site feature s_i ------------------------------------------------------------------------------------------------
 
 SITE = {"tenth": 0.1, "tap_level": AMORTISED["tap_level"]}
@@ -557,6 +391,12 @@ def full_glue(s: Numbers) -> dict[str, str]:
         out.update({"onsager-fixed-full": _listed(s["corr_mean_mfixed_seeds"], 3),
                     "onsager-fixed-worst-full": _listed(s["corr_worst_mfixed_seeds"], 3),
                     "onsager-linfixed-full": _listed(s["corr_mean_linfixed_seeds"], 3)})
+    if "corr_mean_gbal_seeds" in s:
+        inside = [(b, e) for b, e in zip(s["test_betas"], s["corr_beta_gbal"])
+                  if min(s["train_betas"]) - 1e-9 <= b <= max(s["train_betas"]) + 1e-9]
+        out.update({"onsager-gbal-full": _listed(s["corr_mean_gbal_seeds"], 3),
+                    "onsager-gbal-per-beta-full": ", ".join(f"{e:.2g}" for _, e in inside),
+                    "onsager-mbal-full": _listed(s["corr_mean_mbal_seeds"], 3)})
     if "merr_median_m_seeds" in s:
         out.update({"onsager-m-iter-full": _listed(s["merr_median_m_seeds"], 2),
                     "onsager-mb2-iter-full": _listed(s["merr_median_mb2_seeds"], 2)})
@@ -573,5 +413,5 @@ def full_glue(s: Numbers) -> dict[str, str]:
             "onsager-sitetap-full", "onsager-sitetap-worst-full", "onsager-m-pooled-full", "onsager-m-median-full", "onsager-m-mean-full",
             "onsager-m-above-full", "onsager-g-full", "onsager-m-low-full", "onsager-ms-worst-full",
             "onsager-fixed-outcome-full", "onsager-m-iter-full", "onsager-mb2-iter-full", "off-block-dense-full",
-            "off-block-value-full")
+            "off-block-value-full", "onsager-gbal-full", "onsager-gbal-per-beta-full", "onsager-mbal-full")
     return {k: out.get(k, missing) for k in keys}

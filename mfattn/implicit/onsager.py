@@ -129,8 +129,8 @@ FIT_WEIGHTS = ("plain", "beta")
 
 
 def _beta_weights(beta: torch.Tensor, y: torch.Tensor, sites: int) -> torch.Tensor:
-    """Per-sample weights (summing to 1) that make ``Σ w (f − y)²`` the mean over the distinct β of each β's mean
-    squared error over its mean y²: beta (I,) per instance, y (I·sites,) -> (I·sites,)."""
+    """Per-sample weights that make ``Σ w (f − y)²`` the mean over the distinct β of each β's mean squared error over
+    its mean y² (so ``f = 0`` has loss exactly 1): beta (I,) per instance, y (I·sites,) -> (I·sites,)."""
     _, group = torch.unique(beta, return_inverse=True)
     group = group.repeat_interleave(sites)
     count = torch.bincount(group).to(y.dtype)
