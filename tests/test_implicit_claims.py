@@ -98,7 +98,9 @@ def test_the_pooled_paired_gain_decides_the_learned_correction(tmp_path, extra, 
 def test_stability_numbers_are_glued_and_one_step_is_decided_against_the_fixed_point(tmp_path):
     _write_deq(tmp_path, naive_extra_errors=40, summary=STAB)
     got = _decide(tmp_path)
-    assert got["deq-anderson"][0] == "confirmed" and "8.8 evaluations" in got["deq-anderson-plain"][2]
+    assert got["deq-anderson"][0] == "confirmed"
+    # the comparison with plain iteration reads the last quarter of the stored runs, which the fixture lacks
+    assert got["deq-anderson-plain"][0] == "not tested" and "var_plain_conv_late_seeds" in got["deq-anderson-plain"][2]
     verdict, numbers, note = got["deq-one-step-mnist"]
     assert verdict == "refuted" and numbers["step_gap"] == pytest.approx(79.2) and "median 1.05" in note
     assert "median is 1.05" in claims.stability_prose(tmp_path)
@@ -174,10 +176,10 @@ def test_cost_exponent_verdict_and_its_fit_window(tmp_path, slope, verdict):
     assert got["transformer-site-feature-onsager"][0] == "confirmed with differences"  # ours, f(m, s): 0.07, one draw
 
 
-def test_each_interaction_variant_is_decided_on_its_median_with_its_spread(tmp_path):
+def test_each_interaction_variant_is_decided_on_every_seed_with_its_spread(tmp_path):
     """Softmax couplings stored for one seed at 98.8 %, the MLP mixer for two at 60 %: two verdicts, each with its
-    seeds, spread and pooled paired gain; the blog model is at 99.1 %. One seed within the margin holds, but one
-    seed caps it at "with differences". Both are ours on MNIST: the blog's §4.4 sentence speaks of the large-scale
+    seeds, spread and pooled paired gain; the blog model is at 99.1 %. Each seed is graded alone: one seed within the
+    margin holds, but one seed caps it at "with differences"; seeds below the floor refute. Both are ours on MNIST: the blog's §4.4 sentence speaks of the large-scale
     regime, a reading declared and left undecided."""
     _write_deq(tmp_path, naive_extra_errors=3, interactions=(("softmax", 1, 120), ("mixer", 2, 4000)))
     got = _decide(tmp_path)
@@ -237,9 +239,13 @@ def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain
         if r["key"] == "plain" and r["seed"] == 2:
             r.update(forward_converged=plain_conv, test_accuracy=0.84)
     path.write_text(json.dumps(table))
+    s = claims.full_numbers(tmp_path, "deq")
+    assert s["plain_conv_max"] == plain_conv and s["blog_conv_min"] == 0.98
+    from mfattn.implicit.claims_deq_mnist import _plain_at     # the reading over training as a whole
+    grade = _plain_at(0.9, 0.5)(s)
+    assert {"holds": "confirmed", "partly": "confirmed with differences", "fails": "refuted"}[grade] == verdict
     got, numbers, note = _decide(tmp_path)["deq-anderson-plain"]
-    assert got == verdict and numbers["plain_conv_max"] == plain_conv and numbers["blog_conv_min"] == 0.98
-    assert "end at 0.00 %, 0.00 %, 84.00 % against" in note and "8.8 evaluations" in note
+    assert got == "not tested" and "var_plain_conv_late_seeds" in note   # the fixture has no stored runs
     claim = _claim("deq-anderson")
     d = claim.decide(claims.full_numbers(tmp_path, "deq"), chapter="deq")
     assert d.verdict == "confirmed" and d.premises["robustness"] == "fragile"
@@ -251,9 +257,9 @@ def test_the_anderson_verdict_rests_on_convergence_in_every_seed(tmp_path, plain
 
 def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(tmp_path):
     """A fixture in the shape of an older softmax run (commit 226f19f, since re-run): 96.3 %, 96.2 % and one that
-    diverged at the end (14 %). The median (96.2 %) decides ("confirmed with differences": ours on MNIST), the note
-    names the broken seed and the spread; without per-digit results the pooled gain is said to be missing, not
-    invented."""
+    diverged at the end (14 %). Graded as far as every seed shows it, the broken seed refutes (ours on MNIST); the
+    median seed (96.2 %), a declared reading, gives "with differences"; the note names the broken seed and the spread;
+    without per-digit results the pooled gain is said to be missing, not invented."""
     _write_deq(tmp_path, naive_extra_errors=3)
     path = tmp_path / "data" / "full" / "deq_variants.json"
     table = json.loads(path.read_text())
@@ -262,7 +268,7 @@ def test_one_seed_whose_training_broke_down_is_named_and_does_not_decide_alone(t
                       for b, a in zip(blog, (0.9632, 0.9622, 0.1408))]
     path.write_text(json.dumps(table))
     verdict, numbers, note = _decide(tmp_path)["deq-softmax-couplings"]
-    assert verdict == "confirmed with differences" and numbers["var_softmax_median"] == 96.22
+    assert verdict == "refuted" and numbers["var_softmax_median"] == 96.22
     assert numbers["var_softmax_min"] == 14.08 and numbers["var_softmax_sd"] == 47.5
     assert "96.32 %, 96.22 %, 14.08 %" in note and "Training did not learn the task in seed 2" in note
     assert "no stored per-digit results to pair" in note and "gain_softmax" not in numbers
@@ -303,8 +309,8 @@ def test_the_accuracy_claim_quotes_its_spread_and_a_safe_lower_bound(tmp_path):
 
 
 @pytest.mark.parametrize("conv_top, extra_errors, verdict, learning", [
-    (0.3, 0, "confirmed", "reproduced with differences"), (0.95, 40, "confirmed with differences", "reproduced"),
-    (0.99, -40, "refuted", "not reproduced")])
+    (0.3, 0, "confirmed", "confirmed with differences"), (0.95, 40, "confirmed with differences", "confirmed"),
+    (0.99, -40, "refuted", "refuted")])
 def test_init_scale_rule_reads_the_stored_runs(tmp_path, conv_top, extra_errors, verdict, learning):
     """Stored rows of the initialisation study, decided as the blog's two claims, stability and learning: the
     largest scale losing its fixed point (30 % of solves converged against 98 %) is "reproduced" for stability; one

@@ -71,6 +71,13 @@ def _accuracy_note(s):
 
 # --- the solver ----------------------------------------------------------------------------------------------------
 
+def _late_share_sd(s):
+    """The noise of the share the rule reads: its s.d. over the seeds, over the last quarter of training (the statistic
+    read, not the whole training's); None where fewer than two seeds are stored."""
+    x = s.get("blog_conv_late_seeds") or []
+    return float(np.std(x, ddof=1)) if len(x) > 1 and np.std(x) > 0 else None
+
+
 def _anderson_at(reliable: float, most: float, key: str = "blog"):
     def rule(s):
         low = s[f"var_{key}_conv_min"]
@@ -84,19 +91,46 @@ def _late_anderson_at(reliable: float, most: float):
     return lambda s: _anderson_at(reliable, most, "a")({"var_a_conv_min": min(s["blog_conv_late_seeds"])})
 
 
+#: The least Anderson must find for the comparison to have a reference at all: the fixed point in most steps
+#: (deq-anderson's own "with differences" line).
+PLAIN_CONTROL_MOST = 0.5
+
+
 def _plain_at(anderson: float, plain: float):
-    """Anderson is the comparison's positive control: where it misses the fixed point itself (below ``anderson`` in
-    some seed), plain iteration doing worse or as badly says nothing about the claim, so the rule cannot decide
-    (Undecidable) rather than refute."""
+    """Anderson is the comparison's positive control: where it misses the fixed point itself in most steps (below
+    :data:`PLAIN_CONTROL_MOST` in some seed), plain iteration doing worse or as badly says nothing about the claim, so
+    the rule cannot decide (Undecidable) rather than refute. Holds if Anderson reaches ``anderson`` and plain iteration
+    stays below ``plain`` in every seed; partly if plain iteration converges less often than Anderson in every seed
+    but one of those lines is missed; fails if as often."""
     def rule(s):
-        if s["blog_conv_min"] < anderson:
-            raise verdicts.Undecidable(f"Anderson itself reaches the tolerance in only {s['blog_conv_min']:.0%} of the "
-                                       f"solves of its worst seed (below {anderson:.0%}): the comparison's reference "
-                                       f"does not find the fixed point either")
-        if s["plain_conv_max"] >= s["blog_conv_min"]:
+        a, p = s["blog_conv_min"], s["plain_conv_max"]
+        if a < PLAIN_CONTROL_MOST:
+            raise verdicts.Undecidable(f"Anderson itself reaches the tolerance in only {a:.0%} of the solves of its "
+                                       f"worst seed (below {PLAIN_CONTROL_MOST:.0%}): the comparison's reference does "
+                                       f"not find the fixed point either")
+        if p >= a:
             return "fails"
-        return "holds" if s["plain_conv_max"] < plain else "partly"
+        return "holds" if a >= anderson and p < plain else "partly"
     return rule
+
+
+def _late(s) -> dict:
+    """The shares over the last quarter of training (epochs 16 to 20), as deq-anderson reads them: Anderson's worst
+    seed and plain iteration's best."""
+    return {"blog_conv_min": min(s["blog_conv_late_seeds"]), "plain_conv_max": max(s["var_plain_conv_late_seeds"])}
+
+
+def _plain_late_at(anderson: float, plain: float):
+    rule = _plain_at(anderson, plain)
+    return lambda s: rule(_late(s))
+
+
+def _share_sd(key: str):
+    """A threshold's noise: the s.d. over the seeds of the share ``key`` the rule reads (None for one seed)."""
+    def noise(s):
+        x = s.get(key) or []
+        return float(np.std(x, ddof=1)) if len(x) > 1 and np.std(x) > 0 else None
+    return noise
 
 
 def _plain_on_m(s):
@@ -108,12 +142,12 @@ def _same_weights(s):
     the share of digits whose fixed point repels plain iteration (ρ(∂f/∂m) > 1: a theorem, not a budget)."""
     control = s["blog_anderson_converged_40_seeds"][0] if "blog_anderson_converged_40_seeds" in s else \
         s["blog_anderson_converged"]   # at the blog's 40 evaluations where stored (before: at 100)
-    if control < 0.9:           # the positive control failed: nothing to compare with
+    if control < PLAIN_CONTROL_MOST:           # the positive control failed: nothing to compare with
         raise verdicts.Undecidable(f"Anderson reaches the tolerance on only {control:.0%} of the test digits of seed "
                                    f"0's trained layer at 40 evaluations")
     if s["rho_blog_unstable"] == 0:
         return "fails"
-    return "holds" if s["rho_blog_unstable"] > 0.5 else "partly"
+    return "holds" if s["rho_blog_unstable"] > 0.5 and control >= 0.9 else "partly"
 
 
 def _anderson_note(s):
@@ -133,10 +167,13 @@ def _anderson_note(s):
                  f" of the analysed steps per seed ({pct('ref_anderson_conv_last_seeds')} over the last quarter), first "
                  f"missing at step {', '.join(f'{v:.0f}' for v in s['ref_anderson_first_miss_seeds'])}; its median "
                  f"residual at the end {', '.join(f'{v:.1e}' for v in s['ref_anderson_residual_final_seeds'])}: the "
-                 f"history length and the absolute ridge decide whether the solver reaches the fixed point at all "
+                 f"history length and the absolute ridge decide whether the solver reaches the tolerance at all "
                  f"once the couplings have grown, not only how fast (the batch-pooled residual only decides when it "
                  f"stops; a referee scoring the public solver per sample found it at tolerance on 0 to 0.7 % of the "
-                 f"final layers' samples).")
+                 f"final layers' samples). The tolerance is what the rule counts, not the answer: stopped at residuals "
+                 f"near 1e-3 to 1e-2, the public solver's classes can still be the fixed point's (a referee found them "
+                 f"equal on 1,000 test digits of each seed; not stored), so read by the answer both solvers would be "
+                 f"confirmed.")
     if "blog_conv_last_epoch_seeds" in s:
         text += (" Over training as a whole, not at its end: the share falls after the first half of training, to "
                  + ", ".join(f"{100 * v:.1f} %" for v in s["blog_conv_last_epoch_seeds"]) + " in the last epoch and "
@@ -152,12 +189,13 @@ def _anderson_note(s):
 
 def _plain_note(s):
     control = ""
-    if "blog_conv_late_seeds" in s and "blog_anderson_converged_40_seeds" in s:
-        control = (f"Read over the last quarter of training, as deq-anderson is, or on the final trained layers at 40 "
-                   f"evaluations, Anderson's own share falls below this rule's positive control of 90 % (worst seed "
-                   f"{100 * min(s['blog_conv_late_seeds']):.1f} %; {100 * min(s['blog_anderson_converged_40_seeds']):.1f} "
-                   f"%): under those readings the comparison has no reliable reference and cannot be decided (declared "
-                   f"readings), though plain iteration, damped or not, still reaches the tolerance on almost none. ")
+    if "var_plain_conv_late_seeds" in s:
+        control = (f"Over the last quarter of training, the rule's reading: Anderson "
+                   f"{', '.join(f'{100 * x:.1f} %' for x in s['blog_conv_late_seeds'])}, plain iteration "
+                   f"{', '.join(f'{100 * x:.1f} %' for x in s['var_plain_conv_late_seeds'])} per seed: Anderson misses "
+                   f"the 90 % line in its worst seed, as in deq-anderson, so the comparison holds with differences; over "
+                   f"training as a whole it holds without them. The tolerance is what is counted: a solve stopped above "
+                   f"it can still give the fixed point's answer (the digits' classes), which this rule does not read. ")
     return control + (f"Forward solves that reached the tolerance over training, per seed: plain iteration {s['plain_convs']} "
             f"(at most {up(100 * s['plain_conv_max'], 0)} %), Anderson at least {down(100 * s['blog_conv_min'], 0)} % "
             f"in every seed. The plain-iteration models end at {s['var_plain_accs']} against {s['var_blog']:.2f} % "
@@ -403,7 +441,7 @@ MNIST_CLAIMS = [
               "at least half in every seed (it finds the point in most steps); refuted if fewer in some seed. The quoted line is the blog's configuration of its MNIST model, not a statement that the solver "
               "finds the fixed point: the claim is ours, built on that configuration.",
           thresholds=(Threshold("reliable", 0.9, "convention", "a solver that misses more than one solve in ten does "
-                                "not reliably find the fixed point", noise=measured("var_blog_conv_sd")),
+                                "not reliably find the fixed point", noise=_late_share_sd),
                       Threshold("most", 0.5, "convention", "it finds the fixed point in most of the training steps")),
           alternatives=(Alternative(f"{READING_M}: the model trained so, every seed", "reading",
                                     _anderson_at(0.9, 0.5, "m")),
@@ -438,23 +476,25 @@ MNIST_CLAIMS = [
     Claim("deq-anderson-plain", f"{BAL}'s solver against plain iteration (our comparison)",
           "Plain iteration with the same budget (40 evaluations) does not find the layer's fixed point during training, "
           "where Anderson acceleration does",
-          measured="Fraction of the forward solves over training that reach the layer's tolerance (1e-4) within 40 "
-                   "evaluations, per seed (3 seeds): the blog model (Anderson) and the model trained with plain iteration",
-          origin="ours", reading=READING_G, rule_at=_plain_at,
+          measured="Fraction of the forward solves over the last quarter of training (epochs 16 to 20, as deq-anderson "
+                   "reads them) that reach the layer's tolerance (1e-4) within 40 evaluations, per seed (3 seeds): the "
+                   "blog model (Anderson) and the model trained with plain iteration",
+          origin="ours", reading=READING_G, rule_at=_plain_late_at,
           quote=Quote("1. Introduction", "We use deep equilibrium models to solve a set of self-consistent mean-field "
                                          "equations"),
-          how="Confirmed if Anderson brings at least 90 % of the forward solves to tolerance in every seed and plain "
-              "iteration fewer than half in every seed (conventions: it does not find the point); with differences if "
-              "plain iteration converges less often than Anderson in every seed, but half or more in some seed (Anderson "
-              "helps, plain iteration mostly finds the point too); refuted if plain iteration converges as often. Not "
-              "tested if Anderson itself stays below 90 % in some seed (the comparison's positive control failed: no "
-              "reference to compare with). The budget is the same only nominally: the divergence guard stops plain "
+          how="Read over the last quarter of training, where the couplings are largest, as deq-anderson is (training "
+              "as a whole is a declared reading). Confirmed if Anderson brings at least 90 % of the forward solves to "
+              "tolerance in every seed and plain iteration fewer than half in every seed (conventions: it does not "
+              "find the point); with differences if plain iteration converges less often than Anderson in every seed "
+              "but one of those lines is missed (Anderson below 90 % in some seed, or plain iteration at half or more); "
+              "refuted if plain iteration converges as often. Not tested if Anderson itself stays below half in some "
+              "seed (the comparison's positive control failed: no reference to compare with). The budget is the same only nominally: the divergence guard stops plain "
               "iteration's solves long before 40 evaluations (the note), so what separates the two is that plain "
               "iteration diverges, not that it runs out of budget.",
           thresholds=(Threshold("anderson", 0.9, "convention", "a solver that misses more than one solve in ten does "
-                                "not reliably find the fixed point", noise=measured("var_blog_conv_sd")),
+                                "not reliably find the fixed point", noise=_share_sd("blog_conv_late_seeds")),
                       Threshold("plain", 0.5, "convention", "a solver that misses most solves does not find the fixed "
-                                "point", noise=measured("var_plain_conv_sd"))),
+                                "point", noise=_share_sd("var_plain_conv_late_seeds"))),
           alternatives=(Alternative(f"{READING_M}", "reading", _plain_on_m),
                         Alternative("the same weights: on the blog model's own trained layer (seed 0), Anderson at "
                                     "tolerance and the fixed point repelling plain iteration (ρ(∂f/∂m) > 1)", "reading",
@@ -463,13 +503,10 @@ MNIST_CLAIMS = [
                                     "trains with diverges where ρ(∂f/∂m) > 1, a damped one need not), 40 evaluations, "
                                     "on every seed's trained blog layer (1,000 test digits)", "reading", damped_plain),
                         Alternative("means over the seeds instead of the worst seeds", "statistic",
-                                    lambda s: _plain_at(0.9, 0.5)({"blog_conv_min": s["var_blog_conv"],
-                                                                    "plain_conv_max": s["var_plain_conv"]})),
-                        Alternative("Anderson's positive control read over the last quarter of training, as "
-                                    "deq-anderson is (its worst seed below the control's 90 %: the comparison has no "
-                                    "reliable reference there)", "reading",
-                                    lambda s: _plain_at(0.9, 0.5)({"blog_conv_min": min(s["blog_conv_late_seeds"]),
-                                                                    "plain_conv_max": s["plain_conv_max"]})),
+                                    lambda s: _plain_at(0.9, 0.5)({"blog_conv_min": float(np.mean(s["blog_conv_late_seeds"])),
+                                                                    "plain_conv_max": float(np.mean(s["var_plain_conv_late_seeds"]))})),
+                        Alternative("training as a whole (the rule before the ninth referee round), the worst seeds",
+                                    "reading", _plain_at(0.9, 0.5)),
                         Alternative("Anderson's positive control on the final trained layers at the blog's 40 "
                                     "evaluations (1,000 test digits per seed), against damped plain iteration there",
                                     "reading",
@@ -477,15 +514,17 @@ MNIST_CLAIMS = [
                                         {"blog_conv_min": min(s["blog_anderson_converged_40_seeds"]),
                                          "plain_conv_max": max(max(a, b) for a, b in zip(
                                              s["plain_damped_50_converged_seeds"], s["plain_damped_25_converged_seeds"]))}))),
-          spread=Spread("seed", lambda s: {"converged share, Anderson": s["var_blog_conv_list"],
-                                           "converged share, plain": s["var_plain_conv_list"]}),
+          spread=Spread("seed", lambda s: {"converged share, last quarter, Anderson": s["blog_conv_late_seeds"],
+                                           "converged share, last quarter, plain": s["var_plain_conv_late_seeds"],
+                                           "converged share, training, Anderson": s["var_blog_conv_list"],
+                                           "converged share, training, plain": s["var_plain_conv_list"]}),
           evidence=("fig-deq-solvers", "fig-deq-stability", TD + "test_anderson_needs_far_fewer_iterations_than_plain_near_rho_097",
                     TC + "test_the_anderson_verdict_rests_on_convergence_in_every_seed"),
           note=_plain_note, numbers=shown("plain_conv_max", "blog_conv_min", "var_plain", "var_plain_sd",
                                           "var_plain_min", "var_plain_max", "var_blog"),
-          examples={"holds": {"blog_conv_min": 0.9, "plain_conv_max": 0.49},
-                    "partly": {"blog_conv_min": 0.9, "plain_conv_max": 0.5},
-                    "fails": {"blog_conv_min": 0.95, "plain_conv_max": 0.95}}),
+          examples={"holds": {"blog_conv_late_seeds": [0.9, 0.95], "var_plain_conv_late_seeds": [0.49, 0.1]},
+                    "partly": {"blog_conv_late_seeds": [0.89, 0.95], "var_plain_conv_late_seeds": [0.1, 0.1]},
+                    "fails": {"blog_conv_late_seeds": [0.95, 0.96], "var_plain_conv_late_seeds": [0.95, 0.1]}}),
     Claim("deq-implicit-gradient", f"{BAL} (implicit differentiation of the fixed point, after Bai et al. 2019)",
           "Gradients through the fixed point follow from the implicit function theorem (an adjoint fixed point), "
           "without backpropagating through the solver",

@@ -65,6 +65,10 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
         out[f"full-{key}-gap"] = _gap(s, key)
         out[f"full-{key}-floor"] = _floor_words(s[f"var_{key}_median"], INTERACTION_FLOOR)
         out[f"full-{key}-former-floor"] = _floor_words(s[f"var_{key}_median"], _FORMER_FLOOR)
+        if f"var_{key}_loss_list" in s:
+            out[f"full-{key}-losses"] = ", ".join(f"{x:.2g}" for x in s[f"var_{key}_loss_list"])
+    if "var_blog_loss" in s:
+        out["full-blog-loss"] = f"{s['var_blog_loss']:.2g}"
     if stored:
         out["full-interaction-conv"] = "; ".join(
             f"{name}, seed by seed, {', '.join(_share(c) for c in s[f'var_{k}_conv_list'])} of the training steps"
@@ -83,8 +87,9 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
 
 KEYS = ("full-naive-gain", "full-naive-over-seeds", "full-naive-disagreement", "full-naive-loss-ratio",
         "full-interaction-conv", "full-interaction-broke", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
-        "full-interaction-former-floor", "full-anderson-40") + tuple(f"full-{k}-{w}" for k, _ in INTERACTIONS
-                                                 for w in ("accs", "median", "mean", "gap", "floor", "former-floor"))
+        "full-interaction-former-floor", "full-anderson-40", "full-blog-loss") + tuple(
+            f"full-{k}-{w}" for k, _ in INTERACTIONS for w in ("accs", "median", "mean", "gap", "floor", "former-floor",
+                                                            "losses"))
 
 
 def variant_glue(s: Mapping[str, Any]) -> dict[str, str]:
