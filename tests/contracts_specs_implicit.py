@@ -125,6 +125,9 @@ SPECS = {
     I + "transformer:one_step_identities": Spec(lambda d: {"x": src(d, 3, 4), "generators": {1: gen(d), 2: gen(d)}}),
     I + "transformer:steps_study": Spec(lambda d: {"base": layer(d, True), "x": src(d), "rhos": [0.5], "steps": 2},
                                         domain={"steps": "int>=0"}, sizes={"steps": 10**12}, **LAYER),
+    I + "transformer:sharpness_study": Spec(lambda d: {"base": layer(d, True), "x": src(d), "rho": 0.5, "steps": 2,
+                                                   "scales": [1.0, 3.0]},
+                                            domain={"steps": "int>=0", "rho": ">0"}, sizes={"steps": 10**12}, **LAYER),
     I + "transformer:softmax_couplings": Spec(lambda d: {"layer": layer(d, True), "x": src(d)}, **LAYER),
     I + "transformer:off_head_block_fraction": Spec(lambda d: {"J": _couplings(d, 3, 4), "heads": 2},
                                                     domain={"heads": "int>=1"}, nonfinite_ok=True),
@@ -173,6 +176,11 @@ SPECS = {
     I + "runs:run_progress": Exempt(STORED),
     I + "runs:code_version": Spec(lambda d: {}),   # no arguments: the valid call alone
     I + "train:main": Exempt(CLI),
+    I + "feature_floor:FeatureFloor": Spec(lambda d: {"readout": d(st.sampled_from(["mean", "flat"])),
+                                                      "dim": d(st.integers(1, 4)), "channels": 4},
+                                           domain={"dim": "int>=1", "channels": "int>=1"}),
+    I + "feature_floor:train_floor": Exempt(MNIST_NEEDED),
+    I + "feature_floor:main": Exempt(CLI),
     # models
     I + "models:PatchEmbedding": Spec(lambda d: {"dim": d(st.integers(1, 4))}, domain={"dim": "int>=1",
                                                                                        "channels": "int>=1"}),

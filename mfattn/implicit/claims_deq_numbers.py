@@ -248,6 +248,21 @@ def _organisation_seeds(folder: Path) -> dict[str, list]:
     return {**{f"{k}_seeds": [float(p[k]) for p in per] for k in keys}, "organisation_seeds": len(per)}
 
 
+def _floor_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The conv features' own floor (:mod:`.feature_floor`: the same patch embedding with a linear readout, no layer),
+    per readout in the seeds' order: ``floor_<readout>_acc_list`` (%), its mean ``floor_<readout>``, the training
+    losses; {} where the study is not stored."""
+    out: dict[str, Any] = {}
+    for readout in ("mean", "flat"):
+        got = sorted((r for r in rows if r.get("readout") == readout), key=lambda r: r["seed"])
+        if got:
+            acc = [100 * float(r["test_accuracy"]) for r in got]
+            out.update({f"floor_{readout}_acc_list": acc, f"floor_{readout}": float(np.mean(acc)),
+                        f"floor_{readout}_loss_list": [float(r["final_loss"]) for r in got],
+                        f"floor_{readout}_seed_list": [int(r["seed"]) for r in got]})
+    return out
+
+
 def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
     """``var_<key>_broke`` for every variant with a seed below 50 % whose stored run (``<key>-seed<n>.npz``) holds
     its test accuracy at every evaluation: whether it never learned the task or learned it and lost it."""
@@ -380,6 +395,7 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             "accs": ", ".join(f"{a:.2f} %" for a in acc),
             **_variant_numbers(table["rows"]), **organisation}
     out.update(_did_not_learn(table["rows"], full / "deq" / "runs"))
+    out.update(_floor_numbers((store.read_json(full / "deq" / "feature_floor.json") or {}).get("rows", [])))
     out.update({f"{k}_per_seed": ", ".join(f"{v:.3g}" for v in seed_values(out, k)) if k in out or f"{k}_seeds" in out
                 else "not stored" for k in PER_SEED_TEXT})
     return out
