@@ -93,19 +93,21 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     # cost measurement; full: up to Nd = 4096, about a minute on one thread). seed_offsets: the draws (tokens and
     # weights, Onsager data and fits) behind the verdicts' spread, as offsets of the chapter's seed; each Onsager
     # study draws from its seed and seed + 1, so offsets 0, 2, 4 share no draw (full: ~4 CPU-min per offset).
+    # sharp_scales: the query map's scales of the rank-collapse control (sharper attention, each draw).
     "transformer": {
         "quick": {"tokens": 16, "dim": 8, "batch": 8, "steps": 30, "rhos": [0.3, 0.6, 0.9, 1.1],
                   "onsager_n": 32, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 12,
                   "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 6,
                   "field_std": 0.3, "hidden": 16, "fit_steps": 400,
                   "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16], [64, 16]],
-                  "tap_fit_min_nd": 256, "seed_offsets": [0]},
+                  "tap_fit_min_nd": 256, "seed_offsets": [0], "sharp_scales": [1.0, 3.0, 10.0]},
         "full": {"tokens": 64, "dim": 16, "batch": 32, "steps": 60, "rhos": [0.3, 0.6, 0.9, 1.1],
                  "onsager_n": 64, "train_betas": [0.2, 0.3, 0.4, 0.5, 0.6], "train_instances": 50,
                  "test_betas": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "test_instances": 20,
                  "field_std": 0.3, "hidden": 32, "fit_steps": 3000,
                  "tap_sizes": [[4, 2], [8, 2], [8, 4], [16, 4], [16, 8], [32, 8], [32, 16], [64, 16],
-                               [64, 32], [128, 32]], "tap_fit_min_nd": 512, "seed_offsets": [0, 2, 4]},
+                               [64, 32], [128, 32]], "tap_fit_min_nd": 512, "seed_offsets": [0, 2, 4],
+                 "sharp_scales": [1.0, 3.0, 10.0]},
     },
     # Chapter 4: brute force over all n^n edge sets (n <= 6), then three iterative mechanisms.
     "structural": {

@@ -226,6 +226,17 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
     if all("off_block_value" in d for d in draws):      # stored since the value-map reading (§4.2's X W_V)
         out["off_block_value_seeds"] = [float(d["off_block_value"]) for d in draws]
         out["off_block_value_max"] = max(out["off_block_value_seeds"])
+    if all("sharp" in d for d in draws):                # the rank collapse against the attention's sharpness
+        scales = sorted({k.split("_")[-1] for k in draws[0]["sharp"] if k.startswith("lambda2_")}, key=float)
+        out["sharp_scales"] = [float(x) for x in scales]
+        for x in scales:
+            out[f"sharp_lambda2_{x}_seeds"] = [float(np.median(d["sharp"][f"lambda2_{x}"])) for d in draws]
+            out[f"sharp_nores_{x}_seeds"] = [float(np.median(d["sharp"][f"spread_nores_{x}"])) for d in draws]
+            out[f"sharp_nores_max_{x}_seeds"] = [float(np.max(d["sharp"][f"spread_nores_{x}"])) for d in draws]
+            out[f"sharp_res_{x}_seeds"] = [float(np.median(d["sharp"][f"spread_res_{x}"])) for d in draws]
+    if all("range_err_g_bal" in d["onsager"] for d in draws):   # the error against the range of coupling strengths
+        out["range_low"] = [float(x) for x in draws[0]["onsager"]["range_low"]]
+        out["range_gbal_draws"] = [[float(x) for x in d["onsager"]["range_err_g_bal"]] for d in draws]
     return out
 
 

@@ -26,8 +26,9 @@ CONTROL_LABELS = {"m+b2": r"$f_\theta(m_i, \hat\beta^2)$ (temperature only)"}
 def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
                           title: str) -> plt.Figure:
     """:func:`mfattn.implicit.figures.onsager` for the nets of ``inputs`` that it knows, then each control net of
-    ``inputs`` (:data:`CONTROL_LABELS`) in the next colour, and (left, dotted grey) the error of the best correction
-    that treats every site of an instance alike (``res["corr_err_shared"]``, where stored)."""
+    ``inputs`` (:data:`CONTROL_LABELS`) in the next colour, the nets fitted with every training β weighted alike
+    (``g_bal``, ``m_bal``: dashed, where stored), and (left, dotted grey) the error of the best correction that treats
+    every site of an instance alike (``res["corr_err_shared"]``, where stored)."""
     unknown = [name for name in inputs if name not in figures.ONSAGER_LABELS and name not in CONTROL_LABELS]
     if unknown:
         raise ValueError(f"inputs: unknown net input(s) {unknown}; expected among "
@@ -43,6 +44,11 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
     if "corr_err_sitetap" in res:
         left.semilogy(test_betas, res["corr_err_sitetap"], "-.", color="0.2",
                       label=r"per-site TAP $\sum_j J_{ij}^2(1-m_j^2)\,m_i$ (no learning)")
+    for name, colour, label in (("g_bal", "C0", r"$f_\theta(g_i)$, every training $\beta$ weighted alike"),
+                                ("m_bal", "C1", r"$f_\theta(m_i)$, every training $\beta$ weighted alike")):
+        if f"corr_err_{name}" in res:      # the fits the verdicts read (dashed, in their plain fit's colour)
+            left.semilogy(test_betas, res[f"corr_err_{name}"], "s--", ms=3, color=colour, label=label)
+            right.semilogy(test_betas, res[f"m_err_{name}"], "s--", ms=3, color=colour, label=label)
     if "corr_err_m_fixed" in res:
         left.semilogy(test_betas, res["corr_err_m_fixed"], "x", ms=6, color="C1",
                       label=r"$f_\theta(m_i)$ fitted at each $\beta$ alone")

@@ -197,7 +197,8 @@ def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[Onsager
 def amortisation_study(n: int, train_betas: Sequence[float], train_instances: int, test_betas: Sequence[float],
                        test_instances: int, *, field_std: float = 0.3, hidden: int = 32, fit_steps: int = 1500,
                        seed: int = 0, inputs: Sequence[str] = ONSAGER_INPUTS, fixed_inputs: Sequence[str] = ("m",),
-                       balanced: Sequence[str] = ("g", "m"), cache: bool = True) -> dict[str, np.ndarray]:
+                       balanced: Sequence[str] = ("g", "m"), ranges: bool = True,
+                       cache: bool = True) -> dict[str, np.ndarray]:
     """Fit one site-wise net per input choice on SK instances at ``train_betas``; test at ``test_betas``.
 
     Returns arrays indexed by test beta: ``corr_err_<inputs>`` (relative error of the predicted
@@ -218,6 +219,11 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     (:func:`fit_onsager_net`), its arrays under ``<name>_bal`` (``corr_err_g_bal``, ``m_err_g_bal``, ...): the plain
     squared error weighs each instance as ‖V m‖² ∝ β⁴, while the per-β errors are relative, so the plain fit is
     judged on a statistic it was not fitted to.
+
+    How the range of coupling strengths sets the error (``ranges``): ``range_err_g_bal`` (R,), for each training β
+    from the largest down (``range_low``, the range's lower end), f_θ(g) fitted with every β weighted alike on the
+    training β from that one up to the largest and tested on the same β (the mean over them of each β's pooled error):
+    a single β first, the whole training range last.
 
     Couplings of one strength (a layer whose couplings are fixed): for each name in ``fixed_inputs`` one net per
     training β, fitted on that β's training instances alone and tested on the test instances at the same β
@@ -240,7 +246,7 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     config = {"n": n, "train_betas": list(train_betas), "train_instances": train_instances,
               "test_betas": list(test_betas), "test_instances": test_instances, "field_std": field_std,
               "hidden": hidden, "fit_steps": fit_steps, "seed": seed, "inputs": list(inputs),
-              "fixed_inputs": list(fixed_inputs), "balanced": list(balanced),
+              "fixed_inputs": list(fixed_inputs), "balanced": list(balanced), "ranges": bool(ranges),
               "code": [store.sha256_file(f) for f in (__file__, deq.__file__, ising.__file__)]}
     path = store.cache_dir("onsager") / f"study-{store.config_hash(config)}.npz"
     # verified (key, content hash): a damaged, planted or copied entry is recomputed with a CacheWarning
@@ -286,9 +292,33 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     for name, pred in _fixed_coupling_predictions(train, test, fixed_inputs, hidden=hidden, fit_steps=fit_steps,
                                                   seed=seed).items():
         res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
+    if ranges:
+        res["range_low"], res["range_err_g_bal"] = _range_widths(train, test, hidden=hidden, fit_steps=fit_steps,
+                                                                 seed=seed)
     if cache:
         caches.save_cached_npz(path, res)
     return res
+
+
+def _range_widths(train: dict[str, Any], test: dict[str, Any], *, hidden: int, fit_steps: int,
+                  seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """f_θ(g) fitted with every β weighted alike on the training β from each one up to the largest, tested on the
+    test instances at those β: (lower ends (R,), mean over the range's β of each β's pooled relative error (R,))."""
+    betas = sorted(set(train["beta"].tolist()), reverse=True)
+    lows, errs = [], []
+    for low in betas:
+        tr, te = train["beta"] >= low - 1e-12, test["beta"] >= low - 1e-12
+        te_betas = sorted(set(test["beta"][te].tolist()) & set(betas))
+        if not te_betas:
+            continue
+        net, _ = fit_onsager_net({k: train[k][tr] for k in ("J", "h", "m", "c", "beta")}, "g", hidden=hidden,
+                                 steps=fit_steps, seed=seed, weight="beta")
+        with torch.no_grad():
+            pred = net(onsager_features(test["J"][te], test["h"][te], test["m"][te], "g"))
+        c, b = test["c"][te], test["beta"][te]
+        errs.append(float(np.mean([float((pred[b == x] - c[b == x]).norm() / c[b == x].norm()) for x in te_betas])))
+        lows.append(low)
+    return np.array(lows), np.array(errs)
 
 
 def _fixed_coupling_predictions(train: dict[str, Any], test: dict[str, Any], fixed_inputs: Sequence[str], *,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -20,7 +21,8 @@ from .meanfield import MeanFieldAttention, _check_source
 from ..companion.checks import contract
 
 __all__ = ["value_map_off_block", "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
-           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "softmax_couplings",
+           "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "sharpness_study",
+           "softmax_couplings",
            "off_head_block_fraction", "coupling_asymmetry"]
 
 
@@ -236,4 +238,31 @@ def steps_study(base: MeanFieldAttention, x: torch.Tensor, rhos, steps: int) -> 
         # Linear stability of the fixed point Anderson returns: ρ(∂f/∂m) there, by power iteration (smallest
         # over the batch: above 1, every sample's fixed point repels plain iteration).
         out["jacobian_rho"][rho] = jacobian_spectral_radius(layer, x, m_deq.detach(), iters=400).min().item()
+    return out
+
+
+@contract(x="tensor:3", rho="real:>0", steps="int:0", scales="reals:>0",
+          alloc=lambda a: [("steps", 8 * (a["steps"] + 2) * a["x"].numel() * len(a["scales"]))])
+def sharpness_study(base: MeanFieldAttention, x: torch.Tensor, rho: float, steps: int,
+                    scales=(1.0, 10.0)) -> dict[str, np.ndarray]:
+    """Rank collapse against the sharpness of the attention: for each scale s of the query map (W_Q → s W_Q, logits
+    × s), at contraction rate ``rho`` (``base``'s output projection rescaled, as :func:`steps_study` does), the
+    second-largest eigenvalue modulus of each sample's attention matrix, ``lambda2`` (B,) (one head: the rate
+    |λ₂(A)|^k at which the rows of A^k merge, so the tokens collapse without the source), and the token spread after
+    ``steps`` iterates without and with the source, ``spread_nores`` and ``spread_res`` (B,). Keys ``<name>_<s>``
+    with s formatted by ``{:g}``."""
+    import copy
+
+    _check_softmax_layer(base)
+    rho0 = naive_contraction_rate(base, x)[0].item()
+    out: dict[str, np.ndarray] = {}
+    for s in scales:
+        layer = copy.deepcopy(base)
+        with torch.no_grad():
+            layer.to_out.weight.mul_(rho / rho0)
+            layer.to_q.weight.mul_(float(s))
+            ev = torch.linalg.eigvals(layer.attention_matrix(x)[:, 0]).abs().sort(dim=-1, descending=True).values
+            out[f"lambda2_{s:g}"] = ev[:, 1].numpy()
+            out[f"spread_nores_{s:g}"] = token_spread(naive_trajectory(layer, x, steps, residual=False)[-1]).numpy()
+            out[f"spread_res_{s:g}"] = token_spread(naive_trajectory(layer, x, steps)[-1]).numpy()
     return out

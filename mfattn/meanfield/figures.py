@@ -29,16 +29,26 @@ def _mark_at(ax, exact: float, own: dict[str, float]) -> None:
                     transform=ax.get_xaxis_transform())
 
 
+#: The fewest solved instances behind a point of :func:`rmse` drawn on its method's line.
+FEW_INSTANCES = 10
+
+
 def rmse(cmp: Comparison, title: str) -> plt.Figure:
     """RMSE of magnetisations and of linear-response correlations vs β. On the top edge, one row per method:
     ▼ where some instance first truly failed (its iteration stalled, or its solution is unstable), ▽ where
-    an iteration first stopped short of the tolerance while still relaxing, if that came earlier."""
+    an iteration first stopped short of the tolerance while still relaxing, if that came earlier. A mean over fewer
+    than :data:`FEW_INSTANCES` instances (or a quarter of them, if fewer) is drawn as an open marker off the line:
+    a few solved instances are not the method's error."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharex=True)
     stalled, unstable, relaxing = (cmp.breakdown_beta(m) for m in ("stalled", "unstable", "relaxing"))
+    counted = cmp.ok().sum(-1)                                                      # [method, beta]
+    few = counted < min(FEW_INSTANCES, max(1, cmp.ok().shape[-1] // 4))
     for ax, which, sub in zip(axes, ("m", "c"), ("magnetisations $m_i$", "correlations $C_{ij}$ (linear response)")):
         err = cmp.mean_rmse(which)
         for k, name in enumerate(cmp.methods):
-            ax.semilogy(cmp.betas, err[k], "o-", ms=3.5, color=COLORS[name], label=LABELS[name])
+            ax.semilogy(cmp.betas, np.where(few[k], np.nan, err[k]), "o-", ms=3.5, color=COLORS[name],
+                        label=LABELS[name])
+            ax.semilogy(cmp.betas[few[k]], err[k][few[k]], "o", ms=3.5, mfc="none", color=COLORS[name])
             hard = min(stalled[name], unstable[name])
             for beta, face in ((hard, COLORS[name]), (relaxing[name] if relaxing[name] < hard else np.inf, "none")):
                 if np.isfinite(beta):
