@@ -484,3 +484,22 @@ def test_the_summary_keeps_every_seeds_lists(tmp_path):
                                          "analysis_seeds": [0, 1, 2], "grad_converged": True})
     assert store.read_json(path) == {"acc_fixed": 0.99, "acc_fixed_seeds": [0.99, None, 0.98],
                                      "analysis_seeds": [0.0, 1.0, 2.0], "grad_converged": True}
+
+
+def test_the_feature_floor_model_reads_the_patch_tokens_without_the_layer():
+    """The floor of the coupling variants: the blog model's patch embedding with a linear readout. The mean-pooled
+    readout is invariant under a permutation of the 16 tokens (as the softmax layer's view of the patches is); the
+    flattened one is not; both give 10 logits per image, and the same seed gives the same weights."""
+    import torch
+    from mfattn.implicit.feature_floor import FeatureFloor
+
+    torch.manual_seed(0)
+    mean, flat = FeatureFloor("mean"), FeatureFloor("flat")
+    x = torch.randn(3, 1, 28, 28)
+    tokens = mean.embed(x)
+    perm = torch.randperm(16)
+    assert mean(x).shape == flat(x).shape == (3, 10)
+    assert torch.allclose(mean.head(tokens[:, perm].mean(dim=1)), mean(x), atol=1e-6)
+    assert not torch.allclose(flat.head(tokens[:, perm].flatten(1)), flat.head(tokens.flatten(1)), atol=1e-4)
+    with pytest.raises(ValueError, match="readout"):
+        FeatureFloor("max")

@@ -69,6 +69,10 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
             out[f"full-{key}-losses"] = ", ".join(f"{x:.2g}" for x in s[f"var_{key}_loss_list"])
     if "var_blog_loss" in s:
         out["full-blog-loss"] = f"{s['var_blog_loss']:.2g}"
+    if s.get("floor_mean_acc_list") and s.get("floor_flat_acc_list"):     # the conv features without the layer
+        out["full-floor-mean"] = ", ".join(f"{x:.2f} %" for x in s["floor_mean_acc_list"])
+        out["full-floor-flat"] = ", ".join(f"{x:.2f} %" for x in s["floor_flat_acc_list"])
+        out["full-floor-gain"] = f"{s['var_blog'] - s['floor_flat']:.2f} points"
     if stored:
         out["full-interaction-conv"] = "; ".join(
             f"{name}, seed by seed, {', '.join(_share(c) for c in s[f'var_{k}_conv_list'])} of the training steps"
@@ -87,7 +91,8 @@ def _interactions(s: Mapping[str, Any]) -> dict[str, str]:
 
 KEYS = ("full-naive-gain", "full-naive-over-seeds", "full-naive-disagreement", "full-naive-loss-ratio",
         "full-interaction-conv", "full-interaction-broke", "full-interaction-paired", "full-interaction-margin", "full-interaction-floor",
-        "full-interaction-former-floor", "full-anderson-40", "full-blog-loss") + tuple(
+        "full-interaction-former-floor", "full-anderson-40", "full-blog-loss", "full-floor-mean", "full-floor-flat",
+        "full-floor-gain") + tuple(
             f"full-{k}-{w}" for k, _ in INTERACTIONS for w in ("accs", "median", "mean", "gap", "floor", "former-floor",
                                                             "losses"))
 
