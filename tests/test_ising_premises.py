@@ -499,6 +499,7 @@ def test_the_compensation_claim_states_the_ratios_the_families_show():
     assert round(min(ratios), 2) >= 0.16 and round(max(ratios), 2) <= 0.24 and round(max(ratios), 2) >= 0.23
     assert round(s["atap_m"] / s["tap_m"], 3) == 0.195
     assert "0.16 to 0.24 against SK's 0.195" in ISING["ising-adaptive-tap-compensates"].claim
+    assert "a large extra gain on the correlated (Hebbian) couplings" in ISING["ising-adaptive-tap-compensates"].claim
 
 
 @needs_stored
