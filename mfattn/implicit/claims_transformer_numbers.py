@@ -53,7 +53,8 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
                   count: Mapping[str, Any] | None = None) -> Path:
     """Write ``data/full/transformer/per_unit.json``: for each seed offset its draw's token spreads at the end of the
     iteration (one per batch element, with and without the source, at the chapter's ρ), the dense heads' share
-    outside the blocks and the Onsager study's arrays (:func:`~mfattn.implicit.onsager.amortisation_study`); seed 0's
+    outside the blocks, the Onsager study's arrays (:func:`~mfattn.implicit.onsager.amortisation_study`) and, where
+    computed, the sharpened-attention control (:func:`~mfattn.implicit.transformer.sharpness_study`); seed 0's
     token spreads at every ρ; the explicit layer's per-size wall times and, where ``count`` is given
     (:func:`mfattn.implicit.explicit_cost.cost_count` of the same sizes), its per-size operation counts (closed
     form, and executed where that was cheap: NaN, stored as null, elsewhere)."""
@@ -64,6 +65,8 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
                "draws": {str(k): {"spread_res": _plain(v["spread_res"]), "spread_nores": _plain(v["spread_nores"]),
                                   "off_block_dense": float(v["off_block_dense"]),
                                   **({"off_block_value": float(v["off_block_value"])} if "off_block_value" in v else {}),
+                                  **({"sharp": {name: _plain(a) for name, a in v["sharp"].items()}} if "sharp" in v
+                                     else {}),
                                   "onsager": {name: _plain(a) for name, a in v["onsager"].items()}}
                          for k, v in draws.items()},
                "spread_by_rho": {f"{rho:g}": {"with source": _plain(s["with source"][-1]),
