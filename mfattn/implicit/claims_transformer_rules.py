@@ -149,7 +149,7 @@ def sharpness_note(s: Numbers) -> str:
         k = f"{x:g}"
         rows.append(f"×{k}: |λ₂(A)| {_listed(s[f'sharp_lambda2_{k}_seeds'], 2)}, spread without the source "
                     f"{', '.join(f'{v:.0e}' for v in s[f'sharp_nores_{k}_seeds'])} (largest element "
-                    f"{', '.join(f'{v:.0e}' for v in s[f'sharp_nores_max_{k}_seeds'])}), with it "
+                    f"{', '.join(f'{v:.1g}' for v in s[f'sharp_nores_max_{k}_seeds'])}), with it "
                     f"{_listed(s[f'sharp_res_{k}_seeds'], 2)}")
     return (" The collapse without the source runs at the rate |λ₂(A)|^k of the attention matrix's second eigenvalue "
             f"(one head), so it depends on how sharp the attention is; per draw, batch medians after "
