@@ -511,3 +511,21 @@ def test_adaptive_taps_factor_two_holds_below_the_critical_beta_and_fails_at_it(
     assert all(r < 0.5 for b, r in ratios.items() if b < 1.0) and 0.5 < ratios[1.0] < 0.55
     d = _decide("ising-adaptive-tap")
     assert "the factor 2 holds at every stored β below 1 and fails at β = 1 (0.527), SK's critical point" in d.note
+
+
+@needs_stored
+def test_the_couplings_free_references_are_read_with_their_instance_intervals():
+    """At TAP's own line (β = 1.2) its error over tanh(h_i)'s is 0.493 with a 95 % interval over the instances of
+    0.41 to 0.59: the factor 2 is neither kept nor lost there, so the interval reading cannot decide; the rule's own
+    ratios to naive mean field read on their intervals still refute (0.30 at the line, 0.26 to 0.36)."""
+    from mfattn.meanfield.claims_ising_plefka import _ratio_interval
+
+    i = STORED["damping_betas"].index(1.2)
+    r, lo, hi = _ratio_interval(STORED, "tap", i, "field")
+    assert round(r, 3) == 0.493 and lo < 0.5 < hi and 0.40 < lo and hi < 0.6
+    d = _decide("ising-at-accuracy")
+    rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
+    assert rows["reading: the advantage over tanh(h_i), each side read on the ratio's 95 % interval over the "
+                "instances"] == "cannot decide"
+    assert rows["the rule's ratios read on their 95 % intervals over the instances"] == "refuted"
+    assert "0.493 (95 % 0.41 to 0.59) at its own line" in d.note
