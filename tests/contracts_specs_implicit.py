@@ -270,6 +270,9 @@ SPECS.update({
     I + "claims_transformer_numbers:onsager_statistics": Spec(
         lambda d: dict(zip(("study", "train_betas", "test_betas"), _onsager_study(d)), name="m")),
     I + "claims_transformer_numbers:fit_with_se": Spec(_fit_sizes, domain={"fit_min_nd": ">=0"}),
+    I + "claims_deq_couplings:breakdown_p": Spec(lambda d: {"broke": 1, "runs": 3, "ref_broke": 0, "ref_runs": 3},
+                                                 domain={"broke": "int>=0", "runs": "int>=0", "ref_broke": "int>=0",
+                                                         "ref_runs": "int>=0"}),
     I + "claims_deq_couplings:interaction_grade": Spec(lambda d: {"acc": d(st.floats(80, 100)), "blog": d(st.floats(98, 100)),
                                                               "margin": d(st.floats(0, 2)), "floor": d(st.floats(80, 95))}),
 })

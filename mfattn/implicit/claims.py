@@ -27,6 +27,7 @@ from .claims_deq_layer import LAYER_CLAIMS
 from .claims_deq_organisation import ORGANISATION_CLAIMS
 from .claims_deq_couplings import INTERACTION_FLOOR, INTERACTION_MARGIN, interaction_grade
 from .claims_deq_mnist import MNIST_CLAIMS
+from .claims_deq_solver import SOLVER_CLAIMS
 from .claims_deq_numbers import (ACCURACY_BAND, BAL, BLOG_ACCURACY, REMEDY, THREE_SE_10K, deq_numbers, full_numbers,
                                  save, stability_prose, stored_cost_exponent, stored_numbers)
 from .claims_deq_seeds import down as _down, shown as _shown, up as _up  # noqa: F401  (the single module's helpers)
@@ -35,7 +36,7 @@ __all__ = ["deq_numbers", "save", "full_numbers", "stored_numbers", "stored_cost
            "interaction_grade", "BLOG_ACCURACY", "ACCURACY_BAND", "THREE_SE_10K", "INTERACTION_MARGIN",
            "INTERACTION_FLOOR", "BAL", "REMEDY", "DECLARED", "record"]
 
-DECLARED = {"deq": [*MNIST_CLAIMS, *LAYER_CLAIMS, *ORGANISATION_CLAIMS]}
+DECLARED = {"deq": [*MNIST_CLAIMS, *SOLVER_CLAIMS, *LAYER_CLAIMS, *ORGANISATION_CLAIMS]}
 
 
 def record(run, root: Path | None, chapter: str) -> None:

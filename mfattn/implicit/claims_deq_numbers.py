@@ -135,8 +135,8 @@ def _variant_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     f"var_{key}_convs": ", ".join(f"{r['forward_converged']:.0%}" for r in runs),
                     f"var_{key}_broke": (f" Training did not learn the task in {', '.join(broke)} (final accuracy below 50 %; "
                                          f"the run's history says whether it learned and lost it or never learned): "
-                                         f"the verdict, graded as far as every seed shows it, counts that run; the "
-                                         f"median-seed reading does not."
+                                         f"the accuracy verdict grades the runs that learned, the reliability verdict "
+                                         f"counts this one."
                                          if broke else "")})
         if key == "blog":
             continue
@@ -280,8 +280,8 @@ def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
                  f"{acc.size} evaluations (at most {100 * acc.max():.1f} %)" if acc.max() < 0.5 else
                  f"learned the task (up to {100 * acc.max():.1f} % at an evaluation) and lost it")
         out.setdefault(r["key"], []).append(f"seed {r.get('seed', 0)} {words}, ending at {100 * r['test_accuracy']:.2f} %")
-    return {f"var_{k}_broke": f" In the stored runs {'; '.join(v)}: the verdict, graded as far as every seed shows it, "
-                                f"counts that run; the median-seed reading does not." for k, v in out.items()}
+    return {f"var_{k}_broke": f" In the stored runs {'; '.join(v)}: the accuracy verdict grades the runs that learned, the "
+                                f"reliability verdict counts this one." for k, v in out.items()}
 
 
 def _late_convergence(folder: Path, key: str) -> dict[str, list]:
