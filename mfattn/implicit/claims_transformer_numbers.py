@@ -237,6 +237,9 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
             out[f"sharp_nores_{x}_seeds"] = [float(np.median(d["sharp"][f"spread_nores_{x}"])) for d in draws]
             out[f"sharp_nores_max_{x}_seeds"] = [float(np.max(d["sharp"][f"spread_nores_{x}"])) for d in draws]
             out[f"sharp_res_{x}_seeds"] = [float(np.median(d["sharp"][f"spread_res_{x}"])) for d in draws]
+            if all(f"strength_fold_{x}" in d["sharp"] for d in draws):
+                out[f"strength_fold_{x}_seeds"] = [float(np.asarray(d["sharp"][f"strength_fold_{x}"]))
+                                                   for d in draws]
     if all("range_err_g_bal" in d["onsager"] for d in draws):   # the error against the range of coupling strengths
         out["range_low"] = [float(x) for x in draws[0]["onsager"]["range_low"]]
         out["range_gbal_draws"] = [[float(x) for x in d["onsager"]["range_err_g_bal"]] for d in draws]

@@ -249,7 +249,9 @@ def sharpness_study(base: MeanFieldAttention, x: torch.Tensor, rho: float, steps
     × s), at contraction rate ``rho`` (``base``'s output projection rescaled, as :func:`steps_study` does), the
     second-largest eigenvalue modulus of each sample's attention matrix, ``lambda2`` (B,) (one head: the rate
     |λ₂(A)|^k at which the rows of A^k merge, so the tokens collapse without the source), and the token spread after
-    ``steps`` iterates without and with the source, ``spread_nores`` and ``spread_res`` (B,). Keys ``<name>_<s>``
+    ``steps`` iterates without and with the source, ``spread_nores`` and ``spread_res`` (B,), and ``strength_fold``,
+    the 95th over the 5th percentile of a site's coupling strength Σ_j A_ij² over the sites and samples (how much the
+    strength of softmax couplings varies with the input, the range an amortised correction must span). Keys ``<name>_<s>``
     with s formatted by ``{:g}``."""
     import copy
 
@@ -261,8 +263,12 @@ def sharpness_study(base: MeanFieldAttention, x: torch.Tensor, rho: float, steps
         with torch.no_grad():
             layer.to_out.weight.mul_(rho / rho0)
             layer.to_q.weight.mul_(float(s))
-            ev = torch.linalg.eigvals(layer.attention_matrix(x)[:, 0]).abs().sort(dim=-1, descending=True).values
+            A = layer.attention_matrix(x)[:, 0]
+            ev = torch.linalg.eigvals(A).abs().sort(dim=-1, descending=True).values
             out[f"lambda2_{s:g}"] = ev[:, 1].numpy()
+            # how much a site's coupling strength Σ_j A_ij² varies over sites and inputs: its 95th over 5th percentile
+            lo, hi = torch.quantile((A ** 2).sum(dim=-1).flatten(), torch.tensor([0.05, 0.95], dtype=A.dtype))
+            out[f"strength_fold_{s:g}"] = np.array(float(hi / lo))
             out[f"spread_nores_{s:g}"] = token_spread(naive_trajectory(layer, x, steps, residual=False)[-1]).numpy()
             out[f"spread_res_{s:g}"] = token_spread(naive_trajectory(layer, x, steps)[-1]).numpy()
     return out

@@ -446,7 +446,8 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
         own = sweep.at_crossing(name)
         mine = sweep.betas >= own
         entry = {"rmse_m": float(rm[k, b]), "rmse_c": float(rc[k, b]), "rmse_m_quartiles": [float(x) for x in q],
-                 "rmse_m_by_beta": _floats_or_none(rm[k]), "ok_by_beta": [int(x) for x in ok[k].sum(-1)],
+                 "rmse_m_by_beta": _floats_or_none(rm[k]), "rmse_c_by_beta": _floats_or_none(rc[k]),
+                 "ok_by_beta": [int(x) for x in ok[k].sum(-1)],
                  "at_beta": _beta_or_none(cmp.at_crossing(name)),
                  "at_by_beta": _floats_or_none(median_over_instances(cmp.at_parameter(name))),
                  "rmse_m_per_instance": _where_ok(cmp.rmse_m[k, b], ok[k, b]),

@@ -132,6 +132,8 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
             out.update({f"{key}_m_iqr": f"{q[0]:.1e} to {q[2]:.1e}", f"{key}_m_q": q})
         if "rmse_m_by_beta" in e:
             out[f"{key}_by_beta"] = e["rmse_m_by_beta"]
+        if "rmse_c_by_beta" in e:       # stored since the ninth referee round
+            out[f"{key}_c_by_beta"] = e["rmse_c_by_beta"]
         if "at_beta_by_damping" in e:  # written since the method's own Plefka parameter is stored
             out.update({f"{key}_own_at": e["at_beta_by_damping"][-1], f"{key}_ok_by_beta": e["ok_by_beta"],
                         f"{key}_beyond_own": e["stable_beyond_own_at_by_damping"][-1],
