@@ -144,6 +144,14 @@ SPECS = {
                 "field_std": ">=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
     "mfattn.meanfield.finite_size:table": Exempt("formats a line_by_size result the package built (chapter 1's "
                                                  "table); run by test_ising_sizes"),
+    "mfattn.meanfield.claims_ising_betas:ordered_every_beta": Exempt("a declared alternative rule of "
+                                                                     "ising-linear-response-ordering on package-made "
+                                                                     "stored numbers (its outcomes: tests/"
+                                                                     "test_ising_premises.py)"),
+    "mfattn.meanfield.claims_ising_betas:ordering_beta_note": Exempt("formats stored numbers for "
+                                                                     "ising-linear-response-ordering's note"),
+    "mfattn.meanfield.claims_ising_betas:per_beta_note": Exempt("formats stored numbers for ising-adaptive-tap's "
+                                                                "note"),
     "mfattn.meanfield.claims_ising_sizes:at_every_size": Exempt("a declared alternative rule of ising-at-accuracy "
                                                                 "(stored numbers); run by test_ising_sizes"),
     "mfattn.meanfield.claims_ising_sizes:size_rows": Exempt("formats stored numbers for ising-at-accuracy's note; "

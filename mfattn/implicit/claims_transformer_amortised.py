@@ -159,8 +159,21 @@ def range_note(s: Numbers) -> str:
     return (f" The outcome is set by the range of coupling strengths, which the book chose: fitted alike on the "
             f"training β from each one up to {hi:g} and tested on the same β, f_θ(g)'s error (mean over the draws) is "
             f"{rows}; below the site-shared level 0.2 "
-            + (f"only down to β = {min(below):g}" if below else "on no range")
-            + ". How much the coupling strength of a softmax layer varies over its inputs is not measured here.")
+            + (f"only down to β = {min(below):g}" if below else "on no range") + "." + _strength_text(s))
+
+
+def _strength_text(s: Numbers) -> str:
+    """How much a softmax layer's coupling strength varies over sites and inputs, against the stored ranges."""
+    folds = {x: s[f"strength_fold_{x:g}_seeds"] for x in s.get("sharp_scales", []) if f"strength_fold_{x:g}_seeds" in s}
+    if not folds:
+        return " How much the coupling strength of a softmax layer varies over its inputs is not measured here."
+    return (" The range a transformer's net must span: a site's coupling strength Σ_j A_ij² of the chapter's softmax "
+            "layer varies over sites and inputs by a factor (95th over 5th percentile, per draw) of " + "; ".join(
+                f"{_listed(v, 2)} with the query map ×{x:g}" for x, v in folds.items())
+            + ": at the fresh layer's the net would sit near the site-shared level (the narrowest stored range of two "
+            + (f"β, {(max(s['train_betas']) / s['range_low'][1]) ** 2:.1f}-fold, reads "
+               f"{np.mean([d[1] for d in s['range_gbal_draws']]):.2f}" if "range_gbal_draws" in s else "β")
+            + "), with sharper attention within or beyond the ninefold range the verdict reads.")
 
 
 def ffn_note(s: Numbers, tag: str = "gbal", plain: str = "g") -> str:
