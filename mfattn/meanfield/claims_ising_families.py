@@ -281,7 +281,10 @@ FAMILY_CLAIMS = [
               "depends on the strength, the reading matched to each family's strength is the one that separates "
               "families (the Hebbian ones gain, the diluted and ferro ones do not). The families stay in "
               "or near SK's paramagnetic phase, where TAP applies (the Hebbian family is scaled to SK's spectral edge: "
-              "at the SK second moment it would be in its retrieval phase on every draw, where every theory fails).",
+              "at the SK second moment it would be in its retrieval phase on every draw, where every theory fails). "
+              "Only the correlated (Hebbian) families get TAP 1977's per-site term wrong: the diluted couplings are "
+              "independent and a ferromagnetic mean J0/n changes the Onsager term only at O(1/n), so those two are "
+              "controls for the per-site reading, which separates the families as that predicts (the note).",
           evidence=(TF + "test_families_have_the_sk_second_moment_and_are_drawn_per_instance",
                     TF + "test_the_compensation_rule_reaches_every_outcome"),
           note=_note, numbers=_shown,
