@@ -278,6 +278,8 @@ def _reliability_claim(key: str, what: str) -> Claim:
                                   lambda s: _reliability_at(0.05)({**s, f"var_{key}_acc_list": [
                                       a if a >= INTERACTION_FLOOR else 0.0 for a in s[f"var_{key}_acc_list"]]}, key)),),
         evidence=(TP + "test_the_reliability_claims_count_the_runs_that_broke_down",),
+        numbers=lambda s: {f"var_{key}_broke_runs": float(sum(a < BROKE for a in s[f"var_{key}_acc_list"])),
+                           f"var_{key}_runs": float(len(s[f"var_{key}_acc_list"]))},
         note=lambda s: (f"{sum(a < BROKE for a in s[f'var_{key}_acc_list'])} of {len(s[f'var_{key}_acc_list'])} runs "
                         f"broke down ({', '.join(f'{a:.2f} %' for a in s[f'var_{key}_acc_list'])}), against "
                         f"{sum(a < BROKE for a in (s.get('var_blog_acc_list') or s['acc_list']))} of the blog model's "
