@@ -30,7 +30,8 @@ PER_UNIT = "per_unit.json"
 #: an instance alike (the best one per instance, SK-TAP's, the best single a·m per training β) and TAP's per-site
 #: closed form Σ_j J_ij²(1 − m_j²) m_i, no learning.
 NETS = {"g": "g", "m": "m", "m+s": "ms", "m+b2": "mb2", "m_fixed": "mfixed", "g_bal": "gbal", "m_bal": "mbal"}
-REFERENCES = {"shared": "shared", "sktap": "sktap", "sitetap": "sitetap", "lin_fixed": "linfixed"}
+REFERENCES = {"shared": "shared", "sktap": "sktap", "sitetap": "sitetap", "lin_fixed": "linfixed",
+              "global_g": "globalg", "global_m": "globalm"}
 
 
 def _plain(x: Any) -> Any:

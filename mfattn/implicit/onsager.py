@@ -212,7 +212,9 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     best such correction ``a m_i`` (one least-squares ``a`` per instance, knowing its cavity variances), and
     ``sktap``, SK-TAP's ``β̂²(1 − q) m_i`` (``β̂² = Σ_ij J_ij² / n``, ``q`` the instance's mean m²); and one that
     tells the sites apart without learning, ``sitetap``, the per-site TAP term of Thouless, Anderson and Palmer
-    ``Σ_j J_ij²(1 − m_j²) m_i`` (the control of the ``"m+s"`` net: the closed form its input allows). Their
+    ``Σ_j J_ij²(1 − m_j²) m_i`` (the control of the ``"m+s"`` net: the closed form its input allows); and the best
+    single coefficient for every instance and β, ``global_g`` (a·g_i) and ``global_m`` (a·m_i), each a fitted on the
+    training set with every β weighted alike (what a net of one site's state gains over a global constant). Their
     ``corr_err_<name>`` per test β.
 
     Every training β weighted alike: for each name in ``balanced`` a net fitted with ``weight="beta"``
@@ -275,7 +277,14 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     b2 = (test["J"] ** 2).sum(dim=(1, 2))[:, None] / n
     sktap = b2 * (1 - (m * m).mean(dim=1, keepdim=True)) * m
     sitetap = torch.einsum("bij,bj->bi", test["J"] ** 2, 1 - m * m) * m
-    for name, pred in (("shared", shared), ("sktap", sktap), ("sitetap", sitetap)):
+    # one coefficient for every instance and β, fitted on the training set with every β weighted alike: a·g and a·m
+    w = _beta_weights(train["beta"], train["c"].reshape(-1), train["c"].shape[-1])
+    g_train = _local_field(train)
+    a_g = float((w * g_train.reshape(-1) * train["c"].reshape(-1)).sum() / (w * g_train.reshape(-1) ** 2).sum())
+    a_m = float((w * train["m"].reshape(-1) * train["c"].reshape(-1)).sum() / (w * train["m"].reshape(-1) ** 2).sum())
+    global_g, global_m = a_g * _local_field(test), a_m * m
+    for name, pred in (("shared", shared), ("sktap", sktap), ("sitetap", sitetap), ("global_g", global_g),
+                       ("global_m", global_m)):
         res[f"corr_err_{name}"], res[f"corr_diff_{name}"] = per_beta(pred), per_instance(pred)
     fits = [(name, name, "plain") for name in inputs] + [(name, f"{name}_bal", "beta") for name in balanced]
     for name, key, weight in fits:
@@ -298,6 +307,11 @@ def amortisation_study(n: int, train_betas: Sequence[float], train_instances: in
     if cache:
         caches.save_cached_npz(path, res)
     return res
+
+
+def _local_field(data: dict[str, Any]) -> torch.Tensor:
+    """The naive update's local field g = h + J m at the stored magnetisations: (I, n)."""
+    return data["h"] + torch.einsum("bij,bj->bi", data["J"], data["m"])
 
 
 def _range_widths(train: dict[str, Any], test: dict[str, Any], *, hidden: int, fit_steps: int,
