@@ -500,9 +500,9 @@ def test_log_ratio_standard_error_matches_a_bootstrap_on_the_stored_instances():
 
 @needs_stored
 def test_the_compensation_claim_states_the_ratios_the_families_show():
-    """The claim says what the data show: every family's ratio of adaptive TAP's error to TAP's lies in 0.16 to 0.24
-    (the range the claim quotes, rounded to two digits), SK's at β = 0.5 is 0.195, so the advantage survives a
-    mis-specified distribution without a gain beyond SK's."""
+    """Over the SK-averaged term every family's ratio of adaptive TAP's error to TAP's lies in 0.16 to 0.24 and SK's
+    at β = 0.5 is 0.195 (no extra gain there: the declared reading below half of TAP's error holds); the decided rule
+    is the per-site one, on which the Hebbian families gain and the controls do not."""
     s = STORED
     ratios = [float(np.mean([a for a, t in zip(s[f"fam_{f}_atap_m_inst"], s[f"fam_{f}_tap_m_inst"])
                              if a is not None and t is not None]))
@@ -511,8 +511,12 @@ def test_the_compensation_claim_states_the_ratios_the_families_show():
               for f in ("diluted", "ferro", "hopfield", "hopfield_dense")]
     assert round(min(ratios), 2) >= 0.16 and round(max(ratios), 2) <= 0.24 and round(max(ratios), 2) >= 0.23
     assert round(s["atap_m"] / s["tap_m"], 3) == 0.195
-    assert "0.16 to 0.24 against SK's 0.195" in ISING["ising-adaptive-tap-compensates"].claim
-    assert "a large extra gain on the correlated (Hebbian) couplings" in ISING["ising-adaptive-tap-compensates"].claim
+    claim = ISING["ising-adaptive-tap-compensates"]
+    assert "significantly larger than on SK couplings of the same strength" in claim.claim
+    d = claim.decide(STORED, chapter="ising")
+    assert d.verdict == "reproduced"
+    assert [a["verdict"] for a in d.premises["alternatives"] if a["name"].startswith(
+        "reading: keeps its advantage over the SK-averaged TAP")] == ["reproduced"]
 
 
 @needs_stored

@@ -210,14 +210,37 @@ def _families(ratio, sk=0.2, hopfield_atap=None, n=6):
     return out
 
 
-# --- adaptive TAP on couplings not drawn from SK: below half of TAP's error in every family holds, below it partly ---
+# --- adaptive TAP on couplings not drawn from SK: the per-site z rule, either side of ±2 ---------------------------
+def _z_families(hebbian: float, diluted: float = 0.45) -> dict:
+    """Every family at adaptive TAP / per-site TAP = 0.45 (as on SK couplings of its strength), the Hebbian family at
+    ``hebbian`` and the diluted one at ``diluted`` (six instances each, a small spread)."""
+    from mfattn.meanfield.claims_ising_families import _z_example
+    s = _z_example(hebbian)
+    base = s["fam_diluted_tsite_m_inst"]
+    s["fam_diluted_atap_m_inst"] = [diluted * b * j for b, j in zip(base, (1.0, 0.995, 1.005, 0.99, 1.01, 1.0))]
+    return s
+
+
+def _at_z(target: float, which: str) -> float:
+    """The ratio at which the family's z against SK of its strength is ``target`` (bisection on the rule's own z)."""
+    from mfattn.meanfield.claims_ising_families import _z_against_matched
+    fam = "hopfield" if which == "hebbian" else "diluted"
+    lo, hi = 0.05, 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        s = _z_families(mid) if which == "hebbian" else _z_families(0.45, diluted=mid)
+        lo, hi = (mid, hi) if _z_against_matched(s, "tsite")[fam] < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+_GAIN, _LOSS = _at_z(-2.0, "hebbian"), _at_z(2.0, "diluted")
 FAMILY_CASES = [
-    ("ising-adaptive-tap-compensates", _families(0.4999), "holds"),
-    ("ising-adaptive-tap-compensates", _families(0.5), "partly"),          # exactly half
-    ("ising-adaptive-tap-compensates", _families(0.9999), "partly"),
-    ("ising-adaptive-tap-compensates", _families(1.0), "fails"),           # equal: not below
-    ("ising-adaptive-tap-compensates", _families(0.18, hopfield_atap=[0.18, None, None, None, None, None]), None),
-    ("ising-adaptive-tap-compensates", _families(0.18, hopfield_atap=[0.18 * 1.0] * 5 + [None]), "fails"),  # 5/6
+    ("ising-adaptive-tap-compensates", _z_families(_GAIN * 0.999), "holds"),     # z just below −2: a gain
+    ("ising-adaptive-tap-compensates", _z_families(_GAIN * 1.001), "partly"),    # just above: no gain shown
+    ("ising-adaptive-tap-compensates", _z_families(0.45, diluted=_LOSS * 0.999), "partly"),
+    ("ising-adaptive-tap-compensates", _z_families(0.45, diluted=_LOSS * 1.001), "fails"),   # z above +2
+    ("ising-adaptive-tap-compensates", {**_z_families(_GAIN * 0.999), "fam_hopfield_atap_m_inst":
+                                        _z_families(_GAIN * 0.999)["fam_hopfield_atap_m_inst"][:5] + [None]}, "fails"),
 ]
 
 BOUNDARY_CASES = FAMILY_CASES + FACTOR_CASES + RESPONSE_CASES + ORDERING_CASES + AT_CASES + PSD_CASES + BEYOND_CASES + \

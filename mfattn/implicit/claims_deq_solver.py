@@ -43,7 +43,9 @@ SOLVER_CLAIMS = [
                                  "tolerance 1e-4; our test of it)",
           "The solver the blog's MNIST configuration sets up, the public code's Anderson acceleration (a history of 5, "
           "an absolute ridge, one residual for the whole batch) with at most 40 evaluations and tolerance 1e-4, "
-          "reaches the layer's fixed point to that tolerance, read over the last quarter of training as deq-anderson "
+          "reaches the layer's fixed point to that tolerance on the blog model's weights as trained with this book's "
+          "solver in the loop (a model trained with the public solver is not stored), read over the last quarter of "
+          "training as deq-anderson "
           "is (training as a whole is a declared reading; the answer it returns is not what is counted, the note)",
           measured="Share of the analysed training steps (each seed's weights kept every 1000 steps, a test batch of 60) "
                    "whose batch solve by the public code's Anderson (mfattn.implicit.reference_solver) reaches the "

@@ -159,7 +159,9 @@ DECLARED = {"transformer": [
           "A transformer's site-wise feed-forward net, acting on the naive update X'_i (here g_i = h_i + Σ_j J_ij m_j), "
           "amortises the linear-response self-correction over couplings that change with the input (the book's "
           "stand-in: SK couplings at β 0.2 to 0.6, a ninefold range of β², a range the book chose: the error grows "
-          "with the range, and over a narrow one the net reaches the site-shared level, the note); fitted and decided "
+          "with the range, and over a narrow one the net reaches the site-shared level, the note; over the whole "
+          "range it does no better than one global coefficient a·g_i: what it amortises is that coefficient, the "
+          "note); fitted and decided "
           "with every training β weighted alike (the plain squared-error fit, narrower ranges, other statistics and "
           "the net of m are declared readings)",
           measured="Relative error ‖f − V m‖/‖V m‖ of a small net f_θ(g_i) fitted to the adaptive-TAP correction c_i = "

@@ -214,14 +214,29 @@ def _example(ratio: float) -> dict:
     return out
 
 
+def _z_example(ratio: float) -> dict:
+    """Every family at adaptive TAP / per-site TAP = 0.45, as on SK couplings of its strength, except the Hebbian
+    family at ``ratio`` (six instances, small spread)."""
+    base = [1.0, 1.02, 0.98, 1.01, 0.99, 1.0]
+    jitter = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0]
+    out = {"fam_beta": 0.5, "fam_n": 18}
+    for f in FAMILIES:
+        r = ratio if f == "hopfield" else 0.45
+        out.update({f"fam_{f}_tsite_m_inst": base, f"fam_{f}_tap_m_inst": base, f"fam_{f}_sk_tsite_m_inst": base,
+                    f"fam_{f}_naive_m_inst": [3 * b for b in base], f"fam_{f}_sk_tap_m_inst": base,
+                    f"fam_{f}_sk_atap_m_inst": [0.45 * b * j for b, j in zip(base, jitter)],
+                    f"fam_{f}_atap_m_inst": [r * b * j for b, j in zip(base, reversed(jitter))]})
+    return out
+
+
 FAMILY_CLAIMS = [
     Claim("ising-adaptive-tap-compensates", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
-          "Adaptive TAP compensates for not knowing the couplings' distribution: on couplings not drawn from the SK model "
-          "(diluted, ferromagnetically biased, Hebbian at two loads) its magnetisations keep their advantage over "
-          "TAP's, below half of TAP's error in every family: over the SK-averaged term about the same advantage as "
-          "on SK couplings (ratios 0.16 to 0.24 against SK's 0.195: no extra gain there); over TAP 1977's per-site "
-          "term a large extra gain on the correlated (Hebbian) couplings and none on the diluted or ferromagnetic "
-          "ones (declared readings, the note)",
+          "Adaptive TAP compensates for not knowing the couplings' distribution: where the couplings are correlated "
+          "(Hebbian, at two loads), which makes even TAP 1977's per-site Onsager term wrong, adaptive TAP's advantage "
+          "over that term is significantly larger than on SK couplings of the same strength, and on diluted and "
+          "ferromagnetically biased couplings, which leave that term right (controls), it is not (over the "
+          "SK-averaged term its advantage, below half of TAP's error in every family, is about the same as on SK "
+          "couplings: a declared reading)",
           measured="RMSE of the magnetisations against exact enumeration (n = 18) at β = 0.5 on 40 instances of each of "
                    "four coupling families not drawn from SK, each in or near SK's paramagnetic phase (diluted ±1 "
                    "couplings of mean degree 3 and SK plus a ferromagnetic mean J0 = 1, both scaled to the SK second "
@@ -231,12 +246,21 @@ FAMILY_CLAIMS = [
           quote=Quote(SECTION_TAP, "To compensate for the lack of knowledge of the couplings distribution, they "
                                    "introduced a self-consistent computation to adapt the Onsager correction to the "
                                    "actual couplings"),
-          reading="'compensates' read as keeping the advantage where the couplings are not SK: below half of TAP's "
-                  "error (the chapter's 'more accurate') in every family; against adaptive TAP's own advantage on SK "
-                  "couplings (at the families' β = 0.5, with and without the control) are declared readings",
-          rule_at=lambda factor: _compensates_at(factor),
-          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_noise, log=True),),
-          alternatives=(Alternative("reading: against adaptive TAP's own advantage on SK couplings at β = 0.5: on the "
+          reading="'compensates' read as a gain where the couplings' distribution makes the Onsager term wrong: against "
+                  "TAP 1977's per-site term, which is right for independent couplings and wrong for correlated "
+                  "ones, compared with SK couplings of the same strength; keeping the advantage over the SK-averaged "
+                  "term (below half of its error in every family) is a declared reading",
+          rule_at=lambda z: _relative_at(z, families=FAMILIES, against=lambda s: _z_against_matched(s, "tsite")),
+          thresholds=(Threshold("z", 2.0, "convention", "two combined standard errors of the two log ratios (the "
+                                "family's and SK's at its strength, independent instances): a smaller difference is "
+                                "within the instances' noise"),),
+          alternatives=(Alternative("reading: keeps its advantage over the SK-averaged TAP, below half of its error in "
+                                    "every family (the rule before the ninth referee round: a method simply better "
+                                    "everywhere passes it too)", "reading", _compensates_at(2.0)),
+                        Alternative("the per-site rule over the Hebbian families alone (the controls left out)",
+                                    "reading", _relative_at(2.0, families=("hopfield", "hopfield_dense"),
+                                                            against=lambda s: _z_against_matched(s, "tsite"))),
+Alternative("reading: against adaptive TAP's own advantage on SK couplings at β = 0.5: on the "
                                     "families that mis-specify TAP's term, no ratio to TAP more than 2 combined "
                                     "standard errors above SK's and at least one more than 2 below (a gain where the "
                                     "term is wrong); none beyond 2 either way, with differences", "reading",
@@ -246,11 +270,6 @@ FAMILY_CLAIMS = [
                                     "ferro families, lower for the Hebbian ones, which are scaled by their largest "
                                     "eigenvalue), the same z rule", "reading",
                                     _relative_at(2.0, against=_z_against_matched)),
-                        Alternative("reading: against per-site TAP (TAP 1977's term, from the actual couplings' "
-                                    "squares) on each family and on SK couplings of the family's own strength, the "
-                                    "same z rule: adaptive TAP's advantage over per-site TAP barely depends on the SK "
-                                    "strength (0.42 to 0.49)", "reading",
-                                    _relative_at(2.0, against=lambda s: _z_against_matched(s, "tsite"))),
                         Alternative("reading: below TAP's error at all in every family (no factor)", "reading",
                                     _compensates_at(1.0)),
                         Alternative("reading: against per-site TAP (TAP 1977's term, from the actual couplings' "
@@ -270,23 +289,21 @@ FAMILY_CLAIMS = [
           spread=Spread("instance (not converged: NaN)", lambda s: {
               f"RMSE of m, {NAMES[k]}, {f}": [math.nan if x is None else x for x in s[f"fam_{f}_{k}_m_inst"]]
               for f in _stored(s) for k in ("tap", "atap")}),
-          how="In every family, on the instances both solved: holds if adaptive TAP's mean RMSE of m is below half of "
-              "the SK-averaged TAP's ('more accurate' as halving the error, the chapter's convention) and adaptive TAP "
-              f"converged on at least {CONVERGED:.0%} of the instances; with differences if below TAP's error but not "
-              "by a factor 2 in some family; fails if not below it in some family or if adaptive TAP did not converge "
-              "often enough (a non-converged instance counts against it there, not only dropped). A method simply "
-              "more accurate everywhere would pass this too, so the readings against adaptive TAP's own ratio on SK "
-              "couplings are declared; they depend on the SK strength compared with (SK's ratio grows steeply with "
-              "β: the note), so they are readings, not the rule; against per-site TAP, whose own ratio on SK barely "
-              "depends on the strength, the reading matched to each family's strength is the one that separates "
-              "families (the Hebbian ones gain, the diluted and ferro ones do not). The families stay in "
-              "or near SK's paramagnetic phase, where TAP applies (the Hebbian family is scaled to SK's spectral edge: "
-              "at the SK second moment it would be in its retrieval phase on every draw, where every theory fails). "
-              "Only the correlated (Hebbian) families get TAP 1977's per-site term wrong: the diluted couplings are "
-              "independent and a ferromagnetic mean J0/n changes the Onsager term only at O(1/n), so those two are "
-              "controls for the per-site reading, which separates the families as that predicts (the note).",
+          how="Decided on per-site TAP, whose own ratio on SK couplings barely depends on the strength (0.42 to 0.49): "
+              "in each family, the log ratio of adaptive TAP's mean error of m to per-site TAP's against the same on "
+              "SK couplings of the family's own strength √(Σ_ij J_ij²/n), over their combined standard error z. Holds "
+              "if no family is more than 2 above (worse than on SK) and some family is more than 2 below (a gain where "
+              "the term is wrong); with differences if none is beyond 2 either way (the advantage kept, no more); "
+              "fails if one is above, or adaptive TAP did not converge on enough of a family's instances. This rule "
+              "was chosen in the ninth referee round, after the others had been read (they are declared readings): it "
+              "is the one a method simply more accurate everywhere does not pass, and its controls, the diluted and "
+              "ferromagnetically biased families, whose couplings leave the per-site term right (independent "
+              "couplings; a mean J0/n changes it only at O(1/n)), stay at z ≈ 0 as that predicts. The families stay "
+              "in or near SK's paramagnetic phase, where TAP applies (the Hebbian family is scaled to SK's spectral "
+              "edge: at the SK second moment it would be in its retrieval phase on every draw, where every theory "
+              "fails).",
           evidence=(TF + "test_families_have_the_sk_second_moment_and_are_drawn_per_instance",
                     TF + "test_the_compensation_rule_reaches_every_outcome"),
           note=_note, numbers=_shown,
-          examples={"holds": _example(0.4), "partly": _example(0.6), "fails": _example(1.1)}),
+          examples={"holds": _z_example(0.2), "partly": _z_example(0.45), "fails": _z_example(0.9)}),
 ]
