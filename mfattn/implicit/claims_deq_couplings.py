@@ -261,16 +261,28 @@ def breakdown_p(broke: int, runs: int, ref_broke: int, ref_runs: int) -> float:
 
 def _reliability_at(level: float):
     def rule(s, key):
-        accs, ref = s[f"var_{key}_acc_list"], s.get("var_blog_acc_list") or s["acc_list"]
-        broke, ref_broke = sum(a < BROKE for a in accs), sum(a < BROKE for a in ref)
+        broke, runs, ref_broke, ref_runs = _breakdowns(s, key)
         if broke == 0:
             return "holds"
-        if breakdown_p(len(accs), len(accs), 0, len(ref)) >= level:
-            raise verdicts.Undecidable(f"{broke} of {len(accs)} runs broke down against {ref_broke} of {len(ref)}: "
-                                       f"so few runs cannot show a higher breakdown rate at {level:g} even if every "
-                                       "one broke down")
-        return "fails" if breakdown_p(broke, len(accs), ref_broke, len(ref)) < level else "partly"
+        if breakdown_p(runs, runs, 0, ref_runs) >= level:
+            raise verdicts.Undecidable(f"{broke} of {runs} runs broke down against {ref_broke} of {ref_runs}: so few "
+                                       f"runs cannot show a higher breakdown rate at {level:g} even if every one broke "
+                                       "down")
+        return "fails" if breakdown_p(broke, runs, ref_broke, ref_runs) < level else "partly"
     return rule
+
+
+def _breakdowns(s, key: str) -> tuple[int, int, int, int]:
+    """Runs that broke down and runs, of the variant ``key`` and of the blog model."""
+    accs, ref = s[f"var_{key}_acc_list"], s.get("var_blog_acc_list") or s["acc_list"]
+    return sum(a < BROKE for a in accs), len(accs), sum(a < BROKE for a in ref), len(ref)
+
+
+def _reliability_note(s, key: str) -> str:
+    broke, runs, ref_broke, ref_runs = _breakdowns(s, key)
+    return (f"{broke} of {runs} runs broke down ({', '.join(f'{a:.2f} %' for a in s[f'var_{key}_acc_list'])}), "
+            f"against {ref_broke} of the blog model's {ref_runs}; one-sided Fisher exact p = "
+            f"{breakdown_p(broke, runs, ref_broke, ref_runs):.2f}." + s.get(f"var_{key}_broke", ""))
 
 
 def _reliability_claim(key: str, what: str) -> Claim:
@@ -295,12 +307,7 @@ def _reliability_claim(key: str, what: str) -> Claim:
         evidence=(TP + "test_the_reliability_claims_count_the_runs_that_broke_down",),
         numbers=lambda s: {f"var_{key}_broke_runs": float(sum(a < BROKE for a in s[f"var_{key}_acc_list"])),
                            f"var_{key}_runs": float(len(s[f"var_{key}_acc_list"]))},
-        note=lambda s: (f"{sum(a < BROKE for a in s[f'var_{key}_acc_list'])} of {len(s[f'var_{key}_acc_list'])} runs "
-                        f"broke down ({', '.join(f'{a:.2f} %' for a in s[f'var_{key}_acc_list'])}), against "
-                        f"{sum(a < BROKE for a in (s.get('var_blog_acc_list') or s['acc_list']))} of the blog model's "
-                        f"{len(s.get('var_blog_acc_list') or s['acc_list'])}; one-sided Fisher exact p = "
-                        f"{breakdown_p(sum(a < BROKE for a in s[f'var_{key}_acc_list']), len(s[f'var_{key}_acc_list']), sum(a < BROKE for a in (s.get('var_blog_acc_list') or s['acc_list'])), len(s.get('var_blog_acc_list') or s['acc_list'])):.2f}."
-                        + s.get(f"var_{key}_broke", "")),
+        note=lambda s: _reliability_note(s, key),
         examples={"holds": {f"var_{key}_acc_list": [98.0, 97.0, 99.0], "acc_list": [99.1] * 3},
                   "partly": {f"var_{key}_acc_list": [98.0, 30.0, 99.0, 98.0, 97.0], "acc_list": [99.1] * 5},
                   "fails": {f"var_{key}_acc_list": [30.0] * 8, "acc_list": [99.1] * 8}})

@@ -76,11 +76,12 @@ def _accuracy_note(s):
 
 # --- the solver ----------------------------------------------------------------------------------------------------
 
-def _late_share_sd(s):
-    """The noise of the share the rule reads: its s.d. over the seeds, over the last quarter of training (the statistic
-    read, not the whole training's); None where fewer than two seeds are stored."""
-    x = s.get("blog_conv_late_seeds") or []
-    return float(np.std(x, ddof=1)) if len(x) > 1 and np.std(x) > 0 else None
+def _share_sd(key: str):
+    """A threshold's noise: the s.d. over the seeds of the share ``key`` the rule reads (None for one seed)."""
+    def noise(s):
+        x = s.get(key) or []
+        return float(np.std(x, ddof=1)) if len(x) > 1 and np.std(x) > 0 else None
+    return noise
 
 
 def _anderson_at(reliable: float, most: float, key: str = "blog"):
@@ -128,14 +129,6 @@ def _late(s) -> dict:
 def _plain_late_at(anderson: float, plain: float):
     rule = _plain_at(anderson, plain)
     return lambda s: rule(_late(s))
-
-
-def _share_sd(key: str):
-    """A threshold's noise: the s.d. over the seeds of the share ``key`` the rule reads (None for one seed)."""
-    def noise(s):
-        x = s.get(key) or []
-        return float(np.std(x, ddof=1)) if len(x) > 1 and np.std(x) > 0 else None
-    return noise
 
 
 def _plain_on_m(s):
@@ -446,7 +439,7 @@ MNIST_CLAIMS = [
               "at least half in every seed (it finds the point in most steps); refuted if fewer in some seed. The quoted line is the blog's configuration of its MNIST model, not a statement that the solver "
               "finds the fixed point: the claim is ours, built on that configuration.",
           thresholds=(Threshold("reliable", 0.9, "convention", "a solver that misses more than one solve in ten does "
-                                "not reliably find the fixed point", noise=_late_share_sd),
+                                "not reliably find the fixed point", noise=_share_sd("blog_conv_late_seeds")),
                       Threshold("most", 0.5, "convention", "it finds the fixed point in most of the training steps")),
           alternatives=(Alternative(f"{READING_M}: the model trained so, every seed", "reading",
                                     _anderson_at(0.9, 0.5, "m")),

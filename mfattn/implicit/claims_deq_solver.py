@@ -11,17 +11,16 @@ from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 
 from .claims_deq_layer import MNIST_SECTION, TC
+from .claims_deq_mnist import _anderson_at
 from .claims_deq_numbers import BAL
 
 __all__ = ["SOLVER_CLAIMS"]
 
 
 def _public_at(reliable: float, most: float, key: str = "ref_anderson_conv_last_seeds"):
-    """The worst seed's share of batches at tolerance: at least ``reliable`` holds, at least ``most`` partly."""
-    def rule(s):
-        low = min(s[key])          # missing: not tested, naming the number and the command that stores it
-        return "holds" if low >= reliable else "partly" if low >= most else "fails"
-    return rule
+    """deq-anderson's grade (:func:`.claims_deq_mnist._anderson_at`) on the worst seed's share of batches at tolerance
+    stored under ``key``; a missing number leaves the claim not tested, naming it."""
+    return lambda s: _anderson_at(reliable, most, "a")({"var_a_conv_min": min(s[key])})
 
 
 def _note(s) -> str:

@@ -52,8 +52,8 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
     if "corr_err_m_fixed" in res:
         left.semilogy(test_betas, res["corr_err_m_fixed"], "x", ms=6, color="C1",
                       label=r"$f_\theta(m_i)$ fitted at each $\beta$ alone")
-    left.legend(fontsize=8)
-    right.legend(fontsize=8)
+    for ax in (left, right):     # below the axes: inside, the legend of eleven curves would hide some of them
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     return fig
 
 
