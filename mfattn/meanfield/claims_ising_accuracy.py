@@ -128,24 +128,6 @@ def _majority_rule(better: str, worse: str, factor: float = 2.0):
     return rule
 
 
-def _against_both(sk, site):
-    """Adaptive TAP against both readings of TAP: ``sk`` grades the factor against the SK average the blog describes,
-    ``site`` whether it is more accurate than TAP 1977's per-site term at all ("holds" or not). Holds if both hold;
-    fails if it is not more accurate than the SK average; with differences otherwise."""
-    def rule(s):
-        g = sk(s)
-        if g == "fails":
-            return "fails"
-        return "holds" if g == "holds" and site(s) == "holds" else "partly"
-    return rule
-
-
-def _adaptive_at(factor):
-    """The claim's rule: the factor against the SK average on the ratio of the mean errors, and more accurate than
-    per-site TAP with the 95 % interval of that ratio (paired delta method) below 1."""
-    return _against_both(_factor_at("atap_m", "tap_m")(factor), _ratio_interval_rule("atap", "tsite", 1.0))
-
-
 def _adaptive_every_beta(s):
     """The other temperatures: the ratio of adaptive TAP's mean error to the SK-averaged TAP's at every stored β of the
     high-temperature phase (β ≤ 1): below 1/2 at each, holds; below 1 at each, partly; else fails."""
@@ -156,10 +138,44 @@ def _adaptive_every_beta(s):
     return "holds" if max(ratios) < 0.5 else "partly" if max(ratios) < 1.0 else "fails"
 
 
-def _adaptive_examples() -> dict[str, dict[str, Any]]:
-    site = {"atap_m_inst": [0.40, 0.50, 0.45, 0.42], "tsite_m_inst": [1.0, 1.1, 0.9, 1.05]}
-    return {"holds": {"atap_m": 0.49, "tap_m": 1.0, **site}, "partly": {"atap_m": 0.51, "tap_m": 1.0, **site},
-            "fails": {"atap_m": 1.0, "tap_m": 1.0, **site}}
+def _site_every_beta(s):
+    """Per-site TAP at the other temperatures: the ratio of adaptive TAP's mean error to per-site TAP's at every stored
+    β of the high-temperature phase (β ≤ 1): below 1/2 at each, holds; below 1 at each, partly; else fails."""
+    ratios = [a / t for b, a, t in zip(s["betas"], s["atap_by_beta"], s.get("tsite_by_beta", []))
+              if b <= 1.0 + 1e-9 and a is not None and t]
+    if not ratios:
+        raise verdicts.Undecidable("per-site TAP's errors at every β are not stored")
+    return "holds" if max(ratios) < 0.5 else "partly" if max(ratios) < 1.0 else "fails"
+
+
+def _site_examples() -> dict[str, dict[str, Any]]:
+    """Per-instance errors whose ratio interval lies below 1/2, straddles it, and reaches 1."""
+    b = [0.40, 0.50, 0.45, 0.42]
+    return {"holds": {"atap_m_inst": b, "tsite_m_inst": [1.0, 1.1, 0.9, 1.05]},
+            "partly": {"atap_m_inst": b, "tsite_m_inst": [0.9, 0.95, 0.85, 0.9]},
+            "fails": {"atap_m_inst": b, "tsite_m_inst": [0.41, 0.52, 0.44, 0.43]}}
+
+
+def _site_note(s) -> str:
+    bs, ws = paired(s, "atap", "tsite")
+    gs, los, his = geometric_interval(bs, ws)
+    r = bs.mean() / ws.mean()
+    half = stats.t_quantile_975(bs.size - 1) * log_ratio_se(bs, ws)
+    rows = [(b, a / t) for b, a, t in zip(s["betas"], s["atap_by_beta"], s.get("tsite_by_beta", []))
+            if b <= 1.0 + 1e-9 and a is not None and t]
+    beta = ""
+    if rows:
+        over = [b for b, x in rows if x >= 0.5]
+        beta = (f" At the other stored β ≤ 1 the ratio lies between {min(x for _, x in rows):.3f} and "
+                f"{max(x for _, x in rows):.3f}" + (f", at or above 1/2 from β = {min(over):g}" if over else "") + ".")
+    return (f"RMSE of m at β = {s['beta']:g}: per-site TAP {s['tsite_m']:.1e}, adaptive TAP {s['atap_m']:.1e}, ratio "
+            f"{r:.3f} (95 % {r * math.exp(-half):.3f} to {r * math.exp(half):.3f}; per-instance geometric mean {gs:.3f}, "
+            f"95 % {los:.3f} to {his:.3f}; below per-site TAP on {int(np.sum(bs < ws))} and below half of it on "
+            f"{int(np.sum(bs < ws / 2))} of {bs.size} instances). More accurate on every instance; the factor 2 "
+            f"is at the line: the point ratio is below 1/2 (confirmed on that statistic), its interval reaches past "
+            f"it, and only {int(np.sum(bs < ws / 2))} of {bs.size} instances are below half.{beta} Until the ninth "
+            "referee round this comparison was part of ising-adaptive-tap with no factor claimed, a choice made after "
+            "seeing the ratio; split off, it is graded with the chapter's factor.")
 
 
 def _small_beta_check(s):
@@ -185,17 +201,6 @@ def _factor_note(better: str, worse: str):
         site = ""
         if "tsite_m" in s and worse == "naive":
             site = f" Per-site TAP (TAP 1977's own term): {s['tsite_m']:.1e}, {s['tsite_m'] / s['naive_m']:.3f} of naive."
-        elif "tsite_m_inst" in s and worse == "tap":
-            bs, ws = paired(s, "atap", "tsite")
-            gs, los, his = geometric_interval(bs, ws)
-            r = s["atap_m"] / s["tsite_m"]
-            half = stats.t_quantile_975(bs.size - 1) * log_ratio_se(bs, ws)
-            site = (f" Against per-site TAP (TAP 1977's own term, {s['tsite_m']:.1e}): ratio {r:.3f} (95 % "
-                    f"{r * math.exp(-half):.3f} to {r * math.exp(half):.3f}; per-instance geometric mean {gs:.3f}, 95 % "
-                    f"{los:.3f} to {his:.3f}; below it on {int(np.sum(bs < ws))} and below half of it on "
-                    f"{int(np.sum(bs < ws / 2))} of {bs.size} instances): more accurate on every reading, but at the "
-                    "factor-2 line, where the interval of the ratio reaches past 1/2: the claim puts its factor 2 "
-                    "against the SK average only.")
         per_beta = per_beta_note(s) if (better, worse) == ("atap", "tap") else ""
         return (f"RMSE of m at β = {s['beta']:g}: {NAMES[worse]} {s[f'{worse}_m']:.1e}, {NAMES[better]} "
                 f"{s[f'{better}_m']:.1e}, ratio {s[f'{better}_m'] / s[f'{worse}_m']:.3f} (mean over {s['instances']} "
@@ -347,56 +352,74 @@ ACCURACY_CLAIMS = [
           "for not knowing that distribution, which couplings not drawn from SK test: ising-adaptive-tap-compensates); "
           "on SK instances of 18 spins at β = 0.5 (the book's reading, ours; at this n the SK-averaged term misses the "
           "site-to-site spread of Σ_j J_ij², about √(2/(n − 1)) of its mean, which adaptive TAP's V keeps) its "
-          "magnetisations are then more accurate than TAP's "
-          "under either Onsager term, by a factor 2 against the SK average the blog describes (against "
-          "TAP 1977's per-site term the book claims no factor)",
+          "magnetisations are then more accurate, by a factor 2, than TAP's with the term the blog describes, the SK "
+          "average β²(1 − q) (against TAP 1977's own per-site term: ising-adaptive-tap-site)",
           measured="RMSE of the magnetisations against exact enumeration (n = 18, 40 SK instances) at β = 0.5, of "
-                   "adaptive TAP, TAP (SK average) and per-site TAP",
+                   "adaptive TAP and TAP (SK average)",
           origin="ours",   # the quote describes the method; 'more accurate on SK couplings' is the book's reading
           quote=Quote(SECTION_TAP, "a self-consistent computation to adapt the Onsager correction to the actual "
                                    "couplings using the cavity method and linear response relations"),
           reading="'more accurate than TAP' is the book's reading: the blog says the adaptation compensates for not "
                   "knowing the couplings' distribution, not that it beats TAP where the distribution is known; decided "
-                  "as a factor 2 against the SK-averaged TAP and as more accurate at all against TAP 1977's per-site "
-                  "term; its weaker reading (at least as accurate as both) is tried as the other reading",
-          rule_at=_adaptive_at,
+                  "as a factor 2 against the SK-averaged TAP the blog describes; its weaker reading (at least as "
+                  "accurate) is tried as the other reading, and TAP 1977's per-site term is a claim of its own "
+                  "(ising-adaptive-tap-site)",
+          rule_at=_factor_at("atap_m", "tap_m"),
           thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_ratio_noise("atap", "tap"),
                                 log=True),),
-          alternatives=(Alternative("reading: the blog's 'compensates': at least as accurate as both TAPs (ratio to "
-                                    "the SK average below 1)", "reading", _adaptive_at(1.0)),
-                        Alternative("95 % interval of each ratio of the mean errors (paired): below 1/2 against the SK "
-                                    "average, below 1 against per-site TAP", "statistic",
-                                    _against_both(_ratio_interval_rule("atap", "tap"),
-                                                  _ratio_interval_rule("atap", "tsite", 1.0))),
-                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2 against "
-                                    "the SK average, below 1 against per-site TAP", "statistic",
-                                    _against_both(_interval_rule("atap", "tap"), _interval_rule("atap", "tsite", 1.0))),
-                        Alternative("per instance (sign test): significantly more than half below half of TAP, and "
-                                    "below per-site TAP", "statistic",
-                                    _against_both(_majority_rule("atap", "tap"), _majority_rule("atap", "tsite", 1.0))),
+          alternatives=(Alternative("reading: the blog's 'compensates': at least as accurate (ratio to the SK average "
+                                    "below 1)", "reading", _factor_at("atap_m", "tap_m")(1.0)),
+                        Alternative("95 % interval of the ratio of the mean errors (paired), its upper end below 1/2",
+                                    "statistic", _ratio_interval_rule("atap", "tap")),
+                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2",
+                                    "statistic", _interval_rule("atap", "tap")),
+                        Alternative("per instance (sign test): significantly more than half below half of TAP",
+                                    "statistic", _majority_rule("atap", "tap")),
                         Alternative("reading: every stored β of the high-temperature phase (0.05 to 1), not β = 0.5 "
                                     "alone: below half of the SK-averaged TAP's error at each", "reading",
-                                    _adaptive_every_beta),
-                        Alternative("the chapter's factor 2 against per-site TAP as well, with the 95 % interval of that "
-                                    "ratio (the claim's 'no factor' against it was set after seeing the ratio at the "
-                                    "factor-2 line)", "threshold",
-                                    _against_both(_factor_at("atap_m", "tap_m")(2.0),
-                                                  _ratio_interval_rule("atap", "tsite", 2.0))),
-                        Alternative("against per-site TAP the ratio of the mean errors alone (no interval)",
-                                    "statistic", _against_both(_factor_at("atap_m", "tap_m")(2.0),
-                                                               _factor_at("atap_m", "tsite_m")(1.0)))),
-          spread=Spread("instance", _instances("tap", "tsite", "atap")),
-          how="Adaptive TAP must have the smaller mean RMSE of m over the 40 instances at β = 0.5 than both TAPs: holds "
-              "if it is below half of the SK-averaged TAP's ('more accurate' as halving the error, the chapter's "
-              "convention; noise: the paired standard error of the ratio over the instances) and below per-site TAP's "
-              "with the 95 % interval of that ratio (paired, over the instances) below 1; with differences if below "
-              "the SK-averaged TAP's but not by a factor 2 or not surely below per-site TAP's; not below the "
-              "SK-averaged TAP's: fails. No factor is claimed against per-site TAP: the ratio sits at the factor-2 "
-              "line (see the note), and that choice was made after seeing it, so the factor 2 against per-site TAP is "
-              "a declared alternative (it moves the verdict).",
+                                    _adaptive_every_beta)),
+          spread=Spread("instance", _instances("tap", "atap")),
+          how="Adaptive TAP's mean RMSE of m over the 40 instances at β = 0.5 must be below half of the SK-averaged "
+              "TAP's ('more accurate' as halving the error, the chapter's convention; noise: the paired standard error "
+              "of the ratio over the instances): holds; below it but not by a factor 2: with differences; not below "
+              "it: fails.",
           evidence=("fig-ising-rmse", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12",
                     TP + "test_per_site_tap_reading_is_stored_and_decided"),
-          note=_factor_note("atap", "tap"), numbers=("tap_m", "tsite_m", "atap_m"), examples=_adaptive_examples()),
+          note=_factor_note("atap", "tap"), numbers=("tap_m", "atap_m"), examples=_factor_examples("atap_m", "tap_m")),
+    Claim("ising-adaptive-tap-site", "Opper & Winther 2001 against Thouless, Anderson & Palmer 1977 (our test)",
+          "On SK instances of 18 spins at β = 0.5, adaptive TAP's magnetisations are more accurate, by the chapter's "
+          "factor 2, than those of TAP with TAP 1977's own per-site Onsager term Σ_j J_ij²(1 − m_j²), which keeps the "
+          "site-to-site spread of Σ_j J_ij² that the SK average misses",
+          measured="RMSE of the magnetisations against exact enumeration (n = 18, 40 SK instances) at β = 0.5, of "
+                   "adaptive TAP and per-site TAP; the 95 % interval of the ratio of their mean errors (paired over "
+                   "the instances, delta method, Student's t)",
+          origin="ours",   # the blog compares adaptive TAP with TAP as it describes it (the SK average), not per site
+          quote=Quote(SECTION_TAP, "a self-consistent computation to adapt the Onsager correction to the actual "
+                                   "couplings using the cavity method and linear response relations"),
+          reading="'TAP' read as TAP's own 1977 equations, whose reaction term is per site (the second reading of "
+                  "ising-adaptive-tap's 'TAP', split off as a claim of its own at a referee's request); the factor 2 is "
+                  "the chapter's convention and is read on the 95 % interval of the ratio, because the ratio sits "
+                  "within its own noise of 1/2",
+          rule_at=lambda factor: _ratio_interval_rule("atap", "tsite", factor),
+          thresholds=(Threshold("factor", 2.0, "convention", ADAPTIVE_REASON, noise=_ratio_noise("atap", "tsite"),
+                                log=True),),
+          alternatives=(Alternative("the ratio of the mean errors alone (no interval) below 1/2", "statistic",
+                                    _factor_at("atap_m", "tsite_m")(2.0)),
+                        Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2",
+                                    "statistic", _interval_rule("atap", "tsite")),
+                        Alternative("per instance (sign test): significantly more than half below half of per-site "
+                                    "TAP", "statistic", _majority_rule("atap", "tsite")),
+                        Alternative("reading: at least as accurate (the interval's upper end below 1)", "reading",
+                                    _ratio_interval_rule("atap", "tsite", 1.0)),
+                        Alternative("reading: every stored β of the high-temperature phase (0.05 to 1): the ratio of "
+                                    "the mean errors below 1/2 at each", "reading", _site_every_beta)),
+          spread=Spread("instance", _instances("tsite", "atap")),
+          how="The 95 % interval of the ratio of adaptive TAP's mean RMSE of m to per-site TAP's (paired over the 40 "
+              "instances at β = 0.5) must lie below 1/2: holds; below 1 but reaching 1/2: with differences (more "
+              "accurate, the factor 2 not shown); reaching 1: fails.",
+          evidence=("fig-ising-rmse", TP + "test_per_site_tap_reading_is_stored_and_decided",
+                    TP + "test_adaptive_tap_against_per_site_tap_is_a_claim_of_its_own"),
+          note=_site_note, numbers=("tsite_m", "atap_m"), examples=_site_examples()),
     Claim("ising-linear-response", "Bal 2021 §2.2 (after Opper & Winther 2001; Kappen & Rodríguez 1998)",
           "Linear response of the adaptive-TAP solution with its cavity variances held fixed, χ = (Λ − J)⁻¹, gives "
           "the matrix of susceptibilities χ_ij = ⟨S_iS_j⟩ − ⟨S_i⟩⟨S_j⟩, the connected correlations",
