@@ -98,13 +98,21 @@ BOUNDARY_CASES = [
     ("transformer-rank-collapse", {"spread_nores_seeds": [1e-16, 1e-16], "spread_res_seeds": [0.0999, 0.9]}, "partly"),
     ("transformer-rank-collapse", {"spread_nores_seeds": [0.0099], "spread_res_seeds": [0.1]}, "partly"),
     ("transformer-rank-collapse", {"spread_nores_seeds": [0.0101], "spread_res_seeds": [0.1]}, "fails"),
-    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
-    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.2001, 0.2, 0.2]}, "partly"),
-    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [0.9999, 0.9999]}, "partly"),
-    ("transformer-amortised-onsager", {"corr_mean_mfixed_seeds": [1.0001, 1.0]}, "fails"),
+    # §3.4 at one coupling strength: the net over its per-β oracle (best single a·m_i at that β) at most 1.1 at every
+    # training β of every draw holds; else the mean error below 1 (no correction) partly; else fails
+    ("transformer-amortised-onsager", {"ratio_mfixed_linfixed_seeds": [[1.0, 1.1], [1.0999]],
+                                       "corr_mean_mfixed_seeds": [0.9, 0.9]}, "holds"),
+    ("transformer-amortised-onsager", {"ratio_mfixed_linfixed_seeds": [[1.0, 1.1001], [1.0]],
+                                       "corr_mean_mfixed_seeds": [0.19, 0.19]}, "partly"),
+    ("transformer-amortised-onsager", {"ratio_mfixed_linfixed_seeds": [[3.0]], "corr_mean_mfixed_seeds": [0.9999]},
+     "partly"),
+    ("transformer-amortised-onsager", {"ratio_mfixed_linfixed_seeds": [[3.0]], "corr_mean_mfixed_seeds": [1.0001, 1.0]},
+     "fails"),
+    ("transformer-amortised-onsager", {"ratio_mfixed_linfixed_seeds": [[], []], "corr_mean_mfixed_seeds": [0.19]},
+     None),   # no training β with both errors
     # §3.4 at fixed couplings: the varying-coupling net of m does not decide it
-    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [1.1, 1.2], "corr_mean_mfixed_seeds": [0.19, 0.19]},
-     "holds"),
+    ("transformer-amortised-onsager", {"corr_mean_m_seeds": [1.1, 1.2], "corr_mean_mfixed_seeds": [0.19, 0.19],
+                                       "ratio_mfixed_linfixed_seeds": [[1.01]]}, "holds"),
     ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.1999, 0.1999, 0.1999]}, "holds"),
     ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.2001, 0.2, 0.2]}, "partly"),
     ("transformer-ffn-amortises", {"corr_mean_gbal_seeds": [0.9999, 0.9999]}, "partly"),
@@ -138,7 +146,7 @@ def test_every_chapter_3_rule_has_boundary_cases_of_each_grade():
     check_every_rule_covered([c for c in BOUNDARY_CASES if c[2] is not None], CLAIMS.values())
 
 
-@pytest.mark.parametrize("claim_id, moved", [("transformer-amortised-onsager", {"tap_level": 0.5}),
+@pytest.mark.parametrize("claim_id, moved", [("transformer-amortised-onsager", {"oracle": 1.5}),
                                              ("transformer-ffn-amortises", {"none": 0.5}),
                                              ("transformer-site-feature-onsager", {"tenth": 0.2}),
                                              ("transformer-explicit-cost", {"near": 0.01}),
@@ -158,11 +166,14 @@ def _checks(claim_id):
 
 
 def test_the_site_shared_level_check_fails_when_the_floor_moves():
-    check = _checks("transformer-amortised-onsager")["tap_level"]   # the floors averaged alike, as the primary
+    check = _checks("transformer-ffn-amortises")["tap_level"]   # the floors averaged alike, as the primary
     ok = {"corr_mean_shared_seeds": [0.18, 0.19, 0.185], "corr_mean_sktap_seeds": [0.19, 0.2, 0.19]}
     assert check(ok)[0]
     assert not check({**ok, "corr_mean_shared_seeds": [0.12, 0.19, 0.185]})[0]
     assert not check({**ok, "corr_mean_sktap_seeds": [0.19, 0.25, 0.19]})[0]
+    oracle = _checks("transformer-amortised-onsager")["oracle"]   # the 10 % margin against the oracle's own spread
+    assert oracle({"corr_mean_linfixed_seeds": [0.19, 0.182, 0.187]})[0]
+    assert not oracle({"corr_mean_linfixed_seeds": [0.19, 0.15, 0.187]})[0]
     median = _checks("transformer-site-feature-onsager")["tap_level"]
     assert median({"corr_median_shared_seeds": [0.18, 0.19], "corr_median_sktap_seeds": [0.19, 0.2]})[0]
 
@@ -277,10 +288,10 @@ def test_the_summarys_seed_0_numbers_are_the_first_draws():
 
 @needs_stored
 def test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws():
-    """§3.4 (transformer-amortised-onsager): f_θ(m) at fixed couplings, one net per training β, three draws: 0.191,
-    0.183, 0.188, below the site-shared level 0.2: reproduced, and it learns that level, no more (the best a·m_i per β
-    is 0.190, 0.182, 0.187); at its worst β it reaches 0.204 (with differences: fragile), and at varying couplings the
-    same net is not reproduced. §4.3 (transformer-ffn-amortises): f_θ(g) at varying couplings, fitted and read with
+    """§3.4 (transformer-amortised-onsager): f_θ(m) at one coupling strength, one net per training β, three draws:
+    0.191, 0.183, 0.188, within 1.4 % of its per-β oracle (the best a·m_i fitted at the same β: 0.190, 0.182, 0.187) at
+    every training β of every draw: reproduced, it learns that level, no more; the former fixed line 0.2 agrees, and
+    at varying couplings the same net is not reproduced (fragile). §4.3 (transformer-ffn-amortises): f_θ(g) at varying couplings, fitted and read with
     every training β weighted alike: 0.610, 0.589, 0.595, between the site-shared level (0.18) and no correction (1):
     reproduced with differences; the chapter's factor 2 on the site-shared level reads it not reproduced, and the
     plain squared-error fit (1.003, 0.992, 1.012, draws on both sides of the line of no correction) cannot decide it
@@ -289,8 +300,12 @@ def test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws()
     assert d.verdict == "reproduced" and d.premises["spread"]["n"] == 3 and d.premises["robustness"] == "fragile"
     assert all(0.18 < x < 0.2 for x in STORED["corr_mean_mfixed_seeds"])
     assert all(abs(a - b) < 0.005 for a, b in zip(STORED["corr_mean_mfixed_seeds"], STORED["corr_mean_linfixed_seeds"]))
+    assert all(0.99 < r <= 1.02 for draw in STORED["ratio_mfixed_linfixed_seeds"] for r in draw)
+    assert len(STORED["ratio_mfixed_linfixed_seeds"]) == 3 and all(len(x) == 5 for x in STORED["ratio_mfixed_linfixed_seeds"])
     rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
-    assert rows["reading: at every training β (its worst β, in the worst draw)"] == "reproduced with differences"
+    assert [v for n, v in rows.items() if n.startswith("threshold: the fixed line 0.2")] == ["reproduced"]
+    assert d.premises["moved_by"] == ["reading: couplings of varying strength (β 0.2 to 0.6, one net for all, the §4.3 "
+                                      "setting of transformer-ffn-amortises), the same net of m"]
     f = _decide("transformer-ffn-amortises")
     assert f.verdict == "reproduced with differences" and f.premises["robustness"] == "fragile"
     assert all(0.55 < x < 0.65 for x in STORED["corr_mean_gbal_seeds"])
@@ -446,7 +461,8 @@ def test_the_fixed_coupling_reading_of_the_amortised_correction_is_declared(tiny
     assert "corr_median_mfixed_seeds" in s and "corr_median_sitetap_seeds" in s and "corr_worse_betas_m_seeds" in s
     d = _decide("transformer-amortised-onsager", s)
     fixed = float(np.mean(s["corr_mean_mfixed_seeds"]))
-    expected = "reproduced" if fixed < 0.2 else "reproduced with differences" if fixed < 1 else "not reproduced"
+    worst = max(r for draw in s["ratio_mfixed_linfixed_seeds"] for r in draw)
+    expected = "reproduced" if worst <= 1.1 else "reproduced with differences" if fixed < 1 else "not reproduced"
     assert d.verdict == expected   # §3.4's claim is decided at fixed couplings
     f = _decide("transformer-ffn-amortises", s)
     names = [a["name"] for a in f.premises["alternatives"] if a["kind"] == "reading"]

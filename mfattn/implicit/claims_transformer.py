@@ -102,7 +102,8 @@ DECLARED = {"transformer": [
                     "fails": {"off_block_value_seeds": [0.86, 1e-7, 0.87]}}),
     Claim("transformer-rank-collapse", f"{BAL} (the sources as external fields; our measurement)",
           "Iterating the update with the attention fixed from the inputs, without the source term (the residual "
-          "connection) the tokens collapse onto one at every contraction rate ρ tried; with it, at the contracting "
+          "connection) the tokens collapse onto one (how fast depends only on |λ₂(A)| and the number of steps: the "
+          "relative spread is the same at every contraction rate ρ, which only scales W); with it, at the contracting "
           "rates tried (ρ = 0.3, 0.6, 0.9), they stay apart (with the attention of a freshly drawn layer, close to "
           "uniform: |λ₂(A)| about 0.1; sharper attention collapses more slowly, a declared reading)",
           measured="Token spread ‖m − 1 m̄ᵀ‖_F / ‖m‖_F after the chapter's naive iteration of softmax couplings at "
@@ -131,30 +132,32 @@ DECLARED = {"transformer": [
                     "fails": {"spread_nores_seeds": [0.02], "spread_res_seeds": [0.19]}}),
     Claim("transformer-amortised-onsager", f"{BAL} (f_θ parametrising the action of the cavity variances, §3.4)",
           "A site-wise network of the site's own spin mean, f_θ(m_i), can parametrise the action of the cavity "
-          "variances on the spin means (the Onsager self-correction) in a layer whose couplings are fixed, as the "
-          "§3.4 layer's learned J_ij are (one coupling strength per net: SK couplings, each training β 0.2 to 0.6 "
-          "alone): it learns the site-shared, TAP-level part of the correction, nothing site-specific",
+          "variances on the spin means (the Onsager self-correction) at couplings of one strength (the book's "
+          "stand-in for the §3.4 layer's learned, then fixed, J_ij: one net per training β 0.2 to 0.6, fitted and "
+          "tested on SK instances of that β, different couplings of the same strength): it learns the site-shared, "
+          "TAP-level part of the correction, as well as the best single coefficient a·m_i at that β, nothing "
+          "site-specific",
           measured="Relative error ‖f − V m‖/‖V m‖ of a small net f_θ(m_i) fitted to the adaptive-TAP correction c_i = "
                    "V_i m_i of SK models and tested at the same β, one net per training β (0.2 to 0.6), each β's error "
-                   "pooled over its 20 test instances and their sites, the mean over those β, mean over three "
-                   "independent draws of data and fit; beside the best site-shared correction a·m_i per β",
+                   "pooled over its 20 test instances and their sites, over that of the best single coefficient a·m_i "
+                   "fitted at the same β on the same data (the per-β oracle of a site-shared correction), at every "
+                   "training β of three independent draws of data and fit",
           quote=Quote(S34, "a neural network parametrizing the action of the cavity variances on the spin means"),
-          reading=R.READING_M, rule_at=R.amortised_at("mfixed"), thresholds=R.AMORTISED_THRESHOLDS,
+          reading=R.READING_M, rule_at=A.oracle_at, thresholds=A.ORACLE_THRESHOLDS,
           alternatives=A.fixed_alternatives(),
           spread=Spread("draw of SK data and fit", R.units("corr_mean_mfixed", "corr_mean_linfixed")),
           how="In §3.4 the couplings J_ij are weights of the outer loop, fixed across inputs, so the net is tested at "
-              "couplings of one strength: fitted and tested at each training β alone. Two errors fix the scale: no "
-              "correction has error 1 (a theorem: ‖0 − c‖/‖c‖), and the best correction that treats every site of an "
-              "instance alike, a·m_i with one a per instance (SK-TAP's β²(1 − q)m_i is one), has error about 0.2 on "
-              "the stored test sets. Reproduced if the net's error is below 0.2 (it corrects as well as the "
-              "site-shared terms, TAP's included); with differences if below 1; not reproduced at 1 or above. Couplings "
-              "that vary with the input, the transformer setting of §4.3, are the claim transformer-ffn-amortises.",
+              "couplings of one strength: fitted and tested at each training β alone. What it should learn there is "
+              "the site-shared level of the correction, whose best form at each β is one coefficient a·m_i (SK-TAP's "
+              "β²(1 − q)m_i is one): reproduced if at every training β of every draw the net's error is at most 1.1 "
+              "times that oracle's; with differences if not, but its mean error over the β is below 1 (no correction "
+              "has error 1, a theorem: ‖0 − c‖/‖c‖); not reproduced at 1 or above. Couplings that vary with the "
+              "input, the transformer setting of §4.3, are the claim transformer-ffn-amortises. Until the ninth referee "
+              "round the rule was a fixed line 0.2 on the mean over β (a declared reading now); read at every β that "
+              "line is not a reading of the claim, because the oracle itself is above it at β = 0.6 (0.20 to 0.203).",
           evidence=("fig-transformer-onsager", TT + "test_adaptive_tap_dataset_and_amortised_correction",
                     TP + "test_the_amortised_correction_is_decided_on_the_blogs_net_over_three_draws"),
-          note=A.amortised_note, numbers=A.amortised_numbers,
-          examples={"holds": {"corr_mean_mfixed_seeds": [0.19, 0.199]},
-                    "partly": {"corr_mean_mfixed_seeds": [0.2, 0.99]},
-                    "fails": {"corr_mean_mfixed_seeds": [1.0, 1.0]}}),
+          note=A.amortised_note, numbers=A.amortised_numbers, examples=A.oracle_examples()),
     Claim("transformer-ffn-amortises", f"{BAL} (§4.3: the feed-forward net amortises the self-correction)",
           "A transformer's site-wise feed-forward net, acting on the naive update X'_i (here g_i = h_i + Σ_j J_ij m_j), "
           "amortises the linear-response self-correction over couplings that change with the input (the book's "

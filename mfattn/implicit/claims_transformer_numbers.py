@@ -207,6 +207,11 @@ def _draw_numbers(u: Mapping[str, Any]) -> dict[str, Any]:
         out[f"corr_in_{tag}_sd"] = float(np.std(out[f"corr_median_{tag}_seeds"], ddof=1)) if len(per) > 1 else math.nan
         out[f"corr_beta_{tag}"] = np.asarray(draws[0]["onsager"][f"corr_err_{name}"], float).tolist()  # null: NaN
     out["test_betas"], out["train_betas"] = [float(b) for b in test], [float(b) for b in train]
+    # the fixed-strength net against the best single a·m_i fitted at the same β (its per-β oracle), per draw and β
+    if all("corr_err_m_fixed" in d["onsager"] and "corr_err_lin_fixed" in d["onsager"] for d in draws):
+        out["ratio_mfixed_linfixed_seeds"] = [
+            [float(a) / float(b) for a, b in zip(d["onsager"]["corr_err_m_fixed"], d["onsager"]["corr_err_lin_fixed"])
+             if a is not None and b is not None and b > 0] for d in draws]
     # inside the iteration: each net's error of the magnetisations over naive mean field's, per training β of a draw
     inside = [i for i, b in enumerate(test) if min(train) - 1e-9 <= b <= max(train) + 1e-9]
     for name, tag in NETS.items():
