@@ -309,7 +309,7 @@ def test_the_stored_verdicts_of_chapter_2_and_what_moves_them():
                 "deq-correction-onsager-form": ("refuted", "robust"),      # ours: the cosine is at chance level
                 "deq-energy": ("refuted", "robust"), "deq-init-scale": ("confirmed", "robust"),
                 "deq-init-scale-learning": ("confirmed with differences", "fragile"),
-                "deq-early-organisation": ("not reproduced", "fragile"),
+                "deq-early-organisation": ("not reproduced", "robust"),
                 "deq-cls-organisation": ("confirmed", "robust")}
     got = {c.id: (d.verdict, d.premises.get("robustness")) for c, d in verdicts.decide_chapter(ROOT, "deq")}
     assert got == expected
@@ -377,8 +377,8 @@ BOUNDARY_CASES = [
     ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 0.0, "init_gain_hi_min": 1e-4}, "partly"),
     ("deq-init-scale-learning", {"init_gain_lo_min": 0.0, "init_gain_lo": 0.0, "init_gain_hi_min": 0.0}, "fails"),
     ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.5}, "holds"),
-    ("deq-early-organisation", {"epoch1_corr": 0.7072, "epoch1_closed": 0.4999}, "partly"),
-    ("deq-early-organisation", {"epoch1_corr": 0.7071, "epoch1_closed": 0.4999}, "fails"),
+    ("deq-early-organisation", {"epoch1_corr": 0.9, "epoch1_closed": 0.4999}, "partly"),
+    ("deq-early-organisation", {"epoch1_corr": 0.8999, "epoch1_closed": 0.4999}, "fails"),
     ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.0049,
                               "uniform_row_share": U}, "holds"),
     ("deq-cls-organisation", {"cls_row_share": 0.065, "patch_row_share_max": 0.06, "row_share_init_spread": 0.00501,
@@ -416,23 +416,22 @@ def test_the_correction_claim_reads_the_reaction_term_it_replaces():
 
 
 @needs_stored
-def test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading():
+def test_the_early_organisation_is_read_as_almost_all_and_the_lenient_rung_is_declared():
     """After one epoch the pattern correlates 0.755, 0.806 and 0.706 with the final one in seeds 0-2 (57, 65 and 50 %
-    of its variance) and 20-23 % of the way is covered. Graded as far as every seed shows it (the chapter's rule for
-    the trained layers): seed 2 misses the 'most' line (a correlation of √½ ≈ 0.7071) by 0.001, so not reproduced; the
-    curve moves by about 0.03 a frame there, so the line moved by that noise, the median seed's grade and the next
-    frame read 'with differences' (fragile), while the rank and log-norm correlations, the frame before, the first
-    frame and the strict reading agree with the verdict."""
+    of its variance) and 20-23 % of the way is covered. 'Almost all' read as written (both aspects at their 'holds'
+    lines, either one for 'with differences'): no seed is near a line (largest 0.806 against 0.9), not reproduced in
+    every seed, at every frame read up to 5 epochs, on every correlation; robust. The former lenient rung (√½ ≈ 0.7071
+    counted as partial), on which seed 2 sat 0.001 below, is a declared alternative that agrees."""
     d = _decide("deq-early-organisation")
-    assert d.verdict == "not reproduced" and d.premises["robustness"] == "fragile"
-    moved = d.premises["moved_by"]
-    assert any("median seed" in m for m in moved) and any("1,250 steps" in m for m in moved)
-    assert not any("Spearman" in m or "log norms" in m or "750 steps" in m for m in moved)
+    assert d.verdict == "not reproduced" and d.premises["robustness"] == "robust"
+    rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
+    assert all(v == "not reproduced" for v in rows.values())
+    assert any(n.startswith("'most of the shape' counts as partial") for n in rows)
     assert all(x < 0.6 for x in STORED["epoch1_corr_rank_seeds"]) and 0.02 < STORED["epoch1_corr_step"] < 0.04
-    assert d.note.startswith("A knife edge: graded as far as every seed shows it, the worst seed's correlation")
+    assert d.note.startswith("The lenient rung") and "largest correlation after one epoch is 0.806" in d.note
     corr = STORED["epoch1_corr_seeds"]
-    assert corr[0] > 0.5 ** 0.5 and corr[1] > 0.5 ** 0.5 and 0 < 0.5 ** 0.5 - corr[2] < 0.0015
-    assert STORED["first_corr"] < 0.5 ** 0.5
+    assert max(corr) < 0.9 - STORED["epoch1_corr_step"] and 0 < 0.5 ** 0.5 - corr[2] < 0.0015
+    assert max(STORED["mid_corr_seeds"]) < 0.9 + 0.01 and max(STORED["mid_closed_seeds"]) < 0.5
 
 
 def test_the_explicit_layer_loses_its_fixed_point_at_the_larger_initial_scales():

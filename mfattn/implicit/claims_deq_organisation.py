@@ -52,17 +52,28 @@ def _knife_edge(s) -> str:
         return ""
     step = s.get("epoch1_corr_step")
     noise = f" (the curve moves by about {step:.2f} a frame there, so the frame read decides it)" if step else ""
-    return (f"A knife edge: graded as far as every seed shows it, the worst seed's correlation after one epoch, "
-            f"{low:.4f}, lies {abs(low - EARLY_MOST):.4f} {'below' if low < EARLY_MOST else 'above'} the √½ line "
-            f"({EARLY_MOST:.4f}){noise}; the median seed's grade and the next frame read 'with differences', the rank "
-            f"and log-norm correlations and the frame before read as the verdict does (the alternatives). ")
+    return (f"The lenient rung (a correlation of √½ counted as partial, a declared alternative) would sit on a knife "
+            f"edge: the worst seed's correlation after one epoch, {low:.4f}, lies {abs(low - EARLY_MOST):.4f} "
+            f"{'below' if low < EARLY_MOST else 'above'} it ({EARLY_MOST:.4f}){noise}. The verdict reads 'almost all' "
+            f"as written, where no seed is near a line: the largest correlation after one epoch is "
+            f"{max(got):.3f}, against 0.9. ")
 
-def _early_at(shape: float, size: float, some: float, corr: str = "epoch1_corr", closed: str = "epoch1_closed"):
+def _early_at(shape: float, size: float, some: float | None = None, corr: str = "epoch1_corr",
+              closed: str = "epoch1_closed"):
+    """Holds if the shape (correlation ≥ ``shape``) and the size (``size`` of the way) have both formed; partly if one
+    aspect has reached its line (the shape's partial line is ``some``, by default the 'holds' line itself: 'almost all'
+    read strictly); else fails."""
+    some = shape if some is None else some
+
     def rule(s):
         if s[corr] >= shape and s[closed] >= size:
             return "holds"
         return "partly" if s[corr] >= some or s[closed] >= size else "fails"
     return rule
+
+
+def _early_strict(corr: str = "epoch1_corr", closed: str = "epoch1_closed"):
+    return every_seed(_early_at(0.9, 0.5, None, corr, closed))
 
 
 def _cls_at(apart: float):
@@ -93,48 +104,47 @@ ORGANISATION_CLAIMS = [
           how="Decided on each seed's frames and graded as far as every seed shows it (the chapter's rule for every "
               "verdict on the trained layers; the median seed's grade is a declared alternative). "
               "Decided at the end of the first epoch: the blog says 'in the first few iterations' (optimiser steps, the "
-              "frames of its animation), and 1,000 steps is a generous reading of a few. Holds if the correlation with "
-              "the final pattern is at least 0.9 (its square, 81 %, is the share of the final pattern's variance "
-              "explained) and at least half the way from the initial to the final norms is covered; with differences "
-              "if only the shape has mostly formed (correlation ≥ 0.71: more than half of the final pattern's variance) "
-              "or only the distance (half the way) has got there; fails if neither has (conventions, each moved by the "
-              "change of its curve from one frame to the next at the end of the first epoch: which frame is read). 'Almost all' is stronger than 'most': a stricter reader who counts "
-              "only an aspect at the 'holds' line (0.9) is a declared alternative.",
+              "frames of its animation), and 1,000 steps is a generous reading of a few. 'Almost all' is read as it "
+              "is written: holds if the correlation with the final pattern is at least 0.9 (its square, 81 %, is the "
+              "share of the final pattern's variance explained) and at least half the way from the initial to the "
+              "final norms is covered; with differences if one of the two aspects has reached its line; fails if "
+              "neither has (conventions, each moved by the change of its curve from one frame to the next at the end "
+              "of the first epoch: which frame is read). Until the ninth referee round a correlation of √½ ≈ 0.71 "
+              "('most of the shape') counted as partial: that lenient rung is a declared alternative now, because the "
+              "worst seed sits 0.001 below it and 'most' is not 'almost all'.",
           thresholds=(Threshold("shape", 0.9, "convention", "a correlation of 0.9: 81 % of the final pattern's variance",
                                 noise=measured("epoch1_corr_step")),
                       Threshold("size", 0.5, "convention", "half the way from the initial to the final norms",
-                                noise=measured("epoch1_closed_step")),
-                      Threshold("some", EARLY_MOST, "convention", "a correlation of √½ ≈ 0.71: more than half of the "
-                                "final pattern's variance, most of the shape", noise=measured("epoch1_corr_step"))),
-          alternatives=(Alternative("the first stored frame (250 steps): 'the first few iterations' read literally",
-                                    "reading", every_seed(_early_at(0.9, 0.5, EARLY_MOST, "first_corr", "first_closed"))),
+                                noise=measured("epoch1_closed_step"))),
+          alternatives=(Alternative("'most of the shape' counts as partial: a correlation of √½ ≈ 0.71 (more than half "
+                                    "of the final pattern's variance; the rule until the ninth referee round)",
+                                    "threshold", every_seed(_early_at(0.9, 0.5, EARLY_MOST))),
+                        Alternative("the first stored frame (250 steps): 'the first few iterations' read literally",
+                                    "reading", _early_strict("first_corr", "first_closed")),
                         Alternative("a quarter of training (5 epochs), the latest a reader could call early", "reading",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "mid_corr", "mid_closed"))),
-                        Alternative("'almost all' read strictly: only an aspect at the 'holds' line counts (correlation "
-                                    "0.9 or half the way)", "threshold", every_seed(_early_at(0.9, 0.5, 0.9))),
+                                    _early_strict("mid_corr", "mid_closed")),
                         Alternative("the median seed's grade instead of the grade every seed reaches", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST), "median")),
+                                    every_seed(_early_at(0.9, 0.5), "median")),
                         Alternative("the rank (Spearman) correlation of the patterns instead of Pearson's", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_rank"))),
+                                    _early_strict("epoch1_corr_rank")),
                         Alternative("the correlation of the log norms (the pattern's relative structure, not its "
-                                    "largest entries)", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_log"))),
+                                    "largest entries)", "statistic", _early_strict("epoch1_corr_log")),
                         Alternative("the frame before the end of the first epoch (750 steps)", "reading",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_before"))),
+                                    _early_strict("epoch1_corr_before")),
                         Alternative("the frame after the end of the first epoch (1,250 steps)", "reading",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_after"))),
+                                    _early_strict("epoch1_corr_after")),
                         Alternative("the shape of the patch sites alone (the pattern without the cls row and column, "
                                     "which carry most of the final pattern's variance)", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_patch"))),
+                                    _early_strict("epoch1_corr_patch")),
                         Alternative("the shape of what training added (the change N_t − N_0 against N_T − N_0: the "
                                     "initial random pattern removed)", "statistic",
-                                    every_seed(_early_at(0.9, 0.5, EARLY_MOST, "epoch1_corr_change")))),
+                                    _early_strict("epoch1_corr_change"))),
           spread=Spread("seed", seed_spread("epoch1_corr", "epoch1_closed", "epoch1_corr_patch")),
           # fig-deq-early-frames joins the evidence once a full run of this chapter has stored it
           evidence=("fig-deq-full-cpu", "tests/test_organisation.py::"
                     "test_curves_against_a_pattern_that_forms_then_grows",
                     TC + "test_early_organisation_is_read_from_the_stored_frames",
-                    TP + "test_the_early_organisation_is_fragile_to_the_literal_and_the_strict_reading"),
+                    TP + "test_the_early_organisation_is_read_as_almost_all_and_the_lenient_rung_is_declared"),
           note=lambda s: _knife_edge(s) + EARLY_NOTE.format(**s),
           numbers=shown("epoch1_corr", "epoch1_closed", "half_closed_epoch", "mid_corr", "mid_closed"),
           examples={"holds": {"epoch1_corr": 0.9, "epoch1_closed": 0.5},
