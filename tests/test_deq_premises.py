@@ -507,10 +507,10 @@ def test_the_chapters_typed_numbers_on_the_other_couplings_are_the_stored_ones()
         assert "{glue:text}`" + key + "`" in flat, key
     assert "from below by about {glue:text}`full-norm-asymmetry-bound`" in flat
     corr = STORED.get("epoch1_corr_seeds", [STORED["epoch1_corr"]])
-    if len(corr) == 3:   # "seeds 0 and 1 pass it, seed 2 misses it by about 0.001"
+    if len(corr) == 3:   # "seed 2 misses that rung by about 0.001" (the lenient rung, a declared alternative)
         from mfattn.implicit.claims_deq_organisation import EARLY_MOST
         assert corr[0] > EARLY_MOST and corr[1] > EARLY_MOST and 0 < EARLY_MOST - corr[2] < 0.0015
-        assert "seeds 0 and 1 pass it, seed 2 misses it by about 0.001" in flat
+        assert "seed 2 misses that rung by about 0.001" in flat
         first = STORED["first_corr_seeds"], STORED["first_closed_seeds"]
         assert f"the correlations are {min(first[0]):.2f} to {max(first[0]):.2f}" in flat
         assert f"{100 * min(first[1]):.0f} to {100 * max(first[1]):.0f} % of the way" in flat
