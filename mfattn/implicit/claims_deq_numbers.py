@@ -52,6 +52,16 @@ def binomial_se(accuracy: float, n: int = 10_000) -> float:
     return 100 * math.sqrt(p * (1 - p) / n)
 
 
+def _band_check(s):
+    """The band is three binomial SEs of a 10,000-digit accuracy at 99.1 % (0.28, rounded up to the blog's one decimal),
+    and the seeds spread less than one such SE: the binomial noise, not the seed spread, is a single run's noise."""
+    se = binomial_se(BLOG_ACCURACY)
+    per_seed = [binomial_se(a) for a in s["acc_list"]]
+    ok = 3 * se <= ACCURACY_BAND < 3 * se + 0.05 and s["acc_sd"] < se
+    return ok, (f"3 binomial SEs at 99.1 %: {3 * se:.3f} points (per seed {', '.join(f'{x:.3f}' for x in per_seed)} "
+                f"for one SE); seed-to-seed s.d. {s['acc_sd']:.3f}, {'below' if s['acc_sd'] < se else 'not below'} one SE")
+
+
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically): numbers, and lists
     of numbers (every seed's ``<key>_seeds``, :mod:`mfattn.implicit.seed_numbers`)."""
