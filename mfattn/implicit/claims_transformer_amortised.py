@@ -158,27 +158,32 @@ def straddle_at(tag: str):
     return factory
 
 
+def _no_better(s: Numbers, net: str = "gbal", floor: str = "globalg") -> bool:
+    """The net's error (mean over the training β, mean over the draws) is not below the single coefficient's by more
+    than the draws' spread (s.d. of the net's per-draw errors): it has amortised nothing that depends on the input."""
+    got, ref = s[f"corr_mean_{net}_seeds"], s[f"corr_mean_{floor}_seeds"]
+    spread = float(np.std(got, ddof=1)) if len(got) > 1 else 0.0
+    return float(np.mean(got)) >= float(np.mean(ref)) - spread
+
+
 def ffn_alternatives(tag: str = "gbal", plain: str = "g", blog: str = "mbal", blog_plain: str = "m"
                      ) -> tuple[Alternative, ...]:
     """The readings a referee tries on the feed-forward net of §4.3 (``tag``: f_θ(g) fitted with every training β
     weighted alike): the plain squared-error fit, the blog's net of m, the chapter's factor 2 on the site-shared
     level, and the statistics and ranges of :func:`amortised_alternatives`."""
-    g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
+    band = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
+
+    def floored(stat, net: str = tag, floor: str = "globalg"):
+        """The statistic ``stat(s)`` graded on the band, behind the rule's floor (the net ``net`` no better than the
+        single coefficient ``floor`` on the rule's statistic: not reproduced, whatever else is read)."""
+        return lambda s: "fails" if _no_better(s, net, floor) else band(stat(s))
 
     def factor_two(s):
         floor = float(np.mean(s["corr_mean_shared_seeds"]))
-        return _amortised_grade(_mean_over_draws(s, "mean", tag), floor, 2 * floor)
-    def beats_global(s):
-        net, glob = s[f"corr_mean_{tag}_seeds"], s.get("corr_mean_globalg_seeds")
-        if glob is None:
-            raise verdicts.Undecidable("the single-coefficient control is not stored")
-        spread = float(np.std(net, ddof=1)) if len(net) > 1 else 0.0
-        if float(np.mean(net)) >= float(np.mean(glob)) - spread:
-            return "fails"              # no better than one global coefficient: nothing input-dependent amortised
-        return g(_mean_over_draws(s, "mean", tag))
-    return (Alternative("threshold: the net must beat the best single coefficient a·g_i for every instance and β "
-                        "(fitted alike) by more than the draws' spread, else not reproduced (an amortised correction "
-                        "depends on the input)", "threshold", beats_global),
+        return "fails" if _no_better(s, tag) else _amortised_grade(_mean_over_draws(s, "mean", tag), floor, 2 * floor)
+    return (Alternative("threshold: the band alone, no single-coefficient floor (the rule until the tenth referee "
+                        "round): reproduced below the site-shared level 0.2, with differences below 1", "threshold",
+                        straddle_at(tag)(**AMORTISED)),
             Alternative("fit: the plain squared error of c = V m (each instance weighs as ‖V m‖² ∝ β⁴, so the largest "
                         "training β decide the fit while the statistic weighs every β alike), the same statistic and "
                         "rule", "reading", straddle_at(plain)(**AMORTISED)),
@@ -186,29 +191,48 @@ def ffn_alternatives(tag: str = "gbal", plain: str = "g", blog: str = "mbal", bl
                         "site-shared correction's error (mean over the draws), with differences below twice it, not "
                         "reproduced at twice it or above", "threshold", factor_two),
             Alternative(f"reading: {READING_M}, fitted alike (every training β weighted alike)", "reading",
-                        lambda s: g(_mean_over_draws(s, "mean", blog))),
+                        floored(lambda s: _mean_over_draws(s, "mean", blog), blog, "globalm")),
             Alternative(f"reading: {READING_M}, fitted by the plain squared error", "reading",
-                        lambda s: g(_mean_over_draws(s, "mean", blog_plain))),
+                        floored(lambda s: _mean_over_draws(s, "mean", blog_plain), blog_plain, "globalm")),
             Alternative("statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean "
                         "field's (median over the training β, mean over the draws), as good as the site-shared net "
                         "given the temperature f(m, β̂²) or not, better than naive or not", "statistic",
                         in_iteration(tag)),
             Alternative("statistic: the median over the in-range β of each β's pooled error", "statistic",
-                        lambda s: g(_mean_over_draws(s, "median", tag))),
+                        floored(lambda s: _mean_over_draws(s, "median", tag))),
             Alternative("statistic: the error pooled over every in-range instance at once (each instance weighted by "
-                        "‖V m‖², which grows like β⁴)", "statistic", lambda s: g(_mean_over_draws(s, "pooled", tag))),
+                        "‖V m‖², which grows like β⁴)", "statistic", floored(lambda s: _mean_over_draws(s, "pooled", tag))),
             Alternative("statistic: the median over the in-range test instances", "statistic",
-                        lambda s: g(_mean_over_draws(s, "instance", tag))),
+                        floored(lambda s: _mean_over_draws(s, "instance", tag))),
             Alternative("statistic: the upper end of the Student-t 95 % interval over the draws", "statistic",
-                        _t_upper(tag, g, "mean")),
+                        lambda s: "fails" if _no_better(s, tag) else _t_upper(tag, band, "mean")(s)),
             Alternative("reading: a narrower range of coupling strengths, the training β but the lowest (0.3 to 0.6), "
-                        "the same mean over β", "reading", lambda s: g(_mean_over_draws(s, "mean_upper", tag))),
+                        "the same mean over β", "reading", floored(lambda s: _mean_over_draws(s, "mean_upper", tag))),
             Alternative("reading: at every β of the training range (its worst β, in the worst draw)", "reading",
-                        lambda s: g(max(s[f"corr_worst_{tag}_seeds"]))),
+                        floored(lambda s: max(s[f"corr_worst_{tag}_seeds"]))),
             Alternative("reading: beyond the training range too (the median over β = 0.7 to 0.9)", "reading",
-                        lambda s: g(_mean_over_draws(s, "above", tag))),
-            Alternative("reading: the narrowest range of two training β (0.5 and 0.6, a 1.4-fold range of β²), the "
-                        "net fitted alike on them alone", "reading", lambda s: g(_range_error(s, 2))))
+                        floored(lambda s: _mean_over_draws(s, "above", tag))),
+            Alternative("reading: the range matched to the fresh softmax layer's own variation of coupling strength "
+                        "(1.2-1.3-fold): the stored range of two training β, 0.5 and 0.6 (1.2-fold in β, 1.4-fold in "
+                        "β²), the net fitted alike on them alone, on the band (a single coefficient per range is not "
+                        "stored)", "reading", lambda s: band(_range_error(s, 2))),
+            Alternative("reading: couplings of a single strength (β = 0.6 alone), the net fitted on it, on the band "
+                        "(there one coefficient is the site-shared level itself)", "reading",
+                        lambda s: band(_range_error(s, 1))))
+
+
+def ffn_at(tag: str = "gbal"):
+    """transformer-ffn-amortises' rule: the net must beat the best single coefficient a·g_i for every instance and β
+    (fitted alike, ``corr_mean_globalg_seeds``) by more than the draws' spread (s.d. of the net's errors): a net that
+    does no better has amortised nothing that depends on the input, and fails. Past that floor, :func:`straddle_at`'s
+    band: reproduced below ``tap_level``, with differences below ``none``."""
+    def factory(tap_level: float, none: float):
+        band = straddle_at(tag)(tap_level, none)
+
+        def rule(s):
+            return "fails" if _no_better(s, tag) else band(s)
+        return rule
+    return factory
 
 
 def _range_error(s: Numbers, width: int) -> float:
@@ -242,7 +266,7 @@ def _strength_text(s: Numbers) -> str:
     return (" The range a transformer's net must span: a site's coupling strength Σ_j A_ij² of the chapter's softmax "
             "layer varies over sites and inputs by a factor (95th over 5th percentile, per draw) of " + "; ".join(
                 f"{_listed(v, 2)} with the query map ×{x:g}" for x, v in folds.items())
-            + ": at the fresh layer's the net would sit near the site-shared level (the narrowest stored range of two "
+            + ": at the fresh layer's the net would sit on the site-shared level 0.2 (the narrowest stored range of two "
             + (f"β, {(max(s['train_betas']) / s['range_low'][1]) ** 2:.1f}-fold, reads "
                f"{np.mean([d[1] for d in s['range_gbal_draws']]):.2f}" if "range_gbal_draws" in s else "β")
             + "), with sharper attention within or beyond the ninefold range the verdict reads.")
@@ -272,9 +296,10 @@ def ffn_note(s: Numbers, tag: str = "gbal", plain: str = "g") -> str:
         if "corr_mean_globalg_seeds" in s:
             text += (f" It does no better than one coefficient for every instance and β: the best single a·g_i "
                      f"(fitted alike) has error {_listed(s['corr_mean_globalg_seeds'])}, a·m_i "
-                     f"{_listed(s['corr_mean_globalm_seeds'])}, so what the net amortises is a global Onsager "
-                     "coefficient, not a correction that depends on the input (a declared reading that asks it to "
-                     "beat that control refutes the claim).")
+                     f"{_listed(s['corr_mean_globalm_seeds'])}, so what the net learns is a global Onsager "
+                     "coefficient, not a correction that depends on the input: the rule's floor, which the claim does "
+                     "not clear (the band alone, the rule until the tenth referee round, reads it 'with "
+                     "differences').")
     p = s.get(f"corr_mean_{plain}_seeds")
     if p and len(p) > 1:
         mean, sd = float(np.mean(p)), float(np.std(p, ddof=1))
