@@ -524,3 +524,13 @@ def test_the_public_solver_is_decided_apart_from_this_books():
         d = claim.decide(s, chapter="deq")
         assert d.verdict == "refuted" and d.premises["robustness"] == "robust"
         assert max(s["ref_anderson_conv_last_seeds"]) == 0 and "1,200 of 1,200" in d.note
+    if "pub_trained_conv_last" in s:   # the model trained with the public solver in the loop (one seed)
+        stored = store.read_json(root / "data" / "full" / "deq" / "public_trained.json")
+        assert s["pub_trained_conv_last"] == stored["book_protocol"]["converged_last_quarter"] == 0.0
+        assert 99.0 < s["pub_trained_acc"] < 99.4 and stored["steps"] == 20_000 and stored["test_examples"] == 10_000
+        late = [c for st, c in zip(stored["analysed_steps"], stored["book_protocol"]["converged"])
+                if st >= 0.75 * stored["analysed_steps"][-1]]
+        assert len(late) >= 5 and sum(late) == 0
+        rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
+        assert [v for n, v in rows.items() if n.startswith("weights trained with the public solver")] == ["refuted"]
+        assert "Trained with the public solver in the loop" in d.note

@@ -406,6 +406,14 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             **_variant_numbers(table["rows"]), **organisation}
     out.update(_did_not_learn(table["rows"], full / "deq" / "runs"))
     out.update(_floor_numbers((store.read_json(full / "deq" / "feature_floor.json") or {}).get("rows", [])))
+    public = store.read_json(full / "deq" / "public_trained.json") or {}
+    if public:   # the blog model trained with the public code's solver in the loop (mfattn.implicit.public_trained)
+        out.update(pub_trained_seed=public["seed"], pub_trained_acc=100 * public["test_accuracy"],
+                   pub_trained_conv_last=public["book_protocol"]["converged_last_quarter"],
+                   pub_trained_conv_all=public["book_protocol"]["converged_all"],
+                   pub_trained_residual_final=public["book_protocol"]["residual_final"],
+                   pub_trained_fwd_conv_last=public["training"]["forward_converged_last_quarter"],
+                   pub_trained_bwd_full=public["training"]["backward_all_evaluations_share"])
     out.update({f"{k}_per_seed": ", ".join(f"{v:.3g}" for v in seed_values(out, k)) if k in out or f"{k}_seeds" in out
                 else "not stored" for k in PER_SEED_TEXT})
     return out
