@@ -269,4 +269,25 @@ def stored_numbers(root: Path | None, chapter: str = "transformer") -> tuple[dic
     if not s:
         return {}, REMEDY["transformer"]
     u = _per_unit(root)
-    return (_flatten(s, u) if u else s), REMEDY["transformer"]
+    out = _flatten(s, u) if u else s
+    bound = store.read_json(Path(root) / "data" / "full" / "transformer" / BOUND) if root is not None else None
+    if bound and u and [d["offset"] for d in bound["draws"]] == list(u["seed_offsets"]):
+        out = {**out, **_bound_numbers(bound)}
+    return out, REMEDY["transformer"]
+
+
+#: What any function of one site's scalar state can do in the stand-in (:mod:`mfattn.implicit.onsager_bound`).
+BOUND = "onsager_bound.json"
+
+
+def _bound_numbers(bound: Mapping[str, Any]) -> dict[str, Any]:
+    """Per draw, the best function of g (and of m) and the best single coefficient a·g (a·m), over the whole training
+    range (``bound_g_seeds``, ``bound_lin_g_seeds``, ...) and over each range from the largest β down
+    (``bound_g_range_draws``: per draw, per range; ``bound_range_low``)."""
+    out: dict[str, Any] = {"bound_range_low": [r["low"] for r in bound["draws"][0]["g"]]}
+    for x in ("g", "m"):
+        out[f"bound_{x}_seeds"] = [d[x][-1]["binned"] for d in bound["draws"]]
+        out[f"bound_lin_{x}_seeds"] = [d[x][-1]["linear"] for d in bound["draws"]]
+        out[f"bound_{x}_range_draws"] = [[r["binned"] for r in d[x]] for d in bound["draws"]]
+        out[f"bound_lin_{x}_range_draws"] = [[r["linear"] for r in d[x]] for d in bound["draws"]]
+    return out
