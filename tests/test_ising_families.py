@@ -104,8 +104,8 @@ def test_the_compensation_rule_reaches_every_outcome():
         CLAIM.grade({"fam_beta": 0.5})
 
 
-def test_the_claim_is_the_blogs_sentence_and_reads_the_stored_families():
-    assert CLAIM.origin == "paper" and "compensate for the lack of knowledge" in CLAIM.quote.text
+def test_the_claim_tests_the_blogs_sentence_and_reads_the_stored_families():
+    assert CLAIM.origin == "ours" and "compensate for the lack of knowledge" in CLAIM.quote.text
     s = claims._numbers({**_summary_stub(), "families": {"n": 18, "beta": 0.5, "instances": 3, "families": {
         "ferro": {m: {"rmse_m": [0.1, 0.2, 0.3], "converged": [True] * 3} for m in
                   ("naive", "tap", "tap_site", "adaptive_tap")}}}})
@@ -128,7 +128,7 @@ def test_the_claim_is_decided_with_instances_a_theory_did_not_solve():
     sk_tap = [1.0, 1.02, 0.98, 1.01, 0.99, 1.0]
     d = CLAIM.decide({**s, "atap_m": 0.006, "tap_m": 0.01, "tap_m_inst": sk_tap,
                       "atap_m_inst": [0.6 * x * (1 + 0.001 * k) for k, x in enumerate(sk_tap)]}, chapter="ising")
-    assert d.verdict == "reproduced" and "not converged" in d.note
+    assert d.verdict == "confirmed" and "not converged" in d.note
     assert any(v is None for v in d.premises["spread"]["values"]["RMSE of m, TAP, hopfield"])
 
 

@@ -115,6 +115,17 @@ def _ratio_interval_rule(better: str, worse: str, factor: float = 2.0, which: st
     return rule
 
 
+def _bootstrap_rule(better: str, worse: str, factor: float = 2.0, resamples: int = 4000):
+    """The factor rule on the percentile bootstrap 95 % interval of the ratio of the mean errors (paired instances
+    resampled, a fixed seed): holds if its upper end is below 1/factor, partly if below 1, else fails."""
+    def rule(s):
+        b, w = paired(s, better, worse)
+        idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
+        hi = float(np.quantile(b[idx].mean(1) / w[idx].mean(1), 0.975))
+        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
+    return rule
+
+
 def _majority_rule(better: str, worse: str, factor: float = 2.0):
     """The factor rule on the instances: holds if significantly more than half the instances (two-sided sign test
     at 5 %) have ``better`` below ``worse``/factor; partly if significantly more than half have it below ``worse``."""
@@ -407,6 +418,9 @@ ACCURACY_CLAIMS = [
                                     _factor_at("atap_m", "tsite_m")(2.0)),
                         Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2",
                                     "statistic", _interval_rule("atap", "tsite")),
+                        Alternative("percentile bootstrap 95 % interval of the ratio of the mean errors (paired "
+                                    "instances resampled), its upper end below 1/2", "statistic",
+                                    _bootstrap_rule("atap", "tsite")),
                         Alternative("per instance (sign test): significantly more than half below half of per-site "
                                     "TAP", "statistic", _majority_rule("atap", "tsite")),
                         Alternative("reading: at least as accurate (the interval's upper end below 1)", "reading",
