@@ -576,3 +576,20 @@ def test_compensates_is_ours_and_its_most_literal_readings_refute_it():
     assert d.premises["robustness"] == "fragile" and "Adaptive TAP's own error" in d.note
     same = {**s, **{f"fam_{f}_atap_m_inst": list(s["atap_m_inst"]) for f in ("diluted", "hopfield", "hopfield_dense")}}
     assert _own_error_at("sk")(same) == "holds"
+
+
+def test_the_figures_own_line_diamond_is_filled_only_where_the_verdicts_count_a_crossing():
+    """fig-ising-stability marks where a theory's own median x reaches 1; filled only where the median is more than two
+    standard errors of the median above 1 at some β (claims_ising_plefka's rule), open where it only reaches 1 (adaptive
+    TAP's median wandering about 1). The same rule on the same numbers: the stored per-instance x of each theory."""
+    from mfattn.meanfield.claims_ising_plefka import _crosses
+    from mfattn.meanfield.figures import clearly_crosses
+    assert clearly_crosses(np.array([[0.9, 1.0, 1.1, np.nan], [1.5, 1.6, 1.4, 1.55]]))
+    assert not clearly_crosses(np.array([[0.9, 1.0, 1.1, 1.05], [np.nan, np.nan, 5.0, np.nan]]))
+    for k in ("tap", "atap"):
+        rows = np.array([[np.nan if v is None else v for v in row] for row in STORED[f"{k}_at_strong_inst"]], float)
+        assert clearly_crosses(rows) == _crosses(STORED, k)
+    assert clearly_crosses(np.array([[np.nan if v is None else v for v in row]
+                                     for row in STORED["tap_at_strong_inst"]], float))
+    assert not clearly_crosses(np.array([[np.nan if v is None else v for v in row]
+                                         for row in STORED["atap_at_strong_inst"]], float))

@@ -17,16 +17,30 @@ LABELS = {"naive": "naive mean field", "tap": "TAP (SK)", "tap_site": "TAP (site
 COLORS = {"naive": "C0", "tap": "C1", "tap_site": "C3", "adaptive_tap": "C2"}
 
 
-def _mark_at(ax, exact: float, own: dict[str, float]) -> None:
+def _mark_at(ax, exact: float, own: dict[str, float], clear: dict[str, bool] | None = None) -> None:
     """Where the median Plefka/AT parameter reaches 1: a grey dotted line for the exact state, and for each
     method's own solutions a diamond on the top edge, one row per method (crossings often coincide; nothing
-    where the crossing is not on the grid)."""
+    where the crossing is not on the grid): filled where the median clearly crosses (``clear``: more than
+    :data:`~mfattn.meanfield.claims_ising_plefka.CROSS_Z` standard errors above 1 at some β, the verdicts' own line),
+    open where it only reaches 1."""
     if np.isfinite(exact):
         ax.axvline(exact, color="0.4", ls=":", lw=1.2)
     for k, (name, beta) in enumerate(own.items()):
         if np.isfinite(beta):
+            filled = clear is None or clear.get(name, True)
             ax.plot(beta, 1.0 - 0.05 * k, "D", ms=5, color=COLORS[name], clip_on=False,
-                    transform=ax.get_xaxis_transform())
+                    mfc=COLORS[name] if filled else "none", transform=ax.get_xaxis_transform())
+
+
+def clearly_crosses(x: np.ndarray) -> bool:
+    """Whether the median over the instances of ``x`` (β, instances; NaN where unsolved) exceeds 1 by more than
+    CROSS_Z standard errors of the median at some β (the rule of :mod:`mfattn.meanfield.claims_ising_plefka`)."""
+    from .claims_ising_plefka import CROSS_Z, _median_se
+    for row in np.asarray(x, float):
+        row = row[np.isfinite(row)]
+        if row.size >= 3 and np.median(row) - CROSS_Z * _median_se(row) > 1.0:
+            return True
+    return False
 
 
 #: The fewest solved instances behind a point of :func:`rmse` drawn on its method's line.
@@ -108,13 +122,15 @@ def stability(cmp: Comparison, damping_used: float, sweep: DampingSweep) -> plt.
                             (r"converged, $\chi^{-1}$ not positive definite", "--", 1.5)):
         ax.plot([], [], style, lw=lw, color="0.3", label=mode)
     ax.plot([], [], ":", lw=1.2, color="0.4", label="exact state's x reaches 1")
-    ax.plot([], [], "D", ms=5, color="0.4", label=f"own solutions' x reaches 1 ({sweep.dampings[-1]:g})")
+    ax.plot([], [], "D", ms=5, color="0.4", label=f"own solutions' x crosses 1 ({sweep.dampings[-1]:g})")
+    ax.plot([], [], "D", ms=5, color="0.4", mfc="none", label="reaches 1, within 2 SE of it")
     ax.legend(loc="upper left", fontsize="small")
     ax.set(xlabel=r"$\beta$", ylabel="fraction of instances", ylim=(-0.03, 1.03),
            title=f"failures at damping {damping_used:g}")
     own = {name: sweep.at_crossing(name) for name in sweep.methods}
+    clear = {name: clearly_crosses(sweep.at_parameter[k, -1]) for k, name in enumerate(sweep.methods)}
     for ax in axes[1:]:
-        _mark_at(ax, cmp.at_crossing("exact"), own)
+        _mark_at(ax, cmp.at_crossing("exact"), own, clear)
     return fig
 
 
