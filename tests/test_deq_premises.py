@@ -225,7 +225,8 @@ def test_the_coupling_swap_margin_is_the_seed_spread_plus_three_stored_paired_se
     assert max(near) == pytest.approx(STORED["pair_se_near_max"]) and 0.11 < max(near) < 0.12
     assert abs(claims.INTERACTION_MARGIN - (STORED["var_blog_sd"] + 3 * max(near))) < 0.05   # the check's tolerance
     mixer = _decide("deq-mixer-couplings")       # median 98.67: 0.44 below 99.11, outside the 0.40 margin
-    assert mixer.verdict == "refuted" and mixer.premises["robustness"] == "fragile"   # below the flattened readout
+    # seed 0 is 0.15 points under its flattened front end, not measurably (paired one-sided p 0.12): with differences
+    assert mixer.verdict == "confirmed with differences" and mixer.premises["robustness"] == "fragile"
     assert "seed 1 never learned the task" in mixer.note and "Learns MNIST in 2 of 3 seeds" in mixer.note
     softmax = _decide("deq-softmax-couplings")
     assert softmax.verdict == "refuted" and softmax.premises["robustness"] == "fragile"
@@ -300,9 +301,9 @@ def test_the_stored_verdicts_of_chapter_2_and_what_moves_them():
                 "deq-anderson-plain": ("confirmed with differences", "fragile"), "deq-implicit-gradient": ("confirmed", "robust"),
                 "deq-learned-onsager": ("not tested", "fragile"),   # inconclusive; the fixed-effect pooling shows a gain
                 "deq-softmax-couplings": ("refuted", "fragile"),   # below its own front end read linearly
-                "deq-mixer-couplings": ("refuted", "fragile"),   # seed 0 below its front end's flattened readout
+                "deq-mixer-couplings": ("confirmed with differences", "fragile"),   # seed 0 below its front end's flattened readout
                 "deq-mixer-reliability": ("not tested", "robust"),  # three runs cannot compare breakdown rates
-                "deq-softmax-reliability": ("confirmed", "robust"),
+                "deq-softmax-reliability": ("confirmed", "fragile"),
                 "deq-anderson-public": ("refuted", "robust"),
                 "deq-one-step-mnist": ("refuted", "robust"),
                 "deq-stability-training": ("not tested", "fragile"),   # a trend ‖J‖_F shares: not shown either way
@@ -537,12 +538,18 @@ def test_a_trend_the_placebos_share_cannot_decide_the_stability_claim():
 @needs_stored
 def test_the_mixer_verdict_rests_on_the_seed_that_did_not_learn_not_on_the_margin():
     """MLP-mixer couplings: 98.67, 30.74 and 98.96 %. The accuracy claim grades the runs that learned against the front
-    end read with the mixer's access to positions (flattened: 98.82, 98.94 %): seed 0 is below it, refuted; against
-    the mean-pooled readout it would be with differences (fragile). The broken run is the reliability claim's, which
-    three runs cannot decide (3 of 3 against 0 of 3 would have p = 0.05)."""
+    end read with the mixer's access to positions (flattened: 98.82, 98.94 %): seed 0 is 0.15 points under it, but on
+    the same test digits 76 against 61 discordant (one-sided exact McNemar p = 0.12), not measurably below: with
+    differences (measurably below learned J); read with no paired test it would be refuted (fragile). The broken run
+    is the reliability claim's, which three runs cannot decide (3 of 3 against 0 of 3 would have p = 0.05)."""
     d = _decide("deq-mixer-couplings")
-    assert d.verdict == "refuted" and d.premises["robustness"] == "fragile"
-    assert any(m.startswith("the front end's other readout (mean-pooled") for m in d.premises["moved_by"])
+    assert d.verdict == "confirmed with differences" and d.premises["robustness"] == "fragile"
+    assert STORED["floor_flat_mixer_n10_list"][0] == 76 and STORED["floor_flat_mixer_n01_list"][0] == 61
+    assert 0.1 < STORED["floor_flat_mixer_p_list"][0] < 0.15
+    assert any(m.startswith("the front end's accuracy as the floor with no paired test") for m in d.premises["moved_by"])
+    assert "not measurably below" in d.note
+    soft = STORED["floor_mean_softmax_p_list"]
+    assert soft[0] < 1e-6 and soft[2] < 1e-6        # softmax seeds 0 and 2 are measurably below their front end
     assert d.note.startswith("Graded over the runs whose training learned the task (98.67 % and 98.96 %")
     r = _decide("deq-mixer-reliability")
     assert r.verdict == "not tested" and "so few runs" in r.note
@@ -571,3 +578,48 @@ def test_the_reliability_claims_count_the_runs_that_broke_down():
         rule({"var_mixer_acc_list": [98.0, 30.0, 99.0], "acc_list": [99.1] * 3})
     assert rule({"var_mixer_acc_list": [98.0, 30.0, 99.0, 98.0, 97.0], "acc_list": [99.1] * 5}) == "partly"
     assert rule({"var_mixer_acc_list": [30.0] * 4, "acc_list": [99.1] * 4}) == "fails"
+
+
+@needs_stored
+def test_the_front_end_floor_is_read_with_its_paired_test_and_the_earlier_breakdown_is_a_declared_reading():
+    """The paired counts behind each variant's floor agree with the variant table's McNemar helper on the stored bits,
+    and the one-sided p is the binomial tail. The softmax run that broke down on older code (commit 226f19f, 14.08 %,
+    recorded in data/full/deq/earlier_runs.json) is counted in a declared reading of deq-softmax-reliability: 1 of 4
+    against 0 of 3, not significantly more often, with differences: the verdict is fragile."""
+    import math
+    from pathlib import Path
+    from mfattn.companion import store
+    from mfattn.implicit.variants import mcnemar, unpack_correct
+    root = Path(__file__).resolve().parents[1] / "data" / "full"
+    floors = {r["seed"]: r for r in store.read_json(root / "deq" / "feature_floor.json")["rows"] if r["readout"] == "flat"}
+    mixer = [r for r in store.read_json(root / "deq_variants.json")["rows"] if r["key"] == "mixer" and r["seed"] == 0][0]
+    n = mixer["test_examples"]
+    got = mcnemar(unpack_correct(floors[0]["correct"], n), unpack_correct(mixer["correct"], n))
+    assert (got["b"], got["c"]) == (STORED["floor_flat_mixer_n10_list"][0], STORED["floor_flat_mixer_n01_list"][0])
+    b, c = int(got["b"]), int(got["c"])
+    assert STORED["floor_flat_mixer_p_list"][0] == pytest.approx(
+        sum(math.comb(b + c, i) for i in range(b, b + c + 1)) / 2 ** (b + c))
+    earlier = store.read_json(root / "deq" / "earlier_runs.json")
+    assert earlier["commit"] == "226f19f" and [r["test_accuracy"] for r in earlier["runs"]] == [0.1408]
+    d = _decide("deq-softmax-reliability")
+    rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
+    assert [v for k, v in rows.items() if k.startswith("every run of this protocol")] == ["confirmed with differences"]
+    assert d.verdict == "confirmed" and d.premises["robustness"] == "fragile"
+
+
+@needs_stored
+def test_the_correction_form_is_also_read_on_the_models_whose_f_acts_on_the_means():
+    """deq-correction-onsager-form on the stored m models (f_θ on the means, the blog's displayed update): the reaction
+    term's cosine 0.298 / 0.256 / 0.240, above chance but below the 0.5 line (and the 0.3 line): not reproduced on
+    that reading too; the blog models' cosines recomputed by the same module equal the stored ones."""
+    from pathlib import Path
+    from mfattn.companion import store
+    got = store.read_json(Path(__file__).resolve().parents[1] / "data" / "full" / "deq" / "correction_on_m.json")["rows"]
+    blog = [r["reaction_cosine"] for r in sorted(got["blog"], key=lambda r: r["seed"])]
+    assert blog == pytest.approx(STORED["corr_reaction_cosine_seeds"], abs=1e-3)
+    on_m = STORED["corr_m_reaction_cosine_seeds"]
+    assert len(on_m) == 3 and all(q < c < 0.3 for c, q in zip(on_m, STORED["corr_m_chance_q95_seeds"]))
+    d = _decide("deq-correction-onsager-form")
+    rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
+    assert [v for k, v in rows.items() if k.startswith("f_θ acting on the means")] == ["refuted", "refuted"]
+    assert d.verdict == "refuted" and "free matrix V_i per site" in d.premises.get("how", DEQ["deq-correction-onsager-form"].how)

@@ -273,6 +273,34 @@ def _floor_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _below_floor(rows: list[dict[str, Any]], floor_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each coupling variant's runs against the same seed's front end without the layer (:mod:`.feature_floor`), on the
+    same test digits: ``floor_<readout>_<key>_n10_list`` (digits only the front end gets right),
+    ``..._n01_list`` (only the variant) and ``..._p_list``, the one-sided exact McNemar p that the variant is below
+    its front end (P[X ≥ n10] for X ~ Binomial(n10 + n01, 1/2)), in the seeds' order; {} where nothing pairs."""
+    from .variants import unpack_correct
+
+    out: dict[str, Any] = {}
+    for readout in ("mean", "flat"):
+        floors = {int(r["seed"]): r for r in floor_rows if r.get("readout") == readout and r.get("correct")}
+        for key in ("softmax", "mixer"):
+            runs = sorted((r for r in rows if r.get("key") == key and r.get("correct")), key=lambda r: r["seed"])
+            got: dict[str, list] = {"n10": [], "n01": [], "p": []}
+            for r in runs:
+                f = floors.get(int(r["seed"]))
+                if f is None or int(f["test_examples"]) != int(r["test_examples"]):
+                    got = {}
+                    break
+                n = int(r["test_examples"])
+                a, v = unpack_correct(f["correct"], n), unpack_correct(r["correct"], n)
+                n10, n01 = int(np.sum(a & ~v)), int(np.sum(~a & v))
+                tail = sum(math.comb(n10 + n01, i) for i in range(n10, n10 + n01 + 1)) / 2 ** (n10 + n01)
+                got["n10"].append(n10), got["n01"].append(n01), got["p"].append(float(tail))
+            if got and got["p"]:
+                out.update({f"floor_{readout}_{key}_{k}_list": v for k, v in got.items()})
+    return out
+
+
 def _did_not_learn(rows: list[dict[str, Any]], folder: Path) -> dict[str, str]:
     """``var_<key>_broke`` for every variant with a seed below 50 % whose stored run (``<key>-seed<n>.npz``) holds
     its test accuracy at every evaluation: whether it never learned the task or learned it and lost it."""
@@ -405,7 +433,17 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
             "accs": ", ".join(f"{a:.2f} %" for a in acc),
             **_variant_numbers(table["rows"]), **organisation}
     out.update(_did_not_learn(table["rows"], full / "deq" / "runs"))
-    out.update(_floor_numbers((store.read_json(full / "deq" / "feature_floor.json") or {}).get("rows", [])))
+    on_m = (store.read_json(full / "deq" / "correction_on_m.json") or {}).get("rows", {}).get("m", [])
+    if on_m:   # deq-correction-onsager-form on the models whose f_θ acts on the means (mfattn.implicit.correction_on_m)
+        cos = [float(r["reaction_cosine"]) for r in sorted(on_m, key=lambda r: r["seed"])]
+        out.update(corr_m_reaction_cosine=cos[0], corr_m_reaction_cosine_seeds=cos,
+                   corr_m_chance_q95_seeds=[float(r["chance_q95"]) for r in sorted(on_m, key=lambda r: r["seed"])])
+    earlier = (store.read_json(full / "deq" / "earlier_runs.json") or {}).get("runs", [])
+    for key in ("softmax", "mixer"):   # runs on older code, since re-run: a declared reading of the reliability claims
+        out[f"earlier_{key}_acc_list"] = [100 * float(r["test_accuracy"]) for r in earlier if r.get("key") == key]
+    floor_rows = (store.read_json(full / "deq" / "feature_floor.json") or {}).get("rows", [])
+    out.update(_floor_numbers(floor_rows))
+    out.update(_below_floor(table["rows"], floor_rows))
     public = store.read_json(full / "deq" / "public_trained.json") or {}
     if public:   # the blog model trained with the public code's solver in the loop (mfattn.implicit.public_trained)
         out.update(pub_trained_seed=public["seed"], pub_trained_acc=100 * public["test_accuracy"],
