@@ -571,3 +571,16 @@ def test_the_stand_ins_bound_is_the_best_function_of_the_sites_scalar_and_matche
     seeing = {**s, "bound_g_seeds": [0.3, 0.31, 0.29]}
     blind_stand_in(seeing)                                  # a bound clearly below a·g_i: the claim can be decided
     assert _decide("transformer-ffn-amortises", seeing).verdict == "not reproduced"   # and the net does not beat a·g_i
+
+
+def test_the_stand_ins_bound_counts_as_no_better_within_the_draws_spread():
+    """A bound below the single coefficient by less than its own draw-to-draw s.d. is no better (the claim is not
+    decidable); below it by more, or exactly at it with no spread, the floor and the band decide."""
+    from mfattn.implicit.claims_transformer_amortised import blind_stand_in
+    base = {"bound_lin_g_seeds": [0.595, 0.595, 0.595]}
+    with pytest.raises(verdicts.Undecidable):
+        blind_stand_in({**base, "bound_g_seeds": [0.58, 0.59, 0.60]})      # 0.005 below, s.d. 0.01: within
+    blind_stand_in({**base, "bound_g_seeds": [0.57, 0.57, 0.57]})          # 0.025 below, no spread: decidable
+    with pytest.raises(verdicts.Undecidable):
+        blind_stand_in({**base, "bound_g_seeds": [0.595, 0.595, 0.595]})   # equal: no better
+    blind_stand_in({})                                                     # nothing stored: nothing raised
