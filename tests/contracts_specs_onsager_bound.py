@@ -12,6 +12,7 @@ SPECS = {
     I + "site_variable": Exempt(_DATA),
     I + "binned_bound": Exempt(_DATA),
     I + "range_bounds": Exempt(_DATA),
+    I + "two_part_stand_in": Exempt(_DATA + " and fits a net (seconds to minutes)"),
     I + "main": Exempt("the command line: argparse refuses bad arguments"),
 }
 

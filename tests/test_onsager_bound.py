@@ -48,3 +48,22 @@ def test_on_a_tiny_sk_data_set_the_bound_of_g_is_near_its_single_coefficient():
     test = onsager.onsager_dataset(16, [0.2, 0.6], 4, seed=1)
     got = ob.binned_bound(train, test, "g", 10)
     assert 0 < got["binned"] < 1.5 and 0 < got["linear"] < 1.0
+
+
+def test_the_two_part_stand_in_finds_what_the_sum_hides():
+    """c = h·(Σ_j J_ij m_j) depends on the two parts of g = h + Jm, not on their sum alone: no function of g fits it,
+    the two-part bins and net do, and the linear map of the two parts cannot (a product has no linear part here)."""
+    gen = torch.Generator().manual_seed(0)
+    n, inst = 6, 60
+    beta = torch.tensor([0.3, 0.6], dtype=torch.float64).repeat_interleave(inst)
+    J = 0.3 * torch.randn(beta.numel(), n, n, generator=gen, dtype=torch.float64)
+    J = 0.5 * (J + J.transpose(1, 2))
+    h = torch.randn(beta.numel(), n, generator=gen, dtype=torch.float64)
+    m = torch.tanh(torch.randn(beta.numel(), n, generator=gen, dtype=torch.float64))
+    jm = torch.einsum("bij,bj->bi", J, m)
+    data = {"J": J, "h": h, "m": m, "c": h * jm, "beta": beta}
+    train = {k: v[::2] for k, v in data.items()}
+    test = {k: v[1::2] for k, v in data.items()}
+    got = ob.two_part_stand_in(train, test, hidden=16, steps=400, bins=(6,))
+    assert got["linear"] > 0.9 and got["binned"] < 0.8 and got["net"] < 0.5
+    assert ob.binned_bound(train, test, "g", 10)["binned"] > 0.8

@@ -289,12 +289,16 @@ def breakdown_p(broke: int, runs: int, ref_broke: int, ref_runs: int) -> float:
     return tail / math.comb(total, k)
 
 
-def _reliability_at(level: float):
+def _reliability_at(level: float, power: bool = False):
+    """The reliability rule as the claim is worded: no run breaks down, holds; some do, with differences unless
+    significantly more often than the blog model's runs (one-sided Fisher exact at ``level``), then fails. ``power``:
+    where so few runs could not show a higher rate even if every one broke down, not tested (the rule before the tenth
+    referee round, a declared reading)."""
     def rule(s, key):
         broke, runs, ref_broke, ref_runs = _breakdowns(s, key)
         if broke == 0:
             return "holds"
-        if breakdown_p(runs, runs, 0, ref_runs) >= level:
+        if power and breakdown_p(runs, runs, 0, ref_runs) >= level:
             raise verdicts.Undecidable(f"{broke} of {runs} runs broke down against {ref_broke} of {ref_runs}: so few "
                                        f"runs cannot show a higher breakdown rate at {level:g} even if every one broke "
                                        "down")
@@ -324,13 +328,18 @@ def _reliability_claim(key: str, what: str) -> Claim:
                  "against the blog model's runs",
         origin="ours", quote=MIXER if key == "mixer" else SWAP,
         rule_at=lambda level: (lambda s: _reliability_at(level)(s, key)),
-        how=f"Holds if no run breaks down; where some do, not tested if so few runs could not show a higher rate even "
-            f"if every one broke down (one-sided Fisher exact test at 5 %: 3 of 3 against 0 of 3 has p = 0.05, so "
-            f"three seeds cannot), else with differences if not significantly more often than the blog model's runs "
-            f"and refuted if significantly more often.",
+        how=f"As the claim is worded, for both variants alike: holds if no run breaks down; where some do, with "
+            f"differences if not significantly more often than the blog model's runs (one-sided Fisher exact test at "
+            f"5 %) and refuted if significantly more often. Three runs cannot show a higher rate even if every one "
+            f"broke down (3 of 3 against 0 of 3 has p = 0.05), and three runs without a breakdown bound its rate only "
+            f"below 63 % (95 %): reading a breakdown as untestable on that ground (the rule before the tenth referee "
+            f"round) is a declared alternative.",
         thresholds=(Threshold("level", 0.05, "convention", "the 5 % level of the chapter's other tests"),),
         spread=Spread("seed", lambda s: {f"{key} accuracy (%)": s[f"var_{key}_acc_list"]}),
-        alternatives=(Alternative(f"a run that ends below the raw-pixel floor ({INTERACTION_FLOOR:.0f} %) counts as "
+        alternatives=(Alternative("not tested where so few runs could not show a higher breakdown rate even if every "
+                                  "one broke down (the rule before the tenth referee round)", "statistic",
+                                  lambda s: _reliability_at(0.05, power=True)(s, key)),
+                      Alternative(f"a run that ends below the raw-pixel floor ({INTERACTION_FLOOR:.0f} %) counts as "
                                   "broken down", "threshold",
                                   lambda s: _reliability_at(0.05)({**s, f"var_{key}_acc_list": [
                                       a if a >= INTERACTION_FLOOR else 0.0 for a in s[f"var_{key}_acc_list"]]}, key)),

@@ -157,7 +157,8 @@ def _anderson_note(s):
                  f"stops; a referee scoring the public solver per sample found it at tolerance on 0 to 0.7 % of the "
                  f"final layers' samples). The tolerance is what the rule counts, not the answer: stopped at residuals "
                  f"near 1e-3 to 1e-2, the public solver's classes can still be the fixed point's (a referee found them "
-                 f"equal on 1,000 test digits of each seed; not stored), so read by the answer both solvers would be "
+                 f"equal on every test digit they checked of each seed's final layer, 480 to 1,200 of them; not stored), so "
+                 f"read by the answer both solvers would be "
                  f"confirmed.")
     if "blog_conv_last_epoch_seeds" in s:
         text += (" Over training as a whole, not at its end: the share falls after the first half of training, to "

@@ -72,7 +72,7 @@ def disagreement(s, key: str) -> str:
     if not inside or len(inside) == len(zero):
         return "Every statistic over the seeds agrees."
     return (f"The statistics disagree: 0 is inside {', '.join(inside)} only; a fourth and a fifth seed (naive and blog "
-            f"models, about 50 CPU-min) would settle it.")
+            f"models, about 50 CPU-min) might settle it.")
 
 
 # --- numbers of every seed (issue 41: three seeds behind every claim) ---------------------------------------------

@@ -285,6 +285,9 @@ def _bound_numbers(bound: Mapping[str, Any]) -> dict[str, Any]:
     range (``bound_g_seeds``, ``bound_lin_g_seeds``, ...) and over each range from the largest β down
     (``bound_g_range_draws``: per draw, per range; ``bound_range_low``)."""
     out: dict[str, Any] = {"bound_range_low": [r["low"] for r in bound["draws"][0]["g"]]}
+    if all("two_part" in d for d in bound["draws"]):   # the two-part site state (h_i, Σ_j J_ij m_j)
+        for k in ("linear", "binned", "net"):
+            out[f"two_{k}_seeds"] = [float(d["two_part"][k]) for d in bound["draws"]]
     for x in ("g", "m"):
         out[f"bound_{x}_seeds"] = [d[x][-1]["binned"] for d in bound["draws"]]
         out[f"bound_lin_{x}_seeds"] = [d[x][-1]["linear"] for d in bound["draws"]]

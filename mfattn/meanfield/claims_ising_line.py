@@ -240,6 +240,8 @@ LINE_CLAIMS = [
                                     _at_at(2.0, 1.0, 0.9, ref="field", interval=True)),
                         Alternative("reading: the advantage over tanh(h_i), at the first sweep β strictly beyond the "
                                     "line", "reading", _at_at(2.0, 1.0, 0.9, ref="field", strict=True)),
+                        Alternative("the mean of the per-instance ratios, at the first sweep β strictly beyond the "
+                                    "line", "statistic", _at_at(2.0, 1.0, 0.9, strict=True, per_instance=True)),
                         Alternative("the rule's ratios read on their 95 % intervals over the instances", "statistic",
                                     _at_at(2.0, 1.0, 0.9, interval=True)),
                         Alternative("reading: the advantage over m = 0 (the exact magnetisations' RMS)", "reading",

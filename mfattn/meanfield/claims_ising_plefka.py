@@ -86,15 +86,15 @@ def _lines(s, line: float, theories, exact: bool = False, crossing: bool = True)
 
 # --- accuracy on either side of the line -------------------------------------------------------------------------
 
-def _ratio(s, k: str, i: int, ref: str = "naive") -> tuple[float, int]:
+def _ratio(s, k: str, i: int, ref: str = "naive", per_instance: bool = False) -> tuple[float, int]:
     """Theory ``k``'s mean RMSE of m over naive mean field's (``ref``: or a couplings-free baseline, "zero" for m = 0,
     "field" for tanh(h_i)) at sweep β index ``i``, over the instances where both have a stable damping-0.05 solution,
-    and how many those are."""
+    and how many those are (``per_instance``: the mean of the per-instance ratios instead of the ratio of the means)."""
     pairs = [(a, b) for a, b in zip(s[f"{k}_strong_inst"][i], s[f"{ref}_strong_inst"][i]) if a is not None and b]
     if not pairs:
         return math.inf, 0
     a, b = np.array(pairs).T
-    return float(a.mean() / b.mean()), len(pairs)
+    return float((a / b).mean() if per_instance else a.mean() / b.mean()), len(pairs)
 
 
 def _ratio_interval(s, k: str, i: int, ref: str = "naive") -> tuple[float, float, float]:
@@ -110,11 +110,11 @@ def _ratio_interval(s, k: str, i: int, ref: str = "naive") -> tuple[float, float
     return r, r * math.exp(-half), r * math.exp(half)
 
 
-def _side(s, k: str, i: int, ref: str, factor: float, interval: bool) -> str:
+def _side(s, k: str, i: int, ref: str, factor: float, interval: bool, per_instance: bool = False) -> str:
     """Whether theory ``k`` keeps its factor over ``ref`` at sweep β index ``i``: "kept" (the ratio, or with
     ``interval`` its 95 % interval, below 1/factor), "lost" (at or above it), or "open" (the interval covers it)."""
     if not interval:
-        return "kept" if _ratio(s, k, i, ref)[0] < 1 / factor else "lost"
+        return "kept" if _ratio(s, k, i, ref, per_instance)[0] < 1 / factor else "lost"
     _, lo, hi = _ratio_interval(s, k, i, ref)
     return "kept" if hi < 1 / factor else "lost" if lo >= 1 / factor else "open"
 
@@ -139,7 +139,7 @@ def _first_beyond(s, k: str, line_beta: float, share: float) -> int:
 
 
 def _at_at(factor: float, line: float, share: float, theories=THEORIES, exact: bool = False, crossing: bool = True,
-           ref: str = "naive", strict: bool = False, interval: bool = False):
+           ref: str = "naive", strict: bool = False, interval: bool = False, per_instance: bool = False):
     """Rule, per theory that crosses its own line: it must keep ``factor`` over naive mean field (or ``ref``) at the
     last sweep β before its line (else the claim fails); at the first sweep β at or beyond it (a stable solution on
     ``share`` of the instances) it has lost the factor (the claim) or keeps it (against). Holds if every crossing
@@ -154,11 +154,11 @@ def _at_at(factor: float, line: float, share: float, theories=THEORIES, exact: b
             before = [i for i, x in enumerate(b) if x < lines[k] - 1e-9]
             if not before:
                 raise verdicts.Undecidable(f"{name}'s own line lies at the first β of the sweep: nothing before it")
-            side = _side(s, k, before[-1], ref, factor, interval)
+            side = _side(s, k, before[-1], ref, factor, interval, per_instance)
             if side == "lost":
                 return "fails"
             at = lines[k] + (1e-6 if strict else 0.0)   # strict: the first sweep β past the line, not at it
-            beyond = _side(s, k, _first_beyond(s, k, at, share), ref, factor, interval)
+            beyond = _side(s, k, _first_beyond(s, k, at, share), ref, factor, interval, per_instance)
             if "open" in (side, beyond):
                 raise verdicts.Undecidable(f"{name}'s ratio to the reference has a 95 % interval that covers "
                                            f"1/{factor:g} at the line or before it: inconclusive")
