@@ -579,7 +579,7 @@ def test_the_reliability_claims_count_the_runs_that_broke_down():
     assert rule({"var_mixer_acc_list": [98.0, 30.0, 99.0], "acc_list": [99.1] * 3}) == "partly"   # as worded
     from mfattn.implicit.claims_deq_couplings import _reliability_at
     with pytest.raises(verdicts.Undecidable, match="so few runs"):     # the former rule, a declared reading
-        _reliability_at(0.05, power=True)({"var_mixer_acc_list": [98.0, 30.0, 99.0], "acc_list": [99.1] * 3}, "mixer")
+        _reliability_at(0.0499, power=True)({"var_mixer_acc_list": [98.0, 30.0, 99.0], "acc_list": [99.1] * 3}, "mixer")
     assert rule({"var_mixer_acc_list": [98.0, 30.0, 99.0, 98.0, 97.0], "acc_list": [99.1] * 5}) == "partly"
     assert rule({"var_mixer_acc_list": [30.0] * 4, "acc_list": [99.1] * 4}) == "fails"
 
@@ -627,3 +627,12 @@ def test_the_correction_form_is_also_read_on_the_models_whose_f_acts_on_the_mean
     rows = {a["name"]: a["verdict"] for a in d.premises["alternatives"]}
     assert [v for k, v in rows.items() if k.startswith("f_θ acting on the means")] == ["refuted", "refuted"]
     assert d.verdict == "refuted" and "free matrix V_i per site" in d.premises.get("how", DEQ["deq-correction-onsager-form"].how)
+
+
+def test_the_reliability_rule_rejects_at_the_level_so_three_runs_can_refute():
+    """Fisher's one-sided test rejects at p ≤ 5 %: 3 of 3 broken runs against 0 of 3 (p = 0.05 exactly) reads refuted,
+    2 of 3 (p = 0.2) with differences; the former rule (reject below 5 %, untestable where the runs are so few) is the
+    declared reading."""
+    rule = DEQ["deq-mixer-reliability"].rule
+    assert rule({"var_mixer_acc_list": [30.0, 30.0, 30.0], "acc_list": [99.1] * 3}) == "fails"
+    assert rule({"var_mixer_acc_list": [30.0, 30.0, 99.0], "acc_list": [99.1] * 3}) == "partly"

@@ -298,11 +298,11 @@ def _reliability_at(level: float, power: bool = False):
         broke, runs, ref_broke, ref_runs = _breakdowns(s, key)
         if broke == 0:
             return "holds"
-        if power and breakdown_p(runs, runs, 0, ref_runs) >= level:
+        if power and breakdown_p(runs, runs, 0, ref_runs) > level:
             raise verdicts.Undecidable(f"{broke} of {runs} runs broke down against {ref_broke} of {ref_runs}: so few "
                                        f"runs cannot show a higher breakdown rate at {level:g} even if every one broke "
                                        "down")
-        return "fails" if breakdown_p(broke, runs, ref_broke, ref_runs) < level else "partly"
+        return "fails" if breakdown_p(broke, runs, ref_broke, ref_runs) <= level else "partly"   # reject at p ≤ level
     return rule
 
 
@@ -322,23 +322,25 @@ def _reliability_note(s, key: str) -> str:
 def _reliability_claim(key: str, what: str) -> Claim:
     return Claim(
         f"deq-{key}-reliability", f"{BAL}'s other interactions ({what}), on its MNIST model: our test",
-        f"Training the mean-field layer with {what} in place of learned J is as reliable as with learned J: no run "
-        f"breaks down (ends below {BROKE:.0f} %)",
+        f"In the stored runs of the full protocol, training the mean-field layer with {what} in place of learned J "
+        f"breaks down (ends below {BROKE:.0f} %) no more often than with learned J: no run breaks down, or not "
+        f"significantly more often (three runs against three bound a rate only loosely: none in 3 bounds it below "
+        f"63 %, 95 %; runs on older code since re-run are a declared reading)",
         measured=f"Runs of the full protocol with {what} (3 seeds) whose final test accuracy is below {BROKE:.0f} %, "
                  "against the blog model's runs",
         origin="ours", quote=MIXER if key == "mixer" else SWAP,
         rule_at=lambda level: (lambda s: _reliability_at(level)(s, key)),
-        how=f"As the claim is worded, for both variants alike: holds if no run breaks down; where some do, with "
-            f"differences if not significantly more often than the blog model's runs (one-sided Fisher exact test at "
-            f"5 %) and refuted if significantly more often. Three runs cannot show a higher rate even if every one "
-            f"broke down (3 of 3 against 0 of 3 has p = 0.05), and three runs without a breakdown bound its rate only "
-            f"below 63 % (95 %): reading a breakdown as untestable on that ground (the rule before the tenth referee "
-            f"round) is a declared alternative.",
+        how=f"As the claim is worded, for both variants alike: holds if no stored run breaks down; where some do, "
+            f"with differences if not significantly more often than the blog model's runs and refuted if significantly "
+            f"more often (one-sided Fisher exact test, rejecting at p ≤ 5 %: with 3 runs against 3 only 3 of 3 can "
+            f"reach it, p = 0.05). Three runs without a breakdown bound its rate only below 63 % (95 %), so 'holds' "
+            f"says no more than the count; reading a breakdown as untestable where the runs are this few (the rule "
+            f"before the tenth referee round) is a declared alternative.",
         thresholds=(Threshold("level", 0.05, "convention", "the 5 % level of the chapter's other tests"),),
         spread=Spread("seed", lambda s: {f"{key} accuracy (%)": s[f"var_{key}_acc_list"]}),
         alternatives=(Alternative("not tested where so few runs could not show a higher breakdown rate even if every "
-                                  "one broke down (the rule before the tenth referee round)", "statistic",
-                                  lambda s: _reliability_at(0.05, power=True)(s, key)),
+                                  "one broke down at p < 5 % (the rule before the tenth referee round)", "statistic",
+                                  lambda s: _reliability_at(0.0499, power=True)(s, key)),
                       Alternative(f"a run that ends below the raw-pixel floor ({INTERACTION_FLOOR:.0f} %) counts as "
                                   "broken down", "threshold",
                                   lambda s: _reliability_at(0.05)({**s, f"var_{key}_acc_list": [

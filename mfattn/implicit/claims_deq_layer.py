@@ -249,9 +249,12 @@ LAYER_CLAIMS = [
           rule_at=every_seed_at(_reaction_at), origin="ours",
           how="The blog replaces the Onsager term V_i⟨S_i⟩ of the cavity means by f_θ(⟨S_i⟩), 'parametrizing the action "
               "of the cavity variances on the spin means'; so f_θ is compared with that term, computed from the explicit "
-              "layer with the learned couplings at the blog's prior Σ = 1. Reproduced if the best multiple of it "
+              "layer with the learned couplings at the blog's prior Σ = 1. Confirmed if the best multiple of it "
               "explains at least 81 % of ‖f_θ‖² (a cosine of 0.9, either sign); at least 25 % (0.5), with differences; "
-              "below, not reproduced (conventions). The chapter's Gaussian correction of the means (I − P⁻¹) g is not a "
+              "below, refuted (conventions). The claim is not what the exact layer predicts either: at Σ = 1 the "
+              "Gaussian layer's means are m = g (the reaction term cancels in them), so a fast layer copying it would "
+              "need f_θ = 0, not a multiple of V_i m_i; what is refuted is the book's reading of 'parametrizing the "
+              "action of the cavity variances' as that term. The chapter's Gaussian correction of the means (I − P⁻¹) g is not a "
               "reading of this claim: for Gaussian spins the reaction term cancels in the means, and (I − P⁻¹) g is a "
               "prior's local response that naive mean field with a learned prior has too (its R², in the note, does not "
               "test an Onsager role). The blog proposes f_θ in the Onsager term's place and hypothesises its role "
@@ -304,10 +307,10 @@ LAYER_CLAIMS = [
                   "read as §4.5 and §5 read the layer: the mean-field response of one energy function, an Ising-like "
                   "spin system probed by data",
           rule_at=lambda tol, small: every_seed(verdicts.below("corr_asymmetry", tol, small)),
-          how="Holds if the asymmetry is below 1e-6 (symmetric to the float32 round-off of the stored couplings, "
+          how="Confirmed if the asymmetry is below 1e-6 (symmetric to the float32 round-off of the stored couplings, "
               "ε ≈ 1.2e-7 times a few); below 0.1, with differences (a convention: the antisymmetric part carries under "
               "1 % of the squared norm, so the energy of the nearest symmetric model describes the layer to that "
-              "order); at 0.1 or above, not reproduced (no energy stands behind the couplings). The blog reads its "
+              "order); at 0.1 or above, refuted (no energy stands behind the couplings). The blog reads its "
               "layer as one energy function whose fixed point is computed (§4.5) and attention as the mean-field "
               "response of Ising-like spin systems (§5); it makes site symmetry optional (§3.1) and its MNIST code "
               "leaves it off (weight_sym_sites=False), so the claim is tested on that layer; a layer trained with site "

@@ -409,7 +409,9 @@ MNIST_CLAIMS = [
                     "fails": {"grad_rel_error": 0.011, "grad_converged": True}}),
     learned_onsager_claim(),
     _coupling_claim("softmax", "softmax couplings", "couplings computed from the sources by softmax attention, "
-                    "J_ij = softmax_j(q_i·k_j/√d) W_O W_V,", SWAP),
+                    "J_ij = softmax_j(q_i·k_j/√d) W_O W_V with f_θ on g (the public code's DEQVanillaSoftmaxAttention "
+                    "has no value map, a biased W_O and f_θ on m: this book's variant is the blog model's layer with "
+                    "its couplings swapped),", SWAP),
     _coupling_claim("mixer", "MLP-mixer couplings", "an MLP mixing the sites (MLP-mixer)", MIXER),
     _reliability_claim("softmax", "softmax couplings"),
     _reliability_claim("mixer", "MLP-mixer couplings"),

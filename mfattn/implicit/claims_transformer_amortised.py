@@ -296,8 +296,9 @@ def two_part_note(s: Numbers) -> str:
         return ""
     return (f" The site state in two parts, the source h_i and the field of the other sites Σ_j J_ij m_j (a "
             f"transformer's X'_i is a d-vector that can keep its parts apart; g_i is their sum), per draw: the best "
-            f"linear map a·u_i + b (fitted alike) has error {_listed(s['two_linear_seeds'])}, the best function of u_i (a "
-            f"binned conditional mean) {_listed(s['two_binned_seeds'])}, the net f_θ(u_i) (the chapter's net and fit, "
+            f"linear map a·u_i + b (fitted alike) has error {_listed(s['two_linear_seeds'])}, a binned estimate of the "
+            f"best function of u_i (a conditional mean on quantile cells: an upper estimate, finer cells still lower "
+            f"it) {_listed(s['two_binned_seeds'])}, the net f_θ(u_i) (the chapter's net and fit, "
             f"every β weighted alike) {_listed(s['two_net_seeds'])}: it does better than any linear map of its input, "
             "so it amortises a correction that depends on the input, between the site-shared level and no correction; "
             "the rule reads this stand-in.")
@@ -349,7 +350,8 @@ def _strength_text(s: Numbers) -> str:
     return (" The range a transformer's net must span: a site's coupling strength Σ_j A_ij² of the chapter's softmax "
             "layer varies over sites and inputs by a factor (95th over 5th percentile, per draw) of " + "; ".join(
                 f"{_listed(v, 2)} with the query map ×{x:g}" for x, v in folds.items())
-            + ": at the fresh layer's the net would sit on the site-shared level 0.2 (the narrowest stored range of two "
+            + ": at the fresh layer's the net would sit on the site-shared level 0.2, where one coefficient sits too (the "
+            "narrowest stored range of two "
             + (f"β, {(max(s['train_betas']) / s['range_low'][1]) ** 2:.1f}-fold, reads "
                f"{np.mean([d[1] for d in s['range_gbal_draws']]):.2f}" if "range_gbal_draws" in s else "β")
             + "), with sharper attention within or beyond the ninefold range the verdict reads.")
