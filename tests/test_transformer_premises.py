@@ -620,3 +620,19 @@ def test_the_scalar_stand_ins_rule_either_side_of_each_threshold(numbers, grade)
             rule(numbers)
     else:
         assert rule(numbers) == grade
+
+
+
+@needs_stored
+def test_the_two_part_stand_in_over_narrower_ranges_is_declared_and_cannot_decide_there():
+    """Over β = 0.6 alone, 0.5-0.6 (the fresh softmax layer's 1.4-fold range) and 0.4-0.6 the binned estimate of the best
+    function of (h_i, Σ_j J_ij m_j) is no better than the linear map (the cells are coarse for so few β): those readings
+    cannot decide; over 0.3-0.6 the net beats the linear map (0.365 against 0.405), and over the whole range (the rule)."""
+    s = STORED
+    assert s["two_range_low"] == [0.6, 0.5, 0.4, 0.3] and len(s["two_range_net_draws"]) == 3
+    wide = [d[3] for d in s["two_range_net_draws"]], [d[3] for d in s["two_range_linear_draws"]]
+    assert max(wide[0]) < min(wide[1]) - 0.03
+    rows = {a["name"]: a["verdict"] for a in _decide("transformer-ffn-amortises").premises["alternatives"]}
+    assert [v for n, v in rows.items() if n.startswith("reading: the two-part stand-in")] == ["cannot decide"] * 3
+    from mfattn.implicit.claims_transformer_amortised import two_part_range_at
+    assert two_part_range_at(4)(s) == "partly"

@@ -164,7 +164,8 @@ DECLARED = {"transformer": [
           "sum g_i, a scalar, is a declared reading, which cannot decide it), amortises the linear-response "
           "self-correction over couplings that change with the input: it learns a correction that depends on its "
           "input, better than the best linear map of it (the book's stand-in: SK couplings at β 0.2 to 0.6, a ninefold "
-          "range of β², a range the book chose: the error grows with the range, the note; fitted and decided with "
+          "range of β², a range the book chose: the error grows with the range, the note, and over the narrowest "
+          "ranges, the fresh softmax layer's 1.4-fold included, the stand-in cannot decide it; fitted and decided with "
           "every training β weighted alike; the plain squared-error fit, narrower ranges, other statistics and the net "
           "of m are declared readings)",
           measured="Relative error ‖f − V m‖/‖V m‖ of a small net f_θ(g_i) fitted to the adaptive-TAP correction c_i = "

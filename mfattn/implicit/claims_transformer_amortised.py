@@ -211,6 +211,13 @@ def ffn_alternatives(tag: str = "gbal", plain: str = "g", blog: str = "mbal", bl
             Alternative("threshold: the band alone on f_θ(g_i), no single-coefficient floor and no bound (the rule "
                         "until the tenth referee round): reproduced below the site-shared level 0.2, with differences "
                         "below 1", "threshold", straddle_at(tag)(**AMORTISED)),
+            Alternative("reading: the two-part stand-in over the range matched to the fresh softmax layer's variation "
+                        "of coupling strength (β 0.5 and 0.6 alone, 1.4-fold in β²), the same rule", "reading",
+                        two_part_range_at(2)),
+            Alternative("reading: the two-part stand-in at a single coupling strength (β = 0.6 alone), the same rule",
+                        "reading", two_part_range_at(1)),
+            Alternative("reading: the two-part stand-in over β 0.4 to 0.6 (2.25-fold in β²), the same rule", "reading",
+                        two_part_range_at(3)),
             Alternative("two-part stand-in, the net's error read on the upper end of its Student-t 95 % interval over "
                         "the draws", "statistic",
                         lambda s: "fails" if _two_part_no_better(s) else _amortised_grade(
@@ -291,6 +298,30 @@ def two_part_at(tap_level: float, none: float):
     return rule
 
 
+def two_part_range_at(width: int):
+    """:func:`two_part_at` (at the chapter's thresholds) on the two-part stand-in fitted on the ``width`` largest
+    training β alone (``two_range_*_draws``: per draw, per range from the largest β down)."""
+    def rule(s):
+        pick = {f"two_{k}_seeds": [d[width - 1] for d in s[f"two_range_{k}_draws"]] for k in ("linear", "binned", "net")}
+        return two_part_at(**AMORTISED)({**s, **pick})
+    return rule
+
+
+def two_part_range_text(s: Numbers) -> str:
+    """The two-part stand-in over each narrower range (mean over the draws of the linear map and the net)."""
+    if "two_range_net_draws" not in s:
+        return ""
+    hi = max(s["train_betas"])
+    rows = []
+    for i, low in enumerate(s["two_range_low"]):
+        lin = float(np.mean([d[i] for d in s["two_range_linear_draws"]]))
+        net = float(np.mean([d[i] for d in s["two_range_net_draws"]]))
+        rows.append(f"{'β = ' + format(hi, 'g') + ' alone' if low >= hi else f'β {low:g} to {hi:g}'}: linear {lin:.3f}, "
+                    f"net {net:.3f}")
+    return (" The two-part stand-in over narrower ranges of coupling strength (mean over the draws): " + "; ".join(rows)
+            + ": the net beats a linear map of its input clearly only over the wider ranges (the declared readings).")
+
+
 def two_part_note(s: Numbers) -> str:
     if "two_net_seeds" not in s:
         return ""
@@ -301,7 +332,7 @@ def two_part_note(s: Numbers) -> str:
             f"it) {_listed(s['two_binned_seeds'])}, the net f_θ(u_i) (the chapter's net and fit, "
             f"every β weighted alike) {_listed(s['two_net_seeds'])}: it does better than any linear map of its input, "
             "so it amortises a correction that depends on the input, between the site-shared level and no correction; "
-            "the rule reads this stand-in.")
+            "the rule reads this stand-in." + two_part_range_text(s))
 
 
 def ffn_at(tag: str = "gbal"):

@@ -288,6 +288,10 @@ def _bound_numbers(bound: Mapping[str, Any]) -> dict[str, Any]:
     if all("two_part" in d for d in bound["draws"]):   # the two-part site state (h_i, Σ_j J_ij m_j)
         for k in ("linear", "binned", "net"):
             out[f"two_{k}_seeds"] = [float(d["two_part"][k]) for d in bound["draws"]]
+    if all("two_part_ranges" in d for d in bound["draws"]):   # the same on each narrower range, largest β down
+        out["two_range_low"] = [float(r["low"]) for r in bound["draws"][0]["two_part_ranges"]]
+        for k in ("linear", "binned", "net"):
+            out[f"two_range_{k}_draws"] = [[float(r[k]) for r in d["two_part_ranges"]] for d in bound["draws"]]
     for x in ("g", "m"):
         out[f"bound_{x}_seeds"] = [d[x][-1]["binned"] for d in bound["draws"]]
         out[f"bound_lin_{x}_seeds"] = [d[x][-1]["linear"] for d in bound["draws"]]

@@ -12,7 +12,7 @@ c in each bin is the prediction for every test value falling in it (a piecewise-
 chapter's statistic on the held-out test instances (the mean over the training β of each β's relative error pooled
 over its instances and sites). Several K are tried (coarse bins bias it up, fine ones add variance); the smallest
 error is the estimate. The same for the best single coefficient a·x, beside it. Each over the whole training range and
-over the two narrowest ranges (β = 0.6 alone; 0.5 and 0.6), per draw of SK data (the chapter's seeds)::
+over each narrower range (β = 0.6 alone; 0.5 and 0.6; ...), per draw of SK data (the chapter's seeds)::
 
     python -m mfattn.implicit.onsager_bound --out data/full/transformer/onsager_bound.json
 """
@@ -165,7 +165,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         draws.append({"offset": int(k), "seed": seed, "dropped": [int(train["dropped"]), int(test["dropped"])],
                       **{inputs: range_bounds(train, test, inputs) for inputs in ("g", "m")},
                       "two_part": two_part_stand_in(train, test, hidden=sizes["hidden"], steps=sizes["fit_steps"],
-                                                    seed=seed)})
+                                                    seed=seed),
+                      # the same on each narrower range of coupling strengths, from the largest β down
+                      "two_part_ranges": [{"low": float(low), **two_part_stand_in(
+                          _restrict(train, low), _restrict(test, low), hidden=sizes["hidden"],
+                          steps=sizes["fit_steps"], seed=seed)}
+                          for low in sorted(set(train["beta"].tolist()), reverse=True)[:-1]]})
         two = draws[-1]["two_part"]
         print(f"draw {k}: g over the whole range: best function {draws[-1]['g'][-1]['binned']:.3f}, a·g "
               f"{draws[-1]['g'][-1]['linear']:.3f}; two parts: linear {two['linear']:.3f}, best function "
