@@ -158,6 +158,13 @@ def straddle_at(tag: str):
     return factory
 
 
+def no_better_than(got, ref) -> bool:
+    """Per-draw errors ``got`` no better than ``ref``: their mean not below ``ref``'s mean by more than the draws'
+    spread of ``got`` (its s.d.; 0 for a single draw). Every floor and bound of the amortisation claims reads this."""
+    spread = float(np.std(got, ddof=1)) if len(got) > 1 else 0.0
+    return float(np.mean(got)) >= float(np.mean(ref)) - spread
+
+
 def blind_stand_in(s: Numbers, x: str = "g", width: int | None = None) -> None:
     """Raise :class:`~mfattn.companion.verdicts.Undecidable` where the stand-in cannot show what the claim asks: the
     best function of the site's scalar ``x`` (:mod:`mfattn.implicit.onsager_bound`, per draw) no better than the best
@@ -170,8 +177,7 @@ def blind_stand_in(s: Numbers, x: str = "g", width: int | None = None) -> None:
     else:
         b = [d[width - 1] for d in s[f"bound_{x}_range_draws"]]
         lin = [d[width - 1] for d in s[f"bound_lin_{x}_range_draws"]]
-    spread = float(np.std(b, ddof=1)) if len(b) > 1 else 0.0
-    if float(np.mean(b)) >= float(np.mean(lin)) - spread:
+    if no_better_than(b, lin):
         raise verdicts.Undecidable(
             f"in this stand-in no function of the site's scalar {x}_i does better than one coefficient a·{x}_i (best "
             f"function of {x}: {_listed(b)}; a·{x}: {_listed(lin)}, per draw): a net of it cannot show a correction "
@@ -181,9 +187,7 @@ def blind_stand_in(s: Numbers, x: str = "g", width: int | None = None) -> None:
 def _no_better(s: Numbers, net: str = "gbal", floor: str = "globalg") -> bool:
     """The net's error (mean over the training β, mean over the draws) is not below the single coefficient's by more
     than the draws' spread (s.d. of the net's per-draw errors): it has amortised nothing that depends on the input."""
-    got, ref = s[f"corr_mean_{net}_seeds"], s[f"corr_mean_{floor}_seeds"]
-    spread = float(np.std(got, ddof=1)) if len(got) > 1 else 0.0
-    return float(np.mean(got)) >= float(np.mean(ref)) - spread
+    return no_better_than(s[f"corr_mean_{net}_seeds"], s[f"corr_mean_{floor}_seeds"])
 
 
 def ffn_alternatives(tag: str = "gbal", plain: str = "g", blog: str = "mbal", blog_plain: str = "m"
@@ -268,16 +272,13 @@ def _range_rule(width: int, band):
         blind_stand_in(s, "g", width)
         net = [d[width - 1] for d in s["range_gbal_draws"]]
         lin = [d[width - 1] for d in s["bound_lin_g_range_draws"]]
-        spread = float(np.std(net, ddof=1)) if len(net) > 1 else 0.0
-        return "fails" if float(np.mean(net)) >= float(np.mean(lin)) - spread else band(float(np.mean(net)))
+        return "fails" if no_better_than(net, lin) else band(float(np.mean(net)))
     return rule
 
 
 def _two_part_no_better(s: Numbers) -> bool:
     """The two-part net no better than the best linear map of its input by more than the draws' spread of the net."""
-    net, lin = s["two_net_seeds"], s["two_linear_seeds"]
-    spread = float(np.std(net, ddof=1)) if len(net) > 1 else 0.0
-    return float(np.mean(net)) >= float(np.mean(lin)) - spread
+    return no_better_than(s["two_net_seeds"], s["two_linear_seeds"])
 
 
 def two_part_at(tap_level: float, none: float):
@@ -288,8 +289,7 @@ def two_part_at(tap_level: float, none: float):
     over the draws): below ``tap_level`` holds, below ``none`` partly."""
     def rule(s):
         b, lin = s["two_binned_seeds"], s["two_linear_seeds"]
-        spread = float(np.std(b, ddof=1)) if len(b) > 1 else 0.0
-        if float(np.mean(b)) >= float(np.mean(lin)) - spread:
+        if no_better_than(b, lin):
             raise verdicts.Undecidable(f"no function of the two-part site state does better than a linear map of it "
                                        f"(best function {_listed(b)}; linear {_listed(lin)}): the stand-in cannot show it.")
         if _two_part_no_better(s):
