@@ -636,3 +636,15 @@ def test_the_reliability_rule_rejects_at_the_level_so_three_runs_can_refute():
     rule = DEQ["deq-mixer-reliability"].rule
     assert rule({"var_mixer_acc_list": [30.0, 30.0, 30.0], "acc_list": [99.1] * 3}) == "fails"
     assert rule({"var_mixer_acc_list": [30.0, 30.0, 99.0], "acc_list": [99.1] * 3}) == "partly"
+
+
+@pytest.mark.parametrize("p, grade", [(0.0499, "fails"), (0.05, "partly"), (0.0501, "partly")])
+def test_a_seed_is_below_its_front_end_only_where_the_paired_test_says_so(p, grade):
+    """Either side of the paired test's 5 % level: a mixer seed 0.3 points under its flattened front end counts as
+    below it (refuted) only at p < 0.05; otherwise it is at its front end and, 0.6 points under the blog model, with
+    differences. With no paired test stored the shortfall alone decides (refuted)."""
+    rule = DEQ["deq-mixer-couplings"].rule
+    s = {"var_mixer_acc_list": [98.5], "var_blog": 99.1, "floor_flat_acc_list": [98.8],
+         "floor_mean_acc_list": [96.4], "floor_flat_mixer_p_list": [p]}
+    assert rule(s) == grade
+    assert rule({k: v for k, v in s.items() if k != "floor_flat_mixer_p_list"}) == "fails"
