@@ -174,10 +174,46 @@ def _numbers(s: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The fields' width study (:mod:`mfattn.meanfield.field_width`, ``python -m mfattn.meanfield.field_width``): the
+#: chapter's instances at β = 0.5 with the fields scaled to other widths, read by the rules as a declared alternative.
+FIELD_WIDTH = Path("data", "full", "ising", "field_width.json")
+
+
+def _mean_known(x: list[float | None]) -> float | None:
+    known_values = [v for v in x if v is not None]
+    return float(sum(known_values) / len(known_values)) if known_values else None
+
+
+def _width_numbers(study: dict[str, Any], s: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The fields' width study flattened as the rules read the summary, per width (``"0.6"`` -> ``{"tap_m",
+    "tap_m_inst", ..., "rms_c_exact", "exact_c_inst", "beta", "width", "mean_abs_m"}``: each mean over the instances
+    a theory solved, as :func:`mfattn.meanfield.accuracy.summarise` takes it), or {} where the study is not of the
+    summary's instances (its n, number of instances and β must match)."""
+    if not study or (study.get("n"), study.get("instances"), study.get("beta")) != (s["n"], s["instances"], s["beta"]):
+        return {}
+    out = {}
+    for row in study["widths"]:
+        flat: dict[str, Any] = {"beta": study["beta"], "width": row["width"], "mean_abs_m": row["mean_abs_m"],
+                                "exact_c_inst": row["exact_c_inst"], "rms_c_exact": _mean_known(row["exact_c_inst"])}
+        for key, _ in KEYS:
+            for which in ("m", "c"):
+                flat[f"{key}_{which}_inst"] = row[f"{key}_{which}_inst"]
+                flat[f"{key}_{which}"] = _mean_known(row[f"{key}_{which}_inst"])
+        out[f"{row['width']:g}"] = flat
+    return out
+
+
 def stored_numbers(root: Path | None, chapter: str = "ising") -> tuple[dict[str, Any], str]:
-    """The flattened stored summary ({} when absent) and the command that makes it."""
+    """The flattened stored summary ({} when absent), with the fields' width study as ``fw`` (width -> the same
+    names at that width) where it is stored for the summary's instances, and the command that makes it."""
     s = full_numbers(root)
-    return (_numbers(s) if s else {}), f"`python -m mfattn reproduce --profile full --chapter ising` writes {SUMMARY}"
+    out = _numbers(s) if s else {}
+    path = None if root is None else root / FIELD_WIDTH
+    if out and path is not None and path.exists():
+        widths = _width_numbers(store.read_json(path), s)
+        if widths:
+            out["fw"] = widths
+    return out, f"`python -m mfattn reproduce --profile full --chapter ising` writes {SUMMARY}"
 
 
 CLAIMS = ACCURACY_CLAIMS + FAMILY_CLAIMS + LINE_CLAIMS

@@ -24,6 +24,7 @@ from ..companion import stats, verdicts
 from ..companion.premises import Alternative, Quote, Spread, Threshold
 from ..companion.verdicts import Claim
 from .claims_ising_betas import ordered_every_beta, ordering_beta_note, per_beta_note
+from .claims_ising_widths import width_alternatives, with_widths
 
 __all__ = ["ACCURACY_CLAIMS", "NAMES", "T", "TP", "SECTION_TAP"]  # the helpers are read by .claims_ising_line
 
@@ -347,7 +348,9 @@ ACCURACY_CLAIMS = [
                         Alternative("geometric mean of the per-instance ratios, its 95 % upper end below 1/2",
                                     "statistic", _interval_rule("tap", "naive")),
                         Alternative("per instance: significantly more than half below half of naive (sign test)",
-                                    "statistic", _majority_rule("tap", "naive"))),
+                                    "statistic", _majority_rule("tap", "naive")),
+                        *width_alternatives(_factor_at("tap_m", "naive_m")(2.0),
+                                            "TAP's mean error against naive mean field's")),
           spread=Spread("instance", _instances("naive", "tap", "tsite")),
           how="TAP must have the smaller mean RMSE of m over the 40 instances at β = 0.5, well inside the "
               "high-temperature phase: holds if it is below half of naive mean field's ('more accurate' as halving the "
@@ -356,7 +359,8 @@ ACCURACY_CLAIMS = [
               "does not remove the leading O(β²) error (the ratio tends to about 0.30 as β → 0, the site-to-site "
               "fluctuation of Σ_j J_ij²); per-site TAP does (0.015 at β = 0.05).",
           evidence=("fig-ising-rmse", "fig-ising-scatter", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12"),
-          note=_factor_note("tap", "naive"), numbers=("naive_m", "tap_m"), examples=_factor_examples("tap_m", "naive_m")),
+          note=with_widths(_factor_note("tap", "naive"), "tap", "naive"), numbers=("naive_m", "tap_m"),
+          examples=_factor_examples("tap_m", "naive_m")),
     Claim("ising-adaptive-tap", "Opper & Winther 2001, as Bal 2021 §2.2 describes it",
           "Adaptive TAP adapts the Onsager correction to the actual couplings with the cavity method and linear "
           "response, instead of computing it from the couplings' distribution as TAP does (the blog: it so compensates "
@@ -388,7 +392,9 @@ ACCURACY_CLAIMS = [
                                     "statistic", _majority_rule("atap", "tap")),
                         Alternative("reading: every stored β of the high-temperature phase (0.05 to 1), not β = 0.5 "
                                     "alone: below half of the SK-averaged TAP's error at each", "reading",
-                                    _adaptive_every_beta)),
+                                    _adaptive_every_beta),
+                        *width_alternatives(_factor_at("atap_m", "tap_m")(2.0),
+                                            "adaptive TAP's mean error against the SK-averaged TAP's")),
           spread=Spread("instance", _instances("tap", "atap")),
           how="Adaptive TAP's mean RMSE of m over the 40 instances at β = 0.5 must be below half of the SK-averaged "
               "TAP's ('more accurate' as halving the error, the chapter's convention; noise: the paired standard error "
@@ -396,7 +402,8 @@ ACCURACY_CLAIMS = [
               "it: fails.",
           evidence=("fig-ising-rmse", T + "test_ordering_adaptive_tap_beats_tap_beats_naive_n12",
                     TP + "test_per_site_tap_reading_is_stored_and_decided"),
-          note=_factor_note("atap", "tap"), numbers=("tap_m", "atap_m"), examples=_factor_examples("atap_m", "tap_m")),
+          note=with_widths(_factor_note("atap", "tap"), "atap", "tap"), numbers=("tap_m", "atap_m"),
+          examples=_factor_examples("atap_m", "tap_m")),
     Claim("ising-adaptive-tap-site", "Opper & Winther 2001 against Thouless, Anderson & Palmer 1977 (our test)",
           "On SK instances of 18 spins at β = 0.5, adaptive TAP's magnetisations are more accurate, by the chapter's "
           "factor 2, than those of TAP with TAP 1977's own per-site Onsager term Σ_j J_ij²(1 − m_j²), which keeps the "
@@ -426,14 +433,16 @@ ACCURACY_CLAIMS = [
                         Alternative("reading: at least as accurate (the interval's upper end below 1)", "reading",
                                     _ratio_interval_rule("atap", "tsite", 1.0)),
                         Alternative("reading: every stored β of the high-temperature phase (0.05 to 1): the ratio of "
-                                    "the mean errors below 1/2 at each", "reading", _site_every_beta)),
+                                    "the mean errors below 1/2 at each", "reading", _site_every_beta),
+                        *width_alternatives(_ratio_interval_rule("atap", "tsite", 2.0),
+                                            "the 95 % interval of adaptive TAP's mean error over per-site TAP's")),
           spread=Spread("instance", _instances("tsite", "atap")),
           how="The 95 % interval of the ratio of adaptive TAP's mean RMSE of m to per-site TAP's (paired over the 40 "
               "instances at β = 0.5) must lie below 1/2: holds; below 1 but reaching 1/2: with differences (more "
               "accurate, the factor 2 not shown); reaching 1: fails.",
           evidence=("fig-ising-rmse", TP + "test_per_site_tap_reading_is_stored_and_decided",
                     TP + "test_adaptive_tap_against_per_site_tap_is_a_claim_of_its_own"),
-          note=_site_note, numbers=("tsite_m", "atap_m"), examples=_site_examples()),
+          note=with_widths(_site_note, "atap", "tsite"), numbers=("tsite_m", "atap_m"), examples=_site_examples()),
     Claim("ising-linear-response", "Bal 2021 §2.2 (after Opper & Winther 2001; Kappen & Rodríguez 1998)",
           "Linear response of the adaptive-TAP solution with its cavity variances held fixed, χ = (Λ − J)⁻¹, gives "
           "the matrix of susceptibilities χ_ij = ⟨S_iS_j⟩ − ⟨S_i⟩⟨S_j⟩, the connected correlations",
@@ -461,7 +470,9 @@ ACCURACY_CLAIMS = [
                         Alternative("reading: per-site TAP's linear response", "reading",
                                     _response_at("tsite")(2.0, 1.0)),
                         Alternative("geometric mean of the per-instance ratios to the RMS of the exact correlations, "
-                                    "its 95 % upper end below 1/2", "statistic", _interval_rule("atap", "exact", 2.0, "c"))),
+                                    "its 95 % upper end below 1/2", "statistic", _interval_rule("atap", "exact", 2.0, "c")),
+                        *width_alternatives(_response_at("atap")(2.0, 1.0),
+                                            "adaptive TAP's linear-response error against that of C = 0")),
           spread=Spread("instance", lambda s: {"RMSE of C, adaptive TAP": s["atap_c_inst"],
                                               "RMS of the exact C": s["exact_c_inst"]}),
           how="Adaptive TAP's linear-response correlations must beat the trivial estimate C = 0 (whose error is the RMS "
@@ -469,7 +480,7 @@ ACCURACY_CLAIMS = [
               "estimate halves the error of estimating none), with differences if only below it, fails otherwise.",
           evidence=("fig-ising-rmse", T + "test_linear_response_equals_derivative_of_fixed_point",
                     T + "test_adaptive_taps_linear_response_is_the_derivative_at_fixed_cavity_variances"),
-          note=_response_note,
+          note=with_widths(_response_note, "atap", "rms_c_exact", "c"),
           numbers=("rms_c_exact", "atap_c", "tap_c", "naive_c"),
           examples={"holds": {"atap_c": 0.049, "rms_c_exact": 0.1}, "partly": {"atap_c": 0.051, "rms_c_exact": 0.1},
                     "fails": {"atap_c": 0.1, "rms_c_exact": 0.1}}),
