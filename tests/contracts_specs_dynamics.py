@@ -9,7 +9,6 @@ from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, rng, seed
 
 Y = "mfattn.dynamics."
-FIG = "draws a figure from a sweep's or study's stored result (their producers are generated)"
 STORED = "reads or summarises chapter 6's stored results; its inputs are package-made"
 RUN = dict(domain={"steps": "int>=1", "transient": "int>=0"}, skip=("model", "backend", "device", "progress",
                                                                      "block_callback", "sampler", "out_dir", "init"))
@@ -69,7 +68,6 @@ SPECS = {
     Y + "sweep:bifurcation_diagram": Spec(lambda d: run(d, chunk_size=20, lyapunov=False), **RUN),
     Y + "sweep:all_values_image": Spec(lambda d: {"res": _sweep_result(d), "rows": 10}, domain={"rows": "int>=1"},
                                        sizes={"rows": 10**12}, skip=("res",)),
-    Y + "sweep:save_diagram": Exempt("writes a file (path rules: issue 28 item 4); its sizes are all_values_image's"),
     Y + "sweep:SweepResult": Exempt(RESULT),
     Y + "engine:SimulationResult": Exempt(RESULT),
     Y + "lyapunov:lyapunov_spectrum": Spec(lambda d: run(d, k=2),
@@ -86,7 +84,6 @@ SPECS = {
     Y + "floquet:floquet_multipliers": Spec(lambda d: {"betas": betas(d), "steps": 60}, nonfinite_ok=True,
                                             **{**RUN, "domain": {"steps": "int>=1", "period": "int>=1",
                                                                  "newton": "int>=0", "tol": ">0"}}),
-    Y + "floquet:monodromy": Exempt("the period map's Jacobian at a state floquet_multipliers found (generated)"),
     Y + "floquet:neimark_sacker": Spec(lambda d: {"result": _floquet_result(d)}, skip=("result",), nonfinite_ok=True),
     Y + "floquet:FloquetResult": Exempt(RESULT),
     Y + "basins:random_contexts": Spec(lambda d: {"n": d(st.integers(1, 3)), "seed": seed(d)},
@@ -109,8 +106,6 @@ SPECS = {
                                            sizes={"n_starts": 10**12, **SIZES},
                                            **{**RUN, "domain": {**RUN["domain"], "n_starts": "int>=1",
                                                                 "seed": "int>=0", "ulps": "int>=1", "tol": ">0"}}),
-    Y + "perturbed:census_rows": Exempt(STORED),
-    Y + "perturbed:attractor_kind": Exempt(STORED),
     Y + "perturbed:CensusAttractor": Exempt(RESULT),
     # finite N
     Y + "finite_n:class_sizes": Spec(lambda d: {"model": model(), "N": d(st.integers(3, 50))}, domain={"N": "int>=2"},
@@ -151,7 +146,6 @@ SPECS = {
                                           "pe_bits": "int>=1", "segments": "int>=1"}, sizes={"semantic_size": 10**9},
                                   skip=("weights",)),
     Y + "model:token_context": Spec(lambda d: {"model": model()}),
-    Y + "model:load_context": Exempt("reads a stored context file (path rules: issue 28 item 4)"),
     Y + "model:MeanFieldModel": Exempt(RESULT),
     Y + "tangent_space:stored_dimension": Spec(lambda d: {"model": model()}),
     Y + "tangent_space:state_dimension": Spec(lambda d: {"model": model()}),
@@ -180,23 +174,12 @@ SPECS = {
                                                 domain={"max_lag": "int>=1"}, nonfinite_ok=True),
     Y + "diagnostics:attractor_distance": Spec(lambda d: {"a": rng(d).normal(size=(6, 3)), "b": rng(d).normal(size=(5, 3))},
                                                domain={"q": "[0,1]"}),
-    Y + "diagnostics:compare_attractors": Exempt("compares the sections of two stored runs (sections from "
-                                                 "stroboscopic_section, generated)"),
     Y + "verdict_numbers:decay_times": Spec(lambda d: {"x": rng(d).normal(size=64), "max_lag": 8},
                                             domain={"max_lag": "int>=1", "period": "int>=1"}),
     Y + "verdict_numbers:plain": Spec(lambda d: {"obj": {"x": np.float64(d(st.floats(0, 1))), "a": np.arange(3),
                                                          "t": (1, d(st.floats(-1, 1))), "s": "text"}}),
     Y + "verdict_numbers:summary": Exempt(STORED),
 }
-for _name in ("fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov", "planes", "time_series",
-              "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams", "floquet_and_spectrum",
-              "staircase_and_tongues", "basins", "network_oracle"):
-    SPECS[Y + "figures:" + _name] = Exempt(FIG)
-for _name in ("record",):
-    SPECS[Y + "claims:" + _name] = Exempt(STORED)
-SPECS[Y + "claims_beyond:record_beyond"] = Exempt(STORED)
-for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers"):   # re-exported by claims_beyond
-    SPECS[Y + "claims_stored:" + _name] = Exempt(STORED)
 
 # --- chapter 6's verdict rules on small stored-like numbers (a rule factory is called, then its rule decides)
 GRADES = ("holds", "partly", "fails")
