@@ -4,9 +4,6 @@ refused clearly. The modules of these callables key chapters 4-6's stored full-p
 check lands in a commit of its own ("Boundary check (keys chapter N): ..."), which removes its entry here."""
 
 KNOWN_BROKEN_B = {
-    "mfattn.dynamics.claims:record": {"run"},
-    "mfattn.dynamics.claims_beyond:record_beyond": {"run"},
-    "mfattn.dynamics.claims_stored:glue_values": {"full"},
     "mfattn.dynamics.diagnostics:compare_attractors": {"sections_a", "sections_b"},
     "mfattn.dynamics.figures:all_values": {"diagrams", "images"},
     "mfattn.dynamics.figures:basins": {"contexts", "found"},
@@ -58,12 +55,6 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.analysis_premises:merge_runs": {"base", "extra"},
     "mfattn.structural.analysis_premises:task_premise": {"seeds"},
     "mfattn.structural.analysis_premises:window_adaptation": {"dims", "first_window", "n", "ps", "runs"},
-    "mfattn.structural.claims:glue_full": {"formats", "root", "run"},
-    "mfattn.structural.claims:record": {"root", "run"},
-    "mfattn.structural.claims_designs:stored_numbers": {"root"},
-    "mfattn.structural.claims_summary:full_numbers": {"chapter"},
-    "mfattn.structural.claims_summary:save": {"chapter", "summary"},
-    "mfattn.structural.claims_summary:summary_path": {"chapter"},
     "mfattn.structural.expanding_core:expanding_elbo": {"alpha", "attention", "beta", "scores"},
     "mfattn.structural.expanding_task:expanding_forward": {"W", "X", "alpha0"},
     "mfattn.structural.expanding_task:sample_expanding_batch": {"batch_size", "generator", "tasks", "weights"},
