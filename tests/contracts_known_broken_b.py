@@ -4,7 +4,6 @@ refused clearly. The modules of these callables key chapters 4-6's stored full-p
 check lands in a commit of its own ("Boundary check (keys chapter N): ..."), which removes its entry here."""
 
 KNOWN_BROKEN_B = {
-    "mfattn.dynamics.diagnostics:compare_attractors": {"sections_a", "sections_b"},
     "mfattn.dynamics.figures:all_values": {"diagrams", "images"},
     "mfattn.dynamics.figures:basins": {"contexts", "found"},
     "mfattn.dynamics.figures:bifurcation": {"diagrams"},

@@ -1,0 +1,31 @@
+"""Chapter 6's comparisons, readers and writers refuse a wrong argument at once, naming it (found by the generated
+contract tests, issue 44 item 5); each block below goes with the boundary check of one module."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(0)
+
+
+# --- diagnostics.compare_attractors: before, an integer or complex section was compared silently and NaN gave
+# "a contains NaN" (the inner function's name)
+def test_compare_attractors_checks_sections_periods_and_factor():
+    from mfattn.dynamics.diagnostics import compare_attractors
+
+    a = RNG.uniform(-0.5, 0.5, (2, 12, 3))
+    out = compare_attractors(a, a.copy(), [4, 0], [4, 0])
+    assert np.all(out["distance"] < 1e-7) and not out["differ"].any()   # the same sections: rounding only
+    bad = a.copy()
+    bad[0, 0, 0] = math.nan
+    with pytest.raises(ValueError, match=r"^sections_b contains NaN"):
+        compare_attractors(a, bad, [4, 0], [4, 0])
+    with pytest.raises(TypeError, match=r"^sections_a must be a floating-point array"):
+        compare_attractors(np.round(a).astype(int), a, [4, 0], [4, 0])
+    with pytest.raises(ValueError, match=r"^period_a must hold whole numbers"):
+        compare_attractors(a, a, [4.5, 0], [4, 0])
+    with pytest.raises(ValueError, match=r"^factor must be > 0"):
+        compare_attractors(a, a, [4, 0], [4, 0], factor=0.0)
