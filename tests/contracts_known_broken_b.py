@@ -23,7 +23,6 @@ KNOWN_BROKEN_B = {
     "mfattn.dynamics.floquet:monodromy": {"period", "state"},
     "mfattn.dynamics.perturbed:attractor_kind": {"chaotic_above", "row"},
     "mfattn.dynamics.perturbed:census_rows": {"census"},
-    "mfattn.dynamics.rotation:compare_sections": {"lyapunov_a", "period_a", "period_b", "sections_a", "sections_b"},
     "mfattn.dynamics.sweep:save_diagram": {"levels", "res"},
     "mfattn.dynamics.verdict_numbers:context_deviation": {"ours", "reference"},
     "mfattn.dynamics.verdict_numbers:symmetric_control": {"betas"},

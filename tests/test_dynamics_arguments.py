@@ -29,3 +29,23 @@ def test_compare_attractors_checks_sections_periods_and_factor():
         compare_attractors(a, a, [4.5, 0], [4, 0])
     with pytest.raises(ValueError, match=r"^factor must be > 0"):
         compare_attractors(a, a, [4, 0], [4, 0], factor=0.0)
+
+
+# --- rotation.compare_sections: before, a NaN section failed in numpy's eigensolver (LinAlgError) and a NaN
+# lyapunov was compared silently
+def test_compare_sections_checks_sections_periods_and_lyapunov():
+    from mfattn.dynamics.rotation import compare_sections
+
+    a = RNG.uniform(-0.5, 0.5, (2, 12, 3))
+    out = compare_sections(a, a.copy(), [0, 0], [0, 0], [0.0, 0.0], [0.0, 0.0])
+    assert not out["differ"].any() and out["miss"].tolist() == [0.0, 0.0]
+    bad = a.copy()
+    bad[1, 3, 2] = math.inf
+    with pytest.raises(ValueError, match=r"^sections_a contains NaN or infinite"):
+        compare_sections(bad, a, [0, 0], [0, 0])
+    with pytest.raises(ValueError, match=r"^lyapunov_a contains NaN"):
+        compare_sections(a, a, [0, 0], [0, 0], [math.nan, 0.0], [0.0, 0.0])
+    with pytest.raises(TypeError, match=r"^period_b must be an array of numbers"):
+        compare_sections(a, a, [0, 0], "x")
+    with pytest.raises(ValueError, match=r"^share must be"):
+        compare_sections(a, a, [0, 0], [0, 0], share=1.5)
