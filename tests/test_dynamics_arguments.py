@@ -49,3 +49,20 @@ def test_compare_sections_checks_sections_periods_and_lyapunov():
         compare_sections(a, a, [0, 0], "x")
     with pytest.raises(ValueError, match=r"^share must be"):
         compare_sections(a, a, [0, 0], [0, 0], share=1.5)
+
+
+# --- floquet.monodromy: before, a NaN state or period 0 returned silently and period = 10**12 ran for days
+def test_monodromy_checks_state_and_period():
+    from mfattn.dynamics.floquet import floquet_multipliers, monodromy
+
+    f = floquet_multipliers([1.0, 1.1], steps=60)
+    fx, J = monodromy(list(f.betas), f.state, f.period)
+    assert fx.shape == f.state.shape and J.shape == (2, f.state.shape[1], f.state.shape[1])
+    bad = f.state.copy()
+    bad[0, 0] = math.nan
+    with pytest.raises(ValueError, match=r"^state contains NaN"):
+        monodromy(list(f.betas), bad, 4)
+    with pytest.raises(ValueError, match=r"^period must be a positive integer; got 0"):
+        monodromy(list(f.betas), f.state, 0)
+    with pytest.raises(ValueError, match=r"^period=1000000000000 makes monodromy\(\) do"):
+        monodromy(list(f.betas), f.state, 10**12)
