@@ -20,8 +20,6 @@ KNOWN_BROKEN_B = {
     "mfattn.dynamics.figures:sections": {"res"},
     "mfattn.dynamics.figures:staircase_and_tongues": {"found", "ns", "rot", "tongues"},
     "mfattn.dynamics.figures:time_series": {"betas", "pick", "result"},
-    "mfattn.dynamics.perturbed:attractor_kind": {"chaotic_above", "row"},
-    "mfattn.dynamics.perturbed:census_rows": {"census"},
     "mfattn.dynamics.sweep:save_diagram": {"levels", "res"},
     "mfattn.dynamics.verdict_numbers:context_deviation": {"ours", "reference"},
     "mfattn.dynamics.verdict_numbers:symmetric_control": {"betas"},

@@ -66,3 +66,20 @@ def test_monodromy_checks_state_and_period():
         monodromy(list(f.betas), f.state, 0)
     with pytest.raises(ValueError, match=r"^period=1000000000000 makes monodromy\(\) do"):
         monodromy(list(f.betas), f.state, 10**12)
+
+
+# --- perturbed.attractor_kind / census_rows: before, a NaN threshold was compared silently (every torus "closed
+# curve") and a census that is not attractor_census's result failed with AttributeError
+def test_attractor_kind_and_census_rows_check_their_inputs():
+    from mfattn.dynamics.perturbed import CensusAttractor, attractor_kind, census_rows
+
+    rows = census_rows([[CensusAttractor(1.27, 0, [0, 1], [0.002, 0.003], [3, 3], [900, 950])]])
+    assert rows[0]["n_starts"] == 2 and rows[0]["attractors"][0]["islands"] == 3
+    assert attractor_kind(rows[0]["attractors"][0]) == "chaotic"
+    assert attractor_kind(rows[0]["attractors"][0], chaotic_above=0.01) == "island chain of 3"
+    with pytest.raises(ValueError, match=r"^chaotic_above must be a finite number"):
+        attractor_kind(rows[0]["attractors"][0], chaotic_above=math.nan)
+    with pytest.raises(ValueError, match=r"^row lacks the key\(s\) \['lyapunov', 'islands'\]"):
+        attractor_kind({"period": 0})
+    with pytest.raises(TypeError, match=r"^census must be attractor_census's result"):
+        census_rows("x")
