@@ -20,7 +20,6 @@ KNOWN_BROKEN_B = {
     "mfattn.dynamics.figures:sections": {"res"},
     "mfattn.dynamics.figures:staircase_and_tongues": {"found", "ns", "rot", "tongues"},
     "mfattn.dynamics.figures:time_series": {"betas", "pick", "result"},
-    "mfattn.dynamics.sweep:save_diagram": {"levels", "res"},
     "mfattn.dynamics.verdict_numbers:context_deviation": {"ours", "reference"},
     "mfattn.dynamics.verdict_numbers:symmetric_control": {"betas"},
     "mfattn.dynamics.verdict_numbers:window_control": {"long", "long_window", "short", "short_window"},

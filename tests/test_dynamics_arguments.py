@@ -83,3 +83,21 @@ def test_attractor_kind_and_census_rows_check_their_inputs():
         attractor_kind({"period": 0})
     with pytest.raises(TypeError, match=r"^census must be attractor_census's result"):
         census_rows("x")
+
+
+# --- sweep.save_diagram: before, levels above 2**16 wrapped around in the uint16 levels silently, levels 1 divided
+# by zero into the file, and res = None failed with AttributeError
+def test_save_diagram_checks_res_and_levels(tmp_path):
+    from mfattn.companion import store
+    from mfattn.dynamics.sweep import save_diagram, sweep
+
+    res = sweep([1.0, 1.26], steps=60, transient=20, chunk_size=20, strobe_points=10)
+    path = save_diagram(tmp_path / "d.npz", res, levels=256, rows=20)
+    saved = store.load_npz(path)
+    assert int(saved["levels"]) == 256 and saved["betas"].tolist() == [1.0, 1.26]
+    for bad in (1, 2 ** 16 + 1, 10**12):
+        with pytest.raises(ValueError, match=r"^levels must be"):
+            save_diagram(tmp_path / "e.npz", res, levels=bad)
+    with pytest.raises(TypeError, match=r"^res must be a SweepResult"):
+        save_diagram(tmp_path / "f.npz", None)
+    assert not (tmp_path / "e.npz").exists() and not (tmp_path / "f.npz").exists()
