@@ -101,3 +101,30 @@ def test_save_diagram_checks_res_and_levels(tmp_path):
     with pytest.raises(TypeError, match=r"^res must be a SweepResult"):
         save_diagram(tmp_path / "f.npz", None)
     assert not (tmp_path / "e.npz").exists() and not (tmp_path / "f.npz").exists()
+
+
+# --- verdict_numbers: before, context_deviation(None, ...) raised "'NoneType' object is not subscriptable",
+# window_control accepted window 0 and failed with AttributeError on a missing sweep, symmetric_control's betas "x"
+# failed in numpy
+def test_verdict_numbers_check_contexts_sweeps_and_windows():
+    from mfattn.dynamics.basins import random_contexts
+    from mfattn.dynamics.sweep import sweep
+    from mfattn.dynamics.verdict_numbers import context_deviation, symmetric_control, window_control
+
+    ctx = {k: v[0] for k, v in random_contexts(1, 0).items()}
+    assert context_deviation(ctx, ctx) == 0.0
+    with pytest.raises(TypeError, match=r"^reference must be a mapping"):
+        context_deviation(ctx, None)
+    with pytest.raises(ValueError, match=r"^ours lacks the key\(s\) \['mq_window'\]"):
+        context_deviation({k: v for k, v in ctx.items() if k != "mq_window"}, ctx)
+    short = sweep([1.26, 1.3], steps=200, transient=20, chunk_size=20, strobe_points=10, lyapunov=True)
+    long = sweep(short.betas[short.period == 0], steps=400, transient=20, chunk_size=20, strobe_points=10,
+                 lyapunov=True)
+    out = window_control(short, long, 180, 380)
+    assert out["window"] == 180 and out["window_long"] == 380 and len(out["lyapunov_long"]) == len(long.betas)
+    with pytest.raises(ValueError, match=r"^short_window must be a positive integer; got 0"):
+        window_control(short, long, 0, 380)
+    with pytest.raises(TypeError, match=r"^long must be a sweep with lyapunov=True"):
+        window_control(short, None, 180, 380)
+    with pytest.raises(TypeError, match=r"^betas must"):
+        symmetric_control("x", 30, 5)
