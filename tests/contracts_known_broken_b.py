@@ -58,5 +58,4 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.unit_values:pc_restarts": {"problem", "steps"},
     "mfattn.structural.unit_values:pc_values": {"pcs", "problem", "steps"},
     "mfattn.structural.unit_values:slot_values": {"mu_start", "sigma", "sigmas", "sl"},
-    "mfattn.structural.windowed:operations_as_run": {"iterations", "reach"},
 }
