@@ -49,7 +49,6 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.multihop:reference_path": {"name"},
     "mfattn.structural.multihop:sample_multihop_batch": {"batch_size", "shuffle_generator", "task", "weights"},
     "mfattn.structural.multihop:sample_multihop_batches": {"batch_size", "generators", "shuffle_generators", "task", "weights"},
-    "mfattn.structural.optim:adam_update": {"eps", "grads", "lr", "params", "state", "weight_decay"},
     "mfattn.structural.unit_values:chapter_values": {"enum", "enum_beta", "hop_sizes", "mu_forms", "problem", "sl", "slot_sizes"},
     "mfattn.structural.unit_values:enumeration_roundoff": {"enum"},
     "mfattn.structural.unit_values:hopfield_values": {"betas", "counts", "trials"},
