@@ -46,3 +46,36 @@ def test_adam_update_checks_its_rates_and_lists():
     with pytest.raises(TypeError, match=r"^grads must be a list of tensors"):
         adam_update(p, "x", state, lr=0.1)
     assert state.step == 1   # nothing stepped
+
+
+# --- multihop: before, task/weights None failed with AttributeError, batch_size 10**12 asked the allocator for
+# terabytes, a NaN X gave a NaN prediction, params None "'NoneType' object is not subscriptable", and an unknown
+# reference file was refused as "file" (not the parameter's name)
+def test_multihop_batches_forward_and_reference_name_their_arguments():
+    from mfattn.structural.multihop import (MultihopTask, forward, init_params, make_task_weights, reference_path,
+                                            sample_multihop_batch, sample_multihop_batches)
+
+    task = MultihopTask(d=2, n=5)
+    w = make_task_weights(task, _g())
+    X, y, roles = sample_multihop_batch(task, w, 3, _g(1), shuffle="none")
+    assert X.shape == (3, 5, 2) and y.shape == (3, 1) and roles[0].tolist() == [0, 0, 1, 2, 3]
+    with pytest.raises(TypeError, match=r"^task must be a MultihopTask"):
+        sample_multihop_batch(None, w, 3, _g(1), shuffle="none")
+    with pytest.raises(TypeError, match=r"^weights must hold TaskWeights"):
+        sample_multihop_batches(task, "x", 3, [_g(1)], shuffle="none")
+    with pytest.raises(TypeError, match=r"^generators must be a list of torch.Generator"):
+        sample_multihop_batches(task, [w], 3, None, shuffle="none")
+    with pytest.raises(ValueError, match=r"^batch_size makes the batches need"):
+        sample_multihop_batches(task, [w], 10**12, [_g(1)], shuffle="none")
+    params = init_params("one_layer", 2, _g(2))
+    assert forward("one_layer", params, X[None]).shape == (1, 3)
+    bad = X[None].clone()
+    bad[0, 0, 0, 0] = math.nan
+    with pytest.raises(ValueError, match=r"^X contains NaN"):
+        forward("one_layer", params, bad)
+    with pytest.raises(TypeError, match=r"^params must be the list of weight tensors"):
+        forward("one_layer", None, X[None])
+    with pytest.raises(ValueError, match=r"^hops must be a positive integer"):
+        forward("multihop", init_params("multihop", 2, _g(2)), X[None], hops=0)
+    with pytest.raises(ValueError, match=r"^name must be one of 'multiple_training.json'"):
+        reference_path("no-such-file.json")
