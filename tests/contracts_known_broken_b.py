@@ -24,7 +24,6 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.analysis_premises:merge_runs": {"base", "extra"},
     "mfattn.structural.analysis_premises:task_premise": {"seeds"},
     "mfattn.structural.analysis_premises:window_adaptation": {"dims", "first_window", "n", "ps", "runs"},
-    "mfattn.structural.expanding_core:expanding_elbo": {"alpha", "attention", "beta", "scores"},
     "mfattn.structural.expanding_task:expanding_forward": {"W", "X", "alpha0"},
     "mfattn.structural.expanding_task:sample_expanding_batch": {"batch_size", "generator", "tasks", "weights"},
     "mfattn.structural.expanding_task:standard_forward": {"W", "X"},

@@ -79,3 +79,24 @@ def test_multihop_batches_forward_and_reference_name_their_arguments():
         forward("multihop", init_params("multihop", 2, _g(2)), X[None], hops=0)
     with pytest.raises(ValueError, match=r"^name must be one of 'multiple_training.json'"):
         reference_path("no-such-file.json")
+
+
+# --- expanding_core.expanding_elbo: before, NaN scores/attention/alpha gave a NaN ELBO silently and an attention of
+# another shape failed inside torch (RuntimeError)
+def test_expanding_elbo_checks_its_tensors():
+    from mfattn.structural.expanding_core import expanding_elbo
+
+    s = torch.randn(2, 6, generator=_g(), dtype=torch.float64)
+    a = torch.softmax(s, -1)
+    al, be = torch.tensor([1.1, 1.2], dtype=torch.float64), torch.tensor([1.5, 2.0], dtype=torch.float64)
+    assert torch.isfinite(expanding_elbo(s, a, al, be, 0.1, 0.9)).all()
+    bad = s.clone()
+    bad[0, 0] = math.nan
+    with pytest.raises(ValueError, match=r"^scores contains NaN"):
+        expanding_elbo(bad, a, al, be, 0.1, 0.9)
+    with pytest.raises(ValueError, match=r"^attention must have the shape of scores"):
+        expanding_elbo(s, a[:, :3], al, be, 0.1, 0.9)
+    with pytest.raises(ValueError, match=r"^every entry of alpha must be > 0"):
+        expanding_elbo(s, a, -al, be, 0.1, 0.9)
+    with pytest.raises(ValueError, match=r"^beta must be a number or one per row"):
+        expanding_elbo(s, a, al, be[None], 0.1, 0.9)
