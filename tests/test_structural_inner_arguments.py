@@ -100,3 +100,36 @@ def test_expanding_elbo_checks_its_tensors():
         expanding_elbo(s, a, -al, be, 0.1, 0.9)
     with pytest.raises(ValueError, match=r"^beta must be a number or one per row"):
         expanding_elbo(s, a, al, be[None], 0.1, 0.9)
+
+
+# --- expanding_task: before, a NaN W or X gave NaN predictions silently (standard_forward) or was refused under
+# expanding_attention's names (scores, values), an integer X failed inside torch, and sample_expanding_batch's
+# batch_size 10**12 reached the allocator
+def test_expanding_forwards_and_batch_name_their_arguments():
+    from mfattn.structural.expanding_task import (ExpandingTask, expanding_forward, make_expanding_weights,
+                                                  sample_expanding_batch, standard_forward)
+
+    tasks, weights = [ExpandingTask(d=2, n=6, p=0.5)], [make_expanding_weights(2, _g())]
+    X, y, dist = sample_expanding_batch(tasks, weights, 3, _g(1))
+    assert X.shape == (1, 3, 6, 2) and y.shape == (1, 3) and ((dist >= 2) & (dist <= 5)).all()
+    W = torch.randn(1, 5, 2, generator=_g(2))
+    assert expanding_forward(W, X, 0.1, 0.9).shape == (1, 3) and standard_forward(W, X).shape == (1, 3)
+    bad = X.clone()
+    bad[0, 0, 0, 0] = math.inf
+    for fn in (standard_forward, lambda W, X: expanding_forward(W, X, 0.1, 0.9)):
+        with pytest.raises(ValueError, match=r"^X contains NaN or infinite"):
+            fn(W, bad)
+        with pytest.raises(TypeError, match=r"^X must be a real floating-point tensor"):
+            fn(W, X.long())
+        with pytest.raises(ValueError, match=r"^W must be \(R, 2d\+1, d\)"):
+            fn(W[:, :, :1], X)
+    with pytest.raises(ValueError, match=r"^alpha0 must be > 0"):
+        expanding_forward(W, X, -0.1, 0.9)
+    with pytest.raises(TypeError, match=r"^tasks must be a non-empty list of ExpandingTask"):
+        sample_expanding_batch(None, weights, 3, _g(1))
+    with pytest.raises(TypeError, match=r"^weights must be one \(W_y, W_r\) pair"):
+        sample_expanding_batch(tasks, "x", 3, _g(1))
+    with pytest.raises(TypeError, match=r"^generator must be a torch.Generator or one per task"):
+        sample_expanding_batch(tasks, weights, 3, 3)
+    with pytest.raises(ValueError, match=r"^batch_size makes the batch need"):
+        sample_expanding_batch(tasks, weights, 10**12, _g(1))
