@@ -24,7 +24,6 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.analysis_premises:merge_runs": {"base", "extra"},
     "mfattn.structural.analysis_premises:task_premise": {"seeds"},
     "mfattn.structural.analysis_premises:window_adaptation": {"dims", "first_window", "n", "ps", "runs"},
-    "mfattn.structural.expanding_train:train_expanding_variants": {"ps", "variants"},
     "mfattn.structural.figures:bruteforce": {"instances", "n", "study"},
     "mfattn.structural.figures:expanding_operations": {"dims", "ps", "rel", "runs"},
     "mfattn.structural.figures:expanding_prior": {"example"},

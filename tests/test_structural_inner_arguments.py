@@ -133,3 +133,18 @@ def test_expanding_forwards_and_batch_name_their_arguments():
         sample_expanding_batch(tasks, weights, 3, 3)
     with pytest.raises(ValueError, match=r"^batch_size makes the batch need"):
         sample_expanding_batch(tasks, weights, 10**12, _g(1))
+
+
+# --- expanding_train.train_expanding_variants: before, variants None failed with AttributeError and ps = () with a
+# RuntimeError from torch.stack
+def test_train_expanding_variants_checks_variants_and_ps():
+    from mfattn.structural.expanding_train import train_expanding_variants
+
+    runs = train_expanding_variants({"a": {}}, ps=(0.5,), d=2, n=5, steps=2, record_every=1, cache=False)
+    assert list(runs) == ["a"] and runs["a"]["loss/expanding"].shape == (1, 2)
+    with pytest.raises(TypeError, match=r"^variants must be a mapping"):
+        train_expanding_variants(None, ps=(0.5,), d=2, n=5, steps=2, cache=False)
+    with pytest.raises(ValueError, match=r"^ps must"):
+        train_expanding_variants({"a": {}}, ps=(), d=2, n=5, steps=2, cache=False)
+    with pytest.raises(ValueError, match=r"ps"):
+        train_expanding_variants({"a": {}}, ps=(math.nan,), d=2, n=5, steps=2, cache=False)
