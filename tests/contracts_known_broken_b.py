@@ -39,7 +39,6 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.graphs:draw_mechanisms": {"ncols", "panel_size", "panels"},
     "mfattn.structural.graphs:draw_panel": {"panel", "radius"},
     "mfattn.structural.graphs:draw_toy_problems": {"panel_size"},
-    "mfattn.structural.hopfield:cached_retrieval_grid": {"betas", "dim", "trials"},
     "mfattn.structural.unit_values:chapter_values": {"enum", "enum_beta", "hop_sizes", "mu_forms", "problem", "sl", "slot_sizes"},
     "mfattn.structural.unit_values:enumeration_roundoff": {"enum"},
     "mfattn.structural.unit_values:hopfield_values": {"betas", "counts", "trials"},

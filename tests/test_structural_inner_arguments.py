@@ -148,3 +148,20 @@ def test_train_expanding_variants_checks_variants_and_ps():
         train_expanding_variants({"a": {}}, ps=(), d=2, n=5, steps=2, cache=False)
     with pytest.raises(ValueError, match=r"ps"):
         train_expanding_variants({"a": {}}, ps=(math.nan,), d=2, n=5, steps=2, cache=False)
+
+
+# --- hopfield.cached_retrieval_grid: before, a NaN beta, dim or trials was refused by config_hash ("config:
+# ['hop_betas'][0] is NaN"), not under the parameter's name
+def test_cached_retrieval_grid_names_its_arguments(tmp_path, monkeypatch):
+    from mfattn.structural.hopfield import cached_retrieval_grid
+
+    monkeypatch.setenv("MFATTN_CACHE", str(tmp_path))
+    out = cached_retrieval_grid(4, [2], [1.0], 2, 2, seed=0)
+    again = cached_retrieval_grid(4, [2], [1.0], 2, 2, seed=0)   # read back from the cache
+    assert out["rate"].shape == (1, 1) and np.array_equal(out["rate"], again["rate"])
+    with pytest.raises(ValueError, match=r"betas"):
+        cached_retrieval_grid(4, [2], [math.nan], 2, 2, seed=0)
+    with pytest.raises(ValueError, match=r"^dim must be a positive integer"):
+        cached_retrieval_grid(0, [2], [1.0], 2, 2, seed=0)
+    with pytest.raises(ValueError, match=r"^trials must be a positive integer"):
+        cached_retrieval_grid(4, [2], [1.0], math.nan, 2, seed=0)
