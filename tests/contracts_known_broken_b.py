@@ -35,12 +35,4 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.graphs:draw_mechanisms": {"ncols", "panel_size", "panels"},
     "mfattn.structural.graphs:draw_panel": {"panel", "radius"},
     "mfattn.structural.graphs:draw_toy_problems": {"panel_size"},
-    "mfattn.structural.unit_values:chapter_values": {"enum", "enum_beta", "hop_sizes", "mu_forms", "problem", "sl", "slot_sizes"},
-    "mfattn.structural.unit_values:enumeration_roundoff": {"enum"},
-    "mfattn.structural.unit_values:hopfield_values": {"betas", "counts", "trials"},
-    "mfattn.structural.unit_values:paper_slot_comparison": {"sigma", "sl", "steps"},
-    "mfattn.structural.unit_values:paper_slot_values": {"labels", "mu_start", "sigma", "x"},
-    "mfattn.structural.unit_values:pc_restarts": {"problem", "steps"},
-    "mfattn.structural.unit_values:pc_values": {"pcs", "problem", "steps"},
-    "mfattn.structural.unit_values:slot_values": {"mu_start", "sigma", "sigmas", "sl"},
 }
