@@ -32,7 +32,4 @@ KNOWN_BROKEN_B = {
     "mfattn.structural.figures:multihop_reproduction": {"dev", "ref_multi", "repro"},
     "mfattn.structural.figures:predictive_coding": {"n_parents", "problem", "study"},
     "mfattn.structural.figures:slots": {"n_slots", "sigmas", "spread", "study", "trial"},
-    "mfattn.structural.graphs:draw_mechanisms": {"ncols", "panel_size", "panels"},
-    "mfattn.structural.graphs:draw_panel": {"panel", "radius"},
-    "mfattn.structural.graphs:draw_toy_problems": {"panel_size"},
 }
