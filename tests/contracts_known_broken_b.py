@@ -4,22 +4,6 @@ refused clearly. The modules of these callables key chapters 4-6's stored full-p
 check lands in a commit of its own ("Boundary check (keys chapter N): ..."), which removes its entry here."""
 
 KNOWN_BROKEN_B = {
-    "mfattn.dynamics.figures:all_values": {"diagrams", "images"},
-    "mfattn.dynamics.figures:basins": {"contexts", "found"},
-    "mfattn.dynamics.figures:bifurcation": {"diagrams"},
-    "mfattn.dynamics.figures:bins_vs_lyapunov": {"diagrams"},
-    "mfattn.dynamics.figures:coexisting": {"coexist", "grid", "results"},
-    "mfattn.dynamics.figures:draw_diagram": {"lam_range", "res"},
-    "mfattn.dynamics.figures:finite_n": {"N0", "Ns", "errs", "samples", "t0"},
-    "mfattn.dynamics.figures:finite_n_diagrams": {"grid", "panels"},
-    "mfattn.dynamics.figures:floquet_and_spectrum": {"flq", "ns", "spec", "spec_betas"},
-    "mfattn.dynamics.figures:fmt_lam": {"x"},
-    "mfattn.dynamics.figures:lyapunov_map": {"betas", "gammas", "lam"},
-    "mfattn.dynamics.figures:network_oracle": {"N0", "Ns", "errs", "samples", "t0"},
-    "mfattn.dynamics.figures:planes": {"betas", "periods", "result"},
-    "mfattn.dynamics.figures:sections": {"res"},
-    "mfattn.dynamics.figures:staircase_and_tongues": {"found", "ns", "rot", "tongues"},
-    "mfattn.dynamics.figures:time_series": {"betas", "pick", "result"},
     "mfattn.structural.figures:bruteforce": {"instances", "n", "study"},
     "mfattn.structural.figures:expanding_operations": {"dims", "ps", "rel", "runs"},
     "mfattn.structural.figures:expanding_prior": {"example"},

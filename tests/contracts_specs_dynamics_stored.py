@@ -76,7 +76,7 @@ def _fig_staircase(d):
 
 def _fig_finite_n(d):
     r = rng(d)
-    Ns = np.array([10.0, 100.0, 1000.0])
+    Ns = np.array([10, 100, 1000])   # counts of semantic units: integers
     return {"samples": {"binomial": r.integers(-10, 11, 20) / 10, "direct": r.integers(-10, 11, 20) / 10}, "N0": 10,
             "t0": 40, "errs": np.outer([1.0, 2.0], Ns ** -0.5) * r.uniform(0.9, 1.1, (2, 3)), "Ns": Ns,
             "error_betas": [1.0, 1.28], "error_t": 40}
@@ -84,7 +84,7 @@ def _fig_finite_n(d):
 
 def _fig_network(d):
     r = rng(d)
-    Ns = np.array([10.0, 100.0, 1000.0])
+    Ns = np.array([10, 100, 1000])   # counts of semantic units: integers
     return {"samples": {"network": r.integers(-10, 11, 20) / 10, "binomial": r.integers(-10, 11, 20) / 10},
             "N0": 10, "t0": 40, "Ns": Ns, "errs": Ns ** -0.5 * r.uniform(0.9, 1.1, 3), "beta": 1.28}
 

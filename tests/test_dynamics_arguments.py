@@ -128,3 +128,42 @@ def test_verdict_numbers_check_contexts_sweeps_and_windows():
         window_control(short, None, 180, 380)
     with pytest.raises(TypeError, match=r"^betas must"):
         symmetric_control("x", 30, 5)
+
+
+# --- figures: before, a NaN in a plotted array (lam, errs, grid, spec) was drawn silently or failed inside
+# matplotlib, fmt_lam(nan) printed "+nan", a result of the wrong kind failed with AttributeError, and N0 = 0 divided
+# by zero
+def test_figures_check_their_inputs():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mfattn.dynamics import figures
+
+    assert figures.fmt_lam(0.1234) == "+0.123" and figures.fmt_lam(-2e-5) == "-2e-05"
+    with pytest.raises(ValueError, match=r"^x must be a finite number"):
+        figures.fmt_lam(math.nan)
+    lam = RNG.uniform(-0.2, 0.2, (2, 3))
+    fig = figures.lyapunov_map(np.array([1.0, 1.1, 1.2]), np.array([200.0, 220.0]), lam)
+    assert len(fig.axes) == 2   # the map and its colour bar
+    plt.close(fig)
+    lam[0, 0] = math.nan
+    with pytest.raises(ValueError, match=r"^lam contains NaN"):
+        figures.lyapunov_map(np.array([1.0, 1.1, 1.2]), np.array([200.0, 220.0]), lam)
+    Ns = np.array([10, 100, 1000])
+    samples = {"binomial": RNG.integers(-10, 11, 20) / 10}
+    errs = np.outer([1.0], Ns ** -0.5)
+    plt.close(figures.finite_n(samples, 10, 40, errs, Ns, [1.0], 40))
+    with pytest.raises(ValueError, match=r"^N0 must be a positive integer; got 0"):
+        figures.finite_n(samples, 0, 40, errs, Ns, [1.0], 40)
+    with pytest.raises(ValueError, match=r"^errs must be positive, \(len\(error_betas\), len\(Ns\)\)"):
+        figures.finite_n(samples, 10, 40, errs[:, :2], Ns, [1.0], 40)
+    with pytest.raises(ValueError, match=r"^Ns must be a non-empty 1-d array of positive integers"):
+        figures.network_oracle(samples, 10, 40, np.array([0, 10, 100]), errs[0], 1.4)
+    with pytest.raises(TypeError, match=r"^diagrams\['fig3a'\] must be a SweepResult"):
+        figures.bifurcation({"fig3a": None, "fig3b": None})
+    with pytest.raises(TypeError, match=r"^res must be a SweepResult"):
+        figures.sections("x")
+    with pytest.raises(ValueError, match=r"^contexts must be a positive integer"):
+        figures.basins([], 0)
