@@ -277,7 +277,7 @@ SPECS.update({
     S + "figures:bruteforce": Spec(lambda d: {"study": B.enumeration(B.pick(d, 2)), "n": 3, "instances": 2},
                                    domain={"n": "int>=1", "instances": "int>=1"}),
     S + "figures:hopfield": Spec(lambda d: {"grid": B.hopfield_grid(B.pick(d, 2)), "dim": 4,
-                                            "gap_long": np.abs(B.hopfield_grid(0)["energies"].numpy()),
+                                            "gap_long": np.abs(B.hopfield_grid(0)["energies"].numpy()[..., 0]),   # (steps + 1, B, T)
                                             "betas_long": [0.5, 1.0], "n_long": 3},
                                  domain={"dim": "int>=1", "n_long": "int>=1"}),
     S + "figures:slots": Spec(lambda d: {"study": B.width(B.pick(d, 2)), "sigmas": [1.0, 0.5], "spread": 0.5,
