@@ -9,7 +9,6 @@ from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, rng, seed
 
 Y = "mfattn.dynamics."
-STORED = "reads or summarises chapter 6's stored results; its inputs are package-made"
 RUN = dict(domain={"steps": "int>=1", "transient": "int>=0"}, skip=("model", "backend", "device", "progress",
                                                                      "block_callback", "sampler", "out_dir", "init"))
 
@@ -178,7 +177,6 @@ SPECS = {
                                             domain={"max_lag": "int>=1", "period": "int>=1"}),
     Y + "verdict_numbers:plain": Spec(lambda d: {"obj": {"x": np.float64(d(st.floats(0, 1))), "a": np.arange(3),
                                                          "t": (1, d(st.floats(-1, 1))), "s": "text"}}),
-    Y + "verdict_numbers:summary": Exempt(STORED),
 }
 
 # --- chapter 6's verdict rules on small stored-like numbers (a rule factory is called, then its rule decides)

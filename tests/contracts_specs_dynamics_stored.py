@@ -154,4 +154,5 @@ SPECS.update({
     Y + "claims_stored:beyond_full_numbers": Spec(lambda d: {"root": B.ROOT}),
     Y + "claims_stored:beyond_numbers": Spec(lambda d: {"b": _full(d)["beyond"], "params": _full(d)["params"]}),
     Y + "claims_stored:glue_values": Spec(lambda d: {"full": _full(d)}),
+    Y + "verdict_numbers:summary": Spec(B.summary_inputs),
 })

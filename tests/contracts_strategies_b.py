@@ -274,3 +274,28 @@ def benchmark_file(d) -> Path:
     path = tmpdir() / "bench.json"
     path.write_text(json.dumps({"meta": {"torch": "x"}, "rows": rows}))
     return path
+
+
+@functools.lru_cache(maxsize=None)
+def fig4_runs():
+    """Fig. 4's runs at two β (2500 saved steps: the decay times' 2000-step windows fit), their periods and the
+    comparison of their sections."""
+    from mfattn.dynamics import diagnostics
+    from mfattn.dynamics.engine import simulate
+
+    planes = simulate([1.26, 1.28], steps=2600, transient=100, lyapunov=True)
+    per = diagnostics.orbit_period(planes.m_o, max_period=500)
+    strobe = np.stack(diagnostics.stroboscopic_section(planes.m_o, 4, 0, planes.transient))
+    return planes, per, diagnostics.compare_attractors(strobe, strobe, per, per)
+
+
+def summary_inputs(d):
+    """verdict_numbers.summary's arguments as chapter 6 passes them, at tiny sizes (2 realisations per N)."""
+    planes, per, cmp4 = fig4_runs()
+    return {"sizes": {"protocol": "short", "steps": 2600, "transient": 100, "error_reps": 2},
+            "diagrams": {"fig3a": sweep_result(0), "fig3b": sweep_result(1)}, "fig4_betas": np.array([1.26, 1.28]),
+            "planes": planes, "plane_periods": per, "ours": planes, "ours_periods": per, "cmp4": cmp4,
+            "has_ref": d(st.booleans()), "ctx_results": {1.0: sweep_result(0)},
+            "coexist": np.array([False, d(st.booleans()), False]), "both_tori": np.zeros(3, dtype=bool),
+            "slopes": [d(st.floats(-0.6, -0.4)), -0.49], "Ns": [10, 20, 40],
+            "errs": np.array([[0.3, 0.2, 0.15], [0.4, 0.3, 0.2]])}
