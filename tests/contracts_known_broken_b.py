@@ -4,5 +4,4 @@ refused clearly. The modules of these callables key chapters 4-6's stored full-p
 check lands in a commit of its own ("Boundary check (keys chapter N): ..."), which removes its entry here."""
 
 KNOWN_BROKEN_B = {
-    "mfattn.dynamics.verdict_numbers:summary": {"cmp4", "ctx_results", "diagrams", "fig4_betas", "ours", "planes"},
 }

@@ -167,3 +167,27 @@ def test_figures_check_their_inputs():
         figures.sections("x")
     with pytest.raises(ValueError, match=r"^contexts must be a positive integer"):
         figures.basins([], 0)
+
+
+# --- verdict_numbers.summary: before, a NaN β of Fig. 4 was stored silently and a missing run failed with
+# AttributeError ('NoneType' object has no attribute 'm_o')
+def test_summary_checks_the_runs_it_summarises():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import contracts_strategies_b as B
+    from mfattn.dynamics.verdict_numbers import summary
+
+    kw = {**B.summary_inputs(lambda strategy: False), "slopes": [-0.5, -0.49]}   # every drawn flag False
+    out = summary(**kw)
+    assert out["fig4"]["betas"] == [1.26, 1.28] and out["finite_n"]["Ns"] == [10, 20, 40]
+    assert out["coexist"] == {"n": 0, "total": 3, "tori": 0, "starts": [1.0]}
+    with pytest.raises(ValueError, match=r"^fig4_betas contains NaN"):
+        summary(**{**kw, "fig4_betas": np.array([1.26, math.nan])})
+    with pytest.raises(TypeError, match=r"^planes must be a SimulationResult"):
+        summary(**{**kw, "planes": None})
+    with pytest.raises(TypeError, match=r"^diagrams must map each diagram's name to its SweepResult"):
+        summary(**{**kw, "diagrams": {"fig3a": "x"}})
+    with pytest.raises(TypeError, match=r"^coexist must be a bool array"):
+        summary(**{**kw, "coexist": np.zeros(3)})

@@ -268,6 +268,9 @@ def plain(obj):
     return obj
 
 
+@contract(fig4_betas="array:1", plane_periods="intarray", ours_periods="intarray", cmp4="mapping:differ|distance|scale",
+          ctx_results="mapping", slopes="reals", Ns="ints:1", errs="array:2", lam_windows="array:2?",
+          coexist_extra="mapping?", symmetric="mapping?")
 def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
             coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None,
             symmetric=None) -> dict[str, Any]:
@@ -286,6 +289,18 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     """
     if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
         raise ValueError("sizes must be the chapter's sizes (a dict with protocol, steps, transient)")
+    from .engine import SimulationResult
+    from .sweep import SweepResult
+
+    for name, run in (("planes", planes), ("ours", ours)):
+        if not isinstance(run, SimulationResult) or run.lyapunov is None:
+            raise TypeError(f"{name} must be a SimulationResult with lyapunov (Fig. 4's run); got {type(run).__name__}")
+    check_rule("diagrams", diagrams, "mapping")
+    if not all(isinstance(r, SweepResult) for r in diagrams.values()):
+        raise TypeError("diagrams must map each diagram's name to its SweepResult")
+    for name, flags in (("coexist", coexist), ("both_tori", both_tori)):
+        if np.asarray(flags).dtype != bool:
+            raise TypeError(f"{name} must be a bool array (one flag per β of the grid); got {np.asarray(flags).dtype}")
     taus = [decay_times(x) for x in planes.m_o[:, :, 0]]
     win_taus = [window_decay_times(x) for x in planes.m_o[:, :, 0]]
     long_taus = [window_decay_times(x, 2000) for x in planes.m_o[:, :, 0]]
