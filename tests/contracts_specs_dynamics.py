@@ -67,8 +67,10 @@ SPECS = {
     Y + "sweep:bifurcation_diagram": Spec(lambda d: run(d, chunk_size=20, lyapunov=False), **RUN),
     Y + "sweep:all_values_image": Spec(lambda d: {"res": _sweep_result(d), "rows": 10}, domain={"rows": "int>=1"},
                                        sizes={"rows": 10**12}, skip=("res",)),
-    Y + "sweep:SweepResult": Exempt(RESULT),
-    Y + "engine:SimulationResult": Exempt(RESULT),
+    Y + "sweep:SweepResult": Exempt(RESULT + "; sweep() builds it, and its readers refuse anything else by "
+                                                           "name (save_diagram, window_control, summary, the figures)"),
+    Y + "engine:SimulationResult": Exempt(RESULT + "; simulate() builds it; planes, time_series and summary "
+                                                                "refuse anything else by name"),
     Y + "lyapunov:lyapunov_spectrum": Spec(lambda d: run(d, k=2),
                                            **{**RUN, "domain": {**RUN["domain"], "qr_every": "int>=1"}}),
     Y + "rotation:stroboscopic_points": Spec(lambda d: run(d, 60, 20), sizes=SIZES, **RUN),
@@ -79,12 +81,14 @@ SPECS = {
     Y + "rotation:locked_fraction": Spec(lambda d: {"rho": d(st.floats(0, 1))}, domain={"max_q": "int>=1", "tol": ">0"}),
     Y + "rotation:plateaus": Spec(lambda d: {"result": _rotation_result(d)}, skip=("result",), nonfinite_ok=True,
                                   domain={"max_gap": "int>=0", "min_points": "int>=1", "rho_tol": ">0"}),
-    Y + "rotation:RotationResult": Exempt(RESULT),
+    Y + "rotation:RotationResult": Exempt(RESULT + "; rotation_number/arnold_tongues build it; "
+                                                                 "staircase_and_tongues refuses anything else by name"),
     Y + "floquet:floquet_multipliers": Spec(lambda d: {"betas": betas(d), "steps": 60}, nonfinite_ok=True,
                                             **{**RUN, "domain": {"steps": "int>=1", "period": "int>=1",
                                                                  "newton": "int>=0", "tol": ">0"}}),
     Y + "floquet:neimark_sacker": Spec(lambda d: {"result": _floquet_result(d)}, skip=("result",), nonfinite_ok=True),
-    Y + "floquet:FloquetResult": Exempt(RESULT),
+    Y + "floquet:FloquetResult": Exempt(RESULT + "; floquet_multipliers builds it; floquet_and_spectrum "
+                                                               "refuses anything else by name"),
     Y + "basins:random_contexts": Spec(lambda d: {"n": d(st.integers(1, 3)), "seed": seed(d)},
                                        domain={"n": "int>=1", "seed": "int>=0"}, sizes={"n": 10**12},
                                        skip=("model",)),
@@ -94,7 +98,7 @@ SPECS = {
                                                   "points": 10}, sizes={"n_contexts": 10**12, **SIZES},
                                        **{**RUN, "domain": {**RUN["domain"], "n_contexts": "int>=1", "points": "int>=1",
                                                             "tol": ">=0"}}),
-    Y + "basins:Attractor": Exempt(RESULT),
+    Y + "basins:Attractor": Exempt(RESULT + "; basin_fractions builds it; figures.basins checks its list"),
     # last-bit perturbed starts (issue 43)
     Y + "perturbed:last_bit_starts": Spec(lambda d: {"context": _one_context(), "n": d(st.integers(1, 3)),
                                                      "seed": seed(d)},
@@ -105,7 +109,8 @@ SPECS = {
                                            sizes={"n_starts": 10**12, **SIZES},
                                            **{**RUN, "domain": {**RUN["domain"], "n_starts": "int>=1",
                                                                 "seed": "int>=0", "ulps": "int>=1", "tol": ">0"}}),
-    Y + "perturbed:CensusAttractor": Exempt(RESULT),
+    Y + "perturbed:CensusAttractor": Exempt(RESULT + "; attractor_census builds it; census_rows checks "
+                                                                   "its lists"),
     # finite N
     Y + "finite_n:class_sizes": Spec(lambda d: {"model": model(), "N": d(st.integers(3, 50))}, domain={"N": "int>=2"},
                                      skip=("model",)),
@@ -128,7 +133,7 @@ SPECS = {
     Y + "finite_n:lattice_chi2_z": Spec(lambda d: {"xa": rng(d).integers(0, 5, 30) / 5, "xb": rng(d).integers(0, 5, 30) / 5,
                                                    "N": 5}, domain={"N": "int>=1"}, nonfinite_ok=True,
                                         allow={"xa": ("integer",), "xb": ("integer",)}),
-    Y + "finite_n:NetworkResult": Exempt(RESULT),
+    Y + "finite_n:NetworkResult": Exempt(RESULT + "; simulate_network builds it (its inputs checked there)"),
     # the map and the model
     Y + "map:initial_state": Spec(lambda d: {"model": model()}),
     Y + "map:step": Spec(lambda d: {"model": model(), "state": __import__("mfattn.dynamics.map").dynamics.map.
@@ -145,7 +150,8 @@ SPECS = {
                                           "pe_bits": "int>=1", "segments": "int>=1"}, sizes={"semantic_size": 10**9},
                                   skip=("weights",)),
     Y + "model:token_context": Spec(lambda d: {"model": model()}),
-    Y + "model:MeanFieldModel": Exempt(RESULT),
+    Y + "model:MeanFieldModel": Exempt(RESULT + "; the map's constants, built from checked weights by "
+                                                              "paper_model / symmetrised_model (generated)"),
     Y + "tangent_space:stored_dimension": Spec(lambda d: {"model": model()}),
     Y + "tangent_space:state_dimension": Spec(lambda d: {"model": model()}),
     Y + "tangent_space:TangentFlow": Spec(lambda d: {"betas": betas(d), "k": 2}, domain={"k": "int>=1"},
