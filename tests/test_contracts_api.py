@@ -18,7 +18,6 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contracts_known_broken_b import KNOWN_BROKEN_B
 from contracts_registry import Exempt, Spec, hostile_values, mutable_parameters, public_callables
 from contracts_runner import TIME_CAP, run_capped
 from contracts_specs import REGISTRY
@@ -52,7 +51,6 @@ MAX_EXAMPLES = 24
 KNOWN_BROKEN = {
     "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
 }
-KNOWN_BROKEN.update(KNOWN_BROKEN_B)   # chapters 4-6 (issue 44 item 5): tests/contracts_known_broken_b.py
 
 
 def test_every_public_callable_is_registered():
