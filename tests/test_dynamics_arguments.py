@@ -191,3 +191,8 @@ def test_summary_checks_the_runs_it_summarises():
         summary(**{**kw, "diagrams": {"fig3a": "x"}})
     with pytest.raises(TypeError, match=r"^coexist must be a bool array"):
         summary(**{**kw, "coexist": np.zeros(3)})
+    assert summary(**{**kw, "Ns": np.array([10.0, 20.0, 40.0])})["finite_n"]["Ns"] == [10.0, 20.0, 40.0]  # whole floats
+    with pytest.raises(ValueError, match=r"^Ns must be positive whole numbers"):
+        summary(**{**kw, "Ns": [0, 20, 40]})
+    with pytest.raises(ValueError, match=r"^Ns must hold whole numbers"):
+        summary(**{**kw, "Ns": [10.5, 20, 40]})

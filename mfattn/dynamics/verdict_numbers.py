@@ -269,7 +269,7 @@ def plain(obj):
 
 
 @contract(fig4_betas="array:1", plane_periods="intarray", ours_periods="intarray", cmp4="mapping:differ|distance|scale",
-          ctx_results="mapping", slopes="reals", Ns="ints:1", errs="array:2", lam_windows="array:2?",
+          ctx_results="mapping", slopes="reals", Ns="intarray", errs="array:2", lam_windows="array:2?",
           coexist_extra="mapping?", symmetric="mapping?")
 def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
             coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None,
@@ -298,6 +298,8 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     check_rule("diagrams", diagrams, "mapping")
     if not all(isinstance(r, SweepResult) for r in diagrams.values()):
         raise TypeError("diagrams must map each diagram's name to its SweepResult")
+    if np.size(Ns) == 0 or np.min(Ns) < 1:
+        raise ValueError(f"Ns must be positive whole numbers (the finite-N sizes); got {Ns!r}"[:200])
     for name, flags in (("coexist", coexist), ("both_tori", both_tori)):
         if np.asarray(flags).dtype != bool:
             raise TypeError(f"{name} must be a bool array (one flag per β of the grid); got {np.asarray(flags).dtype}")
