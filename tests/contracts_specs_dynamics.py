@@ -9,8 +9,6 @@ from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, rng, seed
 
 Y = "mfattn.dynamics."
-FIG = "draws a figure from a sweep's or study's stored result (their producers are generated)"
-STORED = "reads or summarises chapter 6's stored results; its inputs are package-made"
 RUN = dict(domain={"steps": "int>=1", "transient": "int>=0"}, skip=("model", "backend", "device", "progress",
                                                                      "block_callback", "sampler", "out_dir", "init"))
 
@@ -69,9 +67,10 @@ SPECS = {
     Y + "sweep:bifurcation_diagram": Spec(lambda d: run(d, chunk_size=20, lyapunov=False), **RUN),
     Y + "sweep:all_values_image": Spec(lambda d: {"res": _sweep_result(d), "rows": 10}, domain={"rows": "int>=1"},
                                        sizes={"rows": 10**12}, skip=("res",)),
-    Y + "sweep:save_diagram": Exempt("writes a file (path rules: issue 28 item 4); its sizes are all_values_image's"),
-    Y + "sweep:SweepResult": Exempt(RESULT),
-    Y + "engine:SimulationResult": Exempt(RESULT),
+    Y + "sweep:SweepResult": Exempt(RESULT + "; sweep() builds it, and its readers refuse anything else by "
+                                                           "name (save_diagram, window_control, summary, the figures)"),
+    Y + "engine:SimulationResult": Exempt(RESULT + "; simulate() builds it; planes, time_series and summary "
+                                                                "refuse anything else by name"),
     Y + "lyapunov:lyapunov_spectrum": Spec(lambda d: run(d, k=2),
                                            **{**RUN, "domain": {**RUN["domain"], "qr_every": "int>=1"}}),
     Y + "rotation:stroboscopic_points": Spec(lambda d: run(d, 60, 20), sizes=SIZES, **RUN),
@@ -82,13 +81,14 @@ SPECS = {
     Y + "rotation:locked_fraction": Spec(lambda d: {"rho": d(st.floats(0, 1))}, domain={"max_q": "int>=1", "tol": ">0"}),
     Y + "rotation:plateaus": Spec(lambda d: {"result": _rotation_result(d)}, skip=("result",), nonfinite_ok=True,
                                   domain={"max_gap": "int>=0", "min_points": "int>=1", "rho_tol": ">0"}),
-    Y + "rotation:RotationResult": Exempt(RESULT),
+    Y + "rotation:RotationResult": Exempt(RESULT + "; rotation_number/arnold_tongues build it; "
+                                                                 "staircase_and_tongues refuses anything else by name"),
     Y + "floquet:floquet_multipliers": Spec(lambda d: {"betas": betas(d), "steps": 60}, nonfinite_ok=True,
                                             **{**RUN, "domain": {"steps": "int>=1", "period": "int>=1",
                                                                  "newton": "int>=0", "tol": ">0"}}),
-    Y + "floquet:monodromy": Exempt("the period map's Jacobian at a state floquet_multipliers found (generated)"),
     Y + "floquet:neimark_sacker": Spec(lambda d: {"result": _floquet_result(d)}, skip=("result",), nonfinite_ok=True),
-    Y + "floquet:FloquetResult": Exempt(RESULT),
+    Y + "floquet:FloquetResult": Exempt(RESULT + "; floquet_multipliers builds it; floquet_and_spectrum "
+                                                               "refuses anything else by name"),
     Y + "basins:random_contexts": Spec(lambda d: {"n": d(st.integers(1, 3)), "seed": seed(d)},
                                        domain={"n": "int>=1", "seed": "int>=0"}, sizes={"n": 10**12},
                                        skip=("model",)),
@@ -98,7 +98,7 @@ SPECS = {
                                                   "points": 10}, sizes={"n_contexts": 10**12, **SIZES},
                                        **{**RUN, "domain": {**RUN["domain"], "n_contexts": "int>=1", "points": "int>=1",
                                                             "tol": ">=0"}}),
-    Y + "basins:Attractor": Exempt(RESULT),
+    Y + "basins:Attractor": Exempt(RESULT + "; basin_fractions builds it; figures.basins checks its list"),
     # last-bit perturbed starts (issue 43)
     Y + "perturbed:last_bit_starts": Spec(lambda d: {"context": _one_context(), "n": d(st.integers(1, 3)),
                                                      "seed": seed(d)},
@@ -109,9 +109,8 @@ SPECS = {
                                            sizes={"n_starts": 10**12, **SIZES},
                                            **{**RUN, "domain": {**RUN["domain"], "n_starts": "int>=1",
                                                                 "seed": "int>=0", "ulps": "int>=1", "tol": ">0"}}),
-    Y + "perturbed:census_rows": Exempt(STORED),
-    Y + "perturbed:attractor_kind": Exempt(STORED),
-    Y + "perturbed:CensusAttractor": Exempt(RESULT),
+    Y + "perturbed:CensusAttractor": Exempt(RESULT + "; attractor_census builds it; census_rows checks "
+                                                                   "its lists"),
     # finite N
     Y + "finite_n:class_sizes": Spec(lambda d: {"model": model(), "N": d(st.integers(3, 50))}, domain={"N": "int>=2"},
                                      skip=("model",)),
@@ -134,7 +133,7 @@ SPECS = {
     Y + "finite_n:lattice_chi2_z": Spec(lambda d: {"xa": rng(d).integers(0, 5, 30) / 5, "xb": rng(d).integers(0, 5, 30) / 5,
                                                    "N": 5}, domain={"N": "int>=1"}, nonfinite_ok=True,
                                         allow={"xa": ("integer",), "xb": ("integer",)}),
-    Y + "finite_n:NetworkResult": Exempt(RESULT),
+    Y + "finite_n:NetworkResult": Exempt(RESULT + "; simulate_network builds it (its inputs checked there)"),
     # the map and the model
     Y + "map:initial_state": Spec(lambda d: {"model": model()}),
     Y + "map:step": Spec(lambda d: {"model": model(), "state": __import__("mfattn.dynamics.map").dynamics.map.
@@ -151,8 +150,8 @@ SPECS = {
                                           "pe_bits": "int>=1", "segments": "int>=1"}, sizes={"semantic_size": 10**9},
                                   skip=("weights",)),
     Y + "model:token_context": Spec(lambda d: {"model": model()}),
-    Y + "model:load_context": Exempt("reads a stored context file (path rules: issue 28 item 4)"),
-    Y + "model:MeanFieldModel": Exempt(RESULT),
+    Y + "model:MeanFieldModel": Exempt(RESULT + "; the map's constants, built from checked weights by "
+                                                              "paper_model / symmetrised_model (generated)"),
     Y + "tangent_space:stored_dimension": Spec(lambda d: {"model": model()}),
     Y + "tangent_space:state_dimension": Spec(lambda d: {"model": model()}),
     Y + "tangent_space:TangentFlow": Spec(lambda d: {"betas": betas(d), "k": 2}, domain={"k": "int>=1"},
@@ -180,23 +179,11 @@ SPECS = {
                                                 domain={"max_lag": "int>=1"}, nonfinite_ok=True),
     Y + "diagnostics:attractor_distance": Spec(lambda d: {"a": rng(d).normal(size=(6, 3)), "b": rng(d).normal(size=(5, 3))},
                                                domain={"q": "[0,1]"}),
-    Y + "diagnostics:compare_attractors": Exempt("compares the sections of two stored runs (sections from "
-                                                 "stroboscopic_section, generated)"),
     Y + "verdict_numbers:decay_times": Spec(lambda d: {"x": rng(d).normal(size=64), "max_lag": 8},
                                             domain={"max_lag": "int>=1", "period": "int>=1"}),
     Y + "verdict_numbers:plain": Spec(lambda d: {"obj": {"x": np.float64(d(st.floats(0, 1))), "a": np.arange(3),
                                                          "t": (1, d(st.floats(-1, 1))), "s": "text"}}),
-    Y + "verdict_numbers:summary": Exempt(STORED),
 }
-for _name in ("fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov", "planes", "time_series",
-              "sections", "coexisting", "lyapunov_map", "finite_n", "finite_n_diagrams", "floquet_and_spectrum",
-              "staircase_and_tongues", "basins", "network_oracle"):
-    SPECS[Y + "figures:" + _name] = Exempt(FIG)
-for _name in ("record",):
-    SPECS[Y + "claims:" + _name] = Exempt(STORED)
-SPECS[Y + "claims_beyond:record_beyond"] = Exempt(STORED)
-for _name in ("glue_values", "beyond_full_numbers", "beyond_numbers"):   # re-exported by claims_beyond
-    SPECS[Y + "claims_stored:" + _name] = Exempt(STORED)
 
 # --- chapter 6's verdict rules on small stored-like numbers (a rule factory is called, then its rule decides)
 GRADES = ("holds", "partly", "fails")

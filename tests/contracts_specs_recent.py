@@ -156,13 +156,6 @@ SPECS.update({
 for _key in ("report_table:table_html", "report_table:show"):
     SPECS["mfattn.companion." + _key] = Exempt(FIG)
 SPECS.update({
-    "mfattn.dynamics.claims_stored:full_numbers": Exempt(STORED),
-    "mfattn.dynamics.claims_stored:stored_numbers": Exempt(STORED),
-    "mfattn.dynamics.rotation:compare_sections": Exempt("compares the sections of two stored runs"),
-    "mfattn.dynamics.verdict_numbers:symmetric_control": Exempt("a chapter-6 control run of sweeps (generated)"),
-    "mfattn.dynamics.verdict_numbers:context_deviation": Exempt("compares two contexts the engine made (or the paper "
-                                                                "code's stored one, read by load_context)"),
-    "mfattn.dynamics.verdict_numbers:window_control": Exempt("reduces two sweeps the package made (sweep_many)"),
     "mfattn.implicit.figures:early_frames": Exempt(FIG),
     "mfattn.implicit.init_scale:train_runs": Exempt(MNIST),
     "mfattn.implicit.init_scale:init_rows": Exempt(STORED),

@@ -9,8 +9,6 @@ from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, gen, randn, seed
 
 S = "mfattn.structural."
-FIG = "draws a figure from the dict its study function returned (the study's inputs are checked there)"
-STORED = "reads or reduces a stored study's dict/files (chapter 4-5 summaries); its inputs are package-made"
 
 
 def _multihop_task(d):
@@ -103,8 +101,6 @@ SPECS = {
                                                    "trials": 2, "steps": 2, "seed": seed(d)},
                                         domain={"dim": "int>=1", "trials": "int>=1", "fraction": "[0,1]"},
                                         sizes={"trials": 10**12}, skip=("chunk_elements",)),
-    S + "hopfield:cached_retrieval_grid": Exempt("retrieval_grid behind the result cache (cache keys: store tests); "
-                                                 "its arguments are those of retrieval_grid, generated above"),
     S + "hopfield:relaxation": Spec(lambda d: {"dim": 4, "n_patterns": 2, "trials": 2, "betas": [1.0],
                                                "steps": 3, "generator": gen(d), "converged_steps": 3},
                                     domain={"dim": "int>=1", "trials": "int>=1", "steps": "int>=1"},
@@ -190,34 +186,25 @@ SPECS = {
                                                 "x0_scale": ">0"}),
     S + "expanding_task:make_expanding_weights": Spec(lambda d: {"d": d(st.integers(1, 4)), "generator": gen(d)},
                                                  domain={"d": "int>=1"}, sizes={"d": 10**9}),
-    S + "expanding_task:sample_expanding_batch": Exempt("draws from tasks and weights the package built "
-                                                   "(ExpandingTask checks its fields; train_expanding is generated)"),
-    S + "expanding_task:expanding_forward": Exempt("inner forward pass of train_expanding (W from init, X from "
-                                              "sample_expanding_batch); its hyper-prior is checked in "
-                                              "expanding_attention, generated above"),
-    S + "expanding_task:standard_forward": Exempt("inner forward pass of train_expanding; see expanding_forward"),
     S + "expanding_train:train_expanding": Spec(lambda d: {"ps": (0.5,), "d": 2, "n": 5, "steps": 2, "record_every": 1,
                                                      "cache": False, "models": ("standard",)},
                                           domain={"steps": "int>=1", "lr": ">0", "weight_decay": ">=0", "d": "int>=1",
                                                   "alpha0": ">0", "beta0": ">0", "batch_size": "int>=1"},
                                           sizes={"batch_size": 10**12}, skip=("cache", "progress", "record_every")),
-    S + "expanding_core:ExpandingResult": Exempt(RESULT),
+    S + "expanding_core:ExpandingResult": Exempt(RESULT + "; expanding_attention builds it (a NamedTuple of "
+                                                                          "its outputs)"),
     # multihop
     S + "multihop:MultihopTask": Spec(lambda d: {"d": d(st.integers(1, 4)), "n": 5},
                                       domain={"d": "int>=1", "n": "int>=4", "noise_std": ">=0", "x0_scale": ">0",
                                               "rank": "int>=1"}),
-    S + "multihop:TaskWeights": Exempt(RESULT),
+    S + "multihop:TaskWeights": Exempt(RESULT + "; make_task_weights builds it; the batch samplers refuse "
+                                                              "anything else by name"),
     S + "multihop:make_task_weights": Spec(lambda d: {"task": _multihop_task(d), "generator": gen(d)},
                                            skip=("task",)),   # a MultihopTask checks its own fields (generated)
-    S + "multihop:sample_multihop_batch": Exempt("draws from a task and weights the package built; exercised by "
-                                                 "train_multihop"),
-    S + "multihop:sample_multihop_batches": Exempt("sample_multihop_batch for several streams (checks its lists' "
-                                                   "lengths); exercised by train_multihop"),
     S + "multihop:hop_operator": Spec(lambda d: {"scores": randn(d, 2, 3, 3)}, domain={"hops": "int>=1"}),
     S + "multihop:init_params": Spec(lambda d: {"model": d(st.sampled_from(["one_layer", "multihop", "two_layer"])),
                                                 "d": d(st.integers(1, 3)), "generator": gen(d)},
                                      domain={"d": "int>=1", "replicas": "int>=1"}, sizes={"replicas": 10**12}),
-    S + "multihop:forward": Exempt("inner forward pass of train_multihop (params from init_params)"),
     S + "multihop_train:train_multihop": Spec(lambda d: {"models": ("one_layer",), "seeds": (0,), "steps": 2, "batch_size": 4,
                                                    "test_size": 4, "record_every": 1, "cache": False,
                                                    "stream_steps": 4},
@@ -228,39 +215,12 @@ SPECS = {
     S + "multihop:relative_error": Spec(lambda d: {"a": randn(d, 3).numpy(), "b": randn(d, 3).numpy()}),
     S + "multihop:collapse_rate": Spec(lambda d: {"mass": torch.rand(3, 4, generator=gen(d)).double().numpy()},
                                        domain={"threshold": "[0,1]"}),
-    S + "multihop:reference_path": Exempt("a path to a stored reference file (path rules: issue 28 item 4)"),
     # optim
     S + "optim:derive_seed": Spec(lambda d: {"seed": seed(d), "tag": "x"}, domain={"seed": "int>=0"}),
     S + "optim:generator": Spec(lambda d: {"seed": seed(d)}, domain={"seed": "int>=0"}),
-    S + "optim:adam_update": Exempt("one in-place optimiser step inside the training loops (states built by "
-                                    "AdamState.zeros_like); exercised by train_multihop / train_expanding"),
-    S + "optim:AdamState": Exempt(RESULT),
+    S + "optim:AdamState": Exempt(RESULT + "; AdamState.zeros_like builds it; adam_update refuses "
+                                                        "anything else by name"),
 }
-for _name in ("bruteforce", "hopfield", "slots", "predictive_coding", "multihop_curves", "multihop_attention",
-              "multihop_reproduction", "expanding_prior", "expanding_operations", "expanding_window",
-              "multihop_ablation", "inference_comparison"):
-    SPECS[S + "figures:" + _name] = Exempt(FIG)
-for _name in ("GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "toy_problem_panels",
-              "draw_toy_problems"):
-    SPECS[S + "graphs:" + _name] = Exempt("draws the fixed explanatory graphs of chapter 4 (no numeric input)")
-for _name in ("replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations", "window_coverage",
-              "code_measure", "stored_code_measure", "prior_options", "inference_comparison", "multihop_numbers",
-              "cavi_residual", "windowed_benchmark"):
-    SPECS[S + "analysis:" + _name] = Exempt(STORED)
-SPECS[S + "windowed:operations_as_run"] = Exempt("operation counts of a stored training run's windows")
-SPECS[S + "expanding_core:expanding_elbo"] = Exempt("the ELBO of an expanding_attention result (its inputs are that "
-                                                    "function's outputs; expanding_attention is generated)")
-SPECS[S + "expanding_train:train_expanding_variants"] = Exempt("several train_expanding settings in one loop (each "
-                                                               "setting is a train_expanding run, generated)")
-for _name in ("operations_as_run", "reference_loss_ratios", "elbo_gradient", "per_seed_nmse", "expanding_runs",
-              "replay_record", "code_measure_record"):
-    SPECS[S + "analysis:" + _name] = Exempt(STORED)
-for _name in ("glue_full", "record"):
-    SPECS[S + "claims:" + _name] = Exempt(STORED)
-for _name in ("summary_path", "save", "full_numbers", "stored_numbers"):   # the stored numbers, split from claims
-    SPECS[S + "claims_summary:" + _name] = Exempt(STORED)
-# chapter 4's verdict premises (issue 42): the rules' helpers read the stored summary; the per-unit values reduce the
-# chapter's own study dicts (checked by tests/test_structural_premises.py)
 # chapter 4's rule helpers on small stored-like numbers (a missing key is KeyError, a null Undecidable: the
 # documented "not tested" of a rule, turned into a marker by _decided)
 def _rule_numbers(d):
@@ -318,16 +278,3 @@ SPECS.update({
                                                                       {"s": kw["s"]})),
     S + "claims_rules:band_is_empty": Spec(lambda d: {"s": _identity_numbers(d)}, call=_decided),
 })
-for _name in ("chapter_values", "enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values",
-              "pc_values", "pc_restarts"):
-    SPECS[S + "unit_values:" + _name] = Exempt(STORED)
-# chapter 5's verdict premises (issue 42): per-unit values beside the stored means, read back by the rules
-for _name in ("elbo_gradients", "per_unit_values"):
-    SPECS[S + "analysis:" + _name] = Exempt(STORED)
-SPECS[S + "claims_designs:stored_numbers"] = Exempt(STORED)
-# the second referee round of issue 42: the task's premise in closed form (checked against a sample of the generator
-# by tests/test_multihop.py), the window inside its first window and the code's own count (reductions of stored
-# runs, tests/test_expanding.py), and the paper's slot update from the comparison's start (test_structural_premises)
-for _name in ("task_premise", "window_adaptation", "code_counts", "merge_runs"):
-    SPECS[S + "analysis_premises:" + _name] = Exempt(STORED)
-SPECS[S + "unit_values:paper_slot_comparison"] = Exempt(STORED)

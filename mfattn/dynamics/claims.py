@@ -31,6 +31,7 @@ from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_CUT, HORIZON_HOW, _horizo
 from .claims_couplings import CLAIMS_COUPLINGS
 from .claims_fig4 import CLAIMS_FIG4, KINDS  # noqa: F401
 from .claims_quotes import QUOTES
+from .claims_stored import check_run
 from .claims_stored import LATE, NOT_RUN, NOT_RUN_SHORT, REMEDY, TOL, L, _diagram, _flat, _slope_and_error, full_numbers, \
     stored_numbers  # noqa: F401
 from .diagnostics import classify
@@ -501,4 +502,5 @@ DECLARED = {"dmft": CLAIMS + BEYOND}
 def record(run, root: Path | None) -> list:
     """Record the paper's figure claims (:data:`CLAIMS`; the beyond section records its own with
     :func:`record_beyond`), each decided by its rule from the stored full-profile numbers."""
+    check_run(run)
     return verdicts.record_chapter(run, root, "dmft", CLAIMS)

@@ -29,6 +29,7 @@ from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, SHARED_SLOPE, SLOPE_
 from .claims_birth import BIRTH, birth_at, circle_fit  # noqa: F401  (the torus birth: its own module)
 from .claims_quotes import QUOTES
 from .claims_tongues import TONGUES
+from .claims_stored import check_run
 from .claims_stored import FIG4, MISSING, PAPER, _slope_and_error, beyond_full_numbers, beyond_numbers, \
     glue_values, plateau_summary  # noqa: F401  (re-exported: where they were before)
 from .rotation import MAX_GAP
@@ -479,4 +480,5 @@ BEYOND = [ledger_safe(c) for c in BEYOND]
 def record_beyond(run, root: Path | None) -> list:
     """Record the "Beyond the paper" claims (:data:`BEYOND`), each decided by its rule from the stored
     ``data/full/dmft/beyond.json`` (the full profile writes it just before). Without it: "not tested"."""
+    check_run(run)
     return verdicts.record_chapter(run, root, "dmft", BEYOND)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
-from ..companion.checks import check_int
+from ..companion.checks import check_int, check_rule
 from ..companion.verdicts import Undecidable
 from .claims_lambda import LC, LT, derived
 from .diagnostics import classify, confusion
@@ -73,8 +73,15 @@ NOT_RUN = ("The stored diagrams run the paper code's protocol, 1.2·10⁵ steps 
 NOT_RUN_SHORT = "The zoom at the text's 1.2·10⁶-step protocol was not run (see how)."
 
 
+def check_run(run) -> None:
+    """``run`` must be a chapter run: the claims' record functions call its ``verdict``."""
+    if not callable(getattr(run, "verdict", None)):
+        raise TypeError(f"run must be the chapter's run (a ChapterRun, with a verdict method); got {type(run).__name__}")
+
+
 def glue_values(full: dict) -> dict[str, str]:
     """The strings the chapter's paper-scale prose glues, with a plain note where the stored run lacks one."""
+    check_rule("full", full, "mapping")
     g: dict[str, str] = {}
     s = full.get("summary", {})
     g["full-protocol"] = (f"\"{s['protocol']}\" ({s['steps']:.1e} steps, {s['transient']:.1e} discarded)"

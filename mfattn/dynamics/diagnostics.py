@@ -287,6 +287,8 @@ def attractor_distance(a: np.ndarray, b: np.ndarray, q: float = 0.9) -> tuple[fl
     return float(d), float(s)
 
 
+@contract(sections_a="array:3", sections_b="array:3", period_a="intarray", period_b="intarray", factor="real:>0",
+          atol="real:>=0")
 def compare_attractors(sections_a, sections_b, period_a, period_b, factor: float = 3.0,
                        atol: float = 1e-6) -> dict[str, np.ndarray]:
     """Compare, per β, the attractors two runs reached, as sets: their stroboscopic sections

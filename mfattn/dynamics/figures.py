@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
 
+from ..companion.checks import check_array, check_rule, contract
 from .diagnostics import CLASS_NAMES, autocorrelation, power_spectrum
 
 __all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov",
@@ -22,6 +23,36 @@ CLASS_COLORS = ["#1f77b4", "#2ca02c", "#d62728"]  # periodic, quasi-periodic, ch
 LAM_CMAP = LinearSegmentedColormap.from_list("lam", ["#08306b", "#2171b5", "#404040", "#cb181d", "#67000d"])
 
 
+def _result(name: str, value, kind: str):
+    """``value`` must be a result of ``kind`` (SweepResult, SimulationResult, FloquetResult, RotationResult)."""
+    from .engine import SimulationResult
+    from .floquet import FloquetResult
+    from .rotation import RotationResult
+    from .sweep import SweepResult
+
+    cls = {"SweepResult": SweepResult, "SimulationResult": SimulationResult, "FloquetResult": FloquetResult,
+           "RotationResult": RotationResult}[kind]
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be a {kind}; got {type(value).__name__}")
+    return value
+
+
+def _results(name: str, value, kind: str, keys=()):
+    """A mapping of results of ``kind`` (holding ``keys``)."""
+    check_rule(name, value, "mapping:" + "|".join(keys))
+    for k, v in value.items():
+        _result(f"{name}[{k!r}]", v, kind)
+    return value
+
+
+def _positive_counts(name: str, value):
+    arr = check_array(name, value, integer=True, ndim=1)
+    if arr.size == 0 or arr.min() < 1:
+        raise ValueError(f"{name} must be a non-empty 1-d array of positive integers; got {value!r}"[:200])
+    return arr
+
+
+@contract(x="real")
 def fmt_lam(x: float) -> str:
     """λ_max for titles and prose: three decimals, or one significant digit when |λ| < 10^-3."""
     return f"{x:+.3f}" if abs(x) >= 1e-3 else f"{x:+.0e}"
@@ -38,8 +69,10 @@ def diagram_points(res, use="band"):
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(idx)
 
 
+@contract(color_by="choice:class|lyapunov", use="choice:band|strobe", s="real:>0?", lam_range="real:>0")
 def draw_diagram(ax, res, color_by, use="band", s=None, lam_range=0.15):
     """Scatter a :class:`~mfattn.dynamics.sweep.SweepResult` on ``ax``, coloured by "class" or "lyapunov"."""
+    _result("res", res, "SweepResult")
     x, y, i = diagram_points(res, use)
     s = s or min(1.5, 300 / res.betas.size)   # marker area: coarse grids get bigger points
     if color_by == "class":
@@ -52,6 +85,7 @@ def draw_diagram(ax, res, color_by, use="band", s=None, lam_range=0.15):
 
 def bifurcation(diagrams):
     """Fig. 3a/3b: one row per diagram (dict of SweepResult), coloured by the bin rule and by λ_max."""
+    _results("diagrams", diagrams, "SweepResult", ("fig3a", "fig3b"))
     fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row", layout="constrained")
     for row, key in enumerate(("fig3a", "fig3b")):
         res = diagrams[key]
@@ -71,6 +105,8 @@ def bifurcation(diagrams):
 def all_values(diagrams, images):
     """Fig. 3's first form: every saved m^o_1 of each β (``images[key]`` (rows, B) bool from
     :func:`~mfattn.dynamics.sweep.all_values_image`), blue where the bin rule says periodic, black otherwise."""
+    _results("diagrams", diagrams, "SweepResult", ("fig3a", "fig3b"))
+    check_rule("images", images, "mapping:fig3a|fig3b")
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
     for ax, key in zip(axes, ("fig3a", "fig3b")):
         res, img = diagrams[key], images[key]
@@ -92,6 +128,7 @@ def all_values(diagrams, images):
 
 def bins_vs_lyapunov(diagrams):
     """Bin count against λ_max for every β of both diagrams, with the rule's thresholds 80 and 2500."""
+    _results("diagrams", diagrams, "SweepResult", ("fig3a", "fig3b"))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     for ax, key in zip(axes, ("fig3a", "fig3b")):
         res = diagrams[key]
@@ -106,11 +143,15 @@ def bins_vs_lyapunov(diagrams):
     return fig
 
 
+@contract(betas="array:1", periods="intarray", other_periods="intarray?")
 def planes(betas, result, periods, other=None, other_periods=None, differ=None, names=("", "")):
     """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points).
 
     ``other`` (optional): the same β from another start; where ``differ[i]`` its attractor is drawn too,
     in orange, and the title gives both λ_max (``names`` label the two starts)."""
+    _result("result", result, "SimulationResult")
+    if other is not None:
+        _result("other", other, "SimulationResult")
     fig, axes = plt.subplots(2, 3, figsize=(11, 7), layout="constrained")
     runs = [(result, periods, "k", "C0")] + ([(other, other_periods, "C1", "C1")] if other is not None else [])
     for ax, i in zip(axes.ravel(), range(len(betas))):
@@ -135,8 +176,10 @@ def planes(betas, result, periods, other=None, other_periods=None, differ=None, 
     return fig
 
 
+@contract(betas="array:1", pick="mapping")
 def time_series(betas, result, pick):
     """Fig. 5: trajectory window, power spectrum (f = 1/L marked) and autocorrelation per picked orbit."""
+    _result("result", result, "SimulationResult")
     fig, axes = plt.subplots(3, 2, figsize=(11, 8.5), layout="constrained")
     for col, (name, i) in enumerate(pick.items()):
         x = result.m_o[i, :, 0]
@@ -155,6 +198,7 @@ def time_series(betas, result, pick):
 
 def sections(res):
     """The paper's band section next to the stroboscopic section (t ≡ 0 mod L), coloured by the bin rule."""
+    _result("res", res, "SweepResult")
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, layout="constrained")
     for ax, use, title in zip(axes, ("band", "strobe"), (r"band $|m^o_2| \leq 10^{-3}$ (paper)",
                                                           r"stroboscopic: every $L$-th state, $t \equiv 0$ (mod $L$)")):
@@ -164,8 +208,14 @@ def sections(res):
     return fig
 
 
+@contract(grid="array:1")
 def coexisting(results, grid, coexist):
     """Stroboscopic sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
+    _results("results", results, "SweepResult")
+    coexist = np.asarray(coexist)
+    if coexist.dtype != bool or coexist.shape != np.shape(grid):
+        raise TypeError(f"coexist must be a bool array of grid's shape {np.shape(grid)}; got {coexist.dtype} "
+                        f"{coexist.shape}")
     fig, axes = plt.subplots(len(results), 1, figsize=(10, 1.9 * len(results)), sharex=True, sharey=True,
                              layout="constrained")
     for ax, (cb, r) in zip(axes, results.items()):
@@ -178,6 +228,7 @@ def coexisting(results, grid, coexist):
     return fig
 
 
+@contract(betas="array:1", gammas="array:1", lam="array:2")
 def lyapunov_map(betas, gammas, lam):
     """λ_max over (β, γ), ``lam`` (len(gammas), len(betas)), clipped to ±0.15; the paper's γ = 220 dashed."""
     fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
@@ -189,9 +240,16 @@ def lyapunov_map(betas, gammas, lam):
     return fig
 
 
+@contract(samples="mapping", N0="int:1", t0="int:1", errs="array:2", error_betas="reals", error_t="int:1")
 def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
     """Left: histograms of the sampled m^o_1 per sampler (dict name -> (reps,)) at N0 after t0 steps.
     Right: RMS distance to the mean field against N (``errs`` (len(error_betas), len(Ns))), N^{-1/2} law."""
+    Ns = _positive_counts("Ns", Ns)
+    if np.shape(errs) != (len(error_betas), Ns.size) or np.min(errs) <= 0:
+        raise ValueError(f"errs must be positive, (len(error_betas), len(Ns)) = ({len(error_betas)}, {Ns.size}); "
+                         f"got shape {np.shape(errs)}")
+    for name, x in samples.items():
+        check_array(f"samples[{name!r}]", x, ndim=1)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     edges = np.linspace(-1 - 1 / N0, 1 + 1 / N0, 2 * N0 + 3)
     for name, x in samples.items():
@@ -207,8 +265,14 @@ def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
     return fig
 
 
+@contract(panels="mapping", grid="array:1")
 def finite_n_diagrams(panels, grid):
     """One stroboscopic-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
+    for name, pts in panels.items():
+        if isinstance(pts, (str, bytes)) or len(pts) != len(grid):
+            raise ValueError(f"panels[{name!r}] must hold one section per β of grid ({len(grid)})")
+        for p in pts:
+            check_array(f"panels[{name!r}]", p)
     fig, axes = plt.subplots(1, len(panels), figsize=(13, 3.4), sharey=True, layout="constrained")
     for ax, (name, pts) in zip(axes, panels.items()):
         x = np.concatenate([np.full(p.size, b) for b, p in zip(grid, pts)])
@@ -224,10 +288,12 @@ def finite_n_diagrams(panels, grid):
 __all__ += ["floquet_and_spectrum", "staircase_and_tongues", "basins", "network_oracle"]
 
 
+@contract(ns="mapping:beta|angle|rotation", spec_betas="array:1", spec="array:2")
 def floquet_and_spectrum(flq, ns, spec_betas, spec):
     """Left: |μ| of the period-4 orbit's leading multipliers against β (unit circle dashed, the Neimark-Sacker
     point marked). Middle: the multipliers in the complex plane, coloured by β. Right: the Lyapunov
     spectrum ``spec`` (len(spec_betas), k) over the zoom, with λ = 0 and β_NS marked."""
+    _result("flq", flq, "FloquetResult")
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
     mod = np.abs(flq.multipliers)
     for i in range(min(6, mod.shape[1])):
@@ -257,12 +323,23 @@ def floquet_and_spectrum(flq, ns, spec_betas, spec):
     return fig
 
 
+@contract(ns="mapping:beta|rotation", other_label="str")
 def staircase_and_tongues(rot, found, ns, tongues, other=None, other_label="second start"):
     """Left: the devil's staircase ρ(β) of the stroboscopic map over the zoom (plateaus ``found`` labelled,
     θ_NS/2π at β_NS marked); ``other`` (a second :class:`~.rotation.RotationResult` on the same grid, from another
     start) is drawn where its ρ differs (coexisting attractors: the staircase has two branches there). Right: ρ over
     (β, ε) from the token; grey where the stroboscopic orbit is a fixed point (the period-4 orbit: locked at 0),
     dots where it is a short cycle (locked), the paper's ε = 0.02 dashed."""
+    _result("rot", rot, "RotationResult")
+    _result("tongues", tongues, "RotationResult")
+    if other is not None:
+        _result("other", other, "RotationResult")
+    from collections.abc import Mapping
+
+    if isinstance(found, (str, bytes)) or not isinstance(found, (list, tuple)) or not all(
+            isinstance(p, Mapping) and {"fraction", "beta_lo", "beta_hi", "rho"} <= set(p) for p in found):
+        raise TypeError(f"found must be plateaus' list of dicts (fraction, beta_lo, beta_hi, rho); got "
+                        f"{type(found).__name__}")
     fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.0), layout="constrained")
     ax = axes[0]
     ax.plot(rot.betas, rot.rho, ".", ms=2.5, color="0.3", label=r"$\rho$")
@@ -298,9 +375,16 @@ def staircase_and_tongues(rot, found, ns, tongues, other=None, other_label="seco
     return fig
 
 
+@contract(contexts="int:1")
 def basins(found, contexts):
     """Stacked bars: fraction of ``contexts`` random initial contexts reaching each attractor at each β
     (``found``: one list of :class:`~mfattn.dynamics.basins.Attractor` per β), labelled by kind and λ_max."""
+    from .basins import Attractor
+
+    if isinstance(found, (str, bytes)) or not isinstance(found, (list, tuple)) or not all(
+            isinstance(atts, (list, tuple)) and atts and all(isinstance(a, Attractor) for a in atts) for atts in found):
+        raise TypeError(f"found must be basin_fractions' result (a list, per β, of lists of Attractor); got "
+                        f"{type(found).__name__}")
     fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
     colors = {"period": "#2171b5", "quasi-periodic": "#404040", "chaotic": "#cb181d"}
     for x, atts in enumerate(found):
@@ -317,9 +401,15 @@ def basins(found, contexts):
     return fig
 
 
+@contract(samples="mapping", N0="int:1", t0="int:1", errs="array:1", beta="real")
 def network_oracle(samples, N0, t0, Ns, errs, beta):
     """Left: m^o_1 at t = t0 − 1 of the explicit network and of the binomial sampler at N = N0 (lattice
     counts). Right: RMS distance of the explicit network to the mean-field map against N, with N^{-1/2}."""
+    Ns = _positive_counts("Ns", Ns)
+    if np.shape(errs) != Ns.shape or np.min(errs) <= 0:
+        raise ValueError(f"errs must be positive, one per N ({Ns.size}); got shape {np.shape(errs)}")
+    for name, x in samples.items():
+        check_array(f"samples[{name!r}]", x, ndim=1)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     for k, (name, x) in enumerate(samples.items()):
         vals, counts = np.unique(np.rint(x * N0).astype(int), return_counts=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real, contract
+from ..companion.checks import check_int, check_real, check_work, contract
 from .engine import _grid, simulate
 from .model import MeanFieldModel, paper_model
 from .tangent_space import TangentFlow, state_dimension, stored_dimension
@@ -50,12 +50,16 @@ class FloquetResult:
         return np.abs(self.multipliers[:, 0])
 
 
+@contract(betas="reals", state="array:2", period="int:1", gamma="realarr", epsilon="realarr")
 def monodromy(betas, state: np.ndarray, period: int, *, gamma=220.0, epsilon=0.02,
               model: MeanFieldModel | None = None, backend: str = "numpy", device=None):
     """``(F^n(x), J)`` for states ``x`` (B, D) whose next step has phase 0: ``F^n(x)`` (B, D) and the
     monodromy ``J = ∂F^n/∂x`` (B, D, D), pushing the D unit vectors through n = ``period`` steps."""
     model = model or paper_model()
     D = stored_dimension(model)
+    # the D tangent vectors ride along each of the period steps of every state
+    check_work(f"period={period}", int(period) * np.shape(state)[0] * (D + 1), what="monodromy()",
+               unit="state-steps (states × (D + 1) × period)")
     flow = TangentFlow(betas, D, _zero_context(model, np.asarray(state).shape[0]), gamma=gamma, epsilon=epsilon,
                        model=model, backend=backend, device=device)
     flow.set_state(state)

@@ -141,6 +141,10 @@ def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
     """The census as JSON rows, one per β: ``{"beta", "n_starts", "attractors": [{"period", "starts",
     "share", "start0", "lyapunov" [min, max], "islands" (the most common count), "bins" [min, max] or None}]}``
     (``start0``: whether the unperturbed context reaches it)."""
+    if isinstance(census, (str, bytes)) or not isinstance(census, (list, tuple)) or not all(
+            isinstance(found, (list, tuple)) and all(isinstance(a, CensusAttractor) for a in found) for found in census):
+        raise TypeError(f"census must be attractor_census's result (a list, per β, of lists of CensusAttractor); "
+                        f"got {type(census).__name__}")
     rows = []
     for found in census:
         if not found:
@@ -154,6 +158,7 @@ def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
     return rows
 
 
+@contract(row="mapping:period|lyapunov|islands", chaotic_above="real:>=0")
 def attractor_kind(row: Mapping[str, Any], chaotic_above: float = 1e-3) -> str:
     """A census row's attractor in words: ``period p``, ``chaotic`` (no period, λ_max above ``chaotic_above``
     from every start), ``island chain of q`` (no period, the section splits into q > 1 pieces visited in turn)

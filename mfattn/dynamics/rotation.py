@@ -323,6 +323,8 @@ def section_resolution(x: np.ndarray, share: float = 0.01, levels: int = 20) -> 
     return span / 2 ** lo
 
 
+@contract(sections_a="array:3", sections_b="array:3", period_a="intarray", period_b="intarray", lyapunov_a="array:1?",
+          lyapunov_b="array:1?", share="real:[0,1]", rho_tol="real:>=0", cap="int:2", atol="real:>=0")
 def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None, lyapunov_b=None, *,
                      share: float = 0.05, rho_tol: float = 1e-3, cap: int = 200,
                      atol: float = 1e-6) -> dict[str, np.ndarray]:

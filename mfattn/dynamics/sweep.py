@@ -371,6 +371,7 @@ def all_values_image(res: SweepResult, rows: int = 1000) -> np.ndarray:
     return img
 
 
+@contract(levels="int:2", rows="int:1")
 def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows: int = 1000) -> Path:
     """Write the small part of a sweep a figure and the verdicts need, atomically, as a compressed ``.npz``.
 
@@ -386,6 +387,9 @@ def save_diagram(path: str | Path, res: SweepResult, levels: int = 2 ** 14, rows
     ``all_values`` (rows, B) packed bits of :func:`all_values_image` (``np.unpackbits(x, axis=0)[:rows]``),
     ``rows``. Unpack a ragged key with ``np.split(x, np.cumsum(x_sizes)[:-1])``.
     """
+    if not isinstance(res, SweepResult):
+        raise TypeError(f"res must be a SweepResult (from sweep); got {type(res).__name__}")
+    _check_int("levels", levels, 2, 2 ** 16)   # stored as uint16 levels
     def distinct(points):
         q = np.clip(np.rint((np.asarray(points, dtype=np.float64) + 1) / 2 * (levels - 1)), 0, levels - 1)
         return np.unique(q.astype(np.uint16))

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import autocorrelation, envelope_decay_time, island_count, stroboscopic_section
-from ..companion.checks import check_array, check_int, check_real, contract
+from ..companion.checks import check_array, check_int, check_real, check_rule, contract
 
 __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control",
            "memory_numbers", "map_deviations", "context_deviation", "window_control"]
@@ -102,6 +102,7 @@ def _control_model(kind: str, seed: int = 1):
     return paper_model(seed, weights=W)
 
 
+@contract(betas="reals", steps="int:1", transient="int:0")
 def symmetric_control(betas, steps: int, transient: int, *, backend: str = "numpy", device=None,
                       out_dir=None) -> dict[str, dict[str, Any]]:
     """The controls of the asymmetric-couplings claims: sweeps from the initial token of the paper's model and of
@@ -218,6 +219,8 @@ def map_deviations(model, n: int = 256, seed: int = 0) -> dict[str, Any]:
 
 def context_deviation(ours, reference, keys=("mv_window", "mk_window", "mq_window", "att_window")) -> float:
     """The largest absolute difference between two contexts over ``keys`` (ours against the paper code's)."""
+    for name, ctx in (("ours", ours), ("reference", reference)):
+        check_rule(name, ctx, "mapping:" + "|".join(keys))
     return float(max(np.abs(np.asarray(ours[k], dtype=np.float64) - np.asarray(reference[k], dtype=np.float64)).max()
                      for k in keys))
 
@@ -226,6 +229,11 @@ def window_control(short, long, short_window: int, long_window: int) -> dict[str
     """λ_max of the same orbits averaged over two windows after the same transient: ``short``, a sweep, and ``long``,
     the sweep of its β without a period (``short.betas[short.period == 0]``: the orbits the λ classes decide) from the
     same start over a longer window. A torus's finite-time |λ| falls like 1/window, a chaotic orbit's stays."""
+    for name, res in (("short", short), ("long", long)):
+        if not all(hasattr(res, a) for a in ("betas", "period", "lyapunov")) or res.lyapunov is None:
+            raise TypeError(f"{name} must be a sweep with lyapunov=True (a SweepResult); got {type(res).__name__}")
+    check_int("short_window", short_window, 1)
+    check_int("long_window", long_window, 1)
     keep = np.asarray(short.period) == 0
     if not np.array_equal(np.asarray(short.betas)[keep], np.asarray(long.betas)):
         raise ValueError("long must be the sweep of the β where short found no period (short.betas[short.period == 0])")
@@ -260,6 +268,9 @@ def plain(obj):
     return obj
 
 
+@contract(fig4_betas="array:1", plane_periods="intarray", ours_periods="intarray", cmp4="mapping:differ|distance|scale",
+          ctx_results="mapping", slopes="reals", Ns="intarray", errs="array:2", lam_windows="array:2?",
+          coexist_extra="mapping?", symmetric="mapping?")
 def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_periods, cmp4, has_ref, ctx_results,
             coexist, both_tori, slopes, Ns, errs, lam_windows=None, coexist_extra=None,
             symmetric=None) -> dict[str, Any]:
@@ -278,6 +289,20 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     """
     if not isinstance(sizes, dict) or not {"protocol", "steps", "transient"} <= set(sizes):
         raise ValueError("sizes must be the chapter's sizes (a dict with protocol, steps, transient)")
+    from .engine import SimulationResult
+    from .sweep import SweepResult
+
+    for name, run in (("planes", planes), ("ours", ours)):
+        if not isinstance(run, SimulationResult) or run.lyapunov is None:
+            raise TypeError(f"{name} must be a SimulationResult with lyapunov (Fig. 4's run); got {type(run).__name__}")
+    check_rule("diagrams", diagrams, "mapping")
+    if not all(isinstance(r, SweepResult) for r in diagrams.values()):
+        raise TypeError("diagrams must map each diagram's name to its SweepResult")
+    if np.size(Ns) == 0 or np.min(Ns) < 1:
+        raise ValueError(f"Ns must be positive whole numbers (the finite-N sizes); got {Ns!r}"[:200])
+    for name, flags in (("coexist", coexist), ("both_tori", both_tori)):
+        if np.asarray(flags).dtype != bool:
+            raise TypeError(f"{name} must be a bool array (one flag per β of the grid); got {np.asarray(flags).dtype}")
     taus = [decay_times(x) for x in planes.m_o[:, :, 0]]
     win_taus = [window_decay_times(x) for x in planes.m_o[:, :, 0]]
     long_taus = [window_decay_times(x, 2000) for x in planes.m_o[:, :, 0]]

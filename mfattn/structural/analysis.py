@@ -8,11 +8,12 @@ chapter quotes and its verdicts rest on.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
 
+from ..companion.checks import check_path, check_rule, contract
 from . import expanding as ex
 from .multihop import relative_error
 
@@ -23,8 +24,32 @@ __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example",
            "expanding_runs", "replay_record", "code_measure_record"]
 
 
+def _check_runs(runs: Any, dims: Sequence[int], name: str = "runs") -> None:
+    """``runs`` a dict with a run at each of ``dims`` (the dims themselves checked by the caller's contract)."""
+    check_rule(name, runs, "mapping")
+    missing = [d for d in dims if d not in runs]
+    if missing:
+        raise ValueError(f"{name} holds no run at d = {missing}; it has d = {sorted(runs)}")
+
+
+def _check_reference(name: str, ref: Any) -> None:
+    """``ref`` the public code's stored runs (``expanding_<d>.json``): a non-empty list of dicts."""
+    if isinstance(ref, (str, bytes, Mapping)) or not isinstance(ref, Sequence) or not ref \
+            or not all(isinstance(r, Mapping) for r in ref):
+        raise TypeError(f"{name} must be a non-empty list of the public code's stored runs (dicts); got "
+                        f"{type(ref).__name__}")
+
+
+def _check_seeds(ref_multi: Mapping, seeds: Sequence[int]) -> None:
+    missing = [s for s in seeds if str(s) not in ref_multi]
+    if missing:
+        raise ValueError(f"seeds {missing} are not in ref_multi; it holds seeds {sorted(ref_multi)}")
+
+
+@contract(repro="mapping:record_steps", ref_multi="mapping", seeds="ints:0")
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
     """Relative deviation (seeds, logged steps) of our replay from the public code's stored losses."""
+    _check_seeds(ref_multi, seeds)
     logged = repro["record_steps"]
     out = {}
     for m, key in (("multihop", "long"), ("one_layer", "standard")):
@@ -33,11 +58,14 @@ def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dic
     return out
 
 
+@contract(ref_multi="mapping", key="choice:long|standard", seeds="ints:0")
 def stuck_seeds(ref_multi: dict, key: str, seeds: Sequence[int] = range(10)) -> list[int]:
     """Seeds of the stored run whose final loss of model ``key`` is above half of its initial loss."""
+    _check_seeds(ref_multi, seeds)
     return [s for s in seeds if ref_multi[str(s)][key][-1] > 0.5 * ref_multi[str(s)][key][0]]
 
 
+@contract(replay="mapping:variants")
 def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
     """Per shuffle variant of the stored full replay (``data/full/designs/multihop_code_replay.json``):
     how many logged losses, the fractions within 1e-5 and exact, per model, and the multi-hop seeds
@@ -58,6 +86,8 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
     return out
 
 
+@contract(run="mapping:ps|W/expanding", d="int:1", data_generator="generator", weight_generator="generator",
+          p="real:(0,1]")
 def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_generator: torch.Generator,
                   p: float = 0.1) -> dict[str, Any]:
     """One held-out input for the model of ``run`` trained at recency bias ``p``: the iteration history
@@ -74,9 +104,11 @@ def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_gen
     return {"result": res, "pick": pick, "t_true": int(dist1[0, pick]), "iterations": int(res.iterations[pick])}
 
 
+@contract(dims="ints:1", ps="reals:(0,1]", n="int:2")
 def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: int = 50) -> dict:
     """Per (d, p): mean (r·d + k)/(n·d) over every step and seed, r the widest window any sweep scored
     (``reach``; NaN for a run stored without it)."""
+    _check_runs(runs, dims)
     out = {}
     for d in dims:
         r = runs[d]
@@ -87,9 +119,11 @@ def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: i
     return out
 
 
+@contract(tail_fraction="real:(0,1]")
 def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[float, float]:
     """The public code's stored runs (``expanding_<d>.json``): per p, expanding over standard attention's
     training MSE over the last ``tail_fraction`` of the logged losses."""
+    _check_reference("ref_exp", ref_exp)
     out = {}
     for r in ref_exp:
         e, s_ = np.asarray(r["expanding"]["loss"], float), np.asarray(r["standard"]["loss"], float)
@@ -98,6 +132,7 @@ def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[flo
     return out
 
 
+@contract(scores="tensor:2")
 def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str, **kw) -> float:
     """Largest |∂ELBO/∂θ| at the end state of :func:`.expanding.expanding_attention` (scores (B, T), float64):
     θ = the attention logits on the final window and α, β of the final Beta, the ELBO of
@@ -107,6 +142,7 @@ def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str
     return float(elbo_gradients(scores, alpha0, beta0, update, **kw).max())
 
 
+@contract(scores="tensor:2", tol="real:>0?")
 def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: str, tol: float | None = None,
                    **kw) -> np.ndarray:
     """Per score vector (row of ``scores``), the largest |∂ELBO/∂θ| at the end state (see :func:`elbo_gradient`;
@@ -129,9 +165,11 @@ def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: st
     return per_row.amax(-1).detach().numpy()
 
 
+@contract(dims="ints:1", ps="reals:(0,1]")
 def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[dict, dict]:
     """Per (d, p): mean relative operations (paper's md + k, code's m(d + k)) over every step and seed,
     and the ratio of expanding to standard attention's training MSE over the last fifth of training."""
+    _check_runs(runs, dims)
     rel, loss_ratio = {}, {}
     for d in dims:
         r = runs[d]
@@ -144,6 +182,7 @@ def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[di
     return rel, loss_ratio
 
 
+@contract(dims="ints:1", ps="reals:(0,1]", first_window="int:1", n="int:1")
 def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_window: int = 29,
                     n: int = 50) -> dict[str, Any]:
     """Over the second half of training: per (d, p) the fraction of queries whose final window (capped at
@@ -160,6 +199,7 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
     """
     from ..companion.stats import t_quantile_975
 
+    _check_runs(runs, dims)
     covered, curves, lifts = {}, {}, []
     for d in dims:
         r = runs[d]
@@ -195,9 +235,14 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
             "far_lift_n": int(lift.size)}
 
 
+@contract(code_run="mapping:ps|window|iterations", ps="reals:(0,1]")
 def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tuple[float, float, float]]:
     """(p, stored run's code measure m(d + k)/(nd), ours) for each p: the public code's stored d = 50 run
     against our run in its setting."""
+    _check_reference("ref_exp", ref_exp)
+    missing = [p for p in ps if float(p) not in {float(q) for q in code_run["ps"]}]
+    if missing:
+        raise ValueError(f"ps {missing} are not among code_run's recency biases {sorted(set(code_run['ps']))}")
     stored = {r["expanding"]["geo_p"]: ex.relative_operations(r["expanding"]["window"],
                                                               np.array(r["expanding"]["iterations"]) + 1,
                                                               50, 50, "code").mean() for r in ref_exp}
@@ -208,12 +253,14 @@ def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tup
     return [(p, stored[min(stored, key=lambda k: abs(k - p))], float(np.mean(ours[p]))) for p in ps]
 
 
+@contract(full_exp="mapping:ps|stored_code_measure|code_measure_per_seed")
 def stored_code_measure(full_exp: dict) -> list[tuple[float, float, np.ndarray]]:
     """(p, stored single run, our per-seed values) from ``data/full/designs/expanding_code_d50.json``."""
     return [(p, s_, np.array(list(full_exp["code_measure_per_seed"][f"{p:g}"].values())))
             for p, s_ in zip(full_exp["ps"], full_exp["stored_code_measure"])]
 
 
+@contract(variants="mapping", ps="reals:(0,1]", d="int:1", tail="int:1")
 def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tuple[str, dict[str, list[float]]]:
     """A text table of each variant's mean relative operations (paper's measure) and final training MSE
     (mean over the last ``tail`` steps) per p, and the operations per variant."""
@@ -228,6 +275,7 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
     return "\n".join(lines), ops
 
 
+@contract(variants="mapping", ps="reals:(0,1]", d="int:1", tail="int:1", n="int:1")
 def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int, n: int = 50) -> dict[str, dict]:
     """Per variant (name -> run of :func:`.expanding.train_expanding`) and p: the mean final window (capped
     at n), iterations per query, the paper's relative operations (md + k)/(nd), all over every training step
@@ -243,6 +291,7 @@ def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int,
     return out
 
 
+@contract(result="mapping:var_y")
 def multihop_numbers(result: dict) -> dict[str, float]:
     """Held-out MSE / Var(y) per model (mean over seeds), the share of the one-to-two-layer gap that multi-hop
     closes, and the mean attention mass on x0 and x1 per model, from one run of :func:`.multihop.train_multihop`."""
@@ -255,6 +304,7 @@ def multihop_numbers(result: dict) -> dict[str, float]:
     return out
 
 
+@contract(result="mapping:var_y", prefix="str")
 def per_seed_nmse(result: dict, prefix: str = "") -> dict[str, list[float]]:
     """Held-out MSE / Var(y) per seed of every model in ``result`` (the pooled tests' input), keyed
     ``<prefix>nmse_<short>_seeds`` (one, multi, two, one_x2, multi_norm)."""
@@ -274,6 +324,9 @@ def _per_seed(run: dict, p: float, value) -> list[float]:
     return [float(value(i)) for i in np.flatnonzero(np.isclose(run["ps"], p))]
 
 
+@contract(paper="mapping", ablation="mapping", exp_runs="mapping", code_runs="mapping", variants="mapping",
+          coverage="mapping:far_lift_runs", vi_scores="tensor:2", ps="reals:(0,1]", tail="int:1",
+          head_fraction="real:(0,1]", alpha0="real:>0", beta0="real:>0")
 def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict, variants: dict, coverage: dict,
                     vi_scores: torch.Tensor, ps: Sequence[float], tail: int, head_fraction: float = 0.02,
                     alpha0: float = 0.1, beta0: float = 0.9) -> dict[str, list[float]]:
@@ -329,6 +382,7 @@ def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict
     return out
 
 
+@contract(scores="tensor:2")
 def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
     """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
     ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T))."""
@@ -350,6 +404,7 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
     text table (n, CPU ms of full / lazy, time ratio, operation ratio) and the numbers at the longest context."""
     import json
 
+    path = check_path("path", path)
     data = json.loads(path.read_text())
     lines = [f"{'n':>7} {'full ms':>9} {'lazy ms':>9} {'dense ms':>9} {'time lazy/full':>15} {'ops lazy/full':>14}"
              f" {'ops as run':>11}"]
@@ -365,6 +420,7 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
                               **extra}
 
 
+@contract(steps="int:1")
 def replay_record(repro: dict, ref_multi: dict, seeds: Sequence[int], steps: int) -> dict[str, Any]:
     """The content of ``data/full/designs/multihop_code_replay.json``, written by the full profile from its own
     replay (shuffle per batch, the code's): losses at the logged steps and their deviation from the stored run."""
@@ -382,6 +438,7 @@ def replay_record(repro: dict, ref_multi: dict, seeds: Sequence[int], steps: int
             "git_commit": git_commit(), "variants": {"batch": variant}}
 
 
+@contract(code_run="mapping:ps|seeds|window|iterations", ps="reals:(0,1]", steps="int:1")
 def code_measure_record(code_run: dict, ref_exp: list, ps: Sequence[float], steps: int) -> dict[str, Any]:
     """The content of ``data/full/designs/expanding_code_d50.json``, written by the full profile from its own run
     in the public code's setting at d = 50: the code's measure per (p, seed) beside the stored run's."""
@@ -408,6 +465,7 @@ PRIOR_VARIANTS = {"digamma, paper slope": {"update": "digamma"}, "plug-in, code 
 CODE_SETTING = {"slope": "code", "update": "plugin", "score": "column"}
 
 
+@contract(sizes="mapping:exp_ps|exp_seeds|exp_batch|exp_dims|exp_steps|exp_code_steps")
 def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
     """Chapter 5's expanding-attention runs for a profile's ``sizes``: the paper's setting at every d (expanding and
     standard), the prior's variants at the first d (expanding only) and the code's setting at every d (both

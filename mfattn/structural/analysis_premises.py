@@ -9,10 +9,11 @@ stored training runs.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..companion.checks import check_rule, contract
 from . import expanding as ex
 from .multihop import MultihopTask, make_task_weights
 from .optim import derive_seed, generator as _generator
@@ -43,6 +44,17 @@ def _token_covariance(task: MultihopTask, W_r: np.ndarray) -> np.ndarray:
     return C.transpose(0, 2, 1, 3).reshape(3 * d, 3 * d)
 
 
+def _check_runs(name: str, runs: Any, dims: Sequence[int] | None = None) -> None:
+    """``runs`` a dict of runs (of train_expanding: dicts), holding one at each of ``dims``."""
+    check_rule(name, runs, "mapping")
+    if not all(isinstance(r, Mapping) for r in runs.values()):
+        raise TypeError(f"{name} must map each d to a run (a dict of train_expanding)")
+    missing = [d for d in (dims or ()) if d not in runs]
+    if missing:
+        raise ValueError(f"{name} holds no run at d = {missing}; it has d = {sorted(runs)}")
+
+
+@contract(seeds="ints:0")
 def task_premise(task: MultihopTask, seeds: Sequence[int]) -> dict[str, list[float]]:
     """Per seed, the share of Var(y) that the best affine predictor from each token set of :data:`TOKEN_SETS`
     leaves unexplained (``premise_nmse_<set>_seeds``), and the best single token's (``premise_nmse_single_seeds``).
@@ -51,6 +63,8 @@ def task_premise(task: MultihopTask, seeds: Sequence[int]) -> dict[str, list[flo
     An affine least-squares predictor depends on second moments only, so each share is exact: with c_F the
     covariance of y with the tokens F and C_FF theirs, 1 − c_Fᵀ C_FF⁻¹ c_F / Var(y). "Performance requires both
     x₁ and x₀" (the paper's Sec. 5) is a statement about these shares: reading both leaves 0."""
+    if not isinstance(task, MultihopTask):
+        raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
     d = task.d
     coef = np.array([1.0, 1.0, 0.0]) if task.mode == "paper" else np.array([2.0, 1.0, 1.0])
     out: dict[str, list[float]] = {f"premise_nmse_{k}_seeds": [] for k in (*TOKEN_SETS, "single")}
@@ -84,6 +98,7 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
+@contract(dims="ints:1", ps="reals:(0,1]", first_window="int:1", n="int:1")
 def window_adaptation(runs: dict, dims: Sequence[int], ps: Sequence[float], first_window: int = 29,
                       n: int = 50) -> dict[str, list[float]]:
     """Inside the first window: per (d, p, seed) run, over the second half of training (as
@@ -94,6 +109,7 @@ def window_adaptation(runs: dict, dims: Sequence[int], ps: Sequence[float], firs
       or the window takes one value left out: no correlation is defined);
     - ``near_lift_runs``: the share of those parents the final window reaches minus the share the run's own
       windows would reach paired with them at random (W ⟂ T), as the far lift beyond the first window."""
+    _check_runs("runs", runs, dims)
     rho, lift = [], []
     for d in dims:
         r = runs[d]
@@ -113,11 +129,16 @@ def window_adaptation(runs: dict, dims: Sequence[int], ps: Sequence[float], firs
     return {"near_rho_runs": rho, "near_lift_runs": lift}
 
 
+@contract(code_runs="mapping", references="mapping", ps="reals:(0,1]", n="int:1")
 def code_counts(code_runs: dict, references: dict[int, list], ps: Sequence[float], n: int = 50) -> dict[str, Any]:
     """The public code's own operation count m(d + k)/(nd), m floored at 28 (:func:`.expanding.relative_operations`
     with ``mode="code"``), at every d of ``code_runs`` (our runs in its setting: ``code_ops_<d>_<1/p>_seeds``) and of
     ``references`` (its stored runs, ``expanding_<d>.json``: ``ref_code_ops_<d>_<1/p>``; their iteration counts are
     stored one short, as :func:`.analysis.code_measure` reads them)."""
+    _check_runs("code_runs", code_runs)
+    if not all(isinstance(ref, (list, tuple)) and all(isinstance(r, Mapping) for r in ref)
+               for ref in references.values()):
+        raise TypeError("references must map each d to the public code's stored runs (a list of dicts)")
     out: dict[str, Any] = {}
     for d, r in code_runs.items():
         for p in ps:
@@ -133,6 +154,7 @@ def code_counts(code_runs: dict, references: dict[int, list], ps: Sequence[float
     return out
 
 
+@contract(base="mapping:ps", extra="mapping")
 def merge_runs(base: dict, extra: dict) -> dict:
     """Two runs of :func:`.expanding.train_expanding` as one: the per-(p, seed) rows of ``extra`` appended to
     ``base``'s (each row is its own replica, so the rows do not interact); what is not per row is ``base``'s."""

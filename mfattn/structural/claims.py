@@ -27,6 +27,8 @@ __all__ = ["DECLARED", "FULL_GLUE", "DESIGNS_GLUE", "summary_path", "save", "ful
            "number"]
 
 from .claims_summary import CHAPTERS, full_numbers, save, stored_numbers, summary_path  # noqa: F401  (re-exported)
+from .claims_summary import check_root, check_run
+from mfattn.companion.checks import check_rule
 
 #: The stored chapter-4 numbers the prose quotes, glued as ``full-<key>`` by the chapter (:func:`glue_full`), with
 #: their formats.
@@ -86,6 +88,9 @@ def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> 
     """Glue ``full-<key>`` for each key of ``formats`` (key -> format string), and of :data:`DESIGNS_GLUE` for chapter
     5: a stored number or one derived from the stored ones (the chapter's ``stored_numbers``); "(not stored)" if
     absent."""
+    check_run(run, "number")
+    check_root(root)
+    check_rule("formats", formats, "mapping")
     if chapter == "designs":
         from .claims_designs import stored_numbers as designs_numbers   # chapter 5's derived numbers
 
@@ -110,4 +115,5 @@ def record(run, root: Path | None, chapter: str) -> None:
     of chapter 5 are declared in :mod:`.claims_designs`)."""
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {CHAPTERS}; got {chapter!r}")
-    verdicts.record_chapter(run, root, chapter)
+    check_run(run, "verdict")
+    verdicts.record_chapter(run, check_root(root), chapter)

@@ -35,6 +35,7 @@ MH_SEC = "5 New Designs, Multi-hop Attention"
 def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str]:
     """:func:`.claims.stored_numbers` of ``chapter`` with the per-unit numbers derived from the chapter's stored
     files (:func:`.claims_designs_numbers.designs_derived`)."""
+    root = _claims.check_root(root)
     s, remedy = _claims.stored_numbers(root, chapter)
     if s and chapter == "designs":
         s = {**s, **designs_derived(s, root)}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mfattn.companion import profiles, stats, store
+from mfattn.companion.checks import check_choice, check_path, check_rule
 from mfattn.companion.verdicts import Undecidable
 
 from .claims_iterative import _pc_starts_text
@@ -20,9 +21,22 @@ __all__ = ["CHAPTERS", "summary_path", "save", "full_numbers", "stored_numbers"]
 CHAPTERS = ("structural", "designs")
 
 
+def check_root(root: Any, optional: bool = True) -> Path | None:
+    """``root`` as a Path (None where ``optional``: nothing stored), else a TypeError naming it."""
+    return None if root is None and optional else check_path("root", root)
+
+
+def check_run(run: Any, *methods: str) -> None:
+    """``run`` must be a chapter run with ``methods`` (the claims call its ``verdict``, the glue its ``number``)."""
+    for m in methods:
+        if not callable(getattr(run, m, None)):
+            raise TypeError(f"run must be the chapter's run (a ChapterRun, with a {m} method); got {type(run).__name__}")
+
+
 def summary_path(root: Path, chapter: str) -> Path:
     """Where the full profile of ``chapter`` stores its numbers."""
-    return root / "data" / "full" / chapter / "summary.json"
+    check_choice("chapter", chapter, CHAPTERS)
+    return check_root(root, optional=False) / "data" / "full" / chapter / "summary.json"
 
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
@@ -32,6 +46,7 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
             return [plain(x) for x in v]
         return float(v) if hasattr(v, "__float__") and not isinstance(v, (int, str)) else v
 
+    check_rule("summary", summary, "mapping")
     path = summary_path(root, chapter)
     store.atomic_write_json(path, store.finite_or_none({k: plain(v) for k, v in summary.items()}))  # NaN: null
     return path
@@ -39,7 +54,8 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
     """The stored full-profile summary of ``chapter``, or {} when there is none."""
-    path = None if root is None else summary_path(root, chapter)
+    check_choice("chapter", chapter, CHAPTERS)
+    path = None if check_root(root) is None else summary_path(root, chapter)
     return store.read_json(path) if path is not None and path.exists() else {}
 
 

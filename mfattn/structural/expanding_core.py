@@ -473,6 +473,7 @@ def _sweep_without_graph(scores, alpha, beta, dist, code, dig, cavi, first, mass
     return ExpandingResult(None, records.att, window, horizon, t(records.done), alpha, beta, None, sl, reach)
 
 
+@contract(scores="tensor:2", attention="tensor:2", alpha="realt:>0", beta="realt:>0", alpha0="realt:>0", beta0="realt:>0")
 def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, alpha0, beta0) -> torch.Tensor:
     """ELBO of the untruncated model t ~ Geometric(q) on {1, 2, ...}, q ~ Beta(α₀, β₀), evidence exp(s_t).
 
@@ -484,6 +485,12 @@ def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, a
     with E[log q] = ψ(α) - ψ(α+β), E[log(1-q)] = ψ(β) - ψ(α+β). A CAVI sweep on a fixed support never
     lowers it; a sweep whose window shrinks the support can.
     """
+    if attention.shape != scores.shape:
+        raise ValueError(f"attention must have the shape of scores {tuple(scores.shape)}; got {tuple(attention.shape)}")
+    for name, x in (("alpha", alpha), ("beta", beta), ("alpha0", alpha0), ("beta0", beta0)):
+        if torch.is_tensor(x) and x.numel() not in (1, scores.shape[0]) or torch.is_tensor(x) and x.dim() > 1:
+            raise ValueError(f"{name} must be a number or one per row of scores ({scores.shape[0]}); got shape "
+                             f"{tuple(x.shape)}")
     B, T = scores.shape
     dtype = scores.dtype
     dist = torch.arange(T - 1, -1, -1, dtype=dtype, device=scores.device)

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import torch
 
-from ..companion.checks import check_int as _check_int, check_rule, contract
+from ..companion.checks import check_alloc, check_int as _check_int, check_rule, contract
 from .expanding_core import expanding_attention
 
 __all__ = ["ExpandingTask", "make_expanding_weights", "sample_expanding_batch", "expanding_forward",
@@ -53,6 +53,12 @@ def make_expanding_weights(d: int, generator: torch.Generator):
     return W_y, W_r
 
 
+def _check_shapes(W: torch.Tensor, X: torch.Tensor) -> None:
+    d = X.shape[-1]
+    if W.shape[0] != X.shape[0] or W.shape[-1] != d or W.shape[1] < 2 * d + 1:
+        raise ValueError(f"W must be (R, 2d+1, d) for X (R, B, T, d); got W {tuple(W.shape)}, X {tuple(X.shape)}")
+
+
 def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: int,
                            generator: torch.Generator | Sequence[torch.Generator]):
     """A batch for each of R tasks (same d and n, any p).
@@ -61,13 +67,24 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
     once), or a list of R generators, one stream per task, so that a task's batch does not depend
     on which other tasks are drawn with it. Returns X (R, B, n, d), y (R, B), distance (R, B) long.
     """
+    if isinstance(tasks, (str, bytes)) or not isinstance(tasks, Sequence) or not tasks \
+            or not all(isinstance(t, ExpandingTask) for t in tasks):
+        raise TypeError(f"tasks must be a non-empty list of ExpandingTask; got {type(tasks).__name__}")
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) or len(weights) != len(tasks) or not all(
+            isinstance(w, (tuple, list)) and len(w) == 2 and all(isinstance(t, torch.Tensor) for t in w) for w in weights):
+        raise TypeError(f"weights must be one (W_y, W_r) pair of tensors per task ({len(tasks)}); got "
+                        f"{type(weights).__name__}")
     per_task = not isinstance(generator, torch.Generator)
+    if per_task and (isinstance(generator, (str, bytes)) or not isinstance(generator, Sequence)
+                     or not all(isinstance(g, torch.Generator) for g in generator)):
+        raise TypeError(f"generator must be a torch.Generator or one per task; got {type(generator).__name__}")
     if per_task:
         generator = list(generator)
         if len(generator) != len(tasks):
             raise ValueError(f"generator: one per task ({len(tasks)}); got {len(generator)}")
     R, B = len(tasks), _check_int("batch_size", batch_size, 1)
     d, n = tasks[0].d, tasks[0].n
+    check_alloc("batch_size", 4 * R * B * n * (2 * d + 2), what="the batch")
     if any(t.d != d or t.n != n for t in tasks):
         raise ValueError("all tasks of one batch must share d and n")
     std = torch.tensor([t.noise_std for t in tasks])[:, None, None, None]
@@ -127,6 +144,7 @@ def _last_scores(q, k, score: str):
     return s / math.sqrt(q.shape[-1])
 
 
+@contract(W="tensor:3", X="tensor:4", alpha0="realt:>0", beta0="realt:>0")
 def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope="paper",
                       update="plugin", score="row", first_window=None, detach_prior=False, return_result=False,
                       **kw):
@@ -136,6 +154,7 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     replica (length R): several variants then train in one loop, each replica computing exactly what
     it computes alone (see :func:`~.expanding_core.expanding_attention`).
     """
+    _check_shapes(W, X)
     R, B, T, _ = X.shape
     q, k, v = _qkv(X, W)
 
@@ -161,8 +180,10 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     return (pred, res) if return_result else pred
 
 
+@contract(W="tensor:3", X="tensor:4")
 def standard_forward(W: torch.Tensor, X: torch.Tensor, *, return_attention=False):
     """Ordinary attention of the query over the other T-1 tokens (the code's self_attend=False)."""
+    _check_shapes(W, X)
     q, k, v = _qkv(X, W)
     s = _last_scores(q, k, "row")
     s = torch.cat([s[..., :-1], torch.full_like(s[..., -1:], float("-inf"))], -1)

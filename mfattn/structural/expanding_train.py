@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, contract
+from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_rule, contract
 from .expanding_core import SLOPES, UPDATES, _check_hyper_prior
 from .expanding_task import ExpandingTask, expanding_forward, make_expanding_weights, sample_expanding_batch, \
     standard_forward
@@ -157,6 +157,8 @@ def train_expanding_variants(variants: Mapping[str, Mapping[str, Any]],
     the cache train in one loop on one data stream (a variant that learns its prior trains on its own); each
     result equals, bit for bit, :func:`train_expanding` with the same settings and is cached under its key.
     Returns {name: run}."""
+    check_rule("variants", variants, "mapping")
+    check_rule("ps", ps, "reals:(0,1]")
     ps = tuple(float(p) for p in ps)
     for p in ps:
         if not 0.0 < p <= 1.0:

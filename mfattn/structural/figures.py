@@ -7,12 +7,13 @@ style sheet (``mfattn.companion.mfattn``), applied by ``ChapterRun``.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
+from ..companion.checks import check_int, check_rule, contract
 from . import predictive_coding as pc
 from .slots import PRIORS, adjusted_rand_index
 
@@ -23,6 +24,22 @@ __all__ = ["bruteforce", "hopfield", "slots", "predictive_coding", "multihop_cur
 _MARKERS = "os^vD"
 
 
+def _runs(name: str, value: Any, keys: Sequence = ()) -> None:
+    """``value`` a mapping of runs (dicts), holding ``keys``."""
+    check_rule(name, value, "mapping")
+    if not all(isinstance(v, Mapping) for v in value.values()):
+        raise TypeError(f"{name} must map each name to a run (a dict)")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} holds no run for {missing}; it has {sorted(value, key=str)}")
+
+
+def _labels(name: str, value: Any) -> None:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a list of strings; got {type(value).__name__}")
+
+
+@contract(study="mapping:errors|n_structures|posterior|err_soft|err_sink", n="int:1", instances="int:1")
 def bruteforce(study: dict, n: int, instances: int) -> plt.Figure:
     """(a) max |enumeration − softmax attention| per instance and mechanism; (b) the sorted joint posterior
     over the edge sets of one self-attention instance; (c)–(f) the exclusive prior: errors of the per-query
@@ -64,6 +81,7 @@ def bruteforce(study: dict, n: int, instances: int) -> plt.Figure:
     return fig
 
 
+@contract(grid="mapping:rate|betas|counts", dim="int:1", gap_long="array:3", betas_long="reals:>0", n_long="int:1")
 def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[float], n_long: int) -> plt.Figure:
     """(a) retrieval rate against β for several pattern counts; (b) against the count for several β;
     (c) median energy above its converged value along a longer iteration (``gap_long`` (steps + 1, B, T))."""
@@ -95,9 +113,11 @@ def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[fl
     return fig
 
 
+@contract(study="mapping:x|labels|ari|examples", sigmas="reals:>0", spread="real:>=0", n_slots="int:1", trial="int:0")
 def slots(study: dict, sigmas: Sequence[float], spread: float, n_slots: int, trial: int = 0) -> plt.Figure:
     """(a, b) one mixture, the same start, each prior's slot paths at the example width; (c) ARI against
     the width (mean and quartiles over mixtures); dotted: the clusters' true standard deviation."""
+    check_int("trial", trial, 0, len(study["x"]) - 1)
     x, labels, ari = study["x"], study["labels"], study["ari"]
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.7))
     titles = {"slots": "(a) slot attention: softmax over slots", "hopfield": "(b) Hopfield prior: softmax over points"}
@@ -126,6 +146,7 @@ def slots(study: dict, sigmas: Sequence[float], spread: float, n_slots: int, tri
     return fig
 
 
+@contract(study="mapping:runs|accuracy|f_best", problem="mapping:mu|active", pi="real:>0", n_parents="int:1")
 def predictive_coding(study: dict, problem: dict, pi: float, n_parents: int) -> plt.Figure:
     """(a) median free energy above the lowest reached, per method; (b) fraction of instances whose largest
     synapse weight is the active one (dotted: chance); (c) the synapse weights of one instance along the
@@ -163,12 +184,14 @@ TASK_TITLES = {"paper": "paper task: $y = W_y(x_0 + x_1)$, rank-1 $W_r$",
 _MODELS = ("one_layer", "multihop", "two_layer")
 
 
+@contract(n_seeds="int:1")
 def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
     """Training MSE / Var(y) per task: geometric mean over seeds (thick), ± one s.d. of the log (band), seeds.
 
     The means are drawn after every band and seed, one-layer attention's last and dashed: on the code's
     task its mean lies on multi-hop attention's, and would otherwise be hidden under it.
     """
+    _runs("results", results)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     counts = {len(r["var_y"]) for r in results.values()}   # where the tasks differ, each panel names its seeds
     for ax, (t, r) in zip(axes, results.items()):
@@ -195,6 +218,9 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
 
 def multihop_attention(results: dict, nmse_test: dict, role_labels: Sequence[str]) -> plt.Figure:
     """Attention mass of the query per token role (mean ± s.d. over seeds) per task; held-out errors."""
+    _runs("results", results)
+    _runs("nmse_test", nmse_test, list(results))
+    _labels("role_labels", role_labels)
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), gridspec_kw={"width_ratios": [1, 1, 0.8]})
     width = 0.26
     for ax, (t, r) in zip(axes[:2], results.items()):
@@ -218,8 +244,10 @@ def multihop_attention(results: dict, nmse_test: dict, role_labels: Sequence[str
     return fig
 
 
+@contract(ref_multi="mapping", repro="mapping:record_steps", dev="mapping:multihop|one_layer", seeds="ints:0")
 def multihop_reproduction(ref_multi: dict, repro: dict, dev: dict, seeds: Sequence[int]) -> plt.Figure:
     """Left: the public code's stored losses (lines) and our replay (circles); right: relative deviations."""
+    _runs("ref_multi", ref_multi, [str(s) for s in range(10)])
     logged = repro["record_steps"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     ax = axes[0]
@@ -250,6 +278,7 @@ def multihop_reproduction(ref_multi: dict, repro: dict, dev: dict, seeds: Sequen
     return fig
 
 
+@contract(example="mapping:result|pick|t_true|iterations")
 def expanding_prior(example: dict) -> plt.Figure:
     """The truncated geometric prior (left) and the attention it gives (right) at each iteration, for the
     input of :func:`.analysis.prior_example`; dashed: the true parent."""
@@ -275,9 +304,11 @@ def expanding_prior(example: dict) -> plt.Figure:
     return fig
 
 
+@contract(dims="ints:1", ps="reals:(0,1]", rel="mapping")
 def expanding_operations(runs: dict, dims: Sequence[int], ps: Sequence[float], rel: dict) -> plt.Figure:
     """Bars: operations per query relative to nd (standard, the paper's md + k, the code's m(d + k));
     lines: training MSE of both mechanisms relative to its start, smoothed."""
+    _runs("runs", runs, dims)
     fig, axes = plt.subplots(len(dims), len(ps), figsize=(12, 2.9 * len(dims)), sharey=True, squeeze=False)
     for row, d in enumerate(dims):
         r = runs[d]
@@ -303,6 +334,7 @@ def expanding_operations(runs: dict, dims: Sequence[int], ps: Sequence[float], r
     return fig
 
 
+@contract(coverage="mapping:curves", dims="ints:1", ps="reals:(0,1]")
 def expanding_window(coverage: dict, dims: Sequence[int], ps: Sequence[float]) -> plt.Figure:
     """Mean final window against the parent's true distance, one line per p; dashed: window = distance."""
     fig, axes = plt.subplots(1, len(dims), figsize=(10, 3.6), sharey=True, squeeze=False)
@@ -354,6 +386,8 @@ def paper_steps(ident: dict, forms: dict, temperatures: Sequence[float]) -> plt.
 def multihop_ablation(runs: dict, role_labels: Sequence[str]) -> plt.Figure:
     """Per root distribution (name -> run of :func:`.multihop.train_multihop` on the paper's task): held-out
     MSE / Var(y) per model (bars: mean, dots: seeds) and the query's attention mass per token role."""
+    _runs("runs", runs)
+    _labels("role_labels", role_labels)
     fig, axes = plt.subplots(1, 1 + len(runs), figsize=(4.2 * (1 + len(runs)), 3.6),
                              gridspec_kw={"width_ratios": [0.8] + [1] * len(runs)})
     ax = axes[0]
@@ -377,9 +411,11 @@ def multihop_ablation(runs: dict, role_labels: Sequence[str]) -> plt.Figure:
     return fig
 
 
+@contract(comparison="mapping", ps="reals:(0,1]", d="int:1")
 def inference_comparison(comparison: dict, ps: Sequence[float], d: int) -> plt.Figure:
     """Per variant of the hyper-prior update (name -> :func:`.analysis.inference_comparison` entry): mean final
     window, iterations per query and final training MSE against the recency bias p."""
+    _runs("comparison", comparison)
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
     x = np.arange(len(ps))
     width = 0.8 / len(comparison)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..companion.checks import check_int, contract
+
 __all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "toy_problem_panels",
            "draw_toy_problems"]
 
@@ -98,8 +100,11 @@ def mechanism_panels() -> list[GraphPanel]:
     return panels
 
 
+@contract(radius="real:>0")
 def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
     """Draw one :class:`GraphPanel` on a matplotlib axis."""
+    if not isinstance(panel, GraphPanel):
+        raise TypeError(f"panel must be a GraphPanel; got {type(panel).__name__}")
     from matplotlib.patches import Circle, FancyArrowPatch
 
     ax.set_aspect("equal")
@@ -138,14 +143,21 @@ def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
                 color="0.25")
 
 
+#: The most columns a figure of panels may have (a figure wider than this many panels is a mistake, not a layout).
+MAX_COLUMNS = 64
+
+
+@contract(panel_size="real:>0")
 def draw_mechanisms(panels: list[GraphPanel] | None = None, ncols: int = 4, panel_size: float = 2.4):
     """The whole figure: one panel per mechanism (default :func:`mechanism_panels`). Returns the Figure."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     panels = mechanism_panels() if panels is None else panels
-    if ncols < 1:
-        raise ValueError(f"ncols must be a positive integer; got {ncols!r}")
+    if isinstance(panels, (str, bytes)) or not isinstance(panels, (list, tuple)) \
+            or not all(isinstance(p, GraphPanel) for p in panels):
+        raise TypeError(f"panels must be a list of GraphPanel; got {type(panels).__name__}")
+    check_int("ncols", ncols, 1, MAX_COLUMNS)
     nrows = -(-len(panels) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols, panel_size * nrows * 0.95), squeeze=False)
     for ax in axes.flat[len(panels):]:
@@ -191,6 +203,7 @@ def toy_problem_panels() -> list[GraphPanel]:
     return [two_hop, expanding]
 
 
+@contract(panel_size="real:>0")
 def draw_toy_problems(panel_size: float = 3.2):
     """Both toy problems side by side (:func:`toy_problem_panels`). Returns the Figure."""
     import matplotlib.pyplot as plt

@@ -196,6 +196,7 @@ def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[floa
             "betas": betas_t, "counts": counts}
 
 
+@contract(dim="int:1", pattern_counts="ints:1", betas="reals:>0", trials="int:1", steps="int:0", seed="int:0")
 def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[float], trials: int,
                           steps: int, *, seed: int, device=None) -> dict[str, np.ndarray]:
     """:func:`retrieval_grid` (``fraction=0.5``) as numpy arrays, cached on disk under

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_probability
-from ..companion.checks import check_rule, contract
+from ..companion.checks import check_alloc, check_rule, contract
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
@@ -133,6 +133,21 @@ def _draw_root(task: MultihopTask, B: int, generator: torch.Generator) -> torch.
     return torch.rand(B, 1, task.d, generator=generator) * task.x0_scale
 
 
+def _check_task_and_weights(task, weights, name: str = "weights") -> None:
+    if not isinstance(task, MultihopTask):
+        raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) \
+            or not all(isinstance(w, TaskWeights) for w in weights):
+        raise TypeError(f"{name} must hold TaskWeights (make_task_weights); got {type(weights).__name__}")
+
+
+def _check_generators(name: str, gens) -> None:
+    if isinstance(gens, (str, bytes)) or not isinstance(gens, Sequence) \
+            or not all(isinstance(g, torch.Generator) for g in gens):
+        raise TypeError(f"{name} must be a list of torch.Generator; got {type(gens).__name__}")
+
+
+@contract(generator="generator", shuffle_generator="generator?")
 def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: int,
                           generator: torch.Generator, *, shuffle: str = "sample",
                           shuffle_generator: torch.Generator | None = None):
@@ -148,6 +163,7 @@ def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: 
     """
     if shuffle != "none" and shuffle_generator is None:
         raise ValueError("shuffle_generator must be a torch.Generator when shuffle != 'none'")
+    _check_task_and_weights(task, [weights], "weights")
     X, y, roles = sample_multihop_batches(task, [weights], batch_size, [generator], shuffle=shuffle,
                                           shuffle_generators=None if shuffle_generator is None else [shuffle_generator])
     return X[0], y[0][:, None], roles[0]
@@ -164,7 +180,12 @@ def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], 
     """
     _check_int("batch_size", batch_size, 1)
     _check_choice("shuffle", shuffle, SHUFFLES)
+    _check_task_and_weights(task, weights)
+    _check_generators("generators", generators)
+    if shuffle_generators is not None:
+        _check_generators("shuffle_generators", shuffle_generators)
     S = len(generators)
+    check_alloc("batch_size", 4 * S * batch_size * task.n * (task.d + 2), what="the batches")
     if S < 1 or len(weights) != S:
         raise ValueError(f"weights: one per generator ({S}); got {len(weights)}")
     if shuffle != "none" and (shuffle_generators is None or len(shuffle_generators) != S):
@@ -356,6 +377,7 @@ def _forward_token_major(model: str, params: Sequence[torch.Tensor], X: torch.Te
     return pred, (lambda: att().permute(1, 2, 0))
 
 
+@contract(X="tensor:4", hops="int:1")
 def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops: int = 2,
             operator: str = "paper", return_attention: bool = False, fast: bool = False):
     """Prediction of ``model`` at the last (query) token.
@@ -368,6 +390,9 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     the replay of the public code keeps the code's, op by op).
     """
     _check_choice("model", model, _ALL_MODELS)
+    if isinstance(params, (str, bytes)) or not isinstance(params, Sequence) \
+            or not all(isinstance(p, torch.Tensor) for p in params):
+        raise TypeError(f"params must be the list of weight tensors init_params gives; got {type(params).__name__}")
     if X.dim() != 4:
         raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
     d = X.shape[-1]
@@ -412,6 +437,7 @@ def reference_path(name: str) -> Path:
     missing, where it looked and how to get it."""
     from ..companion import datasets
 
+    _check_choice("name", name, tuple(datasets.DATASETS["asi-reference"].files))
     return datasets.fetch("asi-reference", name)
 
 

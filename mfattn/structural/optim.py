@@ -14,7 +14,7 @@ from typing import Sequence
 
 import torch
 
-from ..companion.checks import contract
+from ..companion.checks import check_real, contract
 
 __all__ = ["AdamState", "adam_update", "derive_seed", "generator"]
 
@@ -58,6 +58,18 @@ def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], s
     newer torch interpolates the moments with ``lerp``, which rounds differently. Elementwise, so
     stacking replicas along a leading axis trains each exactly as on its own.
     """
+    check_real("lr", lr, minimum=0.0, strict=True)
+    check_real("weight_decay", weight_decay, minimum=0.0)
+    check_real("eps", eps, minimum=0.0, strict=True)
+    if not isinstance(state, AdamState):
+        raise TypeError(f"state must be an AdamState (AdamState.zeros_like(params)); got {type(state).__name__}")
+    for name, seq in (("params", params), ("grads", grads)):
+        if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) \
+                or not all(isinstance(t, torch.Tensor) for t in seq):
+            raise TypeError(f"{name} must be a list of tensors; got {type(seq).__name__}")
+    if not len(params) == len(grads) == len(state.exp_avg):
+        raise ValueError(f"params, grads and state must hold as many tensors; got {len(params)}, {len(grads)}, "
+                         f"{len(state.exp_avg)}")
     b1, b2 = betas
     state.step += 1
     bc1 = 1 - b1 ** state.step

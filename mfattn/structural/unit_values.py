@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from ..companion.checks import check_choice, check_work, contract
 from . import edges, hopfield, predictive_coding, slots
 
 __all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "paper_slot_comparison",
@@ -54,6 +55,7 @@ def _enumerated_ld(q: np.ndarray, k: np.ndarray, v: np.ndarray, structures: np.n
     return np.einsum("s,smd->md", w, v[structures])
 
 
+@contract(enum="mapping:draws|errors", beta="real:>=0")
 def enumeration_roundoff(enum: dict, beta: float) -> dict:
     """Per instance and mechanism, the float64 round-off of both sides of the enumeration identity: the book's
     enumeration (:func:`.edges.brute_force_attention`) and masked softmax attention, each against the enumerated
@@ -87,6 +89,8 @@ def _hopfield_energy_ld(xi: np.ndarray, patterns: np.ndarray, beta: float) -> np
             + 0.5 * (patterns ** 2).sum(-1).max(1))
 
 
+@contract(dim="int:1", counts="ints:1", betas="reals:>0", trials="int:1", generator="generator",
+          alloc=lambda a: [("trials", 8 * a["trials"] * max(a["counts"]) * a["dim"] * 4)])
 def hopfield_values(dim: int, counts: Sequence[int], betas: Sequence[float], trials: int,
                     generator: torch.Generator) -> dict:
     """On fresh draws of the retrieval grid's kind (half-erased ±1 patterns, ``trials`` per setting):
@@ -128,6 +132,7 @@ def _slot_objective_ld(x: np.ndarray, mu: np.ndarray, sigma: float, prior: str) 
     return (_lse(logits, 1) - np.log(LD(N)) + log_norm).sum(-1)
 
 
+@contract(sl="mapping:x|ari", sigmas="reals:>0", sigma="real:>0", mu_start="tensor:3")
 def slot_values(sl: dict, sigmas: Sequence[float], sigma: float, mu_start: torch.Tensor) -> dict:
     """The width study per mixture: ``slot_sigmas``, the ARI of each prior per (σ, mixture)
     (``slot_ari_slots_all``, ``slot_ari_hopfield_all``: len(sigmas) rows of ``trials``), the paired sd of the gap
@@ -161,6 +166,7 @@ def _paper_energy_ld(x: np.ndarray, mu: np.ndarray, sigma: float) -> np.ndarray:
     return LD(0.5) * (mu ** 2).sum((-1, -2)) - _lse(x @ mu.transpose(0, 2, 1) / s2, 2).sum(-1)
 
 
+@contract(x="tensor:3", mu_start="tensor:3", labels="inttensor", sigma="real:>0", steps="int:1")
 def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Tensor, sigma: float,
                       steps: int = 40) -> dict:
     """The paper's slot update (:func:`.slots.paper_slot_update`, W_Q = W_K = I/σ as in
@@ -170,6 +176,7 @@ def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Ten
     median norm over the last step, the mean ARI of each point's most probable slot (argmax_k A_ik) at the end,
     the relative float64 round-off of the energy at the end (against longdouble), and per mixture the median slot
     norm at the end over the data's median radius (``slot_paper_outside_all``)."""
+    check_work(f"steps={steps}", steps * x.numel() * mu_start.shape[-2], what="paper_slot_values()")
     eye = torch.eye(x.shape[-1], dtype=x.dtype) / sigma
     mu, energies, norms = mu_start, [_paper_energy(x, mu_start, sigma)], [mu_start.norm(dim=-1).median().item()]
     for _ in range(steps):
@@ -196,6 +203,7 @@ def _dead_slots(attn: torch.Tensor) -> torch.Tensor:
     return (attn.sum(-2) < 1).sum(-1)
 
 
+@contract(sl="mapping:x|mu0|labels", sigma="real:>0", steps="int:1")
 def paper_slot_comparison(sl: dict, sigma: float, steps: int = 40) -> dict:
     """The paper's slot update (W_Q = W_K = I/σ) from the width study's own start ``sl["mu0"]``, on its mixtures,
     ``steps`` times: the ARI of each point's most probable slot per mixture (``slot_paper_same_ari_all``), paired with
@@ -203,6 +211,7 @@ def paper_slot_comparison(sl: dict, sigma: float, steps: int = 40) -> dict:
     (``slot_paper_same_dead_all``, mass below one point)."""
     x, eye = sl["x"], torch.eye(sl["x"].shape[-1], dtype=sl["x"].dtype) / sigma
     mu = sl["mu0"]
+    check_work(f"steps={steps}", steps * x.numel() * mu.shape[-2], what="paper_slot_comparison()")
     for _ in range(steps):
         mu, _ = slots.paper_slot_update(x, mu, eye, eye)
     _, attn = slots.paper_slot_update(x, mu, eye, eye)
@@ -227,6 +236,8 @@ def _oracle(problem: dict) -> torch.Tensor:
     return (problem["y"][:, None, :] - pred).pow(2).sum(-1).argmin(-1) == problem["active"]
 
 
+@contract(problem="mapping:active|mu|y|C|x_true", pcs="mapping:runs", steps="int:1", pi="real:>0", pi_y="real:>0", grad_name="str",
+          noise_levels="reals:>=0", base_noise="real:>=0", generator="generator")
 def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad_name: str,
               noise_levels: Sequence[float], base_noise: float, generator: torch.Generator) -> dict:
     """Predictive coding's accuracy beside what the task allows, on the chapter's instances ``problem``:
@@ -241,6 +252,7 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
     - ``pc_roundoff``: the largest relative float64 round-off of F at the fixed point's end (against longdouble),
       normalised by max(|F|, 1) as the rise is."""
     active, mu = problem["active"], problem["mu"]
+    check_choice("grad_name", grad_name, tuple(k for k in pcs["runs"] if k != "fixed point (CCCP)"))
     fixed = pcs["runs"]["fixed point (CCCP)"]
     found = (predictive_coding.synapse_weights(fixed["x"][-1], mu, pi).argmax(-1) == active)
     grad_x = pcs["runs"][grad_name]["x"][-1]
@@ -270,6 +282,8 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
             **pc_restarts(problem, fixed, steps, pi, pi_y, generator)}
 
 
+@contract(problem="mapping:active|mu|y|C|x_true", fixed="mapping:x|free_energy", steps="int:1", pi="real:>0", pi_y="real:>0",
+          generator="generator", starts="int:1")
 def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, generator: torch.Generator,
                 starts: int = 8) -> dict:
     """The fixed point (CCCP) from ``starts`` other starts than zero: each instance starts at a parent's prediction
@@ -295,6 +309,9 @@ def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, 
     return {"pc_starts_acc": acc, "pc_starts_same": same, "pc_starts_rise": rise}
 
 
+@contract(enum="mapping:draws|errors", enum_beta="real:>=0", hop_sizes="mapping:dim|counts|betas|trials",
+          sl="mapping:x|ari|labels", slot_sizes="mapping:sigmas|sigma", mu_forms="tensor:3", problem="mapping:active|mu|y|C|x_true",
+          pcs="mapping:runs", pc_sizes="mapping:steps|pi|pi_y", grad_name="str", gap_raw="array:1", generator="generator")
 def chapter_values(enum: dict, enum_beta: float, hop_sizes: dict, sl: dict, slot_sizes: dict, mu_forms: torch.Tensor,
                    problem: dict, pcs: dict, pc_sizes: dict, grad_name: str, gap_raw: np.ndarray,
                    generator: torch.Generator) -> dict:

@@ -123,6 +123,7 @@ def relative_operations(window, iterations, n: int, d: int, mode: str = "paper",
     return np.maximum(floor, w) * (d + k) / (n * d)
 
 
+@contract(reach="numbers", iterations="numbers")
 def operations_as_run(reach, iterations, n: int, d: int):
     """Cost per query as the implementation runs it, relative to full attention's n·d: (r·d + k)/(n·d).
 
