@@ -209,6 +209,8 @@ def _crossings(y, z, direction):
 def power_spectrum(x: np.ndarray):
     """Power spectrum of a demeaned, Hann-windowed series: (frequencies in cycles/step, power)."""
     x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x must be a 1-d series of at least 2 steps; got shape {x.shape}")
     x = (x - x.mean()) * np.hanning(x.size)
     f = np.fft.rfftfreq(x.size)
     return f, np.abs(np.fft.rfft(x)) ** 2 / x.size

@@ -32,9 +32,14 @@ __all__ = ["class_sizes", "binomial_sampler", "direct_sampler", "simulate_finite
 SAMPLERS = ("binomial", "direct")
 
 
+#: The largest network the samplers take (their unit counts are int64).
+MAX_N = 2 ** 62
+
+
 def _check_n(N) -> int:
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
-        raise ValueError(f"N must be a positive integer number of semantic units; got {N!r}")
+    # the binomial sampler draws counts as int64: a size past it has no meaning here (and overflowed deep in numpy)
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or not 1 <= N <= MAX_N:
+        raise ValueError(f"N must be a positive integer number of semantic units, at most {MAX_N:.2e}; got {N!r}")
     return int(N)
 
 

@@ -48,6 +48,10 @@ def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float =
     The context holds ``min(t + 1, L)`` valid slots: fewer after the token start, all L from a saved
     context (whose next step is t = L, as in the paper's code).
     """
+    if not isinstance(state, dict) or not {"A", "mv", "mk"} <= state.keys():
+        raise ValueError("state must be a map state: a dict with 'A', 'mv' and 'mk' (initial_state or a previous "
+                         f"step's); got {type(state).__name__}" + (f" with keys {sorted(state)}" if isinstance(state, dict)
+                                                                   else ""))
     M, L = model.num_features, model.context_size
     # s^x_b = Σ_c (n_c/N_SE) W^x_cb tanh(β W^o_c·A): rows of class_sign are [o; v; k; q], (4M, C).
     T = np.tanh(model.o_classes @ state["A"] * beta)  # (C,)

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..companion import store
-from ..companion.checks import check_int as _check_int, contract
+from ..companion.checks import check_int as _check_int, check_path as _check_path, contract
 
 __all__ = ["PAPER", "PROTOCOLS", "SYMMETRISATIONS", "paper_weights", "MeanFieldModel", "paper_model", "symmetrised_model",
            "token_context", "load_context"]
@@ -33,6 +33,10 @@ PAPER: dict[str, Any] = {
 PROTOCOLS: dict[str, tuple[int, int]] = {"paper-code": (120_000, 100_000), "seed-text": (1_200_000, 1_000_000)}
 
 
+#: The most positional bits a model takes: 2**pe_bits rows of positional codes are built (2**24: 16.8 million).
+MAX_PE_BITS = 24
+
+
 @contract(seed="int:0", num_features="int:1", semantic_size="int:1", pe_bits="int:1", segments="int:1",
           alloc=lambda a: [("semantic_size", 8 * 16 * a["num_features"] * (a["semantic_size"] + a["pe_bits"]) ** 2)])
 def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99, pe_bits: int = 2,
@@ -46,10 +50,10 @@ def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99,
     ``N_SE/segments`` semantic units to ±1. (The paper's script also seeds 0 and draws ten
     candidate tokens first; ``seed(seed)`` resets the stream, so that draw does not matter.)
     """
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, 2 ** 32 - 1)   # numpy's legacy RandomState takes 32-bit seeds
     _check_int("num_features", num_features, 1)
     _check_int("semantic_size", semantic_size, 1)
-    _check_int("pe_bits", pe_bits, 1)
+    _check_int("pe_bits", pe_bits, 1, MAX_PE_BITS)
     _check_int("segments", segments, 1)
     rs = np.random.RandomState(seed)  # the legacy generator, isolated from the global one
     M, nse, P = num_features, semantic_size, pe_bits
@@ -123,6 +127,7 @@ def paper_model(seed: int = 1, num_features: int = 3, semantic_size: int = 99, p
     ``pe_bits``-bit codes). The initial token is row ``token_index`` of ``W^o`` with its
     positional bits set to −1, and ``m^x_0 = (1/N) Σ_i W^x_{bi} x0_i`` over all N units.
     """
+    _check_int("pe_bits", pe_bits, 1, MAX_PE_BITS)   # 2**pe_bits positional rows are built below
     L = 2 ** pe_bits if context_size is None else context_size
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1 or (L & (L - 1)) != 0:
         raise ValueError(f"context_size L must be a power of two (1, 2, 4, ...); got {L!r}")
@@ -195,12 +200,15 @@ def token_context(model: MeanFieldModel) -> dict[str, np.ndarray]:
 def load_context(path: str | Path) -> dict[str, np.ndarray]:
     """Read a saved context (keys ``mv_window (L, M)``, ``mk_window (L, M)``, ``mq_window (M,)``,
     ``att_window (M,)``; batched files add a leading B axis). Oldest slot first, newest last."""
-    path = Path(path)
+    path = _check_path("path", path)
     if not path.exists():
         raise FileNotFoundError(f"context file {path} does not exist")
     data = store.load_npz(path)
     missing = {"mv_window", "mk_window", "att_window"} - set(data)
     if missing:
         raise ValueError(f"context file {path} lacks {sorted(missing)}")
+    for key, value in data.items():   # a context is a state of the map: finite real numbers
+        if value.dtype.kind not in "fiu" or not np.all(np.isfinite(value)):
+            raise ValueError(f"context file {path}: {key} must hold finite real numbers")
     return data
 

@@ -113,6 +113,8 @@ def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True)
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer; got {n!r}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be True or False; got {causal!r}")
     need = n if causal else 2 * n - 1
     if bias.dim() != 1 or bias.shape[0] != need:
         raise ValueError(f"bias must be a 1-D tensor of {need} offsets for n = {n} (causal={causal}); "

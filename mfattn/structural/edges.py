@@ -151,7 +151,10 @@ def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
         raise ValueError(f"q and k must have shape (..., tokens, dim); got {tuple(q.shape)} and {tuple(k.shape)}")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share their last (feature) dimension; got {q.shape[-1]} and {k.shape[-1]}")
-    return beta * q @ k.transpose(-1, -2)
+    scores = beta * q @ k.transpose(-1, -2)
+    if not bool(torch.isfinite(scores).all()):   # beta = 1e308 overflowed them and every posterior became NaN
+        raise ValueError(f"beta = {beta:g} times q·k overflows the scores (or q, k hold NaN/inf): take a smaller beta")
+    return scores
 
 
 def _checked(q, k, v, mode):

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_probability
-from ..companion.checks import check_alloc, check_rule, contract
+from ..companion.checks import check_alloc, check_rule, check_work as _check_work, contract
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
@@ -241,6 +241,11 @@ def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fa
     """
     hops = _check_int("hops (K)", hops, 1)
     _check_choice("operator mode", mode, OPERATOR_MODES)
+    if isinstance(scores, torch.Tensor) and scores.dim() >= 2:
+        # K - 1 products of (..., T, T) matrices (hops = 10**9 ran until killed): each costs T³ multiply-adds per
+        # matrix, and at least a Python-level step's overhead, counted as 10**5 multiply-adds (~10-100 µs)
+        _check_work("hops (K)", (hops - 1) * max(scores.numel() * scores.shape[-1], 10**5), what="hop_operator()",
+                    unit="multiply-adds")
     if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2]:
         raise ValueError(f"scores must have shape (..., T, T); got {tuple(scores.shape)}")
     if mode == "paper":
@@ -458,8 +463,12 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
 
 @contract(a="array", b="array")
 def relative_error(a, b) -> np.ndarray:
-    """|a - b| / |b|, elementwise."""
+    """|a - b| / |b|, elementwise (``b`` the reference: nonzero and finite, as ``a``)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("a and b must hold finite numbers")
+    if np.any(b == 0):
+        raise ValueError("b (the reference) must be nonzero everywhere: an error relative to 0 is undefined")
     return np.abs(a - b) / np.abs(b)
 
 

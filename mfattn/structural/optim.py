@@ -14,7 +14,7 @@ from typing import Sequence
 
 import torch
 
-from ..companion.checks import check_real, contract
+from ..companion.checks import check_int, check_real, contract
 
 __all__ = ["AdamState", "adam_update", "derive_seed", "generator"]
 
@@ -30,8 +30,8 @@ def derive_seed(seed: int, tag: str) -> int:
 
 @contract(seed="int:0")
 def generator(seed: int) -> torch.Generator:
-    """A CPU generator seeded with ``seed``."""
-    return torch.Generator().manual_seed(int(seed))
+    """A CPU generator seeded with ``seed`` (at most 2**64 - 1, torch's seed range)."""
+    return torch.Generator().manual_seed(check_int("seed", seed, 0, 2 ** 64 - 1))
 
 
 @dataclass
@@ -67,9 +67,19 @@ def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], s
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) \
                 or not all(isinstance(t, torch.Tensor) for t in seq):
             raise TypeError(f"{name} must be a list of tensors; got {type(seq).__name__}")
-    if not len(params) == len(grads) == len(state.exp_avg):
+    if not len(params) == len(grads) == len(state.exp_avg) == len(state.exp_avg_sq):
         raise ValueError(f"params, grads and state must hold as many tensors; got {len(params)}, {len(grads)}, "
                          f"{len(state.exp_avg)}")
+    if isinstance(betas, (str, bytes)) or not isinstance(betas, Sequence) or len(betas) != 2:
+        raise ValueError(f"betas must be a pair (β₁, β₂) of numbers in [0, 1); got {betas!r}")
+    for i, b in enumerate(betas):   # β = 1: 1 - βᵗ = 0, the bias correction divides by zero
+        if check_real(f"betas[{i}]", b, minimum=0.0, maximum=1.0) == 1.0:
+            raise ValueError(f"betas[{i}] must be in [0, 1); got 1.0")
+    for i, (p, g) in enumerate(zip(params, grads)):
+        if g.shape != p.shape:
+            raise ValueError(f"grads[{i}] must have its parameter's shape {tuple(p.shape)}; got {tuple(g.shape)}")
+        if not bool(torch.isfinite(g).all()):
+            raise ValueError(f"grads[{i}] holds NaN or inf: the step would make its parameter non-finite")
     b1, b2 = betas
     state.step += 1
     bc1 = 1 - b1 ** state.step

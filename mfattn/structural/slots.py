@@ -35,7 +35,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_positive, contract
+from ..companion.checks import check_alloc as _check_alloc, check_positive, contract
 
 __all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign", "width_study",
            "adjusted_rand_index"]
@@ -70,6 +70,8 @@ def gaussian_mixture_2d(n_points: int, n_clusters: int, *, trials: int = 1, spre
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
     if spread <= 0 or radius <= 0:
         raise ValueError(f"spread and radius must be positive; got spread={spread!r}, radius={radius!r}")
+    _check_alloc("n_clusters", trials * n_clusters * 3 * 8)   # angles and centres (n_clusters = 10**12 asked 8 TB)
+    _check_alloc("n_points", trials * n_points * 5 * 8)       # labels, noise, points
     phase = torch.rand(trials, 1, generator=generator, dtype=torch.float64) * 2 * math.pi
     angles = phase + torch.arange(n_clusters, dtype=torch.float64) * (2 * math.pi / n_clusters)
     centres = radius * torch.stack([angles.cos(), angles.sin()], dim=-1)  # (T, K, 2)
@@ -191,8 +193,13 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
     for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
         if labels.numel() and labels.min() < 0:
             raise ValueError(f"{name} must hold non-negative integer labels; got a minimum of {int(labels.min())}")
+    # the labels renamed 0, 1, ... in order (the partitions are unchanged): the contingency table then has a column
+    # per pair of labels that occur, not per pair of values up to the largest (a label of 10**9 asked for 16 GB);
+    # its entries, hence the index, are the same integers
+    labels_a, labels_b = (torch.unique(x, return_inverse=True)[1] if x.numel() else x for x in (labels_a, labels_b))
     ka, kb = int(labels_a.max()) + 1, int(labels_b.max()) + 1
     lead, n = labels_a.shape[:-1], labels_a.shape[-1]
+    _check_alloc("labels_a, labels_b (the contingency table)", max(1, labels_a.numel() // max(n, 1)) * ka * kb * 8)
     flat = (labels_a * kb + labels_b).reshape(-1, n)
     table = torch.zeros(flat.shape[0], ka * kb, dtype=torch.float64)
     table.scatter_add_(1, flat, torch.ones_like(flat, dtype=torch.float64))

@@ -1,0 +1,78 @@
+"""The third outside table's (issue 44) silent, deep and hang rows of chapters 4-6, each now refused at the boundary
+with a message naming the parameter (the table's own reproductions, shrunk where they allocated)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from mfattn.dynamics import diagnostics, finite_n, map as dmap, model as dmodel
+from mfattn.structural import edge_priors, edges, multihop, optim, slots
+
+
+def _adam(**kw):
+    ps, st = [torch.zeros(3)], optim.AdamState([torch.zeros(3)], [torch.zeros(3)])
+    grads = kw.pop("grads", [torch.ones(3)])
+    optim.adam_update(ps, grads, st, **{"lr": 1e-3, **kw})
+    return ps[0]
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(weight_decay=float("inf")), "weight_decay"), (dict(lr="x"), "lr"), (dict(betas=(1.0, 0.999)), r"betas\[0\]"),
+    (dict(betas=(0.9, 1.5)), r"betas\[1\]"), (dict(betas=0.9), "betas"), (dict(grads=[]), "grads"),
+    (dict(grads=[torch.ones(4)]), r"grads\[0\]"), (dict(grads=[torch.full((3,), float("nan"))]), r"grads\[0\]"),
+    (dict(eps=-1.0), "eps")])
+def test_adam_refuses_what_made_nan_parameters_or_deep_errors(kw, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        _adam(**kw)
+
+
+def test_adam_still_takes_its_step():
+    """The checked step is torch 1.13's Adam: the first step moves every entry by lr (bias-corrected, g constant)."""
+    assert torch.allclose(_adam(), torch.full((3,), -1e-3), atol=1e-9)
+
+
+def test_chapter_5s_loops_and_references():
+    with pytest.raises(ValueError, match="hops"):
+        multihop.hop_operator(torch.randn(2, 5, 5), hops=10**9)
+    with pytest.raises(ValueError, match="b .the reference"):
+        multihop.relative_error(np.ones(3), np.zeros(3))
+    assert multihop.relative_error([1.5, 1.0], [1.0, 2.0]).tolist() == [0.5, 0.5]
+    with pytest.raises(ValueError, match="seed"):
+        optim.generator(2**80)
+
+
+def test_chapter_4s_overflow_sizes_and_flags():
+    q, k = torch.randn(3, 2, dtype=torch.float64), torch.randn(3, 2, dtype=torch.float64)
+    with pytest.raises(ValueError, match="beta"):
+        edges.joint_edge_marginals(q, k, beta=1e308)
+    with pytest.raises(ValueError, match="n_clusters"):
+        slots.gaussian_mixture_2d(20, 10**12, generator=torch.Generator().manual_seed(0))
+    # a huge label value is only a name: the index of two identical partitions is 1, without a 16 GB table
+    assert float(slots.adjusted_rand_index(torch.tensor([0, 10**9, 0]), torch.tensor([0, 1, 0]))) == 1.0
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randint(0, 4, (5, 30), generator=g), torch.randint(0, 3, (5, 30), generator=g)
+    assert torch.equal(slots.adjusted_rand_index(a * 1000 + 7, b), slots.adjusted_rand_index(a, b))
+    with pytest.raises(TypeError, match="causal"):
+        edge_priors.relative_position_log_prior(3, torch.zeros(3), causal=2)
+
+
+def test_chapter_6s_models_states_and_series(tmp_path):
+    with pytest.raises(ValueError, match="pe_bits"):
+        dmodel.paper_model(pe_bits=64)
+    with pytest.raises(ValueError, match="seed"):
+        dmodel.paper_weights(seed=2**70)
+    with pytest.raises(ValueError, match="state"):
+        dmap.step(dmodel.paper_model(), {}, 0, 1.0)
+    with pytest.raises(ValueError, match="N must"):
+        finite_n.simulate_finite([1.0], 2**70, steps=20)
+    with pytest.raises(ValueError, match="x must"):
+        diagnostics.power_spectrum(np.sin(np.arange(64) * 0.3)[:0])
+    with pytest.raises(TypeError, match="path"):
+        dmodel.load_context(3)
+    nan = tmp_path / "nan.npz"
+    np.savez(nan, mv_window=np.full((2, 4, 3), np.nan), mk_window=np.full((2, 4, 3), np.nan),
+             mq_window=np.full((2, 3), np.nan), att_window=np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="mv_window must hold finite"):
+        dmodel.load_context(nan)
