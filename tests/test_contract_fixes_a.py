@@ -26,3 +26,28 @@ def test_onsager_bound_names_its_data_sets_bins_and_steps():
         ob.two_part_stand_in(train, test, steps=10**15)
     with pytest.raises(ValueError, match=r"^seed must be an integer >= 0; got -1"):
         ob.two_part_stand_in(train, test, seed=-1)
+
+
+def test_chapter_2s_stored_numbers_name_root_chapter_summary_s_and_key(tmp_path):
+    from mfattn.implicit import claims_deq_numbers as cn
+    from mfattn.implicit.claims_deq_onsager import fixed_effect_interval
+
+    with pytest.raises(TypeError, match=r"^root must be the project folder \(a path\) or None; got int"):
+        cn.deq_numbers(3)
+    with pytest.raises(TypeError, match=r"^chapter must be a chapter's name .*; got int"):
+        cn.full_numbers(tmp_path, 3)
+    with pytest.raises(ValueError, match=r"^chapter must be a chapter's name .*; got '\.\./x'"):
+        cn.save(tmp_path, "../x", {"a": 1.0})
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        cn.save(3, "deq", {"a": 1.0})
+    with pytest.raises(TypeError, match=r"^summary must be a mapping"):
+        cn.save(tmp_path, "deq", None)
+    assert cn.save(str(tmp_path), "deq", {"a": 0.5}) == tmp_path / "data" / "full" / "deq" / "summary.json"
+    assert cn.full_numbers(tmp_path, "deq") == {}
+    s = {"gain_naive_d": [1.0, 2.0], "gain_naive_v": [1.0, 1.0]}
+    effect, lo, hi = fixed_effect_interval(s)
+    assert effect == pytest.approx(1.5) and hi - effect == pytest.approx(1.959964 / 2 ** 0.5)
+    with pytest.raises(TypeError, match=r"^s must be the stored numbers \(a mapping\); got NoneType"):
+        fixed_effect_interval(None)
+    with pytest.raises(ValueError, match=r"^key 'gain_x' names no stored per-seed gain"):
+        fixed_effect_interval(s, "gain_x")
