@@ -51,3 +51,19 @@ def test_chapter_2s_stored_numbers_name_root_chapter_summary_s_and_key(tmp_path)
         fixed_effect_interval(None)
     with pytest.raises(ValueError, match=r"^key 'gain_x' names no stored per-seed gain"):
         fixed_effect_interval(s, "gain_x")
+
+
+def test_the_variant_table_formatters_name_rows_summary_and_alpha():
+    from mfattn.implicit import variants
+
+    for fn in (variants.markdown_table, variants.compare_to_blog, variants.seed_summary):
+        with pytest.raises(TypeError, match=r"^rows must be a list of rows \(dicts\); got NoneType"):
+            fn(None)
+    for fn in (variants.summary_table, variants.compare_paired, variants.seeds_statement):
+        with pytest.raises(TypeError, match=r"^summary must be a list of rows \(dicts\); got an entry of type str"):
+            fn(["x"])
+    with pytest.raises(ValueError, match=r"^alpha must be < 1; got 1.0"):
+        variants.compare_paired([], alpha=1.0)
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number; got nan"):
+        variants.compare_paired([], alpha=float("nan"))
+    assert variants.compare_paired([]) == {"same": [], "different": [], "mixed": [], "untested": []}
