@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, gen, randn, rng, seed
+from contracts_strategies_a import in_tmp, is_type, root_choice, stored, tmpdir, variant_table
 
 I = "mfattn.implicit."
 FIG = "draws a figure from stored run histories (their producers are generated or tested)"
@@ -204,17 +205,11 @@ SPECS = {
     I + "export:main": Exempt(CLI),
     I + "variants:main": Exempt(CLI),
 }
-for _name in ("variant_rows", "markdown_table", "compare_to_blog", "compare_paired", "seeds_statement", "seed_summary",
-              "summary_table", "cached_variant_results", "export_variants", "train_variants"):
-    SPECS[I + "variants:" + _name] = Exempt("formats or trains the variant runs of a profile (stored runs); "
-                                            "rows are made by variant_rows")
-for _name in ("deq_numbers", "save", "full_numbers", "stored_numbers"):
-    SPECS[I + "claims_deq_numbers:" + _name] = Exempt(STORED)     # re-exported by implicit.claims
+for _name in ("variant_rows", "cached_variant_results", "export_variants", "train_variants"):
+    SPECS[I + "variants:" + _name] = Exempt("trains the variant runs of a profile (MNIST, minutes) or reads their "
+                                            "TrainResults; the rows it makes are generated below (markdown_table ...)")
 SPECS[I + "claims:record"] = Exempt(STORED)
-SPECS[I + "claims_deq_onsager:learned_onsager_claim"] = Exempt("builds the declared Claim deq-learned-onsager; its rule, alternatives and examples run in tests/test_verdict_rules.py")
-SPECS[I + "claims_deq_onsager:fixed_effect_interval"] = Exempt(STORED + "; the per-seed gains of the stored variant table (tests/test_deq_premises.py checks it against a hand computation)")
-for _name in ("save_per_unit", "stored_numbers"):   # chapter 3's stored numbers
-    SPECS[I + "claims_transformer_numbers:" + _name] = Exempt(STORED + "; tests/test_transformer_premises.py "
+SPECS[I + "claims_transformer_numbers:save_per_unit"] = Exempt(STORED + "; tests/test_transformer_premises.py "
                                                                         "round-trips them on a tiny study")
 
 
@@ -284,3 +279,52 @@ for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "c
     SPECS[I + "figures:" + _name] = Exempt(FIG)
 SPECS[I + "figures_controls:onsager_with_controls"] = Exempt(FIG)
 SPECS[I + "figures_controls:tap_cost_with_count"] = Exempt(FIG)
+
+
+# --- stored numbers, their readers and writers, and the variant table (issue 44 item 5) ----------------------------
+def _rows(d):
+    """The stored variant table's rows (data/full/deq_variants.json: variant_rows of the full profile), a drawn
+    leading part of them (the blog model's rows come first)."""
+    rows = variant_table()["rows"]
+    keep = d(st.sampled_from([len(rows), 6, 3]))
+    return [dict(r) for r in rows[:keep]]
+
+
+def _summary(d):
+    from mfattn.implicit.variants import seed_summary
+
+    return seed_summary(_rows(d))
+
+
+def _gain_key(d):
+    s = stored("deq")
+    return d(st.sampled_from(sorted(k[:-2] for k in s if k.endswith("_d") and f"{k[:-2]}_v" in s)))
+
+
+SPECS.update({
+    I + "claims_deq_numbers:deq_numbers": Spec(lambda d: {"root": d(st.sampled_from([None, _stored_root(d)]))},
+                                               check=is_type(dict)),
+    I + "claims_deq_numbers:full_numbers": Spec(lambda d: {"root": d(st.sampled_from([None, _stored_root(d)])),
+                                                           "chapter": d(st.sampled_from(["deq", "transformer",
+                                                                                         "ising"]))},
+                                                check=is_type(dict)),
+    I + "claims_deq_numbers:stored_numbers": Spec(lambda d: {"root": d(st.sampled_from([None, _stored_root(d)])),
+                                                             "chapter": d(st.sampled_from(["deq", "transformer"]))}),
+    I + "claims_deq_numbers:save": Spec(lambda d: {"root": tmpdir(), "chapter": d(st.sampled_from(["deq", "x"])),
+                                                   "summary": {"acc": d(st.floats(0, 1)), "ok": True, "n": None,
+                                                               "acc_seeds": [0.5, d(st.floats(0, 1))]}},
+                                        call=in_tmp),
+    # NaN: onsager_statistics' documented "no value" (mean_upper over one β, above with no finite error beyond)
+    I + "claims_transformer_numbers:stored_numbers": Spec(lambda d: {"root": root_choice(d)}, nonfinite_ok=True),
+    I + "claims_deq_onsager:learned_onsager_claim": Spec(lambda d: {}),   # no arguments: the valid call alone
+    I + "claims_deq_onsager:fixed_effect_interval": Spec(lambda d: {"s": stored("deq"), "key": _gain_key(d)},
+                                                         check=lambda kw, r: r[1] <= r[0] <= r[2] or (
+                                                             _ for _ in ()).throw(AssertionError(f"{r}"))),
+    I + "variants:markdown_table": Spec(lambda d: {"rows": _rows(d)}, check=is_type(str)),
+    I + "variants:compare_to_blog": Spec(lambda d: {"rows": _rows(d)}),
+    I + "variants:seed_summary": Spec(lambda d: {"rows": _rows(d)}),
+    I + "variants:summary_table": Spec(lambda d: {"summary": _summary(d)}, check=is_type(str)),
+    I + "variants:compare_paired": Spec(lambda d: {"summary": _summary(d), "alpha": d(st.floats(0.01, 0.2))},
+                                        domain={"alpha": "(0,1)"}),
+    I + "variants:seeds_statement": Spec(lambda d: {"summary": _summary(d)}, check=is_type(str)),
+})

@@ -38,3 +38,65 @@ def close_figures(result) -> None:
 
     plt.close("all")
     return result
+
+
+def project_root():
+    from mfattn.companion.store import project_root as root
+
+    return root()
+
+
+@functools.lru_cache(maxsize=None)
+def stored(chapter: str) -> dict:
+    """The flattened stored full-profile numbers a chapter's rules read (``ising``, ``deq``, ``transformer``), as the
+    chapter's stored_numbers makes them from the tracked data/full files."""
+    if chapter == "ising":
+        from mfattn.meanfield.claims import stored_numbers
+
+        return stored_numbers(project_root())[0]
+    if chapter == "transformer":
+        from mfattn.implicit.claims_transformer_numbers import stored_numbers
+
+        return stored_numbers(project_root())[0]
+    from mfattn.implicit.claims_deq_numbers import stored_numbers
+
+    return stored_numbers(project_root(), chapter)[0]
+
+
+@functools.lru_cache(maxsize=None)
+def empty_dir() -> str:
+    """One empty folder for the readers (nothing stored there)."""
+    return tmpdir("mfattn-contract-empty-")
+
+
+def root_choice(draw, checkout: bool = True):
+    """A project folder to read stored numbers from: the checkout (its tracked data/full), an empty folder, or None."""
+    from pathlib import Path
+
+    kinds = ["checkout", "empty", "none"] if checkout else ["empty", "none"]
+    kind = draw(st.sampled_from(kinds))
+    return {"checkout": project_root(), "empty": Path(empty_dir()), "none": None}[kind]
+
+
+def in_tmp(fn, kwargs):
+    """Call a writer from inside a fresh temporary folder (in the forked child), so that a hostile relative path
+    (``"x"``) writes under /tmp, never into the checkout."""
+    import os
+
+    os.chdir(tmpdir())
+    return fn(**kwargs)
+
+
+def is_type(*types):
+    """A Spec check: the result is an instance of ``types``."""
+    def check(kw, r):
+        assert isinstance(r, types), f"returned {type(r).__name__}, expected {'/'.join(t.__name__ for t in types)}"
+    return check
+
+
+@functools.lru_cache(maxsize=None)
+def variant_table() -> dict:
+    """The stored variant table of chapter 2 (data/full/deq_variants.json)."""
+    from mfattn.companion.store import read_json
+
+    return read_json(project_root() / "data" / "full" / "deq_variants.json")
