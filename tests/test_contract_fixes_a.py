@@ -67,3 +67,38 @@ def test_the_variant_table_formatters_name_rows_summary_and_alpha():
     with pytest.raises(ValueError, match=r"^alpha must be a finite number; got nan"):
         variants.compare_paired([], alpha=float("nan"))
     assert variants.compare_paired([]) == {"same": [], "different": [], "mixed": [], "untested": []}
+
+
+def test_chapter_1s_formatters_name_their_result_and_summarise_its_numbers():
+    from contracts_strategies_a import comparison, stored
+
+    from mfattn.meanfield import accuracy, claims_ising_betas, claims_ising_sizes, families, finite_size, stress
+
+    with pytest.raises(TypeError, match=r"^result must be a mapping \(dict\); got NoneType"):
+        families.table(None)
+    with pytest.raises(ValueError, match=r"^result lacks the key\(s\) \['families'\]"):
+        families.ratio_text({}, "tap")
+    with pytest.raises(ValueError, match=r"^result lacks the key\(s\) \['betas', 'by_n'\]"):
+        finite_size.table({"ns": [3]})
+    with pytest.raises(TypeError, match=r"^stress must be a mapping \(dict\); got str"):
+        stress.table("x")
+    for fn in (claims_ising_betas.per_beta_note, claims_ising_betas.ordered_every_beta,
+               claims_ising_betas.ordering_beta_note, claims_ising_sizes.at_every_size, claims_ising_sizes.size_rows):
+        with pytest.raises(TypeError, match=r"^s must be a mapping \(dict\); got NoneType"):
+            fn(None)
+    with pytest.raises(ValueError, match=r"^s lacks the key\(s\) \['size_scan'\]"):
+        claims_ising_sizes.size_rows({})
+    assert claims_ising_betas.ordered_every_beta(stored("ising")) in ("holds", "partly", "fails")
+    cmp, sweep = comparison()
+    with pytest.raises(TypeError, match=r"^cmp must be a Comparison"):
+        accuracy.summarise(None, 0.5, sweep)
+    with pytest.raises(TypeError, match=r"^sweep must be a DampingSweep"):
+        accuracy.summarise(cmp, 0.5, "x")
+    with pytest.raises(ValueError, match=r"^beta must be a finite number; got nan"):
+        accuracy.summarise(cmp, float("nan"), sweep)
+    with pytest.raises(ValueError, match=r"^vector_dev must be >= 0; got -1.0"):
+        accuracy.summarise(cmp, 0.5, sweep, vector_dev=-1.0)
+    with pytest.raises(ValueError, match=r"^each entry of vector_roundoff must be a finite number; got inf"):
+        accuracy.summarise(cmp, 0.5, sweep, vector_roundoff=(1e-12, float("inf")))
+    got = accuracy.summarise(cmp, 0.55, sweep, vector_dev=1e-9)
+    assert got["beta"] == 0.6 and got["vector_max_dev"] == 1e-9 and got["n"] == 4 and got["instances"] == 2
