@@ -100,3 +100,37 @@ def variant_table() -> dict:
     from mfattn.companion.store import read_json
 
     return read_json(project_root() / "data" / "full" / "deq_variants.json")
+
+
+# --- chapter 1's package-made results at tiny sizes (each made once per session) ---------------------------------
+@functools.lru_cache(maxsize=None)
+def families_result() -> dict:
+    """mfattn.meanfield.families.compare_families on two families, 4 spins, 2 instances."""
+    from mfattn.meanfield.families import compare_families
+
+    return compare_families(4, 0.5, 2, families=("ferro", "diluted"))
+
+
+@functools.lru_cache(maxsize=None)
+def sizes_result() -> dict:
+    """mfattn.meanfield.finite_size.line_by_size at 3 and 4 spins, 3 β, 2 instances."""
+    from mfattn.meanfield.finite_size import line_by_size
+
+    return line_by_size([3, 4], [0.5, 1.2, 2.0], 2, budget=60)
+
+
+@functools.lru_cache(maxsize=None)
+def stress_result() -> dict:
+    """mfattn.meanfield.stress.breakdown_stress at 4 spins, 2 β, 2 instances."""
+    from mfattn.meanfield.stress import breakdown_stress
+
+    return breakdown_stress(4, [0.5, 1.5], 2, methods=("naive", "adaptive_tap"), max_iter=300)
+
+
+@functools.lru_cache(maxsize=None)
+def comparison():
+    """compare_mean_field and damping_sweep on the same 4-spin instances (β 0.2 to 1.6, 2 instances)."""
+    from mfattn.meanfield.accuracy import compare_mean_field, damping_sweep
+
+    betas = [0.2, 0.6, 1.0, 1.6]
+    return compare_mean_field(4, betas, 2), damping_sweep(4, betas, 2, [0.5, 1.0], budget=100)
