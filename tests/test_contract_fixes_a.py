@@ -102,3 +102,54 @@ def test_chapter_1s_formatters_name_their_result_and_summarise_its_numbers():
         accuracy.summarise(cmp, 0.5, sweep, vector_roundoff=(1e-12, float("inf")))
     got = accuracy.summarise(cmp, 0.55, sweep, vector_dev=1e-9)
     assert got["beta"] == 0.6 and got["vector_max_dev"] == 1e-9 and got["n"] == 4 and got["instances"] == 2
+
+
+def test_the_manifest_and_chapter_1s_summary_name_kind_key_entry_modules_notebook_root_and_summary(tmp_path,
+                                                                                                    monkeypatch):
+    from mfattn.companion import manifest
+    from mfattn.meanfield import claims
+
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    with pytest.raises(ValueError, match=r"^kind must be one of 'manifest', 'results', 'runs'; got 'x'"):
+        manifest.update("quick", 0, "x", "ising", None)
+    with pytest.raises(TypeError, match=r"^key must be a string"):
+        manifest.update("quick", 0, "runs", 3, None)
+    with pytest.raises(TypeError, match=r"^entry must be a mapping"):
+        manifest.update("quick", 0, "runs", "ising", "x")
+    with pytest.raises(ValueError, match=r"^entry of a runs file lacks the field\(s\) \['status'\]"):
+        manifest.update("quick", 0, "runs", "ising", {"time": "now"})
+    manifest.update("quick", 0, "runs", "ising", {"status": "started"})
+    assert manifest.read_runs("quick") == {"ising": {"status": "started"}}
+    with pytest.raises(TypeError, match=r"^modules must be a list of module names \(strings\); got NoneType"):
+        manifest.digest_of(None, None)
+    with pytest.raises(TypeError, match=r"^modules must be a list of module names \(strings\); got str"):
+        manifest.digest_of("mfattn.ising", None)
+    with pytest.raises(TypeError, match=r"^notebook must be a path"):
+        manifest.code_fingerprint(3)
+    with pytest.raises(ValueError, match=r"^root must be an existing folder"):
+        manifest.tracked_changes(tmp_path / "nowhere")
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        claims.save(3, {"n": 18})
+    with pytest.raises(TypeError, match=r"^summary must be a mapping"):
+        claims.save(tmp_path, None)
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        claims.full_numbers(3)
+    assert claims.full_numbers(claims.save(str(tmp_path), {"n": 18}).parents[3]) == {"n": 18}
+
+
+def test_chapter_1s_figures_name_cmp_sweep_title_b_and_damping_used():
+    from contracts_strategies_a import comparison
+
+    from mfattn.meanfield import figures
+
+    cmp, sweep = comparison()
+    with pytest.raises(TypeError, match=r"^cmp must be a Comparison \(compare_mean_field's result\); got NoneType"):
+        figures.rmse(None, "t")
+    with pytest.raises(TypeError, match=r"^title must be a string; got int"):
+        figures.rmse(cmp, 3)
+    with pytest.raises(ValueError, match=r"^b must be an integer in \[0, 3\]; got 4"):
+        figures.scatter(cmp, 4)
+    with pytest.raises(ValueError, match=r"^damping_used must be > 0 and <= 1; got 0.0"):
+        figures.stability(cmp, 0.0, sweep)
+    with pytest.raises(TypeError, match=r"^sweep must be a DampingSweep \(damping_sweep's result\); got str"):
+        figures.damping("x")
