@@ -134,3 +134,17 @@ def comparison():
 
     betas = [0.2, 0.6, 1.0, 1.6]
     return compare_mean_field(4, betas, 2), damping_sweep(4, betas, 2, [0.5, 1.0], budget=100)
+
+
+def in_output(fn, kwargs):
+    """Call a function of the book's output folders from inside a fresh temporary folder, with ``$MFATTN_FIGURES``,
+    ``$MFATTN_OUTPUT`` and ``$MFATTN_CACHE`` pointing there too (in the forked child only): whatever it writes, the
+    manifest, the ledger, a cache, lands under /tmp, never in the checkout's data/full or _build."""
+    import os
+
+    base = tmpdir("mfattn-contract-out-")
+    for name, sub in (("MFATTN_FIGURES", "figures"), ("MFATTN_OUTPUT", "output"), ("MFATTN_CACHE", "cache")):
+        os.makedirs(os.path.join(base, sub))
+        os.environ[name] = os.path.join(base, sub)
+    os.chdir(base)
+    return fn(**kwargs)
