@@ -153,3 +153,31 @@ def test_chapter_1s_figures_name_cmp_sweep_title_b_and_damping_used():
         figures.stability(cmp, 0.0, sweep)
     with pytest.raises(TypeError, match=r"^sweep must be a DampingSweep \(damping_sweep's result\); got str"):
         figures.damping("x")
+
+
+def test_the_ledger_names_evidence_labels_entry_run_info_keep_decided_and_commit(tmp_path, monkeypatch):
+    from mfattn.companion import ledger
+
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    with pytest.raises(TypeError, match=r"^evidence must be an iterable of figure labels and test ids; got NoneType"):
+        ledger.check_evidence(None, ["fig-x"])
+    with pytest.raises(TypeError, match=r"^figure_labels must hold strings .*; got an entry 3"):
+        ledger.check_evidence(["fig-x"], [3])
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        ledger.check_evidence(["tests/test_x.py::test_y"], [], 3)
+    assert ledger.check_evidence(["fig-x", "fig-y"], ["fig-x"]) == ["fig-y"]
+    entry = ledger.make_entry("x-claim", "Someone 2024", "A claim.", "reproduced", ["fig-x"], how="holds if x > 1")
+    with pytest.raises(TypeError, match=r"^entry must be a mapping \(dict\); got NoneType"):
+        ledger.record("quick", None, chapter="ising", run_info={}, figure_labels=["fig-x"])
+    with pytest.raises(TypeError, match=r"^run_info must be a mapping \(dict\); got str"):
+        ledger.record("quick", entry, chapter="ising", run_info="x", figure_labels=["fig-x"])
+    with pytest.raises(TypeError, match=r"^keep must be an iterable of figure labels and test ids; got NoneType"):
+        ledger.prune("quick", "ising", None)
+    with pytest.raises(TypeError, match=r"^decided must be a mapping \(dict\); got NoneType"):
+        ledger.apply_decisions(None, "abc")
+    with pytest.raises(ValueError, match=r"^decided\['x'\] lacks the key\(s\) \['chapter'"):
+        ledger.apply_decisions({"x": {}}, "abc")
+    with pytest.raises(TypeError, match=r"^commit must be the commit whose rules decided \(a string\); got int"):
+        ledger.apply_decisions({}, 3)
+    assert ledger.record("quick", entry, chapter="ising", run_info={}, figure_labels=["fig-x"])["chapter"] == "ising"
+    assert ledger.prune("quick", "ising", []) == ["x-claim"]
