@@ -125,9 +125,9 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
-for _key in ("chapter:ChapterRun", "ledger:check_evidence", "ledger:record",
-             "ledger:prune", "report_text:report_markdown",
-             "ledger:apply_decisions",              "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
+for _key in ("chapter:ChapterRun",
+             "report_text:report_markdown",
+             "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
              "reproduce:notebook_parameters", "store:project_root",
              "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
              "verdicts:record_chapter", "verdicts:redecide"):
@@ -213,4 +213,37 @@ SPECS.update({
     "mfattn.meanfield.figures:stability": Spec(lambda d: _figure(d, names=("cmp", "damping_used", "sweep")),
                                                domain={"damping_used": "(0,1]"}, call=_closing),
     "mfattn.meanfield.figures:damping": Spec(lambda d: _figure(d, names=("sweep",)), call=_closing),
+})
+
+
+# the ledger's writers (in temporary output folders: $MFATTN_FIGURES moves the ledger there too)
+def _ledger_entry(d):
+    from mfattn.companion.ledger import make_entry
+
+    return make_entry("x-claim", "Someone 2024, Fig. 1", "A claim.", d(st.sampled_from(["reproduced", "not reproduced"])),
+                      ["fig-x"], how="holds if x > 1 (the paper's tolerance)")
+
+
+#: A test id that exists (apply_decisions refuses evidence that is neither a stored full-profile figure nor a test).
+_TEST_ID = "tests/test_contract_fixes_a.py::test_onsager_bound_names_its_data_sets_bins_and_steps"
+
+
+def _decided(d):
+    return {"x-claim": {"chapter": "ising", "source": "Someone 2024, Fig. 1", "claim": "A claim.", "evidence": [_TEST_ID], "note": "",
+                        "verdict": d(st.sampled_from(["confirmed", "refuted"])), "numbers": {"x": 1.5},
+                        "how": "holds if x > 1 (the paper's tolerance)", "measured": "x", "origin": "ours"}}
+
+
+SPECS.update({
+    K + "ledger:check_evidence": Spec(lambda d: {"evidence": ["fig-x", d(st.sampled_from(
+        ["tests/test_ledger.py::test_nothing_here", "fig-y"]))], "figure_labels": ["fig-x"], "root": root_choice(d)},
+        check=is_type(list)),
+    K + "ledger:record": Spec(lambda d: _profile(d, entry=_ledger_entry(d), chapter="ising", run_info={"seed": 0},
+                                                 figure_labels=["fig-x"], shown=d(st.sampled_from([(), ["fig-x"]]))),
+                              **PROFILE),
+    K + "ledger:prune": Spec(lambda d: _profile(d, chapter="ising", keep=d(st.sampled_from([[], ["x-claim"]]))),
+                             **PROFILE),
+    K + "ledger:apply_decisions": Spec(lambda d: {"decided": _decided(d), "commit": "abc123",
+                                                  "profile": d(st.sampled_from(["quick", "full"]))},
+                                       call=in_output),
 })
