@@ -181,3 +181,29 @@ def test_the_ledger_names_evidence_labels_entry_run_info_keep_decided_and_commit
         ledger.apply_decisions({}, 3)
     assert ledger.record("quick", entry, chapter="ising", run_info={}, figure_labels=["fig-x"])["chapter"] == "ising"
     assert ledger.prune("quick", "ising", []) == ["x-claim"]
+
+
+def test_the_books_pages_notebooks_and_claims_name_chapters_cell_nb_path_claims_and_table_id(tmp_path):
+    import nbformat
+
+    from mfattn.companion import report_table, report_text, reproduce, verdicts
+
+    with pytest.raises(TypeError, match=r"^chapters must be a list of chapter names \(strings\); got None"):
+        report_text.report_markdown(None)
+    with pytest.raises(TypeError, match=r"^chapters must be a list of chapter names \(strings\); got 'ising'"):
+        report_text.report_entries("ising")
+    with pytest.raises(TypeError, match=r"^cell must be a notebook cell .*; got str"):
+        reproduce.is_check_cell("x")
+    with pytest.raises(TypeError, match=r"^nb must be a notebook .*; got NoneType"):
+        reproduce.strip_notebook(None)
+    with pytest.raises(ValueError, match=r"^path must be a notebook file; '.*nowhere.ipynb' is not one"):
+        reproduce.notebook_parameters(tmp_path / "nowhere.ipynb")
+    with pytest.raises(TypeError, match=r"^claims must be a list of Claim objects; got an entry of type str"):
+        verdicts.check_claims(["x"])
+    with pytest.raises(TypeError, match=r"^table_id must be an HTML id .*; got 3"):
+        report_table.table_html([], table_id=3)
+    with pytest.raises(ValueError, match=r"^table_id must be an HTML id .*; got 'a b'"):
+        report_table.table_html([], table_id="a b")
+    cell = nbformat.v4.new_code_cell("x = 1")
+    cell.metadata["tags"] = ["nbval-check-output"]
+    assert reproduce.is_check_cell(cell) and not reproduce.is_check_cell(nbformat.v4.new_code_cell("y = 2"))

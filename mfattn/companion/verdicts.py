@@ -300,6 +300,12 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
 
 def check_claims(claims: Sequence[Claim]) -> None:
     """Raise :class:`ClaimError` if two claims share an id or an example gives another grade than its key."""
+    if isinstance(claims, (str, bytes)) or not isinstance(claims, Iterable):
+        raise TypeError(f"claims must be a list of Claim objects; got {type(claims).__name__}")
+    claims = list(claims)
+    bad = [type(c).__name__ for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"claims must be a list of Claim objects; got an entry of type {bad[0]}")
     seen = set()
     for c in claims:
         if c.id in seen:
