@@ -126,10 +126,9 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
 for _key in ("chapter:ChapterRun",
-             "report_text:report_markdown",
-             "reproduce:reproduce", "reproduce:strip_notebook", "reproduce:refresh_outputs", "reproduce:is_check_cell",
-             "reproduce:notebook_parameters", "store:project_root",
-             "verdicts:record", "verdicts:check_claims", "verdicts:decide_chapter",
+             "reproduce:reproduce", "reproduce:refresh_outputs",
+             "store:project_root",
+             "verdicts:record",
              "verdicts:record_chapter", "verdicts:redecide"):
     SPECS.setdefault(K + _key, Exempt(FILES))
 for _name in ("glue_full", "record"):
@@ -246,4 +245,50 @@ SPECS.update({
     K + "ledger:apply_decisions": Spec(lambda d: {"decided": _decided(d), "commit": "abc123",
                                                   "profile": d(st.sampled_from(["quick", "full"]))},
                                        call=in_output),
+})
+
+
+# --- the book's pages, notebooks, data sets and verdicts (read from the checkout, written under /tmp) --------------
+def _cell(d):
+    import nbformat
+
+    make = d(st.sampled_from(["code", "tagged", "markdown"]))
+    if make == "markdown":
+        return nbformat.v4.new_markdown_cell("# x")
+    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output("stream", text="1\n")])
+    if make == "tagged":
+        cell.metadata["tags"] = ["nbval-check-output"]
+    return cell
+
+
+def _notebook(d):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[_cell(d), _cell(d)])
+    nb.metadata["papermill"] = {"duration": 1.0}
+    return nb
+
+
+def _claims(d):
+    from mfattn.companion.verdicts import declared
+
+    return list(declared(d(st.sampled_from(["ising", "transformer"]))))
+
+
+SPECS.update({
+    K + "citation:figures_table": Spec(lambda d: {"profile": d(st.sampled_from(["quick", "full"])), "base": ".."},
+                                       check=is_type(str), call=in_output),
+    K + "datasets:locate": Spec(lambda d: {"name": "mnist", "file": d(st.sampled_from(["t10k-labels-idx1-ubyte.gz",
+                                                                                        "train-labels-idx1-ubyte.gz"]))}),
+    K + "datasets:check": Spec(lambda d: {"name": "mnist"}, check=is_type(dict)),
+    K + "reproduce:is_check_cell": Spec(lambda d: {"cell": _cell(d)}, check=is_type(bool)),
+    K + "reproduce:strip_notebook": Spec(lambda d: {"nb": _notebook(d)}, check=is_type(bool)),
+    K + "reproduce:notebook_parameters": Spec(lambda d: {"path": project_root() / d(st.sampled_from(
+        ["book/01_ising_tap.ipynb", "book/03_transformer_mean_field.ipynb"]))}, check=is_type(dict)),
+    K + "verdicts:check_claims": Spec(lambda d: {"claims": _claims(d)}),
+    K + "verdicts:decide_chapter": Spec(lambda d: {"root": root_choice(d),
+                                                   "chapter": d(st.sampled_from(["ising", "transformer"]))},
+                                        check=is_type(list)),
+    K + "report_text:report_markdown": Spec(lambda d: {"chapters": d(st.sampled_from([["ising"], ["ising", "deq"]]))},
+                                            check=is_type(str), call=in_output),
 })
