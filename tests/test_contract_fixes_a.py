@@ -207,3 +207,42 @@ def test_the_books_pages_notebooks_and_claims_name_chapters_cell_nb_path_claims_
     cell = nbformat.v4.new_code_cell("x = 1")
     cell.metadata["tags"] = ["nbval-check-output"]
     assert reproduce.is_check_cell(cell) and not reproduce.is_check_cell(nbformat.v4.new_code_cell("y = 2"))
+
+
+def test_what_records_into_a_chapter_run_names_run_claims_numbers_remedy_and_s():
+    from mfattn.companion import verdicts
+    from mfattn.implicit.claims_deq_prose import glue
+    from mfattn.meanfield import claims
+
+    with pytest.raises(TypeError, match=r"^run must be a ChapterRun \(an object with \.verdict\(\)\); got NoneType"):
+        verdicts.record(None, [], None)
+    with pytest.raises(TypeError, match=r"^run must be a ChapterRun \(an object with \.verdict\(\)\); got str"):
+        verdicts.record_chapter("x", None, "ising")
+    with pytest.raises(TypeError, match=r"^run must be a ChapterRun \(an object with \.number\(\)\); got NoneType"):
+        claims.glue_full(None, None)
+    with pytest.raises(TypeError, match=r"^run must be a ChapterRun \(an object with \.number\(\)\); got NoneType"):
+        glue(None, {})
+
+    class Run:
+        def __init__(self):
+            self.seen = {}
+
+        def verdict(self, cid, *args, **kw):
+            self.seen[cid] = args[2]
+
+        def number(self, key, text):
+            self.seen[key] = text
+
+    with pytest.raises(TypeError, match=r"^claims must be a list of Claim objects; got str"):
+        verdicts.record(Run(), "x", None)
+    with pytest.raises(TypeError, match=r"^numbers must be the stored numbers \(a mapping\) or None; got str"):
+        verdicts.record(Run(), [], "x")
+    with pytest.raises(TypeError, match=r"^remedy must be a string"):
+        verdicts.record(Run(), [], None, 3)
+    with pytest.raises(TypeError, match=r"^s must be the stored numbers \(a mapping\); got NoneType"):
+        glue(Run(), None)
+    with pytest.raises(ValueError, match=r"^chapter must be one of .*; got 3"):
+        verdicts.record_chapter(Run(), None, 3)
+    run = Run()
+    verdicts.record(run, verdicts.declared("ising"), None)
+    assert set(run.seen.values()) == {"not tested"}

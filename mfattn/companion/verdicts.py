@@ -285,9 +285,34 @@ def _three_digits(value: Any) -> Any:
     return float(f"{value:.3g}") if math.isfinite(value) else str(value)
 
 
+def check_run(run: Any, *methods: str) -> Any:
+    """``run`` if it is a chapter's run (:class:`mfattn.companion.chapter.ChapterRun`, or anything with its
+    ``methods``), else a TypeError naming ``run``."""
+    for method in methods:
+        if not callable(getattr(run, method, None)):
+            raise TypeError(f"run must be a ChapterRun (an object with .{method}()); got {type(run).__name__}")
+    return run
+
+
+def _check_claim_list(claims: Any) -> list:
+    if isinstance(claims, (str, bytes)) or not isinstance(claims, Iterable):
+        raise TypeError(f"claims must be a list of Claim objects; got {type(claims).__name__}")
+    claims = list(claims)
+    bad = [type(c).__name__ for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"claims must be a list of Claim objects; got an entry of type {bad[0]}")
+    return claims
+
+
 def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, remedy: str = "") -> list[Decision]:
     """Decide every claim on ``numbers`` (the stored full-profile numbers) and hand each decision to
     ``run.verdict`` with the rule's sentence. Returns the decisions in order."""
+    check_run(run, "verdict")
+    claims = _check_claim_list(claims)
+    if numbers is not None and not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping) or None; got {type(numbers).__name__}")
+    if not isinstance(remedy, str):
+        raise TypeError(f"remedy must be a string (the command that stores the numbers); got {type(remedy).__name__}")
     out = []
     chapter = getattr(getattr(run, "chapter", None), "name", "")
     for c in claims:
@@ -300,12 +325,7 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
 
 def check_claims(claims: Sequence[Claim]) -> None:
     """Raise :class:`ClaimError` if two claims share an id or an example gives another grade than its key."""
-    if isinstance(claims, (str, bytes)) or not isinstance(claims, Iterable):
-        raise TypeError(f"claims must be a list of Claim objects; got {type(claims).__name__}")
-    claims = list(claims)
-    bad = [type(c).__name__ for c in claims if not isinstance(c, Claim)]
-    if bad:
-        raise TypeError(f"claims must be a list of Claim objects; got an entry of type {bad[0]}")
+    claims = _check_claim_list(claims)
     seen = set()
     for c in claims:
         if c.id in seen:
@@ -412,7 +432,7 @@ CLAIM_MODULES = {"ising": "mfattn.meanfield.claims", "deq": "mfattn.implicit.cla
 def _module(chapter: str):
     import importlib
 
-    if chapter not in CLAIM_MODULES:
+    if not isinstance(chapter, str) or chapter not in CLAIM_MODULES:
         raise ValueError(f"chapter must be one of {', '.join(map(repr, CLAIM_MODULES))}; got {chapter!r}")
     return importlib.import_module(CLAIM_MODULES[chapter])
 
@@ -432,6 +452,9 @@ def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
 def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = None) -> list[Decision]:
     """What a chapter calls at its end: decide its claims (or ``claims``, a subset) on the stored numbers and
     record each verdict with ``run.verdict``."""
+    check_run(run, "verdict")
+    if claims is not None:
+        claims = _check_claim_list(claims)
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
     return record(run, declared(chapter) if claims is None else claims, numbers, remedy)
 

@@ -94,6 +94,7 @@ _PER_METHOD = {
 def glue_full(run, root: Path | None) -> None:
     """Glue the stored paper-scale numbers the prose quotes as ``full-<name>``: ``"(not stored)"`` where the
     summary is absent or was written before the number was (re-running the full profile stores it)."""
+    verdicts.check_run(run, "number")
     s = full_numbers(root)
     texts = {}
     if s:
