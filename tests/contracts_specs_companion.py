@@ -125,17 +125,10 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
-for _key in ("chapter:ChapterRun",
-             "reproduce:reproduce", "reproduce:refresh_outputs",
+for _key in (             "reproduce:reproduce", "reproduce:refresh_outputs",
              "store:project_root",
-             "verdicts:record",
-             "verdicts:record_chapter", "verdicts:redecide"):
+             "verdicts:redecide"):
     SPECS.setdefault(K + _key, Exempt(FILES))
-for _name in ("glue_full", "record"):
-    SPECS["mfattn.meanfield.claims:" + _name] = Exempt("writes chapter 1's verdicts and glued numbers into a ChapterRun "
-                                                       "(the notebook's run, which writes the output folders); its "
-                                                       "numbers come from stored_numbers, generated here")
-
 
 def _method_entry(d):
     """A method's entry of chapter 1's stored summary (summary["methods"][name]): where it first failed, and how."""
@@ -291,4 +284,24 @@ SPECS.update({
                                         check=is_type(list)),
     K + "report_text:report_markdown": Spec(lambda d: {"chapters": d(st.sampled_from([["ising"], ["ising", "deq"]]))},
                                             check=is_type(str), call=in_output),
+})
+
+
+# chapter runs (made in the child, under temporary output folders) and what records into them
+from contracts_strategies_a import RunPlaceholder, with_run  # noqa: E402
+
+SPECS.update({
+    K + "chapter:ChapterRun": Spec(lambda d: {"chapter": d(st.sampled_from(["ising", "dmft"])), "profile": "quick",
+                                              "device": "cpu", "seed": d(st.integers(0, 3)), "threads": 1},
+                                   domain={"seed": "int>=0", "threads": "int>=1"}, call=in_output),
+    K + "verdicts:record": Spec(lambda d: {"run": RunPlaceholder(), "claims": _claims(d),
+                                           "numbers": d(st.sampled_from([None, {}])), "remedy": "run it"},
+                                call=with_run("ising")),
+    K + "verdicts:record_chapter": Spec(lambda d: {"run": RunPlaceholder(), "root": root_choice(d),
+                                                   "chapter": d(st.sampled_from(["ising", "transformer"]))},
+                                        call=with_run("ising")),
+    "mfattn.meanfield.claims:record": Spec(lambda d: {"run": RunPlaceholder(), "root": root_choice(d)},
+                                           call=with_run("ising")),
+    "mfattn.meanfield.claims:glue_full": Spec(lambda d: {"run": RunPlaceholder(), "root": root_choice(d)},
+                                              call=with_run("ising")),
 })

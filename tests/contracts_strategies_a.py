@@ -136,15 +136,41 @@ def comparison():
     return compare_mean_field(4, betas, 2), damping_sweep(4, betas, 2, [0.5, 1.0], budget=100)
 
 
-def in_output(fn, kwargs):
+def in_output(fn, kwargs, figures: bool = True):
     """Call a function of the book's output folders from inside a fresh temporary folder, with ``$MFATTN_FIGURES``,
     ``$MFATTN_OUTPUT`` and ``$MFATTN_CACHE`` pointing there too (in the forked child only): whatever it writes, the
-    manifest, the ledger, a cache, lands under /tmp, never in the checkout's data/full or _build."""
+    manifest, the ledger, a cache, lands under /tmp, never in the checkout's data/full or _build. ``figures=False``
+    leaves ``$MFATTN_FIGURES`` alone, for calls of the quick profile only (its figures and ledger follow
+    ``$MFATTN_OUTPUT``) that must read the stored full-profile manifest (evidence a verdict cites)."""
     import os
 
     base = tmpdir("mfattn-contract-out-")
     for name, sub in (("MFATTN_FIGURES", "figures"), ("MFATTN_OUTPUT", "output"), ("MFATTN_CACHE", "cache")):
+        if name == "MFATTN_FIGURES" and not figures:
+            continue
         os.makedirs(os.path.join(base, sub))
         os.environ[name] = os.path.join(base, sub)
     os.chdir(base)
     return fn(**kwargs)
+
+
+class RunPlaceholder:
+    """Stands for a chapter's run in a drawn call: :func:`with_run` builds the real ChapterRun in the forked child
+    (its constructor marks the run started in the manifest, so it must be made under the temporary folders)."""
+
+    def __repr__(self) -> str:
+        return "<ChapterRun made in the child>"
+
+
+def with_run(chapter: str):
+    """A Spec ``call``: in temporary output folders (:func:`in_output`), replace a RunPlaceholder by
+    ``ChapterRun(chapter, "quick", "cpu")`` and call (a hostile ``run``, None or a string, is passed as it is)."""
+    def call(fn, kwargs):
+        def inner(**kw):
+            if isinstance(kw.get("run"), RunPlaceholder):
+                from mfattn.companion.chapter import ChapterRun
+
+                kw["run"] = ChapterRun(chapter, "quick", "cpu")
+            return fn(**kw)
+        return in_output(inner, kwargs, figures=False)
+    return call
