@@ -246,3 +246,14 @@ def test_what_records_into_a_chapter_run_names_run_claims_numbers_remedy_and_s()
     run = Run()
     verdicts.record(run, verdicts.declared("ising"), None)
     assert set(run.seen.values()) == {"not tested"}
+
+
+def test_redecide_and_decide_chapter_take_a_root_of_any_path_kind(tmp_path):
+    from mfattn.companion import verdicts
+
+    with pytest.raises(TypeError, match=r"^root must be a path \(a string or os.PathLike\); got int 3"):
+        verdicts.redecide(3)
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        verdicts.decide_chapter(3, "ising")
+    as_str, as_path = verdicts.redecide(str(tmp_path)), verdicts.redecide(tmp_path)   # str roots broke chapter 4
+    assert as_str.keys() == as_path.keys() and {v["verdict"] for v in as_str.values()} == {"not tested"}

@@ -443,8 +443,19 @@ def declared(chapter: str | None = None) -> list[Claim]:
     return [c for ch in chapters for c in _module(ch).DECLARED[ch]]
 
 
+def _check_root(root: Any):
+    """The project folder as a Path (a string or os.PathLike), or None (nothing stored): every chapter's reader gets
+    the same kind of root."""
+    if root is None:
+        return None
+    from .checks import check_path
+
+    return check_path("root", root)
+
+
 def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
     """Each claim of ``chapter`` with its decision on the numbers stored under ``root`` (the checkout)."""
+    root = _check_root(root)
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
     return [(c, c.decide(numbers, remedy, chapter)) for c in declared(chapter)]
 
@@ -453,6 +464,7 @@ def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = Non
     """What a chapter calls at its end: decide its claims (or ``claims``, a subset) on the stored numbers and
     record each verdict with ``run.verdict``."""
     check_run(run, "verdict")
+    root = _check_root(root)
     if claims is not None:
         claims = _check_claim_list(claims)
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
@@ -463,6 +475,7 @@ def redecide(root) -> dict[str, dict[str, Any]]:
     """``{claim_id: fields}`` of every declared claim re-decided from the stored numbers: chapter, source,
     claim, verdict, evidence, numbers, note, how, measured, origin and premises (quote, reading, thresholds,
     spread, alternatives, robustness: what a ledger entry holds of a decision)."""
+    root = _check_root(root)
     out = {}
     for chapter in dict.fromkeys(CLAIM_MODULES):
         for c, d in decide_chapter(root, chapter):
