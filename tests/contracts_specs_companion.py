@@ -125,10 +125,10 @@ for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
 SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
-for _key in (             "reproduce:reproduce", "reproduce:refresh_outputs",
-             "store:project_root",
-             "verdicts:redecide"):
-    SPECS.setdefault(K + _key, Exempt(FILES))
+for _key in ("reproduce:reproduce", "reproduce:refresh_outputs"):
+    SPECS.setdefault(K + _key, Exempt("runs the chapter notebooks (papermill: minutes per chapter) and writes their "
+                                      "outputs; its profile, chapters, seed and overrides are checked before any "
+                                      "run (tests/test_bad_inputs.py, the reproduce rows and the CLI rows)"))
 
 def _method_entry(d):
     """A method's entry of chapter 1's stored summary (summary["methods"][name]): where it first failed, and how."""
@@ -146,7 +146,7 @@ for _key in ("manifest:package_versions", "manifest:git_commit", "store:output_d
 
 
 # --- the output folders' readers and writers, in temporary folders (issue 44 item 5) -------------------------------
-from contracts_strategies_a import in_output, in_tmp, is_type, project_root, root_choice, tmpdir  # noqa: E402
+from contracts_strategies_a import empty_dir, in_output, in_tmp, is_type, project_root, root_choice, tmpdir  # noqa: E402
 
 PROFILE = dict(domain={"seed": "int>=0"}, call=in_output)
 
@@ -305,3 +305,4 @@ SPECS.update({
     "mfattn.meanfield.claims:glue_full": Spec(lambda d: {"run": RunPlaceholder(), "root": root_choice(d)},
                                               call=with_run("ising")),
 })
+SPECS[K + "verdicts:redecide"] = Spec(lambda d: {"root": d(st.sampled_from([None, empty_dir()]))}, check=is_type(dict))

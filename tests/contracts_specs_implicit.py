@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, gen, randn, rng, seed
-from contracts_strategies_a import in_tmp, is_type, root_choice, stored, tmpdir, variant_table
+from contracts_strategies_a import (RunPlaceholder, in_tmp, is_type, root_choice, stored, tmpdir, variant_table,
+                                    with_run)
 
 I = "mfattn.implicit."
 FIG = "draws a figure from stored run histories (their producers are generated or tested)"
@@ -208,7 +209,6 @@ SPECS = {
 for _name in ("variant_rows", "cached_variant_results", "export_variants", "train_variants"):
     SPECS[I + "variants:" + _name] = Exempt("trains the variant runs of a profile (MNIST, minutes) or reads their "
                                             "TrainResults; the rows it makes are generated below (markdown_table ...)")
-SPECS[I + "claims:record"] = Exempt(STORED)
 SPECS[I + "claims_transformer_numbers:save_per_unit"] = Exempt(STORED + "; tests/test_transformer_premises.py "
                                                                         "round-trips them on a tiny study")
 
@@ -260,8 +260,6 @@ def _fit_sizes(d):
 
 SPECS.update({
     I + "claims_deq_numbers:stability_prose": Spec(lambda d: {"root": _stored_root(d)}),
-    I + "claims_deq_prose:glue": Exempt("glues variant_glue's texts into a chapter run (ChapterRun); run by the "
-                                        "chapter and its notebook test"),
     I + "claims_deq_prose:variant_glue": Spec(lambda d: {"s": {}}, check=lambda kw, r: set(r.values()) == {"n/a"}),
     I + "claims_deq_numbers:stored_cost_exponent": Spec(lambda d: {"root": _stored_root(d)}),
     I + "claims_transformer_numbers:onsager_statistics": Spec(
@@ -327,4 +325,12 @@ SPECS.update({
     I + "variants:compare_paired": Spec(lambda d: {"summary": _summary(d), "alpha": d(st.floats(0.01, 0.2))},
                                         domain={"alpha": "(0,1)"}),
     I + "variants:seeds_statement": Spec(lambda d: {"summary": _summary(d)}, check=is_type(str)),
+})
+
+# what records into a chapter's run (made in the child, under temporary output folders: contracts_strategies_a)
+SPECS.update({
+    I + "claims:record": Spec(lambda d: {"run": RunPlaceholder(), "root": d(st.sampled_from([None, _stored_root(d)])),
+                                         "chapter": d(st.sampled_from(["deq", "transformer"]))}, call=with_run("deq")),
+    I + "claims_deq_prose:glue": Spec(lambda d: {"run": RunPlaceholder(), "s": d(st.sampled_from([{}, stored("deq")]))},
+                                      call=with_run("deq")),
 })
