@@ -257,3 +257,40 @@ def test_redecide_and_decide_chapter_take_a_root_of_any_path_kind(tmp_path):
         verdicts.decide_chapter(3, "ising")
     as_str, as_path = verdicts.redecide(str(tmp_path)), verdicts.redecide(tmp_path)   # str roots broke chapter 4
     assert as_str.keys() == as_path.keys() and {v["verdict"] for v in as_str.values()} == {"not tested"}
+
+
+def test_deq_anderson_plains_readings_name_s():
+    from mfattn.implicit.claims_deq_plain import damped_plain, damped_text
+
+    with pytest.raises(TypeError, match=r"^s must be a mapping \(dict\); got NoneType"):
+        damped_plain(None)
+    with pytest.raises(TypeError, match=r"^s must be a mapping \(dict\); got str"):
+        damped_text("x")
+    assert damped_text({}) == ""
+
+
+def test_the_chance_cosine_and_the_public_anderson_name_f_m_draws_seed_and_x0():
+    import torch
+
+    from mfattn.implicit.reference_solver import reference_anderson
+    from mfattn.implicit.seed_numbers import chance_cosine
+
+    f = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"^f contains NaN or infinite entries"):
+        chance_cosine(f.clone().fill_(float("nan")), f)
+    with pytest.raises(TypeError, match=r"^m must be a real floating-point tensor; got dtype torch.int64"):
+        chance_cosine(f, f.long())
+    with pytest.raises(ValueError, match=r"^f and m must have the same shape"):
+        chance_cosine(f, f[:1])
+    with pytest.raises(ValueError, match=r"^draws must be a positive integer; got 0"):
+        chance_cosine(f, f, draws=0)
+    with pytest.raises(ValueError, match=r"^draws"):
+        chance_cosine(f, f, draws=10**12)
+    with pytest.raises(ValueError, match=r"^seed must be an integer >= 0; got 2.5"):
+        chance_cosine(f, f, seed=2.5)
+    got = chance_cosine(f, f, draws=20)
+    assert 0 <= got["median"] <= got["q95"] <= 1
+    with pytest.raises(ValueError, match=r"^x0 contains NaN or infinite entries"):
+        reference_anderson(lambda z: 0.5 * z, torch.full((2, 3), float("inf")))
+    x, res = reference_anderson(lambda z: 0.5 * torch.tanh(z) + 1.0, torch.zeros(2, 3, dtype=torch.float64), tol=1e-10)
+    assert res[-1] < 1e-10 and torch.allclose(x, 0.5 * torch.tanh(x) + 1.0, atol=1e-8)

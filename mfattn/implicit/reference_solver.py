@@ -39,6 +39,8 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
     last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``)."""
     if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or not x0.is_floating_point():
         raise TypeError("x0 must be a floating-point tensor (B, D) of flat states")
+    if not bool(torch.isfinite(x0).all()):
+        raise ValueError("x0 contains NaN or infinite entries")
     m, max_iter = check_int("m", m, 2, 64), check_int("max_iter", max_iter, 3, 10_000)
     lam, tol = check_real("lam", lam, minimum=0.0), check_real("tol", tol, minimum=0.0, strict=True)
     beta = check_real("beta", beta, minimum=0.0, maximum=1.0, strict=True)

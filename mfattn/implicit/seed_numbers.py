@@ -100,10 +100,14 @@ def _uncensored(over: Mapping[str, Any], work: np.ndarray, ok: np.ndarray, jnorm
     return out
 
 
+@contract(f="tensor:3", m="tensor:3", draws="int:1", seed="int:0",
+          alloc=lambda a: [("draws", 8 * int(a["draws"]) * int(a["m"].shape[-1]) ** 2)])
 def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int = 0) -> dict[str, float]:
     """How large |cos(f, A m_i)| is for random site-shared linear maps A (d, d) of the means (standard normal entries,
     ``draws`` of them, fixed ``seed``): the chance level of the reaction-term cosine. ``f`` and ``m`` are (B, N, d).
     Returns the median and the 95th percentile over the draws."""
+    if f.shape != m.shape:
+        raise ValueError(f"f and m must have the same shape (B, N, d); got f {tuple(f.shape)} and m {tuple(m.shape)}")
     gen = torch.Generator().manual_seed(seed)
     f, m = f.double().reshape(-1, f.shape[-1]), m.double().reshape(-1, m.shape[-1])
     d = m.shape[-1]
