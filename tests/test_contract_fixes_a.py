@@ -294,3 +294,64 @@ def test_the_chance_cosine_and_the_public_anderson_name_f_m_draws_seed_and_x0():
         reference_anderson(lambda z: 0.5 * z, torch.full((2, 3), float("inf")))
     x, res = reference_anderson(lambda z: 0.5 * torch.tanh(z) + 1.0, torch.zeros(2, 3, dtype=torch.float64), tol=1e-10)
     assert res[-1] < 1e-10 and torch.allclose(x, 0.5 * torch.tanh(x) + 1.0, atol=1e-8)
+
+
+def test_check_grid_refuses_complex_values_instead_of_dropping_their_imaginary_part():
+    import numpy as np
+
+    from mfattn.companion.checks import check_grid
+
+    with pytest.raises(TypeError, match=r"^test_betas must hold real numbers; got complex values"):
+        check_grid("test_betas", np.array([0.2, 0.4]) + 1j)
+    with pytest.raises(TypeError, match=r"^rhos must hold real numbers; got complex values"):
+        check_grid("rhos", [0.5, 1 + 1j])
+    assert check_grid("rhos", [0.5, 2]).tolist() == [0.5, 2.0]
+
+
+def test_chapter_2_and_3s_figures_name_their_inputs():
+    import numpy as np
+
+    from mfattn.implicit import figures, figures_controls
+
+    norms = np.ones((2, 17, 17))
+    with pytest.raises(ValueError, match=r"^norms must have shape \(S, 17, 17\) .*; got \(2, 4, 4\)"):
+        figures.couplings(np.ones((2, 4, 4)), [0, 1])
+    with pytest.raises(ValueError, match=r"^norms must hold norms \(>= 0\); got a negative entry"):
+        figures.early_frames(-norms, [0, 1])
+    with pytest.raises(ValueError, match=r"^snap_steps must have one entry per frame of norms \(2\); got 3"):
+        figures.coupling_animation(norms, [0, 1, 2])
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure()
+    with pytest.raises(ValueError, match=r"^vmax must be at least the largest norm"):
+        figures.coupling_graph(fig.add_subplot(), norms[0], 0.5)
+    plt.close(fig)
+    with pytest.raises(TypeError, match=r"^ax must be a matplotlib Axes; got object"):
+        figures.coupling_graph(object(), norms[0], 1.0)
+    with pytest.raises(ValueError, match=r"^cm must be a \(10, 10\) matrix of counts"):
+        figures.confusion(np.ones((3, 3), dtype=int))
+    with pytest.raises(ValueError, match=r"^cm must hold whole numbers"):
+        figures.confusion(np.full((10, 10), 2.5))
+    with pytest.raises(ValueError, match=r"^settle contains NaN or infinite entries"):
+        figures.settling([0, 1], [np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"^w must be a positive integer; got 0"):
+        figures.running_mean(np.ones(4), 0)
+    with pytest.raises(ValueError, match=r"^h lacks the key\(s\) \['loss'"):
+        figures.mnist_training({}, 10)
+    with pytest.raises(ValueError, match=r"^each entry of methods must be one of"):
+        figures.solver_race({}, [0.5], ["newton"], 1e-4)
+    with pytest.raises(ValueError, match=r"^race lacks the \(rho, method\) entries \[\(0.5, 'plain'\)\]"):
+        figures.solver_race({}, [0.5], ["plain"], 1e-4)
+    with pytest.raises(ValueError, match=r"^rho_show 0.7 is not in the study"):
+        figures.transformer_steps({"distance": {0.5: np.ones((3, 2))}, "spread": {0.5: {}}}, [0.5], 0.7, 2, "t")
+    with pytest.raises(ValueError, match=r"^steps must be the study's number of steps \(2\); got 5"):
+        figures.transformer_steps({"distance": {0.5: np.ones((3, 2))}, "spread": {0.5: {}}}, [0.5], 0.5, 5, "t")
+    with pytest.raises(ValueError, match=r"^each entry of inputs must be one of"):
+        figures.onsager({"m_err_naive": [1.0]}, ["x"], [0.2], [0.2], "t")
+    with pytest.raises(ValueError, match=r"^res lacks corr_err_g or m_err_g"):
+        figures.onsager({"m_err_naive": [1.0]}, ["g"], [0.2], [0.2], "t")
+    with pytest.raises(TypeError, match=r"^inputs must be a list of net inputs; got None"):
+        figures_controls.onsager_with_controls({"m_err_naive": [1.0]}, None, [0.2], [0.2], "t")
+    with pytest.raises(ValueError, match=r"^count lacks the key\(s\) \['flops'\]"):
+        figures_controls.tap_cost_with_count({"Nd": [], "seconds": [], "fit": [], "exponent": 3.0}, {"Nd": []})
+    assert figures.running_mean(np.arange(5.0), 2).tolist() == [0.5, 1.5, 2.5, 3.5]
