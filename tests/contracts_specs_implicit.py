@@ -271,12 +271,6 @@ SPECS.update({
     I + "claims_deq_couplings:interaction_grade": Spec(lambda d: {"acc": d(st.floats(80, 100)), "blog": d(st.floats(98, 100)),
                                                               "margin": d(st.floats(0, 2)), "floor": d(st.floats(80, 95))}),
 })
-for _name in ("solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation", "settling",
-              "confusion", "fixed_point_stability", "stability_over_training", "learned_correction", "full_cpu",
-              "running_mean", "transformer_steps", "tap_cost", "onsager"):
-    SPECS[I + "figures:" + _name] = Exempt(FIG)
-SPECS[I + "figures_controls:onsager_with_controls"] = Exempt(FIG)
-SPECS[I + "figures_controls:tap_cost_with_count"] = Exempt(FIG)
 
 
 # --- stored numbers, their readers and writers, and the variant table (issue 44 item 5) ----------------------------

@@ -168,7 +168,6 @@ SPECS.update({
     "mfattn.dynamics.verdict_numbers:context_deviation": Exempt("compares two contexts the engine made (or the paper "
                                                                 "code's stored one, read by load_context)"),
     "mfattn.dynamics.verdict_numbers:window_control": Exempt("reduces two sweeps the package made (sweep_many)"),
-    "mfattn.implicit.figures:early_frames": Exempt(FIG),
     "mfattn.implicit.init_scale:train_runs": Exempt(MNIST),
     "mfattn.implicit.init_scale:init_rows": Exempt(STORED),
     "mfattn.implicit.runs:finished_result": Exempt(FILES),
