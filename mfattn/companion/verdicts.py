@@ -114,6 +114,13 @@ class Claim:
                 raise ClaimError(f"claim {self.id!r}: {name} must be a non-empty string")
         if self.origin not in SCALES:
             raise ClaimError(f"claim {self.id!r}: origin must be one of {ORIGINS}; got {self.origin!r}")
+        if isinstance(self.evidence, (str, bytes)) or not isinstance(self.evidence, Iterable) or not all(
+                isinstance(e, str) for e in self.evidence):
+            raise ClaimError(f"claim {self.id!r}: evidence must be a tuple of figure labels and test ids; got "
+                             f"{self.evidence!r}"[:200])
+        if not isinstance(self.examples, Mapping):
+            raise ClaimError(f"claim {self.id!r}: examples must be a mapping of grade -> numbers; got "
+                             f"{type(self.examples).__name__}")
         object.__setattr__(self, "evidence", tuple(self.evidence))
         self._check_premises()
         if not self.evidence:
