@@ -355,3 +355,35 @@ def test_chapter_2_and_3s_figures_name_their_inputs():
     with pytest.raises(ValueError, match=r"^count lacks the key\(s\) \['flops'\]"):
         figures_controls.tap_cost_with_count({"Nd": [], "seconds": [], "fit": [], "exponent": 3.0}, {"Nd": []})
     assert figures.running_mean(np.arange(5.0), 2).tolist() == [0.5, 1.5, 2.5, 3.5]
+
+
+def test_a_claim_names_its_evidence_and_examples():
+    from mfattn.companion.verdicts import Claim, ClaimError
+
+    fields = dict(id="x-claim", source="S 2024", claim="A claim.", measured="x", how="holds if x > 1",
+                  rule=lambda s: "holds" if s["x"] > 1 else "fails", examples={"holds": {"x": 2}, "fails": {"x": 0}})
+    with pytest.raises(ClaimError, match=r"^claim 'x-claim': evidence must be a tuple of figure labels and test ids; "
+                                         r"got None"):
+        Claim(evidence=None, **fields)
+    with pytest.raises(ClaimError, match=r"^claim 'x-claim': examples must be a mapping of grade -> numbers; got str"):
+        Claim(evidence=("fig-x",), **{**fields, "examples": "x"})
+    assert Claim(evidence=["fig-x"], **fields).evidence == ("fig-x",)
+
+
+def test_damped_plain_converged_names_layer_x_damping_max_iter_and_tol():
+    import torch
+
+    from mfattn.implicit.meanfield import MeanFieldAttention
+    from mfattn.implicit.seed_numbers import damped_plain_converged
+
+    layer = MeanFieldAttention(3, 2, generator=torch.Generator().manual_seed(0)).double()
+    x = torch.randn(2, 3, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"^layer must be a mean-field attention layer"):
+        damped_plain_converged(None, x, 0.5)
+    with pytest.raises(ValueError, match=r"^damping must be > 0 and <= 1; got 1.5"):
+        damped_plain_converged(layer, x, 1.5)
+    with pytest.raises(ValueError, match=r"^x contains NaN or infinite entries"):
+        damped_plain_converged(layer, x.clone().fill_(float("nan")), 0.5)
+    with pytest.raises(ValueError, match=r"^tol must be > 0; got 0.0"):
+        damped_plain_converged(layer, x, 0.5, tol=0.0)
+    assert damped_plain_converged(layer, x, 0.5, max_iter=200).dtype == bool

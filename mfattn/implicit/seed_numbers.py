@@ -162,6 +162,7 @@ PLAIN_DAMPINGS = (0.5, 0.25)
 
 
 @torch.no_grad()
+@contract(x="tensor:3", damping="real:(0,1]", max_iter="int:1", tol="real:>0")
 def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter: int = 40,
                            tol: float = 1e-4) -> np.ndarray:
     """(B,) bool: whether damped plain iteration ``m ← (1 − a)·m + a·f(m)`` (``a = damping``) from the layer's own
@@ -172,6 +173,9 @@ def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter
 
     from ..deq import ConvergenceWarning
 
+    if not isinstance(layer, torch.nn.Module) or not hasattr(layer, "solver_options"):
+        raise TypeError(f"layer must be a mean-field attention layer (mfattn.implicit.meanfield.MeanFieldAttention); "
+                        f"got {type(layer).__name__}")
     layer = copy.deepcopy(layer)
     layer.solver, layer.max_iter, layer.tol = "plain", max_iter, float(tol)
     layer.solver_options = {"damping": float(damping), "on_fail": "ignore"}
