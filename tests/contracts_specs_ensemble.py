@@ -44,8 +44,6 @@ SPECS = {
                                        "generated (stability, correction); tests/test_seed_numbers.py"),
     I + "reference_solver:reference_converged_over_training": Exempt("needs a TrainResult with kept weights (MNIST "
                                                                      "training); run by chapter 2's full profile"),
-    I + "seed_numbers:damped_plain_converged": Exempt("needs a trained mean-field layer and its sources (a model's); "
-                                                      "run against a damped loop by test_deq_plain"),
     I + "seed_numbers:per_seed": Spec(lambda d: {"numbers": [{"acc": d(st.floats(0, 1)), "n": 3, "name": "a"},
                                                              {"acc": 0.5, "n": 4, "name": "b"}]}),
     I + "seed_numbers:seeds_text": Spec(lambda d: {"numbers": {"acc_seeds": [d(st.floats(0, 1)), 0.5, None],
@@ -76,3 +74,16 @@ SPECS.update({
     I + "claims_deq_plain:damped_text": Spec(lambda d: {"s": d(st.sampled_from([{}, stored("deq")]))},
                                              check=is_type(str)),
 })
+
+
+def _layer(d):
+    from mfattn.implicit.meanfield import MeanFieldAttention
+    from contracts_specs_foundations import gen
+
+    return MeanFieldAttention(3, 2, generator=gen(d)).double()
+
+
+SPECS[I + "seed_numbers:damped_plain_converged"] = Spec(
+    lambda d: {"layer": _layer(d), "x": randn(d, 2, 3, 2), "damping": d(st.floats(0.1, 1.0)),
+               "max_iter": d(st.integers(1, 40))},
+    domain={"damping": "(0,1]", "max_iter": "int>=1", "tol": ">0"}, sizes={"max_iter": 10**15})
