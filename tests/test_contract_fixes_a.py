@@ -387,3 +387,16 @@ def test_damped_plain_converged_names_layer_x_damping_max_iter_and_tol():
     with pytest.raises(ValueError, match=r"^tol must be > 0; got 0.0"):
         damped_plain_converged(layer, x, 0.5, tol=0.0)
     assert damped_plain_converged(layer, x, 0.5, max_iter=200).dtype == bool
+
+
+def test_reaction_cosines_names_digits_variant_and_runs():
+    from mfattn.implicit.correction_on_m import reaction_cosines
+
+    with pytest.raises(ValueError, match=r"^digits must be an integer in \[12, 10000\]; got 5"):
+        reaction_cosines(5, "m", {})
+    with pytest.raises(ValueError, match=r"^digits must be an integer in \[12, 10000\]; got 1000000000000"):
+        reaction_cosines(10**12, "m", {})
+    with pytest.raises(ValueError, match=r"^variant must be one of 'm', 'blog'; got 'g'"):
+        reaction_cosines(20, "g", {})
+    with pytest.raises(TypeError, match=r"^runs must be the restored runs"):
+        reaction_cosines(20, "m", "x")
