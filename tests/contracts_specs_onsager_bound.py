@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from contracts_registry import Exempt, Spec
-from contracts_strategies_a import onsager_data, onsager_pair
+from contracts_strategies_a import mnist_present, onsager_data, onsager_pair
 
 I = "mfattn.implicit.onsager_bound:"
 
@@ -36,9 +36,20 @@ SPECS = {
                        "functions above, generated here"),
 }
 
+def _runs(d):
+    """Seed 0's stored run of both models (restored once from data/full/deq/runs)."""
+    from contracts_strategies_a import restored_runs
+
+    runs = restored_runs()
+    return {k: runs[k] for k in ("m-seed0", "blog-seed0") if k in runs}
+
+
 SPECS.update({
-    "mfattn.implicit.correction_on_m:reaction_cosines": Exempt(
-        "reads the stored trained runs (MNIST, restored from data/full/deq/runs); tests/test_deq_premises.py checks "
-        "its blog-model cosines against the chapter's stored ones"),
+    # 12 to 24 of the MNIST test digits on the two stored seed-0 runs: ~0.3 s a call
+    "mfattn.implicit.correction_on_m:reaction_cosines": Spec(
+        lambda d: {"digits": d(st.integers(12, 24)), "variant": d(st.sampled_from(["m", "blog"])), "runs": _runs(d)},
+        domain={"digits": "int>=1"}, sizes={"digits": 10**12}) if mnist_present() else Exempt(
+        "reads the MNIST test digits, not on this machine (python -m mfattn.companion.datasets fetches them); its "
+        "digits, variant and runs are checked at its boundary (tests/test_contract_fixes_a.py)"),
     "mfattn.implicit.correction_on_m:main": Exempt("the command line: argparse refuses bad arguments"),
 })

@@ -174,3 +174,22 @@ def with_run(chapter: str):
             return fn(**kw)
         return in_output(inner, kwargs, figures=False)
     return call
+
+
+@functools.lru_cache(maxsize=None)
+def restored_runs() -> dict:
+    """The stored trained runs of chapter 2 (mfattn.implicit.trained.restore: data/full/deq/runs, hash-checked)."""
+    from mfattn.implicit.trained import restore
+
+    return restore()
+
+
+def mnist_present() -> bool:
+    """Whether the MNIST files are on this machine (verified copies, found offline): the specs that read them are
+    generated only then, and are Exempt (saying so) elsewhere."""
+    from mfattn.companion.datasets import MissingDataError, dataset_files, locate
+
+    try:
+        return all(locate("mnist", f) is not None for f in dataset_files("mnist"))
+    except (MissingDataError, ValueError):
+        return False
