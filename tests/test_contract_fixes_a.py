@@ -400,3 +400,27 @@ def test_reaction_cosines_names_digits_variant_and_runs():
         reaction_cosines(20, "g", {})
     with pytest.raises(TypeError, match=r"^runs must be the restored runs"):
         reaction_cosines(20, "m", "x")
+
+
+def test_the_over_training_readings_name_result_images_and_steps():
+    import torch
+
+    from mfattn.implicit.reference_solver import reference_converged_over_training
+    from mfattn.implicit.stability import spectral_radius_over_training
+
+    class Kept:
+        def weight_steps(self):
+            return [0, 5]
+
+    images = torch.zeros(2, 1, 28, 28)
+    for fn in (spectral_radius_over_training, reference_converged_over_training):
+        with pytest.raises(TypeError, match=r"^result must be a TrainResult; got NoneType"):
+            fn(None, images, [0])
+        with pytest.raises(ValueError, match=r"^images contains NaN or infinite entries"):
+            fn(Kept(), images.clone().fill_(float("nan")), [0])
+        with pytest.raises(TypeError, match=r"^images must be a real floating-point tensor; got dtype torch.int64"):
+            fn(Kept(), images.long(), [0])
+        with pytest.raises(ValueError, match=r"^images must have shape \(\*, 1, 28, 28\); got \(1, 2, 1, 28, 28\)"):
+            fn(Kept(), images[None], [0])
+        with pytest.raises(ValueError, match=r"^steps must name"):
+            fn(Kept(), images, [])
