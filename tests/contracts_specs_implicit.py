@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from contracts_registry import Exempt, Spec
 from contracts_specs_foundations import RESULT, gen, randn, rng, seed
-from contracts_strategies_a import (RunPlaceholder, in_tmp, is_type, root_choice, stored, tmpdir, variant_table,
-                                    with_run)
+from contracts_strategies_a import (RunPlaceholder, in_tmp, is_type, mnist_present, root_choice, stored, tmpdir,
+                                    variant_table, with_run)
 
 I = "mfattn.implicit."
 FIG = "draws a figure from stored run histories (their producers are generated or tested)"
@@ -105,8 +105,6 @@ SPECS = {
     I + "stability:accuracy_by_steps": Spec(lambda d: {"model": model(d), "images": images(d),
                                                        "labels": torch.tensor([1, 2]), "steps": [1]},
                                             domain={"batch_size": "int>=1"}, **LAYER),
-    I + "stability:spectral_radius_over_training": Exempt("needs a TrainResult of a run with kept weights "
-                                                          "(MNIST training); its inner calls are generated"),
     I + "stability:unit_crossing": Spec(lambda d: {"steps": [1.0, 2.0, 3.0], "values": [0.5, d(st.floats(0, 2)), 1.5]},
                                         allow={"values": ("nan-entry", "inf-entry")}),
     I + "stability:crossing_text": Spec(lambda d: {"first": d(st.floats(-1, 99)), "stays": 3.0}),
@@ -328,3 +326,26 @@ SPECS.update({
     I + "claims_deq_prose:glue": Spec(lambda d: {"run": RunPlaceholder(), "s": d(st.sampled_from([{}, stored("deq")]))},
                                       call=with_run("deq")),
 })
+
+
+# --- over training, on a stored run's kept weights (restored once into a temporary cache) and 4 MNIST test digits
+def _kept(d):
+    from contracts_strategies_a import mnist_digits, restored_runs
+
+    result = restored_runs()[d(st.sampled_from(["blog-seed0", "blog-seed1"]))]   # the runs that kept weights
+    kept = result.weight_steps()
+    return {"result": result, "images": mnist_digits()[0], "steps": [kept[d(st.integers(0, len(kept) - 1))]]}
+
+
+if mnist_present():
+    SPECS.update({
+        I + "stability:spectral_radius_over_training": Spec(
+            lambda d: {**_kept(d), "iters": d(st.integers(2, 30)), "max_iter": d(st.integers(1, 30))},
+            domain={"iters": "int>=2", "max_iter": "int>=1"}, sizes={"iters": 10**15, "max_iter": 10**15},
+            nonfinite_ok=True),   # rho is NaN where a digit's fixed point is not finite (documented)
+        I + "reference_solver:reference_converged_over_training": Spec(
+            lambda d: {**_kept(d), "batch": d(st.integers(1, 4))}, domain={"batch": "int>=1"}),
+    })
+else:
+    SPECS[I + "stability:spectral_radius_over_training"] = Exempt(
+        "reads the MNIST test digits, not on this machine; generated where they are (on a stored run's kept weights)")

@@ -178,10 +178,30 @@ def with_run(chapter: str):
 
 @functools.lru_cache(maxsize=None)
 def restored_runs() -> dict:
-    """The stored trained runs of chapter 2 (mfattn.implicit.trained.restore: data/full/deq/runs, hash-checked)."""
+    """The stored trained runs of chapter 2 (mfattn.implicit.trained.restore: data/full/deq/runs, hash-checked),
+    restored into a temporary training cache (``$MFATTN_CACHE`` set while it fills, then put back): the session's own
+    cache is never written."""
+    import os
+
     from mfattn.implicit.trained import restore
 
-    return restore()
+    before = os.environ.get("MFATTN_CACHE")
+    os.environ["MFATTN_CACHE"] = tmpdir("mfattn-contract-cache-")
+    try:
+        return restore()
+    finally:
+        if before is None:
+            os.environ.pop("MFATTN_CACHE", None)
+        else:
+            os.environ["MFATTN_CACHE"] = before
+
+
+@functools.lru_cache(maxsize=None)
+def mnist_digits(n: int = 4):
+    """The first ``n`` MNIST test digits and their labels (tensors)."""
+    from mfattn.implicit.mnist import load_mnist
+
+    return load_mnist("test", None, limit=n).tensors()
 
 
 def mnist_present() -> bool:
