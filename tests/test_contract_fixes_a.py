@@ -424,3 +424,13 @@ def test_the_over_training_readings_name_result_images_and_steps():
             fn(Kept(), images[None], [0])
         with pytest.raises(ValueError, match=r"^steps must name"):
             fn(Kept(), images, [])
+
+
+def test_variant_rows_names_its_results():
+    from mfattn.implicit.variants import variant_rows
+
+    with pytest.raises(TypeError, match=r"^results must be a mapping of variant name -> TrainResult; got NoneType"):
+        variant_rows(None)
+    with pytest.raises(TypeError, match=r"^results must map each variant to a TrainResult; 'blog' maps to str"):
+        variant_rows({"blog": "x"})
+    assert variant_rows({}) == []

@@ -86,6 +86,12 @@ def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
     fraction of forward solves that converged, wall-clock milliseconds per step
     (test evaluations included), and which test digits it got right (``correct``, :func:`pack_correct`;
     ``None`` when the history has no predictions)."""
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a mapping of variant name -> TrainResult; got {type(results).__name__}")
+    bad = [name for name, r in results.items() if not isinstance(r, TrainResult)]
+    if bad:
+        raise TypeError(f"results must map each variant to a TrainResult; {bad[0]!r} maps to "
+                        f"{type(results[bad[0]]).__name__}")
     rows = []
     for name, r in results.items():
         h = r.history
