@@ -434,3 +434,20 @@ def test_variant_rows_names_its_results():
     with pytest.raises(TypeError, match=r"^results must map each variant to a TrainResult; 'blog' maps to str"):
         variant_rows({"blog": "x"})
     assert variant_rows({}) == []
+
+
+def test_save_per_unit_names_root_seed_offsets_and_its_mappings(tmp_path):
+    from mfattn.implicit.claims_transformer_numbers import save_per_unit
+
+    good = dict(seed=0, seed_offsets=[0], draws={0: {}}, spread_by_rho={}, train_betas=[0.3], test_betas=[0.3],
+                scaling={"Nd": [8.0], "seconds": [1.0], "fit_min_nd": 8.0, "exponent": 3.0})
+    with pytest.raises(TypeError, match=r"^root must be a path"):
+        save_per_unit(3, **good)
+    with pytest.raises(ValueError, match=r"^seed must be an integer >= 0; got nan"):
+        save_per_unit(tmp_path, **{**good, "seed": float("nan")})
+    with pytest.raises(ValueError, match=r"^draws must be keyed by seed_offsets \[1\]; got \[0\]"):
+        save_per_unit(tmp_path, **{**good, "seed_offsets": [1]})
+    with pytest.raises(TypeError, match=r"^spread_by_rho must be a mapping \(dict\); got NoneType"):
+        save_per_unit(tmp_path, **{**good, "spread_by_rho": None})
+    with pytest.raises(ValueError, match=r"^test_betas must contain only finite numbers"):
+        save_per_unit(tmp_path, **{**good, "test_betas": [float("nan")]})
