@@ -207,8 +207,6 @@ SPECS = {
 for _name in ("cached_variant_results", "export_variants", "train_variants"):
     SPECS[I + "variants:" + _name] = Exempt("trains the variant runs of a profile (MNIST, minutes) or reads their "
                                             "TrainResults; the rows it makes are generated below (markdown_table ...)")
-SPECS[I + "claims_transformer_numbers:save_per_unit"] = Exempt(STORED + "; tests/test_transformer_premises.py "
-                                                                        "round-trips them on a tiny study")
 
 
 def _stored_root(d):
@@ -360,3 +358,23 @@ def _variant_results(d):
 
 
 SPECS[I + "variants:variant_rows"] = Spec(lambda d: {"results": _variant_results(d)}, check=is_type(list))
+
+
+def _per_unit(d):
+    """save_per_unit's arguments as chapter 3 passes them, at tiny sizes (two draws, two ρ, three sizes)."""
+    r = rng(d)
+    offsets = [0, d(st.integers(1, 3))]
+    draws = {k: {"spread_res": r.uniform(0, 1, 3), "spread_nores": r.uniform(0, 1, 3), "off_block_dense": 0.1,
+                 "onsager": {"corr_err_m": r.uniform(0.1, 1, 4), "test_beta": np.repeat([0.3, 0.5], 2)}}
+             for k in offsets}
+    spread = {rho: {"with source": [r.uniform(0, 1, 3)], "without source": [r.uniform(0, 1, 3)]} for rho in (0.5, 0.9)}
+    nd = [8.0, 16.0, 32.0]
+    scaling = {"Nd": nd, "seconds": [1e-5 * n ** 2.8 for n in nd], "fit_min_nd": 8.0, "exponent": 2.8}
+    count = {"Nd": nd, "N": [4, 8, 16], "d": [2, 2, 2], "flops": [2 * n ** 3 for n in nd], "counted": [None, 1.0, 2.0],
+             "max_dev": 0.0}
+    return {"root": tmpdir(), "seed": d(st.integers(0, 3)), "seed_offsets": offsets, "draws": draws,
+            "spread_by_rho": spread, "scaling": scaling, "train_betas": [0.3, 0.5], "test_betas": [0.3, 0.5, 0.7],
+            "count": d(st.sampled_from([None, count]))}
+
+
+SPECS[I + "claims_transformer_numbers:save_per_unit"] = Spec(_per_unit, domain={"seed": "int>=0"}, call=in_tmp)
