@@ -222,7 +222,8 @@ _TEST_ID = "tests/test_contract_fixes_a.py::test_onsager_bound_names_its_data_se
 
 
 def _decided(d):
-    return {"x-claim": {"chapter": "ising", "source": "Someone 2024, Fig. 1", "claim": "A claim.", "evidence": [_TEST_ID], "note": "",
+    return {"x-claim": {"chapter": "ising", "source": "Someone 2024, Fig. 1", "claim": "A claim.",
+                        "evidence": [_TEST_ID], "note": "",
                         "verdict": d(st.sampled_from(["confirmed", "refuted"])), "numbers": {"x": 1.5},
                         "how": "holds if x > 1 (the paper's tolerance)", "measured": "x", "origin": "ours"}}
 
