@@ -451,3 +451,16 @@ def test_save_per_unit_names_root_seed_offsets_and_its_mappings(tmp_path):
         save_per_unit(tmp_path, **{**good, "spread_by_rho": None})
     with pytest.raises(ValueError, match=r"^test_betas must contain only finite numbers"):
         save_per_unit(tmp_path, **{**good, "test_betas": [float("nan")]})
+
+
+def test_train_floor_names_seed_epochs_lr_and_limits_before_reading_mnist():
+    from mfattn.implicit.feature_floor import train_floor
+
+    with pytest.raises(ValueError, match=r"^seed must be an integer >= 0; got 2.5"):
+        train_floor("mean", 2.5)
+    with pytest.raises(ValueError, match=r"^lr must be a finite number; got nan"):
+        train_floor("mean", lr=float("nan"))
+    with pytest.raises(ValueError, match=r"^train_limit must be a positive integer; got 0"):
+        train_floor("mean", train_limit=0)
+    with pytest.raises(ValueError, match=r"epochs=1e\+15"):
+        train_floor("mean", epochs=10**15, train_limit=8)
