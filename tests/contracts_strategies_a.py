@@ -204,6 +204,7 @@ def mnist_digits(n: int = 4):
     return load_mnist("test", None, limit=n).tensors()
 
 
+@functools.lru_cache(maxsize=None)
 def mnist_present() -> bool:
     """Whether the MNIST files are on this machine (verified copies, found offline): the specs that read them are
     generated only then, and are Exempt (saying so) elsewhere."""
