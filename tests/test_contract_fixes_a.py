@@ -348,6 +348,8 @@ def test_chapter_2_and_3s_figures_name_their_inputs():
         figures.transformer_steps({"distance": {0.5: np.ones((3, 2))}, "spread": {0.5: {}}}, [0.5], 0.5, 5, "t")
     with pytest.raises(ValueError, match=r"^each entry of inputs must be one of"):
         figures.onsager({"m_err_naive": [1.0]}, ["x"], [0.2], [0.2], "t")
+    with pytest.raises(TypeError, match=r"^test_betas must be a floating-point array; got dtype int64"):
+        figures.onsager({"m_err_naive": [1.0]}, [], np.array([1, 2]), [0.2], "t")
     with pytest.raises(ValueError, match=r"^res lacks corr_err_g or m_err_g"):
         figures.onsager({"m_err_naive": [1.0]}, ["g"], [0.2], [0.2], "t")
     with pytest.raises(TypeError, match=r"^inputs must be a list of net inputs; got None"):

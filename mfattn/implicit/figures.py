@@ -432,7 +432,7 @@ ONSAGER_LABELS = {"g": r"$f_\theta(g_i)$ (correction on $g$)", "m": r"$f_\theta(
                   "m+s": r"$f_\theta(m_i, s_i)$"}
 
 
-@contract(res="mapping:m_err_naive", test_betas="reals:>=0", train_betas="reals:>=0", title="str")
+@contract(res="mapping:m_err_naive", test_betas="array:1", train_betas="reals:>=0", title="str")
 def onsager(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
             title: str) -> plt.Figure:
     """Error of the learned corrections at the adaptive-TAP solution (left) and of the magnetisations when
