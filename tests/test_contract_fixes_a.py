@@ -196,7 +196,7 @@ def test_the_books_pages_notebooks_and_claims_name_chapters_cell_nb_path_claims_
         reproduce.is_check_cell("x")
     with pytest.raises(TypeError, match=r"^nb must be a notebook .*; got NoneType"):
         reproduce.strip_notebook(None)
-    with pytest.raises(ValueError, match=r"^path must be a notebook file; '.*nowhere.ipynb' is not one"):
+    with pytest.raises(ValueError, match=r"^path must be a notebook file; '.*nowhere.ipynb' does not exist"):
         reproduce.notebook_parameters(tmp_path / "nowhere.ipynb")
     with pytest.raises(TypeError, match=r"^claims must be a list of Claim objects; got an entry of type str"):
         verdicts.check_claims(["x"])

@@ -91,8 +91,8 @@ def notebook_parameters(path: Path) -> dict[str, dict[str, Any]]:
     from .checks import check_path
     from .store_read import read_text_file
 
-    if not check_path("path", path).is_file():
-        raise ValueError(f"path must be a notebook file; {os.fspath(path)!r} is not one"[:200])
+    if not check_path("path", path).exists():     # a FIFO or a device is refused by read_text_file, naming it
+        raise ValueError(f"path must be a notebook file; {os.fspath(path)!r} does not exist"[:200])
     text = read_text_file(path, "notebook")   # a FIFO, a device or an oversized file is refused before it is read
     try:
         import nbformat
