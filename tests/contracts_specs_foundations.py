@@ -81,9 +81,10 @@ SPECS = {
     "mfattn.ising:gaussian_vector_bound": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
                                                           "rng": rng(d)},
                                                domain={"n": "int>=1", "d": "int>=1"}, sizes={"n": 10**6}),
-    "mfattn.ising:ExactResult": Exempt(RESULT),
-    "mfattn.ising:MeanFieldResult": Exempt(RESULT),
-    "mfattn.ising:VectorTAPResult": Exempt(RESULT),
+    "mfattn.ising:ExactResult": Exempt(RESULT + ": exact_marginals and exact_marginals_sweep build it (generated here)"),
+    "mfattn.ising:MeanFieldResult": Exempt(RESULT + ": naive_mean_field, tap and adaptive_tap build it (generated "
+                                                    "here)"),
+    "mfattn.ising:VectorTAPResult": Exempt(RESULT + ": gaussian_vector_tap builds it (generated here)"),
     # --- mfattn.deq
     "mfattn.deq:solve": Spec(_solve_valid, domain={"max_iter": "int>=1", "tol": ">0"}, skip=("f",)),
     "mfattn.deq:deq_fixed_point": Spec(_solve_valid, skip=("f",)),
@@ -109,9 +110,8 @@ SPECS = {
         lambda d: {"n": 3, "betas": [0.3], "instances": 1, "dampings": [d(st.floats(0.2, 1.0))], "budget": 50},
         domain={"n": "int>=2", "instances": "int>=1", "budget": "int>=1"}, sizes={"instances": 10**9},
         nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:summarise": Exempt("summarises a Comparison and a DampingSweep the package "
-                                                  "built (chapter 1's verdict numbers); run by test_ising"),
-    "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT),
+    "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT + ": compare_mean_field builds it (generated here); the "
+                                                   "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.families (couplings not drawn from SK)
     "mfattn.meanfield.families:family_couplings": Spec(
         lambda d: {"family": d(st.sampled_from(("diluted", "ferro", "hopfield"))), "n": d(st.integers(2, 6)),
@@ -122,40 +122,19 @@ SPECS = {
                    "methods": ("tap", "adaptive_tap")},
         domain={"n": "int>=2", "instances": "int>=1", "beta": ">0", "field_std": ">=0", "seed": "int>=0",
                 "max_iter": "int>=1"}, sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
-    "mfattn.meanfield.families:ratio_text": Exempt("formats a compare_families result the package built (chapter 1's "
-                                                   "table); run by test_ising_families"),
-    "mfattn.meanfield.families:table": Exempt("formats a compare_families result the package built (chapter 1's "
-                                              "table); run by test_ising_families"),
-    "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT),
+    "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT + ": damping_sweep builds it (generated here); the "
+                                                     "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.stress (ising-breakdown where its antecedent is met)
     "mfattn.meanfield.stress:breakdown_stress": Spec(
         lambda d: {"n": d(st.integers(3, 5)), "betas": [d(st.floats(0.3, 1.5))], "instances": 1,
                    "methods": ("naive", "adaptive_tap"), "max_iter": 200},
         domain={"n": "int>=2", "instances": "int>=1", "j0": ">=0", "damping": "(0,1]", "max_iter": "int>=1",
                 "seed": "int>=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
-    "mfattn.meanfield.stress:counts": Exempt("counts a breakdown_stress result the package built (chapter 1's "
-                                             "ising-breakdown); run by test_ising_stress"),
-    "mfattn.meanfield.stress:table": Exempt("formats a breakdown_stress result the package built (chapter 1's "
-                                            "table); run by test_ising_stress"),
     # --- mfattn.meanfield.finite_size (ising-at-accuracy at other numbers of spins)
     "mfattn.meanfield.finite_size:line_by_size": Spec(
         lambda d: {"ns": [3, d(st.integers(3, 4))], "betas": [d(st.floats(0.3, 1.5))], "instances": 1, "budget": 20},
         domain={"instances": "int>=1", "damping": "(0,1]", "budget": "int>=1", "seed": "int>=0",
                 "field_std": ">=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
-    "mfattn.meanfield.finite_size:table": Exempt("formats a line_by_size result the package built (chapter 1's "
-                                                 "table); run by test_ising_sizes"),
-    "mfattn.meanfield.claims_ising_betas:ordered_every_beta": Exempt("a declared alternative rule of "
-                                                                     "ising-linear-response-ordering on package-made "
-                                                                     "stored numbers (its outcomes: tests/"
-                                                                     "test_ising_premises.py)"),
-    "mfattn.meanfield.claims_ising_betas:ordering_beta_note": Exempt("formats stored numbers for "
-                                                                     "ising-linear-response-ordering's note"),
-    "mfattn.meanfield.claims_ising_betas:per_beta_note": Exempt("formats stored numbers for ising-adaptive-tap's "
-                                                                "note"),
-    "mfattn.meanfield.claims_ising_sizes:at_every_size": Exempt("a declared alternative rule of ising-at-accuracy "
-                                                                "(stored numbers); run by test_ising_sizes"),
-    "mfattn.meanfield.claims_ising_sizes:size_rows": Exempt("formats stored numbers for ising-at-accuracy's note; "
-                                                            "run by test_ising_sizes"),
     # --- mfattn.companion.stats
     "mfattn.companion.stats:t_quantile_975": Spec(lambda d: {"df": d(st.integers(1, 500))},
                                                   domain={"df": "int>=1"}),
@@ -198,3 +177,32 @@ for _name, _valid in [("check_real", _check_spec), ("check_positive", _check_spe
                                                             "values": ("betas",)})
 SPECS["mfattn.companion.checks:contract"] = Exempt("a decorator factory: its rules are parsed at import (a typo fails "
                                                   "there) and every decorated function is generated here")
+
+
+# --- chapter 1's formatters and summaries, on package-made results at tiny sizes (issue 44 item 5) ---------------
+from contracts_strategies_a import comparison, families_result, is_type, sizes_result, stored, stress_result  # noqa: E402
+
+
+def _summarise(d):
+    cmp, sweep = comparison()
+    return {"cmp": cmp, "beta": d(st.sampled_from([0.2, 0.6, 1.0])), "sweep": sweep,
+            "vector_dev": d(st.sampled_from([None, 1e-9])), "vector_roundoff": d(st.sampled_from([None, (1e-12, 1e-11)]))}
+
+
+SPECS.update({
+    "mfattn.meanfield.accuracy:summarise": Spec(_summarise, domain={"beta": ">0", "vector_dev": ">=0"},
+                                                check=is_type(dict), nonfinite_ok=True),
+    "mfattn.meanfield.families:ratio_text": Spec(lambda d: {"result": families_result(),
+                                                            "worse": d(st.sampled_from(["tap", "tap_site", "naive"]))},
+                                                 check=is_type(str)),
+    "mfattn.meanfield.families:table": Spec(lambda d: {"result": families_result()}, check=is_type(str)),
+    "mfattn.meanfield.stress:counts": Spec(lambda d: {"stress": stress_result(),
+                                                      "method": d(st.sampled_from(["naive", "adaptive_tap"]))}),
+    "mfattn.meanfield.stress:table": Spec(lambda d: {"stress": stress_result()}, check=is_type(str)),
+    "mfattn.meanfield.finite_size:table": Spec(lambda d: {"result": sizes_result()}, check=is_type(str)),
+})
+# the stored full-profile numbers of chapter 1 (data/full/ising/summary.json, flattened as its claims read them)
+for _name in ("ordered_every_beta", "ordering_beta_note", "per_beta_note"):
+    SPECS["mfattn.meanfield.claims_ising_betas:" + _name] = Spec(lambda d: {"s": stored("ising")}, check=is_type(str))
+for _name in ("at_every_size", "size_rows"):
+    SPECS["mfattn.meanfield.claims_ising_sizes:" + _name] = Spec(lambda d: {"s": stored("ising")})

@@ -147,7 +147,10 @@ def check_device(name: str, value: Any):
 
 
 def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: bool = False) -> np.ndarray:
-    """A non-empty 1-d float64 array of finite values (each ``>= minimum``, or ``>`` when ``strict``)."""
+    """A non-empty 1-d float64 array of finite values (each ``>= minimum``, or ``>`` when ``strict``); complex
+    values are refused, never cast to their real part."""
+    if np.iscomplexobj(values) or (isinstance(values, (list, tuple)) and any(isinstance(v, complex) for v in values)):
+        raise TypeError(f"{name} must hold real numbers; got complex values")
     try:
         arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):

@@ -174,9 +174,34 @@ def _test_exists(root: Path, test_id: str) -> bool:
                      re.MULTILINE) is not None
 
 
+def _check_names(name: str, value: Any) -> list:
+    """``value`` as a list if it is an iterable of strings (figure labels, test ids, claim ids), not one string."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be an iterable of figure labels and test ids; got {type(value).__name__}")
+    value = list(value)
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{name} must hold strings (figure labels, test ids); got an entry {bad[0]!r}"[:200])
+    return value
+
+
+def _check_mapping(name: str, value: Any, keys: Sequence[str] = ()) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (dict); got {type(value).__name__}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {missing}")
+    return value
+
+
 def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: Path | None = None) -> list[str]:
     """The evidence items that do not exist: figure labels not in ``figure_labels``, test ids whose
     file or ``def test_...`` is missing under ``root`` (the checkout; test ids are not checked outside one)."""
+    evidence, figure_labels = _check_names("evidence", evidence), _check_names("figure_labels", figure_labels)
+    if root is not None:
+        from .checks import check_path
+
+        root = check_path("root", root)
     labels = set(figure_labels)
     missing = []
     for item in evidence:
@@ -217,6 +242,11 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
     ``{numref}``). The entry gets its ``basis`` (:func:`evidence_basis`).
     Refuses evidence that does not exist and a claim id that another chapter already owns.
     """
+    _check_mapping("entry", entry, ("claim_id", "verdict", "evidence"))
+    _check_mapping("run_info", run_info)
+    if not isinstance(chapter, str):
+        raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
+    shown = _check_names("shown", shown)
     missing = check_evidence(entry["evidence"], figure_labels, store.project_root())
     if missing:
         raise LedgerError(f"claim {entry['claim_id']!r}: evidence {missing} does not exist (figure labels must "
@@ -240,7 +270,9 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
 
 def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> list[str]:
     """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
-    keep = set(keep)
+    if not isinstance(chapter, str):
+        raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
+    keep = set(_check_names("keep", keep))
     path = ledger_path(profile, seed)
     if not path.exists():
         return []
@@ -449,6 +481,12 @@ def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profi
     (claim ids whose verdict changed, that were new, that were dropped)."""
     from .manifest import read_manifest
 
+    _check_mapping("decided", decided)
+    for cid, d in decided.items():
+        _check_mapping(f"decided[{cid!r}]", d, ("chapter", "source", "claim", "verdict", "evidence", "numbers", "note",
+                                                 "how", "measured", "origin"))
+    if not isinstance(commit, str):
+        raise TypeError(f"commit must be the commit whose rules decided (a string); got {type(commit).__name__}")
     stored_full = set(read_manifest("full"))
     root = store.project_root()
     path = ledger_path(profile)

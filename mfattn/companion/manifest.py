@@ -121,6 +121,10 @@ def tracked_changes(root: Path) -> str:
     """``git status --porcelain`` of tracked files outside the stored results (``data/full/``): a full-profile
     run writes those as it goes, and its own outputs must not count as a modified tree. Raises OSError or
     SubprocessError where git cannot run."""
+    from .checks import check_path
+
+    if not check_path("root", root).is_dir():
+        raise ValueError(f"root must be an existing folder (the checkout); got {os.fspath(root)!r}"[:200])
     return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/full"],
                           cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
 
@@ -164,6 +168,22 @@ def decides_only(name: str) -> bool:
     return name.rsplit(".", 1)[-1].startswith("claims")
 
 
+def _check_code_names(modules: Any, notebook: Any) -> list[str]:
+    """``modules`` as a list of module names (strings), and ``notebook`` None or a path relative to the project root;
+    else a clear error naming the parameter."""
+    if isinstance(modules, (str, bytes)) or not isinstance(modules, Iterable):
+        raise TypeError(f"modules must be a list of module names (strings); got {type(modules).__name__}")
+    modules = list(modules)
+    bad = [m for m in modules if not isinstance(m, str)]
+    if bad:
+        raise TypeError(f"modules must be a list of module names (strings); got an entry {bad[0]!r}"[:200])
+    if notebook is not None:
+        from .checks import check_path
+
+        check_path("notebook", notebook)
+    return modules
+
+
 def _module_files(modules: Iterable[str], keep_verdicts: bool = False) -> list[tuple[str, Path]]:
     package = Path(__file__).resolve().parents[1]
     out = []
@@ -194,6 +214,9 @@ def digest_of(modules: Iterable[str], notebook: str | None, made_at: str | None 
     is missing, e.g. outside a checkout). Verdict modules (:func:`decides_only`) are left out; a result
     recorded before they were (its ``code_modules`` name them) is checked with their source at ``made_at``,
     the commit that made it: today's computing code against the code that made it, whatever the rules became."""
+    modules = _check_code_names(modules, notebook)
+    if made_at is not None and not isinstance(made_at, str):
+        raise TypeError(f"made_at must be a commit (a string) or None; got {type(made_at).__name__}")
     h = hashlib.sha256()
     for name, path in _module_files(modules, keep_verdicts=made_at is not None):
         if decides_only(name):
@@ -217,6 +240,7 @@ def code_fingerprint(notebook: str | None) -> tuple[list[str], str | None]:
     """The ``mfattn`` modules loaded now that compute results (the book's machinery in
     ``mfattn.companion`` is left out: it stores results, it does not compute them) and their digest
     together with the notebook's code."""
+    _check_code_names([], notebook)
     modules = sorted(name for name, mod in list(sys.modules.items())
                      if name.startswith("mfattn.") and not name.startswith("mfattn.companion")
                      and name != "mfattn.__main__" and not decides_only(name) and getattr(mod, "__file__", None))
@@ -225,6 +249,17 @@ def code_fingerprint(notebook: str | None) -> tuple[list[str], str | None]:
 
 def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] | None) -> None:
     """Set (or, with ``entry=None``, remove) ``key`` in the ``kind`` file (manifest, results or runs)."""
+    from .checks import check_choice
+
+    check_choice("kind", kind, tuple(_REQUIRED))
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a string (a figure label, a result path or a chapter); got {type(key).__name__}")
+    if entry is not None:
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"entry must be a mapping (or None to remove the key); got {type(entry).__name__}")
+        missing = [f for f in _REQUIRED[kind] if f not in entry]
+        if missing:
+            raise ValueError(f"entry of a {kind} file lacks the field(s) {missing}")
     path = figures_dir(profile, seed) / f"{kind}.json"
     with store.locked(path):
         data = store.read_entries(path, _REQUIRED[kind], f"{kind} entry")

@@ -110,6 +110,9 @@ def table_html(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str,
     """The table of ``entries`` with its filter bar, count, style and script: one self-contained HTML fragment
     (no network). The filters list each value present, in book order (papers, chapters, verdicts as the
     ledger orders them)."""
+    if not isinstance(table_id, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", table_id):
+        raise (ValueError if isinstance(table_id, str) else TypeError)(
+            f"table_id must be an HTML id (a letter, then letters, digits, '-' or '_'); got {table_id!r}"[:200])
     titles = _chapter_titles() if titles is None else titles
     data = rows(entries, papers, titles)
     col = {name: COLUMNS.index(name) for name in COLUMNS}

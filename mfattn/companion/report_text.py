@@ -34,6 +34,9 @@ def paper_of(chapter: str, papers: Sequence[tuple[str, str, Sequence[str]]] = PA
 def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
     """Every claim of the book: the full-profile verdict, else the quick one (marked by its profile),
     in chapter order, then by claim id."""
+    if isinstance(chapters, (str, bytes)) or not isinstance(chapters, Sequence) or not all(
+            isinstance(c, str) for c in chapters):
+        raise TypeError(f"chapters must be a list of chapter names (strings); got {chapters!r}"[:200])
     full, quick = ledger.read_ledger("full"), ledger.read_ledger("quick")
     merged = {**{k: v for k, v in quick.items()}, **full}
     order = {name: i for i, name in enumerate(chapters)}

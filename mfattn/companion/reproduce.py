@@ -34,6 +34,8 @@ _LEGACY_MARK = "NBVAL_CHECK_OUTPUT"  # nbval's comment form; the book uses the t
 
 def is_check_cell(cell) -> bool:
     """True for a code cell whose outputs nbval compares (tag ``nbval-check-output``)."""
+    if not (hasattr(cell, "cell_type") and hasattr(cell, "get") and isinstance(getattr(cell, "source", None), str)):
+        raise TypeError(f"cell must be a notebook cell (nbformat's NotebookNode); got {type(cell).__name__}")
     return cell.cell_type == "code" and (CHECK_TAG in cell.get("metadata", {}).get("tags", [])
                                          or _LEGACY_MARK in cell.source.split("\n", 1)[0])
 
@@ -86,8 +88,11 @@ def notebook_parameters(path: Path) -> dict[str, dict[str, Any]]:
     ``{name: {"default", "inferred_type_name", "help"}}``."""
     import papermill as pm
 
+    from .checks import check_path
     from .store_read import read_text_file
 
+    if not check_path("path", path).exists():     # a FIFO or a device is refused by read_text_file, naming it
+        raise ValueError(f"path must be a notebook file; {os.fspath(path)!r} does not exist"[:200])
     text = read_text_file(path, "notebook")   # a FIFO, a device or an oversized file is refused before it is read
     try:
         import nbformat
@@ -230,6 +235,8 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
 
 def strip_notebook(nb) -> bool:
     """Keep only the outputs of ``nbval-check-output`` cells and drop run metadata. Returns True if changed."""
+    if not (hasattr(nb, "metadata") and isinstance(getattr(nb, "cells", None), list)):
+        raise TypeError(f"nb must be a notebook (nbformat's NotebookNode); got {type(nb).__name__}")
     before = repr(nb)
     for key in ("papermill",):
         nb.metadata.pop(key, None)

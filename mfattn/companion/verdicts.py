@@ -114,6 +114,13 @@ class Claim:
                 raise ClaimError(f"claim {self.id!r}: {name} must be a non-empty string")
         if self.origin not in SCALES:
             raise ClaimError(f"claim {self.id!r}: origin must be one of {ORIGINS}; got {self.origin!r}")
+        if isinstance(self.evidence, (str, bytes)) or not isinstance(self.evidence, Iterable) or not all(
+                isinstance(e, str) for e in self.evidence):
+            raise ClaimError(f"claim {self.id!r}: evidence must be a tuple of figure labels and test ids; got "
+                             f"{self.evidence!r}"[:200])
+        if not isinstance(self.examples, Mapping):
+            raise ClaimError(f"claim {self.id!r}: examples must be a mapping of grade -> numbers; got "
+                             f"{type(self.examples).__name__}")
         object.__setattr__(self, "evidence", tuple(self.evidence))
         self._check_premises()
         if not self.evidence:
@@ -285,9 +292,34 @@ def _three_digits(value: Any) -> Any:
     return float(f"{value:.3g}") if math.isfinite(value) else str(value)
 
 
+def check_run(run: Any, *methods: str) -> Any:
+    """``run`` if it is a chapter's run (:class:`mfattn.companion.chapter.ChapterRun`, or anything with its
+    ``methods``), else a TypeError naming ``run``."""
+    for method in methods:
+        if not callable(getattr(run, method, None)):
+            raise TypeError(f"run must be a ChapterRun (an object with .{method}()); got {type(run).__name__}")
+    return run
+
+
+def _check_claim_list(claims: Any) -> list:
+    if isinstance(claims, (str, bytes)) or not isinstance(claims, Iterable):
+        raise TypeError(f"claims must be a list of Claim objects; got {type(claims).__name__}")
+    claims = list(claims)
+    bad = [type(c).__name__ for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"claims must be a list of Claim objects; got an entry of type {bad[0]}")
+    return claims
+
+
 def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, remedy: str = "") -> list[Decision]:
     """Decide every claim on ``numbers`` (the stored full-profile numbers) and hand each decision to
     ``run.verdict`` with the rule's sentence. Returns the decisions in order."""
+    check_run(run, "verdict")
+    claims = _check_claim_list(claims)
+    if numbers is not None and not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping) or None; got {type(numbers).__name__}")
+    if not isinstance(remedy, str):
+        raise TypeError(f"remedy must be a string (the command that stores the numbers); got {type(remedy).__name__}")
     out = []
     chapter = getattr(getattr(run, "chapter", None), "name", "")
     for c in claims:
@@ -300,6 +332,7 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
 
 def check_claims(claims: Sequence[Claim]) -> None:
     """Raise :class:`ClaimError` if two claims share an id or an example gives another grade than its key."""
+    claims = _check_claim_list(claims)
     seen = set()
     for c in claims:
         if c.id in seen:
@@ -406,7 +439,7 @@ CLAIM_MODULES = {"ising": "mfattn.meanfield.claims", "deq": "mfattn.implicit.cla
 def _module(chapter: str):
     import importlib
 
-    if chapter not in CLAIM_MODULES:
+    if not isinstance(chapter, str) or chapter not in CLAIM_MODULES:
         raise ValueError(f"chapter must be one of {', '.join(map(repr, CLAIM_MODULES))}; got {chapter!r}")
     return importlib.import_module(CLAIM_MODULES[chapter])
 
@@ -417,8 +450,19 @@ def declared(chapter: str | None = None) -> list[Claim]:
     return [c for ch in chapters for c in _module(ch).DECLARED[ch]]
 
 
+def _check_root(root: Any):
+    """The project folder as a Path (a string or os.PathLike), or None (nothing stored): every chapter's reader gets
+    the same kind of root."""
+    if root is None:
+        return None
+    from .checks import check_path
+
+    return check_path("root", root)
+
+
 def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
     """Each claim of ``chapter`` with its decision on the numbers stored under ``root`` (the checkout)."""
+    root = _check_root(root)
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
     return [(c, c.decide(numbers, remedy, chapter)) for c in declared(chapter)]
 
@@ -426,6 +470,10 @@ def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
 def record_chapter(run, root, chapter: str, claims: Iterable[Claim] | None = None) -> list[Decision]:
     """What a chapter calls at its end: decide its claims (or ``claims``, a subset) on the stored numbers and
     record each verdict with ``run.verdict``."""
+    check_run(run, "verdict")
+    root = _check_root(root)
+    if claims is not None:
+        claims = _check_claim_list(claims)
     numbers, remedy = _module(chapter).stored_numbers(root, chapter)
     return record(run, declared(chapter) if claims is None else claims, numbers, remedy)
 
@@ -434,6 +482,7 @@ def redecide(root) -> dict[str, dict[str, Any]]:
     """``{claim_id: fields}`` of every declared claim re-decided from the stored numbers: chapter, source,
     claim, verdict, evidence, numbers, note, how, measured, origin and premises (quote, reading, thresholds,
     spread, alternatives, robustness: what a ledger entry holds of a decision)."""
+    root = _check_root(root)
     out = {}
     for chapter in dict.fromkeys(CLAIM_MODULES):
         for c, d in decide_chapter(root, chapter):

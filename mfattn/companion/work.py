@@ -232,6 +232,12 @@ WORK: dict[str, Entry] = {
         2 * _count(a["steps"]) + 1000, _tokens(a["x"]) * _size(a["rhos"]), {"steps": _count(a["steps"])})),
     _I + "onsager:amortised_mean_field": Entry("max_iter", lambda a: _work(
         "coupling products (max_iter × entries of J)", per=_size(a["J"]), max_iter=_count(a["max_iter"]))),
+    _I + "feature_floor:train_floor": Entry("epochs", lambda a: _work(
+        "training digits (epochs × the training set, 60,000 without train_limit)",
+        per=60_000 if a["train_limit"] is None else _count(a["train_limit"]), epochs=_count(a["epochs"]))),
+    _I + "onsager_bound:two_part_stand_in": Entry("steps", lambda a: _work(
+        "net-unit updates (steps × hidden × training sites)", per=_size(a["train"]["c"]), steps=_count(a["steps"]),
+        hidden=_count(a["hidden"]))),
     # the fixed-point solver
     "mfattn.deq:solve": Entry("max_iter", lambda a: _work(
         "state-entry evaluations (max_iter × entries of z0)", per=_size(a["z0"]), max_iter=_count(a["max_iter"]))),

@@ -65,6 +65,14 @@ def _band_check(s):
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically): numbers, and lists
     of numbers (every seed's ``<key>_seeds``, :mod:`mfattn.implicit.seed_numbers`)."""
+    from collections.abc import Mapping
+
+    from mfattn.companion.checks import check_path
+
+    root = check_path("root", root)
+    _check_chapter(chapter)
+    if not isinstance(summary, Mapping):
+        raise TypeError(f"summary must be a mapping of names to numbers; got {type(summary).__name__}")
     path = root / "data" / "full" / chapter / "summary.json"
     def number(v):
         return bool(v) if isinstance(v, (bool, np.bool_)) else None if v is None else float(v)
@@ -394,6 +402,7 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def deq_numbers(root: Path | None) -> dict[str, Any]:
     """Numbers of Chapter 2's stored full-protocol results ({} when the MNIST runs, the variant table or the
     seed-0 run are not stored; the chapter's own summary adds its numbers where it is stored)."""
+    _check_root(root)
     if root is None:
         return {}
     full = Path(root) / "data" / "full"
@@ -470,6 +479,8 @@ PER_SEED_TEXT = ("step_gap", "rho_train_change_corr", "res_train_change_corr", "
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
     """The stored full-profile numbers of ``chapter`` ({} when absent); Chapter 2 reads its MNIST runs."""
+    _check_root(root)
+    _check_chapter(chapter)
     if chapter == "deq":
         return deq_numbers(root)
     path = None if root is None else Path(root) / "data" / "full" / chapter / "summary.json"
@@ -482,6 +493,16 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
     if chapter not in REMEDY:
         raise ValueError(f"chapter must be 'deq' or 'transformer'; got {chapter!r}")
     return full_numbers(root, chapter), REMEDY[chapter]
+
+
+def _check_chapter(chapter: Any) -> None:
+    """A chapter's name: a folder name under data/full (letters, digits, '_', '-'), never a path."""
+    import re
+
+    if not isinstance(chapter, str):
+        raise TypeError(f"chapter must be a chapter's name (a string such as 'deq'); got {type(chapter).__name__}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", chapter):
+        raise ValueError(f"chapter must be a chapter's name (letters, digits, '_', '-'); got {chapter!r}")
 
 
 def _check_root(root: Any) -> None:

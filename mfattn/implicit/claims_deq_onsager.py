@@ -51,6 +51,15 @@ def _fixed_effect(key: str, floor: float):
 
 def fixed_effect_interval(s, key: str = "gain_naive") -> tuple[float, float, float]:
     """(effect, lo, hi) of :func:`_fixed_effect`'s pooling, for the note."""
+    from collections.abc import Mapping
+
+    if not isinstance(s, Mapping):
+        raise TypeError(f"s must be the stored numbers (a mapping); got {type(s).__name__}")
+    if not isinstance(key, str):
+        raise TypeError(f"key must be the name of a stored gain (a string such as 'gain_naive'); got "
+                        f"{type(key).__name__}")
+    if f"{key}_d" not in s or f"{key}_v" not in s:
+        raise ValueError(f"key {key!r} names no stored per-seed gain (s lacks {key}_d or {key}_v)")
     d, v = np.asarray(s[f"{key}_d"], float), np.maximum(np.asarray(s[f"{key}_v"], float), 1e-12)
     w = 1 / v
     effect, half = float(np.sum(w * d) / np.sum(w)), 1.959964 / math.sqrt(float(np.sum(w)))

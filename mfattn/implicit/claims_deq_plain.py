@@ -7,10 +7,12 @@ real part below 1, so it is the comparison an expert tries first."""
 from __future__ import annotations
 
 from ..companion import verdicts
+from ..companion.checks import contract
 
 __all__ = ["damped_plain", "damped_text"]
 
 
+@contract(s="mapping")
 def damped_plain(s) -> str:
     """Damped plain iteration (damping 0.5 and 0.25, the blog's 40 evaluations and tolerance 1e-4) on every seed's
     trained blog layer (1,000 test digits), with deq-anderson-plain's lines: holds if Anderson brings at least 90 % of
@@ -39,6 +41,7 @@ def _anderson_40(s) -> list[float]:
     return s["blog_anderson_converged_40_seeds"]
 
 
+@contract(s="mapping")
 def damped_text(s) -> str:
     """The note's sentence on damped plain iteration ("" where the summary has none)."""
     if "plain_damped_50_converged_seeds" not in s:

@@ -114,5 +114,12 @@ def variant_glue(s: Mapping[str, Any]) -> dict[str, str]:
 
 def glue(run, s: Mapping[str, Any]) -> None:
     """Glue every text of :func:`variant_glue` into the chapter's run (``run.number(key, text)``)."""
+    from collections.abc import Mapping
+
+    from mfattn.companion.verdicts import check_run
+
+    check_run(run, "number")
+    if not isinstance(s, Mapping):
+        raise TypeError(f"s must be the stored numbers (a mapping); got {type(s).__name__}")
     for key, text in variant_glue(s).items():
         run.number(key, text)

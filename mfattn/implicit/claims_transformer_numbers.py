@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from mfattn.companion import store
-from mfattn.companion.checks import contract
+from mfattn.companion.checks import check_path, contract
 
 from .claims_deq_numbers import REMEDY, full_numbers
 
@@ -48,6 +48,9 @@ def _plain(x: Any) -> Any:
     return float(x)
 
 
+@contract(seed="int:0", seed_offsets="ints:0", draws="mapping", spread_by_rho="mapping",
+          scaling="mapping:Nd|seconds|fit_min_nd|exponent", train_betas="reals:>=0", test_betas="reals:>=0",
+          count="mapping:Nd|N|d|flops|counted|max_dev?")
 def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: Mapping[int, Mapping[str, Any]],
                   spread_by_rho: Mapping[float, Mapping[str, Any]], scaling: Mapping[str, Any],
                   train_betas: Sequence[float], test_betas: Sequence[float],
@@ -59,8 +62,9 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
     token spreads at every ρ; the explicit layer's per-size wall times and, where ``count`` is given
     (:func:`mfattn.implicit.explicit_cost.cost_count` of the same sizes), its per-size operation counts (closed
     form, and executed where that was cheap: NaN, stored as null, elsewhere)."""
+    root = check_path("root", root)
     if list(draws) != list(seed_offsets):
-        raise ValueError(f"draws must be keyed by the seed offsets {list(seed_offsets)}; got {list(draws)}")
+        raise ValueError(f"draws must be keyed by seed_offsets {list(seed_offsets)}; got {list(draws)}")
     content = {"seed": int(seed), "seed_offsets": [int(k) for k in seed_offsets],
                "train_betas": _plain(train_betas), "test_betas": _plain(test_betas),
                "draws": {str(k): {"spread_res": _plain(v["spread_res"]), "spread_nores": _plain(v["spread_nores"]),

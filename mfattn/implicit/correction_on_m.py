@@ -34,7 +34,16 @@ def reaction_cosines(digits: int = 1000, variant: str = "m", runs: Optional[dict
     the cosine of f with the Σ = 1 reaction term (``reaction_cosine``), the chance level (median and 95th percentile
     of |cos| with random site-shared linear maps of m, :func:`mfattn.implicit.seed_numbers.chance_cosine`), the
     fixed-point residual and the seed."""
+    from collections.abc import Mapping
+
+    from ..companion.checks import check_choice, check_int
     from .seed_numbers import chance_cosine
+
+    check_int("digits", digits, 12, 10_000)   # more than d + 1 (the per-site affine fit), at most the test set
+    check_choice("variant", variant, ("m", "blog"))
+    if runs is not None and not isinstance(runs, Mapping):
+        raise TypeError(f"runs must be the restored runs (trained.restore()'s mapping) or None; got "
+                        f"{type(runs).__name__}")
     runs = trained.restore() if runs is None else runs
     images, _ = load_mnist("test", None, limit=digits).tensors()
     out = []

@@ -55,6 +55,7 @@ class FeatureFloor(nn.Module):
 
 @contract(readout="choice:mean|flat", seed="int:0", epochs="int:1", batch_size="int:1", lr="real:>0",
           train_limit="int:1?", test_limit="int:1?")
+@contract(seed="int:0", epochs="int:1", batch_size="int:1", lr="real:>0", train_limit="int:1?", test_limit="int:1?")
 def train_floor(readout: str, seed: int = 0, *, epochs: int = 20, batch_size: int = 60, lr: float = 5e-4,
                 train_limit: Optional[int] = None, test_limit: Optional[int] = None,
                 data_root=None) -> dict[str, Any]:

@@ -13,16 +13,48 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..companion.checks import check_array, check_choice, check_real, contract
+
 __all__ = ["solver_race", "mnist_training", "coupling_graph", "couplings", "coupling_animation",
            "settling", "confusion", "fixed_point_stability", "stability_over_training",
            "learned_correction", "full_cpu", "early_frames", "running_mean", "transformer_steps", "tap_cost", "onsager"]
 
 SOLVER_COLORS = {"plain": "C0", "anderson": "C1", "broyden": "C2"}
 
+#: Sites of the MNIST model's coupling matrices: the cls token and the 4 × 4 patches (the graph's fixed layout).
+SITES = 17
 
+
+def _check_norms(name: str, norms, frames: bool):
+    """Coupling-norm matrices (S, 17, 17) (``frames``) or one (17, 17): finite and non-negative."""
+    a = check_array(name, norms, ndim=3 if frames else 2)
+    if a.shape[-2:] != (SITES, SITES) or (frames and not len(a)):
+        want = "(S, 17, 17) with S >= 1" if frames else "(17, 17)"
+        raise ValueError(f"{name} must have shape {want} (cls and the 4 x 4 patches); got {a.shape}")
+    if (a < 0).any():
+        raise ValueError(f"{name} must hold norms (>= 0); got a negative entry")
+    return a
+
+
+def _check_steps(name: str, steps, length: int, other: str):
+    a = check_array(name, steps, ndim=1, allow_int=True)
+    if len(a) != length:
+        raise ValueError(f"{name} must have one entry per frame of {other} ({length}); got {len(a)}")
+    return a
+
+
+@contract(race="mapping", rhos="reals:>0", tol="real:>0")
 def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: float) -> plt.Figure:
     """Batch-mean relative residual against evaluations of f, one panel per spectral radius ρ.
     ``race[rho, method] = (SolverStats, seconds)``."""
+    if isinstance(methods, str) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a list of solver names; got {methods!r}"[:200])
+    for method in methods:
+        check_choice("each entry of methods", method, tuple(SOLVER_COLORS))
+    missing = [(rho, m) for rho in rhos for m in methods if (rho, m) not in race]
+    if missing:
+        raise ValueError(f"race lacks the (rho, method) entries {missing[:3]}")
+    rhos = list(rhos)
     fig, axes = plt.subplots(1, len(rhos), figsize=(3.2 * len(rhos), 3.2), sharey=True)
     for ax, rho in zip(axes, rhos):
         for method in methods:
@@ -35,6 +67,7 @@ def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: 
     return fig
 
 
+@contract(x="array:1", w="int:1")
 def running_mean(x: np.ndarray, w: int) -> np.ndarray:
     """Mean over windows of ``w`` consecutive values (length len(x) - w + 1)."""
     w = max(1, min(w, len(x)))
@@ -42,6 +75,7 @@ def running_mean(x: np.ndarray, w: int) -> np.ndarray:
     return (c[w:] - c[:-w]) / w
 
 
+@contract(h="mapping:loss|eval_step|test_accuracy|forward_iterations|backward_iterations", test_examples="int:1")
 def mnist_training(h: dict, test_examples: int) -> plt.Figure:
     """Training loss (and running mean), test accuracy (on ``test_examples`` digits: the whole test set at paper
     scale, a subset in the quick profile), Anderson iterations per step."""
@@ -66,6 +100,7 @@ def mnist_training(h: dict, test_examples: int) -> plt.Figure:
     return fig
 
 
+@contract(vmax="real:>0", top="int:1")
 def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
     """Draw the ``top`` strongest DIRECTED couplings of a (17, 17) norm matrix on the 4 × 4 patch grid (cls above).
 
@@ -73,6 +108,12 @@ def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
     (``g_i = Σ_j J_ij m_j + X_i``). ``J_ij`` and ``J_ji`` are separate arrows (the model imposes only
     ``J_ij = J_ijᵀ``, not ``‖J_ij‖ = ‖J_ji‖``), bent so that the two directions of a pair do not overlap.
     """
+    if not hasattr(ax, "add_patch"):
+        raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
+    norms = _check_norms("norms", norms, frames=False)
+    if vmax < norms.max():
+        raise ValueError(f"vmax must be at least the largest norm ({norms.max():g}: it sets the colour scale's top); "
+                         f"got {vmax!r}")
     from matplotlib.patches import FancyArrowPatch
 
     pos = np.array([[1.5, 1.3]] + [[c, -r] for r in range(4) for c in range(4)], dtype=float)
@@ -98,9 +139,13 @@ def coupling_graph(ax, norms: np.ndarray, vmax: float, top: int = 40) -> None:
 
 def couplings(norms: np.ndarray, snap_steps: np.ndarray) -> plt.Figure:
     """The coupling graph (top) and the norm matrix (bottom) at four snapshots, one colour scale."""
+    norms = _check_norms("norms", norms, frames=True)
+    snap_steps = _check_steps("snap_steps", snap_steps, len(norms), "norms")
+    if not norms.max() > 0:
+        raise ValueError("norms must hold a positive norm somewhere (the colour scale's top)")
     picks = np.unique(np.round(np.linspace(0, len(snap_steps) - 1, 4)).astype(int))
     vmax = norms.max()
-    fig, axes = plt.subplots(2, len(picks), figsize=(2.7 * len(picks), 5.0),
+    fig, axes = plt.subplots(2, len(picks), figsize=(2.7 * len(picks), 5.0), squeeze=False,
                              gridspec_kw={"height_ratios": [1.3, 1], "hspace": 0.05})
     for col, p in enumerate(picks):
         coupling_graph(axes[0, col], norms[p], vmax)
@@ -114,8 +159,13 @@ def couplings(norms: np.ndarray, snap_steps: np.ndarray) -> plt.Figure:
     return fig
 
 
+@contract(frames_max="int:1")
 def coupling_animation(norms: np.ndarray, snap_steps: np.ndarray, frames_max: int = 21) -> str:
     """The couplings as a small JavaScript animation (HTML), one frame per chosen snapshot."""
+    norms = _check_norms("norms", norms, frames=True)
+    snap_steps = _check_steps("snap_steps", snap_steps, len(norms), "norms")
+    if not norms.max() > 0:
+        raise ValueError("norms must hold a positive norm somewhere (the colour scale's top)")
     from matplotlib import animation
 
     vmax = norms.max()
@@ -140,6 +190,8 @@ def coupling_animation(norms: np.ndarray, snap_steps: np.ndarray, frames_max: in
 
 def settling(snap_steps: np.ndarray, settle: np.ndarray) -> plt.Figure:
     """Relative distance of the coupling-norm matrix to its final value against the optimiser step."""
+    settle = check_array("settle", settle, ndim=1)
+    snap_steps = _check_steps("snap_steps", snap_steps, len(settle), "settle")
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ax.semilogy(snap_steps[:-1], settle[:-1], "o-", ms=3)
     ax.set(xlabel="optimiser step", ylabel=r"$\|A_t - A_{\rm final}\|_F \,/\, \|A_{\rm final}\|_F$",
@@ -149,6 +201,10 @@ def settling(snap_steps: np.ndarray, settle: np.ndarray) -> plt.Figure:
 
 def confusion(cm: np.ndarray) -> plt.Figure:
     """A confusion matrix: counts written, shading by the fraction of each true digit."""
+    cm = check_array("cm", cm, integer=True)
+    if cm.shape != (10, 10) or (cm < 0).any():
+        raise ValueError(f"cm must be a (10, 10) matrix of counts (>= 0); got shape {cm.shape}"
+                         + (" with a negative entry" if cm.shape == (10, 10) else ""))
     fig, ax = plt.subplots(figsize=(4.6, 4))
     rates = cm / cm.sum(1, keepdims=True)
     ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
@@ -163,6 +219,7 @@ def confusion(cm: np.ndarray) -> plt.Figure:
     return fig
 
 
+@contract(budget="mapping:fixed point", rho="mapping")
 def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     """Left: test accuracy after k plain mean-field steps from m_0 = X (``budget``: {"k": acc, ...,
     "fixed point": acc}). Right: histogram of the spectral radius of ∂f/∂m at the solver's last iterate (the fixed
@@ -195,6 +252,8 @@ def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     return fig
 
 
+@contract(ot="mapping:step|rho_q25|rho_q75|rho_median", h="mapping:forward_iterations|backward_iterations",
+          window="int:1")
 def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
     """Left: the spectral radius of ∂f/∂m at the fixed point over training (``ot`` from
     :func:`mfattn.implicit.stability.spectral_radius_over_training`: median and interquartile band over the
@@ -220,6 +279,8 @@ def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
     return fig
 
 
+@contract(points="mapping:f|f_affine|f_gaussian|reaction", r2="real", r2_gaussian="real", cosine="real",
+          max_points="int:1")
 def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: float,
                        max_points: int = 4000) -> plt.Figure:
     """The trained layer's correction ``f = f_θ(g)`` at the fixed point, every component of every site and
@@ -245,6 +306,8 @@ def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: floa
     return fig
 
 
+@contract(fr="mapping:eval_step|test_accuracy|forward_iterations_per_100|backward_iterations_per_100|coupling_norms|"
+                "snapshot_step", settle="array:1", steps_per_epoch="int:1")
 def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.Figure:
     """The stored full-protocol CPU run: test accuracy per half epoch, Anderson iterations, the final
     norm matrix, and the settling of the norm matrix (``settle`` per snapshot)."""
@@ -273,6 +336,7 @@ def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.F
     return fig
 
 
+@contract(steps_per_epoch="int:1", show_epochs="reals:>=0")
 def early_frames(norms: np.ndarray, snaps: np.ndarray, steps_per_epoch: int = 1000,
                  show_epochs: Sequence[float] = (0, 0.25, 0.5, 1)) -> plt.Figure:
     """Top: the norm matrix ‖J_ij‖_F at the kept frames nearest ``show_epochs`` (inside the first epoch) and at the
@@ -281,6 +345,8 @@ def early_frames(norms: np.ndarray, snaps: np.ndarray, steps_per_epoch: int = 10
     (:func:`mfattn.implicit.organisation.organisation_curves`), with the thresholds of *deq-early-organisation*."""
     from .organisation import organisation_curves
 
+    norms = _check_norms("norms", norms, frames=True)
+    snaps = _check_steps("snaps", snaps, len(norms), "norms")
     corr, closed = organisation_curves(norms)
     epochs = np.asarray(snaps, dtype=float) / steps_per_epoch
     picks = [int(np.argmin(np.abs(epochs - e))) for e in show_epochs] + [len(epochs) - 1]
@@ -307,9 +373,18 @@ def early_frames(norms: np.ndarray, snaps: np.ndarray, steps_per_epoch: int = 10
 
 
 # ------------------------------------------------------------------------------------------ Chapter 3
+@contract(study="mapping:distance|spread", rhos="reals:>0", rho_show="real:>0", steps="int:1", title="str")
 def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps: int, title: str) -> plt.Figure:
     """Left: distance of the naive iterates to the exact fixed point per ρ (median, range; dot: one step);
     right: token spread with and without the source at ``rho_show`` (rank collapse)."""
+    missing = [rho for rho in rhos if rho not in study["distance"]]
+    if missing:
+        raise ValueError(f"rhos {missing} are not in the study (its distance is stored at {list(study['distance'])})")
+    if rho_show not in study["spread"]:
+        raise ValueError(f"rho_show {rho_show!r} is not in the study (its spread is stored at {list(study['spread'])})")
+    if any(len(study["distance"][rho]) != steps + 1 for rho in rhos):
+        raise ValueError(f"steps must be the study's number of steps ({len(study['distance'][rhos[0]]) - 1}); "
+                         f"got {steps}")
     distance, spread = study["distance"], study["spread"]
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.7))
     ax = axes[0]
@@ -337,6 +412,7 @@ def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps
     return fig
 
 
+@contract(scaling="mapping:Nd|seconds|fit|exponent")
 def tap_cost(scaling: dict) -> plt.Figure:
     """Seconds per linear-response update of the explicit layer against Nd (log-log), the fit window
     marked, with the fitted power law and a slope-3 guide (``scaling``: :func:`~mfattn.implicit.vector_tap.explicit_cost_scaling`)."""
@@ -356,10 +432,17 @@ ONSAGER_LABELS = {"g": r"$f_\theta(g_i)$ (correction on $g$)", "m": r"$f_\theta(
                   "m+s": r"$f_\theta(m_i, s_i)$"}
 
 
+@contract(res="mapping:m_err_naive", test_betas="array:1", train_betas="reals:>=0", title="str")
 def onsager(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
             title: str) -> plt.Figure:
     """Error of the learned corrections at the adaptive-TAP solution (left) and of the magnetisations when
     used inside the iteration (right), against β; grey: the training range."""
+    if isinstance(inputs, str) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs must be a list of net inputs; got {inputs!r}"[:200])
+    for name in inputs:
+        check_choice("each entry of inputs", name, tuple(ONSAGER_LABELS))
+        if f"corr_err_{name}" not in res or f"m_err_{name}" not in res:
+            raise ValueError(f"res lacks corr_err_{name} or m_err_{name} (inputs names a net it does not hold)")
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.7), sharex=True)
     for ax in axes:
         ax.axvspan(min(train_betas) - 0.03, max(train_betas) + 0.03, color="0.9", zorder=0)

@@ -15,6 +15,7 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..companion.checks import contract
 from . import figures
 
 __all__ = ["CONTROL_LABELS", "onsager_with_controls", "tap_cost_with_count"]
@@ -29,6 +30,8 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
     ``inputs`` (:data:`CONTROL_LABELS`) in the next colour, the nets fitted with every training β weighted alike
     (``g_bal``, ``m_bal``: dashed, where stored), and (left, dotted grey) the error of the best correction that treats
     every site of an instance alike (``res["corr_err_shared"]``, where stored)."""
+    if isinstance(inputs, str) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs must be a list of net inputs; got {inputs!r}"[:200])
     unknown = [name for name in inputs if name not in figures.ONSAGER_LABELS and name not in CONTROL_LABELS]
     if unknown:
         raise ValueError(f"inputs: unknown net input(s) {unknown}; expected among "
@@ -57,6 +60,7 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
     return fig
 
 
+@contract(scaling="mapping:Nd|seconds|fit|exponent", count="mapping:Nd|flops")
 def tap_cost_with_count(scaling: dict, count: dict) -> plt.Figure:
     """:func:`mfattn.implicit.figures.tap_cost` with the operation count of the same update
     (:func:`mfattn.implicit.explicit_cost.cost_count`), scaled to the largest measured time, and its fitted exponent

@@ -38,6 +38,10 @@ __all__ = ["BINS", "site_variable", "binned_bound", "range_bounds", "two_part_st
 BINS = (10, 20, 50, 100)
 
 
+_DATA = "mapping:J|h|m|c|beta"   # an Onsager data set (onsager_dataset's dict of tensors)
+
+
+@contract(data=_DATA, inputs="choice:g|m")
 def site_variable(data: dict[str, Any], inputs: str) -> torch.Tensor:
     """The scalar a site-wise net of ``inputs`` sees: g = h + J m (``"g"``) or m (``"m"``); (I, n)."""
     check_choice("inputs", inputs, ("g", "m"))
@@ -53,7 +57,7 @@ def _per_beta_error(pred: torch.Tensor, test: dict[str, Any], betas: Sequence[fl
     return float(np.mean(out))
 
 
-@contract(bins="int:2")
+@contract(train=_DATA, test=_DATA, inputs="choice:g|m", bins="int:2")
 def binned_bound(train: dict[str, Any], test: dict[str, Any], inputs: str = "g", bins: int = 50) -> dict[str, float]:
     """The β-weighted piecewise-constant E[c | x] (``bins`` training quantiles of x, :func:`site_variable`) and the
     β-weighted least-squares a·x, both fitted on ``train`` and scored on ``test`` at the training β: ``{"binned",
@@ -76,6 +80,7 @@ def _restrict(data: dict[str, Any], low: float) -> dict[str, Any]:
     return {k: data[k][keep] for k in ("J", "h", "m", "c", "beta")}
 
 
+@contract(train=_DATA, test=_DATA, inputs="choice:g|m", bins="ints:2")
 def range_bounds(train: dict[str, Any], test: dict[str, Any], inputs: str = "g",
                  bins: Sequence[int] = BINS) -> list[dict[str, Any]]:
     """For each training range from the largest β down (a single β first, the whole range last): its lower end, the
@@ -100,6 +105,7 @@ def _two_parts(data: dict[str, Any]) -> torch.Tensor:
 BINS_2D = (6, 10, 16)
 
 
+@contract(train=_DATA, test=_DATA, hidden="int:1", steps="int:1", seed="int:0", bins="ints:2")
 def two_part_stand_in(train: dict[str, Any], test: dict[str, Any], *, hidden: int = 32, steps: int = 3000,
                       seed: int = 0, bins: Sequence[int] = BINS_2D) -> dict[str, Any]:
     """transformer-ffn-amortises on a site state of two parts u_i = (h_i, Σ_j J_ij m_j) (the minimal vector stand-in):

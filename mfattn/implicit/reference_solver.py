@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_int, check_real
+from ..companion.checks import check_int, check_real, check_tensor
 
 __all__ = ["reference_anderson", "reference_converged_over_training"]
 
@@ -39,6 +39,8 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
     last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``)."""
     if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or not x0.is_floating_point():
         raise TypeError("x0 must be a floating-point tensor (B, D) of flat states")
+    if not bool(torch.isfinite(x0).all()):
+        raise ValueError("x0 contains NaN or infinite entries")
     m, max_iter = check_int("m", m, 2, 64), check_int("max_iter", max_iter, 3, 10_000)
     lam, tol = check_real("lam", lam, minimum=0.0), check_real("tol", tol, minimum=0.0, strict=True)
     beta = check_real("beta", beta, minimum=0.0, maximum=1.0, strict=True)
@@ -73,6 +75,17 @@ def reference_converged_over_training(result: Any, images: torch.Tensor, steps: 
     tolerance, and the median over the batches of the last residual. The map is the trained layer's own mean-field
     update at that step's weights, from the layer's own start. Returns ``step`` (S,), ``converged`` (S,) and
     ``residual`` (S,)."""
+    kept = result.weight_steps() if hasattr(result, "weight_steps") else None
+    if kept is None:
+        raise TypeError(f"result must be a TrainResult; got {type(result).__name__}")
+    check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+        raise TypeError(f"steps must be a list of kept steps; got {steps!r}"[:200])
+    steps = [check_int("each entry of steps", s, 0) for s in steps]
+    missing = sorted(set(steps) - set(kept))
+    if not steps or missing:
+        raise ValueError(f"steps must name kept steps of result (at least one); got {steps[:5]}, "
+                         f"kept: {kept[:3]} ... {kept[-1:]}")
     batch = check_int("batch", batch, 1)
     tol = solver.get("tol", 1e-4)
     conv, last = [], []

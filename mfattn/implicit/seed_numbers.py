@@ -100,10 +100,14 @@ def _uncensored(over: Mapping[str, Any], work: np.ndarray, ok: np.ndarray, jnorm
     return out
 
 
+@contract(f="tensor:3", m="tensor:3", draws="int:1", seed="int:0",
+          alloc=lambda a: [("draws", 8 * int(a["draws"]) * int(a["m"].shape[-1]) ** 2)])
 def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int = 0) -> dict[str, float]:
     """How large |cos(f, A m_i)| is for random site-shared linear maps A (d, d) of the means (standard normal entries,
     ``draws`` of them, fixed ``seed``): the chance level of the reaction-term cosine. ``f`` and ``m`` are (B, N, d).
     Returns the median and the 95th percentile over the draws."""
+    if f.shape != m.shape:
+        raise ValueError(f"f and m must have the same shape (B, N, d); got f {tuple(f.shape)} and m {tuple(m.shape)}")
     gen = torch.Generator().manual_seed(seed)
     f, m = f.double().reshape(-1, f.shape[-1]), m.double().reshape(-1, m.shape[-1])
     d = m.shape[-1]
@@ -158,6 +162,7 @@ PLAIN_DAMPINGS = (0.5, 0.25)
 
 
 @torch.no_grad()
+@contract(x="tensor:3", damping="real:(0,1]", max_iter="int:1", tol="real:>0")
 def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter: int = 40,
                            tol: float = 1e-4) -> np.ndarray:
     """(B,) bool: whether damped plain iteration ``m ← (1 − a)·m + a·f(m)`` (``a = damping``) from the layer's own
@@ -168,6 +173,9 @@ def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter
 
     from ..deq import ConvergenceWarning
 
+    if not isinstance(layer, torch.nn.Module) or not hasattr(layer, "solver_options"):
+        raise TypeError(f"layer must be a mean-field attention layer (mfattn.implicit.meanfield.MeanFieldAttention); "
+                        f"got {type(layer).__name__}")
     layer = copy.deepcopy(layer)
     layer.solver, layer.max_iter, layer.tol = "plain", max_iter, float(tol)
     layer.solver_options = {"damping": float(damping), "on_fail": "ignore"}

@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_alloc, check_array, check_int, contract
+from ..companion.checks import check_alloc, check_array, check_int, check_tensor, contract
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
@@ -286,7 +286,12 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
         raise TypeError(f"result must be a TrainResult; got {type(result).__name__}")
     if not kept:
         raise ValueError("result kept no weights (train with weights_every set)")
+    check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
+    if steps is not None and (isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__")):
+        raise TypeError(f"steps must be a list of kept steps or None (all); got {steps!r}"[:200])
     steps = kept if steps is None else [check_int("steps", s, 0) for s in steps]
+    if not steps:
+        raise ValueError("steps must name at least one kept step (or be None: all of them)")
     missing = sorted(set(steps) - set(kept))
     if missing:
         raise ValueError(f"steps {missing[:5]} were not kept; kept steps: {kept[0]}, {kept[1] if len(kept) > 1 else ''}"

@@ -69,12 +69,29 @@ def unpack_correct(packed: str, n: int) -> np.ndarray:
     return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=int(n)).astype(bool)
 
 
+def _check_rows(name: str, rows: Any) -> list:
+    """``rows`` as a list if it is a sequence of mappings (the rows of :func:`variant_rows` or :func:`seed_summary`),
+    else a TypeError naming ``name``."""
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Sequence):
+        raise TypeError(f"{name} must be a list of rows (dicts); got {type(rows).__name__}")
+    bad = [type(r).__name__ for r in rows if not isinstance(r, Mapping)]
+    if bad:
+        raise TypeError(f"{name} must be a list of rows (dicts); got an entry of type {bad[0]}")
+    return list(rows)
+
+
 def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
     """One row per run: seed, test accuracy, training loss over the last fifth of the steps, mean
     forward/backward solver iterations per sample (``None`` without an adjoint solve),
     fraction of forward solves that converged, wall-clock milliseconds per step
     (test evaluations included), and which test digits it got right (``correct``, :func:`pack_correct`;
     ``None`` when the history has no predictions)."""
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a mapping of variant name -> TrainResult; got {type(results).__name__}")
+    bad = [name for name, r in results.items() if not isinstance(r, TrainResult)]
+    if bad:
+        raise TypeError(f"results must map each variant to a TrainResult; {bad[0]!r} maps to "
+                        f"{type(results[bad[0]]).__name__}")
     rows = []
     for name, r in results.items():
         h = r.history
@@ -104,6 +121,7 @@ def binomial_se(accuracy: float, n: int) -> float:
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """The rows of :func:`variant_rows` as a Markdown table."""
+    rows = _check_rows("rows", rows)
     lines = ["| variant | test accuracy | final training loss | forward iterations | backward iterations "
              "| converged (forward) | time per step |", "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -117,6 +135,7 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[str]]:
     """``(se, close, far)``: the standard error of a difference of two accuracies at the blog
     model's (:func:`binomial_se`), and the variants within / beyond two of them."""
+    rows = _check_rows("rows", rows)
     base = next((r for r in rows if r["key"] == "blog"), None)
     if base is None:
         raise ValueError("rows must include the blog model (key 'blog') to compare against")
@@ -157,6 +176,7 @@ def seed_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ``loss_mean``, ``forward_iterations``, ``forward_converged``, and against the blog model of the same
     seed: ``delta`` (mean paired difference of accuracies), ``mcnemar_p`` (the exact McNemar p-value of each
     paired seed, :func:`mcnemar`; empty where the test digits of a run are not stored)."""
+    rows = _check_rows("rows", rows)
     by_key: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_key.setdefault(r["key"], []).append(r)
@@ -187,6 +207,7 @@ def seed_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def summary_table(summary: list[dict[str, Any]]) -> str:
     """:func:`seed_summary` as a Markdown table (accuracy: mean ± s.d. over seeds; Δ and McNemar against
     the blog model of the same seed, on the same test digits)."""
+    summary = _check_rows("summary", summary)
     lines = ["| variant | seeds | test accuracy (mean ± s.d. over seeds) | Δ vs blog model (paired) "
              "| McNemar p per seed | final training loss | forward iterations | converged (forward) |",
              "|---|---|---|---|---|---|---|---|"]
@@ -199,10 +220,12 @@ def summary_table(summary: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+@contract(alpha="real:(0,1)")
 def compare_paired(summary: list[dict[str, Any]], alpha: float = 0.05) -> dict[str, list[str]]:
     """Variants of :func:`seed_summary` sorted by the paired McNemar test against the blog model:
     ``"same"`` (p >= alpha for every paired seed), ``"different"`` (p < alpha for every seed), ``"mixed"``
     (seeds disagree) and ``"untested"`` (no stored test digits to pair)."""
+    summary = _check_rows("summary", summary)
     out: dict[str, list[str]] = {"same": [], "different": [], "mixed": [], "untested": []}
     for r in summary:
         if r["key"] == "blog":
@@ -216,6 +239,7 @@ def compare_paired(summary: list[dict[str, Any]], alpha: float = 0.05) -> dict[s
 
 def seeds_statement(summary: list[dict[str, Any]]) -> str:
     """What a table has, in words: seeds per variant (and a note when fewer than the three the book asks for)."""
+    summary = _check_rows("summary", summary)
     counts = sorted({r["n_seeds"] for r in summary})
     if not counts:
         return "no variant runs"

@@ -422,6 +422,20 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
     (their mean) and ``strong_ok_by_beta`` (how many instances have one). ``baselines``: the couplings-free
     estimates m = 0 and tanh(h_i) read the same way (:func:`_baselines`).
     """
+    if not isinstance(cmp, Comparison):
+        raise TypeError(f"cmp must be a Comparison (compare_mean_field's result); got {type(cmp).__name__}")
+    if not isinstance(sweep, DampingSweep):
+        raise TypeError(f"sweep must be a DampingSweep (damping_sweep's result); got {type(sweep).__name__}")
+    check_positive("beta", beta)
+    if vector_dev is not None:
+        check_real("vector_dev", vector_dev, minimum=0.0)
+    if vector_roundoff is not None:
+        if isinstance(vector_roundoff, (str, bytes)) or not hasattr(vector_roundoff, "__len__") or len(
+                vector_roundoff) != 2:
+            raise TypeError(f"vector_roundoff must be a pair of numbers (deviation, bound) or None; got "
+                            f"{vector_roundoff!r}"[:200])
+        for x in vector_roundoff:
+            check_real("each entry of vector_roundoff", x, minimum=0.0)
     if tuple(sweep.methods) != tuple(cmp.methods):
         raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
     b = int(np.argmin(np.abs(cmp.betas - beta)))

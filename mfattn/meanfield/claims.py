@@ -29,13 +29,23 @@ SUMMARY = Path("data", "full", "ising", "summary.json")
 
 def save(root: Path, summary: dict[str, Any]) -> Path:
     """Write the summary atomically to ``root / SUMMARY``."""
-    path = root / SUMMARY
+    from collections.abc import Mapping
+
+    from ..companion.checks import check_path
+
+    if not isinstance(summary, Mapping):
+        raise TypeError(f"summary must be a mapping of names to numbers; got {type(summary).__name__}")
+    path = check_path("root", root) / SUMMARY
     store.atomic_write_json(path, store.finite_or_none(summary))  # a missing (NaN) number is stored as null
     return path
 
 
 def full_numbers(root: Path | None) -> dict[str, Any]:
     """The stored full-profile summary, or {} when there is none."""
+    if root is not None:
+        from ..companion.checks import check_path
+
+        root = check_path("root", root)
     path = None if root is None else root / SUMMARY
     return store.read_json(path) if path is not None and path.exists() else {}
 
@@ -84,6 +94,7 @@ _PER_METHOD = {
 def glue_full(run, root: Path | None) -> None:
     """Glue the stored paper-scale numbers the prose quotes as ``full-<name>``: ``"(not stored)"`` where the
     summary is absent or was written before the number was (re-running the full profile stores it)."""
+    verdicts.check_run(run, "number")
     s = full_numbers(root)
     texts = {}
     if s:

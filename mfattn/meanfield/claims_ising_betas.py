@@ -5,10 +5,12 @@ stored β of the high-temperature phase, and the order of the theories' correlat
 from __future__ import annotations
 
 from ..companion import verdicts
+from ..companion.checks import contract
 
 __all__ = ["per_beta_note", "ordered_every_beta", "ordering_beta_note"]
 
 
+@contract(s="mapping")
 def per_beta_note(s) -> str:
     """Where the factor 2 holds over the stored β of the high-temperature phase (β ≤ 1): the ratio of adaptive TAP's
     mean error to each TAP's at every β, and the β where it reaches 1/2."""
@@ -41,6 +43,7 @@ def per_beta_note(s) -> str:
     return text + "."
 
 
+@contract(s="mapping")
 def ordered_every_beta(s):
     """The order of the mean C errors (adaptive TAP < TAP < naive) at every stored β below 1: holds if at each, partly
     if both TAPs beat naive mean field at each but not in that order somewhere, fails otherwise."""
@@ -53,6 +56,7 @@ def ordered_every_beta(s):
     return "partly" if all(a < n and t < n for a, t, n in rows) else "fails"
 
 
+@contract(s="mapping")
 def ordering_beta_note(s) -> str:
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         return ""

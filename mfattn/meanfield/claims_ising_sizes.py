@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..companion import verdicts
+from ..companion.checks import contract
 from .claims_ising_accuracy import NAMES
 from .claims_ising_plefka import THEORIES, _at_at, _first_beyond, _lines, _own_x, _ratio
 
@@ -33,6 +34,7 @@ def size_outcome(s, n: str) -> str:
         return f"undecidable: {err}"
 
 
+@contract(s="mapping")
 def at_every_size(s) -> str:
     """Alternative rule: the primary rule at each stored size; its outcome where every size agrees, 'partly' where
     they differ, not tested where no size can be decided."""
@@ -45,6 +47,7 @@ def at_every_size(s) -> str:
     return decided.pop() if len(decided) == 1 else "partly"
 
 
+@contract(s="mapping:size_scan")
 def size_rows(s) -> list[str]:
     """One sentence per stored size: each crossing theory's own line, its error over naive mean field's at the last
     sweep β before it and at the first beyond it, and the rule's outcome there."""

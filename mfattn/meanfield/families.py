@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_choice, check_int, check_positive, check_real
+from ..companion.checks import check_choice, check_int, check_positive, check_real, contract
 from ..ising import MAX_EXACT_SPINS, MeanFieldWarning, exact_marginals
 
 __all__ = ["FAMILIES", "PATTERNS", "DENSE_PATTERNS", "DEGREE", "FERRO_J0", "EDGE", "family_couplings", "compare_families", "ratio_text", "table"]
@@ -165,6 +165,7 @@ def _paired_ratio(per: dict[str, Any], worse: str) -> float:
     return float(np.mean([a for a, _ in pairs]) / np.mean([w for _, w in pairs])) if pairs else float("nan")
 
 
+@contract(result="mapping:families")
 def ratio_text(result: dict[str, Any], worse: str) -> str:
     """Adaptive TAP's error over ``worse``'s ("tap" or "tap_site") in every family of ``result``
     (:func:`compare_families`), in the families' order: "0.16, 0.17 and 0.36"."""
@@ -173,6 +174,7 @@ def ratio_text(result: dict[str, Any], worse: str) -> str:
     return ratios[0] if len(ratios) == 1 else ", ".join(ratios[:-1]) + " and " + ratios[-1]
 
 
+@contract(result="mapping:families")
 def table(result: dict[str, Any]) -> str:
     """A markdown table of :func:`compare_families`: mean RMSE of m per family and theory (instances that converged),
     adaptive TAP's ratio to each TAP, the instances a theory did not converge on, the family's mean strength

@@ -9,12 +9,24 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..companion.checks import check_int, check_real
 from .accuracy import Comparison, DampingSweep, median_over_instances
 
 __all__ = ["LABELS", "COLORS", "rmse", "scatter", "stability", "damping"]
 
 LABELS = {"naive": "naive mean field", "tap": "TAP (SK)", "tap_site": "TAP (site)", "adaptive_tap": "adaptive TAP"}
 COLORS = {"naive": "C0", "tap": "C1", "tap_site": "C3", "adaptive_tap": "C2"}
+
+
+def _check_cmp(cmp) -> None:
+    """A figure's comparison is the one :func:`.accuracy.compare_mean_field` builds: a TypeError naming it otherwise."""
+    if not isinstance(cmp, Comparison):
+        raise TypeError(f"cmp must be a Comparison (compare_mean_field's result); got {type(cmp).__name__}")
+
+
+def _check_sweep(sweep) -> None:
+    if not isinstance(sweep, DampingSweep):
+        raise TypeError(f"sweep must be a DampingSweep (damping_sweep's result); got {type(sweep).__name__}")
 
 
 def _mark_at(ax, exact: float, own: dict[str, float], clear: dict[str, bool] | None = None) -> None:
@@ -53,6 +65,9 @@ def rmse(cmp: Comparison, title: str) -> plt.Figure:
     an iteration first stopped short of the tolerance while still relaxing, if that came earlier. A mean over fewer
     than :data:`FEW_INSTANCES` instances (or a quarter of them, if fewer) is drawn as an open marker off the line:
     a few solved instances are not the method's error."""
+    _check_cmp(cmp)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a string; got {type(title).__name__}")
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharex=True)
     stalled, unstable, relaxing = (cmp.breakdown_beta(m) for m in ("stalled", "unstable", "relaxing"))
     counted = cmp.ok().sum(-1)                                                      # [method, beta]
@@ -76,6 +91,8 @@ def rmse(cmp: Comparison, title: str) -> plt.Figure:
 
 def scatter(cmp: Comparison, b: int) -> plt.Figure:
     """Exact against approximate magnetisations of every spin of every instance at ``cmp.betas[b]``."""
+    _check_cmp(cmp)
+    check_int("b", b, 0, len(cmp.betas) - 1)
     fig, axes = plt.subplots(1, len(cmp.methods), figsize=(9.5, 3.3), sharex=True, sharey=True, squeeze=False)
     exact = cmp.m_exact[b].ravel()
     for ax, (k, name) in zip(axes[0], enumerate(cmp.methods)):
@@ -95,6 +112,9 @@ def stability(cmp: Comparison, damping_used: float, sweep: DampingSweep) -> plt.
     relaxing (thin dash-dotted), or converged to a χ⁻¹ that is not positive definite (dashed). Middle and right,
     where the median x reaches 1: a grey dotted line for the exact state, a diamond on the top edge for each
     method's own solutions at the strongest damping."""
+    _check_cmp(cmp)
+    _check_sweep(sweep)
+    check_real("damping_used", damping_used, minimum=0.0, maximum=1.0, strict=True)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.7), sharex=True)
     ax = axes[0]
     ax.plot(cmp.betas, median_over_instances(cmp.at_parameter("exact")), "k-", lw=2, label="exact state")
@@ -138,6 +158,7 @@ def damping(sweep: DampingSweep) -> plt.Figure:
     """Per method, the fraction of instances with a stable converged solution against β, one line per
     damping of :func:`mfattn.meanfield.accuracy.damping_sweep`; the legend counts the (β, instance) points
     whose iteration stopped short of the tolerance while still relaxing, and those where it stalled."""
+    _check_sweep(sweep)
     fig, axes = plt.subplots(1, len(sweep.methods), figsize=(9.5, 3.2), sharey=True, squeeze=False)
     styles = ["-", "--", ":", "-."]
     stalled = sweep.stalled()

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_alloc, check_int, check_real
+from ..companion.checks import check_alloc, check_int, check_real, contract
 from ..ising import MAX_EXACT_SPINS, exact_marginals_sweep
 from .accuracy import _disorder, _floats_or_none, _where_ok, damping_sweep, median_over_instances
 
@@ -78,6 +78,7 @@ def _mean_ratio(per: dict[str, Any], key: str, b: int) -> float:
     return float(np.mean([x for x, _ in pairs]) / np.mean([y for _, y in pairs])) if pairs else float("nan")
 
 
+@contract(result="mapping:betas|by_n")
 def table(result: dict[str, Any]) -> str:
     """A Markdown table, one row per size: where TAP's and adaptive TAP's own median x first reach 1 (the β), and
     their errors over naive mean field's at the sweep β before that line and at it."""

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_int, check_positive, check_real, check_work
+from ..companion.checks import check_int, check_positive, check_real, check_work, contract
 from ..ising import MeanFieldWarning, sk_couplings
 
 __all__ = ["KICK", "LEFT", "breakdown_stress", "counts", "table"]
@@ -162,6 +162,7 @@ _LABELS = {"naive": "naive mean field", "tap": "TAP (SK average)", "tap_site": "
            "adaptive_tap": "adaptive TAP"}
 
 
+@contract(stress="mapping:by_method")
 def table(stress: dict[str, Any]) -> str:
     """A markdown table of :func:`counts` for every theory of a :func:`breakdown_stress` result."""
     rows = ["| theory | χ at m = 0 not positive (antecedent met) | kicked run settled on a positive χ | of them at m = 0 "
