@@ -76,3 +76,26 @@ def test_chapter_6s_models_states_and_series(tmp_path):
              mq_window=np.full((2, 3), np.nan), att_window=np.full((2, 3), np.nan))
     with pytest.raises(ValueError, match="mv_window must hold finite"):
         dmodel.load_context(nan)
+
+
+def test_chapters_1_to_3_rows():
+    from mfattn.implicit import meanfield as imf, stability, transformer as itr, variants
+    from mfattn.meanfield import accuracy
+
+    with pytest.raises(ValueError, match="betas makes compare_mean_field"):
+        accuracy.compare_mean_field(4, list(np.linspace(0.1, 1, 10**6)), 2)
+    with pytest.raises(ValueError, match=r"m must hold magnetisations in \[-1, 1\]"):
+        accuracy.plefka_parameter(0.5, np.array([1.5, 0.0]))
+    assert np.isnan(accuracy.plefka_parameter(0.5, np.array([[np.nan, np.nan]]))[0])   # a missing solution stays NaN
+    with pytest.raises(ValueError, match="steps must be strictly increasing"):
+        stability.unit_crossing([3, 2, 1], [0.5, 0.9, 1.5])
+    with pytest.raises(ValueError, match="J is zero"):
+        itr.off_head_block_fraction(torch.zeros(4, 4, 6, 6), 2)
+    with pytest.raises(ValueError, match="heads must divide dim"):
+        itr.value_map_off_block(4, 6, torch.randn(2, 4, 6), torch.Generator(), heads=4)
+    with pytest.raises(TypeError, match="layer must be a MeanFieldAttention"):
+        itr.naive_trajectory(3, torch.randn(2, 4, 6), 3)
+    with pytest.raises(ValueError, match="correct must be"):
+        variants.pack_correct(np.array([0.5, 2.0]))
+    assert variants.pack_correct(np.array([1, 0, 1])) == variants.pack_correct(np.array([True, False, True]))
+    assert isinstance(imf.MeanFieldAttention, type)

@@ -329,6 +329,8 @@ def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float 
     s, v = np.asarray(steps, dtype=float), check_array("values", values, finite=False, allow_int=True)
     if s.ndim != 1 or s.shape != v.shape:
         raise ValueError(f"steps and values must be 1-d and of one length; got shapes {s.shape} and {v.shape}")
+    if np.any(np.diff(s) <= 0):   # "first" and "from which on" read the steps in order
+        raise ValueError(f"steps must be strictly increasing; got {s.tolist()[:8]}")
     above = v > level
     tail = np.flip(np.cumprod(np.flip(above))).astype(bool)       # above here and at every later step
     return (float(s[above][0]) if above.any() else -1.0, float(s[tail][0]) if tail.any() else -1.0)

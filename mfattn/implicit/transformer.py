@@ -92,6 +92,8 @@ def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, 
 
     Returns (steps+1, B, N, d), index k holding ``m_k``.
     """
+    if not isinstance(layer, MeanFieldAttention):
+        raise TypeError(f"layer must be a MeanFieldAttention; got {type(layer).__name__}")
     x = _check_source(x, layer.num_spins, layer.dim)
     steps = int(steps)
     if steps < 0:
@@ -163,6 +165,8 @@ def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     d = J.shape[-1]
     if heads < 1 or d % heads:
         raise ValueError(f"heads must divide the dimension d = {d}; got {heads!r}")
+    if not bool(J.ne(0).any()):
+        raise ValueError("J is zero: the share of its norm outside the head blocks is undefined")
     dh = d // heads
     block = torch.block_diag(*[torch.ones(dh, dh, dtype=J.dtype, device=J.device)] * heads).bool()
     return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
@@ -174,6 +178,10 @@ def value_map_off_block(num_spins: int, dim: int, x: torch.Tensor, generator: to
     W_V^h reading all ``dim`` features (the blog's §4.2 update, ``X W_V``) and no output projection (W_O = I), its
     weights drawn from ``generator``, for the sources ``x`` (B, num_spins, dim): about √(1 − 1/H) for a random map,
     not 0 (the head blocks hold only without a value map, or with one that is itself block-diagonal)."""
+    if dim % heads:
+        raise ValueError(f"heads must divide dim = {dim}; got heads = {heads}")
+    if tuple(x.shape[1:]) != (num_spins, dim):
+        raise ValueError(f"x must have shape (B, num_spins = {num_spins}, dim = {dim}); got {tuple(x.shape)}")
     layer = MeanFieldAttention(num_spins, dim, interaction="softmax", heads=heads, values=True, lin_response=False,
                                generator=generator).double()
     with torch.no_grad():

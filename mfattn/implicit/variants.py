@@ -46,7 +46,10 @@ KEYS = dict(zip(ALL_VARIANTS, ("blog", "m", "naive", "plain", "phantom", "softma
 
 def pack_correct(correct: np.ndarray) -> str:
     """A (n,) bool array of correctly classified test digits as base64 of its packed bits (JSON-friendly)."""
-    return base64.b64encode(np.packbits(np.asarray(correct, dtype=bool)).tobytes()).decode("ascii")
+    a = np.asarray(correct)
+    if a.ndim != 1 or not (a.dtype == bool or (a.dtype.kind in "iu" and np.isin(a, (0, 1)).all())):
+        raise ValueError(f"correct must be a 1-d array of booleans (or 0/1); got dtype {a.dtype}, shape {a.shape}")
+    return base64.b64encode(np.packbits(a.astype(bool)).tobytes()).decode("ascii")
 
 
 @contract(packed="str", n="int:0", alloc=lambda a: [("n", a["n"] + len(a["packed"]))])

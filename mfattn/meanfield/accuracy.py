@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_alloc, check_array, check_choice, check_int, check_positive, check_real
+from ..companion.checks import (check_alloc, check_array, check_choice, check_int, check_positive, check_real,
+                                check_work)
 from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
 __all__ = ["METHODS", "TOL", "PATIENCE", "MODES", "still_relaxing", "plefka_parameter", "Comparison",
@@ -83,6 +84,9 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
     m = check_array("m", m, finite=False)
     if np.isinf(m).any():
         raise ValueError("m contains infinite entries (NaN rows mark a missing solution; inf is not a magnetisation)")
+    if (np.abs(m[np.isfinite(m)]) > 1).any():
+        raise ValueError("m must hold magnetisations in [-1, 1] (or NaN rows for a missing solution); got "
+                         f"|m_i| up to {np.nanmax(np.abs(m)):.3g}")
     return check_array("beta", beta) ** 2 * np.mean((1.0 - m**2) ** 2, axis=-1)
 
 
@@ -279,6 +283,11 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
     check_alloc("instances", len(methods) * betas.size * instances * (n + 8) * 8)
     if n > MAX_EXACT_SPINS:
         raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_EXACT_SPINS})")
+    check_int("max_iter", max_iter, 1)
+    # per instance and β: the exact pass over 2^n states, then up to max_iter steps of each method, each at least a
+    # Python-level step's overhead (counted as 10**4 units, ~10 µs); 10**6 β ran until killed
+    check_work("betas", instances * betas.size * (2 ** n * n + len(methods) * max_iter * max(n * n, 10**4)),
+               what="compare_mean_field()", unit="site updates")
     M, B, I = len(methods), len(betas), instances
     shape = (M, B, I)
     rmse_m, rmse_c, lam = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
