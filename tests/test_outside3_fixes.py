@@ -99,3 +99,57 @@ def test_chapters_1_to_3_rows():
         variants.pack_correct(np.array([0.5, 2.0]))
     assert variants.pack_correct(np.array([1, 0, 1])) == variants.pack_correct(np.array([True, False, True]))
     assert isinstance(imf.MeanFieldAttention, type)
+
+
+def test_the_companions_rows(tmp_path, monkeypatch):
+    import json as _json
+
+    from mfattn.companion import checks, datasets, premises, stats, store, store_read, verdicts
+
+    bad = tmp_path / "big.json"
+    bad.write_text('{"a": 1e999}')
+    with pytest.raises(ValueError, match="big.json"):
+        store_read.read_json(bad)
+    for test in (stats.sign_test, stats.signed_rank_test):
+        with pytest.raises(ValueError, match="values"):
+            test([])
+        with pytest.raises(ValueError, match="values"):
+            test([[1.0, 2.0]])
+    assert stats.sign_test([0.0, 0.0])["p"] == 1.0          # all ties: no evidence either way (not an empty input)
+    assert checks.check_alloc("n", 2.5) == 3
+    with pytest.raises(ValueError, match="non-empty path"):
+        checks.check_path("p", "")
+    with pytest.raises(ValueError, match="255 bytes"):
+        checks.check_path("p", "x" * 5000)
+    with pytest.raises(ValueError, match="folder"):
+        store.inside("", "x")
+    with pytest.raises(ValueError, match="one JSON key"):
+        store.config_hash({1: 2, "1": 3})
+    assert store.config_hash({1: 2}) == store.config_hash({"1": 2})   # one key alone: the hash as before
+    with pytest.raises(ValueError, match="length"):
+        store.config_hash({"a": 1}, length=1000)
+    loop: dict = {}
+    loop["d"] = loop
+    with pytest.raises(ValueError, match="refers to itself"):
+        store.config_hash(loop)
+    with pytest.raises(TypeError, match="minimum"):
+        checks.check_int("n", 3, "a")
+    with pytest.raises(ValueError, match="x must be a finite number"):
+        checks.check_real("x", 10**400)
+    with pytest.raises(verdicts.Undecidable, match="x"):
+        verdicts.below("x", 1.0)({"x": float("nan")})
+    with pytest.raises(TypeError, match="x"):
+        verdicts.above("x", 1.0)({"x": "3"})
+    assert verdicts.below("x", 1.0, 2.0)({"x": 1.5}) == "partly"
+    for var in ("MFATTN_DATA", "MFATTN_PAPERS", "MFATTN_ASI_REFERENCE", "MFATTN_DMFT_REFERENCE"):
+        monkeypatch.setenv(var, str(bad))
+        with pytest.raises(ValueError, match=var):
+            datasets.env_folder(var)
+    with pytest.raises(ValueError, match="MFATTN_PAPERS"):
+        premises.papers_dir()
+    with pytest.raises(ValueError, match="MFATTN_ASI_REFERENCE"):
+        datasets.folders("asi-reference")
+    monkeypatch.setenv("MFATTN_PAPERS", str(tmp_path / "not-made"))
+    assert premises.papers_dir() is None                      # a folder not made yet: absent, as before
+    assert _json.loads('{"a": 1.5}') == store_read.read_json(bad.with_name("ok.json")) if bad.with_name(
+        "ok.json").write_text('{"a": 1.5}') else True

@@ -39,11 +39,20 @@ def check_path(name: str, value: Any):
         raise TypeError(f"{name} must be a path (a string or os.PathLike); got {type(value).__name__} {value!r}"[:200])
     if "\0" in os.fspath(value):
         raise ValueError(f"{name} must be a path without NUL characters; got {os.fspath(value)!r}"[:200])
+    if not os.fspath(value):   # Path("") is the working folder: an empty name is never meant as that
+        raise ValueError(f"{name} must be a non-empty path; got ''")
+    long = [p for p in Path(value).parts if len(os.fsencode(p)) > 255]
+    if long:                   # no file system takes a longer name: it would fail later, deep in the OS
+        raise ValueError(f"{name} has a part longer than 255 bytes ({len(os.fsencode(long[0]))}): {long[0][:40]}...")
     return Path(value)
 
 
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
     """Return ``value`` as an int if it is an integer (not a bool) in ``[minimum, maximum]``, else raise."""
+    for bound, what in ((minimum, "minimum"), (maximum, "maximum")):
+        if (bound is not None or what == "minimum") and (isinstance(bound, bool)
+                                                         or not isinstance(bound, (int, np.integer))):
+            raise TypeError(f"check_int({name!r}): {what} must be an integer; got {bound!r}")
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum or (
             maximum is not None and value > maximum):
         if maximum is not None:
@@ -63,6 +72,8 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
             return check_real(name, value.item(), minimum=minimum, maximum=maximum, strict=strict,
                               allow_inf=allow_inf)
         raise TypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
+    if isinstance(value, (int, np.integer)) and abs(int(value)) > 1.7976931348623157e308:
+        raise ValueError(f"{name} must be a finite number; got an integer too large for a float (~1e{len(str(abs(int(value)))) - 1})")
     value = float(value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
@@ -267,7 +278,7 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
     if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes >= 0:
         need = int(nbytes)  # exact, however large (a float would overflow past 1e308)
     else:
-        need = int(check_real("nbytes", nbytes, minimum=0.0))
+        need = math.ceil(check_real("nbytes", nbytes, minimum=0.0))   # a fraction of a byte still needs one
     budget = max_bytes()
     if budget is not None and need > budget:
         raise ValueError(f"{name} makes {what} need {need:,} bytes ({_human(need)}), more than the "

@@ -41,7 +41,7 @@ from pathlib import Path
 from . import store
 from .checks import check_choice
 
-__all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "folders", "check", "main",
+__all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "env_folder", "folders", "check", "main",
            "mirror_env", "mirror_urls", "MIRROR_ENV"]
 
 #: One base URL for every data set's mirror (``<url>/<name>/<file>``).
@@ -109,13 +109,26 @@ def dataset_files(name: str) -> tuple[str, ...]:
     return tuple(_dataset(name).files)
 
 
+def env_folder(var: str) -> Path:
+    """The folder the environment variable ``var`` names (resolved; it may not exist yet: a folder to be made),
+    refusing one that names something other than a folder (a file, a device): a data set cannot be there."""
+    check_choice("var", var, tuple(sorted({d.env for d in DATASETS.values()} | {"MFATTN_PAPERS"})))
+    value = os.environ.get(var, "")
+    if not value:
+        raise ValueError(f"{var} is not set")
+    path = Path(value).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{var}={value} must name a folder; it names a file or device")
+    return path
+
+
 def folders(name: str) -> list[tuple[str, Path]]:
     """The folders searched for data set ``name``, in order: ``[(how it was chosen, path), ...]``;
     the download folder (``data/<name>`` of the checkout) is among them."""
     ds = _dataset(name)
     out = []
     if os.environ.get(ds.env):
-        out.append((ds.env, Path(os.environ[ds.env]).expanduser().resolve()))
+        out.append((ds.env, env_folder(ds.env)))
     root = store.project_root()
     out.append(("download folder", ((root or Path.cwd()) / "data" / name).resolve()))
     if root is not None:

@@ -75,7 +75,10 @@ def papers_dir() -> Path | None:
 
     env = os.environ.get("MFATTN_PAPERS")
     if env:
-        return Path(env) if Path(env).is_dir() else None
+        from .datasets import env_folder
+
+        path = env_folder("MFATTN_PAPERS")   # a file or a device is refused by name; a folder not made yet is absent
+        return Path(env) if path.is_dir() else None
     root = project_root()
     folder = None if root is None else root.parent / "shared" / "papers"
     return folder if folder is not None and folder.is_dir() else None

@@ -136,7 +136,9 @@ def _binomial_two_sided(low: int, n: int) -> float:
 def sign_test(values: Sequence[float]) -> dict[str, float]:
     """Exact two-sided sign test of per-unit ``values`` around 0 (zeros dropped): ``positive``, ``negative``,
     ``p``. With fewer than :data:`SIGN_TEST_MIN_UNITS` non-zero units it cannot reach 5 %."""
-    x = check_array("values", values)
+    x = check_array("values", values, ndim=1)
+    if x.size == 0:
+        raise ValueError("values must hold at least one unit's value; got none")
     pos, neg = int(np.sum(x > 0)), int(np.sum(x < 0))
     return {"positive": float(pos), "negative": float(neg), "p": _binomial_two_sided(min(pos, neg), pos + neg)}
 
@@ -161,7 +163,9 @@ def signed_rank_test(values: Sequence[float]) -> dict[str, float]:
     ``w_plus`` and ``p``. The null distribution of W+ (each rank's sign a fair coin) is built exactly: by
     enumerating the 2^k sign patterns for k ≤ 16, by dynamic programming over the rank sums (mid-ranks doubled to
     integers) above, up to :data:`MAX_RANK_UNITS` units."""
-    x = check_array("values", values)
+    x = check_array("values", values, ndim=1)
+    if x.size == 0:
+        raise ValueError("values must hold at least one unit's value; got none")
     x = x[x != 0]
     k = x.size
     if k > MAX_RANK_UNITS:

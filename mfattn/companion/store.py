@@ -173,8 +173,12 @@ def config_hash(config: Any, length: int = 16) -> str:
     A value without a stable representation (an object whose repr is a memory address, a set of mixed
     types) is a TypeError, NaN or infinity a ValueError, each naming where it sits: a key that changes from
     run to run, or a NaN, would make a cache that never hits."""
-    blob = _strict_dumps(_jsonable(config, strict=True), "config_hash: config", sort_keys=True,
-                         separators=(",", ":")).encode()
+    check_int("length", length, 1, 64)   # a SHA-256 has 64 hex digits
+    try:
+        blob = _strict_dumps(_jsonable(config, strict=True), "config_hash: config", sort_keys=True,
+                             separators=(",", ":")).encode()
+    except RecursionError:
+        raise ValueError("config_hash: config refers to itself or is nested too deeply to hash") from None
     return hashlib.sha256(blob).hexdigest()[:length]
 
 

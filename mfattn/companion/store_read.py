@@ -122,6 +122,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)  # NaN, Infinity, -Infinity: Python's json reads them, standard JSON has none
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):   # 1e999 overflows to inf: a number the writer would have refused
+        raise ValueError(f"the number {text} overflows a float")
+    return value
+
+
 def read_json(path: str | os.PathLike, default: Any = None) -> Any:
     """The JSON in ``path`` (``default`` when there is no file); a damaged file is a clear error naming it.
 
@@ -145,7 +152,7 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
             data = fh.read(limit + 1)
         if len(data) > limit:  # it grew after the check
             raise RefusedFileError(path, f"a JSON file of at most {limit:,} bytes", "it grew past that while read")
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is not valid JSON ({err}); restore it from git or delete it to start over") from None
     except RecursionError:

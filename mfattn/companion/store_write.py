@@ -50,6 +50,9 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
             if bad is not None:
                 raise TypeError(f"{where or '(the value itself)'}: a key {bad!r} of type {type(bad).__name__} has no "
                                 "JSON form (keys are strings or numbers)")
+        if (strict or json_only) and len({str(k) for k in obj}) < len(obj):   # 1 and '1': one JSON key for two
+            clash = sorted({str(k) for k in obj if sum(str(j) == str(k) for j in obj) > 1})
+            raise ValueError(f"{where or '(the value itself)'}: keys {clash} of different types are one JSON key")
         return {str(k): _jsonable(v, strict, f"{where}[{str(k)!r}]", json_only)
                 for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):

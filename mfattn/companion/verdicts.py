@@ -32,6 +32,7 @@ Usage in a folder's claims.py::
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -346,6 +347,19 @@ def check_claims(claims: Sequence[Claim]) -> None:
 
 # --- rules that recur ----------------------------------------------------------------------------------
 
+
+def _number(s: Mapping[str, Any], key: str) -> float:
+    """``s[key]`` as a real number for a one-number rule: missing is a KeyError (the stored numbers predate it: not
+    tested), None or NaN cannot decide (:class:`Undecidable`: a NaN compared as a number read as "fails"), anything
+    not a real number is a TypeError naming the key."""
+    x = s[key]
+    if x is None or isinstance(x, float) and math.isnan(x):
+        raise Undecidable(f"{key} is not a number in the stored numbers ({x!r})")
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"numbers[{key!r}] must be a real number; got {type(x).__name__} {x!r}")
+    return float(x)
+
+
 @contract(key="str", holds="real", partly="real?")
 def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
     """A rule on one number: ``numbers[key] < holds`` holds, ``< partly`` (if given) holds partly, else fails."""
@@ -353,7 +367,7 @@ def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapp
         raise ClaimError(f"below({key!r}): the partial threshold {partly} must not be below {holds}")
 
     def rule(s):
-        x = s[key]
+        x = _number(s, key)
         return "holds" if x < holds else "partly" if partly is not None and x < partly else "fails"
     return rule
 
@@ -365,7 +379,7 @@ def above(key: str, holds: float, partly: float | None = None) -> Callable[[Mapp
         raise ClaimError(f"above({key!r}): the partial threshold {partly} must not be above {holds}")
 
     def rule(s):
-        x = s[key]
+        x = _number(s, key)
         return "holds" if x > holds else "partly" if partly is not None and x > partly else "fails"
     return rule
 

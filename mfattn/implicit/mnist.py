@@ -189,7 +189,7 @@ def mnist_dir(root: str | os.PathLike | None = None) -> tuple[Path, str]:
         return check_path("root", root).expanduser().resolve(), "argument"
     env = os.environ.get("MFATTN_DATA")
     if env:
-        return Path(env).expanduser().resolve(), "MFATTN_DATA"
+        return datasets.env_folder("MFATTN_DATA"), "MFATTN_DATA"
     places = datasets.folders("mnist")
     for how, folder in places:
         if _locate(folder, FILES["train"]["labels"]) is not None:
