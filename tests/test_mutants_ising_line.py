@@ -72,3 +72,52 @@ def test_the_roundoff_check_holds_within_a_factor_100_of_the_bound():
     assert ok(9.9e-14) and not ok(1.005e-13)
     assert ok(1.01e-17) and not ok(9.9e-18)
     assert ok(9.9e-14, loose=1e-12) and not ok(9.9e-14, loose=9.8e-13)
+
+
+def test_the_strict_tanh_reading_needs_a_stable_beta_past_the_line():
+    """Strictly past TAP's line (β = 1.4) no instance has a stable solution: the reading cannot decide (a share of
+    0 would read the empty β as lost)."""
+    rule = _alt("reading: the advantage over tanh(h_i), at the first sweep β strictly beyond")
+    assert rule(line_numbers([0.2, 0.3, 0.4, 0.7])) == "holds"
+    with pytest.raises(mf.verdicts.Undecidable, match="no sweep β at or beyond"):
+        rule(line_numbers([0.2, 0.3, 0.4, 0.7], missing={3: 10}))
+
+
+def test_the_mean_of_per_instance_ratios_is_not_the_ratio_of_means():
+    """Naive mean field's error 1 on half the instances and 3 on the other half; past the line (β = 1.4) TAP's 0.4
+    and 1.8: the mean of the per-instance ratios (0.4 + 0.6) / 2 = 0.5 has lost the factor 2 (holds); TAP's 0.3 and
+    1.8: (0.3 + 0.6) / 2 = 0.45 keeps it (fails), where the ratio of the means, 2.1 / 4 = 0.525, would have lost it."""
+    def numbers(a, b):
+        s = line_numbers([0.2, 0.3, 0.4, 0.4])
+        s["naive_strong_inst"] = [[1.0 if i % 2 == 0 else 3.0 for i in range(10)] for _ in range(4)]
+        s["tap_strong_inst"] = [[r * (1.0 if i % 2 == 0 else 3.0) for i in range(10)] for r in (0.2, 0.3, 0.4)] + [
+            [a if i % 2 == 0 else b for i in range(10)]]
+        return s
+    rule = _alt("the mean of the per-instance ratios, at the first sweep β strictly beyond")
+    assert rule(numbers(0.4, 1.8)) == "holds"
+    assert rule(numbers(0.3, 1.8)) == "fails"
+
+
+def test_the_no_crossing_reading_counts_adaptive_tap_where_its_median_reaches_one():
+    """Adaptive TAP's median x reaches 1.05 at β = 1.4 with a wide spread (no crossing by two standard errors): the
+    rule leaves it out, the reading without the crossing test reads it (there it keeps its factor: the reading says
+    partly where the rule says holds)."""
+    s = line_numbers([0.2, 0.3, 0.6, 0.7])
+    s["atap_at_strong"] = [0.6, 0.7, 0.8, 1.05]
+    s["atap_at_strong_inst"] = [[m + (0.4 if i % 2 else -0.4) for i in range(10)] for m in (0.6, 0.7, 0.8, 1.05)]
+    assert AT.rule(s) == "holds"
+    assert _alt("reading: adaptive TAP's line where its median x first reaches 1")(s) == "partly"
+
+
+STABLE = next(c for c in mf.CLAIMS if c.id == "ising-stable-beyond-line")
+
+
+def test_the_per_site_stable_beyond_reading_is_partly_from_one_half():
+    from mfattn.meanfield.claims_ising_plefka import _x_rows
+    (rule,) = [a.rule for a in STABLE.alternatives if a.name.startswith("reading: TAP 1977's per-site term")]
+
+    def numbers(x):
+        return {"tsite_beyond_own": x, "atap_beyond_own": 1.0, "tsite_at_strong_inst": _x_rows((0.8, 1.5)),
+                "atap_at_strong_inst": _x_rows((0.8, 1.05), crosses=False)}
+    assert rule(numbers(0.9)) == "holds" and rule(numbers(0.89)) == "partly"
+    assert rule(numbers(0.5)) == "partly" and rule(numbers(0.49)) == "fails"
