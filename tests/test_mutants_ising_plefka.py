@@ -1,0 +1,46 @@
+"""Edges of :mod:`mfattn.meanfield.claims_ising_plefka` that the other tests left free to change (found by sampled
+mutation testing, issue 44 item 6, round 3): an interval's lower end exactly at 1/factor is "lost", not "open"; the
+break reading with no sweep β before a theory's line cannot decide (never an IndexError); each instance's own line
+needs six crossing instances, where a sign test first reaches 5 % (p = 0.031), and five cannot decide.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mfattn.companion.verdicts import Undecidable
+from mfattn.meanfield import claims_ising_plefka as cp
+
+
+def test_an_interval_whose_lower_end_is_at_one_over_the_factor_has_lost_it(monkeypatch):
+    for lo, hi, want in ((0.5, 0.7, "lost"), (0.49, 0.7, "open"), (0.3, 0.49, "kept"), (0.3, 0.5, "open")):
+        monkeypatch.setattr(cp, "_ratio_interval", lambda s, k, i, ref="naive", lo=lo, hi=hi: (0.5, lo, hi))
+        assert cp._side({}, "tap", 0, "naive", 2.0, interval=True) == want, (lo, hi)
+
+
+def test_the_break_reading_with_nothing_before_the_line_cannot_decide():
+    """TAP's own x crosses 1 at the first sweep β: no ratio before the line, no rise to compare."""
+    x = cp._x_rows((1.5, 1.6, 1.7))
+    s = {"instances": 4, "damping_betas": [0.8, 1.0, 1.2], "tap_at_strong_inst": x, "tap_at_strong": [1.5, 1.6, 1.7],
+         "atap_at_strong_inst": cp._x_rows((0.5, 0.6, 0.7)), "atap_at_strong": [0.5, 0.6, 0.7],
+         "naive_strong_inst": [[1.0] * 4] * 3, "tap_strong_inst": [[0.6] * 4] * 3, "atap_strong_inst": [[0.1] * 4] * 3}
+    with pytest.raises(Undecidable, match="fewer than two sweep β before"):
+        cp._kink()(s)
+
+
+def _crossing(tap_cross, atap_cross, n=3):
+    """Two sweep β; at the second, ``tap_cross`` / ``atap_cross`` of ``n`` instances have their own x at 1.2 (crossed)
+    and every theory's error there has lost the factor 2 over naive mean field (0.8 against 1)."""
+    def x(cross):
+        return [[0.5] * n, [1.2 if i < cross else 0.9 for i in range(n)]]
+    return {"tap_at_strong_inst": x(tap_cross), "atap_at_strong_inst": x(atap_cross),
+            "tap_strong_inst": [[0.3] * n, [0.8] * n], "atap_strong_inst": [[0.3] * n, [0.8] * n],
+            "naive_strong_inst": [[1.0] * n, [1.0] * n]}
+
+
+def test_each_instances_own_line_needs_six_crossing_instances():
+    rule = cp._per_instance_line()
+    assert cp.instance_crossings(_crossing(3, 2), "tap") == {"cross": 3, "lost": 3, "kept": 0}
+    with pytest.raises(Undecidable, match="5 instances cross their own line"):
+        rule(_crossing(3, 2))
+    assert rule(_crossing(3, 3)) == "holds"                # 6 of 6 lost: p = 0.031
