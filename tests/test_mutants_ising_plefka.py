@@ -44,3 +44,18 @@ def test_each_instances_own_line_needs_six_crossing_instances():
     with pytest.raises(Undecidable, match="5 instances cross their own line"):
         rule(_crossing(3, 2))
     assert rule(_crossing(3, 3)) == "holds"                # 6 of 6 lost: p = 0.031
+
+
+def test_the_factors_noise_is_read_at_the_first_beta_stable_on_nine_in_ten():
+    """TAP crosses its line at β = 1.2, where only 8 of 10 instances have a stable solution (and the errors vary);
+    at β = 1.4 all 10 do, with equal errors: the noise is read at β = 1.4, e^0 = 1."""
+    n = 10
+    x = [[m + (0.01 if i % 2 else -0.01) for i in range(n)] for m in (0.6, 0.8, 1.1, 1.5)]
+    varied = [None, None] + [0.5 + 0.05 * i for i in range(n - 2)]
+    s = {"instances": n, "damping_betas": [0.8, 1.0, 1.2, 1.4], "tap_at_strong_inst": x,
+         "tap_at_strong": [0.6, 0.8, 1.1, 1.5], "atap_at_strong_inst": [[0.5] * n] * 4, "atap_at_strong": [0.5] * 4,
+         "naive_strong_inst": [[1.0] * n] * 4, "tap_strong_inst": [[0.3] * n, [0.3] * n, varied, [0.6] * n],
+         "atap_strong_inst": [[0.1] * n] * 4}
+    assert cp._factor_noise(s) == 1.0
+    s["tap_strong_inst"][2] = [0.5] + varied[1:]          # 9 of 10 stable at β = 1.2: read there
+    assert cp._factor_noise(s) > 1.05
