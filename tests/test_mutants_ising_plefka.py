@@ -59,3 +59,37 @@ def test_the_factors_noise_is_read_at_the_first_beta_stable_on_nine_in_ten():
     assert cp._factor_noise(s) == 1.0
     s["tap_strong_inst"][2] = [0.5] + varied[1:]          # 9 of 10 stable at β = 1.2: read there
     assert cp._factor_noise(s) > 1.05
+
+
+def _sweep(tap):
+    """Four sweep β (0.8 to 1.4), ten instances, naive's error 1, TAP's ratios ``tap``; TAP's own x crosses 1 at
+    β = 1.2, adaptive TAP's stays below 1."""
+    n = 10
+    def x_rows(xs):
+        return [[m + (0.01 if i % 2 else -0.01) for i in range(n)] for m in xs]
+    return {"instances": n, "damping_betas": [0.8, 1.0, 1.2, 1.4], "at_beta": 1.2, "tap_own_at": 1.2,
+            "atap_own_at": None, "tap_at_strong": [0.6, 0.8, 1.1, 1.5], "atap_at_strong": [0.6, 0.7, 0.8, 0.9],
+            "tap_at_strong_inst": x_rows((0.6, 0.8, 1.1, 1.5)), "atap_at_strong_inst": x_rows((0.6, 0.7, 0.8, 0.9)),
+            "naive_strong_inst": [[1.0] * n] * 4, "tap_strong_inst": [[r] * n for r in tap],
+            "atap_strong_inst": [[r] * n for r in (0.1, 0.1, 0.15, 0.2)]}
+
+
+def test_a_break_compares_the_rise_into_the_line_with_the_step_before():
+    """Ratios 0.2, 0.25, 0.6 (β = 0.8, 1.0, 1.2): a rise of 0.35 into the line against 0.05 before, more than twice
+    (a break); 0.2, 0.3, 0.45: 0.15 against 0.1, not."""
+    assert cp._broke(_sweep([0.2, 0.25, 0.6, 0.7]), "tap", 2, 2.0) is True
+    assert cp._broke(_sweep([0.2, 0.3, 0.45, 0.5]), "tap", 2, 2.0) is False
+    assert cp._broke(_sweep([0.25, 0.5, 1.0, 1.0]), "tap", 2, 2.0) is False     # exactly twice (0.5, 0.25): not more
+
+
+def test_the_note_says_where_the_factor_is_lost_at_a_ratio_of_exactly_one_half():
+    note = cp._at_note(_sweep([0.2, 0.3, 0.45, 0.5]))
+    assert "it loses the factor 2 only at β = 1.4, where its own x is 1.5" in note
+    assert "the ratio rising by 0.150 into the line against 0.100 over the step before (no break at x = 1)" in note
+    assert "it loses the factor 2 nowhere on the grid" in cp._at_note(_sweep([0.2, 0.3, 0.45, 0.49]))
+
+
+def test_the_damping_check_asks_the_two_strongest_dampings_to_agree_to_0_01():
+    def ok(a, b):
+        return cp._damping_check({"tap_beyond_own_d": [0.5, a, b], "atap_beyond_own_d": [0.5, 1.0, 1.0]})[0]
+    assert ok(0.95, 0.959) and not ok(0.95, 0.9605) and not ok(0.95, None)
