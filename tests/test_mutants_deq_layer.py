@@ -21,3 +21,20 @@ def test_the_one_step_alternatives_read_equal_and_near_at_the_claims_thresholds(
     assert rule({key: 1.0}) == "partly"
     assert rule({key: 1.01}) == "fails"
     assert rule({key: 1.5}) == "fails"
+
+
+def _reaction_claim():
+    return next(c for c in verdicts.declared("deq") if any(a.name.startswith("the signed cosine") for a in c.alternatives))
+
+
+def test_the_signed_cosine_reading_has_lines_at_0_9_and_0_5():
+    """The signed cosine against 0.9 and 0.5 (not its square): 0.9 holds, 0.89 and 0.5 partly, 0.49 fails, and a
+    cosine of −0.95 (f_θ against the blog's sign) fails where the squared reading would hold."""
+    c = _reaction_claim()
+    (signed,) = [a.rule for a in c.alternatives if a.name.startswith("the signed cosine")]
+    (low,) = [a.rule for a in c.alternatives if a.name.startswith("the 'with differences' line at a cosine of 0.3")]
+    grade = {x: signed({"corr_reaction_cosine": x}) for x in (0.9, 0.89, 0.5, 0.49, -0.95)}
+    assert grade == {0.9: "holds", 0.89: "partly", 0.5: "partly", 0.49: "fails", -0.95: "fails"}
+    assert c.rule({"corr_reaction_cosine": -0.95}) == "holds"
+    assert low({"corr_reaction_cosine": 0.31}) == "partly" and low({"corr_reaction_cosine": 0.29}) == "fails"
+    assert c.rule({"corr_reaction_cosine": 0.51}) == "partly" and c.rule({"corr_reaction_cosine": 0.49}) == "fails"
