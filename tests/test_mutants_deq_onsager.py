@@ -22,3 +22,17 @@ def test_the_loss_reading_needs_every_seed_below():
     assert co._loss_gain(_losses([0.01, 0.02, 0.03], [0.02, 0.03, 0.04], acc=98.81)) == "partly"
     with pytest.raises(Undecidable, match="per seed"):
         co._loss_gain(_losses([0.01, 0.02], [0.02, 0.03, 0.04]))
+
+
+def test_an_inconclusive_interval_says_which_kind_it_is():
+    """A finite interval covering 0 gives its ends; a test that does not reject (an infinite end) says so."""
+    decide = co._onsager_decide(98.8)
+    with pytest.raises(Undecidable, match=r"the interval -0.10 to \+0.20 covers both a gain and none"):
+        decide({"var_naive": 98.0}, 0.05, -0.1, 0.2)
+    with pytest.raises(Undecidable, match="the test does not reject 'no gain'"):
+        decide({"var_naive": 98.0}, 0.05, -float("inf"), 0.2)
+    with pytest.raises(Undecidable, match="the test does not reject 'no gain'"):
+        decide({"var_naive": 98.0}, 0.05, -0.1, float("inf"))
+    assert decide({"var_naive": 98.79}, 0.05, 0.01, 0.2) == "holds"
+    assert decide({"var_naive": 98.8}, 0.05, 0.01, 0.2) == "partly"
+    assert decide({"var_naive": 98.0}, -0.05, -0.2, 0.0) == "fails"
