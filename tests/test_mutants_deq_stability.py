@@ -30,3 +30,17 @@ def test_the_public_solvers_mean_over_seeds_reading_holds_from_0_9():
     assert rule({"ref_anderson_conv_last_seeds": [0.88, 0.96]}) == "holds"      # mean 0.92 (the worst 0.88)
     assert rule({"ref_anderson_conv_last_seeds": [0.84, 0.9]}) == "partly"      # mean 0.87
     assert rule({"ref_anderson_conv_last_seeds": [0.3, 0.6]}) == "fails"        # mean 0.45
+
+
+def test_the_fisher_reading_fails_only_strictly_below_zero(monkeypatch):
+    """A pooled interval ending exactly at 0 neither shows nor excludes the correlation (not tested); ending below 0
+    fails; above 0 and above the placebo's pooled correlation holds."""
+    s = {"rho_train_changes": 100, "rho_train_change_corr_seeds": [0.1], "placebo_jnorm_change_corr_seeds": [0.0]}
+    rule = cst._fisher_at()
+    for (r, lo, hi), want in (((-0.2, -0.4, 0.0), None), ((-0.2, -0.4, -0.01), "fails"), ((0.3, 0.1, 0.5), "holds")):
+        monkeypatch.setattr(cst, "fisher_pooled", lambda x, n, got=(r, lo, hi): got if x == [0.1] else (0.05, -0.1, 0.2))
+        if want is None:
+            with pytest.raises(Undecidable, match="not shown either way"):
+                rule(s)
+        else:
+            assert rule(s) == want
