@@ -44,3 +44,17 @@ def test_the_fisher_reading_fails_only_strictly_below_zero(monkeypatch):
                 rule(s)
         else:
             assert rule(s) == want
+
+
+@pytest.mark.parametrize("prefix, key", [("a held-out half of training predicted", "rho_train_heldout_r2"),
+                                         ("the same held-out prediction from log", "res_train_heldout_r2")])
+def test_the_held_out_readings_hold_above_an_r2_of_one_half(prefix, key):
+    claim = next(c for c in verdicts.declared("deq") if any(a.name.startswith(prefix) for a in c.alternatives))
+    (rule,) = [a.rule for a in claim.alternatives if a.name.startswith(prefix)]
+    assert [rule({key: r2}) for r2 in (0.51, 0.5, 0.01, 0.0)] == ["holds", "partly", "partly", "fails"]
+
+
+def test_an_interval_from_exactly_zero_covers_zero(monkeypatch):
+    monkeypatch.setattr(cst, "paired_placebo_interval", lambda s, work="": (0.0, 0.3, 0.1))
+    with pytest.raises(Undecidable, match=r"\+0.00 to \+0.30, covers 0: not shown"):
+        cst._paired_placebo()({"rho_train_changes": 100, "rho_train_change_corr_seeds": [0.5, 0.5]})
