@@ -67,3 +67,16 @@ def test_the_c_majority_reads_the_errors_of_c_at_the_same_edge():
     assert acc._c_majority(s, "atap", "tap") == "fails"
     s["atap_c_inst"] = [1.1] * 17 + [0.9] * 5          # significantly WORSE: fails, not holds
     assert acc._c_majority(s, "atap", "tap") == "fails"
+
+
+def test_the_per_site_every_beta_reading_at_one_half_and_one():
+    """Adaptive TAP over per-site TAP at every stored β ≤ 1: largest ratio 0.49 holds, 0.5 partly, 1.0 fails; β = 1
+    itself is read, β above it not; without per-site TAP's errors it cannot decide."""
+    def s(ratios, betas=(0.5, 1.0)):
+        return {"betas": list(betas), "atap_by_beta": list(ratios), "tsite_by_beta": [1.0] * len(ratios)}
+    assert acc._site_every_beta(s([0.2, 0.49])) == "holds"
+    assert acc._site_every_beta(s([0.2, 0.5])) == "partly"
+    assert acc._site_every_beta(s([0.2, 1.0])) == "fails"
+    assert acc._site_every_beta(s([0.2, 1.0], betas=(0.5, 1.2))) == "holds"
+    with pytest.raises(Undecidable, match="per-site TAP's errors at every β are not stored"):
+        acc._site_every_beta({"betas": [0.5], "atap_by_beta": [0.2]})
