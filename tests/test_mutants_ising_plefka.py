@@ -44,6 +44,10 @@ def test_each_instances_own_line_needs_six_crossing_instances():
     with pytest.raises(Undecidable, match="5 instances cross their own line"):
         rule(_crossing(3, 2))
     assert rule(_crossing(3, 3)) == "holds"                # 6 of 6 lost: p = 0.031
+    kept = _crossing(3, 3)
+    kept["tap_strong_inst"][1] = kept["atap_strong_inst"][1] = [0.3] * 3      # below half of naive's 1: kept
+    assert cp.instance_crossings(kept, "atap") == {"cross": 3, "lost": 0, "kept": 3}
+    assert rule(kept) == "fails"                           # 6 of 6 kept: p = 0.031 the other way
 
 
 def test_the_factors_noise_is_read_at_the_first_beta_stable_on_nine_in_ten():
