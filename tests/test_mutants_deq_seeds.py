@@ -28,6 +28,12 @@ def test_an_untruncated_interval_ending_at_zero_has_zero_inside(monkeypatch):
                      (0.001, "Every statistic over the seeds agrees.")):
         monkeypatch.setattr(cs.stats, "pooled_over_seeds", lambda d, v, truncate=True, lo=lo: {"lo": lo, "hi": 0.4})
         assert cs.disagreement(_numbers(0.02, 0.4), "g").startswith(want)
+    monkeypatch.setattr(cs.stats, "t_interval", lambda d: {"lo": -0.35, "hi": -0.05})     # all below 0 now
+    for hi, want in ((0.0, "The statistics disagree: 0 is inside the untruncated interval only"),
+                     (-0.001, "Every statistic over the seeds agrees.")):
+        monkeypatch.setattr(cs.stats, "pooled_over_seeds", lambda d, v, truncate=True, hi=hi: {"lo": -0.4, "hi": hi})
+        assert cs.disagreement(_numbers(-0.4, -0.02), "g").startswith(want)
+    monkeypatch.setattr(cs.stats, "t_interval", lambda d: {"lo": 0.05, "hi": 0.35})
     monkeypatch.setattr(cs.stats, "pooled_over_seeds", lambda d, v, truncate=True: {"lo": 0.01, "hi": 0.4})
     assert cs.disagreement(_numbers(0.0, 0.4), "g").startswith(
         "The statistics disagree: 0 is inside the truncated interval (primary) only")
