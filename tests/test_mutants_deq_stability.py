@@ -58,3 +58,11 @@ def test_an_interval_from_exactly_zero_covers_zero(monkeypatch):
     monkeypatch.setattr(cst, "paired_placebo_interval", lambda s, work="": (0.0, 0.3, 0.1))
     with pytest.raises(Undecidable, match=r"\+0.00 to \+0.30, covers 0: not shown"):
         cst._paired_placebo()({"rho_train_changes": 100, "rho_train_change_corr_seeds": [0.5, 0.5]})
+
+
+def test_the_public_solver_trained_in_the_loop_reading_holds_from_0_9():
+    claim = next(c for c in verdicts.declared("deq")
+                 if any(a.name.startswith("weights trained with the public solver") for a in c.alternatives))
+    (rule,) = [a.rule for a in claim.alternatives if a.name.startswith("weights trained with the public solver")]
+    assert [rule({"pub_trained_conv_last": x}) for x in (0.9, 0.95, 0.89, 0.5, 0.49)] == [
+        "holds", "holds", "partly", "partly", "fails"]
