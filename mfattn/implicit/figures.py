@@ -40,7 +40,7 @@ def _check_steps(name: str, steps, length: int, other: str):
     a = check_array(name, steps, ndim=1, allow_int=True)
     if len(a) != length:
         raise ValueError(f"{name} must have one entry per frame of {other} ({length}); got {len(a)}")
-    return a
+    return a.astype(np.int64) if np.all(a == np.round(a)) else a   # training steps are titled as integers
 
 
 @contract(race="mapping", rhos="reals:>0", tol="real:>0")
