@@ -135,6 +135,9 @@ def _verdicts(args) -> int:
     from .companion import ledger, store, verdicts
     from .companion.manifest import git_commit
 
+    if args.write and args.check:   # --check compares with the ledger --write would replace: one or the other
+        print("mfattn verdicts: --write and --check exclude each other (write, then check)", file=sys.stderr)
+        return 2
     root = store.project_root()
     if root is None:
         raise FileNotFoundError("the stored full-profile numbers live in data/full/ of a checkout; none here")

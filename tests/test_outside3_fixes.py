@@ -153,3 +153,29 @@ def test_the_companions_rows(tmp_path, monkeypatch):
     assert premises.papers_dir() is None                      # a folder not made yet: absent, as before
     assert _json.loads('{"a": 1.5}') == store_read.read_json(bad.with_name("ok.json")) if bad.with_name(
         "ok.json").write_text('{"a": 1.5}') else True
+
+
+def test_the_rerun_tables_last_rows(tmp_path):
+    """The rows still silent or deep when the table was rerun after the fixes above."""
+    from mfattn.__main__ import main
+    from mfattn.companion import report_keys
+    from mfattn.implicit import mnist, variants
+
+    with pytest.raises(ValueError, match="name must be"):
+        report_keys.key_words("")
+    assert main(["verdicts", "--write", "--check"]) == 2
+    for fn, rows in ((variants.seed_summary, [{"key": "x"}]), (variants.markdown_table, [{"junk": 1}]),
+                     (variants.compare_paired, [{"key": "blog"}]), (variants.summary_table, [{"variant": "v"}])):
+        with pytest.raises(ValueError, match=r"\[0\] lacks"):
+            fn(rows)
+    with pytest.raises(TypeError, match="uint8"):
+        mnist.normalize(torch.full((2, 28, 28), 300.0))
+    with pytest.raises(TypeError, match="dtype"):
+        mnist.normalize(torch.zeros(2, 28, 28, dtype=torch.uint8), dtype=torch.int64)
+    header = bytes([0, 0, 0x0D, 1]) + (1).to_bytes(4, "big")
+    with pytest.raises(ValueError, match="NaN or inf"):
+        mnist.parse_idx(header + np.array([np.nan], dtype=">f4").tobytes())
+    with pytest.raises(ValueError, match="255 dimensions"):
+        mnist.parse_idx(bytes([0, 0, 0x08, 255]) + bytes(4 * 255))
+    with pytest.raises(TypeError, match="path"):
+        mnist.read_idx(3)

@@ -105,6 +105,8 @@ def key_words(name: str) -> tuple[str, str]:
     """``(words, unit)`` of a key number's name: :data:`KEY_WORDS`, else a name already in words with its
     symbols written as symbols (``"first torus beta"`` -> ``"first torus β"``), else words derived from the
     name's parts (``"acc_seed_sd"`` -> ``"accuracy seed s.d."``)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name must be a key number's non-empty name; got {name!r}")
     if name in KEY_WORDS:
         return KEY_WORDS[name]
     if " " in name or "_" not in name and not re.search(r"\d", name):

@@ -102,6 +102,10 @@ def normalize(images, dtype=None):
     check_tensor("images", images)
     if images.dim() != 3:
         raise ValueError(f"images must have shape (n, height, width); got {tuple(images.shape)}")
+    if images.dtype != torch.uint8:   # pixels 0-255; a float or wider integer image is not what the mean/std are of
+        raise TypeError(f"images must be a uint8 tensor of pixels 0-255; got {images.dtype}")
+    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"dtype must be a floating-point torch dtype; got {dtype!r}")
     x = images.to(dtype or torch.float32).div_(255.0)
     return x.sub_(MNIST_MEAN).div_(MNIST_STD).unsqueeze(1)
 
@@ -118,6 +122,8 @@ def parse_idx(data: bytes, *, name: str = "<bytes>") -> np.ndarray:
     if code not in _IDX_DTYPES:
         raise ValueError(f"{name}: unknown IDX type code 0x{code:02x}; expected one of "
                          f"{', '.join(f'0x{c:02x}' for c in _IDX_DTYPES)}")
+    if ndim > 32:   # numpy takes at most 64 axes; an IDX file has 1 to 4
+        raise ValueError(f"{name}: an IDX file with {ndim} dimensions (at most 32 are read)")
     header = 4 + 4 * ndim
     if len(data) < header:
         raise ValueError(f"{name}: truncated IDX header ({len(data)} bytes for {ndim} dimensions)")
@@ -128,6 +134,8 @@ def parse_idx(data: bytes, *, name: str = "<bytes>") -> np.ndarray:
         raise ValueError(f"{name}: IDX header announces shape {shape} ({expected} bytes) but the file "
                          f"holds {len(data)} bytes (truncated or corrupt)")
     array = np.frombuffer(data, dtype=dtype, offset=header).reshape(shape)
+    if dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise ValueError(f"{name}: the IDX file holds NaN or inf")
     return array.astype(dtype.newbyteorder("="), copy=True)
 
 
@@ -169,7 +177,9 @@ def _read_bounded(path: Path, limit: int = MAX_IDX_BYTES) -> bytes:
 def read_idx(path: str | os.PathLike) -> np.ndarray:
     """Read an IDX file, gzipped or not (detected from its first bytes, not its name); files or gzip streams
     that would inflate past :data:`MAX_IDX_BYTES` are refused before they are read or inflated."""
-    path = Path(path)
+    from ..companion.checks import check_path
+
+    path = check_path("path", path)
     return parse_idx(_decompress(_read_bounded(path), str(path)), name=str(path))
 
 

@@ -72,14 +72,26 @@ def unpack_correct(packed: str, n: int) -> np.ndarray:
     return np.unpackbits(np.frombuffer(raw, dtype=np.uint8), count=int(n)).astype(bool)
 
 
-def _check_rows(name: str, rows: Any) -> list:
-    """``rows`` as a list if it is a sequence of mappings (the rows of :func:`variant_rows` or :func:`seed_summary`),
-    else a TypeError naming ``name``."""
+#: The keys each kind of row must hold (what the formatters and comparisons read).
+_ROW_KEYS = ("key", "variant", "test_accuracy", "test_examples", "final_loss", "forward_iterations",
+             "forward_converged", "backward_iterations", "ms_per_step")
+_SUMMARY_KEYS = ("key", "variant", "n_seeds", "acc_mean", "acc_std", "delta", "mcnemar_p", "loss_mean",
+                 "forward_iterations", "forward_converged")
+
+
+def _check_rows(name: str, rows: Any, keys: Sequence[str] = ()) -> list:
+    """``rows`` as a list if it is a sequence of mappings (the rows of :func:`variant_rows` or :func:`seed_summary`)
+    each holding ``keys``, else a TypeError (ValueError for a missing key) naming ``name``."""
     if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Sequence):
         raise TypeError(f"{name} must be a list of rows (dicts); got {type(rows).__name__}")
     bad = [type(r).__name__ for r in rows if not isinstance(r, Mapping)]
     if bad:
         raise TypeError(f"{name} must be a list of rows (dicts); got an entry of type {bad[0]}")
+    for i, r in enumerate(rows):
+        missing = [k for k in keys if k not in r]
+        if missing:
+            raise ValueError(f"{name}[{i}] lacks {missing}: expected the rows of "
+                             f"{'seed_summary' if keys is _SUMMARY_KEYS else 'variant_rows'}")
     return list(rows)
 
 
@@ -124,7 +136,7 @@ def binomial_se(accuracy: float, n: int) -> float:
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """The rows of :func:`variant_rows` as a Markdown table."""
-    rows = _check_rows("rows", rows)
+    rows = _check_rows("rows", rows, _ROW_KEYS)
     lines = ["| variant | test accuracy | final training loss | forward iterations | backward iterations "
              "| converged (forward) | time per step |", "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -179,7 +191,8 @@ def seed_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ``loss_mean``, ``forward_iterations``, ``forward_converged``, and against the blog model of the same
     seed: ``delta`` (mean paired difference of accuracies), ``mcnemar_p`` (the exact McNemar p-value of each
     paired seed, :func:`mcnemar`; empty where the test digits of a run are not stored)."""
-    rows = _check_rows("rows", rows)
+    rows = _check_rows("rows", rows, ("key", "variant", "test_accuracy", "test_examples", "final_loss",
+                                       "forward_iterations", "forward_converged"))
     by_key: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_key.setdefault(r["key"], []).append(r)
@@ -210,7 +223,7 @@ def seed_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def summary_table(summary: list[dict[str, Any]]) -> str:
     """:func:`seed_summary` as a Markdown table (accuracy: mean ± s.d. over seeds; Δ and McNemar against
     the blog model of the same seed, on the same test digits)."""
-    summary = _check_rows("summary", summary)
+    summary = _check_rows("summary", summary, _SUMMARY_KEYS)
     lines = ["| variant | seeds | test accuracy (mean ± s.d. over seeds) | Δ vs blog model (paired) "
              "| McNemar p per seed | final training loss | forward iterations | converged (forward) |",
              "|---|---|---|---|---|---|---|---|"]
@@ -228,7 +241,7 @@ def compare_paired(summary: list[dict[str, Any]], alpha: float = 0.05) -> dict[s
     """Variants of :func:`seed_summary` sorted by the paired McNemar test against the blog model:
     ``"same"`` (p >= alpha for every paired seed), ``"different"`` (p < alpha for every seed), ``"mixed"``
     (seeds disagree) and ``"untested"`` (no stored test digits to pair)."""
-    summary = _check_rows("summary", summary)
+    summary = _check_rows("summary", summary, _SUMMARY_KEYS)
     out: dict[str, list[str]] = {"same": [], "different": [], "mixed": [], "untested": []}
     for r in summary:
         if r["key"] == "blog":
