@@ -50,6 +50,9 @@ MAX_EXAMPLES = 24
 #: parameter not listed breaks.
 KNOWN_BROKEN = {
     "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
+    # dim="x" meets `dim % heads` (a TypeError not naming dim) before the layer checks it; the fix (check the three
+    # sizes first) waits for chapter 3's next re-run, whose stored results this module keys
+    "mfattn.implicit.transformer:value_map_off_block": {"dim"},
 }
 
 
