@@ -271,6 +271,8 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         is kept until the end, for the best-iterate pick: memory for the iterations run
         (``iterations · B · n`` numbers), the price of a loop with fewer operations per iteration.
     """
+    if not callable(f):
+        raise TypeError(f"f must be a callable z -> f(z) (the map whose fixed point is sought); got {type(f).__name__}")
     opts = _resolve_options(method, max_iter, tol, options)
     if not isinstance(z0, torch.Tensor):
         raise TypeError(f"z0 must be a torch.Tensor; got {type(z0).__name__}")
@@ -357,6 +359,12 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             torch.from_numpy(a).to(dev) for a in (best_rel, iterations, converged, diverged, trace))
         stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
                             diverged=diverged, method=method, tol=float(tol), max_iter=max_iter)
+        undefined = ~np.isfinite(rel).any(axis=0)  # no evaluation of f was finite: nothing to return
+    if undefined.any() and opts["on_fail"] != "ignore":
+        raise SolverDivergedError(
+            f"{opts['label']} solve: f returned NaN or inf at every iterate of {int(undefined.sum())} of {B} "
+            f"sample(s) (the first: sample {int(undefined.argmax())}): the map is not defined there; check its "
+            f"inputs and scale (on_fail='ignore' returns the non-finite values, flagged diverged)")
     _report(stats, opts["on_fail"], opts["label"])
     return best_f.view(shape), stats
 
@@ -407,6 +415,15 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
     """
     check_choice("grad", grad, GRAD_MODES)
     check_tensor("z0", z0, real=True)
+    if not callable(f):
+        raise TypeError(f"f must be a callable z -> f(z) (the layer's map); got {type(f).__name__}")
+    if params is not None:
+        if isinstance(params, torch.Tensor) or not isinstance(params, Iterable):
+            raise TypeError(f"params must be None or an iterable of tensors (e.g. module.parameters()); "
+                            f"got {type(params).__name__}")
+        params = list(params)
+        if not all(isinstance(p, torch.Tensor) for p in params):
+            raise TypeError(f"params must hold tensors only; got {sorted({type(p).__name__ for p in params})}")
     if vjp is not None and not callable(vjp):
         raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
     fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
@@ -496,6 +513,8 @@ def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generato
     """
     check_int("n", n, 1)
     check_real("rho", rho, minimum=0.0)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype (e.g. torch.float64); got {dtype!r}")
     check_alloc("n", 4 * n * n * 8)
     q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
     return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

@@ -259,10 +259,16 @@ def test_nan_in_one_sample_stops_that_sample_only():
 
 def test_a_map_that_returns_nan_at_once_is_reported_diverged_not_answered_by_z0():
     z0 = torch.ones(2, 3, dtype=F64)
-    with pytest.warns(ConvergenceWarning, match=r"after 1 iteration\(s\) \(max_iter 40\).*2 sample\(s\) diverged"):
-        z, st = solve(lambda z: z * torch.nan, z0, method="anderson", max_iter=40)
+    # by default (on_fail "warn" or "raise") a map that is NaN at every iterate is refused: no NaN answer
+    for on_fail in ("warn", "raise"):
+        with pytest.raises(SolverDivergedError, match=r"NaN or inf at every iterate of 2 of 2 sample\(s\)"):
+            solve(lambda z: z * torch.nan, z0, method="anderson", max_iter=40, on_fail=on_fail)
+    z, st = solve(lambda z: z * torch.nan, z0, method="anderson", max_iter=40, on_fail="ignore")
     assert st.diverged.all() and not st.converged.any() and st.iterations.tolist() == [1, 1]
     assert torch.isnan(z).all()                 # not the initial guess passed off as an answer
+    # one undefined sample among defined ones is refused too, and named
+    with pytest.raises(SolverDivergedError, match=r"1 of 2 sample\(s\) \(the first: sample 1\)"):
+        solve(lambda z: z * torch.tensor([[1.0], [torch.nan]], dtype=F64) * 0.5, z0, method="plain")
 
 
 def test_the_message_counts_the_iterations_run_not_the_budget():

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from ..companion.checks import contract
+from ..companion.checks import check_alloc, check_int, contract
 
 __all__ = ["evaluate", "confusion_matrix", "settling_curve"]
 
@@ -49,9 +49,16 @@ def evaluate(model, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1000) ->
 @contract(classes="int:1", alloc=lambda a: [("classes", 8 * a["classes"] ** 2)])
 def confusion_matrix(labels: np.ndarray, pred: np.ndarray, classes: int = 10) -> np.ndarray:
     """Counts C[true, predicted] (classes, classes); labels and predictions are integers in [0, classes)."""
+    check_int("classes", classes, 1)
+    check_alloc("classes", 8 * classes * classes)
     labels, pred = np.asarray(labels), np.asarray(pred)
+    for name, a in (("labels", labels), ("pred", pred)):
+        if a.dtype.kind not in "iu" or a.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of integer class indices; got dtype {a.dtype}, "
+                             f"shape {a.shape}")
     if labels.shape != pred.shape or (labels.size and not 0 <= min(labels.min(), pred.min()) <= max(labels.max(), pred.max()) < classes):
         raise ValueError(f"labels and pred must be integers in [0, {classes}) of one shape; got {labels.shape}, {pred.shape}")
+    labels, pred = labels.astype(np.int64), pred.astype(np.int64)  # uint64 * int would give floats
     return np.bincount(labels * classes + pred, minlength=classes * classes).reshape(classes, classes)
 
 

@@ -76,6 +76,9 @@ def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch
 @contract(J="tensor:4")
 def couplings_to_matrix(J: torch.Tensor) -> torch.Tensor:
     """(N, N, d, d) couplings -> (N·d, N·d) matrix ``M[(i,a),(j,b)] = J[i,j,a,b]``."""
+    if not isinstance(J, torch.Tensor) or J.dim() != 4 or J.shape[0] != J.shape[1] or J.shape[2] != J.shape[3]:
+        got = tuple(J.shape) if isinstance(J, torch.Tensor) else type(J).__name__
+        raise ValueError(f"J must be a tensor of couplings of shape (N, N, d, d); got {got}")
     n, _, d, _ = J.shape
     return J.permute(0, 2, 1, 3).reshape(n * d, n * d)
 
@@ -201,7 +204,10 @@ class MeanFieldAttention(nn.Module):
             raise ValueError(f"symmetry={symmetry!r} needs interaction='linear' (the {interaction!r} "
                              f"interaction has no coupling tensor to symmetrise); use symmetry=None")
         self.symmetry = symmetry
-        self.lin_response = bool(lin_response)
+        if not isinstance(lin_response, bool):
+            raise TypeError(f"lin_response must be True or False (the Onsager correction on or off); "
+                            f"got {lin_response!r}")
+        self.lin_response = lin_response
         self.correction_on = check_choice("correction", correction, CORRECTIONS)
         self.solver = check_choice("solver", solver, SOLVERS)
         self.backward_solver = check_choice("backward_solver", backward_solver or solver, SOLVERS)
@@ -209,6 +215,9 @@ class MeanFieldAttention(nn.Module):
         self.init = check_choice("init", init, ("zeros", "source"))
         self.max_iter, self.tol = max_iter, tol
         self.backward_max_iter, self.backward_tol = backward_max_iter, backward_tol
+        for name, given in (("solver_options", solver_options), ("backward_options", backward_options)):
+            if given is not None and not isinstance(given, dict):
+                raise TypeError(f"{name} must be None or a dict of solver options; got {type(given).__name__}")
         self.solver_options = dict(solver_options or {})
         self.backward_options = dict(backward_options or {})
         self.phantom_steps, self.phantom_tau = phantom_steps, phantom_tau

@@ -200,6 +200,14 @@ def build_model(seed: int = 0, *, dim: int = 10, channels: int = 32, device=None
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    if dtype is not None and (not isinstance(dtype, torch.dtype) or not dtype.is_floating_point):
+        raise TypeError(f"dtype must be None or a floating-point torch.dtype (e.g. torch.float64); got {dtype!r}")
+    if device is not None:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"device must be None, a torch.device or a name such as 'cpu' or 'cuda:0'; "
+                             f"got {device!r} ({err})") from None
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = MeanFieldMNIST(dim, channels, **attention)

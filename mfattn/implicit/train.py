@@ -66,6 +66,8 @@ def make_optimizer(model: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
     Same update rule as ``torch.optim.Adam``'s default loop; for a 26k-parameter model the
     per-tensor loop costs more than the arithmetic (benchmarks/bench_mnist_step.py).
     """
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module; got {type(model).__name__}")
     return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
 
 

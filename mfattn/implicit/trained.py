@@ -11,7 +11,8 @@ training and ``result.json`` in the training cache) is written to one ``.npz`` o
 
 ``data/full/deq/runs/index.json`` lists every file with its SHA-256, job, seed and code. :func:`restore` checks
 the hash, refuses a file whose code is not today's (training code changed since: the run would have to be
-trained again) and writes the run back into the training cache exactly where :func:`train_mnist` looks, so the
+trained again) unless a certified replay links the two (:mod:`mfattn.implicit.replay`: the old and today's code
+train every stored run's first steps bit-identically on one machine), and writes the run back into the training cache exactly where :func:`train_mnist` looks, so the
 chapter's analyses (stability, gradient check, learned correction, organisation) re-run from the stored
 weights without retraining. ``python -m mfattn.implicit.trained --export`` writes the files from the cache
 (never trains); ``--restore`` fills the cache from them.
@@ -30,6 +31,7 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
+from .replay import LINEAGE, load_lineage, reaches
 from .runs import TrainConfig, TrainResult, _entry_key, code_version, finished_result, run_dir
 
 __all__ = ["run_arrays", "export_run", "export_finished", "restore", "runs_folder", "main"]
@@ -114,6 +116,7 @@ def _write_run(arrays: dict[str, np.ndarray], config: TrainConfig, device: str) 
     store.atomic_save_npz(folder / "history.npz", **{k[8:]: v for k, v in arrays.items() if k.startswith("history.")})
     summary = json.loads(str(arrays["summary"]))
     summary["restored_from"] = "data/full/deq/runs"
+    summary["trained_by_code"] = str(arrays["code"])  # today's may differ: a certified replay links them
     caches.save_cached_json(folder / "result.json", summary, key=_entry_key(folder / "result.json"),
                             code=code_version(), files={name: folder / name for name in parts})
     return finished_result(config, device)
@@ -122,7 +125,8 @@ def _write_run(arrays: dict[str, np.ndarray], config: TrainConfig, device: str) 
 def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, TrainResult]:
     """Fill the training cache from the stored runs in ``folder`` (default :func:`runs_folder`); ``{name: result}``
     for every run now in the cache. A file whose SHA-256 differs from its index entry is refused (ValueError naming
-    it); a run trained by other code than today's is skipped with a warning (it must be trained again)."""
+    it); a run trained by other code than today's, with no certified replay link to it, is skipped with a warning
+    (it must be trained again)."""
     if folder is not None:
         folder = store.check_path("folder", folder)
         if not folder.is_dir():
@@ -136,11 +140,13 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
         raise ValueError(f"{folder / 'index.json'}: not an index of stored runs ({{'runs': {{name: {{'config', 'file', "
                          "'sha256', 'code'}}}}}} expected); restore it from the checkout")
     out: dict[str, TrainResult] = {}
+    links, today = load_lineage(folder), code_version()
     for name, entry in runs.items():
         config = TrainConfig.from_dict(entry["config"])
-        if entry.get("code") != code_version():
-            warnings.warn(f"{folder / entry['file']}: trained by other code ({entry.get('code')}, today "
-                          f"{code_version()}); not restored", caches.CacheWarning, stacklevel=2)
+        if not reaches(str(entry.get("code")), today, links, name):
+            warnings.warn(f"{folder / entry['file']}: trained by other code ({entry.get('code')}, today {today}, "
+                          f"and no certified replay links the two: {LINEAGE}); not restored",
+                          caches.CacheWarning, stacklevel=2)
             continue
         found = finished_result(config, device)
         if found is None:
@@ -148,7 +154,7 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
             if store.sha256_file(path) != entry["sha256"]:
                 raise ValueError(f"{path}: its SHA-256 differs from index.json's; refusing a changed file")
             arrays = store.load_npz(path)
-            if str(arrays.get("code")) != code_version():
+            if str(arrays.get("code")) != str(entry.get("code")):
                 raise ValueError(f"{path}: its code ({arrays.get('code')}) is not its index entry's")
             found = _write_run(arrays, config, device)
         out[name] = found

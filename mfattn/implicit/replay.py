@@ -1,0 +1,237 @@
+"""Replaying the stored training runs: does a change of the training code leave training as it was?
+
+Chapter 2's stored runs (``data/full/deq/runs``, :mod:`mfattn.implicit.trained`) are keyed by
+:func:`mfattn.implicit.runs.code_version`, a digest of the training code's files. Any change of those files
+gives a new digest, and the runs would have to be trained again (hours on a CPU) even when the change cannot
+touch a valid run's numbers: a check that refuses bad input, a message. :func:`certify` decides that question by
+experiment, not by reading the change: it runs the *old* code (a commit, checked out in a temporary worktree) and
+today's code side by side on this machine, each in its own single-threaded process, over the first ``steps``
+optimiser steps of every stored run (per step: loss, batch accuracy, the solver's forward and backward iterations,
+residual and converged fraction) and an evaluation of each run's initial model on the first test images (loss,
+accuracy, every prediction), and compares them **bit for bit**. Only if every number of every run is identical
+does it write the link ``old digest -> today's digest`` to ``lineage.json`` beside the runs, with the machine, the
+commits and the steps; :func:`mfattn.implicit.trained.restore` then restores a run trained by the old code under
+today's digest. A single differing bit refuses the link (the runs must be retrained).
+
+Why not compare with the stored logs directly: those were written on another CPU, whose vector kernels round
+differently (the loss of blog-seed0 differs by 2.4e-7 after 30 steps on this one), so only old and new code on
+one machine give a bit-level answer. The replay covers the training step (model, layer, solver forward and
+implicit backward, Adam) and evaluation; the rest of the digest's files (checkpoints, logs, run folders) move no
+number of a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..companion import store
+
+__all__ = ["LINEAGE", "LOG_KEYS", "load_lineage", "reaches", "compare_logs", "certify", "main"]
+
+#: The file, beside the stored runs' index, that holds the certified links between code digests.
+LINEAGE = "lineage.json"
+#: The per-step logs a replay compares (``history`` keys of a run), then the initial model's evaluation.
+LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
+            "forward_converged", "eval.loss", "eval.accuracy", "eval.pred")
+
+# Run in a child process by the old and by today's code alike, so it uses only what both have: train_mnist's
+# interrupt_after and callback, build_model, evaluate, load_mnist. Arguments: index.json, steps, eval images, out.
+_RUNNER = r"""
+import json, sys, tempfile
+import numpy as np, torch
+torch.set_num_threads(1)
+from mfattn.implicit.runs import TrainConfig, code_version
+from mfattn.implicit.train import TrainingInterrupted, train_mnist
+from mfattn.implicit.models import build_model
+from mfattn.implicit.evaluation import evaluate
+from mfattn.implicit.mnist import load_mnist
+index, steps, n_eval, out, names = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+runs = json.load(open(index))["runs"]
+x_test, y_test = load_mnist("test", limit=n_eval).tensors()
+arrays = {"code": np.asarray(code_version())}
+for name in names:
+    config = TrainConfig.from_dict(runs[name]["config"])
+    logs = []
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            train_mnist(config, folder=folder, use_cache=False, progress=False, interrupt_after=steps,
+                        callback=lambda step, log: logs.append(log))
+        except TrainingInterrupted:
+            pass
+    for key in ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
+                "forward_converged"):
+        arrays[name + "/" + key] = np.asarray([log[key] for log in logs], dtype=np.float64)
+    model = build_model(config.seed, dim=config.dim, channels=config.channels, **config.attention)
+    res = evaluate(model, x_test, y_test, config.eval_batch_size)
+    arrays[name + "/eval.loss"] = np.asarray(res["loss"], dtype=np.float64)
+    arrays[name + "/eval.accuracy"] = np.asarray(res["accuracy"], dtype=np.float64)
+    arrays[name + "/eval.pred"] = np.asarray(res["pred"])
+np.savez(out, **arrays)
+"""
+
+
+def load_lineage(folder: str | Path) -> list[dict[str, Any]]:
+    """The certified links ``[{"from": digest, "to": digest, ...}]`` of ``folder``/lineage.json ([] without one).
+
+    A link that does not say every run it replayed was identical is refused (ValueError naming the file)."""
+    path = Path(store.check_path("folder", folder)) / LINEAGE
+    if not path.is_file():
+        return []
+    data = store.read_json(path)
+    links = data.get("links") if isinstance(data, dict) else None
+    if not isinstance(links, list) or not all(
+            isinstance(link, dict) and isinstance(link.get("from"), str) and isinstance(link.get("to"), str)
+            and isinstance(link.get("runs"), dict) and link["runs"]
+            and all(isinstance(r, dict) and r.get("identical") is True for r in link["runs"].values())
+            for link in links):
+        raise ValueError(f"{path}: not a lineage of certified links ({{'links': [{{'from', 'to', 'runs': {{name: "
+                         "{'identical': true, ...}}}}]}} expected); restore it from the checkout")
+    return links
+
+
+def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None = None) -> bool:
+    """Whether runs trained by ``code`` may stand for today's code ``today``: the same digest, or a chain of
+    certified links from one to the other (each link replayed ``run``, when it is given)."""
+    if not isinstance(code, str) or not isinstance(today, str):
+        raise TypeError(f"code and today must be digests (strings); got {code!r}, {today!r}")
+    seen, frontier = {code}, [code]
+    while frontier:
+        current = frontier.pop()
+        if current == today:
+            return True
+        for link in links:
+            if link["from"] == current and link["to"] not in seen and (run is None or run in link["runs"]):
+                seen.add(link["to"])
+                frontier.append(link["to"])
+    return False
+
+
+def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: list[str]) -> dict[str, Any]:
+    """Per run: ``{"identical": bool, "steps": n, "first_difference": key or None, "max_abs_difference": float}``,
+    comparing every array of :data:`LOG_KEYS` bit for bit (NaN equals NaN: a log with no backward solve)."""
+    out: dict[str, Any] = {}
+    for name in names:
+        first, worst = None, 0.0
+        for key in LOG_KEYS:
+            a, b = np.asarray(old[f"{name}/{key}"]), np.asarray(new[f"{name}/{key}"])
+            same = a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+            if not same:
+                first = first or key
+                if a.shape == b.shape:
+                    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                    worst = max(worst, float(np.nanmax(diff)) if np.isfinite(diff).any() else float("inf"))
+                else:
+                    worst = float("inf")
+        out[name] = {"identical": first is None, "steps": int(np.asarray(new[f"{name}/loss"]).size),
+                     "first_difference": first, "max_abs_difference": worst}
+    return out
+
+
+def _replay(tree: Path, index: Path, steps: int, n_eval: int, names: list[str], out: Path) -> subprocess.Popen:
+    from .mnist import mnist_dir
+
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "MFATTN_DATA": str(mnist_dir(None)[0]), "MFATTN_OFFLINE": "1",
+           "MFATTN_CACHE": str(out.parent / f"cache-{out.stem}")}
+    return subprocess.Popen([sys.executable, "-c", _RUNNER, str(index), str(steps), str(n_eval), str(out), *names],
+                            cwd=tree, env=env)
+
+
+def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list[str] | None = None,
+            folder: str | Path | None = None) -> dict[str, Any]:
+    """Replay the stored runs with the code of ``old_commit`` and with today's; write the link if all agree.
+
+    ``steps`` optimiser steps of each run (``names``: default every run in the index) and the initial model's
+    evaluation on ``n_eval`` test images, both codes at once in two single-threaded processes. Returns the link
+    (``identical`` per run); it is added to ``lineage.json`` only when every run is identical, and the old code's
+    digest must be the stored runs' (ValueError otherwise)."""
+    from ..companion.checks import check_int
+    from .runs import code_version
+    from .trained import runs_folder
+
+    check_int("steps", steps, 1, 2000)
+    check_int("n_eval", n_eval, 1, 10_000)
+    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    index = store.read_json(runs_dir / "index.json")
+    names = sorted(index["runs"]) if names is None else list(names)
+    unknown = sorted(set(names) - set(index["runs"]))
+    if unknown:
+        raise ValueError(f"names: {unknown} are not stored runs; stored: {sorted(index['runs'])}")
+    root = store.project_root()
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{old_commit}^{{commit}}"], cwd=root, text=True,
+                            capture_output=True)
+    if commit.returncode != 0:
+        raise ValueError(f"old_commit: {old_commit!r} is not a commit of {root}")
+    commit_id = commit.stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, text=True, capture_output=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="mfattn-replay-") as tmp:
+        tmp_path = Path(tmp)
+        old_tree = tmp_path / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", str(old_tree), commit_id], cwd=root, check=True,
+                       capture_output=True)
+        try:
+            jobs = [_replay(old_tree, runs_dir / "index.json", steps, n_eval, names, tmp_path / "old.npz"),
+                    _replay(root, runs_dir / "index.json", steps, n_eval, names, tmp_path / "new.npz")]
+            if any(job.wait() != 0 for job in jobs):
+                raise RuntimeError("a replay process failed (its error is printed above)")
+            old, new = dict(np.load(tmp_path / "old.npz")), dict(np.load(tmp_path / "new.npz"))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=root, capture_output=True)
+    stored = {str(index["runs"][n].get("code")) for n in names}
+    if stored != {str(old["code"])}:
+        raise ValueError(f"old_commit: its training code {old['code']} did not train the stored runs ({sorted(stored)})")
+    if str(new["code"]) != code_version():
+        raise RuntimeError(f"the replay ran code {new['code']}, not today's {code_version()}")
+    runs = compare_logs(old, new, names)
+    link = {"from": str(old["code"]), "to": str(new["code"]), "from_commit": commit_id, "to_commit": head,
+            "steps": steps, "eval_images": n_eval, "machine": f"{platform.machine()}, {platform.processor() or ''}",
+            "cpu": _cpu_name(), "torch": _torch_version(),
+            "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "runs": runs}
+    if all(r["identical"] for r in runs.values()):
+        links = [ln for ln in load_lineage(runs_dir) if (ln["from"], ln["to"]) != (link["from"], link["to"])]
+        store.atomic_write_json(runs_dir / LINEAGE, {"links": [*links, link]})
+    return link
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _torch_version() -> str:
+    import torch
+    return torch.__version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m mfattn.implicit.replay --certify COMMIT [--steps N]``: certify today's training code."""
+    parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.replay", description=main.__doc__)
+    parser.add_argument("--certify", required=True, metavar="COMMIT", help="the commit whose code trained the runs")
+    parser.add_argument("--steps", type=int, default=40, help="optimiser steps replayed per run (default 40)")
+    parser.add_argument("--eval-images", type=int, default=1000, help="test images of the initial evaluation")
+    parser.add_argument("--runs", nargs="*", help="run names (default: every stored run)")
+    args = parser.parse_args(argv)
+    link = certify(args.certify, steps=args.steps, n_eval=args.eval_images, names=args.runs)
+    differ = {n: r for n, r in link["runs"].items() if not r["identical"]}
+    print(f"{link['from']} -> {link['to']}: {len(link['runs']) - len(differ)} of {len(link['runs'])} runs identical "
+          f"over {link['steps']} steps" + (f"; differ: {differ}" if differ else "; link written"))
+    return 0 if not differ else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
