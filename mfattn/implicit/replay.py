@@ -194,7 +194,7 @@ def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list
         raise RuntimeError(f"the replay ran code {new['code']}, not today's {code_version()}")
     runs = compare_logs(old, new, names)
     link = {"from": str(old["code"]), "to": str(new["code"]), "from_commit": commit_id, "to_commit": head,
-            "steps": steps, "eval_images": n_eval, "machine": f"{platform.machine()}, {platform.processor() or ''}",
+            "steps": steps, "eval_images": n_eval, "machine": platform.machine(),
             "cpu": _cpu_name(), "torch": _torch_version(),
             "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "runs": runs}
     if all(r["identical"] for r in runs.values()):
