@@ -48,12 +48,7 @@ MAX_EXAMPLES = 24
 #: when the generated tests were made to try every hostile value (the wide draw below); callable -> the parameters
 #: whose hostile values are still not refused clearly. The test fails when an entry is fixed (remove it) or when a
 #: parameter not listed breaks.
-KNOWN_BROKEN = {
-    "mfattn.implicit.evaluation:confusion_matrix": {"labels", "pred"},
-    # dim="x" meets `dim % heads` (a TypeError not naming dim) before the layer checks it; the fix (check the three
-    # sizes first) waits for chapter 3's next re-run, whose stored results this module keys
-    "mfattn.implicit.transformer:value_map_off_block": {"dim"},
-}
+KNOWN_BROKEN: dict[str, set[str]] = {}  # none left: each parameter a generated call broke was fixed at its boundary
 
 
 def test_every_public_callable_is_registered():

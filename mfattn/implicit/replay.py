@@ -104,6 +104,11 @@ def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None 
     certified links from one to the other (each link replayed ``run``, when it is given)."""
     if not isinstance(code, str) or not isinstance(today, str):
         raise TypeError(f"code and today must be digests (strings); got {code!r}, {today!r}")
+    if not isinstance(links, list) or not all(isinstance(ln, dict) and {"from", "to", "runs"} <= set(ln)
+                                              for ln in links):
+        raise TypeError(f"links must be a list of links {{'from', 'to', 'runs'}} (load_lineage); got {links!r:.80}")
+    if run is not None and not isinstance(run, str):
+        raise TypeError(f"run must be None or a run's name; got {run!r}")
     seen, frontier = {code}, [code]
     while frontier:
         current = frontier.pop()
@@ -119,6 +124,15 @@ def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None 
 def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: list[str]) -> dict[str, Any]:
     """Per run: ``{"identical": bool, "steps": n, "first_difference": key or None, "max_abs_difference": float}``,
     comparing every array of :data:`LOG_KEYS` bit for bit (NaN equals NaN: a log with no backward solve)."""
+    for label, logs in (("old", old), ("new", new)):
+        if not isinstance(logs, dict):
+            raise TypeError(f"{label} must be a dict of a replay's arrays ('<run>/<key>'); got {type(logs).__name__}")
+    if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a list of run names; got {names!r}")
+    for label, logs in (("old", old), ("new", new)):
+        lacking = [f"{n}/{k}" for n in names for k in LOG_KEYS if f"{n}/{k}" not in logs]
+        if lacking:
+            raise ValueError(f"{label} lacks the replay's arrays {lacking[:3]}{'...' if len(lacking) > 3 else ''}")
     out: dict[str, Any] = {}
     for name in names:
         first, worst = None, 0.0

@@ -172,7 +172,7 @@ def off_head_block_fraction(J: torch.Tensor, heads: int) -> float:
     return (J[..., ~block].norm() / J.norm().clamp_min(torch.finfo(J.dtype).tiny)).item()
 
 
-@contract(x="tensor:3", heads="int:1")
+@contract(num_spins="int:1", dim="int:1", x="tensor:3", heads="int:1")
 def value_map_off_block(num_spins: int, dim: int, x: torch.Tensor, generator: torch.Generator, heads: int = 4) -> float:
     """:func:`off_head_block_fraction` of a ``heads``-head softmax layer (float64) with a standard per-head value map
     W_V^h reading all ``dim`` features (the blog's §4.2 update, ``X W_V``) and no output projection (W_O = I), its

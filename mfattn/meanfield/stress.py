@@ -135,7 +135,7 @@ def counts(stress: dict[str, Any], method: str) -> dict[str, int]:
     ended within :data:`LEFT` of m = 0 (converged back, or still relaxing towards it along a soft mode)."""
     if not isinstance(stress, dict) or "by_method" not in stress:
         raise TypeError("stress must be a breakdown_stress result (a dict with 'by_method')")
-    if method not in stress["by_method"]:
+    if not isinstance(method, str) or method not in stress["by_method"]:
         raise ValueError(f"method must be one of {sorted(stress['by_method'])}; got {method!r}")
     row = stress["by_method"][method]
     left = stress.get("left", LEFT)

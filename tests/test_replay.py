@@ -1,0 +1,111 @@
+"""The certified replay that lets the stored runs stand for a changed training code (mfattn.implicit.replay)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from mfattn.companion import store
+from mfattn.implicit import replay, trained
+from mfattn.implicit.runs import code_version
+
+RUNS = trained.runs_folder()
+
+
+def _logs(names, n=5):
+    out = {}
+    for name in names:
+        for key in replay.LOG_KEYS:
+            out[f"{name}/{key}"] = (np.arange(10) if key == "eval.pred" else np.linspace(0.5, 2.0, n)).copy()
+        out[f"{name}/backward_iterations"][:] = np.nan          # a run with no backward solve logs NaN
+    return out
+
+
+def test_identical_logs_are_identical_and_nan_equals_nan():
+    old = _logs(["r"])
+    got = replay.compare_logs(old, {k: v.copy() for k, v in old.items()}, ["r"])
+    assert got == {"r": {"identical": True, "steps": 5, "first_difference": None, "max_abs_difference": 0.0}}
+
+
+@pytest.mark.parametrize("key", replay.LOG_KEYS)
+def test_one_bit_anywhere_breaks_identity(key):
+    old = _logs(["r"])
+    new = {k: v.copy() for k, v in old.items()}
+    a = new[f"r/{key}"]
+    if a.dtype.kind == "f":
+        a[...] = np.where(np.isnan(a), 1.0, np.nextafter(a, np.inf))   # the smallest step a float can take
+    else:
+        a[0] += 1
+    got = replay.compare_logs(old, new, ["r"])["r"]
+    assert not got["identical"] and got["first_difference"] == key
+
+
+def test_a_shorter_replay_is_not_identical():
+    old, new = _logs(["r"], 5), _logs(["r"], 4)
+    got = replay.compare_logs(old, new, ["r"])["r"]
+    assert not got["identical"] and got["max_abs_difference"] == float("inf")
+
+
+LINK = {"runs": {"r": {"identical": True}}}
+
+
+def test_reaches_follows_certified_links_only():
+    links = [{"from": "a", "to": "b", **LINK}, {"from": "b", "to": "c", **LINK}, {"from": "x", "to": "a", **LINK}]
+    assert replay.reaches("c", "c", [])                    # today's code needs no link
+    assert replay.reaches("a", "c", links) and replay.reaches("x", "c", links)
+    assert not replay.reaches("c", "a", links)             # links have a direction
+    assert not replay.reaches("a", "c", links, run="other")  # a link certifies only the runs it replayed
+    assert not replay.reaches("a", "z", links + [{"from": "c", "to": "a", **LINK}])  # a cycle ends
+    with pytest.raises(TypeError, match="code and today"):
+        replay.reaches(None, "c", links)
+
+
+def test_lineage_files_are_checked(tmp_path):
+    assert replay.load_lineage(tmp_path) == []
+    good = {"links": [{"from": "a", "to": "b", "runs": {"r": {"identical": True}}}]}
+    store.atomic_write_json(tmp_path / replay.LINEAGE, good)
+    assert replay.load_lineage(tmp_path) == good["links"]
+    for bad in ({"links": [{"from": "a", "to": "b", "runs": {"r": {"identical": False}}}]},
+                {"links": [{"from": "a", "to": "b", "runs": {}}]}, {"links": {}}, [1]):
+        store.atomic_write_json(tmp_path / replay.LINEAGE, bad)
+        with pytest.raises(ValueError, match="lineage.json: not a lineage of certified links"):
+            replay.load_lineage(tmp_path)
+
+
+def test_the_stored_runs_reach_todays_code():
+    """Every stored run restores: trained by today's code, or by code a certified replay links to it, each link
+    having replayed that run bit-identically over at least 100 steps."""
+    index = store.read_json(RUNS / "index.json")
+    links = replay.load_lineage(RUNS)
+    for name, entry in index["runs"].items():
+        assert replay.reaches(entry["code"], code_version(), links, run=name), name
+    for link in links:
+        assert link["steps"] >= 100 and link["eval_images"] >= 1000
+        assert set(link["runs"]) == set(index["runs"])     # every stored run, not a sample
+        assert all(r["identical"] and r["steps"] == link["steps"] for r in link["runs"].values())
+
+
+def test_restore_refuses_other_code_without_a_link(tmp_path, monkeypatch):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    name = sorted(store.read_json(RUNS / "index.json")["runs"])[0]
+    entry = store.read_json(RUNS / "index.json")["runs"][name]
+    (folder / entry["file"]).write_bytes((RUNS / entry["file"]).read_bytes())
+    store.atomic_write_json(folder / "index.json", {"runs": {name: {**entry, "code": "0000000000000000"}}, "missing": []})
+    monkeypatch.setenv("MFATTN_CACHE", str(tmp_path / "cache"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert trained.restore(folder) == {}
+    assert any("no certified replay links the two" in str(w.message) for w in caught)
+
+
+def test_certify_refuses_unknown_runs_and_commits():
+    with pytest.raises(ValueError, match="names: .*not stored runs"):
+        replay.certify("HEAD", names=["no-such-run"])
+    with pytest.raises(ValueError, match="steps"):
+        replay.certify("HEAD", steps=0)
+    with pytest.raises(ValueError, match="old_commit: 'not-a-commit-anywhere' is not a commit"):
+        replay.certify("not-a-commit-anywhere", names=[])
