@@ -33,6 +33,9 @@ def _compare_check(kwargs, result):
 
 
 SPECS = {
+    "mfattn.companion.checks:check_strings": Spec(
+        lambda d: {"name": "modules", "value": d(st.lists(st.text(max_size=3), max_size=3)), "what": "module names"},
+        skip=("name", "what"), names={"value": ("modules",)}, check=lambda kw, r: r == list(kw["value"])),
     I + "replay:compare_logs": Spec(_compare_valid, check=_compare_check),
     I + "replay:reaches": Spec(lambda d: {"code": d(st.sampled_from(["a", "b"])), "today": "c",
                                           "links": [{"from": "a", "to": "b", "runs": {"r": {"identical": True}}},

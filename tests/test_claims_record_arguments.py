@@ -14,16 +14,7 @@ from mfattn.dynamics.claims_stored import glue_values
 from mfattn.structural import claims as sclaims
 from mfattn.structural import claims_designs, claims_summary
 
-
-class _Run:
-    def __init__(self):
-        self.got = []
-
-    def verdict(self, claim_id, source, claim, verdict, evidence, numbers=None, note="", **kw):
-        self.got.append((claim_id, verdict))
-
-    def number(self, key, value, *args, **kw):
-        self.got.append((key, value))
+from contracts_strategies_b import Recorder  # a chapter run that records what run.verdict and run.number receive
 
 
 @pytest.mark.parametrize("record", [lambda run: dclaims.record(run, None), lambda run: dclaims.record_beyond(run, None),
@@ -35,10 +26,10 @@ def test_record_refuses_a_run_without_verdict(record, run):
 
 
 def test_record_with_a_run_records_every_claim_not_tested_without_stored_numbers():
-    run = _Run()
+    run = Recorder()
     sclaims.record(run, None, "structural")
     assert run.got and {v for _, v in run.got} == {"not tested"}
-    run = _Run()
+    run = Recorder()
     dclaims.record(run, None)
     assert run.got and {v for _, v in run.got} == {"not tested"}
 
@@ -47,10 +38,10 @@ def test_glue_full_checks_run_root_and_formats(tmp_path):
     with pytest.raises(TypeError, match=r"^run must .*number"):
         sclaims.glue_full(None, tmp_path, "structural", {"a": "{}"})
     with pytest.raises(TypeError, match=r"^root must be a path.*got int 3"):
-        sclaims.glue_full(_Run(), 3, "structural", {"a": "{}"})
+        sclaims.glue_full(Recorder(), 3, "structural", {"a": "{}"})
     with pytest.raises(TypeError, match=r"^formats must be a mapping"):
-        sclaims.glue_full(_Run(), tmp_path, "structural", "x")
-    run = _Run()
+        sclaims.glue_full(Recorder(), tmp_path, "structural", "x")
+    run = Recorder()
     sclaims.glue_full(run, str(tmp_path), "structural", {"a": "{}"})   # a string root is a path: nothing stored there
     assert run.got == [("full-a", "(not stored)")]
 

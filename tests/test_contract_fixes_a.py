@@ -120,9 +120,9 @@ def test_the_manifest_and_chapter_1s_summary_name_kind_key_entry_modules_noteboo
         manifest.update("quick", 0, "runs", "ising", {"time": "now"})
     manifest.update("quick", 0, "runs", "ising", {"status": "started"})
     assert manifest.read_runs("quick") == {"ising": {"status": "started"}}
-    with pytest.raises(TypeError, match=r"^modules must be a list of module names \(strings\); got NoneType"):
+    with pytest.raises(TypeError, match=r"^modules must be an iterable of module names \(a list, not a single string\); got NoneType"):
         manifest.digest_of(None, None)
-    with pytest.raises(TypeError, match=r"^modules must be a list of module names \(strings\); got str"):
+    with pytest.raises(TypeError, match=r"^modules must be an iterable of module names \(a list, not a single string\); got str"):
         manifest.digest_of("mfattn.ising", None)
     with pytest.raises(TypeError, match=r"^notebook must be a path"):
         manifest.code_fingerprint(3)
@@ -159,9 +159,9 @@ def test_the_ledger_names_evidence_labels_entry_run_info_keep_decided_and_commit
     from mfattn.companion import ledger
 
     monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
-    with pytest.raises(TypeError, match=r"^evidence must be an iterable of figure labels and test ids; got NoneType"):
+    with pytest.raises(TypeError, match=r"^evidence must be an iterable of figure labels and test ids \(a list, not a single string\); got NoneType"):
         ledger.check_evidence(None, ["fig-x"])
-    with pytest.raises(TypeError, match=r"^figure_labels must hold strings .*; got an entry 3"):
+    with pytest.raises(TypeError, match=r"^figure_labels must hold figure labels \(strings\); got an entry 3"):
         ledger.check_evidence(["fig-x"], [3])
     with pytest.raises(TypeError, match=r"^root must be a path"):
         ledger.check_evidence(["tests/test_x.py::test_y"], [], 3)
@@ -171,7 +171,7 @@ def test_the_ledger_names_evidence_labels_entry_run_info_keep_decided_and_commit
         ledger.record("quick", None, chapter="ising", run_info={}, figure_labels=["fig-x"])
     with pytest.raises(TypeError, match=r"^run_info must be a mapping \(dict\); got str"):
         ledger.record("quick", entry, chapter="ising", run_info="x", figure_labels=["fig-x"])
-    with pytest.raises(TypeError, match=r"^keep must be an iterable of figure labels and test ids; got NoneType"):
+    with pytest.raises(TypeError, match=r"^keep must be an iterable of claim ids \(a list, not a single string\); got NoneType"):
         ledger.prune("quick", "ising", None)
     with pytest.raises(TypeError, match=r"^decided must be a mapping \(dict\); got NoneType"):
         ledger.apply_decisions(None, "abc")

@@ -13,9 +13,21 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["check_choice", "check_int", "check_real", "check_positive", "check_probability",
+__all__ = ["check_choice", "check_strings", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
            "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
+
+
+def check_strings(name: str, value: Any, what: str = "strings") -> list[str]:
+    """``value`` as a list, if it is an iterable of strings and not one string (which would iterate by character);
+    else a TypeError naming ``name`` and ``what`` the strings are (e.g. "module names")."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be an iterable of {what} (a list, not a single string); got {type(value).__name__}")
+    value = list(value)
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{name} must hold {what} (strings); got an entry {bad[0]!r}"[:200])
+    return value
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import store
-from .checks import check_choice, contract
+from .checks import check_choice, check_strings, contract
 
 __all__ = ["PREMISE_FIELDS", "clean_premises", "VERDICTS", "BASES", "evidence_basis", "ledger_path", "read_ledger", "make_entry", "check_evidence", "record", "prune",
            "verdict_table", "claim_block", "anchor", "citation", "key_number", "numbers_text", "basis",
@@ -174,17 +174,6 @@ def _test_exists(root: Path, test_id: str) -> bool:
                      re.MULTILINE) is not None
 
 
-def _check_names(name: str, value: Any) -> list:
-    """``value`` as a list if it is an iterable of strings (figure labels, test ids, claim ids), not one string."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be an iterable of figure labels and test ids; got {type(value).__name__}")
-    value = list(value)
-    bad = [v for v in value if not isinstance(v, str)]
-    if bad:
-        raise TypeError(f"{name} must hold strings (figure labels, test ids); got an entry {bad[0]!r}"[:200])
-    return value
-
-
 def _check_mapping(name: str, value: Any, keys: Sequence[str] = ()) -> Mapping:
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a mapping (dict); got {type(value).__name__}")
@@ -197,7 +186,7 @@ def _check_mapping(name: str, value: Any, keys: Sequence[str] = ()) -> Mapping:
 def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: Path | None = None) -> list[str]:
     """The evidence items that do not exist: figure labels not in ``figure_labels``, test ids whose
     file or ``def test_...`` is missing under ``root`` (the checkout; test ids are not checked outside one)."""
-    evidence, figure_labels = _check_names("evidence", evidence), _check_names("figure_labels", figure_labels)
+    evidence, figure_labels = check_strings("evidence", evidence, "figure labels and test ids"), check_strings("figure_labels", figure_labels, "figure labels")
     if root is not None:
         from .checks import check_path
 
@@ -221,10 +210,8 @@ def evidence_basis(evidence: Iterable[str], profile: str, stored_full: Iterable[
     """What backs a verdict: ``"full profile"`` when the run is a full-profile run or its evidence
     names a stored full-profile (paper-scale) figure; else ``"tests"`` when it names a test; else
     ``"quick run"`` (figures of a short run only: an observation, not a conclusion)."""
-    for name, value in (("evidence", evidence), ("stored_full", stored_full)):
-        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-            raise TypeError(f"{name} must be an iterable of figure labels and test ids; got {type(value).__name__}")
-    evidence = list(evidence)
+    evidence = check_strings("evidence", evidence, "figure labels and test ids")
+    stored_full = check_strings("stored_full", stored_full, "figure labels")
     if profile == "full" or set(evidence) & set(stored_full):
         return "full profile"
     if any(TEST_ID_RE.match(item) for item in evidence):
@@ -246,7 +233,7 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
     _check_mapping("run_info", run_info)
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
-    shown = _check_names("shown", shown)
+    shown = check_strings("shown", shown, "claim ids")
     missing = check_evidence(entry["evidence"], figure_labels, store.project_root())
     if missing:
         raise LedgerError(f"claim {entry['claim_id']!r}: evidence {missing} does not exist (figure labels must "
@@ -272,7 +259,7 @@ def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> lis
     """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
-    keep = set(_check_names("keep", keep))
+    keep = set(check_strings("keep", keep, "claim ids"))
     path = ledger_path(profile, seed)
     if not path.exists():
         return []

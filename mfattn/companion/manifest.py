@@ -171,14 +171,10 @@ def decides_only(name: str) -> bool:
 def _check_code_names(modules: Any, notebook: Any) -> list[str]:
     """``modules`` as a list of module names (strings), and ``notebook`` None or a path relative to the project root;
     else a clear error naming the parameter."""
-    if isinstance(modules, (str, bytes)) or not isinstance(modules, Iterable):
-        raise TypeError(f"modules must be a list of module names (strings); got {type(modules).__name__}")
-    modules = list(modules)
-    bad = [m for m in modules if not isinstance(m, str)]
-    if bad:
-        raise TypeError(f"modules must be a list of module names (strings); got an entry {bad[0]!r}"[:200])
+    from .checks import check_path, check_strings
+
+    modules = check_strings("modules", modules, "module names")
     if notebook is not None:
-        from .checks import check_path
 
         check_path("notebook", notebook)
     return modules
