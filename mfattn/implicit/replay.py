@@ -36,7 +36,7 @@ import numpy as np
 
 from ..companion import store
 
-__all__ = ["LINEAGE", "LOG_KEYS", "load_lineage", "reaches", "compare_logs", "certify", "main"]
+__all__ = ["LINEAGE", "LOG_KEYS", "load_lineage", "reaches", "compare_logs", "certify", "lineage_text", "main"]
 
 #: The file, beside the stored runs' index, that holds the certified links between code digests.
 LINEAGE = "lineage.json"
@@ -215,6 +215,28 @@ def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list
         links = [ln for ln in load_lineage(runs_dir) if (ln["from"], ln["to"]) != (link["from"], link["to"])]
         store.atomic_write_json(runs_dir / LINEAGE, {"links": [*links, link]})
     return link
+
+
+def lineage_text(folder: str | Path | None = None) -> str:
+    """One sentence for the book: which code trained the stored runs and what links it to today's."""
+    from .runs import code_version
+    from .trained import runs_folder
+
+    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    index = store.read_json(runs_dir / "index.json")
+    codes = sorted({str(e.get("code")) for e in index["runs"].values()})
+    today, links = code_version(), load_lineage(runs_dir)
+    if codes == [today]:
+        return f"the {len(index['runs'])} stored runs were trained by today's training code ({today})"
+    chain = [ln for ln in links if ln["to"] == today]
+    parts = [f"{ln['from']} → {ln['to']}: {sum(r['identical'] for r in ln['runs'].values())} of {len(ln['runs'])} "
+             f"runs bit-identical over their first {ln['steps']} steps and an evaluation of {ln['eval_images']} test "
+             f"images ({ln['cpu']}, torch {ln['torch']}, {ln['made'][:10]})" for ln in chain]
+    ok = all(reaches(str(e.get("code")), today, links, n) for n, e in index["runs"].items())
+    return (f"the {len(index['runs'])} stored runs were trained by the training code {', '.join(codes)}; today's "
+            f"({today}) differs from it only where a replay shows no number moves ({'; '.join(parts) or 'no link'})"
+            if ok else f"the stored runs were trained by code {', '.join(codes)}, and no certified replay links it to "
+            f"today's ({today}): they must be trained again")
 
 
 def _cpu_name() -> str:
