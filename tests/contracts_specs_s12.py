@@ -32,14 +32,15 @@ def _compare_check(kwargs, result):
     assert set(result) == set(kwargs["names"]) and all(r["identical"] for r in result.values())
 
 
+_LINK = {"steps": 3, "eval_images": 10, "runs": {"r": {"identical": True, "steps": 3}}}
+
 SPECS = {
     "mfattn.companion.checks:check_strings": Spec(
         lambda d: {"name": "modules", "value": d(st.lists(st.text(max_size=3), max_size=3)), "what": "module names"},
         skip=("name", "what"), names={"value": ("modules",)}, check=lambda kw, r: r == list(kw["value"])),
     I + "replay:compare_logs": Spec(_compare_valid, check=_compare_check),
     I + "replay:reaches": Spec(lambda d: {"code": d(st.sampled_from(["a", "b"])), "today": "c",
-                                          "links": [{"from": "a", "to": "b", "runs": {"r": {"identical": True}}},
-                                                    {"from": "b", "to": "c", "runs": {"r": {"identical": True}}}],
+                                          "links": [{"from": "a", "to": "b", **_LINK}, {"from": "b", "to": "c", **_LINK}],
                                           "run": d(st.sampled_from([None, "r"]))},
                                check=lambda kw, r: r is True),
     I + "replay:load_lineage": Exempt("reads data/full/deq/runs/lineage.json; tests/test_replay.py feeds it missing, "

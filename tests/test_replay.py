@@ -49,7 +49,7 @@ def test_a_shorter_replay_is_not_identical():
     assert not got["identical"] and got["max_abs_difference"] == float("inf")
 
 
-LINK = {"runs": {"r": {"identical": True}}}
+LINK = {"steps": 3, "eval_images": 10, "runs": {"r": {"identical": True, "steps": 3}}}
 
 
 def test_reaches_follows_certified_links_only():
@@ -61,18 +61,47 @@ def test_reaches_follows_certified_links_only():
     assert not replay.reaches("a", "z", links + [{"from": "c", "to": "a", **LINK}])  # a cycle ends
     with pytest.raises(TypeError, match="code and today"):
         replay.reaches(None, "c", links)
+    with pytest.raises(TypeError, match="links must be a list"):
+        replay.reaches("a", "c", {"links": links})
 
 
 def test_lineage_files_are_checked(tmp_path):
     assert replay.load_lineage(tmp_path) == []
-    good = {"links": [{"from": "a", "to": "b", "runs": {"r": {"identical": True}}}]}
+    good = {"links": [{"from": "a", "to": "b", **LINK}]}
     store.atomic_write_json(tmp_path / replay.LINEAGE, good)
     assert replay.load_lineage(tmp_path) == good["links"]
-    for bad in ({"links": [{"from": "a", "to": "b", "runs": {"r": {"identical": False}}}]},
-                {"links": [{"from": "a", "to": "b", "runs": {}}]}, {"links": {}}, [1]):
+    for bad in ({"links": [{"from": "a", "to": "b", **LINK, "runs": {"r": {"identical": False, "steps": 3}}}]},
+                {"links": [{"from": "a", "to": "b", **LINK, "runs": {"r": {"identical": True, "steps": 2}}}]},
+                {"links": [{"from": "a", "to": "b", **LINK, "runs": {}}]},
+                {"links": [{"from": "a", "to": "b", "runs": LINK["runs"]}]},           # no steps, no eval_images
+                {"links": [{"from": "", "to": "b", **LINK}]}, {"links": {}}, [1]):
         store.atomic_write_json(tmp_path / replay.LINEAGE, bad)
         with pytest.raises(ValueError, match="lineage.json: not a lineage of certified links"):
             replay.load_lineage(tmp_path)
+
+
+def test_lineage_readers_refuse_what_is_not_a_folder_or_a_file(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(NotADirectoryError, match="folder: .* is not a folder of stored runs"):
+        replay.load_lineage(tmp_path / "plain")
+    (tmp_path / "d" / replay.LINEAGE).mkdir(parents=True)          # a folder where the file goes
+    with pytest.raises(Exception, match="lineage.json"):
+        replay.load_lineage(tmp_path / "d")
+    for index in (None, {}, {"runs": []}, {"runs": {"a": 3}}, {"runs": {"a": {"config": {}}}}):
+        folder = tmp_path / f"i{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        if index is not None:
+            store.atomic_write_json(folder / "index.json", index)
+        with pytest.raises(ValueError, match="index.json: (not an index|no index) of stored runs"):
+            replay.lineage_text(folder)
+
+
+def test_reaches_refuses_uncertified_links():
+    with pytest.raises(ValueError, match="certified links only"):
+        replay.reaches("a", "b", [{"from": "a", "to": "b", **LINK, "runs": {"x": {"identical": False, "steps": 3}}}],
+                       run="x")
+    with pytest.raises(ValueError, match="non-empty digests"):
+        replay.reaches("", "", [])
 
 
 def test_the_stored_runs_reach_todays_code():
@@ -102,6 +131,14 @@ def test_restore_refuses_other_code_without_a_link(tmp_path, monkeypatch):
     assert any("no certified replay links the two" in str(w.message) for w in caught)
 
 
+def test_compare_logs_refuses_what_is_not_a_numeric_log():
+    old = _logs(["r"])
+    for bad in (None, np.array(["a", "b"]), [1.0, 2.0]):
+        new = {**old, "r/loss": bad}
+        with pytest.raises(TypeError, match=r"new\['r/loss'\] must be a numeric numpy array"):
+            replay.compare_logs(old, new, ["r"])
+
+
 def test_certify_refuses_unknown_runs_and_commits():
     with pytest.raises(ValueError, match="names: .*not stored runs"):
         replay.certify("HEAD", names=["no-such-run"])
@@ -109,3 +146,5 @@ def test_certify_refuses_unknown_runs_and_commits():
         replay.certify("HEAD", steps=0)
     with pytest.raises(ValueError, match="old_commit: 'not-a-commit-anywhere' is not a commit"):
         replay.certify("not-a-commit-anywhere", names=[])
+    with pytest.raises(TypeError, match="names must be None or a list of run names"):
+        replay.certify("HEAD", names=3)

@@ -81,22 +81,34 @@ np.savez(out, **arrays)
 
 
 def load_lineage(folder: str | Path) -> list[dict[str, Any]]:
-    """The certified links ``[{"from": digest, "to": digest, ...}]`` of ``folder``/lineage.json ([] without one).
+    """The certified links ``[{"from": digest, "to": digest, "steps", "eval_images", "runs", ...}]`` of
+    ``folder``/lineage.json ([] when the folder has none).
 
-    A link that does not say every run it replayed was identical is refused (ValueError naming the file)."""
-    path = Path(store.check_path("folder", folder)) / LINEAGE
-    if not path.is_file():
+    ``folder`` must be an existing folder; a ``lineage.json`` that is not a regular file, or a link that is
+    incomplete or does not say every run it replayed was identical, is refused (ValueError naming the file)."""
+    folder = Path(store.check_path("folder", folder))
+    if not folder.is_dir():
+        raise NotADirectoryError(f"folder: {folder} is not a folder of stored runs")
+    path = folder / LINEAGE
+    if not path.exists() and not path.is_symlink():
         return []
-    data = store.read_json(path)
+    data = store.read_json(path)                   # a regular file only (a folder or FIFO is refused there)
     links = data.get("links") if isinstance(data, dict) else None
-    if not isinstance(links, list) or not all(
-            isinstance(link, dict) and isinstance(link.get("from"), str) and isinstance(link.get("to"), str)
-            and isinstance(link.get("runs"), dict) and link["runs"]
-            and all(isinstance(r, dict) and r.get("identical") is True for r in link["runs"].values())
-            for link in links):
-        raise ValueError(f"{path}: not a lineage of certified links ({{'links': [{{'from', 'to', 'runs': {{name: "
-                         "{'identical': true, ...}}}}]}} expected); restore it from the checkout")
+    if not isinstance(links, list) or not all(_certified(link) for link in links):
+        raise ValueError(f"{path}: not a lineage of certified links ({{'links': [{{'from', 'to', 'steps', "
+                         "'eval_images', 'runs': {name: {'identical': true, 'steps': n}}}}]}} expected); restore it "
+                         "from the checkout")
     return links
+
+
+def _certified(link: Any) -> bool:
+    """Whether ``link`` is a complete link whose every replayed run was identical."""
+    return (isinstance(link, dict) and all(isinstance(link.get(k), str) and link[k] for k in ("from", "to"))
+            and all(isinstance(link.get(k), int) and not isinstance(link[k], bool) and link[k] >= 1
+                    for k in ("steps", "eval_images"))
+            and isinstance(link.get("runs"), dict) and len(link["runs"]) > 0
+            and all(isinstance(r, dict) and r.get("identical") is True and r.get("steps") == link["steps"]
+                    for r in link["runs"].values()))
 
 
 def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None = None) -> bool:
@@ -104,9 +116,13 @@ def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None 
     certified links from one to the other (each link replayed ``run``, when it is given)."""
     if not isinstance(code, str) or not isinstance(today, str):
         raise TypeError(f"code and today must be digests (strings); got {code!r}, {today!r}")
-    if not isinstance(links, list) or not all(isinstance(ln, dict) and {"from", "to", "runs"} <= set(ln)
-                                              for ln in links):
-        raise TypeError(f"links must be a list of links {{'from', 'to', 'runs'}} (load_lineage); got {links!r:.80}")
+    if not code or not today:
+        raise ValueError(f"code and today must be non-empty digests; got {code!r}, {today!r}")
+    if not isinstance(links, list):
+        raise TypeError(f"links must be a list of certified links (load_lineage); got {type(links).__name__}")
+    if not all(_certified(ln) for ln in links):
+        raise ValueError("links must hold certified links only (from, to, steps, eval_images, and runs that were "
+                         "all identical: load_lineage's); got one that is not")
     if run is not None and not isinstance(run, str):
         raise TypeError(f"run must be None or a run's name; got {run!r}")
     seen, frontier = {code}, [code]
@@ -133,6 +149,11 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
         lacking = [f"{n}/{k}" for n in names for k in LOG_KEYS if f"{n}/{k}" not in logs]
         if lacking:
             raise ValueError(f"{label} lacks the replay's arrays {lacking[:3]}{'...' if len(lacking) > 3 else ''}")
+        bad = [f"{n}/{k}" for n in names for k in LOG_KEYS
+               if not isinstance(logs[f"{n}/{k}"], np.ndarray) or logs[f"{n}/{k}"].dtype.kind not in "biuf"]
+        if bad:
+            raise TypeError(f"{label}[{bad[0]!r}] must be a numeric numpy array (a replay's log); got "
+                            f"{type(logs[bad[0]]).__name__}")
     out: dict[str, Any] = {}
     for name in names:
         first, worst = None, 0.0
@@ -149,6 +170,21 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
         out[name] = {"identical": first is None, "steps": int(np.asarray(new[f"{name}/loss"]).size),
                      "first_difference": first, "max_abs_difference": worst}
     return out
+
+
+def _read_index(folder: Path) -> dict[str, Any]:
+    """``folder``/index.json's runs ``{name: entry}``, each entry with its ``config`` and ``code``; else a clear
+    error naming the file."""
+    if not folder.is_dir():
+        raise NotADirectoryError(f"folder: {folder} is not a folder of stored runs")
+    path = folder / "index.json"
+    index = store.read_json(path)
+    runs = index.get("runs") if isinstance(index, dict) else None
+    if not isinstance(runs, dict) or not all(isinstance(e, dict) and isinstance(e.get("config"), dict)
+                                             and isinstance(e.get("code"), str) for e in runs.values()):
+        raise ValueError(f"{path}: not an index of stored runs ({{'runs': {{name: {{'config', 'code', ...}}}}}} "
+                         "expected)" if index is not None else f"{path}: no index of stored runs there")
+    return runs
 
 
 def _replay(tree: Path, index: Path, steps: int, n_eval: int, names: list[str], out: Path) -> subprocess.Popen:
@@ -176,11 +212,14 @@ def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list
     check_int("steps", steps, 1, 2000)
     check_int("n_eval", n_eval, 1, 10_000)
     runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
-    index = store.read_json(runs_dir / "index.json")
-    names = sorted(index["runs"]) if names is None else list(names)
-    unknown = sorted(set(names) - set(index["runs"]))
+    stored_runs = _read_index(runs_dir)
+    if names is not None and (isinstance(names, str) or not isinstance(names, (list, tuple))
+                              or not all(isinstance(n, str) for n in names)):
+        raise TypeError(f"names must be None or a list of run names; got {names!r:.80}")
+    names = sorted(stored_runs) if names is None else list(names)
+    unknown = sorted(set(names) - set(stored_runs))
     if unknown:
-        raise ValueError(f"names: {unknown} are not stored runs; stored: {sorted(index['runs'])}")
+        raise ValueError(f"names: {unknown} are not stored runs; stored: {sorted(stored_runs)}")
     root = store.project_root()
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{old_commit}^{{commit}}"], cwd=root, text=True,
                             capture_output=True)
@@ -201,7 +240,7 @@ def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list
             old, new = dict(np.load(tmp_path / "old.npz")), dict(np.load(tmp_path / "new.npz"))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=root, capture_output=True)
-    stored = {str(index["runs"][n].get("code")) for n in names}
+    stored = {stored_runs[n]["code"] for n in names}
     if stored != {str(old["code"])}:
         raise ValueError(f"old_commit: its training code {old['code']} did not train the stored runs ({sorted(stored)})")
     if str(new["code"]) != code_version():
@@ -223,17 +262,20 @@ def lineage_text(folder: str | Path | None = None) -> str:
     from .trained import runs_folder
 
     runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
-    index = store.read_json(runs_dir / "index.json")
-    codes = sorted({str(e.get("code")) for e in index["runs"].values()})
+    stored_runs = _read_index(runs_dir)
+    if not stored_runs:
+        return "no run is stored"
+    codes = sorted({e["code"] for e in stored_runs.values()})
     today, links = code_version(), load_lineage(runs_dir)
     if codes == [today]:
-        return f"the {len(index['runs'])} stored runs were trained by today's training code ({today})"
+        return f"the {len(stored_runs)} stored runs were trained by today's training code ({today})"
     chain = [ln for ln in links if ln["to"] == today]
     parts = [f"{ln['from']} → {ln['to']}: {sum(r['identical'] for r in ln['runs'].values())} of {len(ln['runs'])} "
              f"runs bit-identical over their first {ln['steps']} steps and an evaluation of {ln['eval_images']} test "
-             f"images ({ln['cpu']}, torch {ln['torch']}, {ln['made'][:10]})" for ln in chain]
-    ok = all(reaches(str(e.get("code")), today, links, n) for n, e in index["runs"].items())
-    return (f"the {len(index['runs'])} stored runs were trained by the training code {', '.join(codes)}; today's "
+             f"images ({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, {str(ln.get('made', ''))[:10]})"
+             for ln in chain]
+    ok = all(reaches(e["code"], today, links, n) for n, e in stored_runs.items())
+    return (f"the {len(stored_runs)} stored runs were trained by the training code {', '.join(codes)}; today's "
             f"({today}) differs from it only where a replay shows no number moves ({'; '.join(parts) or 'no link'})"
             if ok else f"the stored runs were trained by code {', '.join(codes)}, and no certified replay links it to "
             f"today's ({today}): they must be trained again")
