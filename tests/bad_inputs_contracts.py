@@ -174,7 +174,7 @@ ROWS = [
     ("contract-size-reader-budget", lambda: _with_budget("1e6", lambda: hopfield.random_patterns(
         1000, 1000, generator=_g())), ValueError, r"n_patterns makes its buffers need 16,000,000 bytes"),
     ("contract-size-budget-malformed", lambda: _with_budget("lots", lambda: checks.max_bytes()), ValueError,
-     "MFATTN_MAX_BYTES must be a positive number of bytes; got .lots."),
+     "MFATTN_MAX_BYTES must be a positive number of bytes \\(at least 1\\); got .lots."),
     ("contract-size-gzip-bomb", _gzip_bomb, ValueError, "inflates past 67,108,864 bytes"),
     ("contract-size-gzip-truncated", _gzip_truncated, ValueError, "corrupt gzip stream"),
     ("contract-idx-data-type", lambda: mnist.parse_idx("not bytes"), TypeError, "data must be the bytes"),

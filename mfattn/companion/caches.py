@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .checks import check_path
+from .checks import check_bool, check_path
 from .store import (DamagedFileError, RefusedFileError, _jsonable, _strict_dumps, atomic_save_npz,
                     atomic_write_json, inside, load_npz, read_json, sha256_file)
 
@@ -93,7 +93,11 @@ def cache_record(content: Any, key: str, code: str | None = None,
     SHA-256."""
     if files is not None and not isinstance(files, Mapping):
         raise TypeError(f"files must be a mapping {{name: path}} or None; got {type(files).__name__}")
-    record = {"format": 1, "key": str(key), "code": code, "sha256": content_digest(content)}
+    if not isinstance(key, str) or not key:
+        raise TypeError(f"key must be a non-empty string (what the entry is the entry of); got {key!r:.60}")
+    if code is not None and not isinstance(code, str):
+        raise TypeError(f"code must be None or a code digest (a string); got {code!r:.60}")
+    record = {"format": 1, "key": key, "code": code, "sha256": content_digest(content)}
     if files:
         record["files"] = {name: sha256_file(path) for name, path in sorted(files.items())}
     return record
@@ -186,11 +190,15 @@ def cached_npz(path: str | os.PathLike, compute: Callable[[], Mapping[str, Any]]
     check_path("path", path)
     if not callable(compute):
         raise TypeError(f"compute must be callable (() -> arrays); got {type(compute).__name__}")
+    check_bool("use_cache", use_cache)
     if use_cache:
         found = load_cached_npz(path, key=key, code=code)
         if found is not None:
             return found
-    arrays = dict(compute())
+    computed = compute()
+    if not isinstance(computed, Mapping):
+        raise TypeError(f"compute must return a mapping {{name: array}}; it returned {type(computed).__name__}")
+    arrays = dict(computed)
     if use_cache:
         save_cached_npz(path, arrays, key=key, code=code)
     return arrays

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["check_choice", "check_strings", "check_int", "check_real", "check_positive", "check_probability",
+__all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_real", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
            "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
@@ -28,6 +28,14 @@ def check_strings(name: str, value: Any, what: str = "strings") -> list[str]:
     if bad:
         raise TypeError(f"{name} must hold {what} (strings); got an entry {bad[0]!r}"[:200])
     return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is True or False (numpy's bool too); a string such as "no" (which Python reads as True) or a
+    number is a TypeError naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {type(value).__name__} {value!r:.40}")
+    return bool(value)
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -89,6 +97,10 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
     value = float(value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
+    for bound, given in (("minimum", minimum), ("maximum", maximum)):
+        if given is not None and (isinstance(given, bool) or not isinstance(given, (int, float, np.integer, np.floating))
+                                  or math.isnan(float(given))):
+            raise ValueError(f"check_real's {bound} (for {name}) must be None or a number, not NaN; got {given!r}")
     low_bad = minimum is not None and (value <= minimum if strict else value < minimum)
     if low_bad or (maximum is not None and value > maximum):
         lo = "" if minimum is None else (f"> {minimum:g}" if strict else f">= {minimum:g}")
@@ -239,9 +251,11 @@ def _available_bytes() -> int | None:
         return None
 
 
-def env_positive(name: str, unit: str) -> float | None:
-    """The positive finite number in the environment variable ``name`` (None when unset or blank); anything else
-    is a ValueError naming the variable and ``unit``. One reader for every budget variable."""
+def env_positive(name: str, unit: str, at_least: float = 0.0) -> float | None:
+    """The positive finite number in the environment variable ``name`` (None when unset or blank), at least
+    ``at_least`` when that is given (1 for a count of bytes: 1e-300 bytes is no budget); anything else is a
+    ValueError naming the variable and ``unit``. One reader for every budget variable."""
+    check_real("at_least", at_least, minimum=0.0)
     text = os.environ.get(name, "").strip()
     if not text:
         return None
@@ -249,15 +263,16 @@ def env_positive(name: str, unit: str) -> float | None:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive number of {unit}; got {text!r}")
+    if not math.isfinite(value) or value <= 0 or value < at_least:
+        raise ValueError(f"{name} must be a positive number of {unit}"
+                         + (f" (at least {at_least:g})" if at_least > 0 else "") + f"; got {text!r}")
     return value
 
 
 def max_bytes() -> int | None:
     """The most bytes one call may ask for: ``$MFATTN_MAX_BYTES`` when set (a reader's budget, e.g.
     ``2e9``), else the memory available now, capped by the process's address-space limit; None if unknown."""
-    value = env_positive("MFATTN_MAX_BYTES", "bytes")
+    value = env_positive("MFATTN_MAX_BYTES", "bytes", at_least=1)
     if value is not None:
         return int(value)
     limits = [_available_bytes()]

@@ -65,6 +65,8 @@ def figures_table(profile: str = "full", base: str = "..") -> str:
     the PDF (both published byte for byte under ``<base>/figures/<profile>/`` by the book's extension, as
     ``_images/`` holds only what a page shows, sometimes renamed), SHA-256 (8 characters), commit, device and status
     (``current``, ``stale``, ``dirty``, ``missing``, ``unknown``)."""
+    if not isinstance(base, str) or any(c in base for c in '"<>'):
+        raise TypeError(f"base must be a relative URL (a string without quotes or angle brackets); got {base!r:.60}")
     entries = read_manifest(profile)
     if not entries:
         return f"<p><em>No {profile}-profile figure is stored yet.</em></p>"

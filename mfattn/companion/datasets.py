@@ -229,7 +229,7 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
     ds = _dataset(name)
     check_choice("file", file, tuple(ds.files))
     if folder is not None:
-        target = store.make_folder(Path(folder).expanduser().resolve(), "folder")
+        target = store.make_folder(Path(store.check_path("folder", folder)).expanduser().resolve(), "folder")
         path = target / file
         if path.is_file() and store.sha256_file(path) == ds.files[file]:
             return path

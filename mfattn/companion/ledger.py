@@ -194,6 +194,9 @@ def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: 
     labels = set(figure_labels)
     missing = []
     for item in evidence:
+        if not (FIGURE_RE.match(item) or TEST_ID_RE.match(item)) or ".." in item.split("::")[0].split("/"):
+            raise LedgerError(f"evidence item {item!r:.80} is neither a figure label (fig-...) nor a test id "
+                              "(tests/<file>.py::test_name, inside tests/)")
         if FIGURE_RE.match(item):
             if item not in labels:
                 missing.append(item)
@@ -259,6 +262,9 @@ def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> lis
     """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
+    from .profiles import CHAPTERS
+
+    check_choice("chapter", chapter, tuple(c.name for c in CHAPTERS))
     keep = set(check_strings("keep", keep, "claim ids"))
     path = ledger_path(profile, seed)
     if not path.exists():

@@ -74,6 +74,10 @@ def _chapter_titles() -> dict[str, str]:
     return {c.name: f"{i}. {c.title}" for i, c in enumerate(CHAPTERS, start=1)}
 
 
+#: What every ledger entry holds that the table shows.
+ENTRY_KEYS = ("claim_id", "source", "claim", "verdict")
+
+
 def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS,
          titles: Mapping[str, str] | None = None) -> list[list[str]]:
     """One row per ledger entry, cells in the order of :data:`COLUMNS` (the claim cell is HTML; the others
@@ -89,6 +93,9 @@ def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, 
     for e in entries:
         if not isinstance(e, Mapping):
             raise TypeError(f"entries must hold ledger entries (mappings); got a {type(e).__name__}")
+        lacking = [k for k in ENTRY_KEYS if k not in e]
+        if lacking:
+            raise ValueError(f"entries must hold ledger entries; one lacks the key(s) {lacking}: {dict(e)!r:.80}")
         chapter = titles.get(e.get("chapter", ""), str(e.get("chapter", "")))
         paper = paper_of(e.get("chapter", ""), papers)
         key = ledger.key_number(e)

@@ -37,6 +37,11 @@ def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
     if isinstance(chapters, (str, bytes)) or not isinstance(chapters, Sequence) or not all(
             isinstance(c, str) for c in chapters):
         raise TypeError(f"chapters must be a list of chapter names (strings); got {chapters!r}"[:200])
+    from .profiles import CHAPTERS
+
+    unknown = sorted(set(chapters) - {c.name for c in CHAPTERS})
+    if unknown:
+        raise ValueError(f"chapters must be among the book's {[c.name for c in CHAPTERS]}; got {unknown}")
     full, quick = ledger.read_ledger("full"), ledger.read_ledger("quick")
     merged = {**{k: v for k, v in quick.items()}, **full}
     order = {name: i for i, name in enumerate(chapters)}
@@ -52,6 +57,10 @@ def _check_entries(entries: Any) -> None:
     if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Sequence) or not all(
             isinstance(e, Mapping) for e in entries):
         raise TypeError(f"entries must be a sequence of ledger entries (mappings); got {type(entries).__name__}")
+    lacking = next(([k for k in ("claim_id", "verdict") if k not in e] for e in entries
+                    if not {"claim_id", "verdict"} <= set(e)), None)
+    if lacking:
+        raise ValueError(f"entries must hold ledger entries; one lacks the key(s) {lacking}")
 
 
 def _tally(group: Sequence[Mapping[str, Any]]) -> str:

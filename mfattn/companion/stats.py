@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .checks import check_array
+from .checks import check_array, check_bool
 
 __all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds", "t_interval", "sign_test", "exact_paired_test",
            "signed_rank_test", "SIGN_TEST_MIN_UNITS", "MAX_ITEMS", "MAX_RANK_UNITS"]
@@ -65,6 +65,7 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float], trunc
     gives the untruncated Hartung-Knapp interval (its variance may fall below the random-effects one when the
     seeds agree more than their within-seed variances predict): the alternative a referee tries first.
     """
+    check_bool("truncate", truncate)
     d, v = check_array("deltas", deltas, finite=False), check_array("variances", variances, finite=False)
     if d.ndim != 1 or d.shape != v.shape or d.size == 0 or not (np.isfinite(d).all() and np.isfinite(v).all()):
         raise ValueError(f"deltas and variances must be finite 1-d sequences of one equal, non-zero length; got "

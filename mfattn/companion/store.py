@@ -80,6 +80,8 @@ def project_root(start: Path | None = None) -> Path | None:
 
     Returns None outside a checkout (e.g. an installed package run elsewhere).
     """
+    if start is not None and not isinstance(start, (str, os.PathLike)):
+        raise TypeError(f"start must be None or a path (a folder to search upwards from); got {type(start).__name__}")
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file() and (folder / "mfattn").is_dir():
@@ -243,7 +245,7 @@ def code_digest(*modules: Any, length: int = 16) -> str:
     Caches of expensive results put it in their keys, so a change of the code that computes a result
     (even one that moves only the last bits of a float) gives a new key instead of a stale result.
     """
-    check_int("length", length, 1)
+    check_int("length", length, 1, 64)   # a SHA-256 has 64 hex digits
     h = hashlib.sha256()
     for module in modules:
         source = getattr(module, "__file__", module)

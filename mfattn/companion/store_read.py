@@ -65,7 +65,7 @@ class RefusedFileError(DamagedFileError):
 def max_json_bytes() -> int:
     """The largest JSON file a reader opens: ``$MFATTN_MAX_JSON_BYTES`` when set, else 64 MiB."""
     from .checks import env_positive
-    value = env_positive("MFATTN_MAX_JSON_BYTES", "bytes")
+    value = env_positive("MFATTN_MAX_JSON_BYTES", "bytes", at_least=1)
     return DEFAULT_MAX_JSON_BYTES if value is None else int(value)
 
 

@@ -31,7 +31,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .checks import check_path, check_real
+from .checks import check_bool, check_path, check_real
 
 __all__ = ["finite_or_none", "make_folder", "check_target_folder", "temporary_path", "clean_stale_temporaries",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_save_npz"]
@@ -285,6 +285,7 @@ def clean_stale_temporaries(folder: str | os.PathLike, older_than: float | None 
     folder = check_path("folder", folder)
     if older_than is not None:
         check_real("older_than", older_than)
+    check_bool("recursive", recursive)
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
@@ -357,7 +358,12 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     check_path("path", path)
     if not isinstance(text, str):
         raise TypeError(f"{path}: text must be a string; got {type(text).__name__}")
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as err:   # a lone surrogate (e.g. from a file name decoded with surrogateescape)
+        raise ValueError(f"{path}: text is not valid Unicode (UTF-8 cannot encode {err.object[err.start:err.end]!r} "
+                         f"at position {err.start}); nothing written") from None
+    return atomic_write_bytes(path, data)
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:

@@ -466,12 +466,17 @@ def declared(chapter: str | None = None) -> list[Claim]:
 
 def _check_root(root: Any):
     """The project folder as a Path (a string or os.PathLike), or None (nothing stored): every chapter's reader gets
-    the same kind of root."""
+    the same kind of root. A folder that does not exist is refused (a typo would decide every claim "not tested");
+    an existing folder without stored numbers decides them "not tested", as None does."""
     if root is None:
         return None
     from .checks import check_path
 
-    return check_path("root", root)
+    root = check_path("root", root)
+    if not root.is_dir():
+        raise ValueError(f"root must be an existing folder (the checkout whose data/ holds the stored numbers); "
+                                 f"got {root}")
+    return root
 
 
 def decide_chapter(root, chapter: str) -> list[tuple[Claim, Decision]]:
