@@ -109,3 +109,22 @@ def test_figures_table_base_is_a_relative_url():
         citation.figures_table(base=3)
     with pytest.raises(TypeError, match=r"^base must be a relative URL"):
         citation.figures_table(base='"><script>')
+
+
+def test_claim_helpers_refuse_out_of_domain_numbers():
+    from mfattn.dynamics import claims_limit
+    from mfattn.implicit import claims_deq_couplings as cc
+
+    for acc, blog in ((150.0, 93.0), (-1.0, 93.0), (92.0, 101.0)):
+        with pytest.raises(ValueError, match=r"must be an accuracy in % \(0 to 100\)"):
+            cc.interaction_grade(acc, blog)
+    with pytest.raises(ValueError, match=r"^margin must be >= 0"):
+        cc.interaction_grade(92.5, 93.0, margin=-1.0)
+    with pytest.raises(ValueError, match=r"^floor must be"):
+        cc.interaction_grade(92.5, 93.0, floor=120.0)
+    assert cc.interaction_grade(93.0, 93.0, margin=0.0) == "partly"   # the edge: within 0 points is not within
+    with pytest.raises(ValueError, match=r"^runs \+ ref_runs must be at most 100,000"):
+        cc.breakdown_p(10**9, 10**9, 0, 10**9)
+    assert cc.breakdown_p(0, 3, 0, 3) == 1.0
+    with pytest.raises(ValueError, match=r"^band must be >= 0"):
+        claims_limit.horizon_at(band=-1.0)

@@ -141,6 +141,8 @@ def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT,
     error) over the N inside the linear regime (N^-1/2 e^{λt} < ``cut``), or over the ``largest`` N when given
     (at least 3). ``cut`` may be infinite (no regime: every stored N)."""
     check_real("cut", cut, minimum=0.0, strict=True, allow_inf=True)
+    check_real("band", band, minimum=0.0)   # a half-width around the predicted slope
+
     def rule(s):
         ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
         if len(ns) != len(errs):

@@ -43,10 +43,12 @@ def interaction_grade(acc: float, blog: float, margin: float = INTERACTION_MARGI
     ``floor`` % "partly", else "fails" (the thresholds' reasons: :data:`INTERACTION_MARGIN`,
     :data:`INTERACTION_FLOOR`)."""
     for name, x in (("acc", acc), ("blog", blog)):
-        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x):
-            raise ValueError(f"{name} must be a finite accuracy in %; got {x!r}")
-    check_real("margin", margin)   # any finite number: the sensitivity tries the thresholds ± a seed spread
-    check_real("floor", floor)
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x) \
+                or not 0 <= x <= 100:
+            raise ValueError(f"{name} must be an accuracy in % (0 to 100); got {x!r}")
+    # the sensitivity tries the thresholds ± a seed spread: any margin >= 0, any floor in [0, 100]
+    check_real("margin", margin, minimum=0.0)
+    check_real("floor", floor, minimum=0.0, maximum=100.0)
     return "holds" if acc > blog - margin else "partly" if acc > floor else "fails"
 
 
@@ -284,6 +286,8 @@ def breakdown_p(broke: int, runs: int, ref_broke: int, ref_runs: int) -> float:
             raise ValueError(f"{name} must be a non-negative integer; got {x!r}")
     if broke > runs or ref_broke > ref_runs:
         raise ValueError(f"broke must not exceed runs; got {broke}/{runs} and {ref_broke}/{ref_runs}")
+    if runs + ref_runs > 100_000:   # exact binomials of a table of training runs; 10⁹ runs would take hours
+        raise ValueError(f"runs + ref_runs must be at most 100,000 (training runs); got {runs + ref_runs:,}")
     total, k = runs + ref_runs, broke + ref_broke
     tail = sum(math.comb(runs, j) * math.comb(ref_runs, k - j) for j in range(broke, min(runs, k) + 1))
     return tail / math.comb(total, k)
