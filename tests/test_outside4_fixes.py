@@ -128,3 +128,22 @@ def test_claim_helpers_refuse_out_of_domain_numbers():
     assert cc.breakdown_p(0, 3, 0, 3) == 1.0
     with pytest.raises(ValueError, match=r"^band must be >= 0"):
         claims_limit.horizon_at(band=-1.0)
+
+
+def test_identity_rules_need_keys_and_ordered_thresholds():
+    for make in (verdicts.identity, verdicts.identity_claim, verdicts.identity_examples):
+        with pytest.raises(TypeError, match=r"needs the names of the stored deviations"):
+            make()
+    with pytest.raises(ValueError, match=r"^near must be >= tol"):
+        verdicts.identity("x", tol=1e-3, near=1e-6)
+    assert verdicts.identity("x", tol=1e-6, near=1e-6)({"x": 5e-7}) == "holds"
+
+
+def test_evidence_basis_names_a_profile_and_overrides_take_no_negative_list_entries():
+    from mfattn.companion import profiles
+
+    with pytest.raises(ValueError, match=r"^profile must be one of"):
+        ledger.evidence_basis(["fig-x"], "bogus", [])
+    with pytest.raises(ValueError, match=r"size 'betas' of chapter 'ising' must be a non-empty list of finite numbers >= 0"):
+        profiles.get_profile("ising", "quick", betas=[0.5, -1.0])
+    assert profiles.get_profile("ising", "quick", betas=[0.0, 0.5])["betas"] == [0.0, 0.5]

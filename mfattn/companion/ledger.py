@@ -215,6 +215,7 @@ def evidence_basis(evidence: Iterable[str], profile: str, stored_full: Iterable[
     ``"quick run"`` (figures of a short run only: an observation, not a conclusion)."""
     evidence = check_strings("evidence", evidence, "figure labels and test ids")
     stored_full = check_strings("stored_full", stored_full, "figure labels")
+    check_choice("profile", profile, ("quick", "full"))
     if profile == "full" or set(evidence) & set(stored_full):
         return "full profile"
     if any(TEST_ID_RE.match(item) for item in evidence):

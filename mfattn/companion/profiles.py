@@ -267,8 +267,9 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
         test = lambda v: (isinstance(v, list) and (empty_ok or len(v) > 0) and all(  # noqa: E731
             _is_int(x) and x >= 0 for x in v))
     elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
-        phrase, test = "a non-empty list of finite numbers", lambda v: (isinstance(v, list) and len(v) > 0 and all(
-            _is_real(x) for x in v))
+        # every such list the profiles give (inverse temperatures, widths, scales) holds numbers >= 0
+        phrase, test = "a non-empty list of finite numbers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
+            _is_real(x) and x >= 0 for x in v))
     else:  # a size of a kind not described above: only its own kind
         kinds = {type(v) for v in values}
         phrase, test = " or ".join(sorted(k.__name__ for k in kinds)), lambda v: type(v) in kinds

@@ -396,6 +396,9 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
     ``tol`` holds, below ``near`` holds partly, else (or NaN) fails. See :data:`IDENTITY_HOW`. A deviation stored as
     None (null: not measured) cannot decide it (:class:`Undecidable`)."""
     tol, near = check_positive("tol", tol), check_positive("near", near)
+    _check_keys("identity", keys)
+    if near < tol:
+        raise ValueError(f"near must be >= tol (partly is between them); got tol={tol:g}, near={near:g}")
 
     def rule(s):
         missing = [k for k in keys if s[k] is None]
@@ -409,11 +412,18 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
     return rule
 
 
+def _check_keys(what: str, keys: tuple) -> None:
+    if not keys or not all(isinstance(k, str) and k for k in keys):
+        raise TypeError(f"{what} needs the names of the stored deviations (strings) it reads; got {keys!r:.80}")
+
+
 def identity_claim(*keys: str) -> dict[str, Any]:
     """The rule and premises of an identity checked numerically over the deviations ``keys``, to splat into a
     :class:`Claim`: ``rule_at`` (:func:`identity` at its two thresholds), the thresholds with their round-off
     reason and a check on the stored deviations, a decade either way as the alternatives, the counterfactual
     ``examples`` and a deterministic spread (an identity needs no seeds). Its ``how`` is :data:`IDENTITY_HOW`."""
+    _check_keys("identity_claim", keys)
+
     def regime(s):
         xs = [s[k] for k in keys]
         if any(x is None for x in xs):
@@ -436,6 +446,7 @@ def identity_claim(*keys: str) -> dict[str, Any]:
 
 def identity_examples(*keys: str) -> dict[str, dict[str, float]]:
     """Counterfactual examples of :func:`identity` over ``keys``: just inside each threshold and just outside."""
+    _check_keys("identity_examples", keys)
     return {"holds": {k: 9e-13 for k in keys}, "partly": {k: 2e-12 if i == 0 else 0.0 for i, k in enumerate(keys)},
             "fails": {k: 2e-6 if i == len(keys) - 1 else 0.0 for i, k in enumerate(keys)}}
 
