@@ -13,6 +13,7 @@ from mfattn.implicit import replay, trained
 from mfattn.implicit.runs import code_version
 
 RUNS = trained.runs_folder()
+CHANGE = "a sentence long enough to say what changed"
 
 
 def _logs(names, n=5):
@@ -49,7 +50,7 @@ def test_a_shorter_replay_is_not_identical():
     assert not got["identical"] and got["max_abs_difference"] == float("inf")
 
 
-LINK = {"steps": 3, "eval_images": 10, "runs": {"r": {"identical": True, "steps": 3}}}
+LINK = {"steps": 100, "eval_images": 1000, "runs": {"r": {"identical": True, "steps": 100}}}
 
 
 def test_reaches_follows_certified_links_only():
@@ -141,10 +142,43 @@ def test_compare_logs_refuses_what_is_not_a_numeric_log():
 
 def test_certify_refuses_unknown_runs_and_commits():
     with pytest.raises(ValueError, match="names: .*not stored runs"):
-        replay.certify("HEAD", names=["no-such-run"])
+        replay.certify("HEAD", CHANGE, names=["no-such-run"])
     with pytest.raises(ValueError, match="steps"):
-        replay.certify("HEAD", steps=0)
+        replay.certify("HEAD", CHANGE, steps=0)
     with pytest.raises(ValueError, match="old_commit: 'not-a-commit-anywhere' is not a commit"):
-        replay.certify("not-a-commit-anywhere", names=[])
+        replay.certify("not-a-commit-anywhere", CHANGE, names=[])
     with pytest.raises(TypeError, match="names must be None or a list of run names"):
-        replay.certify("HEAD", names=3)
+        replay.certify("HEAD", CHANGE, names=3)
+
+
+def test_the_stored_runs_hold_no_non_finite_number():
+    """What makes deq.solve's one change of behaviour (refusing a map NaN or inf at every iterate) unable to have
+    fired on a stored run: every stored loss, evaluation loss and weight is finite."""
+    got = replay.stored_nonfinite()
+    assert got["runs"] == len(store.read_json(RUNS / "index.json")["runs"]) and got["numbers"] > 6_000_000
+    assert got["loss"] == got["test_loss"] == got["weights"] == 0
+
+
+def test_a_link_below_the_floor_is_not_certified(tmp_path):
+    short = {"links": [{"from": "a", "to": "b", "steps": 40, "eval_images": 1000,
+                        "runs": {"r": {"identical": True, "steps": 40}}}]}
+    store.atomic_write_json(tmp_path / replay.LINEAGE, short)
+    with pytest.raises(ValueError, match="not a lineage of certified links"):
+        replay.load_lineage(tmp_path)
+    with pytest.raises(ValueError, match="change must say in a sentence"):
+        replay.certify("HEAD", "x", names=[])
+    with pytest.raises(ValueError, match="steps must be"):
+        replay.certify("HEAD", "a sentence long enough to say what changed", steps=40, names=[])
+
+
+def test_restore_refuses_another_device(tmp_path, monkeypatch):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    index = store.read_json(RUNS / "index.json")
+    name = sorted(index["runs"])[0]
+    (folder / index["runs"][name]["file"]).write_bytes((RUNS / index["runs"][name]["file"]).read_bytes())
+    (folder / replay.LINEAGE).write_bytes((RUNS / replay.LINEAGE).read_bytes())
+    store.atomic_write_json(folder / "index.json", {"runs": {name: index["runs"][name]}, "missing": []})
+    monkeypatch.setenv("MFATTN_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match=r"^device: .* was trained on cpu; restoring it as a cuda run"):
+        trained.restore(folder, device="cuda")

@@ -36,10 +36,13 @@ import numpy as np
 
 from ..companion import store
 
-__all__ = ["LINEAGE", "LOG_KEYS", "load_lineage", "reaches", "compare_logs", "certify", "lineage_text", "main"]
+__all__ = ["LINEAGE", "LOG_KEYS", "MIN_STEPS", "MIN_EVAL_IMAGES", "load_lineage", "reaches", "compare_logs", "certify",
+           "stored_nonfinite", "lineage_text", "main"]
 
 #: The file, beside the stored runs' index, that holds the certified links between code digests.
 LINEAGE = "lineage.json"
+#: The least a link must have replayed to be certified: steps of every run, test images of each initial model.
+MIN_STEPS, MIN_EVAL_IMAGES = 100, 1000
 #: The per-step logs a replay compares (``history`` keys of a run), then the initial model's evaluation.
 LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
             "forward_converged", "eval.loss", "eval.accuracy", "eval.pred")
@@ -104,8 +107,8 @@ def load_lineage(folder: str | Path) -> list[dict[str, Any]]:
 def _certified(link: Any) -> bool:
     """Whether ``link`` is a complete link whose every replayed run was identical."""
     return (isinstance(link, dict) and all(isinstance(link.get(k), str) and link[k] for k in ("from", "to"))
-            and all(isinstance(link.get(k), int) and not isinstance(link[k], bool) and link[k] >= 1
-                    for k in ("steps", "eval_images"))
+            and all(isinstance(link.get(k), int) and not isinstance(link[k], bool) and link[k] >= floor
+                    for k, floor in (("steps", MIN_STEPS), ("eval_images", MIN_EVAL_IMAGES)))
             and isinstance(link.get("runs"), dict) and len(link["runs"]) > 0
             and all(isinstance(r, dict) and r.get("identical") is True and r.get("steps") == link["steps"]
                     for r in link["runs"].values()))
@@ -172,6 +175,27 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
     return out
 
 
+def stored_nonfinite(folder: str | Path | None = None) -> dict[str, int]:
+    """How many stored numbers are NaN or infinite, over every stored run: ``loss`` (training losses),
+    ``test_loss`` (evaluations), ``weights`` (final and kept weights). All 0 is what makes a raise-only change of
+    the training code (``deq.solve`` refusing a map that is NaN or inf at every iterate) unable to have fired on a
+    stored trajectory: such a solve would have made that step's loss, or every later weight, non-finite."""
+    from .trained import runs_folder
+
+    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    counts = {"runs": 0, "loss": 0, "test_loss": 0, "weights": 0, "numbers": 0}
+    for entry in _read_index(runs_dir).values():
+        arrays = store.load_npz(store.inside(runs_dir, entry["file"], "index file", nested=False))
+        counts["runs"] += 1
+        for key, a in arrays.items():
+            kind = ("loss" if key == "history.loss" else "test_loss" if key == "history.test_loss" else
+                    "weights" if key.startswith(("model.", "kept.")) else None)
+            if kind is not None:
+                counts[kind] += int((~np.isfinite(a)).sum())
+                counts["numbers"] += int(a.size)
+    return counts
+
+
 def _read_index(folder: Path) -> dict[str, Any]:
     """``folder``/index.json's runs ``{name: entry}``, each entry with its ``config`` and ``code``; else a clear
     error naming the file."""
@@ -197,20 +221,24 @@ def _replay(tree: Path, index: Path, steps: int, n_eval: int, names: list[str], 
                             cwd=tree, env=env)
 
 
-def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list[str] | None = None,
+def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int = MIN_EVAL_IMAGES, names: list[str] | None = None,
             folder: str | Path | None = None) -> dict[str, Any]:
     """Replay the stored runs with the code of ``old_commit`` and with today's; write the link if all agree.
 
     ``steps`` optimiser steps of each run (``names``: default every run in the index) and the initial model's
     evaluation on ``n_eval`` test images, both codes at once in two single-threaded processes. Returns the link
     (``identical`` per run); it is added to ``lineage.json`` only when every run is identical, and the old code's
-    digest must be the stored runs' (ValueError otherwise)."""
+    digest must be the stored runs' (ValueError otherwise). ``change`` says, in a sentence, what changed between
+    the two codes (kept in the link: the replay shows that the shared arithmetic did not move; what changed, and
+    why the stored runs cannot have met it, is the certifier's statement)."""
     from ..companion.checks import check_int
     from .runs import code_version
     from .trained import runs_folder
 
-    check_int("steps", steps, 1, 2000)
-    check_int("n_eval", n_eval, 1, 10_000)
+    if not isinstance(change, str) or len(change.strip()) < 20:
+        raise ValueError(f"change must say in a sentence what changed between the two codes; got {change!r:.80}")
+    check_int("steps", steps, MIN_STEPS, 2000)
+    check_int("n_eval", n_eval, MIN_EVAL_IMAGES, 10_000)
     runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
     stored_runs = _read_index(runs_dir)
     if names is not None and (isinstance(names, str) or not isinstance(names, (list, tuple))
@@ -246,7 +274,8 @@ def certify(old_commit: str, *, steps: int = 40, n_eval: int = 1000, names: list
     if str(new["code"]) != code_version():
         raise RuntimeError(f"the replay ran code {new['code']}, not today's {code_version()}")
     runs = compare_logs(old, new, names)
-    link = {"from": str(old["code"]), "to": str(new["code"]), "from_commit": commit_id, "to_commit": head,
+    link = {"from": str(old["code"]), "to": str(new["code"]), "change": change.strip(), "from_commit": commit_id,
+            "to_commit": head,
             "steps": steps, "eval_images": n_eval, "machine": platform.machine(),
             "cpu": _cpu_name(), "torch": _torch_version(),
             "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "runs": runs}
@@ -270,13 +299,18 @@ def lineage_text(folder: str | Path | None = None) -> str:
     if codes == [today]:
         return f"the {len(stored_runs)} stored runs were trained by today's training code ({today})"
     chain = [ln for ln in links if ln["to"] == today]
-    parts = [f"{ln['from']} → {ln['to']}: {sum(r['identical'] for r in ln['runs'].values())} of {len(ln['runs'])} "
-             f"runs bit-identical over their first {ln['steps']} steps and an evaluation of {ln['eval_images']} test "
-             f"images ({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, {str(ln.get('made', ''))[:10]})"
-             for ln in chain]
+    parts = [f"{ln['from']} → {ln['to']}: solo replays of all {len(ln['runs'])} runs' first {ln['steps']} optimiser "
+             f"steps give bit-identical logged summaries (loss, batch accuracy, the solver's iterations, residual and "
+             f"converged fraction) under both codes, and so does an evaluation of each initial (untrained) model on "
+             f"{ln['eval_images']} test images ({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, "
+             f"{str(ln.get('made', ''))[:10]})" for ln in chain]
+    bad = stored_nonfinite(runs_dir)
     ok = all(reaches(e["code"], today, links, n) for n, e in stored_runs.items())
-    return (f"the {len(stored_runs)} stored runs were trained by the training code {', '.join(codes)}; today's "
-            f"({today}) differs from it only where a replay shows no number moves ({'; '.join(parts) or 'no link'})"
+    changes = " ".join(ln.get("change", "") for ln in chain)
+    return (f"the {len(stored_runs)} stored runs were trained by the training code {', '.join(codes)}; what today's "
+            f"({today}) changed: {changes or 'not stated'} Of the runs' {bad['numbers']:,} stored losses, "
+            f"evaluation losses and weights, {bad['loss'] + bad['test_loss'] + bad['weights']} are non-finite. A "
+            f"replay checks the arithmetic the codes share: {'; '.join(parts) or 'no link'}"
             if ok else f"the stored runs were trained by code {', '.join(codes)}, and no certified replay links it to "
             f"today's ({today}): they must be trained again")
 
@@ -300,11 +334,13 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m mfattn.implicit.replay --certify COMMIT [--steps N]``: certify today's training code."""
     parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.replay", description=main.__doc__)
     parser.add_argument("--certify", required=True, metavar="COMMIT", help="the commit whose code trained the runs")
-    parser.add_argument("--steps", type=int, default=40, help="optimiser steps replayed per run (default 40)")
-    parser.add_argument("--eval-images", type=int, default=1000, help="test images of the initial evaluation")
+    parser.add_argument("--change", required=True, help="what changed between the two codes, in a sentence")
+    parser.add_argument("--steps", type=int, default=MIN_STEPS, help=f"optimiser steps replayed per run (default "
+                        f"and least {MIN_STEPS})")
+    parser.add_argument("--eval-images", type=int, default=MIN_EVAL_IMAGES, help="test images of the initial evaluation")
     parser.add_argument("--runs", nargs="*", help="run names (default: every stored run)")
     args = parser.parse_args(argv)
-    link = certify(args.certify, steps=args.steps, n_eval=args.eval_images, names=args.runs)
+    link = certify(args.certify, args.change, steps=args.steps, n_eval=args.eval_images, names=args.runs)
     differ = {n: r for n, r in link["runs"].items() if not r["identical"]}
     print(f"{link['from']} -> {link['to']}: {len(link['runs']) - len(differ)} of {len(link['runs'])} runs identical "
           f"over {link['steps']} steps" + (f"; differ: {differ}" if differ else "; link written"))

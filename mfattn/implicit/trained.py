@@ -156,6 +156,10 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
             arrays = store.load_npz(path)
             if str(arrays.get("code")) != str(entry.get("code")):
                 raise ValueError(f"{path}: its code ({arrays.get('code')}) is not its index entry's")
+            trained_on = str(json.loads(str(arrays["summary"])).get("device", "cpu")).split(":")[0]
+            if trained_on != torch.device(device).type:   # CPU and CUDA runs differ in the last bits (runs.run_dir)
+                raise ValueError(f"device: {path} was trained on {trained_on}; restoring it as a {device} run would "
+                                 f"put it where a {device} run's results live (restore with device='{trained_on}')")
             found = _write_run(arrays, config, device)
         out[name] = found
     return out
