@@ -57,3 +57,18 @@ def test_temperature_grids_are_positive_and_strictly_increasing(chapter):
             grid = PROFILES[chapter][profile][key]
             assert grid[0] > 0 and all(a < b for a, b in zip(grid, grid[1:])), (chapter, profile, key, grid)
 
+
+
+#: Seed lists: the quick run's seeds are the full run's first seeds (a quick seed's run is the full run's seed).
+SEEDS = {"deq": ["seeds", "variant_seeds", "init_seeds"], "transformer": ["seed_offsets"],
+         "designs": ["seeds", "repro_seeds", "exp_seeds", "abl_seeds", "code_task_seeds", "exp_code_extra_seeds"]}
+
+
+@pytest.mark.parametrize("chapter", sorted(SEEDS))
+def test_the_quick_profiles_seeds_are_the_full_profiles_first_seeds(chapter):
+    """profiles.py:148: e.g. the designs chapter's quick exp_seeds [0] is the first of the full [0, 1, 2]."""
+    quick, full = PROFILES[chapter]["quick"], PROFILES[chapter]["full"]
+    for key in SEEDS[chapter]:
+        assert full[key][:len(quick[key])] == quick[key], (chapter, key, quick[key], full[key])
+    if chapter == "designs":
+        assert quick["exp_seeds"] == [0] and full["exp_seeds"][:1] == [0]
