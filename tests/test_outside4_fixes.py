@@ -147,3 +147,11 @@ def test_evidence_basis_names_a_profile_and_overrides_take_no_negative_list_entr
     with pytest.raises(ValueError, match=r"size 'betas' of chapter 'ising' must be a non-empty list of finite numbers >= 0"):
         profiles.get_profile("ising", "quick", betas=[0.5, -1.0])
     assert profiles.get_profile("ising", "quick", betas=[0.0, 0.5])["betas"] == [0.0, 0.5]
+
+
+def test_per_unit_numbers_read_back_from_a_file_can_be_saved_again():
+    """A count stored as null (NaN on the way out) comes back as None; saving it again keeps null (the mutation
+    round found a bare TypeError there)."""
+    from mfattn.implicit.claims_transformer_numbers import _plain
+
+    assert _plain({"counted": [None, 1.0, np.float64(2.0)], "n": np.int64(3)}) == {"counted": [None, 1.0, 2.0], "n": 3}

@@ -45,6 +45,8 @@ def _plain(x: Any) -> Any:
         return bool(x)
     if isinstance(x, (int, np.integer)):
         return int(x)
+    if x is None:                      # a number stored as null (NaN read back from a file): kept as null
+        return None
     return float(x)
 
 
