@@ -182,3 +182,15 @@ def test_restore_refuses_another_device(tmp_path, monkeypatch):
     monkeypatch.setenv("MFATTN_CACHE", str(tmp_path / "cache"))
     with pytest.raises(ValueError, match=r"^device: .* was trained on cpu; restoring it as a cuda run"):
         trained.restore(folder, device="cuda")
+
+
+def test_stored_nonfinite_counts_what_is_planted(tmp_path):
+    runs = {}
+    for name, loss, w in (("a", [1.0, np.nan], [0.5, np.inf]), ("b", [2.0, 3.0], [-np.inf, 1.0])):
+        np.savez(tmp_path / f"{name}.npz", **{"history.loss": np.asarray(loss), "history.test_loss": np.asarray([np.nan]),
+                                               "model.w": np.asarray(w), "kept.w": np.asarray([[1.0, np.nan]]),
+                                               "history.forward_residual": np.asarray([np.nan])})   # not counted
+        runs[name] = {"file": f"{name}.npz", "config": {}, "code": "x"}
+    store.atomic_write_json(tmp_path / "index.json", {"runs": runs})
+    got = replay.stored_nonfinite(tmp_path)
+    assert got == {"runs": 2, "loss": 1, "test_loss": 2, "weights": 4, "numbers": 4 + 2 + 4 + 4}
