@@ -155,3 +155,11 @@ def test_per_unit_numbers_read_back_from_a_file_can_be_saved_again():
     from mfattn.implicit.claims_transformer_numbers import _plain
 
     assert _plain({"counted": [None, 1.0, np.float64(2.0)], "n": np.int64(3)}) == {"counted": [None, 1.0, 2.0], "n": 3}
+
+
+def test_finite_or_none_reads_arrays_and_tensors_as_numbers():
+    assert store_write.finite_or_none({"a": np.array([1.0, np.nan]), "b": torch.tensor([np.inf, 2.0]),
+                                       "c": np.float64(np.nan), "d": np.int64(3)}) == {"a": [1.0, None],
+                                                                                      "b": [None, 2.0], "c": None, "d": 3}
+    with pytest.raises(TypeError, match=r"^claim_id must be a claim's id"):
+        ledger.clean_premises(3, {})

@@ -107,6 +107,8 @@ def clean_premises(claim_id: str, premises: Mapping[str, Any] | None) -> dict[st
     stores them."""
     import json
 
+    if not isinstance(claim_id, str) or not claim_id:
+        raise TypeError(f"claim_id must be a claim's id (a non-empty string); got {claim_id!r:.60}")
     if not premises:
         return {}
     if not isinstance(premises, Mapping) or set(premises) - set(PREMISE_FIELDS):

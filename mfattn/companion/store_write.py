@@ -111,8 +111,11 @@ def _non_finite(obj: Any, where: str = "") -> str | None:
 
 
 def finite_or_none(obj: Any) -> Any:
-    """``obj`` (nested dicts, lists, tuples, numbers) with every NaN or infinite float replaced by None: what a
-    result summary stores where a number is missing (standard JSON has null, not NaN)."""
+    """``obj`` (nested dicts, lists, tuples, numbers; numpy arrays and torch tensors as nested lists) with every NaN
+    or infinite float replaced by None: what a result summary stores where a number is missing (standard JSON has
+    null, not NaN)."""
+    if hasattr(obj, "tolist") and hasattr(obj, "dtype") and not isinstance(obj, np.generic):
+        return finite_or_none(obj.tolist())      # an array or tensor: its numbers, NaN as None
     if isinstance(obj, dict):
         return {k: finite_or_none(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
