@@ -188,9 +188,9 @@ def test_the_books_pages_notebooks_and_claims_name_chapters_cell_nb_path_claims_
 
     from mfattn.companion import report_table, report_text, reproduce, verdicts
 
-    with pytest.raises(TypeError, match=r"^chapters must be a list of chapter names \(strings\); got None"):
+    with pytest.raises(TypeError, match=r"^chapters must be an iterable of chapter names \(a list, not a single string\); got NoneType"):
         report_text.report_markdown(None)
-    with pytest.raises(TypeError, match=r"^chapters must be a list of chapter names \(strings\); got 'ising'"):
+    with pytest.raises(TypeError, match=r"^chapters must be an iterable of chapter names \(a list, not a single string\); got str"):
         report_text.report_entries("ising")
     with pytest.raises(TypeError, match=r"^cell must be a notebook cell .*; got str"):
         reproduce.is_check_cell("x")

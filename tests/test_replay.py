@@ -147,7 +147,7 @@ def test_certify_refuses_unknown_runs_and_commits():
         replay.certify("HEAD", CHANGE, steps=0)
     with pytest.raises(ValueError, match="old_commit: 'not-a-commit-anywhere' is not a commit"):
         replay.certify("not-a-commit-anywhere", CHANGE, names=[])
-    with pytest.raises(TypeError, match="names must be None or a list of run names"):
+    with pytest.raises(TypeError, match="names must be an iterable of run names"):
         replay.certify("HEAD", CHANGE, names=3)
 
 

@@ -265,9 +265,9 @@ def prune(profile: str, chapter: str, keep: Iterable[str], seed: int = 0) -> lis
     """Drop ``chapter``'s entries whose id is not in ``keep`` (claims a chapter no longer makes)."""
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
-    from .profiles import CHAPTERS
+    from .profiles import chapter_info
 
-    check_choice("chapter", chapter, tuple(c.name for c in CHAPTERS))
+    chapter_info(chapter)   # a clear error for a chapter the book does not have
     keep = set(check_strings("keep", keep, "claim ids"))
     path = ledger_path(profile, seed)
     if not path.exists():

@@ -34,14 +34,12 @@ def paper_of(chapter: str, papers: Sequence[tuple[str, str, Sequence[str]]] = PA
 def report_entries(chapters: Sequence[str]) -> list[dict[str, Any]]:
     """Every claim of the book: the full-profile verdict, else the quick one (marked by its profile),
     in chapter order, then by claim id."""
-    if isinstance(chapters, (str, bytes)) or not isinstance(chapters, Sequence) or not all(
-            isinstance(c, str) for c in chapters):
-        raise TypeError(f"chapters must be a list of chapter names (strings); got {chapters!r}"[:200])
-    from .profiles import CHAPTERS
+    from .checks import check_strings
+    from .profiles import chapter_info
 
-    unknown = sorted(set(chapters) - {c.name for c in CHAPTERS})
-    if unknown:
-        raise ValueError(f"chapters must be among the book's {[c.name for c in CHAPTERS]}; got {unknown}")
+    chapters = check_strings("chapters", chapters, "chapter names")
+    for chapter in chapters:
+        chapter_info(chapter)   # a clear error for a chapter the book does not have
     full, quick = ledger.read_ledger("full"), ledger.read_ledger("quick")
     merged = {**{k: v for k, v in quick.items()}, **full}
     order = {name: i for i, name in enumerate(chapters)}

@@ -15,9 +15,15 @@ today's digest. A single differing bit refuses the link (the runs must be retrai
 
 Why not compare with the stored logs directly: those were written on another CPU, whose vector kernels round
 differently (the loss of blog-seed0 differs by 2.4e-7 after 30 steps on this one), so only old and new code on
-one machine give a bit-level answer. The replay covers the training step (model, layer, solver forward and
-implicit backward, Adam) and evaluation; the rest of the digest's files (checkpoints, logs, run folders) move no
-number of a run.
+one machine give a bit-level answer.
+
+What a link shows, and what it does not: the replay covers the arithmetic every training step shares (model,
+layer, solver forward and implicit backward, Adam) and the evaluation of an untrained model, through the solo
+loop :func:`mfattn.implicit.train.train_mnist`. It does not run the ensemble trainer that trained most of the
+runs (whose members equal their solo runs bit for bit on a CPU: tests/test_ensemble.py), steps after the replayed
+ones, trained weights or a resumed run. A change that acts only there must be argued apart: each link carries the
+certifier's statement of what changed (``change``), and :func:`stored_nonfinite` counts what a raise-only change
+on non-finite numbers could have met in the stored runs.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
+from ..companion.checks import check_strings
+from ..companion.machine import cpu_model
+from .runs import _LOG_KEYS
 
 __all__ = ["LINEAGE", "LOG_KEYS", "MIN_STEPS", "MIN_EVAL_IMAGES", "load_lineage", "reaches", "compare_logs", "certify",
            "stored_nonfinite", "lineage_text", "main"]
@@ -44,8 +53,7 @@ LINEAGE = "lineage.json"
 #: The least a link must have replayed to be certified: steps of every run, test images of each initial model.
 MIN_STEPS, MIN_EVAL_IMAGES = 100, 1000
 #: The per-step logs a replay compares (``history`` keys of a run), then the initial model's evaluation.
-LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
-            "forward_converged", "eval.loss", "eval.accuracy", "eval.pred")
+LOG_KEYS = (*_LOG_KEYS, "eval.loss", "eval.accuracy", "eval.pred")
 
 # Run in a child process by the old and by today's code alike, so it uses only what both have: train_mnist's
 # interrupt_after and callback, build_model, evaluate, load_mnist. Arguments: index.json, steps, eval images, out.
@@ -53,7 +61,7 @@ _RUNNER = r"""
 import json, sys, tempfile
 import numpy as np, torch
 torch.set_num_threads(1)
-from mfattn.implicit.runs import TrainConfig, code_version
+from mfattn.implicit.runs import _LOG_KEYS, TrainConfig, code_version
 from mfattn.implicit.train import TrainingInterrupted, train_mnist
 from mfattn.implicit.models import build_model
 from mfattn.implicit.evaluation import evaluate
@@ -71,8 +79,7 @@ for name in names:
                         callback=lambda step, log: logs.append(log))
         except TrainingInterrupted:
             pass
-    for key in ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
-                "forward_converged"):
+    for key in _LOG_KEYS:
         arrays[name + "/" + key] = np.asarray([log[key] for log in logs], dtype=np.float64)
     model = build_model(config.seed, dim=config.dim, channels=config.channels, **config.attention)
     res = evaluate(model, x_test, y_test, config.eval_batch_size)
@@ -146,8 +153,7 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
     for label, logs in (("old", old), ("new", new)):
         if not isinstance(logs, dict):
             raise TypeError(f"{label} must be a dict of a replay's arrays ('<run>/<key>'); got {type(logs).__name__}")
-    if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"names must be a list of run names; got {names!r}")
+    names = check_strings("names", names, "run names")
     for label, logs in (("old", old), ("new", new)):
         lacking = [f"{n}/{k}" for n in names for k in LOG_KEYS if f"{n}/{k}" not in logs]
         if lacking:
@@ -180,9 +186,7 @@ def stored_nonfinite(folder: str | Path | None = None) -> dict[str, int]:
     ``test_loss`` (evaluations), ``weights`` (final and kept weights). All 0 is what makes a raise-only change of
     the training code (``deq.solve`` refusing a map that is NaN or inf at every iterate) unable to have fired on a
     stored trajectory: such a solve would have made that step's loss, or every later weight, non-finite."""
-    from .trained import runs_folder
-
-    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    runs_dir = _runs_dir(folder)
     counts = {"runs": 0, "loss": 0, "test_loss": 0, "weights": 0, "numbers": 0}
     for entry in _read_index(runs_dir).values():
         arrays = store.load_npz(store.inside(runs_dir, entry["file"], "index file", nested=False))
@@ -194,6 +198,13 @@ def stored_nonfinite(folder: str | Path | None = None) -> dict[str, int]:
                 counts[kind] += int((~np.isfinite(a)).sum())
                 counts["numbers"] += int(a.size)
     return counts
+
+
+def _runs_dir(folder: str | Path | None) -> Path:
+    """The folder of stored runs: ``folder``, or the checkout's data/full/deq/runs."""
+    from .trained import runs_folder
+
+    return runs_folder() if folder is None else Path(store.check_path("folder", folder))
 
 
 def _read_index(folder: Path) -> dict[str, Any]:
@@ -221,8 +232,8 @@ def _replay(tree: Path, index: Path, steps: int, n_eval: int, names: list[str], 
                             cwd=tree, env=env)
 
 
-def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int = MIN_EVAL_IMAGES, names: list[str] | None = None,
-            folder: str | Path | None = None) -> dict[str, Any]:
+def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int = MIN_EVAL_IMAGES,
+            names: list[str] | None = None, folder: str | Path | None = None) -> dict[str, Any]:
     """Replay the stored runs with the code of ``old_commit`` and with today's; write the link if all agree.
 
     ``steps`` optimiser steps of each run (``names``: default every run in the index) and the initial model's
@@ -231,20 +242,18 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     digest must be the stored runs' (ValueError otherwise). ``change`` says, in a sentence, what changed between
     the two codes (kept in the link: the replay shows that the shared arithmetic did not move; what changed, and
     why the stored runs cannot have met it, is the certifier's statement)."""
+    import torch
+
     from ..companion.checks import check_int
     from .runs import code_version
-    from .trained import runs_folder
 
     if not isinstance(change, str) or len(change.strip()) < 20:
         raise ValueError(f"change must say in a sentence what changed between the two codes; got {change!r:.80}")
     check_int("steps", steps, MIN_STEPS, 2000)
     check_int("n_eval", n_eval, MIN_EVAL_IMAGES, 10_000)
-    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    runs_dir = _runs_dir(folder)
     stored_runs = _read_index(runs_dir)
-    if names is not None and (isinstance(names, str) or not isinstance(names, (list, tuple))
-                              or not all(isinstance(n, str) for n in names)):
-        raise TypeError(f"names must be None or a list of run names; got {names!r:.80}")
-    names = sorted(stored_runs) if names is None else list(names)
+    names = sorted(stored_runs) if names is None else check_strings("names", names, "run names")
     unknown = sorted(set(names) - set(stored_runs))
     if unknown:
         raise ValueError(f"names: {unknown} are not stored runs; stored: {sorted(stored_runs)}")
@@ -277,7 +286,7 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     link = {"from": str(old["code"]), "to": str(new["code"]), "change": change.strip(), "from_commit": commit_id,
             "to_commit": head,
             "steps": steps, "eval_images": n_eval, "machine": platform.machine(),
-            "cpu": _cpu_name(), "torch": _torch_version(),
+            "cpu": cpu_model(), "torch": torch.__version__,
             "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "runs": runs}
     if all(r["identical"] for r in runs.values()):
         links = [ln for ln in load_lineage(runs_dir) if (ln["from"], ln["to"]) != (link["from"], link["to"])]
@@ -288,9 +297,7 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
 def lineage_text(folder: str | Path | None = None) -> str:
     """One sentence for the book: which code trained the stored runs and what links it to today's."""
     from .runs import code_version
-    from .trained import runs_folder
-
-    runs_dir = runs_folder() if folder is None else Path(store.check_path("folder", folder))
+    runs_dir = _runs_dir(folder)
     stored_runs = _read_index(runs_dir)
     if not stored_runs:
         return "no run is stored"
@@ -313,21 +320,6 @@ def lineage_text(folder: str | Path | None = None) -> str:
             f"replay checks the arithmetic the codes share: {'; '.join(parts) or 'no link'}"
             if ok else f"the stored runs were trained by code {', '.join(codes)}, and no certified replay links it to "
             f"today's ({today}): they must be trained again")
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _torch_version() -> str:
-    import torch
-    return torch.__version__
 
 
 def main(argv: list[str] | None = None) -> int:
