@@ -186,6 +186,11 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
     values are refused, never cast to their real part."""
     if np.iscomplexobj(values) or (isinstance(values, (list, tuple)) and any(isinstance(v, complex) for v in values)):
         raise TypeError(f"{name} must hold real numbers; got complex values")
+    # numpy would read '0.1' as 0.1 and True as 1.0: a grid is numbers, never text or truth values
+    items = values if isinstance(values, (list, tuple)) else [values]
+    if (any(isinstance(v, (str, bytes, bool, np.bool_)) for v in items)
+            or (isinstance(values, np.ndarray) and values.dtype.kind in "USbO")):
+        raise TypeError(f"{name} must hold real numbers (not text or True/False); got {values!r}")
     try:
         arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):

@@ -30,7 +30,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_real, contract
+from ..companion.checks import check_bool, check_real, contract
 
 __all__ = ["MAX_BINARY_EDGES", "RELU_GAP", "enumerate_binary_edge_sets", "binary_edges_brute_force",
            "sigmoid_gate", "gated_values", "relative_position_log_prior", "priors_study"]
@@ -64,6 +64,18 @@ def _check_temperature(temperature: float) -> float:
     return check_real("temperature", temperature, minimum=0.0, strict=True)
 
 
+def _check_log_odds(log_odds, scores: torch.Tensor) -> None:
+    # a log-odds tensor is one per edge (or broadcast over edges): it must not widen the scores' shape
+    if isinstance(log_odds, torch.Tensor):
+        try:
+            shape = torch.broadcast_shapes(log_odds.shape, scores.shape)
+        except RuntimeError:
+            shape = None
+        if shape != scores.shape:
+            raise ValueError(f"log_odds must broadcast to the scores' shape {tuple(scores.shape)}; "
+                             f"got shape {tuple(log_odds.shape)}")
+
+
 @contract(scores="tensor:2", values="tensor:2", log_odds="realt", temperature="real:>0")
 def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odds: float | torch.Tensor = 0.0,
                              temperature: float = 1.0, weight_by_score: bool = False):
@@ -77,6 +89,8 @@ def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odd
     Returns marginals (m, n) and the expected value (m, d_v).
     """
     _check_temperature(temperature)
+    check_bool("weight_by_score", weight_by_score)
+    _check_log_odds(log_odds, scores)
     if scores.dim() != 2 or values.dim() != 2 or values.shape[0] != scores.shape[1]:
         raise ValueError(f"scores must be (m, n) and values (n, d_v); got {tuple(scores.shape)} and {tuple(values.shape)}")
     m, n = scores.shape
@@ -93,6 +107,7 @@ def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odd
 def sigmoid_gate(scores: torch.Tensor, log_odds: float | torch.Tensor = 0.0, temperature: float = 1.0) -> torch.Tensor:
     """Eq. (1) in closed form: ``sigma(s / T + logit rho)``, same shape as ``scores``."""
     _check_temperature(temperature)
+    _check_log_odds(log_odds, scores)
     return torch.sigmoid(scores / temperature + torch.as_tensor(log_odds, dtype=scores.dtype))
 
 
@@ -100,6 +115,10 @@ def sigmoid_gate(scores: torch.Tensor, log_odds: float | torch.Tensor = 0.0, tem
 def gated_values(scores: torch.Tensor, values: torch.Tensor, log_odds: float | torch.Tensor = 0.0,
                  temperature: float = 1.0, weight_by_score: bool = False) -> torch.Tensor:
     """The expected value of :func:`binary_edges_brute_force` in closed form: ``sum_j gate_ij c_ij v_j`` (..., m, d_v)."""
+    check_bool("weight_by_score", weight_by_score)
+    if values.shape[-2] != scores.shape[-1]:
+        raise ValueError(f"values must have one row per key ({scores.shape[-1]}, the last dimension of scores); "
+                         f"got shape {tuple(values.shape)}")
     gate = sigmoid_gate(scores, log_odds, temperature)
     return (gate * (scores if weight_by_score else 1.0)) @ values
 
@@ -142,6 +161,12 @@ def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.
     """
     from .edges import brute_force_graph_attention, graph_attention
 
+    if not (isinstance(limits, (tuple, list)) and len(limits) == 2):
+        raise TypeError(f"limits must be a pair (T_low, T_high) of temperatures; got {limits!r}")
+    for end, value in zip(("limits[0]", "limits[1]"), limits):
+        check_real(end, value, minimum=0.0, strict=True)
+    if not limits[0] < limits[1]:
+        raise ValueError(f"limits must be (T_low, T_high) with T_low < T_high (the hard end first); got {limits!r}")
     err_gate = err_value = err_ffn = err_rel = err_temp = 0.0
     hard_gaps, prior_gaps = [], []
     t_lo, t_hi = limits

@@ -77,6 +77,11 @@ def _scores(xi, patterns, beta, active):
                          f"{xi.shape[-1]} and {patterns.shape[-1]}")
     scores = torch.einsum("...d,...pd->...p", xi, patterns) * beta.unsqueeze(-1)
     if active is not None:
+        if active.dtype != torch.bool:
+            raise TypeError(f"active must be a bool tensor (which patterns are stored); got dtype {active.dtype}")
+        if active.dim() == 0 or active.shape[-1] != patterns.shape[-2]:
+            raise ValueError(f"active must have one entry per pattern ({patterns.shape[-2]}) in its last "
+                             f"dimension; got shape {tuple(active.shape)}")
         scores = scores.masked_fill(~active, -math.inf)
     return scores
 
@@ -228,6 +233,9 @@ def relaxation(dim: int, n_patterns: int, trials: int, betas: Sequence[float], s
     """Energy along ``steps`` updates from half-erased patterns (``trials`` memories of ``n_patterns``),
     above its value after ``converged_steps``: returns the gap (steps + 1, len(betas), trials) and the
     largest relative rise of the energy between two steps (the CCCP guarantee says ≤ 0)."""
+    if converged_steps < steps:
+        raise ValueError(f"converged_steps must be at least steps ({steps}): it is the reference the energy "
+                         f"along those steps is measured against; got {converged_steps}")
     patterns = random_patterns(n_patterns, dim, generator=generator, batch=(trials,))
     xi = erase_entries(patterns[:, 0], 0.5, generator=generator)
     beta = torch.tensor(list(betas), dtype=torch.float64)[:, None]

@@ -46,7 +46,15 @@ __all__ = ["log_partition", "log_partition_enumerated", "expectation_by_gradient
            "identity_study"]
 
 
+def _check_same_dim(x: torch.Tensor, k: torch.Tensor) -> None:
+    if x.shape[-1] != k.shape[-1]:
+        raise ValueError(f"k must have the dimension of x ({x.shape[-1]}) in its last axis; got shape {tuple(k.shape)}")
+
+
 def _log_prior(allowed: torch.Tensor, log_prior: torch.Tensor | None, like: torch.Tensor) -> torch.Tensor:
+    if log_prior is not None and log_prior.shape != allowed.shape:
+        raise ValueError(f"log_prior must have the shape of allowed {tuple(allowed.shape)} (one entry per edge); "
+                         f"got shape {tuple(log_prior.shape)}")
     lp = torch.zeros(allowed.shape, dtype=like.dtype, device=like.device) if log_prior is None else log_prior.to(like)
     lp = lp.masked_fill(~allowed.to(like.device), -math.inf)
     return lp - torch.logsumexp(lp, -1, keepdim=True)
@@ -95,6 +103,7 @@ def expectation_by_gradient(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, a
 def gaussian_log_potential(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """Eq. (2): ``ln N(x_i; k_j, I / beta)`` for every pair, by explicit differences. (..., m, n)."""
     check_real("beta (the precision of the Gaussian potential)", beta, minimum=0.0, strict=True)
+    _check_same_dim(x, k)
     d = x.shape[-1]
     sq = (x[..., :, None, :] - k[..., None, :, :]).pow(2).sum(-1)
     return -0.5 * beta * sq - 0.5 * d * math.log(2 * math.pi / beta)
@@ -125,13 +134,21 @@ def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: floa
     u = torch.linspace(-half_width, half_width, points, dtype=torch.float64) / math.sqrt(beta)
     x = k.to(torch.float64)[:, None] + u  # a grid centred on each key's mode
     quad = torch.trapezoid(torch.exp(beta * x * k[:, None] - 0.5 * beta * x ** 2), x, dim=-1)
-    return quad, math.sqrt(2 * math.pi / beta) * torch.exp(0.5 * beta * k.to(torch.float64) ** 2)
+    closed = math.sqrt(2 * math.pi / beta) * torch.exp(0.5 * beta * k.to(torch.float64) ** 2)
+    if not (torch.isfinite(quad).all() and torch.isfinite(closed).all() and torch.all(quad > 0)):
+        raise ValueError(f"beta ({beta!r}) and k: the partition function leaves float64's range "
+                         f"(sqrt(2 pi / beta) exp(beta k^2 / 2) must be finite and positive)")
+    return quad, closed
 
 
 @contract(x="tensor", k="tensor:>=2", beta="real:>0")
 def collapsed_log_likelihood(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """``ln p(x) = ln sum_j (1/n) N(x; k_j, I / beta)`` for an unknown node x (..., d) and parents k (..., n, d):
     the edge marginalised out under a uniform one-parent prior. Returns (...)."""
+    check_real("beta (the precision of the Gaussian potential)", beta, minimum=0.0, strict=True)
+    _check_same_dim(x, k)
+    if k.shape[-2] == 0:
+        raise ValueError(f"k must hold at least one parent (shape (..., n, d) with n >= 1); got shape {tuple(k.shape)}")
     lp = torch.distributions.MultivariateNormal(k, covariance_matrix=torch.eye(k.shape[-1], dtype=k.dtype) / beta)
     return torch.logsumexp(lp.log_prob(x[..., None, :]), dim=-1) - math.log(k.shape[-2])
 
