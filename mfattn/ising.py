@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mfattn.companion.checks import (check_alloc, check_array, check_choice, check_generator, check_int,
+from mfattn.companion.checks import (check_alloc, check_array, check_bool, check_choice, check_generator, check_int,
                                      check_positive, check_real)
 
 __all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
@@ -427,6 +427,7 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
     """
     J, X, S = _check_vector_model(J, X, prior_cov)
     _check_solver(damping, tol, max_iter, "ignore")
+    check_bool("adapt", adapt)
     n, _, d, _ = J.shape
     S_inv = np.linalg.inv(S)
     V = np.zeros((n, d, d)) if V is None else _as_float64(V, "V").copy()

@@ -208,8 +208,8 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
                 integer: bool = False, allow_int: bool = False) -> np.ndarray:
     """``value`` (a numpy array, torch tensor, number or nested list) as a numpy array of reals.
 
-    A complex array, or an integer or bool *array* where reals are expected, is refused (``TypeError``),
-    never cast; ``integer=True`` asks for whole numbers instead (integer dtype, or floats that are whole).
+    True/False (a bool array, a list of them, a lone bool), a complex array, and an integer *array* where reals are
+    expected are refused (``TypeError``), never cast; ``integer=True`` asks for whole numbers instead (integer dtype, or floats that are whole).
     ``allow_int=True`` accepts integer arrays too (counts where any number will do). Non-finite entries are
     refused when ``finite``; ``ndim`` is checked when given. Returns float64 (int64 when ``integer``)."""
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch tensor
@@ -222,7 +222,7 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
     kind = arr.dtype.kind
     if kind == "c":
         raise TypeError(f"{name} must hold real numbers; got complex dtype {arr.dtype}")
-    if kind not in "biuf" or (kind == "b" and declared is not None):
+    if kind not in "iuf":   # True/False are not numbers here, however they come (numpy would read them as 1/0)
         raise TypeError(f"{name} must be an array of numbers; got dtype {arr.dtype}")
     if integer:
         if kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):

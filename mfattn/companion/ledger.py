@@ -318,8 +318,15 @@ def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bo
 
 @contract(e="mapping")
 def basis(e: Mapping[str, Any]) -> str:
-    """What the verdict rests on (:data:`BASES`)."""
-    return e.get("basis") or ("full profile" if e.get("profile") == "full" else "quick run")
+    """What the verdict rests on (:data:`BASES`): the entry's ``basis``, else what its ``profile`` gives."""
+    if e.get("basis") is not None:
+        if e["basis"] not in BASES:
+            raise ValueError(f"e['basis'] must be one of {list(BASES)}; got {e['basis']!r}")
+        return e["basis"]
+    if e.get("profile") not in ("full", "quick"):
+        raise ValueError(f"e must name its basis or its profile ('full' or 'quick'); got basis None and profile "
+                         f"{e.get('profile')!r}")
+    return "full profile" if e["profile"] == "full" else "quick run"
 
 
 def anchor(claim_id: str) -> str:

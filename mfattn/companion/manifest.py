@@ -41,7 +41,7 @@ def figures_dir(profile: str, seed: int = 0) -> Path:
     from .checks import check_int
 
     check_profile(profile)
-    seed = check_int("seed", seed, 0)
+    seed = check_int("seed", seed, 0, 2**62)   # as reproduce and ChapterRun: seeds and their offsets are 64-bit
     env = os.environ.get("MFATTN_FIGURES")
     root = store.project_root()
     if env:
@@ -125,8 +125,12 @@ def tracked_changes(root: Path) -> str:
 
     if not check_path("root", root).is_dir():
         raise ValueError(f"root must be an existing folder (the checkout); got {os.fspath(root)!r}"[:200])
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/full"],
-                          cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
+    got = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/full"],
+                         cwd=root, capture_output=True, text=True, timeout=10)
+    if got.returncode != 0:   # not a work tree: "no changes" would be a lie
+        raise subprocess.SubprocessError(f"root {os.fspath(root)!r} is not a git work tree git can read: "
+                                         f"{got.stderr.strip()[:200]}")
+    return got.stdout.strip()
 
 
 def git_commit() -> str:
@@ -250,6 +254,8 @@ def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] |
     check_choice("kind", kind, tuple(_REQUIRED))
     if not isinstance(key, str):
         raise TypeError(f"key must be a string (a figure label, a result path or a chapter); got {type(key).__name__}")
+    if not key or ".." in key.replace("\\", "/").split("/"):   # a label or a path, never one that climbs
+        raise ValueError(f"key must be a figure label, a chapter or a result's path (no '..' in it); got {key!r}")
     if entry is not None:
         if not isinstance(entry, Mapping):
             raise TypeError(f"entry must be a mapping (or None to remove the key); got {type(entry).__name__}")

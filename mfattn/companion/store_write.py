@@ -44,7 +44,7 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
     where it sits: an object whose repr shows a memory address, a set whose items cannot be sorted. With
     ``json_only`` (the JSON writer) every value without a JSON form is a TypeError naming where it sits."""
     if isinstance(obj, dict):
-        if json_only:   # JSON's keys are strings; json.dumps turns numbers into strings, nothing else
+        if json_only or strict:   # JSON's keys are strings; json.dumps turns numbers into strings, nothing else
             bad = next((k for k in obj if k is not None and not isinstance(k, (str, int, float, np.number, np.bool_))),
                        None)
             if bad is not None:

@@ -266,6 +266,13 @@ def check_call_work(key: str, arguments: Mapping[str, Any], what: str | None = N
     one ValueError naming the parameter and ``MFATTN_MAX_WORK``); returns the units, None when not declared."""
     from .checks import check_work
 
+    entry = WORK.get(key) if isinstance(key, str) else None
+    if entry is not None:
+        if not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be the call's bound arguments (a mapping); got {type(arguments).__name__}")
+        if entry.parameter not in arguments:    # unbound arguments would pass the budget unchecked
+            raise ValueError(f"arguments must hold {entry.parameter!r}, the parameter that sets {key}'s work (bound "
+                             f"arguments, defaults applied); got the keys {sorted(map(str, arguments))}")
     work = work_of(key, arguments)
     if work is None:
         return None

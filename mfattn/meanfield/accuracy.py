@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import (check_alloc, check_array, check_choice, check_int, check_positive, check_real,
-                                check_work)
+from ..companion.checks import (check_alloc, check_array, check_bool, check_choice, check_int, check_positive,
+                                check_real, check_work)
 from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
 __all__ = ["METHODS", "TOL", "PATIENCE", "MODES", "still_relaxing", "plefka_parameter", "Comparison",
@@ -279,6 +279,9 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
         raise ValueError(f"betas must be a non-empty 1-d sequence of inverse temperatures: {err}") from None
     if betas.ndim != 1 or betas.size == 0:
         raise ValueError("betas must be a non-empty 1-d sequence of inverse temperatures")
+    if np.any(betas < 0):
+        raise ValueError(f"betas must be inverse temperatures >= 0; got {betas[betas < 0][0]:g}")
+    check_bool("progress", progress)
     check_int("instances", instances, 1), check_int("n", n, 2)
     check_alloc("instances", len(methods) * betas.size * instances * (n + 8) * 8)
     if n > MAX_EXACT_SPINS:
