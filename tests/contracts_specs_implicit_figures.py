@@ -95,7 +95,7 @@ def _ax():
 
 
 SPECS = {
-    F + "running_mean": Spec(lambda d: {"x": rng(d).normal(size=d(st.integers(1, 20))), "w": d(st.integers(1, 5))},
+    F + "running_mean": Spec(lambda d: {"x": rng(d).normal(size=d(st.integers(5, 20))), "w": d(st.integers(1, 5))},
                              domain={"w": "int>=1"}),
     F + "confusion": Spec(lambda d: {"cm": rng(d).integers(0, 30, (10, 10))}, call=closing),
     F + "settling": Spec(lambda d: {"snap_steps": _steps(4), "settle": np.abs(rng(d).normal(size=4)) + 1e-3},

@@ -163,12 +163,20 @@ def gaussian_cavity(J: Any, P: Any = 1.0) -> torch.Tensor:
     """(N, d, d) adaptive-TAP cavity variances ``V_i = P − [(P − J)⁻¹]_ii⁻¹`` of Gaussian spins (``Λ ≡ P``).
 
     ``J`` (N, N, d, d) couplings (any symmetry: for non-symmetric ``J`` these are the formal linear-response
-    equations); ``P`` a positive scalar or (d, d) prior precision. Raises if ``P − J`` is singular."""
+    equations); ``P`` a positive scalar or (d, d) prior precision (symmetric positive definite). Raises if ``P − J``
+    is singular."""
     from .meanfield import couplings_to_matrix
 
     J = _check_couplings(J)
     n, _, d, _ = J.shape
     Pd = _prior_precision(P, d, torch.float64)
+    asym = float((Pd - Pd.T).abs().max())
+    if asym > 1e-10 * float(Pd.abs().max()):
+        raise ValueError(f"P must be a symmetric positive definite (d, d) prior precision; got an asymmetric one "
+                         f"(max |P − Pᵀ| = {asym:.3g})")
+    if float(torch.linalg.eigvalsh(Pd)[0]) <= 0:
+        raise ValueError(f"P must be a symmetric positive definite (d, d) prior precision; got smallest eigenvalue "
+                         f"{float(torch.linalg.eigvalsh(Pd)[0]):.3g}")
     A = torch.block_diag(*([Pd] * n)) - couplings_to_matrix(J)
     if torch.linalg.matrix_rank(A) < n * d:
         raise ValueError("P − J is singular: the Gaussian model has no linear response at this P")

@@ -69,7 +69,15 @@ def solver_race(race: dict, rhos: Sequence[float], methods: Sequence[str], tol: 
 
 @contract(x="array:1", w="int:1")
 def running_mean(x: np.ndarray, w: int) -> np.ndarray:
-    """Mean over windows of ``w`` consecutive values (length len(x) - w + 1)."""
+    """Mean over windows of ``w`` consecutive values (length len(x) - w + 1; ``w`` at most len(x))."""
+    if w > len(x):
+        raise ValueError(f"w must be at most len(x) = {len(x)} (a window of the series); got {w}")
+    return _running_mean(x, w)
+
+
+@contract(x="array:1", w="int:1")
+def _running_mean(x: np.ndarray, w: int) -> np.ndarray:
+    """:func:`running_mean` with ``w`` clamped to ``[1, len(x)]`` (the figures' windows on short histories)."""
     w = max(1, min(w, len(x)))
     c = np.cumsum(np.insert(x, 0, 0.0))
     return (c[w:] - c[:-w]) / w
@@ -84,7 +92,7 @@ def mnist_training(h: dict, test_examples: int) -> plt.Figure:
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
     ax = axes[0]
     ax.plot(steps, h["loss"], color="C0", alpha=0.25, lw=0.8)
-    ax.plot(steps[w - 1:], running_mean(h["loss"], w), color="C0", label=f"running mean ({w} steps)")
+    ax.plot(steps[w - 1:], _running_mean(h["loss"], w), color="C0", label=f"running mean ({w} steps)")
     ax.set(xlabel="optimiser step", ylabel="training cross-entropy", title="training loss")
     ax.legend()
     ax = axes[1]
@@ -272,7 +280,7 @@ def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
         it = np.asarray(h[key], dtype=float)
         if np.isfinite(it).any():
             w = max(1, min(window, len(it) // 10))
-            ax.plot(np.arange(w, len(it) + 1), running_mean(it, w), color=color, label=label)
+            ax.plot(np.arange(w, len(it) + 1), _running_mean(it, w), color=color, label=label)
     ax.axhline(40, color="0.5", ls=":", lw=1)
     ax.set(xlabel="optimiser step", ylabel="Anderson evaluations per solve", title="solver work during training")
     ax.legend(fontsize=8)

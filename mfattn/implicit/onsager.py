@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from ..companion import caches, store
-from ..companion.checks import check_choice, contract
+from ..companion.checks import check_choice, check_real, check_tensor, contract
 from ..deq import solve
 from ..ising import MeanFieldWarning, adaptive_tap, sk_couplings
 
@@ -118,7 +118,18 @@ class OnsagerNet(nn.Module):
         self.double()
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """(..., F) -> (...) predicted corrections."""
+        """(..., F) -> (...) predicted corrections; ``features`` with another last dimension than the net's F is
+        a ValueError (it would broadcast, or fail inside torch)."""
+        if not isinstance(features, torch.Tensor):
+            raise TypeError(f"features must be a torch.Tensor (..., F); got {type(features).__name__}")
+        F = self.in_shift.shape[0]
+        if features.dim() < 1 or features.shape[-1] != F:
+            raise ValueError(f"features must have last dimension F = {F} (the net's input features); got shape "
+                             f"{tuple(features.shape)}")
+        return self._predict(features)
+
+    def _predict(self, features: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` unchecked, for the package's own loops (fits, solver iterations)."""
         return self.net((features - self.in_shift) / self.in_scale).squeeze(-1) * self.out_scale
 
 
@@ -146,7 +157,11 @@ def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, step
     (:func:`onsager_dataset`), from features at the adaptive-TAP fixed point; full-batch Adam
     on the mean squared error (``weight="plain"``) or on the mean over the training β of each β's relative squared
     error Σ_β (1/B) Σ_{i∈β}(f_i − c_i)² / Σ_{i∈β} c_i² (``weight="beta"``, :data:`FIT_WEIGHTS`). Returns the net and
-    its loss curve."""
+    its loss curve; ``lr`` above 1 (Adam moves every weight by about ``lr`` a step) is refused, and a fit that ends
+    with non-finite weights or losses is a ValueError naming ``lr``."""
+    check_real("lr", lr, minimum=0.0, maximum=1.0, strict=True)
+    for key in ("J", "h", "m", "c") + (("beta",) if weight == "beta" else ()):
+        check_tensor(f"data[{key!r}]", data[key])
     feats = onsager_features(data["J"], data["h"], data["m"], inputs)
     X = feats.reshape(-1, feats.shape[-1])
     y = data["c"].reshape(-1)
@@ -162,11 +177,14 @@ def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, step
     losses = []
     for _ in range(steps):
         opt.zero_grad()
-        loss = torch.mean((net(X) - y) ** 2) if w is None else torch.sum(w * (net(X) - y) ** 2)
+        loss = torch.mean((net._predict(X) - y) ** 2) if w is None else torch.sum(w * (net._predict(X) - y) ** 2)
         loss.backward()
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
+    if not (all(math.isfinite(v) for v in losses) and all(bool(torch.isfinite(p).all()) for p in net.parameters())):
+        raise ValueError(f"lr = {lr!r} let the fit diverge: non-finite weights or losses after {steps} steps (lower "
+                         f"lr, default 1e-2, or rescale data's corrections)")
     return net, losses
 
 
@@ -175,15 +193,30 @@ def amortised_mean_field(J: torch.Tensor, h: torch.Tensor, net: Optional[Onsager
                          max_iter: int = 500, tol: float = 1e-10, damping: float = 0.5) -> tuple[torch.Tensor, Any]:
     """Magnetisations of ``m_i = tanh(g_i − f_θ(·))``, ``g = h + J m`` (naive mean field when
     ``net`` is None), batched over instances: J (I, n, n), h (I, n) -> m (I, n) and the
-    :class:`~mfattn.deq.SolverStats` of the Anderson solve."""
+    :class:`~mfattn.deq.SolverStats` of the Anderson solve. ``h`` must be (I, n) for ``J`` (I, n, n), and ``net``
+    take the features of ``inputs`` (1 for ``"g"``, ``"m"``; 2 for ``"m+s"``, ``"m+b2"``)."""
     check_choice("inputs", inputs, ONSAGER_INPUTS)
+    if J.shape[1] != J.shape[2]:
+        raise ValueError(f"J must have shape (I, n, n); got {tuple(J.shape)}")
+    if h.shape != J.shape[:2]:
+        raise ValueError(f"h must have shape (I, n) = {tuple(J.shape[:2])} for J (I, n, n); got h {tuple(h.shape)}, "
+                         f"J {tuple(J.shape)}")
+    if net is not None:
+        if not isinstance(net, OnsagerNet):
+            raise TypeError(f"net must be an OnsagerNet or None; got {type(net).__name__}")
+        want = 1 if inputs in ("g", "m") else 2
+        if net.in_shift.shape[0] != want:
+            raise ValueError(f"net must take {want} input feature(s) for inputs={inputs!r}; got an OnsagerNet of "
+                             f"{net.in_shift.shape[0]}")
+    # the loop below predicts unchecked (the feature count is checked once here), unless a subclass has its own forward
+    predict = None if net is None else net._predict if type(net).forward is OnsagerNet.forward else net
 
     def f(m: torch.Tensor) -> torch.Tensor:
         g = h + torch.einsum("bij,bj->bi", J, m)
         if net is None:
             return torch.tanh(g)
         feats = g[..., None] if inputs == "g" else onsager_features(J, h, m, inputs)
-        return torch.tanh(g - net(feats))
+        return torch.tanh(g - predict(feats))
 
     with torch.no_grad():
         return solve(f, torch.zeros_like(h), method="anderson", max_iter=max_iter, tol=tol, damping=damping,

@@ -57,7 +57,8 @@ def _per_beta_error(pred: torch.Tensor, test: dict[str, Any], betas: Sequence[fl
     return float(np.mean(out))
 
 
-@contract(train=_DATA, test=_DATA, inputs="choice:g|m", bins="int:2")
+@contract(train=_DATA, test=_DATA, inputs="choice:g|m", bins="int:2",
+          alloc=lambda a: [("bins", 64 * (a["bins"] + 1))])   # the quantile grid, its edges and the per-bin sums
 def binned_bound(train: dict[str, Any], test: dict[str, Any], inputs: str = "g", bins: int = 50) -> dict[str, float]:
     """The β-weighted piecewise-constant E[c | x] (``bins`` training quantiles of x, :func:`site_variable`) and the
     β-weighted least-squares a·x, both fitted on ``train`` and scored on ``test`` at the training β: ``{"binned",
@@ -141,7 +142,7 @@ def two_part_stand_in(train: dict[str, Any], test: dict[str, Any], *, hidden: in
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     for _ in range(steps):      # the chapter's fit (onsager.fit_onsager_net, weight="beta") on the two-part input
         opt.zero_grad()
-        loss = torch.sum(w * (net(u_tr) - c) ** 2)
+        loss = torch.sum(w * (net._predict(u_tr) - c) ** 2)   # forward unchecked: the two features are ours
         loss.backward()
         opt.step()
         sched.step()

@@ -64,7 +64,22 @@ def adjoint_map(layer: MeanFieldAttention, x: torch.Tensor,
                 m_star: Optional[torch.Tensor] = None) -> Callable[[torch.Tensor], torch.Tensor]:
     """``v ↦ J_fᵀ v`` for (B, N, d) ``v``, ``J_f = ∂f/∂m`` of the layer's update at ``m_star`` (B, N, d)
     (default: the layer's own fixed point for the sources ``x``). Samples do not mix: sample b's
-    ``J_f`` depends on ``x[b], m_star[b]`` only."""
+    ``J_f`` depends on ``x[b], m_star[b]`` only. A ``v`` of another shape than ``x`` is a ValueError."""
+    vjp = _adjoint_map(layer, x, m_star)
+    shape = tuple(x.shape)
+
+    def checked(v: torch.Tensor) -> torch.Tensor:
+        if not isinstance(v, torch.Tensor):
+            raise TypeError(f"v must be a torch.Tensor of the shape of x {shape}; got {type(v).__name__}")
+        if tuple(v.shape) != shape:
+            raise ValueError(f"v must have the shape of x {shape}; got {tuple(v.shape)}")
+        return vjp(v)
+    return checked
+
+
+def _adjoint_map(layer: MeanFieldAttention, x: torch.Tensor,
+                 m_star: Optional[torch.Tensor] = None) -> Callable[[torch.Tensor], torch.Tensor]:
+    """:func:`adjoint_map` whose map does not check ``v`` (for the package's own loops over it)."""
     layer = _check_layer(layer)
     x = _check_source(x, layer.num_spins, layer.dim, next(layer.parameters()).dtype).detach()
     m_star = _fixed_point(layer, x, m_star)
@@ -98,7 +113,7 @@ def jacobian_spectral_radius(layer: MeanFieldAttention, x: torch.Tensor, m_star:
     """
     iters = check_int("iters", iters, 2)
     check_int("seed", seed, 0)
-    vjp = adjoint_map(layer, x, m_star)
+    vjp = _adjoint_map(layer, x, m_star)
     B, n, d = x.shape
     gen = torch.Generator().manual_seed(seed)
     v = torch.randn(B, n * d, generator=gen, dtype=torch.float64).to(x.dtype).to(x.device).view(B, n, d)
@@ -142,7 +157,7 @@ def resolvent_norm(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[
     which is what a Newton-like solver's work follows (Anderson's steps solve with ``I − J_f``), where ``ρ(J_f)``
     says only whether plain iteration contracts. ``J_f`` (B, N·d, N·d) is built from ``N·d`` vector-Jacobian
     products over the whole batch (:func:`adjoint_map`: row k of every sample's ``J_f`` at once); float64 SVD."""
-    vjp = adjoint_map(layer, x, m_star)
+    vjp = _adjoint_map(layer, x, m_star)
     B, n, d = x.shape
     basis = torch.eye(n * d, dtype=x.dtype, device=x.device)
 
@@ -338,9 +353,13 @@ def unit_crossing(steps: Sequence[float], values: Sequence[float], level: float 
 
 @contract(first="real", stays="real")
 def crossing_text(first: float, stays: float) -> str:
-    """:func:`unit_crossing`'s result as words (numbers glued into the chapter's prose)."""
+    """:func:`unit_crossing`'s result as words (numbers glued into the chapter's prose). A ``first < 0`` reads as no
+    crossing; ``stays`` must be ``-1`` (never) or a step ``>= first`` (a ValueError otherwise, as unit_crossing
+    never returns one)."""
     if first < 0:
         return "at no kept step"
+    if 0 <= stays < first:
+        raise ValueError(f"stays must be -1 (never) or a step >= first ({first:g}); got {stays:g}")
     if stays == first:
         return f"from step {first:,.0f} on"
     if stays >= 0:
@@ -396,7 +415,8 @@ def held_out_r2(predictor: Sequence[float], target: Sequence[float]) -> float:
     """Out-of-sample R² of ``target`` from ``predictor`` ((m,) each, in the order of the kept steps, m ≥ 6): the line
     fitted on the first half of the steps predicts the second half; ``1 − SSE/SST`` on that half (SST about the held-out
     half's own mean, so a prediction no better than that mean scores ≤ 0, and a trend carried over scores > 0 only
-    as far as the fitted slope and offset carry)."""
+    as far as the fitted slope and offset carry). NaN where R² is undefined: the first half's predictor is constant
+    (no line to fit) or the held-out target is (SST = 0); :mod:`.seed_numbers` keeps that NaN as "no value"."""
     x, y = check_array("predictor", predictor, allow_int=True), check_array("target", target, allow_int=True)
     if x.ndim != 1 or x.shape != y.shape or x.size < 6:
         raise ValueError(f"predictor and target must be 1-d series of one length, at least 6; got shapes {x.shape} "

@@ -18,7 +18,7 @@ from torch import nn
 
 from .correction import coupling_asymmetry  # the one definition, shared with Chapter 2 (re-exported here)
 from .meanfield import MeanFieldAttention, _check_source
-from ..companion.checks import contract
+from ..companion.checks import check_bool, check_tensor, contract
 
 __all__ = ["value_map_off_block", "to_multihead_attention", "to_transformer_block", "naive_trajectory", "softmax_naive_fixed_point",
            "naive_contraction_rate", "token_spread", "one_step_identities", "steps_study", "sharpness_study",
@@ -98,6 +98,9 @@ def naive_trajectory(layer: MeanFieldAttention, x: torch.Tensor, steps: int, *, 
     steps = int(steps)
     if steps < 0:
         raise ValueError(f"steps must be >= 0; got {steps}")
+    residual, lin_response = check_bool("residual", residual), check_bool("lin_response", lin_response)
+    if m0 is not None and m0.shape != x.shape:
+        raise ValueError(f"m0 must have the shape of x {tuple(x.shape)}; got {tuple(m0.shape)}")
     cache = layer.prepare(x)
     src = x if residual else torch.zeros_like(x)
     m = x if m0 is None else m0
@@ -118,6 +121,7 @@ def softmax_naive_fixed_point(layer: MeanFieldAttention, x: torch.Tensor, *, res
     """
     _check_softmax_layer(layer)
     x = _check_source(x, layer.num_spins, layer.dim)
+    residual = check_bool("residual", residual)
     B, n, d = x.shape
     with torch.no_grad():
         A = layer.attention_matrix(x)                                          # (B, h, N, N)
@@ -138,6 +142,7 @@ def naive_contraction_rate(layer: MeanFieldAttention, x: torch.Tensor, *, eigen:
     which diagonalises the (Nd)×(Nd) Jacobian of every sample (any number of heads)."""
     _check_softmax_layer(layer)
     x = _check_source(x, layer.num_spins, layer.dim)
+    eigen = check_bool("eigen", eigen)
     B, n, d = x.shape
     with torch.no_grad():
         if layer.heads == 1 and not eigen:
@@ -202,6 +207,7 @@ def one_step_identities(x: torch.Tensor, generators: dict[int, torch.Generator])
     """max |difference| of the two identities for softmax layers with 1 and 2 heads (weights from
     ``generators[heads]``): one naive step = ``x + MultiheadAttention(x)``; one corrected step = an encoder
     block without LayerNorm. ``x`` (B, N, d) float64."""
+    check_tensor("x", x, dtype=torch.float64)   # the layers are float64: a float32 x would fail inside torch
     _, N, d = x.shape
     out = {}
     for heads in (1, 2):

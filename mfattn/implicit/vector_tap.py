@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import nn
 
-from ..companion.checks import check_alloc, check_choice, check_int, contract
+from ..companion.checks import check_alloc, check_bool, check_choice, check_int, contract
 from ..deq import SOLVERS, deq_fixed_point
 from .meanfield import SYMMETRIES, _check_source, _positive_int, couplings_to_matrix, symmetrise_couplings
 
@@ -62,7 +62,7 @@ class VectorSpinTAP(nn.Module):
         n, d = _positive_int("num_spins", num_spins), _positive_int("dim", dim)
         self.num_spins, self.dim = n, d
         self.symmetry = check_choice("symmetry", symmetry, SYMMETRIES)
-        self.lin_response = bool(lin_response)
+        self.lin_response = check_bool("lin_response", lin_response)
         self.solver = check_choice("solver", solver, SOLVERS)
         self.grad = check_choice("grad", grad, ("implicit", "phantom"))
         self.max_iter, self.tol = max_iter, tol
@@ -73,6 +73,9 @@ class VectorSpinTAP(nn.Module):
         P = torch.as_tensor(prior_precision, dtype=torch.get_default_dtype())
         if P.dim() == 0:
             P = P * torch.eye(d)
+        if P.dim() == 2 and P.shape != (d, d):
+            raise ValueError(f"prior_precision must be a scalar, (d, d) = ({d}, {d}) or (N, d, d); got shape "
+                             f"{tuple(P.shape)}")
         if P.dim() == 2:
             P = P.expand(n, d, d)
         if P.shape != (n, d, d):
@@ -173,8 +176,13 @@ def explicit_tap_cost(sizes: Sequence[tuple[int, int]], *, batch: int = 1, repea
     """Wall time of one :meth:`VectorSpinTAP.cavity_update` (the O((Nd)³) linear-response step)
     for each ``(N, d)`` in ``sizes``; the best of ``repeats`` runs.
 
-    Returns a list of ``{"N", "d", "Nd", "seconds"}`` dicts (for a log-log plot against N·d).
+    Returns a list of ``{"N", "d", "Nd", "seconds"}`` dicts (for a log-log plot against N·d). ``dtype``:
+    ``torch.float64`` or ``torch.float32``.
     """
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype (torch.float64 or torch.float32); got {type(dtype).__name__}")
+    if dtype not in (torch.float64, torch.float32):
+        raise ValueError(f"dtype must be torch.float64 or torch.float32 (the update inverts matrices); got {dtype}")
     sizes = _check_sizes(sizes)
     out = []
     gen = torch.Generator().manual_seed(seed)
