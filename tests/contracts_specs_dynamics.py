@@ -161,7 +161,7 @@ SPECS = {
                                      domain={"max_y": ">0", "bins": "int>=1"}),
     Y + "diagnostics:bin_counts": Spec(lambda d: {"m1": rng(d).uniform(-1, 1, (2, 20)), "max_y": 1.0},
                                        domain={"bins": "int>=1"}, sizes={"bins": 10**12}),
-    Y + "diagnostics:bin_count_bounds": Spec(lambda d: {"levels": [np.array([0.1, 0.2])], "max_y": 1.0, "fine": 64,
+    Y + "diagnostics:bin_count_bounds": Spec(lambda d: {"levels": [np.array([0, 1])], "max_y": 1.0, "fine": 64,
                                                         "bins": 5},
                                              domain={"max_y": ">0", "fine": "int>=1", "bins": "int>=1"}),
     Y + "diagnostics:classify": Spec(lambda d: {"counts": np.array([3, 100, 4000])},

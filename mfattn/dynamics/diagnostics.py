@@ -99,6 +99,12 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
             raise TypeError(f"levels[{i}] must be an array of integer levels; got {type(lv).__name__}") from None
         if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
             raise TypeError(f"levels[{i}] must be an array of finite integer levels; got dtype {arr.dtype}")
+        if arr.dtype.kind == "f" and not np.all(arr == np.floor(arr)):
+            raise ValueError(f"levels[{i}] must hold whole numbers (fine levels); got "
+                             f"{arr[arr != np.floor(arr)][0].item()!r}")
+        if arr.size and (arr.min() < 0 or arr.max() >= fine):
+            raise ValueError(f"levels[{i}] must hold levels in [0, fine - 1] = [0, {fine - 1}]; got "
+                             f"{(arr.min() if arr.min() < 0 else arr.max()).item()!r}")
     if 2 * max_y / bins <= 2 / fine:
         raise ValueError(f"max_y ({max_y}) too small for fine levels ({fine}): a paper bin must be wider than a level")
     lo = np.empty(len(levels), dtype=np.int64)
@@ -121,6 +127,9 @@ def confusion(classes, period, lam, tol: float = 1e-3) -> np.ndarray:
     c, p, lam = (np.asarray(x) for x in (classes, period, lam))
     if not c.shape == p.shape == lam.shape or c.ndim != 1:
         raise ValueError(f"classes, period and lam must be 1-d of one length; got {c.shape}, {p.shape}, {lam.shape}")
+    if c.size and (c.min() < 0 or c.max() >= len(CLASS_NAMES)):
+        raise ValueError(f"classes must hold class indices 0, 1, 2 ({', '.join(CLASS_NAMES)}); got "
+                         f"{(c.min() if c.min() < 0 else c.max()).item()!r}")
     col = np.where(p > 0, 0, np.where(lam > tol, 2, 1))
     out = np.zeros((3, 3), dtype=np.int64)
     np.add.at(out, (c.astype(np.int64), col), 1)

@@ -23,11 +23,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..companion.checks import check_grid, contract
+from ..companion.checks import check_bool as _check_bool, check_grid, contract
 from ..companion.checks import check_int as _check_int
 from .backends import BACKENDS
 from .backends import ops_for as _ops
-from .model import MeanFieldModel, load_context, paper_model
+from .model import MeanFieldModel, check_model, load_context, paper_model
 
 __all__ = ["BACKENDS", "SimulationResult", "simulate", "largest_lyapunov"]
 
@@ -299,6 +299,9 @@ def _tangent_start(M: int, L: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def _grid(betas, gamma, epsilon):
     # β >= 0: the output gain is an inverse temperature (β < 0 would flip the sign of the readout,
     # a different model that the paper does not consider).
+    if isinstance(betas, (str, bytes)) or (isinstance(betas, np.ndarray) and betas.dtype.kind in "US") or (
+            isinstance(betas, (list, tuple)) and any(isinstance(v, (str, bytes, np.str_)) for v in betas)):
+        raise TypeError(f"betas must hold numbers, not strings (no text is read as β); got {betas!r:.60}")
     b = check_grid("betas", betas, minimum=0.0)
     try:
         g = np.broadcast_to(np.asarray(gamma, dtype=np.float64), b.shape).copy()
@@ -405,6 +408,12 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     """
     _steps(steps, transient)
     _check_int("block", block, 1)
+    _check_bool("save", save), _check_bool("lyapunov", lyapunov)
+    if model is not None:
+        check_model(model)
+    for name, fn in (("sampler", sampler), ("block_callback", block_callback)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be None or a callable; got {type(fn).__name__} {fn!r:.40}")
     model = model or paper_model()
     b, g, e = _grid(betas, gamma, epsilon)
     _check_saved_memory(b.size, steps - transient, model.num_features, save)

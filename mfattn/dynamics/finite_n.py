@@ -24,7 +24,7 @@ import numpy as np
 
 from ..companion.checks import check_grid, check_int, check_real, contract
 from .engine import SimulationResult, simulate
-from .model import MeanFieldModel, paper_model
+from .model import MeanFieldModel, check_model, paper_model
 
 __all__ = ["class_sizes", "binomial_sampler", "direct_sampler", "simulate_finite", "error_vs_n", "SAMPLERS",
            "NetworkResult", "network_token_model", "simulate_network", "network_error_vs_n", "lattice_chi2_z"]
@@ -201,6 +201,9 @@ def network_token_model(model: MeanFieldModel, epsilon: float = 0.02) -> MeanFie
     mean-field code starts from the plain average over all ``N_SE + P`` units (``model.token``). The two
     starts differ by O(ε) (about 1e-2 here); comparisons of the network with the map start both from this one.
     """
+    check_model(model)
+    if not model.weights:
+        raise ValueError("model must carry its weight matrices (build it with paper_model)")
     check_real("epsilon", epsilon, minimum=0.0, maximum=1.0)
     P = _pe_bits(model)
     M = model.num_features

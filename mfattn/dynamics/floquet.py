@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real, check_work, contract
+from ..companion.checks import check_grid, check_int, check_real, check_work, contract
 from .engine import _grid, simulate
 from .model import MeanFieldModel, paper_model
 from .tangent_space import TangentFlow, state_dimension, stored_dimension
@@ -57,6 +57,10 @@ def monodromy(betas, state: np.ndarray, period: int, *, gamma=220.0, epsilon=0.0
     monodromy ``J = ∂F^n/∂x`` (B, D, D), pushing the D unit vectors through n = ``period`` steps."""
     model = model or paper_model()
     D = stored_dimension(model)
+    B = np.size(check_grid("betas", betas))
+    if np.shape(state) != (B, D):
+        raise ValueError(f"state must have shape (B, D) = ({B}, {D}): one stored state (A and the window of "
+                         f"(m^v, m^k) pairs) per β; got {np.shape(state)}")
     # the D tangent vectors ride along each of the period steps of every state
     check_work(f"period={period}", int(period) * np.shape(state)[0] * (D + 1), what="monodromy()",
                unit="state-steps (states × (D + 1) × period)")
@@ -142,6 +146,8 @@ def neimark_sacker(result: FloquetResult) -> dict:
     circle. Returns ``{"beta": β_NS, "angle": θ (radians, in [0, π]), "rotation": θ/2π, "modulus_below",
     "modulus_above", "complex": whether the crossing pair is complex}``; ``beta`` NaN if no crossing.
     """
+    if not isinstance(result, FloquetResult):
+        raise TypeError(f"result must be a FloquetResult (floquet_multipliers' output); got {type(result).__name__}")
     b, mod = result.betas, result.modulus
     mu = result.multipliers[:, 0]
     ok = np.isfinite(mod)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real, contract
+from ..companion.checks import check_array, check_int, check_real, contract
 from .model import MeanFieldModel
 
 __all__ = ["initial_state", "step", "trajectory"]
@@ -48,10 +48,24 @@ def step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float =
     The context holds ``min(t + 1, L)`` valid slots: fewer after the token start, all L from a saved
     context (whose next step is t = L, as in the paper's code).
     """
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a MeanFieldModel (mfattn.dynamics.model); got {type(model).__name__}")
     if not isinstance(state, dict) or not {"A", "mv", "mk"} <= state.keys():
         raise ValueError("state must be a map state: a dict with 'A', 'mv' and 'mk' (initial_state or a previous "
                          f"step's); got {type(state).__name__}" + (f" with keys {sorted(state)}" if isinstance(state, dict)
                                                                    else ""))
+    M, L = model.num_features, model.context_size
+    for key, shape in (("A", (M,)), ("mv", (L, M)), ("mk", (L, M))):
+        arr = check_array(f"state[{key!r}]", state[key], allow_int=True)   # finite reals: NaN would step to NaN
+        if arr.shape != shape:
+            raise ValueError(f"state[{key!r}] must have shape {shape} (M = {M} features, L = {L} slots); "
+                             f"got {arr.shape}")
+    return _step(model, state, t, beta, gamma, epsilon)
+
+
+def _step(model: MeanFieldModel, state: dict, t: int, beta: float, gamma: float = 220.0,
+          epsilon: float = 0.02) -> tuple[dict, np.ndarray]:
+    """:func:`step` without its checks (the loop of :func:`trajectory`, whose arguments are checked once)."""
     M, L = model.num_features, model.context_size
     # s^x_b = Σ_c (n_c/N_SE) W^x_cb tanh(β W^o_c·A): rows of class_sign are [o; v; k; q], (4M, C).
     T = np.tanh(model.o_classes @ state["A"] * beta)  # (C,)
@@ -83,6 +97,6 @@ def trajectory(model: MeanFieldModel, beta: float, steps: int, gamma: float = 22
     state = initial_state(model)
     out = [model.token[:model.num_features]]
     for t in range(1, steps):
-        state, m_o = step(model, state, t, beta, gamma, epsilon)
+        state, m_o = _step(model, state, t, beta, gamma, epsilon)
         out.append(m_o)
     return np.array(out)

@@ -16,7 +16,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..companion import store
-from ..companion.checks import check_int as _check_int, check_path as _check_path, contract
+from ..companion.checks import check_array as _check_array, check_int as _check_int, check_path as _check_path
+from ..companion.checks import contract
 
 __all__ = ["PAPER", "PROTOCOLS", "SYMMETRISATIONS", "paper_weights", "MeanFieldModel", "paper_model", "symmetrised_model",
            "token_context", "load_context"]
@@ -133,10 +134,22 @@ def paper_model(seed: int = 1, num_features: int = 3, semantic_size: int = 99, p
         raise ValueError(f"context_size L must be a power of two (1, 2, 4, ...); got {L!r}")
     if L > 2 ** pe_bits:
         raise ValueError(f"context_size L={L} needs at least log2(L) positional bits; pe_bits={pe_bits}")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise TypeError(f"weights must be a mapping of 'o', 'v', 'q', 'k' to (M, N) arrays; "
+                        f"got {type(weights).__name__}")
     W = dict(weights) if weights is not None else paper_weights(seed, num_features, semantic_size, pe_bits, segments)
     for name in ("o", "v", "q", "k"):
         if name not in W:
             raise ValueError(f"weights must hold 'o', 'v', 'q', 'k'; missing {name!r}")
+    if weights is not None:   # finite (M, N) matrices of one shape, with N > pe_bits (semantic and positional units)
+        shape = _check_array("weights['o']", W["o"], ndim=2, allow_int=True).shape
+        for name in ("v", "q", "k"):
+            if _check_array(f"weights[{name!r}]", W[name], ndim=2, allow_int=True).shape != shape:
+                raise ValueError(f"weights[{name!r}] must have the shape of weights['o'] {shape}; "
+                                 f"got {np.shape(W[name])}")
+        if shape[1] <= pe_bits:
+            raise ValueError(f"weights must have more than pe_bits = {pe_bits} columns (semantic units, then the "
+                             f"positional bits); got shape {shape}")
     M, N = W["o"].shape
     nse = N - pe_bits
     if not 0 <= token_index < M:
@@ -210,5 +223,14 @@ def load_context(path: str | Path) -> dict[str, np.ndarray]:
     for key, value in data.items():   # a context is a state of the map: finite real numbers
         if value.dtype.kind not in "fiu" or not np.all(np.isfinite(value)):
             raise ValueError(f"context file {path}: {key} must hold finite real numbers")
+    mv = data["mv_window"]   # (L, M), or (B, L, M) for a batch; the others agree with it
+    if mv.ndim not in (2, 3):
+        raise ValueError(f"path: the context's mv_window must have shape (L, M) or (B, L, M); got {mv.shape} "
+                         f"in {path}")
+    vec = mv.shape[:-2] + mv.shape[-1:]
+    for key, shape in (("mk_window", mv.shape), ("att_window", vec), ("mq_window", vec)):
+        if key in data and data[key].shape != shape:
+            raise ValueError(f"path: the context's {key} must have shape {shape} (from mv_window {mv.shape}); got "
+                             f"{data[key].shape} in {path}")
     return data
 

@@ -163,6 +163,13 @@ def attractor_kind(row: Mapping[str, Any], chaotic_above: float = 1e-3) -> str:
     """A census row's attractor in words: ``period p``, ``chaotic`` (no period, λ_max above ``chaotic_above``
     from every start), ``island chain of q`` (no period, the section splits into q > 1 pieces visited in turn)
     or ``closed curve``."""
+    check_int("row['period']", row["period"], 0)
+    check_int("row['islands']", row["islands"], 1)
+    lam = row["lyapunov"]
+    if isinstance(lam, (str, bytes)) or not hasattr(lam, "__len__"):
+        raise TypeError(f"row['lyapunov'] must be a sequence of λ_max (census_rows' [min, max]); "
+                        f"got {type(lam).__name__}")
+    check_grid("row['lyapunov']", lam)   # non-empty, finite reals
     if row["period"]:
         return f"period {row['period']}"
     if min(row["lyapunov"]) > chaotic_above:

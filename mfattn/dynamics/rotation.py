@@ -226,6 +226,8 @@ def plateaus(result: RotationResult, max_gap: int = MAX_GAP, min_points: int = 1
     how many runs were merged; ``strobe_cycles`` the distinct-point counts at those points (q, 2q, 4q after period
     doublings); ``lambda_max`` the largest λ_max over them (< 0).
     """
+    if not isinstance(result, RotationResult):
+        raise TypeError(f"result must be a RotationResult (rotation_number's output); got {type(result).__name__}")
     check_int("max_gap", max_gap, 0)
     check_int("min_points", min_points, 1)
     b = np.asarray(result.betas)

@@ -360,10 +360,13 @@ def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *
     return res, context
 
 
-@contract(rows="int:1", alloc=lambda a: [("rows", 8 * a["rows"] * max(1, len(a["res"].betas)))])
+@contract(rows="int:1", alloc=lambda a: [("rows", 8 * a["rows"] * max(1, len(a["res"].betas) if isinstance(
+          a["res"], SweepResult) else 1))])
 def all_values_image(res: SweepResult, rows: int = 1000) -> np.ndarray:
     """The paper's Fig. 3 first form as an image: (rows, B) bool, True where some saved m^o_1 of β falls
     in that row of ``rows`` equal bins over [−1, 1] (from the fine levels; every saved value, not a section)."""
+    if not isinstance(res, SweepResult):
+        raise TypeError(f"res must be a SweepResult (sweep's output); got {type(res).__name__}")
     _check_int("rows", rows, 2)
     img = np.zeros((rows, res.betas.size), dtype=bool)
     for i, lv in enumerate(res.levels):

@@ -56,11 +56,16 @@ class TangentFlow:
     def __init__(self, betas, k: int, init: Any = "token", *, gamma=220.0, epsilon=0.02,
                  model: MeanFieldModel | None = None, backend: str = "numpy", device=None):
         self.model = model or paper_model()
+        check_model(self.model)
+        D = stored_dimension(self.model)
+        if k > D:   # a basis (B, D, k) of the stored state: lyapunov_spectrum asks for k <= L M, monodromy for k = D
+            raise ValueError(f"k must be at most the stored dimension D = M (1 + 2 L) = {D} (tangent vectors of the "
+                             f"stored state; at most L M = {state_dimension(self.model)} are independent); got {k}")
         b, g, e = _grid(betas, gamma, epsilon)
         self.betas, self.gamma, self.epsilon = b, g, e
         self.B, self.k = b.size, int(k)
         self.M, self.L = self.model.num_features, self.model.context_size
-        self.D = stored_dimension(self.model)
+        self.D = D
         rep = lambda a: np.repeat(a, self.k)  # noqa: E731  index of (β i, vector j) is i k + j
         if isinstance(init, Mapping):
             init = {name: _repeat_context(np.asarray(v), self.B, self.k, name) for name, v in init.items()}

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import autocorrelation, envelope_decay_time, island_count, stroboscopic_section
-from ..companion.checks import check_array, check_int, check_real, check_rule, contract
+from ..companion.checks import check_alloc, check_array, check_int, check_real, check_rule, check_work, contract
 
 __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control",
            "memory_numbers", "map_deviations", "context_deviation", "window_control"]
@@ -199,6 +199,17 @@ def map_deviations(model, n: int = 256, seed: int = 0) -> dict[str, Any]:
     and ``n``, ``seed``."""
     import itertools
 
+    from .model import check_model
+
+    check_model(model)
+    check_int("n", n, 1)
+    if not model.weights:
+        raise ValueError("model must carry its weight matrices (build it with paper_model)")
+    M_, N_units = model.num_features, model.weights["o"].shape[1]
+    # β (n,), A (n, M) and two lists of n Python floats; each point sums over the 4M outputs and the units
+    check_alloc(f"n={n}", n * (8 * (M_ + 1) + 2 * 32), what="the random points and the deviations")
+    check_work(f"n={n}", n * 4 * M_ * (N_units + 2 ** (M_ - 1)), what="map_deviations()",
+               unit="products (points × 4M outputs × (units + 2^(M-1) σ))")
     rng = np.random.default_rng(seed)
     M, nse = model.num_features, model.weights["o"].shape[1] - 2
     W = {x: np.asarray(model.weights[x], dtype=np.float64)[:, :nse] for x in "ovkq"}
@@ -221,6 +232,11 @@ def context_deviation(ours, reference, keys=("mv_window", "mk_window", "mq_windo
     """The largest absolute difference between two contexts over ``keys`` (ours against the paper code's)."""
     for name, ctx in (("ours", ours), ("reference", reference)):
         check_rule(name, ctx, "mapping:" + "|".join(keys))
+    for k in keys:   # finite arrays of one shape: NaN would give a NaN deviation, a shape mismatch a broadcast error
+        a = check_array(f"ours[{k!r}]", ours[k], allow_int=True)
+        b = check_array(f"reference[{k!r}]", reference[k], allow_int=True)
+        if a.shape != b.shape:
+            raise ValueError(f"reference[{k!r}] must have the shape of ours[{k!r}] {a.shape}; got {b.shape}")
     return float(max(np.abs(np.asarray(ours[k], dtype=np.float64) - np.asarray(reference[k], dtype=np.float64)).max()
                      for k in keys))
 
@@ -263,6 +279,8 @@ def plain(obj):
         return {k: plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, np.ndarray)):
         return [plain(v) for v in obj]
+    if isinstance(obj, (complex, np.complexfloating)):
+        raise TypeError(f"obj must hold real numbers (JSON has no complex numbers); got {obj!r}")
     if isinstance(obj, np.generic):
         return obj.item()
     return obj
