@@ -262,14 +262,14 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             diagonal of the per-sample residual-difference Gram matrix; default 1e-10 in
             float64, 1e-5 otherwise), ``eps`` (1e-12), ``divergence_factor`` (1e6: stop a
             sample whose absolute residual exceeds this multiple of its best),
-            ``on_fail`` (``"warn"``, ``"raise"``, ``"ignore"``), ``label`` (for messages).
+            ``on_fail`` (``"warn"``, ``"raise"``, ``"ignore"``), ``label`` (for messages). A map that is NaN or
+            inf at every iterate of a sample raises :class:`SolverDivergedError` unless ``on_fail="ignore"``.
 
     Returns:
-        ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best
-        iterate; ``stats`` is a :class:`SolverStats`. Runs without building a graph of the
-        iterations (``f`` may still call ``torch.autograd.grad`` internally). Every ``f(x)``
-        is kept until the end, for the best-iterate pick: memory for the iterations run
-        (``iterations · B · n`` numbers), the price of a loop with fewer operations per iteration.
+        ``(z, stats)``: ``z`` (shape of ``z0``) is ``f`` evaluated at each sample's best iterate; ``stats`` is a
+        :class:`SolverStats`. Runs without building a graph of the iterations (``f`` may still call
+        ``torch.autograd.grad`` internally). Every ``f(x)`` is kept until the end, for the best-iterate pick:
+        memory for the iterations run (``iterations · B · n`` numbers), the price of fewer operations per iteration.
     """
     if not callable(f):
         raise TypeError(f"f must be a callable z -> f(z) (the map whose fixed point is sought); got {type(f).__name__}")

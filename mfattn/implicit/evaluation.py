@@ -80,5 +80,7 @@ def settling_curve(norms: np.ndarray) -> np.ndarray:
     norms = np.asarray(norms, dtype=np.float64)
     if norms.ndim != 3 or norms.shape[1] != norms.shape[2]:
         raise ValueError(f"norms must have shape (S, N, N); got {norms.shape}")
+    if len(norms) < 1:
+        raise ValueError(f"norms must hold at least one snapshot (S >= 1 in (S, N, N)); got shape {norms.shape}")
     final = norms[-1]
     return np.linalg.norm((norms - final).reshape(len(norms), -1), axis=1) / np.linalg.norm(final)

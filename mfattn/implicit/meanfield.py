@@ -61,6 +61,9 @@ def symmetrise_couplings(weight: torch.Tensor, symmetry: Optional[str]) -> torch
         (N, N, d, d) couplings ``J`` with ``J_ii = 0``.
     """
     check_choice("symmetry", symmetry, SYMMETRIES)
+    if weight.shape[0] != weight.shape[1] or weight.shape[2] != weight.shape[3]:
+        raise ValueError(f"weight must have shape (N, N, d, d) (square in sites and in blocks); "
+                         f"got {tuple(weight.shape)}")
     w = weight
     if symmetry in ("internal", "both"):
         w = 0.5 * (w + w.transpose(2, 3))
@@ -104,6 +107,17 @@ class FeedForward(nn.Sequential):
     def __init__(self, dim: int, mult: int = 4, dim_out: Optional[int] = None):
         inner = int(dim * mult)
         super().__init__(nn.Linear(dim, inner), nn.GELU(), nn.Linear(inner, dim_out or dim))
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        """The net on the last axis of ``input`` (..., dim), checked (the layer's solver loop calls the unchecked
+        ``nn.Sequential.forward``)."""
+        dim = self[0].in_features
+        if not isinstance(input, torch.Tensor):
+            raise TypeError(f"input must be a torch.Tensor (..., {dim}); got {type(input).__name__}")
+        if input.dim() < 1 or input.shape[-1] != dim:
+            raise ValueError(f"input must have the net's dim ({dim}) as its last dimension; "
+                             f"got shape {tuple(input.shape)}")
+        return super().forward(input)
 
 
 def _check_source(x: Any, n: int, d: int, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
@@ -334,7 +348,7 @@ class MeanFieldAttention(nn.Module):
             v = v.view(B, n, self.heads, self.dim_head).transpose(1, 2)     # (B, h, N, dh)
             out = (cache @ v).transpose(1, 2).reshape(B, n, self.heads * self.dim_head)
             return self.to_out(out)
-        return self.sites(m.transpose(1, 2)).transpose(1, 2)
+        return nn.Sequential.forward(self.sites, m.transpose(1, 2)).transpose(1, 2)   # unchecked: the solver's loop
 
     def update(self, m: torch.Tensor, x: torch.Tensor, cache: Any = None, *,
                lin_response: Optional[bool] = None) -> torch.Tensor:

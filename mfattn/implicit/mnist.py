@@ -116,6 +116,8 @@ def parse_idx(data: bytes, *, name: str = "<bytes>") -> np.ndarray:
     """Decode the bytes of an (uncompressed) IDX file into an array of its shape and type."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be the bytes of an IDX file; got {type(data).__name__}")
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string (the file's name in messages); got {type(name).__name__}")
     if len(data) < 4 or data[0] != 0 or data[1] != 0:
         raise ValueError(f"{name}: not an IDX file (the first two bytes must be zero; got {data[:4]!r})")
     code, ndim = data[2], data[3]
@@ -196,7 +198,11 @@ def mnist_dir(root: str | os.PathLike | None = None) -> tuple[Path, str]:
     if root is not None:
         from ..companion.checks import check_path
 
-        return check_path("root", root).expanduser().resolve(), "argument"
+        folder = check_path("root", root).expanduser().resolve()
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"root must be a folder for the MNIST files; {folder} is "
+                             f"{'a regular file' if folder.is_file() else 'not a directory'}")
+        return folder, "argument"
     env = os.environ.get("MFATTN_DATA")
     if env:
         return datasets.env_folder("MFATTN_DATA"), "MFATTN_DATA"

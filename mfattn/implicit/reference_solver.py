@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from ..companion.checks import check_int, check_real, check_tensor
+from ..deq import SolverDivergedError
 
 __all__ = ["reference_anderson", "reference_converged_over_training"]
 
@@ -36,7 +37,9 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
 
     Evaluates ``f`` at most ``max_iter`` times (two to start, then one per step) and stops when the batch's
     relative residual ``‖f(x) − x‖ / (1e-5 + ‖f(x)‖)`` (norms over the whole batch) falls below ``tol``. Returns the
-    last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``)."""
+    last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``).
+    A map that is NaN or inf at every iterate of a sample raises :class:`mfattn.deq.SolverDivergedError`, as
+    :func:`mfattn.deq.solve` does."""
     if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or not x0.is_floating_point():
         raise TypeError("x0 must be a floating-point tensor (B, D) of flat states")
     if not bool(torch.isfinite(x0).all()):
@@ -44,9 +47,15 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
     m, max_iter = check_int("m", m, 2, 64), check_int("max_iter", max_iter, 3, 10_000)
     lam, tol = check_real("lam", lam, minimum=0.0), check_real("tol", tol, minimum=0.0, strict=True)
     beta = check_real("beta", beta, minimum=0.0, maximum=1.0, strict=True)
+    if not callable(f):
+        raise TypeError(f"f must be a callable x -> f(x) on (B, D) states; got {type(f).__name__}")
     B, D = x0.shape
     X, F = x0.new_zeros(B, m, D), x0.new_zeros(B, m, D)
-    X[:, 0], F[:, 0] = x0, f(x0)
+    fx0 = f(x0)
+    if not isinstance(fx0, torch.Tensor) or fx0.shape != x0.shape:
+        got = f"shape {tuple(fx0.shape)}" if isinstance(fx0, torch.Tensor) else type(fx0).__name__
+        raise ValueError(f"f must return a tensor of the state's shape {tuple(x0.shape)}; got {got}")
+    X[:, 0], F[:, 0] = x0, fx0
     X[:, 1 % m], F[:, 1 % m] = F[:, 0], f(F[:, 0])
     H = x0.new_zeros(B, m + 1, m + 1)
     H[:, 0, 1:] = H[:, 1:, 0] = 1.0
@@ -64,6 +73,15 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
         residuals.append(float((F[:, k % m] - X[:, k % m]).norm() / (1e-5 + F[:, k % m].norm())))
         if not np.isfinite(residuals[-1]) or residuals[-1] < tol:
             break
+    if k == 2 and not np.isfinite(residuals[-1]):
+        # a stop at a later step follows a finite step (every sample finite), so only a stop at the first step can
+        # leave a sample with no finite evaluation: f(x0) is kept in X[:, 1], the second in F[:, 1], the third in
+        # F[:, 2 % m]. Such a sample is refused, as deq.solve refuses it.
+        bad = ~torch.stack([torch.isfinite(e).all(dim=1) for e in (X[:, 1], F[:, 1], F[:, 2 % m])]).any(dim=0)
+        if bool(bad.any()):
+            raise SolverDivergedError(
+                f"f returned NaN or inf at every iterate of {int(bad.sum())} of {B} sample(s) (the first: sample "
+                f"{int(bad.int().argmax())}): the map is not defined there; check its inputs and scale")
     return X[:, k % m].clone(), residuals
 
 

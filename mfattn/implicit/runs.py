@@ -20,7 +20,7 @@ import pickle
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import torch
@@ -95,6 +95,12 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
+        if not isinstance(d, Mapping):
+            raise TypeError(f"d must be a mapping of TrainConfig fields (as to_dict writes it); got {type(d).__name__}")
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(map(str, set(d) - set(names)))
+        if unknown:
+            raise ValueError(f"d has unknown field(s) {unknown}; TrainConfig's: {names}")
         return cls(**d)
 
 
@@ -109,9 +115,34 @@ def code_version() -> str:
     return store.code_digest(deq, meanfield, models, Path(__file__).with_name("train.py"), evaluation, __file__)
 
 
+def _check_device(device: Any) -> None:
+    """A ValueError (TypeError for another type) naming ``device`` unless torch reads it as a device; no CUDA needed
+    (a CUDA run's folder is named on any machine)."""
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be 'cpu', 'cuda', 'cuda:N' or a torch.device; got {type(device).__name__}")
+    try:
+        torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or a torch.device; got {device!r:.60}") from None
+
+
+def _check_folder(folder: Any) -> Path:
+    """``folder`` as a Path; refused (naming the path) when it exists and is not a directory."""
+    from ..companion.checks import check_path
+
+    folder = check_path("folder", folder)
+    if folder.exists() and not folder.is_dir():
+        kind = "a regular file" if folder.is_file() else "not a directory (a device, FIFO or socket)"
+        raise ValueError(f"folder must be a run's folder (a directory); {folder} is {kind}")
+    return folder
+
+
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
     """The cache folder of ``config`` on ``device``'s type (CPU and CUDA results differ in the
     last bits) for the current :func:`code_version`."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    _check_device(device)
     key = store.config_hash({"config": config.to_dict(), "device": torch.device(device).type,
                              "version": RESULT_VERSION, "code": code_version()})
     return store.cache_dir("deq", "mnist", key)
@@ -235,7 +266,7 @@ def finished_result(config: TrainConfig, device: torch.device | str = "cpu",
     there is none (or it fails verification: a CacheWarning names it)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
-    return _load_result(Path(folder) if folder is not None else run_dir(config, device))
+    return _load_result(_check_folder(folder) if folder is not None else run_dir(config, device))
 
 
 def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
@@ -243,7 +274,10 @@ def run_progress(config: TrainConfig, device: torch.device | str = "cpu",
     """How far the run of ``config`` got: finished or not, epochs and steps done, the test
     evaluations so far, mean solver iterations over the last 500 steps, CPU/GPU seconds spent.
     None when the run never wrote a checkpoint."""
-    folder = Path(folder) if folder is not None else run_dir(config, device)
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    _check_device(device)
+    folder = _check_folder(folder) if folder is not None else run_dir(config, device)
     res = _load_result(folder)
     state = _load_checkpoint(folder / "checkpoint.pt") if res is None and (folder / "checkpoint.pt").is_file() else None
     if res is not None:

@@ -250,5 +250,16 @@ def per_seed(numbers: Sequence[Mapping[str, Any]]) -> dict[str, list]:
 def seeds_text(numbers: Mapping[str, Any], key: str, fmt: str = "{:.2f}", scale: float = 1.0) -> str:
     """The seeds' values of ``key`` as prose, "0.71, 0.64, 0.58" (``<key>_seeds``, in the seeds' order; "n/a" for a
     value that is not finite; seed 0's alone where no list is stored)."""
+    if key not in numbers and f"{key}_seeds" not in numbers:
+        raise ValueError(f"key must name an entry of numbers ({key!r} or {key + '_seeds'!r}); got {key!r}, not among "
+                         f"its {len(numbers)} keys")
     values = numbers.get(f"{key}_seeds", [numbers.get(key)])
-    return ", ".join("n/a" if v is None or not np.isfinite(v) else fmt.format(scale * v) for v in values)
+
+    def text(v: Any) -> str:
+        try:
+            return fmt.format(scale * v)
+        except (ValueError, TypeError, IndexError, KeyError) as err:
+            raise ValueError(f"fmt must format one number (e.g. '{{:.2f}}'); {fmt!r} fails on {scale * v!r}: "
+                             f"{err}") from None
+
+    return ", ".join("n/a" if v is None or not np.isfinite(v) else text(v) for v in values)

@@ -28,7 +28,7 @@ import math
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import torch
@@ -41,7 +41,7 @@ from .models import build_model
 from .runs import (_EVAL_KEYS, _LOG_KEYS, RESULT_VERSION, TrainConfig, TrainResult, _entry_key, _load_checkpoint,
                    _load_result, _save_checkpoint, _save_weights, _weights_path, code_version, finished_result,
                    run_dir, run_progress)
-from ..companion.checks import contract
+from ..companion.checks import check_bool, contract
 
 __all__ = ["TrainConfig", "TrainResult", "TrainingInterrupted", "train_mnist", "make_optimizer", "evaluate",
            "confusion_matrix", "epoch_order", "run_dir", "VARIANTS", "profile_config", "settling_curve",
@@ -68,6 +68,8 @@ def make_optimizer(model: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
     """
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module; got {type(model).__name__}")
+    if next(model.parameters(), None) is None:
+        raise ValueError(f"model must have parameters to optimise; got a {type(model).__name__} without any")
     return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
 
 
@@ -250,6 +252,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+_PROFILE_KEYS = ("steps_per_epoch", "epochs", "train_limit", "test_limit", "snapshot_every", "eval_every")
+
+
 def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = False,
                    **attention: Any) -> TrainConfig:
     """The :class:`TrainConfig` of the chapter's MNIST run for profile ``sizes`` (from
@@ -261,6 +266,13 @@ def profile_config(sizes: dict[str, Any], seed: int = 0, *, variant: bool = Fals
     The notebook and ``python -m mfattn.implicit.train`` both build their runs here, so a training run
     started from the command line fills the same cache the notebook reads.
     """
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a profile's sizes (a dict from get_profile('deq', ...)); "
+                        f"got {type(sizes).__name__}")
+    missing = [k for k in _PROFILE_KEYS if k not in sizes]
+    if missing:
+        raise ValueError(f"sizes lacks {missing}: expected a profile's sizes from get_profile('deq', ...)")
+    variant = check_bool("variant", variant)
     steps = sizes["steps_per_epoch"]
     epochs = sizes["epochs"]
     if variant and not attention and not sizes.get("variant_steps"):

@@ -32,14 +32,17 @@ import torch
 
 from ..companion import caches, store
 from .replay import LINEAGE, load_lineage, reaches
-from .runs import TrainConfig, TrainResult, _entry_key, code_version, finished_result, run_dir
+from .runs import TrainConfig, TrainResult, _check_device, _entry_key, code_version, finished_result, run_dir
 
 __all__ = ["run_arrays", "export_run", "export_finished", "restore", "runs_folder", "main"]
 
 
 def runs_folder(root: str | Path | None = None) -> Path:
     """``<project>/data/full/deq/runs`` (or ``root``/data/full/deq/runs)."""
-    base = Path(root) if root is not None else store.project_root()
+    base = store.check_path("root", root) if root is not None else store.project_root()
+    if root is not None and base.exists() and not base.is_dir():
+        raise ValueError(f"root must be a project folder (a directory); {base} is "
+                         f"{'a regular file' if base.is_file() else 'not a directory'}")
     if base is None:
         raise FileNotFoundError("no project folder found for data/full/deq/runs (pass root=)")
     return base / "data" / "full" / "deq" / "runs"
@@ -127,6 +130,7 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
     for every run now in the cache. A file whose SHA-256 differs from its index entry is refused (ValueError naming
     it); a run trained by other code than today's, with no certified replay link to it, is skipped with a warning
     (it must be trained again)."""
+    _check_device(device)
     if folder is not None:
         folder = store.check_path("folder", folder)
         if not folder.is_dir():

@@ -150,10 +150,13 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[str]]:
     """``(se, close, far)``: the standard error of a difference of two accuracies at the blog
     model's (:func:`binomial_se`), and the variants within / beyond two of them."""
-    rows = _check_rows("rows", rows)
-    base = next((r for r in rows if r["key"] == "blog"), None)
-    if base is None:
+    rows = _check_rows("rows", rows, ("key", "variant", "test_accuracy"))
+    i = next((i for i, r in enumerate(rows) if r["key"] == "blog"), None)
+    if i is None:
         raise ValueError("rows must include the blog model (key 'blog') to compare against")
+    base = rows[i]
+    if "test_examples" not in base:
+        raise ValueError(f"rows[{i}] (the blog model) lacks ['test_examples']: expected the rows of variant_rows")
     se = binomial_se(base["test_accuracy"], base["test_examples"])
     others = [r for r in rows if r is not base]
     close = [r["variant"] for r in others if abs(r["test_accuracy"] - base["test_accuracy"]) <= 2 * se]
