@@ -96,7 +96,11 @@ def public_solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *,
 
     grad_on = torch.is_grad_enabled()
     with torch.no_grad():
-        reference_solver.reference_anderson(flat, x0, max_iter=max_iter, tol=tol, **PUBLIC_ANDERSON)
+        try:
+            reference_solver.reference_anderson(flat, x0, max_iter=max_iter, tol=tol, **PUBLIC_ANDERSON)
+        except deq.SolverDivergedError:
+            if options.get("on_fail", "warn") != "ignore":   # as deq.solve: "ignore" returns it flagged diverged
+                raise
     rel = np.array([_pooled(x, fx) for x, fx in zip(xs, fs)])
     # the public code picks the lowest residual among the steps after its two starting evaluations (first minimum)
     tail = np.where(np.isfinite(rel[2:]), rel[2:], np.inf) if len(rel) > 2 else rel

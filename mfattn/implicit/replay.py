@@ -5,12 +5,17 @@ Chapter 2's stored runs (``data/full/deq/runs``, :mod:`mfattn.implicit.trained`)
 gives a new digest, and the runs would have to be trained again (hours on a CPU) even when the change cannot
 touch a valid run's numbers: a check that refuses bad input, a message. :func:`certify` decides that question by
 experiment, not by reading the change: it runs the *old* code (a commit, checked out in a temporary worktree) and
-today's code side by side on this machine, each in its own single-threaded process, over the first ``steps``
-optimiser steps of every stored run (per step: loss, batch accuracy, the solver's forward and backward iterations,
-residual and converged fraction) and an evaluation of each run's initial model on the first test images (loss,
-accuracy, every prediction), and compares them **bit for bit**. Only if every number of every run is identical
-does it write the link ``old digest -> today's digest`` to ``lineage.json`` beside the runs, with the machine, the
-commits and the steps; :func:`mfattn.implicit.trained.restore` then restores a run trained by the old code under
+today's code side by side on this machine, each in its own single-threaded process, and compares **bit for bit**:
+
+* the first ``steps`` optimiser steps of every stored run, each through the trainer that trained it
+  (:func:`ensemble_groups`: the ensembles as their stored summaries record them, the solo loop for the rest): per step
+  the loss, batch accuracy, the solver's forward and backward iterations, residual and converged fraction;
+* the weights and Adam state after the last replayed step (a SHA-256 of the trainer's own checkpoint);
+* an evaluation of each run's initial model, and of its stored final and kept weights, on the first ``n_eval`` test
+  images (loss, accuracy, every prediction).
+
+Only if every number of every run is identical does it write the link ``old digest -> today's digest`` to
+``lineage.json`` beside the runs, with the machine, the commits and the steps; :func:`mfattn.implicit.trained.restore` then restores a run trained by the old code under
 today's digest. A single differing bit refuses the link (the runs must be retrained).
 
 Why not compare with the stored logs directly: those were written on another CPU, whose vector kernels round
@@ -18,11 +23,10 @@ differently (the loss of blog-seed0 differs by 2.4e-7 after 30 steps on this one
 one machine give a bit-level answer.
 
 What a link shows, and what it does not: the replay covers the arithmetic every training step shares (model,
-layer, solver forward and implicit backward, Adam) and the evaluation of an untrained model, through the solo
-loop :func:`mfattn.implicit.train.train_mnist`. It does not run the ensemble trainer that trained most of the
-runs (whose members equal their solo runs bit for bit on a CPU: tests/test_ensemble.py), steps after the replayed
-ones, trained weights or a resumed run. A change that acts only there must be argued apart: each link carries the
-certifier's statement of what changed (``change``), and :func:`stored_nonfinite` counts what a raise-only change
+layer, solver forward and implicit backward, Adam), in the trainer that trained each run, up to the last replayed
+step, and the forward pass of the trained weights. It does not run the steps after the replayed ones, or a resumed
+run. A change that acts only there must be argued apart: each link carries the certifier's statement of what
+changed (``change``) and what it replayed (``covers``), and :func:`stored_nonfinite` counts what a raise-only change
 on non-finite numbers could have met in the stored runs.
 """
 
@@ -45,8 +49,8 @@ from ..companion.checks import check_strings
 from ..companion.machine import cpu_model
 from .runs import _LOG_KEYS
 
-__all__ = ["LINEAGE", "LOG_KEYS", "MIN_STEPS", "MIN_EVAL_IMAGES", "load_lineage", "reaches", "compare_logs", "certify",
-           "stored_nonfinite", "lineage_text", "main"]
+__all__ = ["LINEAGE", "LOG_KEYS", "TRAINED_KEYS", "MIN_STEPS", "MIN_EVAL_IMAGES", "load_lineage", "reaches",
+           "compare_logs", "ensemble_groups", "certify", "stored_nonfinite", "lineage_text", "main"]
 
 #: The file, beside the stored runs' index, that holds the certified links between code digests.
 LINEAGE = "lineage.json"
@@ -55,22 +59,62 @@ MIN_STEPS, MIN_EVAL_IMAGES = 100, 1000
 #: The per-step logs a replay compares (``history`` keys of a run), then the initial model's evaluation.
 LOG_KEYS = (*_LOG_KEYS, "eval.loss", "eval.accuracy", "eval.pred")
 
-# Run in a child process by the old and by today's code alike, so it uses only what both have: train_mnist's
-# interrupt_after and callback, build_model, evaluate, load_mnist. Arguments: index.json, steps, eval images, out.
+#: What a link made by :func:`certify` replayed (older links covered the first two only, through the solo trainer).
+COVERS = ("steps", "initial evaluation", "state after the last step", "trainer that trained the run",
+          "stored weights' evaluation")
+#: What a replay adds for every run: the weights and Adam state after the last replayed step (a SHA-256, from the
+#: trainer's own checkpoint), which trainer replayed it (0 solo, 1 ensemble), and evaluations of the stored final
+#: weights and of every kept weight set (none when a run kept none).
+TRAINED_KEYS = ("state.sha256", "trainer", "final.loss", "final.accuracy", "final.pred", "kept.loss", "kept.accuracy",
+                "kept.pred")
+
+# Run in a child process by the old and by today's code alike, so it uses only what both have: train_mnist's and
+# train_ensemble's interrupt_after and callback, their checkpoint.pt, build_model, evaluate, load_mnist.
+# Arguments: index.json, steps, eval images, out, then the solo runs' names, "--", the ensemble groups ("a,b,c").
 _RUNNER = r"""
-import json, sys, tempfile
+import hashlib, json, sys, tempfile
+from pathlib import Path
 import numpy as np, torch
 torch.set_num_threads(1)
 from mfattn.implicit.runs import _LOG_KEYS, TrainConfig, code_version
 from mfattn.implicit.train import TrainingInterrupted, train_mnist
+from mfattn.implicit.ensemble_train import train_ensemble
 from mfattn.implicit.models import build_model
 from mfattn.implicit.evaluation import evaluate
 from mfattn.implicit.mnist import load_mnist
-index, steps, n_eval, out, names = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+index, steps, n_eval, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+cut = sys.argv.index("--")
+solo, groups = sys.argv[5:cut], [g.split(",") for g in sys.argv[cut + 1:]]
 runs = json.load(open(index))["runs"]
 x_test, y_test = load_mnist("test", limit=n_eval).tensors()
 arrays = {"code": np.asarray(code_version())}
-for name in names:
+
+def digest(obj):
+    h = hashlib.sha256()
+    def walk(o, at):
+        if isinstance(o, torch.Tensor):
+            h.update(f"{at}:{o.dtype}:{tuple(o.shape)}".encode()); h.update(o.detach().contiguous().numpy().tobytes())
+        elif isinstance(o, dict):
+            for k in sorted(o, key=str):
+                walk(o[k], f"{at}/{k}")
+        elif isinstance(o, (list, tuple)):
+            for i, v in enumerate(o):
+                walk(v, f"{at}/{i}")
+        else:
+            h.update(f"{at}={o!r}".encode())
+    walk(obj, "")
+    return np.frombuffer(h.digest(), dtype=np.uint8).copy()
+
+def state_after(folder):
+    ck = torch.load(Path(folder) / "checkpoint.pt", map_location="cpu", weights_only=True)
+    return digest({"model": ck["model"], "optimizer": ck["optimizer"]})
+
+def put_eval(name, part, res):
+    arrays[f"{name}/{part}.loss"] = np.asarray(res["loss"], dtype=np.float64)
+    arrays[f"{name}/{part}.accuracy"] = np.asarray(res["accuracy"], dtype=np.float64)
+    arrays[f"{name}/{part}.pred"] = np.asarray(res["pred"])
+
+for name in solo:
     config = TrainConfig.from_dict(runs[name]["config"])
     logs = []
     with tempfile.TemporaryDirectory() as folder:
@@ -79,15 +123,80 @@ for name in names:
                         callback=lambda step, log: logs.append(log))
         except TrainingInterrupted:
             pass
+        arrays[name + "/state.sha256"] = state_after(folder)
     for key in _LOG_KEYS:
         arrays[name + "/" + key] = np.asarray([log[key] for log in logs], dtype=np.float64)
+    arrays[name + "/trainer"] = np.asarray(0)
+for members in groups:
+    configs = [TrainConfig.from_dict(runs[n]["config"]) for n in members]
+    logs = []
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            train_ensemble(configs, folder=folder, use_cache=False, progress=False, interrupt_after=steps,
+                           callback=lambda step, member_logs: logs.append(member_logs))
+        except TrainingInterrupted:
+            pass
+        group_state = state_after(folder)
+    for i, name in enumerate(members):
+        for key in _LOG_KEYS:
+            arrays[name + "/" + key] = np.asarray([member_logs[i][key] for member_logs in logs], dtype=np.float64)
+        arrays[name + "/state.sha256"] = group_state
+        arrays[name + "/trainer"] = np.asarray(1)
+for name in solo + [n for g in groups for n in g]:
+    config = TrainConfig.from_dict(runs[name]["config"])
     model = build_model(config.seed, dim=config.dim, channels=config.channels, **config.attention)
-    res = evaluate(model, x_test, y_test, config.eval_batch_size)
-    arrays[name + "/eval.loss"] = np.asarray(res["loss"], dtype=np.float64)
-    arrays[name + "/eval.accuracy"] = np.asarray(res["accuracy"], dtype=np.float64)
-    arrays[name + "/eval.pred"] = np.asarray(res["pred"])
+    put_eval(name, "eval", evaluate(model, x_test, y_test, config.eval_batch_size))
+    stored = np.load(Path(index).parent / runs[name]["file"])
+    final = {k[6:]: torch.from_numpy(np.array(stored[k])) for k in stored.files if k.startswith("model.")}
+    model.load_state_dict(final)
+    put_eval(name, "final", evaluate(model, x_test, y_test, config.eval_batch_size))
+    kept = {k[5:]: np.array(stored[k]) for k in stored.files if k.startswith("kept.")}   # each (K, ...): K kept sets
+    results = []
+    for i in range(len(next(iter(kept.values()))) if kept else 0):
+        model.load_state_dict({k: torch.from_numpy(v[i]) for k, v in kept.items()})
+        results.append(evaluate(model, x_test, y_test, config.eval_batch_size))
+    put_eval(name, "kept", {"loss": np.asarray([r["loss"] for r in results], dtype=np.float64),
+                            "accuracy": np.asarray([r["accuracy"] for r in results], dtype=np.float64),
+                            "pred": np.asarray([np.asarray(r["pred"]) for r in results], dtype=np.int64)})
 np.savez(out, **arrays)
 """
+
+
+def ensemble_groups(runs: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Which trainer trained each stored run, as the replay runs them again: ``(solo, groups)``.
+
+    ``runs`` maps a name to its index entry with ``"ensemble"`` added from the run's stored summary: ``{"member": i,
+    "seeds": [...]}`` for a member of an ensemble (:func:`mfattn.implicit.ensemble_train.train_ensemble`), None for a
+    run of the solo loop (:func:`mfattn.implicit.train.train_mnist`). A group is one ensemble as it was trained: its
+    members (the same configuration but for the seed, the same list of seeds), ordered by member index; an ensemble
+    whose members are not all named is refused (its batch would differ from the one that trained it)."""
+    if not isinstance(runs, dict) or not all(isinstance(e, dict) and isinstance(e.get("config"), dict)
+                                             for e in runs.values()):
+        raise TypeError("runs must be an index's runs {name: {'config': {...}, 'ensemble': ..., ...}}")
+    solo, groups = [], {}
+    for name in sorted(runs):
+        entry, config = runs[name], runs[name]["config"]
+        ensemble = entry.get("ensemble")
+        if ensemble is None:
+            solo.append(name)
+            continue
+        if not (isinstance(ensemble, dict) and isinstance(ensemble.get("member"), int)
+                and isinstance(ensemble.get("seeds"), list) and 0 <= ensemble["member"] < len(ensemble["seeds"])
+                and ensemble["seeds"][ensemble["member"]] == config.get("seed")):
+            raise ValueError(f"runs[{name!r}]['ensemble'] must be None or {{'member': i, 'seeds': [...]}} with its own "
+                             f"seed at index i; got {ensemble!r}")
+        # one ensemble = the members whose configuration differs in the seed only (the stored runs' ensembles were
+        # one variant each: three seeds), with the same list of seeds
+        shared = {**{k: v for k, v in config.items() if k != "seed"}, "seeds": ensemble["seeds"]}
+        groups.setdefault(repr(sorted((k, repr(v)) for k, v in shared.items())), []).append((ensemble["member"], name))
+    out = []
+    for members in groups.values():
+        members.sort()
+        if [i for i, _ in members] != list(range(len(members))):
+            raise ValueError(f"runs: the ensemble of {[n for _, n in members]} lacks members (indices "
+                             f"{[i for i, _ in members]}); replay the whole ensemble")
+        out.append([n for _, n in members])
+    return solo, out
 
 
 def load_lineage(folder: str | Path) -> list[dict[str, Any]]:
@@ -147,18 +256,23 @@ def reaches(code: str, today: str, links: list[dict[str, Any]], run: str | None 
     return False
 
 
-def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: list[str]) -> dict[str, Any]:
+def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: list[str],
+                 keys: tuple[str, ...] = LOG_KEYS) -> dict[str, Any]:
     """Per run: ``{"identical": bool, "steps": n, "first_difference": key or None, "max_abs_difference": float}``,
-    comparing every array of :data:`LOG_KEYS` bit for bit (NaN equals NaN: a log with no backward solve)."""
+    comparing every array of ``keys`` (default :data:`LOG_KEYS`; a certified replay adds :data:`TRAINED_KEYS`) bit
+    for bit (NaN equals NaN: a log with no backward solve)."""
+    keys = tuple(check_strings("keys", keys, "log keys"))
+    if "loss" not in keys:
+        raise ValueError(f"keys must include 'loss' (it counts the replayed steps); got {list(keys)}")
     for label, logs in (("old", old), ("new", new)):
         if not isinstance(logs, dict):
             raise TypeError(f"{label} must be a dict of a replay's arrays ('<run>/<key>'); got {type(logs).__name__}")
     names = check_strings("names", names, "run names")
     for label, logs in (("old", old), ("new", new)):
-        lacking = [f"{n}/{k}" for n in names for k in LOG_KEYS if f"{n}/{k}" not in logs]
+        lacking = [f"{n}/{k}" for n in names for k in keys if f"{n}/{k}" not in logs]
         if lacking:
             raise ValueError(f"{label} lacks the replay's arrays {lacking[:3]}{'...' if len(lacking) > 3 else ''}")
-        bad = [f"{n}/{k}" for n in names for k in LOG_KEYS
+        bad = [f"{n}/{k}" for n in names for k in keys
                if not isinstance(logs[f"{n}/{k}"], np.ndarray) or logs[f"{n}/{k}"].dtype.kind not in "biuf"]
         if bad:
             raise TypeError(f"{label}[{bad[0]!r}] must be a numeric numpy array (a replay's log); got "
@@ -166,12 +280,12 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
     out: dict[str, Any] = {}
     for name in names:
         first, worst = None, 0.0
-        for key in LOG_KEYS:
+        for key in keys:
             a, b = np.asarray(old[f"{name}/{key}"]), np.asarray(new[f"{name}/{key}"])
             same = a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
             if not same:
                 first = first or key
-                if a.shape == b.shape:
+                if a.shape == b.shape and a.size:
                     diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
                     worst = max(worst, float(np.nanmax(diff)) if np.isfinite(diff).any() else float("inf"))
                 else:
@@ -222,14 +336,23 @@ def _read_index(folder: Path) -> dict[str, Any]:
     return runs
 
 
-def _replay(tree: Path, index: Path, steps: int, n_eval: int, names: list[str], out: Path) -> subprocess.Popen:
+def _summary(runs_dir: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    """A stored run's summary (its ``summary`` member, JSON): how it was trained."""
+    import json
+
+    arrays = store.load_npz(store.inside(runs_dir, entry["file"], "index file", nested=False))
+    return json.loads(str(arrays["summary"]))
+
+
+def _replay(tree: Path, index: Path, steps: int, n_eval: int, solo: list[str], groups: list[list[str]],
+            out: Path) -> subprocess.Popen:
     from .mnist import mnist_dir
 
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "MFATTN_DATA": str(mnist_dir(None)[0]), "MFATTN_OFFLINE": "1",
            "MFATTN_CACHE": str(out.parent / f"cache-{out.stem}")}
-    return subprocess.Popen([sys.executable, "-c", _RUNNER, str(index), str(steps), str(n_eval), str(out), *names],
-                            cwd=tree, env=env)
+    return subprocess.Popen([sys.executable, "-c", _RUNNER, str(index), str(steps), str(n_eval), str(out), *solo, "--",
+                             *(",".join(g) for g in groups)], cwd=tree, env=env)
 
 
 def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int = MIN_EVAL_IMAGES,
@@ -257,6 +380,13 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     unknown = sorted(set(names) - set(stored_runs))
     if unknown:
         raise ValueError(f"names: {unknown} are not stored runs; stored: {sorted(stored_runs)}")
+    every = {n: stored_runs[n]["config"].get("checkpoint_every") for n in names}
+    off = sorted(n for n, c in every.items() if not (isinstance(c, int) and c > 0 and steps % c == 0))
+    if off:   # the state after the last step is read from the checkpoint the trainer writes there
+        raise ValueError(f"steps must be a multiple of every replayed run's checkpoint_every; {steps} is not for "
+                         f"{off[:3]} (checkpoint_every {every[off[0]]!r})")
+    trained_as = {n: _summary(runs_dir, stored_runs[n]).get("ensemble") for n in names}
+    solo, groups = ensemble_groups({n: {**stored_runs[n], "ensemble": trained_as[n]} for n in names})
     root = store.project_root()
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{old_commit}^{{commit}}"], cwd=root, text=True,
                             capture_output=True)
@@ -270,8 +400,8 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
         subprocess.run(["git", "worktree", "add", "--detach", str(old_tree), commit_id], cwd=root, check=True,
                        capture_output=True)
         try:
-            jobs = [_replay(old_tree, runs_dir / "index.json", steps, n_eval, names, tmp_path / "old.npz"),
-                    _replay(root, runs_dir / "index.json", steps, n_eval, names, tmp_path / "new.npz")]
+            jobs = [_replay(old_tree, runs_dir / "index.json", steps, n_eval, solo, groups, tmp_path / "old.npz"),
+                    _replay(root, runs_dir / "index.json", steps, n_eval, solo, groups, tmp_path / "new.npz")]
             if any(job.wait() != 0 for job in jobs):
                 raise RuntimeError("a replay process failed (its error is printed above)")
             old, new = dict(np.load(tmp_path / "old.npz")), dict(np.load(tmp_path / "new.npz"))
@@ -282,16 +412,37 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
         raise ValueError(f"old_commit: its training code {old['code']} did not train the stored runs ({sorted(stored)})")
     if str(new["code"]) != code_version():
         raise RuntimeError(f"the replay ran code {new['code']}, not today's {code_version()}")
-    runs = compare_logs(old, new, names)
+    runs = compare_logs(old, new, names, LOG_KEYS + TRAINED_KEYS)
+    for name in names:
+        runs[name]["trainer"] = "solo" if name in solo else "ensemble"
     link = {"from": str(old["code"]), "to": str(new["code"]), "change": change.strip(), "from_commit": commit_id,
             "to_commit": head,
             "steps": steps, "eval_images": n_eval, "machine": platform.machine(),
             "cpu": cpu_model(), "torch": torch.__version__,
-            "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "runs": runs}
+            "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "covers": list(COVERS),
+            "runs": runs}
     if all(r["identical"] for r in runs.values()):
         links = [ln for ln in load_lineage(runs_dir) if (ln["from"], ln["to"]) != (link["from"], link["to"])]
         store.atomic_write_json(runs_dir / LINEAGE, {"links": [*links, link]})
     return link
+
+
+def _link_text(ln: dict[str, Any]) -> str:
+    """What one certified link replayed, in words (a link made before :data:`COVERS` replayed the solo loop only)."""
+    where = f"({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, {str(ln.get('made', ''))[:10]})"
+    if "covers" not in ln:
+        return (f"{ln['from']} → {ln['to']}: solo replays of all {len(ln['runs'])} runs' first {ln['steps']} "
+                f"optimiser steps give bit-identical logged summaries (loss, batch accuracy, the solver's iterations, "
+                f"residual and converged fraction) under both codes, and so does an evaluation of each initial "
+                f"(untrained) model on {ln['eval_images']} test images {where}")
+    trainers = [r.get("trainer") for r in ln["runs"].values()]
+    return (f"{ln['from']} → {ln['to']}: replays of all {len(ln['runs'])} runs' first {ln['steps']} optimiser steps, "
+            f"each through the trainer that trained it ({trainers.count('ensemble')} as members of the ensembles they "
+            f"were trained in, {trainers.count('solo')} solo), give under both codes bit-identical logged "
+            f"summaries (loss, batch accuracy, the solver's iterations, residual and converged fraction), weights and "
+            f"Adam state after the last step, and evaluations (loss, accuracy, every prediction) of each initial "
+            f"model, each stored final weight set and every kept weight set on {ln['eval_images']} test images "
+            f"{where}")
 
 
 def lineage_text(folder: str | Path | None = None) -> str:
@@ -306,11 +457,7 @@ def lineage_text(folder: str | Path | None = None) -> str:
     if codes == [today]:
         return f"the {len(stored_runs)} stored runs were trained by today's training code ({today})"
     chain = [ln for ln in links if ln["to"] == today]
-    parts = [f"{ln['from']} → {ln['to']}: solo replays of all {len(ln['runs'])} runs' first {ln['steps']} optimiser "
-             f"steps give bit-identical logged summaries (loss, batch accuracy, the solver's iterations, residual and "
-             f"converged fraction) under both codes, and so does an evaluation of each initial (untrained) model on "
-             f"{ln['eval_images']} test images ({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, "
-             f"{str(ln.get('made', ''))[:10]})" for ln in chain]
+    parts = [_link_text(ln) for ln in chain]
     bad = stored_nonfinite(runs_dir)
     ok = all(reaches(e["code"], today, links, n) for n, e in stored_runs.items())
     changes = " ".join(ln.get("change", "") for ln in chain)
