@@ -173,8 +173,8 @@ def check_lt(s: Mapping[str, Any]) -> tuple[bool, str]:
     aband = anone & (al > LT) & (al <= LC)
     cycles = int((znone & (zl < -LT)).sum()), int((anone & (al < -LT)).sum())
     below = znone & (zb <= ns)
-    ok = (interval.any() and top <= LT and not zband.any() and aband.sum() <= UNDECIDED_SHARE * ab.size
-          and _isolated(aband) and bool((zl[below] < 0).all()))
+    ok = bool(interval.any() and top <= LT and not zband.any() and aband.sum() <= UNDECIDED_SHARE * ab.size
+               and _isolated(aband) and bool((zl[below] < 0).all()))
     return ok, (f"zoom: the {int(interval.sum())} orbits without a period between the crossing (β = {ns:.5f}) and "
                 f"the first chaotic β reach |λ| = {top:.3g} (LT = {LT:g}: log growth {top * T_SAVED:.2f} over "
                 f"T = {T_SAVED}); orbits without a period with LT < λ ≤ LC: {int(zband.sum())} in the zoom, "

@@ -298,7 +298,8 @@ def _tenth_check(s: Numbers):
 def _sd_over_draws(key: str, fallback: str):
     def noise(s):
         d = per_draw(s, key, fallback)
-        return float(np.std(d, ddof=1)) if len(d) > 1 and np.std(d) > 0 else None
+        # np.ptp, not np.std: the spread of equal draws must read 0 exactly (std's mean can round off, ~1e-17)
+        return float(np.std(d, ddof=1)) if len(d) > 1 and np.ptp(d) > 0 else None
     return noise
 
 
