@@ -31,6 +31,7 @@ def _run(seed, member=None, seeds=(0, 1, 2), epochs=20):
 def test_an_ensemble_is_replayed_whole_and_in_member_order():
     runs = {"a1": _run(1, 1), "a0": _run(0, 0), "a2": _run(2, 2), "s": _run(0)}
     assert replay.ensemble_groups(runs) == (["s"], [["a0", "a1", "a2"]])
+    assert replay.ensemble_groups({"z": _run(0, 0), "a": _run(1, 1)}) == ([], [["z", "a"]])   # member order, not name
     with pytest.raises(ValueError, match=r"^runs: the ensemble of \['a0', 'a2'\] lacks members"):
         replay.ensemble_groups({"a0": _run(0, 0), "a2": _run(2, 2)})
     with pytest.raises(ValueError, match=r"^runs\['a0'\]\['ensemble'\] must be None or"):
