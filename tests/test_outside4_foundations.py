@@ -81,3 +81,24 @@ def test_a_cache_key_of_no_json_form_is_refused(key):
     with pytest.raises(TypeError, match=r"a key .* has no JSON form"):
         store.config_hash({key: 1})
     assert store.config_hash({1: 1, "a": 2}) == store.config_hash({"a": 2, 1: 1})
+
+
+def test_a_slow_kernel_is_waited_for_not_failed(monkeypatch, tmp_path):
+    """A full run's kernel on a loaded machine can be silent for more than nbclient's 4 s: papermill must wait."""
+    import papermill
+
+    from mfattn.companion import reproduce as rep
+
+    seen = []
+
+    def fake_execute(source, target, **kwargs):
+        seen.append(kwargs.get("iopub_timeout"))
+        pathlib.Path(target).write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(rep, "_check_parameters", lambda source, params: None)
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    monkeypatch.delenv("MFATTN_CACHE", raising=False)
+    monkeypatch.setenv("MFATTN_FIGURES", str(tmp_path / "figures"))
+    rep.reproduce(profile="quick", chapters=["ising"], progress=False)
+    assert seen == [rep.IOPUB_TIMEOUT] and rep.IOPUB_TIMEOUT >= 60

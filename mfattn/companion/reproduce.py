@@ -127,6 +127,9 @@ def _check_clean_tree(root: Path) -> None:
 
 #: The largest seed a run takes (seeds plus their offsets must stay within torch's 64-bit seeds).
 MAX_SEED = 2**62
+#: Seconds a kernel's output may lag behind its execution. nbclient waits 4 s and papermill then fails the chapter:
+#: a 30-minute chapter-1 run failed so on two cores shared by five jobs (a full run's kernel is busy, not hung).
+IOPUB_TIMEOUT = 600
 
 
 class DirtyTreeError(RuntimeError):
@@ -208,7 +211,7 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
                                 kernel_name="python3", progress_bar=progress, log_output=progress,
                                 stdout_file=sys.stderr if progress else None,
                                 stderr_file=sys.stderr if progress else None,
-                                request_save_on_cell_execute=False)
+                                request_save_on_cell_execute=False, iopub_timeout=IOPUB_TIMEOUT)
         except KeyboardInterrupt:
             seconds = time.perf_counter() - start
             outcomes.append(ChapterOutcome(chapter.name, False, seconds, target, "interrupted (Ctrl-C)"))
@@ -288,7 +291,8 @@ def refresh_outputs(chapters: Sequence[str] | None = None, progress: bool = True
         start = time.perf_counter()
         try:
             pm.execute_notebook(str(source), str(tmp), parameters={}, cwd=str(source.parent), kernel_name="python3",
-                                progress_bar=progress, log_output=False, request_save_on_cell_execute=False)
+                                progress_bar=progress, log_output=False, request_save_on_cell_execute=False,
+                                iopub_timeout=IOPUB_TIMEOUT)
             nb = nbformat.read(tmp, as_version=4)
             strip_notebook(nb)
             _write_notebook(nb, source)
