@@ -193,4 +193,5 @@ def test_stored_nonfinite_counts_what_is_planted(tmp_path):
         runs[name] = {"file": f"{name}.npz", "config": {}, "code": "x"}
     store.atomic_write_json(tmp_path / "index.json", {"runs": runs})
     got = replay.stored_nonfinite(tmp_path)
-    assert got == {"runs": 2, "loss": 1, "test_loss": 2, "weights": 4, "numbers": 4 + 2 + 4 + 4}
+    assert got == {"runs": 2, "loss": 1, "test_loss": 2, "weights": 4, "numbers": 4 + 2 + 4 + 4,
+                   "residual": 2, "steps": 2}                       # the logged residuals: counted apart

@@ -185,8 +185,9 @@ def ensemble_groups(runs: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 and ensemble["seeds"][ensemble["member"]] == config.get("seed")):
             raise ValueError(f"runs[{name!r}]['ensemble'] must be None or {{'member': i, 'seeds': [...]}} with its own "
                              f"seed at index i; got {ensemble!r}")
-        # one ensemble = the members whose configuration differs in the seed only (the stored runs' ensembles were
-        # one variant each: three seeds), with the same list of seeds
+        # one ensemble = the members whose configuration differs in the seed only, with the same list of seeds: the
+        # summaries record member and seeds only; one variant per ensemble is how mfattn.implicit.prepare.jobs
+        # trained them (the ensemble trainer would also take members differing in MEMBER_OPTIONS)
         shared = {**{k: v for k, v in config.items() if k != "seed"}, "seeds": ensemble["seeds"]}
         groups.setdefault(repr(sorted((k, repr(v)) for k, v in shared.items())), []).append((ensemble["member"], name))
     out = []
@@ -297,11 +298,12 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
 
 def stored_nonfinite(folder: str | Path | None = None) -> dict[str, int]:
     """How many stored numbers are NaN or infinite, over every stored run: ``loss`` (training losses),
-    ``test_loss`` (evaluations), ``weights`` (final and kept weights). All 0 is what makes a raise-only change of
+    ``test_loss`` (evaluations), ``weights`` (final and kept weights), of ``numbers`` in all; and ``residual``, the
+    logged forward residuals (the batch's largest, per training step) that are, of ``steps``. All 0 is what makes a raise-only change of
     the training code (``deq.solve`` refusing a map that is NaN or inf at every iterate) unable to have fired on a
     stored trajectory: such a solve would have made that step's loss, or every later weight, non-finite."""
     runs_dir = _runs_dir(folder)
-    counts = {"runs": 0, "loss": 0, "test_loss": 0, "weights": 0, "numbers": 0}
+    counts = {"runs": 0, "loss": 0, "test_loss": 0, "weights": 0, "numbers": 0, "residual": 0, "steps": 0}
     for entry in _read_index(runs_dir).values():
         arrays = store.load_npz(store.inside(runs_dir, entry["file"], "index file", nested=False))
         counts["runs"] += 1
@@ -311,6 +313,9 @@ def stored_nonfinite(folder: str | Path | None = None) -> dict[str, int]:
             if kind is not None:
                 counts[kind] += int((~np.isfinite(a)).sum())
                 counts["numbers"] += int(a.size)
+            elif key == "history.forward_residual":   # the batch's largest per step: non-finite if one sample's was
+                counts["residual"] += int((~np.isfinite(a)).sum())
+                counts["steps"] += int(a.size)
     return counts
 
 
@@ -427,8 +432,17 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     return link
 
 
-def _link_text(ln: dict[str, Any]) -> str:
-    """What one certified link replayed, in words (a link made before :data:`COVERS` replayed the solo loop only)."""
+def _steps_per_epoch(config: dict[str, Any]) -> int:
+    """A stored configuration's optimiser steps per epoch (the full training set of 60,000 images by default)."""
+    return int(config.get("steps_per_epoch") or -(-int(config.get("train_limit") or 60_000)
+                                                  // int(config.get("batch_size") or 60)))
+
+
+def _link_text(ln: dict[str, Any], total: list[int] | None = None, first_event: int | None = None) -> str:
+    """What one certified link replayed, in words (a link made before :data:`COVERS` replayed the solo loop only);
+    ``total``: the stored runs' lengths in steps, to say how much of them the replayed steps are; ``first_event``: the
+    first step at which any run ends an epoch, evaluates, snapshots or keeps weights (what the replay does not reach
+    when it stops before)."""
     where = f"({ln.get('cpu', 'a CPU not named')}, torch {ln.get('torch', '?')}, {str(ln.get('made', ''))[:10]})"
     if "covers" not in ln:
         return (f"{ln['from']} → {ln['to']}: solo replays of all {len(ln['runs'])} runs' first {ln['steps']} "
@@ -436,13 +450,17 @@ def _link_text(ln: dict[str, Any]) -> str:
                 f"residual and converged fraction) under both codes, and so does an evaluation of each initial "
                 f"(untrained) model on {ln['eval_images']} test images {where}")
     trainers = [r.get("trainer") for r in ln["runs"].values()]
-    return (f"{ln['from']} → {ln['to']}: replays of all {len(ln['runs'])} runs' first {ln['steps']} optimiser steps, "
-            f"each through the trainer that trained it ({trainers.count('ensemble')} as members of the ensembles they "
+    of = (f" of {total[0]:,}" if len(total) == 1 else f" of {total[0]:,}-{total[-1]:,}") if total else ""
+    return (f"{ln['from']} → {ln['to']}: replays of all {len(ln['runs'])} runs' first {ln['steps']}{of} optimiser steps"
+            + (" (before any epoch's end, periodic evaluation, snapshot or kept-weight save)"
+               if first_event is not None and ln["steps"] < first_event else "") +
+            f", each through the trainer that trained it ({trainers.count('ensemble')} as members of the ensembles they "
             f"were trained in, {trainers.count('solo')} solo), give under both codes bit-identical logged "
             f"summaries (loss, batch accuracy, the solver's iterations, residual and converged fraction), weights and "
-            f"Adam state after the last step, and evaluations (loss, accuracy, every prediction) of each initial "
-            f"model, each stored final weight set and every kept weight set on {ln['eval_images']} test images "
-            f"{where}")
+            f"Adam state after step {ln['steps']}, and evaluations (loss, accuracy, every prediction) of each initial "
+            f"model, each stored final weight set and every kept weight set on the first {ln['eval_images']:,} test "
+            f"images (the stored evaluations used the whole test set), on one machine {where}; the runs were trained on "
+            f"another. Not replayed: the later steps, resuming from a checkpoint, a GPU")
 
 
 def lineage_text(folder: str | Path | None = None) -> str:
@@ -457,14 +475,18 @@ def lineage_text(folder: str | Path | None = None) -> str:
     if codes == [today]:
         return f"the {len(stored_runs)} stored runs were trained by today's training code ({today})"
     chain = [ln for ln in links if ln["to"] == today]
-    parts = [_link_text(ln) for ln in chain]
     bad = stored_nonfinite(runs_dir)
     ok = all(reaches(e["code"], today, links, n) for n, e in stored_runs.items())
     changes = " ".join(ln.get("change", "") for ln in chain)
+    total = sorted({int(e["config"].get("epochs") or 0) * _steps_per_epoch(e["config"]) for e in stored_runs.values()})
+    first = min(v for e in stored_runs.values() for v in (*(e["config"].get(k) for k in (
+        "snapshot_every", "eval_every", "weights_every")), _steps_per_epoch(e["config"])) if v)
     return (f"the {len(stored_runs)} stored runs were trained by the training code {', '.join(codes)}; what today's "
             f"({today}) changed: {changes or 'not stated'} Of the runs' {bad['numbers']:,} stored losses, "
-            f"evaluation losses and weights, {bad['loss'] + bad['test_loss'] + bad['weights']} are non-finite. A "
-            f"replay checks the arithmetic the codes share: {'; '.join(parts) or 'no link'}"
+            f"evaluation losses and weights, {bad['loss'] + bad['test_loss'] + bad['weights']} are non-finite, and "
+            f"of their {bad['steps']:,} logged forward residuals (the batch's largest, per training step), "
+            f"{bad['residual']}. A replay checks the arithmetic the codes share: "
+            f"{'; '.join(_link_text(ln, total, first) for ln in chain) or 'no link'}"
             if ok else f"the stored runs were trained by code {', '.join(codes)}, and no certified replay links it to "
             f"today's ({today}): they must be trained again")
 
