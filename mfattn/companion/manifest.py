@@ -41,7 +41,9 @@ def figures_dir(profile: str, seed: int = 0) -> Path:
     from .checks import check_int
 
     check_profile(profile)
-    seed = check_int("seed", seed, 0, 2**62)   # as reproduce and ChapterRun: seeds and their offsets are 64-bit
+    seed = check_int("seed", seed, 0)
+    if seed > 2**62:   # as reproduce and ChapterRun
+        raise ValueError(f"seed must be at most 2**62 (seeds and their offsets are 64-bit); got {seed}")
     env = os.environ.get("MFATTN_FIGURES")
     root = store.project_root()
     if env:
