@@ -359,7 +359,7 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
             torch.from_numpy(a).to(dev) for a in (best_rel, iterations, converged, diverged, trace))
         stats = SolverStats(iterations=iterations, residual=best_rel, converged=converged, trace=trace,
                             diverged=diverged, method=method, tol=float(tol), max_iter=max_iter)
-        undefined = ~np.isfinite(rel).any(axis=0)  # no evaluation of f was finite: nothing to return
+        undefined = ~torch.isfinite(fx_hist[:len(rel_hist)]).all(-1).any(0).cpu().numpy()  # f, not rel (overflow)
     if undefined.any() and opts["on_fail"] != "ignore":
         raise SolverDivergedError(
             f"{opts['label']} solve: f returned NaN or inf at every iterate of {int(undefined.sum())} of {B} "

@@ -83,3 +83,28 @@ def test_public_solve_ignores_a_nan_map_only_when_asked():
     assert bool(stats.diverged.all()) and not bool(stats.converged.any())
     with pytest.raises(deq.SolverDivergedError, match=r"NaN or inf at every iterate"):
         public_trained.public_solve(lambda z: z * float("nan"), torch.zeros(2, 4))
+
+
+def test_the_solver_refuses_a_map_that_is_non_finite_not_one_that_is_large():
+    """deq.solve's guard reads f itself: a finite f beyond float32's norms (residual NaN) is returned flagged
+    diverged, as before the guard; only an f that is NaN or inf at every iterate raises."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, stats = deq.solve(lambda z: torch.full_like(z, 3e30), torch.zeros(2, 4))
+    assert torch.isfinite(out).all() and bool(stats.diverged.all())
+    with pytest.raises(deq.SolverDivergedError, match=r"NaN or inf at every iterate of 1 of 2"):
+        deq.solve(lambda z: torch.stack([z[0] * float("nan"), torch.ones_like(z[1])]), torch.zeros(2, 4))
+
+
+def test_the_training_digest_covers_the_ensemble_trainer_and_the_data_reader():
+    from pathlib import Path
+
+    from mfattn import deq as deq_module
+    from mfattn.implicit import ensemble, evaluation, meanfield, mnist, models, runs
+
+    here = Path(runs.__file__)
+    assert runs.code_version() == store.code_digest(
+        deq_module, meanfield, models, here.with_name("train.py"), evaluation, runs.__file__, ensemble,
+        here.with_name("ensemble_train.py"), mnist)

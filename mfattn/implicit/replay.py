@@ -10,7 +10,8 @@ today's code side by side on this machine, each in its own single-threaded proce
 * the first ``steps`` optimiser steps of every stored run, each through the trainer that trained it
   (:func:`ensemble_groups`: the ensembles as their stored summaries record them, the solo loop for the rest): per step
   the loss, batch accuracy, the solver's forward and backward iterations, residual and converged fraction;
-* the weights and Adam state after the last replayed step (a SHA-256 of the trainer's own checkpoint);
+* the trainer's own checkpoint after the last replayed step (a SHA-256 of all of it but its wall time, its cache
+  record and key: weights, Adam state, logs, snapshots and the step-0 evaluation on the whole test set);
 * an evaluation of each run's initial model, and of its stored final and kept weights, on the first ``n_eval`` test
   images (loss, accuracy, every prediction).
 
@@ -62,8 +63,8 @@ LOG_KEYS = (*_LOG_KEYS, "eval.loss", "eval.accuracy", "eval.pred")
 #: What a link made by :func:`certify` replayed (older links covered the first two only, through the solo trainer).
 COVERS = ("steps", "initial evaluation", "state after the last step", "trainer that trained the run",
           "stored weights' evaluation")
-#: What a replay adds for every run: the weights and Adam state after the last replayed step (a SHA-256, from the
-#: trainer's own checkpoint), which trainer replayed it (0 solo, 1 ensemble), and evaluations of the stored final
+#: What a replay adds for every run: the trainer's checkpoint after the last replayed step (a SHA-256 of weights, Adam
+#: state, logs, snapshots and the step-0 evaluation on the whole test set; not its wall time, record or key), which trainer replayed it (0 solo, 1 ensemble), and evaluations of the stored final
 #: weights and of every kept weight set (none when a run kept none).
 TRAINED_KEYS = ("state.sha256", "trainer", "final.loss", "final.accuracy", "final.pred", "kept.loss", "kept.accuracy",
                 "kept.pred")
@@ -82,6 +83,7 @@ from mfattn.implicit.ensemble_train import train_ensemble
 from mfattn.implicit.models import build_model
 from mfattn.implicit.evaluation import evaluate
 from mfattn.implicit.mnist import load_mnist
+from mfattn.companion.caches import RECORD
 index, steps, n_eval, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 cut = sys.argv.index("--")
 solo, groups = sys.argv[5:cut], [g.split(",") for g in sys.argv[cut + 1:]]
@@ -107,7 +109,7 @@ def digest(obj):
 
 def state_after(folder):
     ck = torch.load(Path(folder) / "checkpoint.pt", map_location="cpu", weights_only=True)
-    return digest({"model": ck["model"], "optimizer": ck["optimizer"]})
+    return digest({k: v for k, v in ck.items() if k not in ("elapsed", RECORD, "key")})
 
 def put_eval(name, part, res):
     arrays[f"{name}/{part}.loss"] = np.asarray(res["loss"], dtype=np.float64)
@@ -456,8 +458,9 @@ def _link_text(ln: dict[str, Any], total: list[int] | None = None, first_event: 
                if first_event is not None and ln["steps"] < first_event else "") +
             f", each through the trainer that trained it ({trainers.count('ensemble')} as members of the ensembles they "
             f"were trained in, {trainers.count('solo')} solo), give under both codes bit-identical logged "
-            f"summaries (loss, batch accuracy, the solver's iterations, residual and converged fraction), weights and "
-            f"Adam state after step {ln['steps']}, and evaluations (loss, accuracy, every prediction) of each initial "
+            f"summaries (loss, batch accuracy, the solver's iterations, residual and converged fraction), the "
+            f"trainer's checkpoint after step {ln['steps']} (weights, Adam state, logs and the step-0 evaluation on "
+            f"the whole test set), and evaluations (loss, accuracy, every prediction) of each initial "
             f"model, each stored final weight set and every kept weight set on the first {ln['eval_images']:,} test "
             f"images (the stored evaluations used the whole test set), on one machine {where}; the runs were trained on "
             f"another. Not replayed: the later steps, resuming from a checkpoint, a GPU")

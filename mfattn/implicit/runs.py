@@ -109,10 +109,13 @@ def code_version() -> str:
     of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
     instead of stale results."""
     from .. import deq
-    from . import evaluation, meanfield, models
+    from . import ensemble, evaluation, meanfield, mnist, models
 
-    # the loop's file by path, not by import: mfattn.implicit.train imports this module
-    return store.code_digest(deq, meanfield, models, Path(__file__).with_name("train.py"), evaluation, __file__)
+    # the loops' files by path, not by import: mfattn.implicit.train and .ensemble_train import this module. The
+    # ensemble trainer trained most stored runs and mnist.py reads their data: a change there is a change of training
+    here = Path(__file__)
+    return store.code_digest(deq, meanfield, models, here.with_name("train.py"), evaluation, __file__, ensemble,
+                             here.with_name("ensemble_train.py"), mnist)
 
 
 def _check_device(device: Any) -> None:
