@@ -87,6 +87,11 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
     check_alloc("batch_size", 4 * R * B * n * (2 * d + 2), what="the batch")
     if any(t.d != d or t.n != n for t in tasks):
         raise ValueError("all tasks of one batch must share d and n")
+    bad = next((i for i, (w_y, w_r) in enumerate(weights) if tuple(w_y.shape) != (1, d) or tuple(w_r.shape) != (d, d)),
+               None)
+    if bad is not None:   # make_expanding_weights' shapes; another would broadcast or fail inside torch
+        raise ValueError(f"weights[{bad}] must be (W_y, W_r) of shapes (1, {d}) and ({d}, {d}); got "
+                         f"{tuple(weights[bad][0].shape)} and {tuple(weights[bad][1].shape)}")
     std = torch.tensor([t.noise_std for t in tasks])[:, None, None, None]
     scale = torch.tensor([t.x0_scale for t in tasks])[:, None, None, None]
     p = torch.tensor([t.p for t in tasks], dtype=torch.float64)[:, None]

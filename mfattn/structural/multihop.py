@@ -115,6 +115,10 @@ def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWei
     code: W_r ~ U[0, 1)^{d×d}. paper: W_r = U Vᵀ / rank with U, V ~ U[0, 1)^{d×rank}, so that
     W_r has rank ``rank`` and entries of the same scale as the code's.
     """
+    if not isinstance(task, MultihopTask):
+        raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
+    if not isinstance(generator, torch.Generator):   # required: the global RNG would make the draw unrepeatable
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
     d = task.d
     W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)
     if task.mode == "code":
@@ -401,6 +405,13 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     if X.dim() != 4:
         raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
     d = X.shape[-1]
+    _check_choice("operator", operator, OPERATOR_MODES)
+    # the shapes init_params gives (a cheap look at two or three sizes: forward runs in the training loop)
+    rows = [3 * d, 2 * d + 1] if _BASE.get(model, model) == "two_layer" else [2 * d + 1]
+    if len(params) != len(rows) or any(p.dim() != 3 or p.shape[1:] != (r, d) or p.shape[0] not in (1, X.shape[0])
+                                       and X.shape[0] != 1 for p, r in zip(params, rows)):
+        raise ValueError(f"params must be {model}'s weights for d = {d} and S = {X.shape[0]} (init_params): shapes "
+                         f"{[('S', r, d) for r in rows]}; got {[tuple(p.shape) for p in params]}")
     # the attention (not part of the prediction) only when asked for: training never is, and two-layer's is a product
     if fast:
         pred, att = _forward_token_major(model, params, X, hops, operator)

@@ -44,6 +44,20 @@ __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_en
 METHODS = ("fixed_point", "gradient")
 
 
+def _check_shapes(x: torch.Tensor, mu: torch.Tensor, y: torch.Tensor | None = None, C: torch.Tensor | None = None):
+    # x (T, d), mu (T, n, d), y (T, o), C (T, o, d): one T, one d, one o (broadcasting would hide a mismatch)
+    T, d = x.shape
+    if mu.shape[0] != T or mu.shape[2] != d or mu.shape[1] < 1:
+        raise ValueError(f"mu must have shape (T, n, d) = ({T}, n >= 1, {d}) for x of shape {tuple(x.shape)}; "
+                         f"got {tuple(mu.shape)}")
+    if C is not None and (C.shape[0] != T or C.shape[2] != d):
+        raise ValueError(f"C must have shape (T, o, d) = ({T}, o, {d}) for x of shape {tuple(x.shape)}; "
+                         f"got {tuple(C.shape)}")
+    if y is not None and y.shape != (T, C.shape[1]):
+        raise ValueError(f"y must have shape (T, o) = ({T}, {C.shape[1]}) for C of shape {tuple(C.shape)}; "
+                         f"got {tuple(y.shape)}")
+
+
 @contract(trials="int:1", dim="int:1", n_parents="int:1", obs_dim="int:1", obs_noise="real:>=0",
           parent_scale="real:>=0", generator="generator",
           alloc=lambda a: [("trials", 16 * a["trials"] * (a["n_parents"] + a["obs_dim"] + 2) * a["dim"])])
@@ -75,6 +89,7 @@ def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noi
 @contract(x="tensor:2", mu="tensor:3", pi="real:>0")
 def synapse_weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tensor:
     """``a_j = softmax_j(-pi/2 |x - mu_j|^2)`` of (2): the posterior over the active synapse, (T, n)."""
+    _check_shapes(x, mu)
     return torch.softmax(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1)
 
 
@@ -82,6 +97,7 @@ def synapse_weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tenso
 def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Tensor, pi_y: float = 1.0,
                 pi: float = 1.0) -> torch.Tensor:
     """The collapsed free energy (1), shape (T,). x (T, d), y (T, o), C (T, o, d), mu (T, n, d)."""
+    _check_shapes(x, mu, y, C)
     err_y = y - torch.einsum("tod,td->to", C, x)
     n = mu.shape[-2]
     log_mix = torch.logsumexp(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1) - math.log(n)
@@ -91,6 +107,7 @@ def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Ten
 @contract(x="tensor:2", y="tensor:2", C="tensor:3", mu="tensor:3", pi_y="real:>0", pi="real:>0")
 def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
     """The gradient (2) of (1): precision-weighted prediction errors, shape (T, d)."""
+    _check_shapes(x, mu, y, C)
     err_y = y - torch.einsum("tod,td->to", C, x)
     a = synapse_weights(x, mu, pi)
     return -pi_y * torch.einsum("tod,to->td", C, err_y) + pi * torch.einsum("tn,tnd->td", a, x[:, None, :] - mu)

@@ -81,6 +81,13 @@ def gaussian_mixture_2d(n_points: int, n_clusters: int, *, trials: int = 1, spre
     return points, labels, centres
 
 
+def _check_points_and_slots(x: torch.Tensor, mu: torch.Tensor) -> None:
+    # x (T, N, D) points, mu (T, K, D) slots: one T, one D, at least one slot (broadcasting would hide a mismatch)
+    if mu.shape[:-2] != x.shape[:-2] or mu.shape[-1] != x.shape[-1] or mu.shape[-2] < 1:
+        raise ValueError(f"mu must have shape (..., K, D) with K >= 1 and the leading dimensions and D of x "
+                         f"{tuple(x.shape)}; got {tuple(mu.shape)}")
+
+
 def _sq_dist(x, mu):
     # |x_i - mu_k|^2 by explicit differences: exact (no |x|^2 - 2 x.mu + |mu|^2 cancellation) and,
     # for 2-D points, much faster than torch.cdist's batched kernel.
@@ -99,6 +106,7 @@ def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str =
     x : (T, N, D) points; mu : (T, K, D) slots; returns (T,) (Gaussian normalisers included).
     """
     _check_prior(prior)
+    _check_points_and_slots(x, mu)
     logits = _logits(x, mu, sigma)
     N, K, D = x.shape[-2], mu.shape[-2], x.shape[-1]
     log_norm = -0.5 * D * math.log(2 * math.pi * sigma ** 2)
@@ -115,6 +123,7 @@ def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "s
     slots (dim -1) for ``"slots"`` and over points (dim -2) for ``"hopfield"``.
     """
     _check_prior(prior)
+    _check_points_and_slots(x, mu)
     logits = _logits(x, mu, sigma)
     if prior == "slots":
         attn = torch.softmax(logits, dim=-1)
@@ -171,6 +180,7 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
 @contract(x="tensor:>=2", mu="tensor:>=2")
 def assign(x: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
     """Each point's nearest slot, i.e. its most probable parent under prior ``"slots"``: (T, N)."""
+    _check_points_and_slots(x, mu)
     return _sq_dist(x, mu).argmin(-1)
 
 
@@ -219,7 +229,7 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
     return ari.reshape(lead)
 
 
-@contract(points="int:1", clusters="int:1", trials="int:1", spread="real:>=0", sigmas="reals:>0", iters="int:0",
+@contract(points="int:1", clusters="int:1", trials="int:1", spread="real:>=0", sigmas="reals:>0", iters="int:1",
           example_sigma="real:>0", data_generator="generator", init_generator="generator",
           alloc=lambda a: [("trials", 48 * a["trials"] * a["points"])])
 def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, iters: int, example_sigma: float,
@@ -227,7 +237,7 @@ def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, 
     """Chapter 4's comparison of the two priors over potential widths ``sigmas`` on the same mixtures and
     the same random start: ARI per prior (len(sigmas), trials), the smallest relative step of the
     objective (≥ 0 up to rounding: the updates are CCCP steps), the data and each prior's run at
-    ``example_sigma``, and the start ``mu0`` (T, K, 2) every run shares."""
+    ``example_sigma``, and the start ``mu0`` (T, K, 2) every run shares. ``iters >= 1``: the smallest step needs one."""
     x, labels, _ = gaussian_mixture_2d(points, clusters, trials=trials, spread=spread, generator=data_generator)
     mu0 = x.mean(1, keepdim=True) + x.std(1, keepdim=True) * torch.randn(x.shape[0], clusters, 2,
                                                                          generator=init_generator)

@@ -50,6 +50,9 @@ def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: to
     _check_hyper_prior(alpha0, beta0)
     if query.dim() != 2 or keys.dim() != 3 or keys.shape[0] != query.shape[0] or keys.shape[2] != query.shape[1]:
         raise ValueError(f"query must be (B, dk) and keys (B, T, dk); got {tuple(query.shape)}, {tuple(keys.shape)}")
+    if values.shape[:2] != keys.shape[:2]:
+        raise ValueError(f"values must have one row per key, (B, T, dv) = ({keys.shape[0]}, {keys.shape[1]}, dv); "
+                         f"got {tuple(values.shape)}")
     B, T, _ = keys.shape
     scale = 1.0 / math.sqrt(query.shape[1]) if scale is None else scale
     dtype = keys.dtype
@@ -127,11 +130,17 @@ def relative_operations(window, iterations, n: int, d: int, mode: str = "paper",
 def operations_as_run(reach, iterations, n: int, d: int):
     """Cost per query as the implementation runs it, relative to full attention's n·d: (r·d + k)/(n·d).
 
-    reach: the widest window min(m, n) that any sweep scored (≥ the first window), iterations: k.
+    reach: the widest window min(m, n) that any sweep scored (≥ the first window; a raw window m above n is
+    clipped to n), iterations: k.
     Compare :func:`relative_operations` (mode ``paper``), which charges the final window instead.
     Returns a numpy array of the same shape.
     """
     _check_int("n", n, 2)
     _check_int("d", d, 1)
-    r = np.minimum(np.asarray(reach, dtype=float), n)
-    return (r * d + np.asarray(iterations, dtype=float)) / (n * d)
+    r, k = np.asarray(reach, dtype=float), np.asarray(iterations, dtype=float)
+    if r.size and r.min() < 0:
+        raise ValueError(f"reach must be window sizes >= 0 (a window above n is clipped to n); got {r.min():g}")
+    if k.size and k.min() < 0:
+        raise ValueError(f"iterations must be counts >= 0; got {k.min():g}")
+    r = np.minimum(r, n)
+    return (r * d + k) / (n * d)
