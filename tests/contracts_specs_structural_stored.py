@@ -81,9 +81,10 @@ SPECS = {
     S + "windowed:operations_as_run": Spec(lambda d: {"reach": np.array([3, 5, 50]), "iterations": np.array([1, 2, 3]),
                                                       "n": 50, "d": d(st.integers(1, 10))},
                                            domain={"n": "int>=2", "d": "int>=1"}),
-    S + "expanding_core:expanding_elbo": Spec(lambda d: {"scores": B.scores(d), "attention": torch.softmax(
-        B.scores(d), -1), "alpha": torch.tensor([1.1, 1.2], dtype=torch.float64), "beta": torch.tensor(
-        [1.5, 2.0], dtype=torch.float64), "alpha0": 0.1, "beta0": 0.9}, domain=HYPER),
+    S + "expanding_core:expanding_elbo": Spec(lambda d: {"scores": B.scores(d), "attention": torch.nn.functional.pad(
+        torch.softmax(B.scores(d)[:, :-1], -1), (0, 1)),   # q(t) on t >= 1: zero on the query itself (t = 0)
+        "alpha": torch.tensor([1.1, 1.2], dtype=torch.float64), "beta": torch.tensor([1.5, 2.0], dtype=torch.float64),
+        "alpha0": 0.1, "beta0": 0.9}, domain=HYPER),
     S + "expanding_task:expanding_forward": Spec(lambda d: {**_expanding_inputs(d), "alpha0": 0.1, "beta0": 0.9},
                                                  domain=HYPER),
     S + "expanding_task:standard_forward": Spec(_expanding_inputs),

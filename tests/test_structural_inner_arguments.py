@@ -87,7 +87,7 @@ def test_expanding_elbo_checks_its_tensors():
     from mfattn.structural.expanding_core import expanding_elbo
 
     s = torch.randn(2, 6, generator=_g(), dtype=torch.float64)
-    a = torch.softmax(s, -1)
+    a = torch.nn.functional.pad(torch.softmax(s[:, :-1], -1), (0, 1))   # zero on the query (t = 0): q(t), t >= 1
     al, be = torch.tensor([1.1, 1.2], dtype=torch.float64), torch.tensor([1.5, 2.0], dtype=torch.float64)
     assert torch.isfinite(expanding_elbo(s, a, al, be, 0.1, 0.9)).all()
     bad = s.clone()

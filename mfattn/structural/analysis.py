@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_path, check_rule, contract
+from ..companion.checks import check_array, check_path, check_rule, contract
 from . import expanding as ex
 from .multihop import relative_error
 
@@ -38,6 +38,31 @@ def _check_reference(name: str, ref: Any) -> None:
             or not all(isinstance(r, Mapping) for r in ref):
         raise TypeError(f"{name} must be a non-empty list of the public code's stored runs (dicts); got "
                         f"{type(ref).__name__}")
+
+
+def _rows_at(run: Mapping, p: float, where: str) -> np.ndarray:
+    """The rows of ``run`` at recency bias ``p`` (every seed of it), as the callers select them; a ``p`` the run
+    was not trained at selects none, and every mean over them would be NaN: refused, naming ``ps``."""
+    sel = np.isclose(run["ps"], p)
+    if not sel.any():
+        raise ValueError(f"ps: p = {p:g} is not among {where}'s recency biases {sorted({float(q) for q in run['ps']})}")
+    return sel
+
+
+def _check_tail(tail: int, run: Mapping, where: str) -> None:
+    """``tail`` logged steps at most: a longer tail would silently average every step instead."""
+    steps = np.shape(run["loss/expanding"])[-1]
+    if tail > steps:
+        raise ValueError(f"tail must be at most the {steps} logged steps of {where}; got {tail}")
+
+
+def _forwarded(fn: str, kw: Mapping, fixed: Sequence[str]) -> None:
+    """``kw`` goes on to expanding_attention, which ``fn`` already calls with ``fixed``: refused by name (else
+    Python's 'got multiple values' error from inside)."""
+    clash = [k for k in fixed if k in kw]
+    if clash:
+        raise TypeError(f"{fn}() sets {', '.join(fixed)} of expanding_attention itself; it cannot also pass "
+                        f"{', '.join(map(repr, clash))} on from its keywords")
 
 
 def _check_seeds(ref_multi: Mapping, seeds: Sequence[int]) -> None:
@@ -70,8 +95,18 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
     """Per shuffle variant of the stored full replay (``data/full/designs/multihop_code_replay.json``):
     how many logged losses, the fractions within 1e-5 and exact, per model, and the multi-hop seeds
     that drift."""
+    check_rule("replay['variants']", replay["variants"], "mapping")
     out = {}
     for variant, v in replay["variants"].items():
+        where = f"replay['variants'][{variant!r}]"
+        check_rule(where, v, "mapping:multihop|one_layer")
+        for m in ("multihop", "one_layer"):
+            check_rule(f"{where}[{m!r}]", v[m], "mapping:relative_deviation")
+            dev = check_array(f"{where}[{m!r}]['relative_deviation']", v[m]["relative_deviation"], ndim=2,
+                              allow_int=True)
+            if dev.size == 0:
+                raise ValueError(f"{where}[{m!r}]['relative_deviation'] must hold at least one logged loss; got "
+                                 f"shape {dev.shape}")
         devs = {m: np.array(v[m]["relative_deviation"]) for m in ("multihop", "one_layer")}
         every = np.concatenate([d.ravel() for d in devs.values()])
         out[variant] = {"points": every.size, "within_fraction": float(np.mean(every < 1e-5)),
@@ -107,13 +142,17 @@ def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_gen
 @contract(dims="ints:1", ps="reals:(0,1]", n="int:2")
 def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: int = 50) -> dict:
     """Per (d, p): mean (r·d + k)/(n·d) over every step and seed, r the widest window any sweep scored
-    (``reach``; NaN for a run stored without it)."""
+    (``reach``; NaN for a run stored without it). ``n`` is the runs' sequence length (a run that scored a window wider
+    than ``n`` is refused), each p one the runs were trained at."""
     _check_runs(runs, dims)
     out = {}
     for d in dims:
         r = runs[d]
+        if "reach" in r and np.size(r["reach"]) and np.max(r["reach"]) > n:   # reach <= the runs' own n
+            raise ValueError(f"n must be the runs' sequence length: runs[{d}] scored windows of up to "
+                             f"{np.max(r['reach']):g} tokens; got n = {n}")
         for p in ps:
-            sel = np.isclose(r["ps"], p)
+            sel = _rows_at(r, p, f"runs[{d}]")
             out[d, p] = (float(ex.operations_as_run(r["reach"][sel], r["iterations"][sel], n, d).mean())
                          if "reach" in r else float("nan"))
     return out
@@ -148,7 +187,12 @@ def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: st
     """Per score vector (row of ``scores``), the largest |∂ELBO/∂θ| at the end state (see :func:`elbo_gradient`;
     the ELBO is a sum over rows, so each row's gradient is its own). ``tol``: the stopping tolerance on the
     horizon (default 1e-9 for CAVI, run to its fixed point, and 0.01 for the accumulating update, the
-    training's); CAVI at 0.01 gives the gradient a VI procedure stopped by the training's rule leaves."""
+    training's); CAVI at 0.01 gives the gradient a VI procedure stopped by the training's rule leaves. ``scores`` must
+    be float64; ``kw`` goes on to :func:`.expanding.expanding_attention`, except ``values`` and ``max_iter``, which this
+    function sets itself (refused by name)."""
+    if scores.dtype != torch.float64:
+        raise TypeError(f"scores must be float64 (the ELBO's gradients are compared with 0); got {scores.dtype}")
+    _forwarded("elbo_gradients", kw, ("values", "max_iter"))
     B, T = scores.shape
     tol = (1e-9 if update == "cavi" else 0.01) if tol is None else tol
     res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update=update,
@@ -174,7 +218,7 @@ def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[di
     for d in dims:
         r = runs[d]
         for p in ps:
-            sel = np.isclose(r["ps"], p)                           # every seed of this p
+            sel = _rows_at(r, p, f"runs[{d}]")                     # every seed of this p
             rel[d, p] = tuple(ex.relative_operations(r["window"][sel], r["iterations"][sel], 50, d, mode).mean()
                               for mode in ("paper", "code"))
             tail = max(1, r["loss/expanding"].shape[1] // 5)
@@ -256,6 +300,15 @@ def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tup
 @contract(full_exp="mapping:ps|stored_code_measure|code_measure_per_seed")
 def stored_code_measure(full_exp: dict) -> list[tuple[float, float, np.ndarray]]:
     """(p, stored single run, our per-seed values) from ``data/full/designs/expanding_code_d50.json``."""
+    ps, stored, per_seed = full_exp["ps"], full_exp["stored_code_measure"], full_exp["code_measure_per_seed"]
+    if len(ps) != len(stored):
+        raise ValueError(f"full_exp['ps'] and full_exp['stored_code_measure'] must have one entry per p; got "
+                         f"{len(ps)} and {len(stored)}")
+    check_rule("full_exp['code_measure_per_seed']", per_seed, "mapping")
+    missing = [f"{p:g}" for p in ps if f"{p:g}" not in per_seed]
+    if missing:
+        raise ValueError(f"full_exp['code_measure_per_seed'] holds no values for p = {missing}; it has "
+                         f"{sorted(per_seed)}")
     return [(p, s_, np.array(list(full_exp["code_measure_per_seed"][f"{p:g}"].values())))
             for p, s_ in zip(full_exp["ps"], full_exp["stored_code_measure"])]
 
@@ -268,7 +321,8 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
              + "".join(f"{'MSE p=1/' + str(round(1 / p)):>12}" for p in ps)]
     ops = {}
     for name, r in variants.items():
-        sels = [np.isclose(r["ps"], p) for p in ps]                # every seed of each p
+        _check_tail(tail, r, f"variants[{name!r}]")
+        sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]  # every seed of each p
         ops[name] = [ex.relative_operations(r["window"][s], r["iterations"][s], 50, d, "paper").mean() for s in sels]
         mse = [r["loss/expanding"][s][:, -tail:].mean() for s in sels]
         lines.append(f"{name:<22}" + "".join(f"{o:12.2f}" for o in ops[name]) + "".join(f"{m:12.1f}" for m in mse))
@@ -279,10 +333,12 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
 def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int, n: int = 50) -> dict[str, dict]:
     """Per variant (name -> run of :func:`.expanding.train_expanding`) and p: the mean final window (capped
     at n), iterations per query, the paper's relative operations (md + k)/(nd), all over every training step
-    and seed, and the training MSE over the last ``tail`` steps. Returns {name: {key: [value per p]}}."""
+    and seed, and the training MSE over the last ``tail`` steps (at most the logged steps; each p one the variants
+    were trained at). Returns {name: {key: [value per p]}}."""
     out = {}
     for name, r in variants.items():
-        sels = [np.isclose(r["ps"], p) for p in ps]
+        _check_tail(tail, r, f"variants[{name!r}]")
+        sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]
         out[name] = {"window": [float(np.minimum(r["window"][s], n).mean()) for s in sels],
                      "iterations": [float(r["iterations"][s].mean()) for s in sels],
                      "ops": [float(ex.relative_operations(r["window"][s], r["iterations"][s], n, d, "paper").mean())
@@ -291,7 +347,8 @@ def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int,
     return out
 
 
-@contract(result="mapping:var_y")
+@contract(result="mapping:var_y|test_mse/one_layer|test_mse/multihop|test_mse/two_layer|mass/one_layer|mass/multihop"
+                 "|mass/two_layer")
 def multihop_numbers(result: dict) -> dict[str, float]:
     """Held-out MSE / Var(y) per model (mean over seeds), the share of the one-to-two-layer gap that multi-hop
     closes, and the mean attention mass on x0 and x1 per model, from one run of :func:`.multihop.train_multihop`."""
@@ -385,7 +442,10 @@ def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict
 @contract(scores="tensor:2")
 def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
     """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
-    ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T))."""
+    ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T)).
+    ``kw`` goes on to expanding_attention, except ``values``, ``update``, ``max_iter`` and ``tol``, which this
+    function sets (refused)."""
+    _forwarded("cavi_residual", kw, ("values", "update", "max_iter", "tol"))
     B, T = scores.shape
     res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update="cavi",
                                  max_iter=1000, tol=1e-9, **kw)
@@ -406,6 +466,15 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
 
     path = check_path("path", path)
     data = json.loads(path.read_text())
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or "meta" not in data or not isinstance(rows, list) or not rows \
+            or not all(isinstance(r, dict) for r in rows):
+        raise ValueError(f"path {str(path)!r} must hold a benchmark of bench_windowed_attention.py --save: "
+                         "{'meta': ..., 'rows': [one dict per n, at least one]}")
+    need = ("n", "full_ms", "lazy_ms", "dense_ms", "ops_ratio")
+    lacking = sorted({k for r in rows for k in need if k not in r})
+    if lacking:
+        raise ValueError(f"path {str(path)!r}: the benchmark's rows lack {lacking}")
     lines = [f"{'n':>7} {'full ms':>9} {'lazy ms':>9} {'dense ms':>9} {'time lazy/full':>15} {'ops lazy/full':>14}"
              f" {'ops as run':>11}"]
     for r in data["rows"]:
@@ -473,6 +542,7 @@ def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
     (:func:`.expanding.train_expanding_variants`: each bit-identical to its own run, cached under its key); the
     ``exp_code_extra_seeds`` of the code's setting at (``exp_code_extra_d``, ``exp_code_extra_p``) train on their own
     and are appended to that d's code-setting run. Returns ({d: run}, {variant name: run}, {d: code-setting run})."""
+    check_rule("sizes['exp_dims']", sizes["exp_dims"], "ints:1")
     common = dict(ps=sizes["exp_ps"], seeds=sizes["exp_seeds"], batch_size=sizes["exp_batch"])
     d0, same = sizes["exp_dims"][0], sizes["exp_code_steps"] == sizes["exp_steps"]
     exp_runs, variants, code_runs = {}, {}, {}

@@ -154,11 +154,23 @@ def code_counts(code_runs: dict, references: dict[int, list], ps: Sequence[float
     return out
 
 
-@contract(base="mapping:ps", extra="mapping")
+@contract(base="mapping:ps", extra="mapping:ps")
 def merge_runs(base: dict, extra: dict) -> dict:
     """Two runs of :func:`.expanding.train_expanding` as one: the per-(p, seed) rows of ``extra`` appended to
-    ``base``'s (each row is its own replica, so the rows do not interact); what is not per row is ``base``'s."""
+    ``base``'s (each row is its own replica, so the rows do not interact); what is not per row is ``base``'s.
+    ``extra`` must hold every per-row array of ``base``, each of the same shape per row (the same models, d and
+    steps): a run of another kind or size is refused, not merged in part."""
     rows = len(base["ps"])
+    per_row = [key for key, b in base.items() if isinstance(b, np.ndarray) and b.ndim >= 1 and b.shape[0] == rows]
+    missing = [key for key in per_row if key not in extra]
+    if missing:
+        raise ValueError(f"extra must be a run of the same models as base; it lacks base's per-row arrays {missing}")
+    other = [key for key in per_row if not isinstance(extra[key], np.ndarray) or extra[key].ndim < 1
+             or extra[key].shape[1:] != base[key].shape[1:]]
+    if other:
+        want = ", ".join(str(base[k].shape[1:]) for k in other)
+        raise ValueError(f"extra's {other} must have base's shape per row ({want}); got "
+                         f"{', '.join(str(np.shape(extra[k])[1:]) for k in other)}")
     out = dict(base)
     for key, v in extra.items():
         b = base.get(key)

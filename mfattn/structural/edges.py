@@ -151,6 +151,8 @@ def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
         raise ValueError(f"q and k must have shape (..., tokens, dim); got {tuple(q.shape)} and {tuple(k.shape)}")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share their last (feature) dimension; got {q.shape[-1]} and {k.shape[-1]}")
+    if q.dtype != k.dtype:
+        raise TypeError(f"q and k must have one dtype; got {q.dtype} and {k.dtype} (cast one explicitly)")
     scores = beta * q @ k.transpose(-1, -2)
     if not bool(torch.isfinite(scores).all()):   # beta = 1e308 overflowed them and every posterior became NaN
         raise ValueError(f"beta = {beta:g} times q·k overflows the scores (or q, k hold NaN/inf): take a smaller beta")
@@ -349,6 +351,8 @@ def check_allowed(allowed, n_queries: int, n_keys: int) -> torch.Tensor:
     return allowed
 
 
+@contract(n_queries="int:0", n_keys="int:1", density="real:[0,1]", generator="generator",
+          alloc=lambda a: [("n_keys", a["n_queries"] * a["n_keys"])])
 def random_allowed(n_queries: int, n_keys: int, density: float, generator: torch.Generator) -> torch.Tensor:
     """A random allowed-edge mask: each edge kept with probability ``density``, then one random edge added to
     every row left empty (so each query has a parent). Bool (n_queries, n_keys)."""

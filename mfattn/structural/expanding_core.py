@@ -82,6 +82,11 @@ def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin")
     digamma, cavi: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
     """
     _check_choice("update", update, UPDATES)
+    try:   # one q per (alpha, beta) pair: shapes that do not broadcast are a mismatch, not torch's error
+        torch.broadcast_shapes(torch.as_tensor(alpha).shape, torch.as_tensor(beta).shape)
+    except RuntimeError:
+        raise ValueError(f"alpha and beta must have one shape (or broadcast to one); got "
+                         f"{tuple(torch.as_tensor(alpha).shape)} and {tuple(torch.as_tensor(beta).shape)}") from None
     return _estimate_q(alpha, beta, update != "plugin")
 
 
@@ -116,6 +121,39 @@ class ExpandingResult(NamedTuple):
     slope_final: torch.Tensor | None = None   # (B,) the prior slope of the last iteration
     reach: torch.Tensor | None = None         # (B,) long: the widest window min(m, T) of any sweep run, so
     #                                           reach - 1 keys were scored (the first window always is)
+
+
+_RESULT_NEW = ExpandingResult.__new__
+
+
+def _checked_result(cls, *args, **kwargs):
+    """ExpandingResult(...) checks that its fields fit one batch: attention (B, T), output (B, dv) (or None while
+    the sweeps build it), the per-sequence fields (B,) (slope_final and reach may be None). ``_replace`` and
+    ``_make`` copy a checked result without this check."""
+    result = _RESULT_NEW(cls, *args, **kwargs)
+    att = result.attention
+    if not isinstance(att, torch.Tensor) or att.dim() != 2:
+        raise ValueError(f"attention must be a (B, T) tensor; got "
+                         f"{tuple(att.shape) if isinstance(att, torch.Tensor) else type(att).__name__}")
+    B = att.shape[0]
+    per_row = (("output", result.output, 2, True), ("window", result.window, 1, False),
+               ("horizon", result.horizon, 1, False), ("iterations", result.iterations, 1, False),
+               ("alpha", result.alpha, 1, False), ("beta", result.beta, 1, False),
+               ("slope_final", result.slope_final, 1, True), ("reach", result.reach, 1, True))
+    for name, value, ndim, optional in per_row:
+        if value is None and optional:
+            continue
+        if not isinstance(value, torch.Tensor) or value.dim() != ndim or value.shape[0] != B:
+            want = f"({B}, dv)" if ndim == 2 else f"({B},)"
+            got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+            raise ValueError(f"{name} must be a tensor of shape {want}, one row per row of attention "
+                             f"{tuple(att.shape)}; got {got}")
+    if result.history is not None and not isinstance(result.history, list):
+        raise TypeError(f"history must be a list of per-sweep dicts or None; got {type(result.history).__name__}")
+    return result
+
+
+ExpandingResult.__new__ = staticmethod(_checked_result)
 
 
 def _weighted_sum(att: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
@@ -478,7 +516,8 @@ def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, a
     """ELBO of the untruncated model t ~ Geometric(q) on {1, 2, ...}, q ~ Beta(α₀, β₀), evidence exp(s_t).
 
     scores, attention: (B, T) with token j at distance t = T-1-j; attention is q(t) (zero outside its
-    support), alpha, beta the Beta q(q). Returns (B,):
+    support, and always zero on the query itself, t = 0, which the model excludes; entries in [0, 1]), alpha, beta
+    the Beta q(q). Returns (B,):
 
         E[s_t] + E[log q] + E[t - 1] E[log(1 - q)] + E_q(q)[log Beta(q; α₀, β₀) - log Beta(q; α, β)] + H[q(t)]
 
@@ -487,6 +526,11 @@ def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, a
     """
     if attention.shape != scores.shape:
         raise ValueError(f"attention must have the shape of scores {tuple(scores.shape)}; got {tuple(attention.shape)}")
+    if attention.numel() and (bool((attention < 0).any()) or bool((attention > 1).any())):
+        raise ValueError("attention must be q(t), probabilities in [0, 1]; got an entry outside")
+    if attention.shape[1] and bool((attention[:, -1] != 0).any()):   # the query (t = 0): outside the model's t >= 1
+        raise ValueError("attention must be zero on the query itself (the last token, t = 0): the model's parent "
+                         "lies at t >= 1; got a non-zero weight there")
     for name, x in (("alpha", alpha), ("beta", beta), ("alpha0", alpha0), ("beta0", beta0)):
         if torch.is_tensor(x) and x.numel() not in (1, scores.shape[0]) or torch.is_tensor(x) and x.dim() > 1:
             raise ValueError(f"{name} must be a number or one per row of scores ({scores.shape[0]}); got shape "

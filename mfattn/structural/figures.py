@@ -39,12 +39,36 @@ def _labels(name: str, value: Any) -> None:
         raise TypeError(f"{name} must be a list of strings; got {type(value).__name__}")
 
 
+def _role_masses(runs: Mapping, name: str, role_labels: Sequence[str]) -> None:
+    """Each run holds ``mass/<model>`` (seeds, roles) with one role per label of ``role_labels``."""
+    for key, r in runs.items():
+        for m in _MODELS:
+            mass = r.get(f"mass/{m}")
+            if mass is None:
+                raise ValueError(f"{name}[{key!r}] holds no 'mass/{m}' (a run of train_multihop with model {m!r})")
+            if np.ndim(mass) != 2 or np.shape(mass)[1] != len(role_labels):
+                raise ValueError(f"role_labels must name one role per column of {name}[{key!r}]['mass/{m}'] "
+                                 f"{np.shape(mass)}; got {len(role_labels)} labels")
+
+
+def _length(value: Any) -> int | None:
+    return len(value) if np.ndim(value) >= 1 else None
+
+
 @contract(study="mapping:errors|n_structures|posterior|err_soft|err_sink", n="int:1", instances="int:1")
 def bruteforce(study: dict, n: int, instances: int) -> plt.Figure:
     """(a) max |enumeration − softmax attention| per instance and mechanism; (b) the sorted joint posterior
     over the edge sets of one self-attention instance; (c)–(f) the exclusive prior: errors of the per-query
     softmax and of Sinkhorn against its exact edge marginals, and the three marginal matrices."""
     errors, n_structures, posterior = study["errors"], study["n_structures"], study["posterior"]
+    for key in ("soft_x", "exact_x", "sink_x"):
+        if key not in study or tuple(np.shape(study[key])[-2:]) != (n, n):
+            raise ValueError(f"n must be the study's token count: study[{key!r}] must hold (n, n) = ({n}, {n}) "
+                             f"matrices; got {tuple(np.shape(study[key])) if key in study else 'no such key'}")
+    for key in ("err_soft", "err_sink"):
+        if _length(study[key]) != instances:
+            raise ValueError(f"instances must be the study's instance count: study[{key!r}] holds "
+                             f"{_length(study[key])}; got {instances}")
     fig, axes = plt.subplots(2, 3, figsize=(11, 7))
     ax = axes[0, 0]
     for x, (mode, err) in enumerate(errors.items()):
@@ -86,6 +110,9 @@ def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[fl
     """(a) retrieval rate against β for several pattern counts; (b) against the count for several β;
     (c) median energy above its converged value along a longer iteration (``gap_long`` (steps + 1, B, T))."""
     rate, betas_h, counts_h = grid["rate"], grid["betas"], grid["counts"]
+    if len(betas_long) != gap_long.shape[1]:
+        raise ValueError(f"betas_long must name one beta per column of gap_long {tuple(gap_long.shape)} "
+                         f"(steps + 1, betas, trials); got {len(betas_long)}")
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.5))
     ax = axes[0]
     show_counts = [c for c in (4, 16, 64, 256, 512) if c in counts_h]
@@ -152,6 +179,9 @@ def predictive_coding(study: dict, problem: dict, pi: float, n_parents: int) -> 
     synapse weight is the active one (dotted: chance); (c) the synapse weights of one instance along the
     fixed-point iteration (red: the active synapse)."""
     runs, accuracy, f_best = study["runs"], study["accuracy"], study["f_best"]
+    if n_parents != np.shape(problem["mu"])[1]:
+        raise ValueError(f"n_parents must be the problems' parent count ({np.shape(problem['mu'])[1]}, problem['mu'] "
+                         f"{tuple(np.shape(problem['mu']))}); got {n_parents}")
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.5))
     steps = np.arange(len(next(iter(runs.values()))["x"]))
     for i, (name, res) in enumerate(runs.items()):
@@ -189,11 +219,15 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
     """Training MSE / Var(y) per task: geometric mean over seeds (thick), ± one s.d. of the log (band), seeds.
 
     The means are drawn after every band and seed, one-layer attention's last and dashed: on the code's
-    task its mean lies on multi-hop attention's, and would otherwise be hidden under it.
+    task its mean lies on multi-hop attention's, and would otherwise be hidden under it. ``n_seeds``: the runs' seed
+    count (named in the title when every task has it; where the tasks differ, that of one of them).
     """
     _runs("results", results)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     counts = {len(r["var_y"]) for r in results.values()}   # where the tasks differ, each panel names its seeds
+    if n_seeds not in counts:
+        raise ValueError(f"n_seeds must be the seed count of the runs (of one of them, where the tasks differ: "
+                         f"{sorted(counts)}); got {n_seeds}")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     for ax, (t, r) in zip(axes, results.items()):
         steps = r["record_steps"]
         means = {}
@@ -221,6 +255,7 @@ def multihop_attention(results: dict, nmse_test: dict, role_labels: Sequence[str
     _runs("results", results)
     _runs("nmse_test", nmse_test, list(results))
     _labels("role_labels", role_labels)
+    _role_masses(results, "results", role_labels)
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), gridspec_kw={"width_ratios": [1, 1, 0.8]})
     width = 0.26
     for ax, (t, r) in zip(axes[:2], results.items()):
@@ -249,6 +284,13 @@ def multihop_reproduction(ref_multi: dict, repro: dict, dev: dict, seeds: Sequen
     """Left: the public code's stored losses (lines) and our replay (circles); right: relative deviations."""
     _runs("ref_multi", ref_multi, [str(s) for s in range(10)])
     logged = repro["record_steps"]
+    for m in ("multihop", "one_layer"):
+        if np.ndim(dev[m]) != 2 or np.shape(dev[m]) != (len(seeds), len(logged)):
+            raise ValueError(f"seeds and dev[{m!r}] must agree: dev[{m!r}] must have shape (seeds, logged steps) = "
+                             f"({len(seeds)}, {len(logged)}); got {np.shape(dev[m])}")
+        if np.shape(repro.get(f"loss/{m}")) != (len(seeds), len(logged)):
+            raise ValueError(f"seeds and repro['loss/{m}'] must agree: it must have shape (seeds, logged steps) = "
+                             f"({len(seeds)}, {len(logged)}); got {np.shape(repro.get(f'loss/{m}'))}")
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     ax = axes[0]
     all_steps = np.arange(20) * 1000
@@ -337,6 +379,10 @@ def expanding_operations(runs: dict, dims: Sequence[int], ps: Sequence[float], r
 @contract(coverage="mapping:curves", dims="ints:1", ps="reals:(0,1]")
 def expanding_window(coverage: dict, dims: Sequence[int], ps: Sequence[float]) -> plt.Figure:
     """Mean final window against the parent's true distance, one line per p; dashed: window = distance."""
+    missing = [(d, p) for d in dims for p in ps if (d, p) not in coverage["curves"]]
+    if missing:
+        raise ValueError(f"dims and ps must be those of the coverage: coverage['curves'] holds no (d, p) = {missing}; "
+                         f"it has {sorted(coverage['curves'])}")
     fig, axes = plt.subplots(1, len(dims), figsize=(10, 3.6), sharey=True, squeeze=False)
     for ax, d in zip(axes[0], dims):
         for p in ps:
@@ -349,6 +395,8 @@ def expanding_window(coverage: dict, dims: Sequence[int], ps: Sequence[float]) -
     return fig
 
 
+@contract(ident="mapping:gauss|soft|gauss_equal|soft_equal", forms="mapping:norms|data_radius",
+          temperatures="reals:>0")
 def paper_steps(ident: dict, forms: dict, temperatures: Sequence[float]) -> plt.Figure:
     """Chapter 4's checks of the paper's derivation: (a) dot-product attention against the Gaussian posterior,
     every attention weight of every instance, with the drawn keys and with keys of one common norm; (b) the
@@ -387,7 +435,10 @@ def multihop_ablation(runs: dict, role_labels: Sequence[str]) -> plt.Figure:
     """Per root distribution (name -> run of :func:`.multihop.train_multihop` on the paper's task): held-out
     MSE / Var(y) per model (bars: mean, dots: seeds) and the query's attention mass per token role."""
     _runs("runs", runs)
+    if not runs:
+        raise ValueError("runs must hold at least one run (name -> run of train_multihop); got none")
     _labels("role_labels", role_labels)
+    _role_masses(runs, "runs", role_labels)
     fig, axes = plt.subplots(1, 1 + len(runs), figsize=(4.2 * (1 + len(runs)), 3.6),
                              gridspec_kw={"width_ratios": [0.8] + [1] * len(runs)})
     ax = axes[0]
@@ -416,6 +467,13 @@ def inference_comparison(comparison: dict, ps: Sequence[float], d: int) -> plt.F
     """Per variant of the hyper-prior update (name -> :func:`.analysis.inference_comparison` entry): mean final
     window, iterations per query and final training MSE against the recency bias p."""
     _runs("comparison", comparison)
+    for name, c in comparison.items():
+        for key in ("window", "iterations", "mse"):
+            if key not in c:
+                raise ValueError(f"comparison[{name!r}] holds no {key!r} (an entry of analysis.inference_comparison)")
+            if _length(c[key]) != len(ps):
+                raise ValueError(f"ps must be the comparison's recency biases: comparison[{name!r}][{key!r}] holds "
+                                 f"{_length(c[key])} values; got {len(ps)} ps")
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
     x = np.arange(len(ps))
     width = 0.8 / len(comparison)

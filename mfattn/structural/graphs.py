@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..companion.checks import check_int, contract
+from ..companion.checks import check_bool, check_int, check_real, contract
 
 __all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "toy_problem_panels",
            "draw_toy_problems"]
@@ -38,6 +38,38 @@ class GraphPanel:
     fixed: list[tuple[str, str]] = field(default_factory=list)
     note: str = ""
     weights: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # checked here, where a panel is made, so that drawing it never fails inside matplotlib
+        for name in ("title", "note"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string; got {type(getattr(self, name)).__name__}")
+        if not isinstance(self.nodes, dict) or not self.nodes:
+            raise TypeError(f"nodes must be a non-empty dict name -> (x, y, label, observed); got "
+                            f"{type(self.nodes).__name__} {self.nodes!r:.60}")
+        for key, node in self.nodes.items():
+            if not isinstance(node, tuple) or len(node) != 4:
+                raise TypeError(f"nodes[{key!r}] must be a tuple (x, y, label, observed); got {node!r:.60}")
+            x, y, label, observed = node
+            check_real(f"nodes[{key!r}] x", x)
+            check_real(f"nodes[{key!r}] y", y)
+            if not isinstance(label, str):
+                raise TypeError(f"nodes[{key!r}] label must be a string; got {type(label).__name__}")
+            check_bool(f"nodes[{key!r}] observed", observed)
+        for name in ("candidates", "chosen", "fixed"):
+            edges = getattr(self, name)
+            if not isinstance(edges, (list, tuple)):
+                raise TypeError(f"{name} must be a list of edges (parent, child); got {type(edges).__name__}")
+            for e in edges:
+                if not isinstance(e, tuple) or len(e) != 2:
+                    raise TypeError(f"{name} must hold edges (parent, child); got {e!r:.60}")
+                lost = [v for v in e if v not in self.nodes]
+                if lost:
+                    raise ValueError(f"{name} has an edge {e!r} between nodes not in nodes: {lost}")
+        if not isinstance(self.weights, dict):
+            raise TypeError(f"weights must be a dict edge -> prior weight; got {type(self.weights).__name__}")
+        for e, w in self.weights.items():
+            check_real(f"weights[{e!r}]", w, minimum=0.0, maximum=1.0, strict=True)
 
 
 def _row(prefix: str, symbol: str, count: int, y: float, observed: bool, width: float = 3.0,
@@ -145,6 +177,8 @@ def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
 
 #: The most columns a figure of panels may have (a figure wider than this many panels is a mistake, not a layout).
 MAX_COLUMNS = 64
+#: The largest panel, in inches (a larger one is a mistake, and matplotlib refuses images beyond 2**23 pixels).
+MAX_PANEL_SIZE = 50.0
 
 
 @contract(panel_size="real:>0")
@@ -158,6 +192,7 @@ def draw_mechanisms(panels: list[GraphPanel] | None = None, ncols: int = 4, pane
             or not all(isinstance(p, GraphPanel) for p in panels):
         raise TypeError(f"panels must be a list of GraphPanel; got {type(panels).__name__}")
     check_int("ncols", ncols, 1, MAX_COLUMNS)
+    check_real("panel_size (inches)", panel_size, minimum=0.0, maximum=MAX_PANEL_SIZE, strict=True)
     nrows = -(-len(panels) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols, panel_size * nrows * 0.95), squeeze=False)
     for ax in axes.flat[len(panels):]:
@@ -209,6 +244,7 @@ def draw_toy_problems(panel_size: float = 3.2):
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
+    check_real("panel_size (inches)", panel_size, minimum=0.0, maximum=MAX_PANEL_SIZE, strict=True)
     panels = toy_problem_panels()
     fig, axes = plt.subplots(1, 2, figsize=(2 * panel_size * 1.3, panel_size * 0.85))
     for ax, panel in zip(axes, panels):

@@ -135,7 +135,7 @@ def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
     -------
     final state (..., d) and energies (steps + 1, ...) of (1) along the way (index 0 = start).
     """
-    if not isinstance(steps, int) or steps < 0:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:   # numpy's integers too
         raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
     energies = [hopfield_energy(xi, patterns, beta, active)]
     for _ in range(steps):

@@ -108,6 +108,15 @@ class TaskWeights:
     W_y: torch.Tensor
     W_r: torch.Tensor
 
+    def __post_init__(self) -> None:
+        for name, w in (("W_y", self.W_y), ("W_r", self.W_r)):
+            if not isinstance(w, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor; got {type(w).__name__}")
+        d = self.W_r.shape[0] if self.W_r.dim() else 0
+        if self.W_r.shape != (d, d) or self.W_y.shape != (1, d):
+            raise ValueError(f"W_y must have shape (1, d) and W_r (d, d) with one d; got W_y {tuple(self.W_y.shape)} "
+                             f"and W_r {tuple(self.W_r.shape)}")
+
 
 def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWeights:
     """Draw W_y ~ N(1, 1) and W_r from ``generator`` (in the public code's order: W_y, then W_r).
@@ -483,5 +492,18 @@ def relative_error(a, b) -> np.ndarray:
     return np.abs(a - b) / np.abs(b)
 
 
-# training lives in .multihop_train (imported last: it reads this module's models and task)
-from .multihop_train import _model_streams, _skip_batches, train_multihop  # noqa: E402, F401
+# training lives in .multihop_train, which imports this module's models and task: its names are looked up there on
+# first use (PEP 562), so that either module may be imported first
+_FROM_TRAIN = ("_model_streams", "_skip_batches", "train_multihop")
+
+
+def __getattr__(name: str):
+    if name in _FROM_TRAIN:
+        from . import multihop_train
+
+        return getattr(multihop_train, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_FROM_TRAIN])

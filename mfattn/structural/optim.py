@@ -42,6 +42,20 @@ class AdamState:
     exp_avg_sq: list[torch.Tensor]
     step: int = 0
 
+    def __post_init__(self) -> None:
+        for name, seq in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
+            if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) \
+                    or not all(isinstance(t, torch.Tensor) for t in seq):
+                raise TypeError(f"{name} must be a list of tensors (one per parameter); got {type(seq).__name__}")
+        if len(self.exp_avg) != len(self.exp_avg_sq):
+            raise ValueError(f"exp_avg and exp_avg_sq must hold one moment per parameter each; got "
+                             f"{len(self.exp_avg)} and {len(self.exp_avg_sq)}")
+        for i, (m, v) in enumerate(zip(self.exp_avg, self.exp_avg_sq)):
+            if m.shape != v.shape:
+                raise ValueError(f"exp_avg[{i}] and exp_avg_sq[{i}] must have one shape (their parameter's); got "
+                                 f"{tuple(m.shape)} and {tuple(v.shape)}")
+        check_int("step", self.step, 0)
+
     @classmethod
     def zeros_like(cls, params: Sequence[torch.Tensor]) -> "AdamState":
         return cls([torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params], 0)

@@ -37,7 +37,7 @@ import math
 import numpy as np
 import torch
 
-from ..companion.checks import check_positive, contract
+from ..companion.checks import check_positive, check_tensor, contract
 
 __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_energy_grad", "smoothness", "infer", "step_size_study"]
 
@@ -90,6 +90,16 @@ def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noi
 def synapse_weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tensor:
     """``a_j = softmax_j(-pi/2 |x - mu_j|^2)`` of (2): the posterior over the active synapse, (T, n)."""
     _check_shapes(x, mu)
+    a = _weights(x, mu, pi)
+    if not bool(torch.isfinite(a).all()):   # every -pi/2 |x - mu_j|^2 of a trial overflowed to -inf: 0/0
+        raise ValueError("x and mu: pi/2 |x - mu_j|^2 overflows float64 for every parent of a trial (x or mu too "
+                         "large for this pi); the synapse weights would be NaN")
+    return a
+
+
+def _weights(x: torch.Tensor, mu: torch.Tensor, pi: float) -> torch.Tensor:
+    """:func:`synapse_weights` without its checks, for the inference loops (their inputs are checked once; a
+    diverging gradient descent is reported by :func:`infer` itself)."""
     return torch.softmax(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1)
 
 
@@ -109,7 +119,7 @@ def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.T
     """The gradient (2) of (1): precision-weighted prediction errors, shape (T, d)."""
     _check_shapes(x, mu, y, C)
     err_y = y - torch.einsum("tod,td->to", C, x)
-    a = synapse_weights(x, mu, pi)
+    a = _weights(x, mu, pi)
     return -pi_y * torch.einsum("tod,to->td", C, err_y) + pi * torch.einsum("tn,tnd->td", a, x[:, None, :] - mu)
 
 
@@ -121,7 +131,7 @@ def smoothness(problem: dict[str, torch.Tensor], pi_y: float = 1.0, pi: float = 
     is bounded above by ``L``: gradient descent with ``lr <= 1/L`` cannot increase F (descent
     lemma) and ``lr > 2/L`` can diverge.
     """
-    C = problem["C"]
+    C = check_tensor("problem['C']", problem["C"], ndim=3, real=True)
     hess = pi_y * C.transpose(-1, -2) @ C + pi * torch.eye(C.shape[-1], dtype=C.dtype)
     return torch.linalg.eigvalsh(hess)[..., -1]
 
@@ -144,6 +154,9 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
     mu, C, y = problem["mu"], problem["C"], problem["y"]
     T, n, d = mu.shape
     lr = torch.as_tensor(lr, dtype=mu.dtype)
+    if lr.dim() > 1 or (lr.dim() == 1 and lr.shape[0] != T):
+        raise ValueError(f"lr must be a number or a tensor of one step size per trial, shape ({T},); "
+                         f"got shape {tuple(lr.shape)}")
     if method == "gradient" and not bool(torch.all(lr > 0)):
         raise ValueError(f"lr must be positive for method='gradient'; got {lr!r}")
     if lr.dim() == 1:
@@ -157,7 +170,7 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
     xs, fs = [x], [free_energy(x, y, C, mu, pi_y, pi)]
     for _ in range(steps):
         if method == "fixed_point":
-            a = synapse_weights(x, mu, pi)
+            a = _weights(x, mu, pi)
             rhs = data_term + pi * torch.einsum("tn,tnd->td", a, mu)
             x = torch.cholesky_solve(rhs[..., None], chol).squeeze(-1)
         else:

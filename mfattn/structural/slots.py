@@ -94,6 +94,18 @@ def _sq_dist(x, mu):
     return (x[..., :, None, :] - mu[..., None, :, :]).pow(2).sum(-1)
 
 
+def _check_width(sigma: float) -> None:
+    """sigma > 0 whose 2 pi sigma² is a positive finite float64 (the Gaussian's normaliser and the logits'
+    denominator): 5e-324 squares to 0 and 1e200 overflows, which would end in log(0) or a NaN inside."""
+    try:
+        var = 2 * math.pi * float(sigma) ** 2
+    except OverflowError:
+        var = math.inf
+    if not 0.0 < var < math.inf:
+        raise ValueError(f"sigma must have 2 pi sigma^2 inside float64's range (positive and finite); got sigma = "
+                         f"{sigma!r} (2 pi sigma^2 = {var!r})")
+
+
 def _logits(x, mu, sigma):
     # -|x_i - mu_k|^2 / (2 sigma^2): (T, N, K)
     return -_sq_dist(x, mu) / (2 * sigma ** 2)
@@ -107,6 +119,7 @@ def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str =
     """
     _check_prior(prior)
     _check_points_and_slots(x, mu)
+    _check_width(sigma)
     logits = _logits(x, mu, sigma)
     N, K, D = x.shape[-2], mu.shape[-2], x.shape[-1]
     log_norm = -0.5 * D * math.log(2 * math.pi * sigma ** 2)
@@ -124,6 +137,7 @@ def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "s
     """
     _check_prior(prior)
     _check_points_and_slots(x, mu)
+    _check_width(sigma)
     logits = _logits(x, mu, sigma)
     if prior == "slots":
         attn = torch.softmax(logits, dim=-1)
@@ -157,6 +171,7 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
     if not isinstance(iters, int) or iters < 0:
         raise ValueError(f"iters must be a non-negative integer; got {iters!r}")
     check_positive("sigma", sigma)
+    _check_width(sigma)
     T, N, D = x.shape
     if init is None:
         if not isinstance(generator, torch.Generator):

@@ -140,6 +140,8 @@ def slot_values(sl: dict, sigmas: Sequence[float], sigma: float, mu_start: torch
     round-off of both collapsed objectives over every σ (against longdouble) at ``mu_start``, a start drawn like the
     width study's (the data mean plus the data's spread times a standard normal)."""
     ari = sl["ari"]
+    if sigma not in list(sigmas):
+        raise ValueError(f"sigma must be one of the study's sigmas {list(sigmas)}; got {sigma!r}")
     i = list(sigmas).index(sigma)
     gap = ari["slots"][i] - ari["hopfield"][i]
     x64, xld, mld = sl["x"], _ld(sl["x"]), _ld(mu_start)
@@ -294,6 +296,9 @@ def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, 
     does not show that the dynamics do, wherever they start."""
     mu, active = problem["mu"], problem["active"]
     T, n, d = mu.shape
+    if len(fixed["free_energy"]) != steps + 1:
+        raise ValueError(f"steps must be the zero start's steps: fixed holds {len(fixed['free_energy']) - 1} steps; "
+                         f"got steps = {steps}")
     f_zero = fixed["free_energy"][-1]
     acc, same, rise = [], [], 0.0
     scale = float(mu.std())

@@ -108,6 +108,7 @@ def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: to
     return result, reach - 1
 
 
+@contract(window="numbers", iterations="numbers")
 def relative_operations(window, iterations, n: int, d: int, mode: str = "paper", floor: int = 28):
     """Cost of expanding attention per query relative to full attention's n·d, per step.
 
@@ -121,6 +122,10 @@ def relative_operations(window, iterations, n: int, d: int, mode: str = "paper",
     n, d, floor = _check_int("n", n, 1), _check_int("d", d, 1), _check_int("floor", floor, 0)
     w = np.minimum(np.asarray(window, dtype=float), n)
     k = np.asarray(iterations, dtype=float)
+    if w.size and w.min() < 0:
+        raise ValueError(f"window must be window sizes >= 0; got {w.min():g}")
+    if k.size and k.min() < 0:
+        raise ValueError(f"iterations must be counts >= 0; got {k.min():g}")
     if mode == "paper":
         return (w * d + k) / (n * d)
     return np.maximum(floor, w) * (d + k) / (n * d)
