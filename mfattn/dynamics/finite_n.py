@@ -65,7 +65,7 @@ def _check_T(T, C: int) -> np.ndarray:
                          f"{T.dtype} of shape {T.shape}")
     if not np.all(np.abs(T) <= 1.0):   # NaN fails this too
         raise ValueError("T must hold values in [-1, 1] (tanh of the class fields; (1 + T)/2 is a probability); got "
-                         f"{T[~(np.abs(T) <= 1.0)].flat[0]!r}")
+                         f"{T[~(np.abs(T) <= 1.0)].flat[0].item()!r}")
     return T
 
 
@@ -383,8 +383,9 @@ def lattice_chi2_z(xa, xb, N: int) -> float:
             raise ValueError(f"{name} must hold at least one sample")
         off = np.abs(cells - np.rint(cells))
         if off.max() > 1e-3 + 4 * np.finfo(np.float64).eps * max(1.0, np.abs(cells).max()):
-            raise ValueError(f"{name} must hold values on the lattice k/N (N = {N}); got {x[int(off.argmax())]!r} "
-                             f"({off.max():.3g} of a cell off)"[:200])
+            bad = np.asarray(x, dtype=np.float64)[int(off.argmax())].item()
+            raise ValueError(f"{name} must hold values on the lattice k/N (N = {N}); got {bad!r} ({off.max():.3g} of a "
+                             f"cell off)")
     ia, ib = np.rint(np.asarray(xa) * N).astype(np.int64), np.rint(np.asarray(xb) * N).astype(np.int64)
     lo, hi = min(ia.min(), ib.min()), max(ia.max(), ib.max())
     ha, hb = np.bincount(ia - lo, minlength=hi - lo + 1), np.bincount(ib - lo, minlength=hi - lo + 1)
