@@ -78,7 +78,7 @@ SPECS = {
                                          **RUN),  # rho: NaN where too few points give no rotation number
     Y + "rotation:arnold_tongues": Spec(lambda d: {"betas": betas(d), "epsilons": [0.02], "steps": 60, "transient": 20,
                                                    "cap": 20}, nonfinite_ok=True, **RUN),
-    Y + "rotation:locked_fraction": Spec(lambda d: {"rho": d(st.floats(0, 1))}, domain={"max_q": "int>=1", "tol": ">0"}),
+    Y + "rotation:locked_fraction": Spec(lambda d: {"rho": d(st.floats(0, 0.5))}, domain={"max_q": "int>=1", "tol": ">0"}),
     Y + "rotation:plateaus": Spec(lambda d: {"result": _rotation_result(d)}, skip=("result",), nonfinite_ok=True,
                                   domain={"max_gap": "int>=0", "min_points": "int>=1", "rho_tol": ">0"}),
     Y + "rotation:RotationResult": Exempt(RESULT + "; rotation_number/arnold_tongues build it; "

@@ -61,7 +61,17 @@ def same_attractor(a: np.ndarray, b: np.ndarray, period_a: int, period_b: int, t
     Periodic orbits: same period and sections within ``tol``. Sets with no period (tori, chaos) are sampled
     sparsely, so their threshold adds each set's own sampling distance (mean nearest-neighbour distance
     between its even and odd points): two samples of one chaotic attractor are as close as two halves of one.
+    Sections of another number of coordinates, or with too few points (one; two when neither has a period, for its
+    even and odd halves), are refused.
     """
+    least = 2 if period_a == period_b == 0 else 1
+    for name, x in (("a", a), ("b", b)):
+        if np.ndim(x) != 2 or len(x) < least:
+            raise ValueError(f"{name} must be a stroboscopic section (n, M) of at least {least} point(s); got shape "
+                             f"{np.shape(x)}")
+    if np.shape(a)[1] != np.shape(b)[1]:
+        raise ValueError(f"a and b must have the same number of coordinates M; got a of shape {np.shape(a)} and b of "
+                         f"shape {np.shape(b)}")
     if period_a != period_b:
         return False
     slack = 0.0
@@ -80,6 +90,14 @@ class Attractor:
     lyapunov: float
     fraction: float
     representative: int
+
+    def __post_init__(self):
+        """A hand-built attractor must describe one: period and representative counts, fraction in (0, 1]."""
+        check_real("beta", self.beta, minimum=0.0)
+        check_int("period", self.period, 0)
+        check_real("lyapunov", self.lyapunov)
+        check_real("fraction", self.fraction, minimum=0.0, maximum=1.0, strict=True)
+        check_int("representative", self.representative, 0)
 
     @property
     def kind(self) -> str:

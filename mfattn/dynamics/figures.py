@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
 
-from ..companion.checks import check_array, check_rule, contract
+from ..companion.checks import check_array, check_int, check_rule, contract
 from .diagnostics import CLASS_NAMES, autocorrelation, power_spectrum
 
 __all__ = ["CLASS_COLORS", "LAM_CMAP", "fmt_lam", "draw_diagram", "bifurcation", "all_values", "bins_vs_lyapunov",
@@ -45,6 +45,30 @@ def _results(name: str, value, kind: str, keys=()):
     return value
 
 
+def _orbits_of(bname: str, betas, name: str, result, limit: int | None = None, lyapunov: bool = False) -> int:
+    """``result`` is a SimulationResult with saved orbits (and λ_max when ``lyapunov``), one per β of ``betas`` (at
+    most ``limit``)."""
+    _result(name, result, "SimulationResult")
+    n = len(betas)
+    if result.m_o is None or (lyapunov and result.lyapunov is None):
+        raise ValueError(f"{name} must hold its saved orbits" + (" and λ_max" if lyapunov else "")
+                         + f" (simulate(..., save=True{', lyapunov=True' if lyapunov else ''}))")
+    if len(result.m_o) != n or n == 0:
+        raise ValueError(f"{bname} must hold one β per orbit of {name} ({len(result.m_o)}); got {n}")
+    if limit is not None and n > limit:
+        raise ValueError(f"{bname} must hold at most {limit} β (one panel each); got {n}")
+    return n
+
+
+def _lengths(n: int, **arrays) -> None:
+    """Each of ``arrays`` holds one entry per β (``n``)."""
+    for name, value in arrays.items():
+        if np.ndim(value) != 1 or len(value) != n:
+            raise ValueError(f"{name} must hold one entry per β ({n}); got shape {np.shape(value)}")
+        if name.endswith("periods") and np.min(value) < 0:
+            raise ValueError(f"{name} must hold periods >= 0 (0: none found); got {np.min(value)!r}")
+
+
 def _positive_counts(name: str, value):
     arr = check_array(name, value, integer=True, ndim=1)
     if arr.size == 0 or arr.min() < 1:
@@ -58,9 +82,11 @@ def fmt_lam(x: float) -> str:
     return f"{x:+.3f}" if abs(x) >= 1e-3 else f"{x:+.0e}"
 
 
+@contract(use="choice:band|strobe")
 def diagram_points(res, use="band"):
     """x (β), y (m^o_1), index of β: periodic orbits draw all their distinct values, others their section (the
     last 1000 stroboscopic points: denser sections, kept for comparing attractors, would only blacken the plot)."""
+    _result("res", res, "SweepResult")
     cls = res.classes()
     xs, ys, idx = [], [], []
     for i, b in enumerate(res.betas):
@@ -148,10 +174,17 @@ def planes(betas, result, periods, other=None, other_periods=None, differ=None, 
     """Fig. 4: the (m^o_1, m^o_2) plane of each β of a SimulationResult (periodic orbits as points).
 
     ``other`` (optional): the same β from another start; where ``differ[i]`` its attractor is drawn too,
-    in orange, and the title gives both λ_max (``names`` label the two starts)."""
-    _result("result", result, "SimulationResult")
+    in orange, and the title gives both λ_max (``names`` label the two starts). At most 6 β (a 2 × 3 grid), one per
+    orbit of ``result``; ``periods`` (and ``other_periods``, ``differ``) one per β."""
+    n = _orbits_of("betas", betas, "result", result, limit=6, lyapunov=True)
+    _lengths(n, periods=periods)
     if other is not None:
-        _result("other", other, "SimulationResult")
+        _orbits_of("betas", betas, "other", other, lyapunov=True)
+        if other_periods is None or differ is None:
+            raise ValueError("other_periods and differ must be given with other (its periods, and where it differs)")
+        _lengths(n, other_periods=other_periods, differ=differ)
+    if isinstance(names, (str, bytes)) or len(names) != 2:
+        raise ValueError(f"names must be two labels (result's start, other's start); got {names!r}"[:200])
     fig, axes = plt.subplots(2, 3, figsize=(11, 7), layout="constrained")
     runs = [(result, periods, "k", "C0")] + ([(other, other_periods, "C1", "C1")] if other is not None else [])
     for ax, i in zip(axes.ravel(), range(len(betas))):
@@ -178,8 +211,13 @@ def planes(betas, result, periods, other=None, other_periods=None, differ=None, 
 
 @contract(betas="array:1", pick="mapping")
 def time_series(betas, result, pick):
-    """Fig. 5: trajectory window, power spectrum (f = 1/L marked) and autocorrelation per picked orbit."""
-    _result("result", result, "SimulationResult")
+    """Fig. 5: trajectory window, power spectrum (f = 1/L marked) and autocorrelation per picked orbit (``pick``: one or
+    two names -> index of a β of ``betas``, one per orbit of ``result``)."""
+    n = _orbits_of("betas", betas, "result", result)
+    if not 1 <= len(pick) <= 2:
+        raise ValueError(f"pick must name one or two orbits (the figure's two columns); got {len(pick)}")
+    for name, i in pick.items():
+        check_int(f"pick[{name!r}]", i, -n, n - 1)
     fig, axes = plt.subplots(3, 2, figsize=(11, 8.5), layout="constrained")
     for col, (name, i) in enumerate(pick.items()):
         x = result.m_o[i, :, 0]
@@ -212,12 +250,17 @@ def sections(res):
 def coexisting(results, grid, coexist):
     """Stroboscopic sections from several starting contexts (dict β_start -> SweepResult); ``coexist`` marked."""
     _results("results", results, "SweepResult")
+    if not results:
+        raise ValueError("results must hold at least one SweepResult (one panel per starting context); got none")
+    if np.size(grid) == 0:
+        raise ValueError("grid must hold at least one β; got none")
     coexist = np.asarray(coexist)
     if coexist.dtype != bool or coexist.shape != np.shape(grid):
         raise TypeError(f"coexist must be a bool array of grid's shape {np.shape(grid)}; got {coexist.dtype} "
                         f"{coexist.shape}")
     fig, axes = plt.subplots(len(results), 1, figsize=(10, 1.9 * len(results)), sharex=True, sharey=True,
                              layout="constrained")
+    axes = np.atleast_1d(axes)   # one result: a single Axes
     for ax, (cb, r) in zip(axes, results.items()):
         draw_diagram(ax, r, "lyapunov", use="strobe")
         ax.set_title(rf"from the final context of a token run at $\beta$ = {cb:g}", fontsize=9)
@@ -231,6 +274,9 @@ def coexisting(results, grid, coexist):
 @contract(betas="array:1", gammas="array:1", lam="array:2")
 def lyapunov_map(betas, gammas, lam):
     """λ_max over (β, γ), ``lam`` (len(gammas), len(betas)), clipped to ±0.15; the paper's γ = 220 dashed."""
+    if np.shape(lam) != (len(gammas), len(betas)) or np.size(lam) == 0:
+        raise ValueError(f"lam must have shape (len(gammas), len(betas)) = ({len(gammas)}, {len(betas)}), non-empty; "
+                         f"got {np.shape(lam)}")
     fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
     im = ax.pcolormesh(betas, gammas, np.clip(lam, -0.15, 0.15), cmap=LAM_CMAP, norm=TwoSlopeNorm(0, -0.15, 0.15),
                        shading="nearest", rasterized=True)
@@ -294,6 +340,9 @@ def floquet_and_spectrum(flq, ns, spec_betas, spec):
     point marked). Middle: the multipliers in the complex plane, coloured by β. Right: the Lyapunov
     spectrum ``spec`` (len(spec_betas), k) over the zoom, with λ = 0 and β_NS marked."""
     _result("flq", flq, "FloquetResult")
+    if np.shape(spec)[0] != len(spec_betas) or 0 in np.shape(spec):
+        raise ValueError(f"spec must have shape (len(spec_betas), k) = ({len(spec_betas)}, k), non-empty; got "
+                         f"{np.shape(spec)}")
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
     mod = np.abs(flq.multipliers)
     for i in range(min(6, mod.shape[1])):
@@ -332,8 +381,17 @@ def staircase_and_tongues(rot, found, ns, tongues, other=None, other_label="seco
     dots where it is a short cycle (locked), the paper's ε = 0.02 dashed."""
     _result("rot", rot, "RotationResult")
     _result("tongues", tongues, "RotationResult")
+    if np.ndim(rot.betas) != 1:
+        raise ValueError(f"rot must be a 1-d staircase (rotation_number's result); got a grid of shape "
+                         f"{np.shape(rot.betas)}")
+    if np.ndim(tongues.betas) != 2:
+        raise ValueError(f"tongues must be an Arnold-tongue grid (arnold_tongues' result, ε rows × β columns); got "
+                         f"shape {np.shape(tongues.betas)}")
     if other is not None:
         _result("other", other, "RotationResult")
+        if np.shape(other.betas) != np.shape(rot.betas) or not np.array_equal(other.betas, rot.betas):
+            raise ValueError(f"other must be a staircase on rot's grid ({np.size(rot.betas)} β from "
+                             f"{np.ravel(rot.betas)[0]:g}); got a grid of shape {np.shape(other.betas)}")
     from collections.abc import Mapping
 
     if isinstance(found, (str, bytes)) or not isinstance(found, (list, tuple)) or not all(
@@ -385,6 +443,10 @@ def basins(found, contexts):
             isinstance(atts, (list, tuple)) and atts and all(isinstance(a, Attractor) for a in atts) for atts in found):
         raise TypeError(f"found must be basin_fractions' result (a list, per β, of lists of Attractor); got "
                         f"{type(found).__name__}")
+    for atts in found:   # each β's basins share all the contexts out
+        total = sum(a.fraction for a in atts)
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"found: the basin fractions at β = {atts[0].beta:g} must sum to 1; got {total:.6g}")
     fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
     colors = {"period": "#2171b5", "quasi-periodic": "#404040", "chaotic": "#cb181d"}
     for x, atts in enumerate(found):

@@ -57,14 +57,27 @@ def class_sizes(model: MeanFieldModel, N: int) -> np.ndarray:
     return n
 
 
+def _check_T(T, C: int) -> np.ndarray:
+    """The hook's argument: ``T (C, B)``, the classes' tanh values, in [−1, 1] (a probability ``(1 + T)/2`` each)."""
+    T = np.asarray(T)
+    if T.ndim != 2 or T.shape[0] != C or T.dtype.kind not in "iuf":
+        raise ValueError(f"T must be the classes' tanh values, a real array of shape (C, B) = ({C}, B); got "
+                         f"{T.dtype} of shape {T.shape}")
+    if not np.all(np.abs(T) <= 1.0):   # NaN fails this too
+        raise ValueError("T must hold values in [-1, 1] (tanh of the class fields; (1 + T)/2 is a probability); got "
+                         f"{T[~(np.abs(T) <= 1.0)].flat[0].item()!r}")
+    return T
+
+
 @contract(N="int:1", rng="generator:numpy")
 def binomial_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
-    """Hook ``T (C, B) -> T̂ (C, B)``: one binomial draw per class; ``frac_c T̂_c = (2k_c − n_c)/N``."""
+    """Hook ``T (C, B) -> T̂ (C, B)``: one binomial draw per class; ``frac_c T̂_c = (2k_c − n_c)/N``. ``T`` outside
+    [−1, 1] (or not of shape (C, B)) is refused."""
     n = class_sizes(model, N)
     scale = 1.0 / (N * model.class_fraction)
 
     def sample(T):
-        p = 0.5 * (1.0 + np.asarray(T))
+        p = 0.5 * (1.0 + _check_T(T, n.size))
         k = rng.binomial(n[:, None], np.clip(p, 0.0, 1.0))
         return (2.0 * k - n[:, None]) * scale[:, None]
 
@@ -73,12 +86,13 @@ def binomial_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
 
 @contract(N="int:1", rng="generator:numpy")
 def direct_sampler(model: MeanFieldModel, N: int, rng: np.random.Generator):
-    """Hook that draws each of the N units separately (cost ∝ N): the oracle for small N."""
+    """Hook that draws each of the N units separately (cost ∝ N): the oracle for small N. ``T`` as for
+    :func:`binomial_sampler`."""
     n = class_sizes(model, N)
     scale = 1.0 / (N * model.class_fraction)
 
     def sample(T):
-        T = np.asarray(T)
+        T = _check_T(T, n.size)
         out = np.empty_like(T)
         for c, nc in enumerate(n):
             spins = np.where(rng.random((nc, T.shape[1])) < 0.5 * (1.0 + T[c]), 1.0, -1.0)
@@ -360,8 +374,18 @@ def network_error_vs_n(beta: float, Ns: Sequence[int], steps: int = 40, reps: in
 @contract(xa="numbers:1", xb="numbers:1", N="int:1")
 def lattice_chi2_z(xa, xb, N: int) -> float:
     """Two-sample χ² of two samples of a statistic on the lattice ``k/N`` (cells with more than 10 counts),
-    as ``z = (χ² − dof)/√(2 dof)``: |z| below about 4 is agreement at level ~1e-4."""
+    as ``z = (χ² − dof)/√(2 dof)``: |z| below about 4 is agreement at level ~1e-4. Values off the lattice (more than
+    a thousandth of a cell from a multiple of 1/N) are refused."""
     N = _check_n(N)
+    for name, x in (("xa", xa), ("xb", xb)):
+        cells = np.asarray(x, dtype=np.float64) * N
+        if cells.size == 0:
+            raise ValueError(f"{name} must hold at least one sample")
+        off = np.abs(cells - np.rint(cells))
+        if off.max() > 1e-3 + 4 * np.finfo(np.float64).eps * max(1.0, np.abs(cells).max()):
+            bad = np.asarray(x, dtype=np.float64)[int(off.argmax())].item()
+            raise ValueError(f"{name} must hold values on the lattice k/N (N = {N}); got {bad!r} ({off.max():.3g} of a "
+                             f"cell off)")
     ia, ib = np.rint(np.asarray(xa) * N).astype(np.int64), np.rint(np.asarray(xb) * N).astype(np.int64)
     lo, hi = min(ia.min(), ib.min()), max(ia.max(), ib.max())
     ha, hb = np.bincount(ia - lo, minlength=hi - lo + 1), np.bincount(ib - lo, minlength=hi - lo + 1)

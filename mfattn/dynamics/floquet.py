@@ -44,6 +44,22 @@ class FloquetResult:
     periodic: np.ndarray
     state: np.ndarray
 
+    def __post_init__(self):
+        self._check()
+
+    def _check(self) -> None:
+        """One row per β in every field (cheap: shapes only); else a ValueError naming the field."""
+        shape = np.shape(self.betas)
+        if len(shape) != 1 or shape[0] == 0:
+            raise ValueError(f"betas must be a non-empty 1-d grid; got shape {shape}")
+        B = shape[0]
+        check_int("period", self.period, 1)
+        for name, ndim in (("multipliers", 2), ("residual", 1), ("periodic", 1), ("state", 2)):
+            got = np.shape(getattr(self, name))
+            if len(got) != ndim or got[0] != B or 0 in got:
+                want = f"({B},)" if ndim == 1 else f"({B}, *)"
+                raise ValueError(f"{name} must have shape {want}, one row per β of betas; got {got}")
+
     @property
     def modulus(self) -> np.ndarray:
         """(B,) the largest |μ| (NaN where not periodic)."""
@@ -148,6 +164,7 @@ def neimark_sacker(result: FloquetResult) -> dict:
     """
     if not isinstance(result, FloquetResult):
         raise TypeError(f"result must be a FloquetResult (floquet_multipliers' output); got {type(result).__name__}")
+    result._check()   # fields changed since construction
     b, mod = result.betas, result.modulus
     mu = result.multipliers[:, 0]
     ok = np.isfinite(mod)

@@ -80,6 +80,38 @@ class CensusAttractor:
     bins: list[int] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self):
+        self._check()
+
+    def _check(self) -> None:
+        """One entry of ``lyapunov``, ``islands`` (and ``bins``) per start, each start an index of the batch; else a
+        ValueError naming the field (cheap: lists of a few dozen numbers)."""
+        check_real("beta", self.beta, minimum=0.0)
+        check_int("period", self.period, 0)
+        if not isinstance(self.extra, Mapping):
+            raise TypeError(f"extra must be a dict; got {type(self.extra).__name__}")
+        n = self.extra.get("n_starts")
+        if n is not None:
+            check_int("extra['n_starts']", n, 1)
+        for name in ("starts", "lyapunov", "islands", "bins"):
+            value = getattr(self, name)
+            if value is None and name == "bins":
+                continue
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                raise TypeError(f"{name} must be a list (one entry per start); got {type(value).__name__}")
+            if name != "starts" and len(value) != len(self.starts):
+                raise ValueError(f"{name} must hold one entry per start ({len(self.starts)}); got {len(value)}")
+        if len(self.starts) == 0:
+            raise ValueError("starts must name at least one start")
+        for i, (s, lam, q) in enumerate(zip(self.starts, self.lyapunov, self.islands)):
+            check_int(f"starts[{i}]", s, 0, None if n is None else n - 1)
+            check_real(f"lyapunov[{i}]", lam)
+            check_int(f"islands[{i}]", q, 1)
+        if len(set(int(s) for s in self.starts)) != len(self.starts):
+            raise ValueError(f"starts must not repeat a start; got {list(self.starts)}"[:200])
+        for i, c in enumerate(self.bins or ()):
+            check_int(f"bins[{i}]", c, 1)
+
     @property
     def fraction(self) -> float:
         return len(self.starts) / max(1, self.extra.get("n_starts", len(self.starts)))
@@ -145,6 +177,9 @@ def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
             isinstance(found, (list, tuple)) and all(isinstance(a, CensusAttractor) for a in found) for found in census):
         raise TypeError(f"census must be attractor_census's result (a list, per β, of lists of CensusAttractor); "
                         f"got {type(census).__name__}")
+    for found in census:   # fields changed since construction are checked again
+        for a in found:
+            a._check()
     rows = []
     for found in census:
         if not found:

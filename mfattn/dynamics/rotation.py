@@ -21,15 +21,17 @@ know the slots' order); a (β, ε) grid of ρ shows the locked regions as tongue
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..companion.checks import check_grid, check_int, check_real, contract
+from ..companion.checks import check_array, check_grid, check_int, check_real, contract
 from .engine import _grid, _steps, simulate
-from .model import MeanFieldModel, paper_model
+from .model import MeanFieldModel, load_context, paper_model
 
 __all__ = ["RotationResult", "stroboscopic_points", "rotation_number", "locked_fraction", "arnold_tongues", "plateaus",
            "cycle_fraction", "tongue_widths",
@@ -59,6 +61,30 @@ class RotationResult:
     radius: np.ndarray
     cap: int
     lyapunov: np.ndarray | None = None
+
+    def __post_init__(self):
+        """A result built by hand must hold one value per grid point and ρ in [0, 1/2] (cheap: shapes and ranges)."""
+        shape = np.shape(self.betas)
+        if len(shape) not in (1, 2) or 0 in shape:
+            raise ValueError(f"betas must be a non-empty grid, 1-d (a staircase) or 2-d (ε rows × β columns, Arnold "
+                             f"tongues); got shape {shape}")
+        for name in ("gamma", "epsilon", "rho", "distinct", "radius", "lyapunov"):
+            value = getattr(self, name)
+            if value is None and name in ("gamma", "epsilon", "lyapunov"):
+                continue
+            if np.shape(value) != shape:
+                raise ValueError(f"{name} must have the shape of betas {shape} (one value per grid point); got "
+                                 f"{np.shape(value)}")
+        check_int("cap", self.cap, 1)
+        rho = check_array("rho", self.rho, finite=False)
+        known = rho[~np.isnan(rho)]
+        if known.size and not (known.min() >= 0.0 and known.max() <= 0.5 + 1e-9):
+            raise ValueError(f"rho must hold rotation numbers in [0, 1/2] (NaN where none); got "
+                             f"{(known.min() if known.min() < 0 else known.max()).item()!r}")
+        distinct = check_array("distinct", self.distinct, integer=True)
+        if distinct.size and (distinct.min() < 1 or distinct.max() > self.cap):
+            raise ValueError(f"distinct must hold counts of stroboscopic points in [1, cap] = [1, {self.cap}]; got "
+                             f"{(distinct.min() if distinct.min() < 1 else distinct.max()).item()!r}")
 
     @property
     def locked(self) -> np.ndarray:
@@ -137,6 +163,11 @@ def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: A
     check_int("cap", cap, 3)
     check_int("chunk_size", chunk_size, 1)
     b, g, e = _grid(betas, gamma, epsilon)
+    if isinstance(init, (str, Path)) and str(init) != "token" and str(init).endswith(".npz"):
+        init = load_context(init)   # (simulate reads a path the same way; read here to see whether it is batched)
+    if isinstance(init, Mapping) and "att_window" in init and np.ndim(init["att_window"]) != 1:
+        raise ValueError(f"init must be one context shared by the grid (att_window of shape (M,)), not a batched one "
+                         f"(the grid runs in chunks of β); got att_window of shape {np.shape(init['att_window'])}")
     parts, lams = [], []
     for s in range(0, b.size, chunk_size):
         sl = slice(s, s + chunk_size)
@@ -152,7 +183,10 @@ def rotation_number(betas, steps: int = 20_000, transient: int = 10_000, init: A
 
 @contract(rho="real", max_q="int:1", tol="real:>0")
 def locked_fraction(rho: float, max_q: int = 30, tol: float = 1e-4) -> Fraction | None:
-    """The fraction p/q (q <= max_q) within ``tol`` of ρ, or None: the label of a mode-locked plateau."""
+    """The fraction p/q (q <= max_q) within ``tol`` of ρ, or None: the label of a mode-locked plateau.
+
+    ``rho`` is a rotation number of this module, in [0, 1/2]; anything outside is refused."""
+    check_real("rho", rho, minimum=0.0, maximum=0.5)
     check_int("max_q", max_q, 1)
     check_real("tol", tol, minimum=0.0, strict=True)
     if not np.isfinite(rho):
@@ -197,6 +231,9 @@ def cycle_fraction(result: RotationResult, rho_tol: float = 1e-3) -> list[Fracti
     wind about its centroid fails it). The fraction is reduced: a period-doubled 2/7 cycle (14 points, ρ = 4/14) is
     labelled 2/7, the plateau it belongs to. A ρ near p/q alone is not locking: a torus with irrational ρ passes
     within any tolerance of every fraction.
+
+    An Arnold-tongue grid (2-d, :func:`arnold_tongues`) is read flattened in row order, one label per grid point, as
+    :func:`tongue_widths` reads it.
     """
     check_real("rho_tol", rho_tol, minimum=0.0, strict=True)
     if result.lyapunov is None:
@@ -292,6 +329,10 @@ def miss_share(a: np.ndarray, b: np.ndarray, h: float) -> float:
     """Share of the points of ``a`` (n, 3) farther than one voxel of side ``h`` from every point of ``b``: no point
     of b in the 3×3×3 voxels around a's voxel (so certainly farther than h, and closer than 2√3 h where found).
     Needs ``h`` >= span(b) / 2^20 (the voxel keys pack three 21-bit indices)."""
+    for name, x in (("a", a), ("b", b)):
+        if np.shape(x)[1] != 3 or len(x) == 0:
+            raise ValueError(f"{name} must be a non-empty set of points in 3 coordinates, shape (n, 3); got shape "
+                             f"{np.shape(x)}")
     if h <= 0 or np.ptp(b, axis=0).max() / h > 2 ** 20:
         raise ValueError(f"h must be positive and at least the span of b / 2^20; got {h!r}")
     lo, hi = b.min(0) - h, b.max(0) + h
@@ -312,6 +353,9 @@ def section_resolution(x: np.ndarray, share: float = 0.01, levels: int = 20) -> 
     ``share`` of them. Two samples of one attractor look the same at this h; a finer h resolves only the sampling.
     (Random halves, not even and odd points: near ρ = p/q those lie on different arcs of one circle.) Found by
     bisection over h = span / 2^k, k <= ``levels`` (the misses grow as h shrinks)."""
+    if np.ndim(x) != 2 or np.shape(x)[1] != 3 or len(x) < 2:
+        raise ValueError(f"x must be a section of at least 2 points in 3 coordinates, shape (n, 3) (two halves are "
+                         f"compared); got shape {np.shape(x)}")
     span = float(np.ptp(x, axis=0).max())
     if span == 0:
         return 0.0

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import autocorrelation, envelope_decay_time, island_count, stroboscopic_section
-from ..companion.checks import check_alloc, check_array, check_int, check_real, check_rule, check_work, contract
+from ..companion.checks import (check_alloc, check_array, check_int, check_real, check_rule, check_strings, check_work,
+                                contract)
 
 __all__ = ["summary", "decay_times", "window_decay_times", "plain", "WINDOW_LAG", "attractor_kinds", "symmetric_control",
            "memory_numbers", "map_deviations", "context_deviation", "window_control"]
@@ -165,7 +166,11 @@ def memory_numbers(x, period: int = 4, max_lag: int = 100, window_lag: int = WIN
     ``noise_floor`` = 1/√T, the standard deviation of ρ(τ) of a series of T values without memory.
 
     The first crossing and the envelope's decay time (:func:`decay_times`) differ for an oscillating ρ: the first
-    is where ρ first passes near zero, the second where it stays below the level for good."""
+    is where ρ first passes near zero, the second where it stays below the level for good.
+
+    ρ is read up to a quarter of the series at most: a ``max_lag`` beyond ``(T − 1) // 4`` is shortened to it (short
+    quick-profile runs), so ``acf`` then holds ``(T − 1) // 4 + 1`` lags, not ``max_lag + 1``; a series shorter than
+    one window of ``4 window_lag + 1`` steps has no windows (``first_crossing_windows`` empty)."""
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1 or x.size < 16 * period + 1:
         raise ValueError(f"x must be a 1-d series of at least {16 * period + 1} values; got shape {x.shape}")
@@ -230,6 +235,9 @@ def map_deviations(model, n: int = 256, seed: int = 0) -> dict[str, Any]:
 
 def context_deviation(ours, reference, keys=("mv_window", "mk_window", "mq_window", "att_window")) -> float:
     """The largest absolute difference between two contexts over ``keys`` (ours against the paper code's)."""
+    keys = check_strings("keys", keys, "context keys")
+    if not keys:
+        raise ValueError("keys must name at least one context entry (e.g. 'att_window'); got none")
     for name, ctx in (("ours", ours), ("reference", reference)):
         check_rule(name, ctx, "mapping:" + "|".join(keys))
     for k in keys:   # finite arrays of one shape: NaN would give a NaN deviation, a shape mismatch a broadcast error

@@ -1,0 +1,161 @@
+"""The fifth outside table's silent and deep rows of chapter 6 located in mfattn/dynamics/'s computing, result and
+figure modules (not the claims modules), each now refused at the boundary with one exception whose message names
+the parameter (the table's own calls, on small fixtures), and valid calls that still work."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from mfattn.dynamics import (basins, engine, finite_n, floquet, perturbed, rotation, sweep,  # noqa: E402
+                             verdict_numbers)
+from mfattn.dynamics import figures as dfig  # noqa: E402
+from mfattn.dynamics import model as dmodel  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def fx(name):
+    """The table's fixtures (fixtures5b.py), built once and small."""
+    if name == "MDL":
+        return dmodel.paper_model()
+    if name == "SIM":
+        return engine.simulate([1.0, 1.27], steps=300, transient=100, lyapunov=True)
+    if name == "SIM3":
+        return engine.simulate(list(np.linspace(1.0, 1.3, 3)), steps=440, transient=20, lyapunov=True)
+    if name == "SW3":
+        return sweep.sweep([1.0, 1.26, 1.3], steps=200, transient=20, chunk_size=20, strobe_points=10, lyapunov=True,
+                           progress=False)
+    if name == "RR":
+        return rotation.rotation_number([1.0, 1.27], steps=400, transient=200, lyapunov=True)
+    if name == "TONG":
+        return rotation.arnold_tongues([1.0, 1.26], [0.0, 0.02], steps=100, transient=20, cap=20, lyapunov=True)
+    if name == "FR":
+        return floquet.floquet_multipliers([1.0, 1.1], steps=400)
+    if name == "CTX1":
+        return {k: v[0] for k, v in basins.random_contexts(1, 0).items()}
+    raise KeyError(name)
+
+
+def _close(fig):
+    plt.close("all")
+    return fig
+
+
+ROWS = [  # (row id, call, exception, regex naming the parameter)
+    # rotation
+    ("b0544", lambda: rotation.rotation_number([1.0, 1.27], steps=60, transient=20, init=fx("SIM").context),
+     ValueError, r"^init must be one context shared by the grid"),
+    ("b0549", lambda: rotation.locked_fraction(-0.25), ValueError, r"^rho must be >= 0 and <= 0\.5"),
+    ("b0551", lambda: rotation.section_resolution(np.random.default_rng(0).normal(size=(1, 3))), ValueError,
+     r"^x must be a section of at least 2 points"),
+    ("b0550", lambda: rotation.miss_share(np.zeros((5, 2)), np.zeros((5, 2)), 0.1), ValueError,
+     r"^a must be a non-empty set of points in 3 coordinates"),
+    ("b0640", lambda: rotation.RotationResult(np.array([1.0]), np.array([220.0]), np.array([0.02]), np.array([0.7]),
+                                              np.array([3]), np.array([0.1]), 200), ValueError,
+     r"^rho must hold rotation numbers in \[0, 1/2\]"),
+    # basins, perturbed
+    ("b0567", lambda: basins.Attractor(1.0, 4, -0.1, 1.5, 0), ValueError, r"^fraction must be > 0 and <= 1"),
+    ("b0570", lambda: basins.same_attractor(np.zeros((4, 3)), np.zeros((4, 2)), 4, 4), ValueError,
+     r"^a and b must have the same number of coordinates"),
+    ("b0574", lambda: perturbed.census_rows([[perturbed.CensusAttractor(1.0, 4, [0], [-0.1, -0.2], [1], [4])]]),
+     ValueError, r"^lyapunov must hold one entry per start \(1\); got 2"),
+    ("b0575", lambda: perturbed.CensusAttractor(1.0, -1, [0], [-0.1], [1]), ValueError,
+     r"^period must be an integer >= 0"),
+    # finite N
+    ("b0583", lambda: finite_n.binomial_sampler(fx("MDL"), 10, np.random.default_rng(0))(
+        np.full((fx("MDL").o_classes.shape[0], 2), 1.5)), ValueError, r"^T must hold values in \[-1, 1\]"),
+    ("b0587", lambda: finite_n.lattice_chi2_z(np.random.default_rng(0).integers(0, 5, 30) / 5,
+                                              np.random.default_rng(1).integers(0, 5, 30) / 5, 7), ValueError,
+     r"^xa must hold values on the lattice k/N \(N = 7\)"),
+    # Floquet
+    ("b0639", lambda: floquet.FloquetResult(np.array([1.0, 1.1]), 4, np.zeros((1, 12), complex), np.zeros(2),
+                                            np.array([True, True]), np.zeros((2, 27))), ValueError,
+     r"^multipliers must have shape \(2, \*\), one row per β"),
+    ("b0555", lambda: floquet.neimark_sacker(dataclasses.replace(fx("FR"), multipliers=fx("FR").multipliers[:1])),
+     ValueError, r"^multipliers must have shape \(2, \*\)"),
+    # verdict numbers
+    ("b0607", lambda: verdict_numbers.context_deviation(fx("CTX1"), fx("CTX1"), keys=()), ValueError,
+     r"^keys must name at least one context entry"),
+    # figures
+    ("b0622", lambda: dfig.diagram_points(fx("SW3"), use="bogus"), ValueError, r"^use must be one of 'band', 'strobe'"),
+    ("b0633", lambda: _close(dfig.staircase_and_tongues(fx("RR"), [], {"beta": 1.1, "rotation": 0.2}, fx("TONG"),
+                                                        other=fx("TONG"))),
+     ValueError, r"^other must be a staircase on rot's grid"),
+    ("b0634", lambda: _close(dfig.basins([[basins.Attractor(1.0, 4, -0.1, 0.7, 0)]], 10)), ValueError,
+     r"^found: the basin fractions at β = 1 must sum to 1"),
+    ("b0625", lambda: _close(dfig.planes(np.asarray(fx("SIM3").betas), fx("SIM3"), np.array([4, 0]))), ValueError,
+     r"^periods must hold one entry per β \(3\)"),
+    ("b0627", lambda: _close(dfig.time_series(np.asarray(fx("SIM3").betas), fx("SIM3"), {"periodic": 5})), ValueError,
+     r"^pick\['periodic'\] must be an integer in \[-3, 2\]"),
+    ("b0628", lambda: _close(dfig.coexisting({}, fx("SW3").betas, np.array([False, True, False]))), ValueError,
+     r"^results must hold at least one SweepResult"),
+    ("b0629", lambda: _close(dfig.lyapunov_map(np.array([1.0, 1.1, 1.2]), np.array([200.0, 220.0]), np.zeros((3, 2)))),
+     ValueError, r"^lam must have shape \(len\(gammas\), len\(betas\)\) = \(2, 3\)"),
+    ("b0632", lambda: _close(dfig.floquet_and_spectrum(fx("FR"), floquet.neimark_sacker(fx("FR")), np.array([1.0, 1.2]),
+                                                       np.zeros((3, 3)))),
+     ValueError, r"^spec must have shape \(len\(spec_betas\), k\) = \(2, k\)"),
+]
+
+
+@pytest.mark.parametrize("row, call, exc, match", ROWS, ids=[r[0] for r in ROWS])
+def test_outside5_dynamics_row_is_refused(row, call, exc, match):
+    t0 = time.monotonic()
+    with pytest.raises(exc, match=match):
+        call()
+    assert time.monotonic() - t0 < 60, f"{row}: refused, but only after {time.monotonic() - t0:.0f} s"
+
+
+def test_documented_rows_keep_their_results():
+    # b0546: a tongue grid is read flattened, as tongue_widths reads it
+    assert len(rotation.cycle_fraction(fx("TONG"))) == 4
+    # b0610: max_lag beyond a quarter of the series is shortened to (T - 1) // 4
+    out = verdict_numbers.memory_numbers(np.random.default_rng(0).normal(size=200), max_lag=500)
+    assert out["acf"].shape == ((200 - 1) // 4 + 1,)
+
+
+def test_valid_calls_still_work():
+    rr, tong, fr, sim3, sw3 = fx("RR"), fx("TONG"), fx("FR"), fx("SIM3"), fx("SW3")
+    assert rotation.locked_fraction(0.25) == rotation.Fraction(1, 4) and rotation.locked_fraction(0.5) is not None
+    assert rotation.locked_fraction(0.0) == 0
+    assert dataclasses.replace(rr).rho.shape == (2,) and dataclasses.replace(tong).rho.shape == (2, 2)
+    ctx = fx("SIM").context_of(0)
+    again = rotation.rotation_number([1.0, 1.27], steps=60, transient=20, init=ctx)
+    assert again.rho.shape == (2,)
+    x = np.random.default_rng(0).normal(size=(40, 3))
+    assert rotation.section_resolution(x) > 0 and rotation.section_resolution(np.zeros((2, 3))) == 0.0
+    assert 0.0 <= rotation.miss_share(x, x, 0.1) <= 1.0
+    assert basins.same_attractor(np.zeros((1, 3)), np.zeros((1, 3)), 4, 4)
+    assert basins.same_attractor(x, x, 0, 0) and not basins.same_attractor(x, x, 4, 0)
+    assert basins.Attractor(1.0, 4, -0.1, 1.0, 0).kind == "period 4"
+    census = [[perturbed.CensusAttractor(1.0, 4, [0, 1, 2], [-0.1, -0.1, -0.1], [1, 1, 1], [4, 4, 4], {"n_starts": 3})],
+              [perturbed.CensusAttractor(1.27, 0, [0, 1], [0.001, -0.002], [3, 3], [900, 950]),
+               perturbed.CensusAttractor(1.27, 0, [2], [0.1], [1], None)]]
+    assert [r["n_starts"] for r in perturbed.census_rows(census)] == [3, 3]
+    model = fx("MDL")
+    T = np.tanh(np.random.default_rng(1).normal(size=(model.num_classes, 3)))
+    assert finite_n.binomial_sampler(model, 10, np.random.default_rng(0))(T).shape == T.shape
+    assert finite_n.direct_sampler(model, 10, np.random.default_rng(0))(T).shape == T.shape
+    assert finite_n.simulate_finite([1.0, 1.2], 20, steps=30, transient=5).m_o.shape == (2, 25, 3)
+    a, b = (np.random.default_rng(s).integers(0, 5, 30) / 5 for s in (0, 1))
+    assert np.isfinite(finite_n.lattice_chi2_z(a, b, 5))
+    assert np.isfinite(floquet.neimark_sacker(fr)["modulus_below"]) or "beta" in floquet.neimark_sacker(fr)
+    assert verdict_numbers.context_deviation(fx("CTX1"), fx("CTX1"), keys=["att_window"]) == 0.0
+    assert dfig.diagram_points(sw3, "strobe")[0].size > 0
+    _close(dfig.planes(np.asarray(sim3.betas), sim3, np.array([4, 0, 0]), sim3, np.array([4, 0, 0]),
+                       np.array([False, True, False]), ("a", "b")))
+    _close(dfig.time_series(np.asarray(sim3.betas), sim3, {"periodic": 0, "chaotic": -1}))
+    _close(dfig.coexisting({1.0: sw3}, sw3.betas, np.array([False, True, False])))
+    _close(dfig.coexisting({1.0: sw3, 3.0: sw3}, sw3.betas, np.array([False, True, False])))
+    _close(dfig.lyapunov_map(np.array([1.0, 1.1, 1.2]), np.array([200.0, 220.0]), np.zeros((2, 3))))
+    _close(dfig.floquet_and_spectrum(fr, floquet.neimark_sacker(fr), np.array([1.0, 1.2]), np.zeros((2, 3))))
+    _close(dfig.staircase_and_tongues(rr, [], {"beta": 1.1, "rotation": 0.2}, tong, other=rr))
+    _close(dfig.basins([[basins.Attractor(1.0, 4, -0.1, 0.4, 0), basins.Attractor(1.0, 0, 0.1, 0.6, 1)]], 10))
