@@ -75,12 +75,18 @@ def _coupling_norms(model) -> np.ndarray:
 def settling_curve(norms: np.ndarray) -> np.ndarray:
     """Distance of each snapshot of the norm matrix to the final one (pattern and growth of the norms alike).
 
-    ``||A_t - A_T||_F / ||A_T||_F`` for the snapshots ``A_t`` (S, N, N) of ``||J_ij||_F``; returns (S,).
+    ``||A_t - A_T||_F / ||A_T||_F`` for the snapshots ``A_t`` (S, N, N) of ``||J_ij||_F`` (norms: >= 0, the final
+    snapshot not all zero); returns (S,).
     """
     norms = np.asarray(norms, dtype=np.float64)
     if norms.ndim != 3 or norms.shape[1] != norms.shape[2]:
         raise ValueError(f"norms must have shape (S, N, N); got {norms.shape}")
     if len(norms) < 1:
         raise ValueError(f"norms must hold at least one snapshot (S >= 1 in (S, N, N)); got shape {norms.shape}")
+    if (norms < 0).any():
+        raise ValueError("norms must hold Frobenius norms ||J_ij||_F (>= 0); got a negative entry")
+    if not norms[-1].any():
+        raise ValueError("norms' final snapshot must hold a positive norm (the distances are relative to it); "
+                         "got an all-zero matrix")
     final = norms[-1]
     return np.linalg.norm((norms - final).reshape(len(norms), -1), axis=1) / np.linalg.norm(final)

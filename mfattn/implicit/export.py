@@ -32,8 +32,31 @@ def _per_block(x: np.ndarray, block: int = 100) -> np.ndarray:
     return x[:n * block].reshape(n, block).mean(axis=1)
 
 
+#: The history's logs of one length each: per optimiser step, per test evaluation, per snapshot, per test digit.
+_SAME_LENGTH = (("loss", "forward_iterations", "backward_iterations"), ("eval_step", "test_accuracy", "test_loss"),
+                ("snapshot_step", "coupling_norms"), ("test_labels", "test_pred"))
+
+
+def _check_history(result: Any) -> None:
+    """``result`` must be a TrainResult whose history holds every log :func:`condensed_run` reads, the logs of one
+    kind (:data:`_SAME_LENGTH`) of one length; a clear error naming ``result.history`` otherwise."""
+    if not isinstance(result, TrainResult):
+        raise TypeError(f"result must be a TrainResult (a finished run); got {type(result).__name__}")
+    h = result.history
+    missing = [k for group in _SAME_LENGTH for k in group if k not in h]
+    if missing:
+        raise ValueError(f"result.history lacks {missing}: expected a finished run's history")
+    for group in _SAME_LENGTH:
+        lengths = {k: len(h[k]) if hasattr(h[k], "__len__") else None for k in group}
+        if len(set(lengths.values())) != 1 or None in lengths.values():
+            raise ValueError(f"result.history's logs {list(group)} must have one length (one entry per "
+                             f"{'step' if group[0] == 'loss' else 'entry'}); got {lengths}")
+
+
 def condensed_run(result: TrainResult) -> dict[str, np.ndarray]:
-    """The arrays of :data:`KEYS` from a finished run's history (step logs averaged per 100 steps)."""
+    """The arrays of :data:`KEYS` from a finished run's history (step logs averaged per 100 steps); the history's step
+    logs (and its evaluation, snapshot and prediction logs) must each have one length."""
+    _check_history(result)
     h = result.history
     return {"snapshot_step": np.asarray(h["snapshot_step"], dtype=np.int64),
             "coupling_norms": np.asarray(h["coupling_norms"], dtype=np.float32),

@@ -36,6 +36,23 @@ def _check_norms(name: str, norms, frames: bool):
     return a
 
 
+def _series(name: str, values, *, length: int | None = None, other: str = "", finite: bool = True,
+            minimum: float | None = None, strict: bool = False, maximum: float | None = None) -> np.ndarray:
+    """``values`` as a 1-d float array, checked before anything is drawn: ``length`` entries (one per entry of
+    ``other``) when given, finite unless ``finite=False`` (NaN then marks a missing value), within ``minimum`` (above
+    it when ``strict``) and ``maximum`` (a NaN is not compared); a clear error naming ``name`` otherwise."""
+    a = check_array(name, values, ndim=1, allow_int=True, finite=finite)
+    if length is not None and len(a) != length:
+        raise ValueError(f"{name} must have one entry per entry of {other} ({length}); got {len(a)}")
+    low = minimum is not None and bool(np.any(a <= minimum) if strict else np.any(a < minimum))
+    if low or (maximum is not None and bool(np.any(a > maximum))):
+        lo = "" if minimum is None else (f"> {minimum:g}" if strict else f">= {minimum:g}")
+        hi = "" if maximum is None else f"<= {maximum:g}"
+        raise ValueError(f"{name} must hold values {' and '.join(p for p in (lo, hi) if p)}; got values from "
+                         f"{np.nanmin(a):g} to {np.nanmax(a):g}")
+    return a
+
+
 def _check_steps(name: str, steps, length: int, other: str):
     a = check_array(name, steps, ndim=1, allow_int=True)
     if len(a) != length:
@@ -86,7 +103,13 @@ def _running_mean(x: np.ndarray, w: int) -> np.ndarray:
 @contract(h="mapping:loss|eval_step|test_accuracy|forward_iterations|backward_iterations", test_examples="int:1")
 def mnist_training(h: dict, test_examples: int) -> plt.Figure:
     """Training loss (and running mean), test accuracy (on ``test_examples`` digits: the whole test set at paper
-    scale, a subset in the quick profile), Anderson iterations per step."""
+    scale, a subset in the quick profile), Anderson iterations per step. The step logs (``loss``, the iterations) must
+    have one length, ``eval_step`` and ``test_accuracy`` (a fraction in [0, 1]) another; NaN marks a missing value."""
+    n = len(_series("h['loss']", h["loss"], finite=False))
+    for key in ("forward_iterations", "backward_iterations"):
+        _series(f"h[{key!r}]", h[key], length=n, other="h['loss']", finite=False)
+    _series("h['test_accuracy']", h["test_accuracy"], length=len(_series("h['eval_step']", h["eval_step"])),
+            other="h['eval_step']", finite=False, minimum=0.0, maximum=1.0)
     steps = np.arange(1, len(h["loss"]) + 1)
     w = max(5, len(steps) // 20)
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
@@ -232,7 +255,17 @@ def fixed_point_stability(budget: dict, rho: dict) -> plt.Figure:
     """Left: test accuracy after k plain mean-field steps from m_0 = X (``budget``: {"k": acc, ...,
     "fixed point": acc}). Right: histogram of the spectral radius of ∂f/∂m at the solver's last iterate (the fixed
     point where the solver converged) over digits (``rho``: {label: (n,) array}), on log-spaced bins shared by every
-    series, with the stability boundary ρ = 1."""
+    series, with the stability boundary ρ = 1. ``budget``'s keys are step counts k as strings ("1", "2", ...), at
+    least one, its values accuracies in [0, 1]; each series of ``rho`` holds radii >= 0 (NaN: no value)."""
+    for key, value in budget.items():
+        if key != "fixed point" and not (isinstance(key, str) and key.isdigit() and key == str(int(key))):
+            raise ValueError(f"budget's keys must be step counts k as strings ('1', '2', ...) and 'fixed point'; "
+                             f"got {key!r}")
+        check_real(f"budget[{key!r}]", value, minimum=0.0, maximum=1.0)
+    if len(budget) < 2:
+        raise ValueError("budget must hold the accuracy after at least one step count k beside 'fixed point'")
+    for label, r in rho.items():
+        _series(f"rho[{label!r}]", r, finite=False, minimum=0.0)
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
     ax = axes[0]
     ks = sorted(int(k) for k in budget if k != "fixed point")
@@ -266,7 +299,12 @@ def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
     """Left: the spectral radius of ∂f/∂m at the fixed point over training (``ot`` from
     :func:`mfattn.implicit.stability.spectral_radius_over_training`: median and interquartile band over the
     digits, dotted ρ = 1). Right: Anderson evaluations per forward and adjoint solve (running mean over
-    ``window`` steps of the training history ``h``)."""
+    ``window`` steps of the training history ``h``). ``ot``'s radii (>= 0; NaN: no value) have one entry per step."""
+    n = len(_series("ot['step']", ot["step"]))
+    for key in ("rho_median", "rho_q25", "rho_q75"):
+        _series(f"ot[{key!r}]", ot[key], length=n, other="ot['step']", finite=False, minimum=0.0)
+    for key in ("forward_iterations", "backward_iterations"):
+        _series(f"h[{key!r}]", h[key], finite=False)
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
     ax = axes[0]
     ax.fill_between(ot["step"], ot["rho_q25"], ot["rho_q75"], color="C1", alpha=0.3, lw=0, label="interquartile range")
@@ -296,7 +334,19 @@ def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: floa
     (``r2``: the variance it explains); middle against the Gaussian correction of the means ``(I − P⁻¹) g`` at
     its best prior precision, fitted (``r2_gaussian``: a prior's local response, not what decides
     deq-correction-onsager-form); right against the
-    reaction term ``V_i m_i`` of the learned couplings at ``P = I`` (``cosine``)."""
+    reaction term ``V_i m_i`` of the learned couplings at ``P = I`` (``cosine``). ``r2`` and ``r2_gaussian`` are at most
+    1, ``cosine`` in [-1, 1], and every entry of ``points`` holds one value per value of ``f``."""
+    check_real("r2", r2, maximum=1.0)
+    check_real("r2_gaussian", r2_gaussian, maximum=1.0)
+    if not abs(cosine) <= 1.0 + 1e-9:   # a cosine computed in floating point may pass 1 by a rounding
+        raise ValueError(f"cosine must be a cosine, in [-1, 1]; got {cosine!r}")
+    size = np.asarray(points["f"]).size
+    if not size:
+        raise ValueError("points['f'] must hold at least one value")
+    for key in ("f_affine", "f_gaussian", "reaction"):
+        if np.asarray(points[key]).size != size:
+            raise ValueError(f"points[{key!r}] must hold one value per value of points['f'] ({size}); got "
+                             f"{np.asarray(points[key]).size}")
     f = np.asarray(points["f"]).ravel()
     idx = np.linspace(0, len(f) - 1, min(max_points, len(f))).astype(int)
     fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.8), layout="constrained")
@@ -318,7 +368,21 @@ def learned_correction(points: dict, r2: float, r2_gaussian: float, cosine: floa
                 "snapshot_step", settle="array:1", steps_per_epoch="int:1")
 def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.Figure:
     """The stored full-protocol CPU run: test accuracy per half epoch, Anderson iterations, the final
-    norm matrix, and the settling of the norm matrix (``settle`` per snapshot)."""
+    norm matrix, and the settling of the norm matrix (``settle`` per snapshot). Each log of ``fr`` has one entry per
+    evaluation (accuracies in [0, 1]), per block of 100 steps or per snapshot (``coupling_norms`` (S, N, N)), and
+    ``settle`` (distances >= 0) one per snapshot."""
+    n_eval = len(_series("fr['eval_step']", fr["eval_step"]))
+    _series("fr['test_accuracy']", fr["test_accuracy"], length=n_eval, other="fr['eval_step']", minimum=0.0,
+            maximum=1.0)
+    blocks = len(_series("fr['forward_iterations_per_100']", fr["forward_iterations_per_100"], finite=False))
+    _series("fr['backward_iterations_per_100']", fr["backward_iterations_per_100"], length=blocks,
+            other="fr['forward_iterations_per_100']", finite=False)
+    norms = check_array("fr['coupling_norms']", fr["coupling_norms"], ndim=3)
+    if not len(norms) or (norms < 0).any():
+        raise ValueError(f"fr['coupling_norms'] must hold at least one snapshot (S, N, N) of norms (>= 0); got shape "
+                         f"{norms.shape}" + (" with a negative entry" if len(norms) else ""))
+    snaps = len(_series("fr['snapshot_step']", fr["snapshot_step"], length=len(norms), other="fr['coupling_norms']"))
+    _series("settle", settle, length=snaps, other="fr['snapshot_step']", minimum=0.0)
     spe = steps_per_epoch
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.3), layout="constrained")
     ax = axes[0]
@@ -347,14 +411,17 @@ def full_cpu(fr: dict, settle: np.ndarray, steps_per_epoch: int = 1000) -> plt.F
 @contract(steps_per_epoch="int:1", show_epochs="reals:>=0")
 def early_frames(norms: np.ndarray, snaps: np.ndarray, steps_per_epoch: int = 1000,
                  show_epochs: Sequence[float] = (0, 0.25, 0.5, 1)) -> plt.Figure:
-    """Top: the norm matrix ‖J_ij‖_F at the kept frames nearest ``show_epochs`` (inside the first epoch) and at the
-    end, one colour scale. Bottom: against the epoch, the correlation of each frame's off-diagonal pattern with the
-    final one and the share of the way from the initial to the final norms covered
+    """Top: the norm matrix ‖J_ij‖_F at the kept frames nearest ``show_epochs`` (inside the first epoch: epochs from 0
+    to 1) and at the end, one colour scale. Bottom: against the epoch, the correlation of each frame's off-diagonal
+    pattern with the final one and the share of the way from the initial to the final norms covered
     (:func:`mfattn.implicit.organisation.organisation_curves`), with the thresholds of *deq-early-organisation*."""
     from .organisation import organisation_curves
 
     norms = _check_norms("norms", norms, frames=True)
     snaps = _check_steps("snaps", snaps, len(norms), "norms")
+    if max(show_epochs) > 1:
+        raise ValueError(f"show_epochs must lie inside the first epoch (0 to 1: the top row's early frames); got "
+                         f"{list(show_epochs)}"[:200])
     corr, closed = organisation_curves(norms)
     epochs = np.asarray(snaps, dtype=float) / steps_per_epoch
     picks = [int(np.argmin(np.abs(epochs - e))) for e in show_epochs] + [len(epochs) - 1]
@@ -420,10 +487,28 @@ def transformer_steps(study: dict, rhos: Sequence[float], rho_show: float, steps
     return fig
 
 
+def _check_scaling(scaling: dict) -> None:
+    """``scaling`` must hold numpy arrays ``Nd`` and ``seconds`` of positive values (log-log axes) of one length, a bool
+    mask ``fit`` of that length with at least one True, and a finite ``exponent``."""
+    for key in ("Nd", "seconds", "fit"):
+        if not isinstance(scaling[key], np.ndarray):
+            raise TypeError(f"scaling[{key!r}] must be a numpy array (explicit_cost_scaling's); got "
+                            f"{type(scaling[key]).__name__}")
+    n = len(_series("scaling['Nd']", scaling["Nd"], minimum=0.0, strict=True))
+    _series("scaling['seconds']", scaling["seconds"], length=n, other="scaling['Nd']", minimum=0.0, strict=True)
+    fit = scaling["fit"]
+    if fit.dtype != bool or fit.shape != (n,) or not fit.any():
+        raise ValueError(f"scaling['fit'] must be a bool mask of one entry per size ({n}) marking at least one; got "
+                         f"dtype {fit.dtype}, shape {fit.shape}, {int(np.count_nonzero(fit))} marked")
+    check_real("scaling['exponent']", scaling["exponent"])
+
+
 @contract(scaling="mapping:Nd|seconds|fit|exponent")
 def tap_cost(scaling: dict) -> plt.Figure:
     """Seconds per linear-response update of the explicit layer against Nd (log-log), the fit window
-    marked, with the fitted power law and a slope-3 guide (``scaling``: :func:`~mfattn.implicit.vector_tap.explicit_cost_scaling`)."""
+    marked, with the fitted power law and a slope-3 guide (``scaling``: :func:`~mfattn.implicit.vector_tap.explicit_cost_scaling`).
+    Sizes and seconds must be > 0, and the fit mask must mark at least one size."""
+    _check_scaling(scaling)
     nd, sec, fit, p = scaling["Nd"], scaling["seconds"], scaling["fit"], scaling["exponent"]
     fig, ax = plt.subplots(figsize=(4.8, 3.5))
     ax.loglog(nd, sec, "o-", color="C0", label="linear-response update (measured)")
@@ -440,6 +525,13 @@ ONSAGER_LABELS = {"g": r"$f_\theta(g_i)$ (correction on $g$)", "m": r"$f_\theta(
                   "m+s": r"$f_\theta(m_i, s_i)$"}
 
 
+def _check_curves(res: dict, keys: Sequence[str], test_betas) -> None:
+    """Each curve ``res[key]`` must hold one error per test β (NaN: no value) before anything is drawn."""
+    n = len(_series("test_betas", test_betas))
+    for key in keys:
+        _series(f"res[{key!r}]", res[key], length=n, other="test_betas", finite=False)
+
+
 @contract(res="mapping:m_err_naive", test_betas="array:1", train_betas="reals:>=0", title="str")
 def onsager(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_betas: Sequence[float],
             title: str) -> plt.Figure:
@@ -451,6 +543,7 @@ def onsager(res: dict, inputs: Sequence[str], test_betas: np.ndarray, train_beta
         check_choice("each entry of inputs", name, tuple(ONSAGER_LABELS))
         if f"corr_err_{name}" not in res or f"m_err_{name}" not in res:
             raise ValueError(f"res lacks corr_err_{name} or m_err_{name} (inputs names a net it does not hold)")
+    _check_curves(res, [f"{k}_err_{name}" for name in inputs for k in ("corr", "m")] + ["m_err_naive"], test_betas)
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.7), sharex=True)
     for ax in axes:
         ax.axvspan(min(train_betas) - 0.03, max(train_betas) + 0.03, color="0.9", zorder=0)

@@ -10,12 +10,13 @@ this module draws the controls on top of :func:`mfattn.implicit.figures.onsager`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..companion.checks import contract
+from ..companion.checks import check_array, contract
 from . import figures
 
 __all__ = ["CONTROL_LABELS", "onsager_with_controls", "tap_cost_with_count"]
@@ -30,12 +31,23 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
     ``inputs`` (:data:`CONTROL_LABELS`) in the next colour, the nets fitted with every training β weighted alike
     (``g_bal``, ``m_bal``: dashed, where stored), and (left, dotted grey) the error of the best correction that treats
     every site of an instance alike (``res["corr_err_shared"]``, where stored)."""
+    if not isinstance(res, Mapping):
+        raise TypeError(f"res must be a mapping of the study's curves (dict); got {type(res).__name__}")
     if isinstance(inputs, str) or not hasattr(inputs, "__iter__"):
         raise TypeError(f"inputs must be a list of net inputs; got {inputs!r}"[:200])
     unknown = [name for name in inputs if name not in figures.ONSAGER_LABELS and name not in CONTROL_LABELS]
     if unknown:
         raise ValueError(f"inputs: unknown net input(s) {unknown}; expected among "
                          f"{sorted({**figures.ONSAGER_LABELS, **CONTROL_LABELS})}")
+    controls = [name for name in inputs if name in CONTROL_LABELS]
+    curves = [f"{k}_err_{name}" for name in controls for k in ("corr", "m")]
+    curves += [f"{k}_err_{name}" for name in ("g_bal", "m_bal") if f"corr_err_{name}" in res for k in ("corr", "m")]
+    curves += [key for key in ("corr_err_shared", "corr_err_sitetap", "corr_err_m_fixed") if key in res]
+    lacking = [key for key in curves if key not in res]
+    if lacking:
+        raise ValueError(f"res lacks {lacking} (inputs names a control net it does not hold, or a net fitted "
+                         f"with every β weighted alike is stored without its m_err)")
+    figures._check_curves(res, curves, test_betas)
     base = [name for name in inputs if name in figures.ONSAGER_LABELS]
     fig = figures.onsager(res, base, test_betas, train_betas, title)
     left, right = fig.axes[:2]
@@ -64,7 +76,17 @@ def onsager_with_controls(res: dict, inputs: Sequence[str], test_betas: np.ndarr
 def tap_cost_with_count(scaling: dict, count: dict) -> plt.Figure:
     """:func:`mfattn.implicit.figures.tap_cost` with the operation count of the same update
     (:func:`mfattn.implicit.explicit_cost.cost_count`), scaled to the largest measured time, and its fitted exponent
-    over the same window: the arithmetic is cubic, the wall time grows a little slower."""
+    over the same window: the arithmetic is cubic, the wall time grows a little slower. ``count`` must be at the sizes
+    of ``scaling`` (its ``Nd``), with positive operation counts."""
+    figures._check_scaling(scaling)
+    sizes = check_array("count['Nd']", count["Nd"], ndim=1, allow_int=True)
+    if not np.array_equal(sizes, np.asarray(scaling["Nd"], float)):
+        raise ValueError(f"count['Nd'] must be the sizes of scaling['Nd'] {np.asarray(scaling['Nd']).tolist()} (the "
+                         f"count of the timed updates); got {sizes.tolist()}"[:300])
+    flops = check_array("count['flops']", count["flops"], ndim=1, allow_int=True)
+    if len(flops) != len(sizes) or not (flops > 0).all():
+        raise ValueError(f"count['flops'] must hold one positive operation count per size ({len(sizes)}); got "
+                         f"{flops.tolist()}"[:300])
     fig = figures.tap_cost(scaling)
     ax = fig.axes[0]
     nd, flops, fit = np.asarray(count["Nd"], float), np.asarray(count["flops"], float), np.asarray(scaling["fit"])

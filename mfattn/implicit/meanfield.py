@@ -285,6 +285,7 @@ class MeanFieldAttention(nn.Module):
         """(B, heads, N, N) couplings ``softmax_j(q_i·k_j / √d_h)`` of the softmax interaction."""
         if self.interaction != "softmax":
             raise ValueError(f"attention_matrix() needs interaction='softmax'; this layer is {self.interaction!r}")
+        self._check_state("x", x)
         B, n, _ = x.shape
         q = self.to_q(x).view(B, n, self.heads, self.dim_head).transpose(1, 2)
         k = self.to_k(x).view(B, n, self.heads, self.dim_head).transpose(1, 2)
@@ -329,9 +330,44 @@ class MeanFieldAttention(nn.Module):
                 "couplings_effective": c_eff, "correction": corr}
 
     # -- the mean-field update ---------------------------------------------------------------
+    def _check_state(self, name: str, t: Any, like: Optional[torch.Tensor] = None) -> None:
+        """``t`` must be sources or a state (B, N, d) of this layer in its parameters' dtype (and of ``like``'s shape
+        when given): shapes and dtypes only, no pass over the values (the public methods' boundary)."""
+        n, d = self.num_spins, self.dim
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor of shape (B, num_spins={n}, dim={d}); "
+                            f"got {type(t).__name__}")
+        if t.dim() != 3 or t.shape[1] != n or t.shape[2] != d or (like is not None and t.shape != like.shape):
+            want = f"x's {tuple(like.shape)}" if like is not None else f"(B, num_spins={n}, dim={d})"
+            raise ValueError(f"{name} must have shape {want}; got {tuple(t.shape)}")
+        dtype = next(self.parameters()).dtype
+        if t.dtype != dtype:
+            raise TypeError(f"{name} has dtype {t.dtype} but the layer's parameters are {dtype}: cast {name}, or the "
+                            f"layer (layer.double() / layer.float())")
+
+    def _check_cache(self, cache: Any, m: torch.Tensor) -> None:
+        """``cache`` must be what :meth:`prepare` gives for states like ``m`` (B, N, d): the (Nd, Nd) coupling matrix
+        (linear) or the (B, h, N, N) attention matrix (softmax; its batch 1 or B); the mixer reads none."""
+        n, d = self.num_spins, self.dim
+        if self.interaction == "mixer":
+            return
+        if self.interaction == "linear":
+            want = f"({n * d}, {n * d}), the coupling matrix"
+            fits = isinstance(cache, torch.Tensor) and tuple(cache.shape) == (n * d, n * d)
+        else:
+            want = f"(B, heads, N, N) = ({m.shape[0]}, {self.heads}, {n}, {n}), the attention matrix"
+            fits = (isinstance(cache, torch.Tensor) and cache.dim() == 4
+                    and tuple(cache.shape[1:]) == (self.heads, n, n) and cache.shape[0] in (1, m.shape[0]))
+        if not isinstance(cache, torch.Tensor):
+            raise TypeError(f"cache must be prepare(x): a torch.Tensor of shape {want}; got {type(cache).__name__}")
+        if not fits or cache.dtype != m.dtype:
+            raise ValueError(f"cache must be prepare(x): shape {want}, dtype {m.dtype}; got {tuple(cache.shape)}, "
+                             f"{cache.dtype}")
+
     def prepare(self, x: torch.Tensor) -> Any:
         """What the update reuses at every iteration of one forward: the (Nd, Nd) coupling
         matrix (linear) or the (B, h, N, N) attention matrix (softmax)."""
+        self._check_state("x", x)
         if self.interaction == "linear":
             return self.coupling_matrix()
         if self.interaction == "softmax":
@@ -339,7 +375,13 @@ class MeanFieldAttention(nn.Module):
         return None
 
     def sum_over_couplings(self, m: torch.Tensor, cache: Any) -> torch.Tensor:
-        """``Σ_j J_ij m_j`` for the state ``m`` (B, N, d) -> (B, N, d)."""
+        """``Σ_j J_ij m_j`` for the state ``m`` (B, N, d) -> (B, N, d); ``cache`` is :meth:`prepare` (x)."""
+        self._check_state("m", m)
+        self._check_cache(cache, m)
+        return self._sum_over_couplings(m, cache)
+
+    def _sum_over_couplings(self, m: torch.Tensor, cache: Any) -> torch.Tensor:
+        """:meth:`sum_over_couplings` unchecked (the solver's loop)."""
         B, n, d = m.shape
         if self.interaction == "linear":
             return (m.reshape(B, n * d) @ cache.T).view(B, n, d)
@@ -355,15 +397,24 @@ class MeanFieldAttention(nn.Module):
         """One mean-field step ``m -> g − f_θ(g or m)`` with ``g = Σ_j J_ij m_j + x``.
 
         ``cache`` is :meth:`prepare` (x) (computed here when None); ``lin_response=False``
-        gives the naive step ``m -> g``.
+        gives the naive step ``m -> g``. ``x`` (B, N, d) in the layer's dtype, ``m`` of its shape.
         """
+        self._check_state("x", x)
+        self._check_state("m", m, like=x)
+        if cache is not None:
+            self._check_cache(cache, m)
+        return self._update(m, x, cache, lin_response=lin_response)
+
+    def _update(self, m: torch.Tensor, x: torch.Tensor, cache: Any = None, *,
+                lin_response: Optional[bool] = None) -> torch.Tensor:
+        """:meth:`update` unchecked (the solver's loop)."""
         if cache is None:
             cache = self.prepare(x)
         weights = self._step_weights(lin_response)
         if self.interaction == "linear":
             B, n, d = m.shape
             return _linear_step(m.reshape(B, n * d), x.reshape(B, n * d), cache.T, weights).view(B, n, d)
-        g = self.sum_over_couplings(m, cache) + x
+        g = self._sum_over_couplings(m, cache) + x
         if weights is None:
             return g
         W1, b1, W2, b2col, on_g = weights
@@ -397,13 +448,16 @@ class MeanFieldAttention(nn.Module):
         """
         if self.interaction != "linear":
             return None
+        self._check_state("x", x)
+        self._check_state("m_star", m_star, like=x)
+        self._check_cache(cache, m_star)
         B, n, d = m_star.shape
         M = cache
         weights = self._step_weights()
         if weights is None:
             return lambda v: torch.mm(v.reshape(B, n * d), M).view(v.shape)
         W1, b1, W2, _, on_g = weights                       # W1 (k, d), W2 (d, k)
-        h = self.update(m_star, x, cache, lin_response=False) if on_g else m_star
+        h = self._update(m_star, x, cache, lin_response=False) if on_g else m_star
         a = F.linear(h.reshape(B * n, d), W1, b1)            # (B·N, k) pre-activations
         # gelu'(a) = Φ(a) + a φ(a), by the kernel autograd itself uses for nn.GELU().
         slope = torch.ops.aten.gelu_backward(torch.ones_like(a), a)
@@ -439,7 +493,7 @@ class MeanFieldAttention(nn.Module):
         z0 = torch.zeros_like(x) if self.init == "zeros" else x.detach()
         if self.interaction != "linear":
             def f(m: torch.Tensor) -> torch.Tensor:
-                return self.update(m, x, cache)
+                return self._update(m, x, cache)
 
             z, self.last_stats = deq_fixed_point(f, z0, params, forward=fwd, backward=bwd, grad=self.grad)
             return z

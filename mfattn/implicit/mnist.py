@@ -75,12 +75,37 @@ class MNISTDataError(datasets.MissingDataError):
 
 @dataclass(frozen=True)
 class MNIST:
-    """One split of MNIST: ``images`` uint8 (n, 28, 28), ``labels`` int64 (n,), and where it came from."""
+    """One split of MNIST: ``images`` uint8 (n, 28, 28), ``labels`` int64 (n,), and where it came from.
+
+    The record is checked when made: ``images`` a uint8 array (n, height, width), ``labels`` an integer array of n
+    class labels in [0, 10), ``split`` ``"train"`` or ``"test"``, ``root`` a path; a clear error naming the field
+    otherwise."""
 
     images: np.ndarray
     labels: np.ndarray
     split: str
     root: Path
+
+    def __post_init__(self) -> None:
+        from ..companion.checks import check_choice
+
+        images, labels = self.images, self.labels
+        if not isinstance(images, np.ndarray) or images.dtype != np.uint8:
+            raise TypeError("images must be a uint8 numpy array of pixels (n, height, width); got "
+                            + (str(images.dtype) if isinstance(images, np.ndarray) else type(images).__name__))
+        if not isinstance(labels, np.ndarray) or labels.dtype.kind not in "iu":
+            raise TypeError("labels must be an integer numpy array of class labels (n,); got "
+                            + (str(labels.dtype) if isinstance(labels, np.ndarray) else type(labels).__name__))
+        if images.ndim != 3 or labels.ndim != 1:
+            raise ValueError(f"images must have shape (n, height, width) and labels (n,); got {images.shape} and "
+                             f"{labels.shape}")
+        if len(labels) != len(images):
+            raise ValueError(f"labels must hold one label per image: {len(labels)} labels for {len(images)} images")
+        if len(labels) and not 0 <= int(labels.min()) <= int(labels.max()) < 10:
+            raise ValueError(f"labels must be digits 0-9; got values in [{int(labels.min())}, {int(labels.max())}]")
+        check_choice("split", self.split, tuple(FILES))
+        if isinstance(self.root, bytes) or not isinstance(self.root, (str, os.PathLike)):
+            raise TypeError(f"root must be a path (where the split came from); got {type(self.root).__name__}")
 
     def __len__(self) -> int:
         return len(self.labels)

@@ -63,6 +63,9 @@ class PatchEmbedding(nn.Module):
         if images.dim() != 4 or images.shape[1:] != (1, 28, 28):
             raise ValueError(f"images must have shape (B, 1, 28, 28); got {tuple(images.shape)}")
         conv1, conv2 = self.features[0], self.features[3]
+        if images.dtype != conv1.weight.dtype:   # shapes and dtypes only: this runs at every training step
+            raise TypeError(f"images have dtype {images.dtype} but the model's weights are {conv1.weight.dtype}: "
+                            f"cast the images (images.to({conv1.weight.dtype})) or the model")
         if images.device.type != "cpu":
             h = F.max_pool2d(conv1(images), 3, stride=2).relu()
             grid = F.max_pool2d(conv2(h), 3, stride=2).relu()

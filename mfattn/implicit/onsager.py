@@ -162,7 +162,14 @@ def fit_onsager_net(data: dict[str, Any], inputs: str, *, hidden: int = 32, step
     check_real("lr", lr, minimum=0.0, maximum=1.0, strict=True)
     for key in ("J", "h", "m", "c") + (("beta",) if weight == "beta" else ()):
         check_tensor(f"data[{key!r}]", data[key])
-    feats = onsager_features(data["J"], data["h"], data["m"], inputs)
+    feats = onsager_features(data["J"], data["h"], data["m"], inputs)   # checks J (I, n, n), h and m (I, n)
+    sites = tuple(data["J"].shape[:2])
+    if tuple(data["c"].shape) != sites:
+        raise ValueError(f"data['c'] must have shape (I, n) = {sites} of data['J'] (one correction per instance and "
+                         f"site); got {tuple(data['c'].shape)}")
+    if weight == "beta" and tuple(data["beta"].shape) != sites[:1]:
+        raise ValueError(f"data['beta'] must have shape (I,) = {sites[:1]} of data['J'] (one β per instance); got "
+                         f"{tuple(data['beta'].shape)}")
     X = feats.reshape(-1, feats.shape[-1])
     y = data["c"].reshape(-1)
     w = _beta_weights(data["beta"], y, data["c"].shape[-1]) if weight == "beta" else None

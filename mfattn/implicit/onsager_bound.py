@@ -48,6 +48,16 @@ def site_variable(data: dict[str, Any], inputs: str) -> torch.Tensor:
     return _local_field(data) if inputs == "g" else data["m"]
 
 
+def _shared_betas(train: dict[str, Any], test: dict[str, Any]) -> list[float]:
+    """The β of both sets (the statistic's β), sorted; a ValueError naming ``test`` when they share none (the mean
+    over no β would be NaN)."""
+    betas = sorted(set(train["beta"].tolist()) & set(test["beta"].tolist()))
+    if not betas:
+        raise ValueError(f"test must hold instances at a training β (it is scored at the training β); train's β are "
+                         f"{sorted(set(train['beta'].tolist()))}, test's {sorted(set(test['beta'].tolist()))}"[:300])
+    return betas
+
+
 def _per_beta_error(pred: torch.Tensor, test: dict[str, Any], betas: Sequence[float]) -> float:
     """The chapter's statistic: the mean over ``betas`` of each β's relative error pooled over instances and sites."""
     out = []
@@ -62,7 +72,8 @@ def _per_beta_error(pred: torch.Tensor, test: dict[str, Any], betas: Sequence[fl
 def binned_bound(train: dict[str, Any], test: dict[str, Any], inputs: str = "g", bins: int = 50) -> dict[str, float]:
     """The β-weighted piecewise-constant E[c | x] (``bins`` training quantiles of x, :func:`site_variable`) and the
     β-weighted least-squares a·x, both fitted on ``train`` and scored on ``test`` at the training β: ``{"binned",
-    "linear"}`` errors (1: no correction)."""
+    "linear"}`` errors (1: no correction). ``test`` must share at least one β with ``train`` (else a ValueError)."""
+    _shared_betas(train, test)
     x_tr, x_te = site_variable(train, inputs).reshape(-1), site_variable(test, inputs)
     c_tr = train["c"].reshape(-1)
     w = _beta_weights(train["beta"], c_tr, train["c"].shape[-1])
@@ -114,7 +125,9 @@ def two_part_stand_in(train: dict[str, Any], test: dict[str, Any], *, hidden: in
     conditional mean on ``bins`` × ``bins`` quantile cells, the best over ``bins``; an empty cell falls back to the
     linear map) and a site-wise net f_θ(u_i) (:class:`~mfattn.implicit.onsager.OnsagerNet`, ``hidden`` units, full-batch
     Adam with a cosine schedule for ``steps``, every training β weighted alike, ``seed``), each scored on ``test`` at
-    the training β with the chapter's statistic: ``{"linear", "binned", "binned_by_bins", "net"}``."""
+    the training β with the chapter's statistic: ``{"linear", "binned", "binned_by_bins", "net"}``. ``test`` must share
+    at least one β with ``train`` (else a ValueError)."""
+    _shared_betas(train, test)
     u_tr, u_te = _two_parts(train).reshape(-1, 2), _two_parts(test)
     c = train["c"].reshape(-1)
     w = _beta_weights(train["beta"], c, train["c"].shape[-1])

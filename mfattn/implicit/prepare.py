@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import torch
 
 from ..companion import store
+from ..companion.checks import check_rule
 from .ensemble_train import train_into_cache
 from .init_scale import FACTORS, factor_key, init_config
 from .runs import finished_result
@@ -32,9 +34,28 @@ from .variants import ALL_VARIANTS, KEYS
 
 __all__ = ["jobs", "run_names", "main"]
 
+#: The seeds of each kind of job in a chapter-2 profile's sizes (each a non-empty list of seeds).
+_SEED_KEYS = ("seeds", "init_seeds", "variant_seeds")
+
+
+def _check_sizes(sizes: Any) -> Mapping:
+    """``sizes`` if it is chapter 2's profile sizes (``get_profile("deq", ...)``) with a non-empty list of seeds >= 0
+    under each of :data:`_SEED_KEYS` and the protocol's lengths; else a clear error naming ``sizes``."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be chapter 2's profile sizes (a dict from get_profile('deq', ...)); "
+                        f"got {type(sizes).__name__}")
+    missing = [k for k in (*_SEED_KEYS, "init_epochs") if k not in sizes]
+    if missing:
+        raise ValueError(f"sizes lacks {missing}: expected chapter 2's profile sizes from get_profile('deq', ...)")
+    for key in _SEED_KEYS:
+        check_rule(f"sizes[{key!r}]", sizes[key], "ints:0")
+    return sizes
+
 
 def jobs(sizes: dict[str, Any], *, data_root=None, device: str = "cpu") -> dict[str, tuple[list, Callable[[], Any]]]:
-    """``{job name: (its TrainConfigs, a function that trains them)}`` in the order the workers take them."""
+    """``{job name: (its TrainConfigs, a function that trains them)}`` in the order the workers take them; ``sizes``
+    must be chapter 2's profile sizes (every job names at least one seed)."""
+    _check_sizes(sizes)
     out: dict[str, tuple[list, Callable[[], Any]]] = {}
 
     def ensemble(configs):

@@ -40,7 +40,7 @@ from .. import deq
 from ..companion import store
 from ..companion.checks import contract
 from . import reference_solver
-from .runs import RESULT_VERSION, TrainConfig, TrainResult, code_version
+from .runs import RESULT_VERSION, TrainConfig, TrainResult, _check_device, code_version
 
 __all__ = ["PUBLIC_ANDERSON", "PUBLIC_FORWARD", "PUBLIC_BACKWARD", "public_solve", "public_anderson",
            "public_config", "public_run_dir", "train_public", "analyse", "main"]
@@ -138,6 +138,10 @@ def public_config(seed: int = 0, profile: str = "full", every: int = 1000, **ove
     ``overrides`` of :class:`TrainConfig` fields (tests: ``train_limit``, ``steps_per_epoch``...)."""
     from ..companion.profiles import get_profile
     from .train import profile_config
+    fields = [f.name for f in dataclasses.fields(TrainConfig)]
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise TypeError(f"overrides names unknown TrainConfig field(s) {unknown}; its fields: {fields}")
     cfg = profile_config(get_profile("deq", profile), seed)
     return dataclasses.replace(cfg, **{"eval_every": every, "weights_every": every, **overrides})
 
@@ -145,6 +149,9 @@ def public_config(seed: int = 0, profile: str = "full", every: int = 1000, **ove
 def public_run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
     """The folder of ``config``'s public-solver run: keyed by the config, device, the book's training code and
     this module and the reference solver (a change of either gives a new folder), outside the book's run cache."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    _check_device(device)
     key = store.config_hash({"config": config.to_dict(), "device": torch.device(device).type,
                              "version": RESULT_VERSION, "code": code_version(),
                              "public": store.code_digest(reference_solver, sys.modules[__name__]),

@@ -160,7 +160,9 @@ class TrainResult:
     ``forward_converged`` (fraction of the batch below tol). ``evals`` log
     ``eval_step``, ``eval_epoch``, ``test_loss``, ``test_accuracy``. ``snapshot_step`` (S,) and
     ``coupling_norms`` (S, N, N) hold ||J_ij||_F during training (first: initialisation, last:
-    end). ``test_labels``/``test_pred`` are the final predictions.
+    end). ``test_labels``/``test_pred`` are the final predictions. ``config`` must be a :class:`TrainConfig`,
+    ``history`` and ``summary`` mappings, ``folder`` the run's folder (a path; a string is read as one) or None for a
+    result held in memory only (:meth:`load_model` and :meth:`load_model_at` then have no weights to read).
     """
 
     config: TrainConfig
@@ -168,36 +170,71 @@ class TrainResult:
     summary: dict[str, Any]
     folder: Path
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, TrainConfig):
+            raise TypeError(f"config must be a TrainConfig; got {type(self.config).__name__}")
+        for name in ("history", "summary"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(f"{name} must be a mapping (dict); got {type(getattr(self, name)).__name__}")
+        if self.folder is not None:
+            from ..companion.checks import check_path
+
+            self.folder = check_path("folder", self.folder)
+
     @property
     def test_accuracy(self) -> float:
         return float(self.summary["test_accuracy"])
 
     def confusion(self) -> np.ndarray:
+        """Counts C[true, predicted] (10, 10) of the final test predictions (``history``'s ``test_labels`` and
+        ``test_pred``; a ValueError when the history holds none)."""
+        missing = [k for k in ("test_labels", "test_pred") if k not in self.history]
+        if missing:
+            raise ValueError(f"history holds no final test predictions (it lacks {missing}): no confusion matrix")
         return confusion_matrix(self.history["test_labels"], self.history["test_pred"])
 
+    def _weights_folder(self) -> Path:
+        if self.folder is None:
+            raise ValueError("folder is None: this result is held in memory only, it has no weights to read")
+        return self.folder
+
+    def _load_state(self, model: torch.nn.Module, path: Path) -> None:
+        """Load the weights at ``path`` into ``model`` (built from ``config``); a ValueError naming both when the
+        weights are another architecture's (torch's size-mismatch RuntimeError otherwise)."""
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            model.load_state_dict(state)
+        except RuntimeError as err:
+            cfg = self.config
+            raise ValueError(f"the weights in {path} do not fit config (dim={cfg.dim}, channels={cfg.channels}, "
+                             f"attention={cfg.attention}): {str(err).splitlines()[-1].strip()[:200]}") from None
+
     def load_model(self, device=None):
-        """The trained model (weights read from ``model.pt``)."""
+        """The trained model (weights read from ``model.pt``; a ValueError when they do not fit ``config``)."""
         cfg = self.config
+        folder = self._weights_folder()
         model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
-        state = torch.load(self.folder / "model.pt", map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
+        self._load_state(model, folder / "model.pt")
         return model.to(device) if device is not None else model
 
 
     def weight_steps(self) -> list[int]:
         """The steps whose weights were kept (``weights_every``), in order; [] when none were."""
-        folder = self.folder / "weights"
+        folder = self._weights_folder() / "weights"
         return sorted(int(p.stem.split("_")[1]) for p in folder.glob("step_*.pt")) if folder.is_dir() else []
 
     def load_model_at(self, step: int, device=None):
         """The model with the weights it had after ``step`` optimiser steps (one of :meth:`weight_steps`)."""
+        from ..companion.checks import check_int
+
+        step = check_int("step", step, 0)
         steps = self.weight_steps()
         if step not in steps:
             raise ValueError(f"step must be one of the kept steps {steps[:3]}...{steps[-2:]}; got {step!r}"
                              if steps else f"no weights were kept for this run (weights_every=None); step={step!r}")
         cfg = self.config
         model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
-        model.load_state_dict(torch.load(_weights_path(self.folder, step), map_location="cpu", weights_only=True))
+        self._load_state(model, _weights_path(self.folder, step))
         return model.to(device) if device is not None else model
 
 
@@ -266,10 +303,16 @@ def _load_result(folder: Path) -> TrainResult | None:
 def finished_result(config: TrainConfig, device: torch.device | str = "cpu",
                     folder: str | Path | None = None) -> TrainResult | None:
     """The finished, verified run of ``config`` in the cache (or ``folder``), never training; None if
-    there is none (or it fails verification: a CacheWarning names it)."""
+    there is none (or it fails verification: a CacheWarning names it). A finished run in ``folder`` of another
+    configuration than ``config`` is a ValueError naming both."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
-    return _load_result(_check_folder(folder) if folder is not None else run_dir(config, device))
+    found = _load_result(_check_folder(folder) if folder is not None else run_dir(config, device))
+    if found is not None and store.config_hash(found.config.to_dict()) != store.config_hash(config.to_dict()):
+        differ = sorted(k for k, v in config.to_dict().items() if found.config.to_dict().get(k) != v)
+        raise ValueError(f"folder {found.folder} holds the run of another config (its {differ} differ from "
+                         f"config's): {found.config}"[:400])
+    return found
 
 
 def run_progress(config: TrainConfig, device: torch.device | str = "cpu",

@@ -105,9 +105,14 @@ def _uncensored(over: Mapping[str, Any], work: np.ndarray, ok: np.ndarray, jnorm
 def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int = 0) -> dict[str, float]:
     """How large |cos(f, A m_i)| is for random site-shared linear maps A (d, d) of the means (standard normal entries,
     ``draws`` of them, fixed ``seed``): the chance level of the reaction-term cosine. ``f`` and ``m`` are (B, N, d).
-    Returns the median and the 95th percentile over the draws."""
+    Returns the median and the 95th percentile over the draws; ``f`` or ``m`` all zero (a cosine of 0/0) is a
+    ValueError."""
     if f.shape != m.shape:
         raise ValueError(f"f and m must have the same shape (B, N, d); got f {tuple(f.shape)} and m {tuple(m.shape)}")
+    for name, t in (("f", f), ("m", m)):
+        if not bool(t.any()):
+            raise ValueError(f"{name} must not be all zero (a cosine with a zero vector is 0/0); got shape "
+                             f"{tuple(t.shape)} of zeros")
     gen = torch.Generator().manual_seed(seed)
     f, m = f.double().reshape(-1, f.shape[-1]), m.double().reshape(-1, m.shape[-1])
     d = m.shape[-1]

@@ -54,8 +54,9 @@ class TrainingInterrupted(RuntimeError):
 
 @contract(n="int:1", seed="int:0", epoch="int:0", alloc=lambda a: [("n", 8 * a["n"])])
 def epoch_order(n: int, seed: int, epoch: int) -> torch.Tensor:
-    """The permutation of ``n`` training examples used in ``epoch`` (depends only on seed and epoch)."""
-    gen = torch.Generator().manual_seed(1_000_003 * seed + epoch)
+    """The permutation of ``n`` training examples used in ``epoch`` (depends only on seed and epoch; numpy integers
+    are read as the Python integers they hold)."""
+    gen = torch.Generator().manual_seed(1_000_003 * int(seed) + int(epoch))
     return torch.randperm(n, generator=gen)
 
 

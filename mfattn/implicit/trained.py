@@ -78,8 +78,9 @@ def export_run(result: TrainResult, path: str | Path) -> dict[str, Any]:
 def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cpu") -> dict[str, Any]:
     """Export every finished run of Chapter 2's job table (:func:`mfattn.implicit.prepare.jobs`) to ``folder`` and
     write ``index.json``; runs not finished are listed under ``"missing"`` (never trained here)."""
-    from .prepare import run_names
+    from .prepare import _check_sizes, run_names
 
+    _check_sizes(sizes)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {"runs": {}, "missing": []}

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..companion import store
 from .train import VARIANTS, TrainResult, finished_result, profile_config, train_mnist
-from ..companion.checks import contract
+from ..companion.checks import check_bool, check_int, check_rule, contract
 
 __all__ = ["variant_rows", "markdown_table", "binomial_se", "compare_to_blog", "mcnemar", "compare_paired", "seeds_statement", "pack_correct",
            "unpack_correct", "seed_summary", "summary_table", "cached_variant_results", "export_variants",
@@ -91,7 +91,7 @@ def _check_rows(name: str, rows: Any, keys: Sequence[str] = ()) -> list:
         missing = [k for k in keys if k not in r]
         if missing:
             raise ValueError(f"{name}[{i}] lacks {missing}: expected the rows of "
-                             f"{'seed_summary' if keys is _SUMMARY_KEYS else 'variant_rows'}")
+                             f"{'seed_summary' if 'n_seeds' in keys else 'variant_rows'}")
     return list(rows)
 
 
@@ -257,8 +257,9 @@ def compare_paired(summary: list[dict[str, Any]], alpha: float = 0.05) -> dict[s
 
 
 def seeds_statement(summary: list[dict[str, Any]]) -> str:
-    """What a table has, in words: seeds per variant (and a note when fewer than the three the book asks for)."""
-    summary = _check_rows("summary", summary)
+    """What a table has, in words: seeds per variant (and a note when fewer than the three the book asks for);
+    ``summary`` holds the rows of :func:`seed_summary` (each with ``n_seeds`` and ``seeds``)."""
+    summary = _check_rows("summary", summary, ("n_seeds", "seeds"))
     counts = sorted({r["n_seeds"] for r in summary})
     if not counts:
         return "no variant runs"
@@ -276,7 +277,8 @@ def _variant_options(interactions: bool) -> dict[str, dict[str, Any]]:
 def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "cpu", *,
                            interactions: bool = False) -> dict[str, TrainResult]:
     """The finished variant runs of profile ``sizes`` and ``seed`` found in the training cache (missing
-    ones are left out, never trained); ``interactions`` adds :data:`INTERACTION_VARIANTS`."""
+    ones are left out, never trained); ``interactions`` (True or False) adds :data:`INTERACTION_VARIANTS`."""
+    interactions = check_bool("interactions", interactions)
     out = {}
     for name, options in _variant_options(interactions).items():
         config = profile_config(sizes, seed, variant=True, **options)
@@ -289,11 +291,17 @@ def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "
 def export_variants(profile: str = "full", path: Optional[str | Path] = None, seed: int | Sequence[int] = 0,
                     device: str = "cpu", *, interactions: bool = False) -> dict[str, Any]:
     """Write the variant rows of ``profile`` for the seed(s) found in the cache to ``path`` (atomically) and
-    return them as ``{"profile", "seeds", "rows", "missing"}`` (``missing``: "variant (seed s)" strings)."""
+    return them as ``{"profile", "seeds", "rows", "missing"}`` (``missing``: "variant (seed s)" strings). ``seed``: one
+    seed >= 0 or a non-empty list of them."""
     from ..companion.profiles import get_profile
 
+    interactions = check_bool("interactions", interactions)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seeds = [check_int("seed", seed, 0)]
+    else:
+        seeds = list(seed) if hasattr(seed, "__iter__") and not isinstance(seed, (str, bytes)) else seed
+        seeds = [int(s) for s in check_rule("seed", seeds, "ints:0")]
     sizes = get_profile("deq", profile)
-    seeds = [seed] if isinstance(seed, int) else list(seed)
     rows, missing = [], []
     for s in seeds:
         results = cached_variant_results(sizes, s, device, interactions=interactions)

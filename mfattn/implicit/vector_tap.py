@@ -98,12 +98,43 @@ class VectorSpinTAP(nn.Module):
         return torch.linalg.solve(A, x.reshape(B, n * d).T).T.reshape(B, n, d)
 
     def closed_form_covariance(self) -> torch.Tensor:
-        """Exact covariance ``(P − J)⁻¹`` as an (N·d, N·d) matrix."""
-        return torch.linalg.inv(torch.block_diag(*self.prior_precision) - couplings_to_matrix(self.couplings()))
+        """Exact covariance ``(P − J)⁻¹`` as an (N·d, N·d) matrix; a ValueError when ``P − J`` (its symmetric part)
+        is not positive definite: the couplings are then too strong for the prior, and no Gaussian model (no
+        covariance) exists."""
+        A = torch.block_diag(*self.prior_precision) - couplings_to_matrix(self.couplings())
+        with torch.no_grad():
+            low = float(torch.linalg.eigvalsh(0.5 * (A + A.T)).min())
+        if not low > 0:
+            raise ValueError(f"the couplings (weight) make P - J not positive definite (smallest eigenvalue {low:.3g}) "
+                             f"for prior_precision: no Gaussian model, so no covariance; use weaker couplings "
+                             f"(weight_init_std) or a larger prior_precision")
+        return torch.linalg.inv(A)
+
+    def _check_cavity(self, name: str, V: Any) -> None:
+        """``V`` must be cavity variances (N, d, d) of this layer, in a floating dtype (cheap: shape and dtype only)."""
+        n, d = self.num_spins, self.dim
+        if not isinstance(V, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor of cavity variances (N, d, d) = ({n}, {d}, {d}); "
+                            f"got {type(V).__name__}")
+        if tuple(V.shape) != (n, d, d) or not V.is_floating_point():
+            raise ValueError(f"{name} must be cavity variances of shape (N, d, d) = ({n}, {d}, {d}), floating point; "
+                             f"got shape {tuple(V.shape)}, dtype {V.dtype}")
+
+    def _check_matrix(self, M: Any, dtype: torch.dtype) -> None:
+        """``M`` must be the (Nd, Nd) coupling matrix of this layer in ``dtype`` (cheap: shape and dtype only)."""
+        nd = self.num_spins * self.dim
+        if not isinstance(M, torch.Tensor):
+            raise TypeError(f"M must be a torch.Tensor, the coupling matrix (Nd, Nd) = ({nd}, {nd}); "
+                            f"got {type(M).__name__}")
+        if tuple(M.shape) != (nd, nd) or M.dtype != dtype:
+            raise ValueError(f"M must be the coupling matrix of shape (Nd, Nd) = ({nd}, {nd}) in dtype {dtype}; "
+                             f"got shape {tuple(M.shape)}, dtype {M.dtype}")
 
     def cavity_update(self, V: torch.Tensor, M: torch.Tensor) -> torch.Tensor:
         """One adaptive-TAP update of the cavity variances ``V`` (N, d, d) given the coupling
         matrix ``M`` (Nd, Nd): ``V ← Λ − (C_ii)⁻¹``, ``C = (Λ − J)⁻¹``, ``Λ = V + χ⁻¹``."""
+        self._check_cavity("V", V)
+        self._check_matrix(M, V.dtype)
         n, d = self.num_spins, self.dim
         P = self.prior_precision.to(V.dtype)
         chi = torch.linalg.inv(P - V)
@@ -118,6 +149,11 @@ class VectorSpinTAP(nn.Module):
         n, d = self.num_spins, self.dim
         if M is None:
             M = couplings_to_matrix(self.couplings())
+        elif not isinstance(M, torch.Tensor) or not M.is_floating_point():
+            raise TypeError(f"M must be None or a floating-point torch.Tensor, the coupling matrix (Nd, Nd); got "
+                            f"{type(M).__name__ if not isinstance(M, torch.Tensor) else M.dtype}")
+        else:
+            self._check_matrix(M, M.dtype)
         if not self.lin_response:
             return M.new_zeros(n, d, d)
         V, st = deq_fixed_point(lambda v: self.cavity_update(v[0], M)[None], M.new_zeros(1, n, d, d),
@@ -130,6 +166,15 @@ class VectorSpinTAP(nn.Module):
 
     def update(self, m: torch.Tensor, x: torch.Tensor, M: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
         """``m_i ← χ_i(Σ_j J_ij m_j − V_i m_i + X_i)`` for (B, N, d) states."""
+        n, d = self.num_spins, self.dim
+        if not isinstance(m, torch.Tensor) or not isinstance(x, torch.Tensor):
+            raise TypeError(f"m and x must be torch.Tensors (B, N, d); got {type(m).__name__} and {type(x).__name__}")
+        if m.dim() != 3 or tuple(m.shape[1:]) != (n, d) or m.shape != x.shape or x.dtype != m.dtype \
+                or not m.is_floating_point():
+            raise ValueError(f"m and x must be floating-point states of one shape (B, N, d) = (B, {n}, {d}) and dtype; "
+                             f"got m {tuple(m.shape)} {m.dtype}, x {tuple(x.shape)} {x.dtype}")
+        self._check_matrix(M, m.dtype)
+        self._check_cavity("V", V)
         B, n, d = m.shape
         chi = torch.linalg.inv(self.prior_precision.to(m.dtype) - V)
         h = (m.reshape(B, n * d) @ M.T).view(B, n, d) - torch.einsum("ide,bie->bid", V, m) + x
