@@ -25,7 +25,8 @@ from typing import Any, Callable, Iterable, Optional
 import numpy as np
 import torch
 
-from .companion.checks import check_alloc, check_choice, check_int, check_positive, check_real, check_tensor, contract
+from .companion.checks import (check_alloc, check_choice, check_generator, check_int, check_positive, check_real,
+                               check_tensor, contract)
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -85,7 +86,15 @@ class SolverStats:
         return bool(self.converged.all())
 
     def summary(self) -> dict[str, float]:
-        """Batch summary as plain floats: mean/max iterations, max residual, fractions."""
+        """Batch summary as plain floats: mean/max iterations, max residual, fractions. The statistics must be
+        tensors of a non-empty batch (as :func:`solve` makes them): anything else is refused, naming the field."""
+        for name in ("iterations", "residual", "converged", "diverged"):
+            value = getattr(self, name)
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"SolverStats.{name} must be a (B,) tensor (as solve makes it); got "
+                                f"{type(value).__name__}")
+            if value.numel() == 0:
+                raise ValueError(f"SolverStats.{name} is empty (a batch of no samples): a summary needs B >= 1")
         return {"mean_iterations": float(self.iterations.double().mean()),
                 "max_iterations": int(self.iterations.max()),
                 "max_residual": float(self.residual.max()),
@@ -246,7 +255,30 @@ def _report(stats: SolverStats, on_fail: str, label: str) -> None:
     warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 
 
-@contract()  # its loop's work (max_iter x entries of z0) is checked before the body: companion.work
+def _buffers(a: dict) -> list[tuple[str, int]]:
+    """The bytes :func:`solve`'s method allocates before its loop (its history buffers: Anderson's ``2 B·m·n`` and
+    ``B·m²`` and its ``m³`` scaled identities, Broyden's ``2 B·m·n``, and the first block of ``min(max_iter, 64)``
+    evaluations), by the option that sets them; none for arguments of a wrong kind (the body's checks name them) and
+    none for buffers of at most 16 MiB."""
+    z0, options, max_iter = a["z0"], a["options"], a["max_iter"]
+    memory = options.get("memory")
+    counts = (max_iter, memory if memory is not None else 1)
+    if not isinstance(z0, torch.Tensor) or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1
+                                               for c in counts):
+        return []
+    max_iter, memory = int(max_iter), None if memory is None else int(memory)   # exact Python ints, however large
+    size = z0.element_size() * z0.numel()   # B·n entries
+    method = a["method"]
+    m = memory if memory is not None else (8 if method == "anderson" else min(max_iter, 64))
+    batch = z0.shape[0] if z0.dim() >= 1 else 1
+    history = (2 * m * size + z0.element_size() * (batch * m * m + m ** 3) if method == "anderson" else
+               2 * m * size if method == "broyden" else 0)
+    need = history + min(max_iter, 64) * size
+    # below 16 MiB there is nothing to refuse, and the check (it reads the free memory) would cost each small solve
+    return [("memory" if memory is not None else "z0", need)] if need > 2**24 else []
+
+
+@contract(alloc=_buffers)  # its loop's work (max_iter x entries of z0) is checked before the body: companion.work
 def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method: str = "anderson",
           max_iter: int = 40, tol: float = 1e-4, **options: Any) -> tuple[torch.Tensor, SolverStats]:
     """Solve ``z = f(z)`` for a batch of states ``z0`` of shape (B, ...).
@@ -279,6 +311,9 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     if z0.dim() < 1 or z0.shape[0] < 1 or z0.numel() == 0:
         raise ValueError(f"z0 must have a non-empty batch dimension (B, ...); got shape {tuple(z0.shape)}")
     check_tensor("z0", z0, real=True)
+    if z0.dtype == torch.bfloat16:   # the statistics below go through numpy, which has no bfloat16
+        raise TypeError("z0 must be float16, float32 or float64; got torch.bfloat16 (numpy, which keeps the solver's "
+                        "statistics, has no bfloat16: cast z0 and the map)")
     shape, B = z0.shape, z0.shape[0]
     eps, dfac = opts["eps"], opts["divergence_factor"]
 
@@ -479,8 +514,18 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
             with torch.no_grad():
                 closed = vjp(z_leaf.detach())
 
+            if not callable(closed):
+                raise TypeError(f"vjp(z_star) must return a function v -> J_fᵀ v; got {type(closed).__name__}")
+
             def adjoint(y: torch.Tensor) -> torch.Tensor:
-                return closed(y) + g
+                out = closed(y)
+                if not isinstance(out, torch.Tensor):
+                    raise TypeError(f"vjp(z_star) must return a function v -> J_fᵀ v returning a tensor; got "
+                                    f"{type(out).__name__}")
+                if out.shape != y.shape:   # a (1, n) row would broadcast against g: a wrong gradient
+                    raise ValueError(f"vjp(z_star) must return a function v -> J_fᵀ v of v's shape {tuple(y.shape)}; "
+                                     f"got {tuple(out.shape)}")
+                return out + g
         else:
             # y = J_fᵀ y + g through autograd, on a graph of f at z* built here: a hook that
             # held fz itself would form a cycle (fz -> its grad_fn -> this hook -> fz) that
@@ -515,6 +560,10 @@ def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generato
     check_real("rho", rho, minimum=0.0)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype (e.g. torch.float64); got {dtype!r}")
+    if rho > torch.finfo(dtype).max:   # |W_ij| <= rho: the cast would make entries infinite
+        raise ValueError(f"rho must be at most the largest {dtype} ({torch.finfo(dtype).max:g}); got {rho!r}")
+    if generator is not None:
+        check_generator("generator", generator)
     check_alloc("n", 4 * n * n * 8)
     q, _ = torch.linalg.qr(torch.randn(n, n, generator=generator, dtype=torch.float64))
     return (rho * q @ torch.diag(torch.linspace(-1, 1, n, dtype=torch.float64)) @ q.T).to(dtype)

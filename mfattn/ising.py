@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mfattn.companion.checks import (check_alloc, check_array, check_bool, check_choice, check_generator, check_int,
-                                     check_positive, check_real)
+                                     check_positive, check_real, contract)
 
 __all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
            "exact_marginals", "exact_marginals_sweep", "naive_mean_field", "tap", "adaptive_tap",
@@ -152,8 +152,12 @@ def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> E
     if n > MAX_EXACT_SPINS:
         raise ValueError(f"exact enumeration needs 2**n states; n = {n} exceeds the limit of {MAX_EXACT_SPINS} "
                          f"spins (use a mean-field approximation for larger systems)")
-    if not (isinstance(chunk, (int, np.integer)) and chunk >= 1):
-        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
+    check_int("chunk", chunk, 1)   # not a bool: True would enumerate one state per chunk
+    with np.errstate(over="ignore"):  # the largest |log-weight| a state can have: it must be a float64
+        energy = np.abs(h).sum() + 0.5 * np.abs(betas).max() * np.abs(G).sum()
+    if not np.isfinite(energy):
+        raise ValueError("h and G: the states' log-weights overflow float64 (sum |h_i| + max|beta| sum |G_ij| / 2 = "
+                         "inf): exact enumeration has no finite Boltzmann weights; scale the fields or couplings down")
     B, total = betas.size, 1 << n
     log_scale = np.full(B, -np.inf)
     z = np.zeros(B)
@@ -254,6 +258,7 @@ def _iterate(update, m0: np.ndarray, damping: float, tol: float, max_iter: int):
     return m, max_iter, False, residual, history
 
 
+@contract()  # its loop's work is checked before the body: mfattn.companion.work
 def naive_mean_field(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000,
                      m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
     r"""Naive mean field: :math:`m_i = \tanh(h_i + \sum_j J_{ij} m_j)`.
@@ -271,6 +276,7 @@ def naive_mean_field(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10
     return MeanFieldResult("naive", m, chi, it, ok, res, None, positive, lam, hist)
 
 
+@contract()  # its loop's work is checked before the body: mfattn.companion.work
 def tap(J: Any, h: Any, *, onsager: str = "sk", damping: float = 0.5, tol: float = 1e-10,
         max_iter: int = 10_000, m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
     r"""TAP equations :cite:p:`thouless1977solution`: naive mean field plus an Onsager reaction term.
@@ -309,6 +315,7 @@ def tap(J: Any, h: Any, *, onsager: str = "sk", damping: float = 0.5, tol: float
     return MeanFieldResult(f"tap_{onsager}", m, chi, it, ok, res, V, positive, lam, hist)
 
 
+@contract()  # its loop's work is checked before the body: mfattn.companion.work
 def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000,
                  m0: Any = None, on_fail: str = "warn") -> MeanFieldResult:
     r"""Adaptive TAP of Opper and Winther :cite:p:`opper2001adaptive` for ±1 spins.
@@ -373,6 +380,8 @@ def _check_vector_model(J: Any, X: Any, prior_cov: Any) -> tuple[np.ndarray, np.
     if J.ndim != 4 or J.shape[0] != J.shape[1] or J.shape[2] != J.shape[3]:
         raise ValueError(f"J must have shape (n, n, d, d) (a d x d block per pair of sites); got {J.shape}")
     n, _, d, _ = J.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"J must describe at least one site of at least one dimension; got shape {J.shape}")
     X = _as_float64(X, "X")
     if X.shape != (n, d):
         raise ValueError(f"X must have shape ({n}, {d}) to match J of shape {J.shape}; got {X.shape}")
@@ -407,6 +416,7 @@ def gaussian_closed_form(J: Any, X: Any, prior_cov: Any) -> np.ndarray:
     return np.linalg.solve(_precision(J, S), X.reshape(-1)).reshape(n, d)
 
 
+@contract()  # its loop's work is checked before the body: mfattn.companion.work
 def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt: bool = True,
                         damping: float = 0.5, tol: float = 1e-12, max_iter: int = 10_000) -> VectorTAPResult:
     r"""Adaptive TAP for vector spins :math:`z_i \in \mathbb{R}^d` with Gaussian prior :math:`N(0, \Sigma)`.
@@ -438,7 +448,12 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
         chi = np.linalg.inv(A).reshape(n, d, n, d)
         blocks = chi[np.arange(n), :, np.arange(n), :]  # (n, d, d) diagonal blocks
         V = S_inv[None] - np.linalg.inv(blocks)
-    local_cov = np.linalg.inv(S_inv[None] - V)  # (n, d, d)
+    try:
+        local_cov = np.linalg.inv(S_inv[None] - V)  # (n, d, d)
+    except np.linalg.LinAlgError:
+        site = int(np.argmin(np.abs(np.linalg.det(S_inv[None] - V))))
+        raise ValueError(f"V: Sigma^-1 - V_i must be invertible at every site (its inverse is the local covariance); "
+                         f"it is singular at site {site}") from None
     m = np.zeros((n, d))
     residual, converged, it = np.inf, False, 0
     for it in range(1, max_iter + 1):
@@ -473,6 +488,7 @@ def _gaussian_vector_model(n: int, d: int, rng: np.random.Generator) -> tuple[np
     return J, X, S
 
 
+@contract()  # its loop's work is checked before the body: mfattn.companion.work
 def gaussian_vector_check(n: int, d: int, rng: np.random.Generator, trials: int = 3,
                           tol: float = 1e-12) -> dict[str, float]:
     r"""max |m_TAP - (Σ⁻¹ - J)⁻¹ X| on a random Gaussian vector-spin model, for ``trials`` arbitrary fixed

@@ -116,7 +116,7 @@ SPECS = {
     "mfattn.meanfield.families:family_couplings": Spec(
         lambda d: {"family": d(st.sampled_from(("diluted", "ferro", "hopfield"))), "n": d(st.integers(2, 6)),
                    "beta": d(st.floats(0.1, 1.0)), "rng": rng(d)},
-        domain={"n": "int>=2", "beta": ">0"}, skip=("rng",), names={"family": ("family",)}),
+        domain={"n": "int>=2", "beta": ">0"}, sizes={"n": 10**6}, skip=("rng",), names={"family": ("family",)}),
     "mfattn.meanfield.families:compare_families": Spec(
         lambda d: {"n": d(st.integers(3, 5)), "beta": d(st.floats(0.2, 0.8)), "instances": 1, "families": ("ferro",),
                    "methods": ("tap", "adaptive_tap")},

@@ -129,7 +129,9 @@ def test_the_work_of_a_huge_count_is_exact_and_a_wrong_kind_is_left_to_the_rules
 
 def test_the_full_profiles_calls_stay_far_inside_the_default_budget(monkeypatch):
     """The largest calls of the full profiles (the sizes of mfattn/companion/profiles.py, as the chapters pass them)
-    do at most 1/100 of the default budget (the margin the registry's docstring states: 250 at the least)."""
+    do at most 1/100 of the default budget (the margin the registry's docstring states: 250 at the least), chapter 1's
+    at most 1/30 (34 at the least: each solve counted at its full iteration budget), so that 10 times the full
+    profile (the largest work factor) stays inside it."""
     import torch
 
     from mfattn.companion import profiles, work
@@ -166,3 +168,22 @@ def test_the_full_profiles_calls_stay_far_inside_the_default_budget(monkeypatch)
     for key, arguments in calls:
         name, units, words = work.work_of(key, arguments)
         assert units <= checks.max_work() / 100, (key, name, f"{units:.3g} {words}")
+    ising, M = full["ising"], "mfattn.meanfield."
+    theories = ("naive", "tap", "adaptive_tap", "tap_site")   # as chapter 1 passes them (the defaults elsewhere)
+    chapter1 = [
+        (M + "accuracy:damping_sweep", dict(n=ising["n"], betas=ising["damping_betas"], instances=ising["instances"],
+                                            dampings=ising["dampings"], methods=theories,
+                                            budget=ising["damping_budget"])),
+        (M + "finite_size:line_by_size", dict(ns=ising["size_ns"], betas=ising["damping_betas"], damping=0.05,
+                                              instances=ising["instances"], budget=ising["damping_budget"])),
+        (M + "stress:breakdown_stress", dict(n=ising["n"], betas=ising["stress_betas"], max_iter=20_000,
+                                             instances=ising["stress_instances"], methods=theories)),
+        (M + "families:compare_families", dict(n=ising["n"], instances=ising["instances"], methods=theories,
+                                               families=("diluted", "ferro", "hopfield", "hopfield_dense"),
+                                               max_iter=2000)),
+        ("mfattn.ising:gaussian_vector_check", dict(n=ising["vector_n"], d=ising["vector_d"], trials=3)),
+    ]
+    for key, arguments in chapter1:
+        name, units, words = work.work_of(key, arguments)
+        assert units <= checks.max_work() / 30, (key, name, f"{units:.3g} {words}")
+        assert units * profiles.DEFAULT_WORK_FACTOR < checks.max_work(), (key, name, f"{units:.3g} {words}")

@@ -15,13 +15,14 @@ solutions (:meth:`Comparison.at_parameter`, :attr:`DampingSweep.at_parameter`).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..companion.checks import (check_alloc, check_array, check_bool, check_choice, check_int, check_positive,
-                                check_real, check_work)
+                                check_real, check_work, contract)
 from ..ising import MAX_EXACT_SPINS, adaptive_tap, exact_marginals_sweep, naive_mean_field, sk_couplings, tap
 
 __all__ = ["METHODS", "TOL", "PATIENCE", "MODES", "still_relaxing", "plefka_parameter", "Comparison",
@@ -87,7 +88,20 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
     if (np.abs(m[np.isfinite(m)]) > 1).any():
         raise ValueError("m must hold magnetisations in [-1, 1] (or NaN rows for a missing solution); got "
                          f"|m_i| up to {np.nanmax(np.abs(m)):.3g}")
-    return check_array("beta", beta) ** 2 * np.mean((1.0 - m**2) ** 2, axis=-1)
+    if m.ndim == 0 or m.shape[-1] == 0:
+        raise ValueError(f"m must hold at least one spin on its last axis (..., n); got shape {m.shape}")
+    beta = check_array("beta", beta)
+    if (beta < 0).any():
+        raise ValueError(f"beta must hold inverse temperatures >= 0; got {beta[beta < 0].flat[0]:g}")
+    try:
+        np.broadcast_shapes(beta.shape, m.shape[:-1])
+    except ValueError:
+        raise ValueError(f"beta of shape {beta.shape} must broadcast against m[..., 0] of shape {m.shape[:-1]}") from None
+    with np.errstate(over="ignore"):
+        square = beta ** 2
+    if np.isinf(square).any():   # (1 - m²)² <= 1: only beta² can overflow
+        raise ValueError(f"beta up to {np.abs(beta).max():g} makes beta² overflow float64")
+    return square * np.mean((1.0 - m**2) ** 2, axis=-1)
 
 
 def median_over_instances(x: np.ndarray) -> np.ndarray:
@@ -163,7 +177,8 @@ class Comparison:
     def mean_rmse(self, which: str = "m") -> np.ndarray:
         """[method, beta] mean RMSE over the instances where the method worked (NaN where none did). An instance
         whose iteration diverged keeps a NaN RMSE; it is left out like any other failure (NaN × False would be NaN
-        and turn the whole β's mean into NaN)."""
+        and turn the whole β's mean into NaN). ``which``: "m" (magnetisations) or "c" (correlations)."""
+        check_choice("which", which, ("m", "c"))
         values = self.rmse_m if which == "m" else self.rmse_c
         ok = self.ok()
         with np.errstate(invalid="ignore"):
@@ -246,17 +261,30 @@ class DampingSweep:
         return _crossing(self.betas, self.at_parameter[self.methods.index(method), d])
 
 
-def _disorder(n: int, instances: int, field_std: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per instance (G, h): beta-free SK couplings and fields, drawn in this order from ``seed``."""
-    check_int("n", n, 2), check_int("instances", instances, 1), check_real("field_std", field_std, minimum=0.0)
+def _disorder(n: int, instances: int, field_std: float, seed: int,
+              name: str = "field_std") -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per instance (G, h): beta-free SK couplings and fields, drawn in this order from ``seed`` (``name``: the
+    parameter that set ``field_std``, for the message where the fields overflow)."""
+    check_int("n", n, 2), check_int("instances", instances, 1), check_real(name, field_std, minimum=0.0)
     check_alloc("instances", instances * (n * n + n) * 8)
     rng = np.random.default_rng(check_int("seed", seed, 0))
-    return [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(instances)]
+    disorder = [(sk_couplings(n, 1.0, rng), field_std * rng.standard_normal(n)) for _ in range(instances)]
+    _check_fields(name, field_std, [h for _, h in disorder])
+    return disorder
+
+
+def _check_fields(name: str, field_std: float, fields: list[np.ndarray]) -> None:
+    """Refuse a width of the fields so large that they overflow float64 where exact enumeration sums them
+    (``sum |h_i|`` inf: no finite Boltzmann weight), naming the parameter ``name`` that set it."""
+    with np.errstate(over="ignore"):
+        if not all(np.isfinite(np.abs(h).sum()) for h in fields):
+            raise ValueError(f"{name}={float(field_std)!r} makes the fields overflow float64 (sum |h_i| is inf in exact "
+                             f"enumeration's log-weights); ask for a smaller width")
 
 
 def _check_methods(methods: Any) -> tuple[str, ...]:
     methods = tuple(methods)
-    unknown = [m for m in methods if m not in METHODS]
+    unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]   # a list is not a name (unhashable)
     if unknown or not methods:
         raise ValueError(f"methods must name at least one of {sorted(METHODS)}; unknown method(s) {unknown}")
     return methods
@@ -326,6 +354,7 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
                       c_rms, m_field)
 
 
+@contract()  # its loops' work (every solve at ceil(budget / a) iterations) is checked first: mfattn.companion.work
 def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: float = 0.3, seed: int = 0,
                   methods: tuple[str, ...] = ("naive", "tap", "adaptive_tap"), budget: int = 1000) -> DampingSweep:
     r"""Separate a stalled iteration from a lost solution: solve every instance of :func:`compare_mean_field`
@@ -364,6 +393,21 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
                 at[k, d, b, i] = plefka_parameter(betas[b], res.m)
                 sol[k, d, b, i] = res.m
     return DampingSweep(methods, betas, dampings, int(budget), conv, stable, relax, at, sol)
+
+
+def _check_layout(cmp: Comparison, sweep: DampingSweep) -> None:
+    """Refuse a comparison or a sweep whose arrays do not have one row per method and one column per β (a result
+    edited after it was made): its numbers would be read under the wrong names."""
+    for name, result, fields, axes in (
+            ("cmp", cmp, ("rmse_m", "rmse_c", "iterations", "converged", "chi_positive", "lambda_min", "m_approx",
+                          "relaxing"), (len(cmp.methods), np.size(cmp.betas))),
+            ("sweep", sweep, ("converged", "stable", "relaxing", "at_parameter"),
+             (len(sweep.methods), np.size(sweep.dampings), np.size(sweep.betas)))):
+        for field in fields:
+            shape = np.shape(getattr(result, field))
+            if shape[:len(axes)] != axes:
+                raise ValueError(f"{name}.{field} must have its first axes (methods, {'dampings, ' * (name == 'sweep')}"
+                                 f"betas) = {axes}, as {name}.methods and {name}.betas say; got shape {shape}")
 
 
 def _beta_or_none(b: float) -> float | None:
@@ -442,14 +486,15 @@ def summarise(cmp: Comparison, beta: float, sweep: DampingSweep, vector_dev: flo
     if vector_dev is not None:
         check_real("vector_dev", vector_dev, minimum=0.0)
     if vector_roundoff is not None:
-        if isinstance(vector_roundoff, (str, bytes)) or not hasattr(vector_roundoff, "__len__") or len(
-                vector_roundoff) != 2:
+        if isinstance(vector_roundoff, (str, bytes, Mapping, AbstractSet)) or not hasattr(
+                vector_roundoff, "__len__") or len(vector_roundoff) != 2:   # a dict's keys, a set's order: not a pair
             raise TypeError(f"vector_roundoff must be a pair of numbers (deviation, bound) or None; got "
                             f"{vector_roundoff!r}"[:200])
         for x in vector_roundoff:
             check_real("each entry of vector_roundoff", x, minimum=0.0)
     if tuple(sweep.methods) != tuple(cmp.methods):
         raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
+    _check_layout(cmp, sweep)
     b = int(np.argmin(np.abs(cmp.betas - beta)))
     at_beta = cmp.at_crossing("exact")
     beyond = sweep.betas >= at_beta

@@ -12,6 +12,8 @@ Where the file is missing, every claim is "not tested" with the reason.
 from __future__ import annotations
 
 import itertools
+import math
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -40,26 +42,69 @@ def save(root: Path, summary: dict[str, Any]) -> Path:
     return path
 
 
+#: The top-level numbers every stored summary holds (:func:`mfattn.meanfield.accuracy.summarise` writes them).
+_REQUIRED = ("n", "instances", "beta", "at_beta", "vector_max_dev", "damping_betas", "dampings", "methods")
+
+
 def full_numbers(root: Path | None) -> dict[str, Any]:
-    """The stored full-profile summary, or {} when there is none."""
+    """The stored full-profile summary, or {} when there is none. A stored file that is not a JSON object is refused,
+    naming the file (a :class:`~mfattn.companion.store.RefusedFileError`), never read as "no summary"."""
     if root is not None:
         from ..companion.checks import check_path
 
         root = check_path("root", root)
     path = None if root is None else root / SUMMARY
-    return store.read_json(path) if path is not None and path.exists() else {}
+    if path is None or not path.exists():
+        return {}
+    s = store.read_json(path)
+    if not isinstance(s, dict):
+        raise store.RefusedFileError(path, "chapter 1's summary (a JSON object written by mfattn.meanfield.claims.save)",
+                                     f"it holds a JSON {type(s).__name__}")
+    return s
+
+
+def _check_summary(s: dict[str, Any]) -> None:
+    """A stored summary holds the numbers every summary has (:data:`_REQUIRED`), each method's entry a mapping: a
+    ValueError naming the file and what it lacks otherwise (not a summary :func:`save` wrote)."""
+    missing = [key for key in _REQUIRED if key not in s]
+    if missing or not isinstance(s["methods"], dict) or not all(isinstance(e, dict) for e in s["methods"].values()):
+        raise ValueError(f"the stored summary {SUMMARY} " + (f"lacks {missing}" if missing else "has a 'methods' that is "
+                         "not a mapping of method -> numbers") + ": it was not written by mfattn.meanfield.claims.save "
+                         "(re-run the full profile of chapter 1)")
 
 
 def _beta(b: float | None) -> str:
     return "none on the grid" if b is None else f"{b:.2f}"
 
 
+def _check_first(m: dict[str, Any], key: str) -> None:
+    """``m[key]`` (present) as a summary stores it: ``first_<mode>`` a β (a finite number) or None,
+    ``first_<mode>_instances`` a count; refused naming the key otherwise (TypeError: text; ValueError: NaN, inf)."""
+    value = m[key]
+    if key.endswith("_instances"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise TypeError(f"m[{key!r}] must be a count of instances (an integer >= 0); got {value!r}"[:200])
+        return
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+        raise TypeError(f"m[{key!r}] must be a β (a number) or None (no failure on the grid); got {value!r}"[:200])
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"m[{key!r}] must be a finite β or None (no failure on the grid); got {value!r}")
+
+
 @contract(m="mapping:first_any", instances="int:1")
 def failure_text(m: dict[str, Any], instances: int) -> str:
     """Where a method first failed, on how many of ``instances`` instances and how: from a summary's entry
-    ``summary["methods"][name]`` (:func:`mfattn.meanfield.accuracy.summarise`), in words the prose quotes."""
+    ``summary["methods"][name]`` (:func:`mfattn.meanfield.accuracy.summarise`), in words the prose quotes. Each
+    ``first_<mode>`` it reads is a β or None and each ``first_<mode>_instances`` a count (else a TypeError or
+    ValueError naming it); a key it reads that ``m`` lacks is a KeyError naming it (a summary written by older code,
+    which :func:`glue_full` skips)."""
+    _check_first(m, "first_any")
     if m["first_any"] is None:
         return "never fails on the grid"
+    for key in ("first_any_instances", *(f"first_{k}{end}" for k in ("relaxing", "stalled", "unstable")
+                                         for end in ("", "_instances"))):
+        if key in m:
+            _check_first(m, key)
     what = {"relaxing": "still relaxing when its budget ran out", "stalled": "stalled", "unstable": "unstable"}
     at = [f"{m[f'first_{k}_instances']} {v}" for k, v in what.items() if m[f"first_{k}"] == m["first_any"]]
     text = (f"first fails at β ≈ {m['first_any']:.2f}, on {m['first_any_instances']} of {instances} instances "
@@ -98,6 +143,7 @@ def glue_full(run, root: Path | None) -> None:
     s = full_numbers(root)
     texts = {}
     if s:
+        _check_summary(s)
         texts.update({"n": str(s["n"]), "instances": str(s["instances"]), "at-beta": _beta(s["at_beta"]),
                       "vector-max-dev": f"{s['vector_max_dev']:.0e}"})
         for (what, f), (k, m) in itertools.product(_PER_METHOD.items(), s["methods"].items()):
@@ -126,6 +172,7 @@ KEYS = (("naive", "naive"), ("tap", "tap"), ("atap", "adaptive_tap"), ("tsite", 
 def _numbers(s: dict[str, Any]) -> dict[str, Any]:
     """The stored summary flattened into the names the rules and notes use (a number a summary written by older code
     lacks is left out: the rules that need it say "not tested")."""
+    _check_summary(s)
     m = s["methods"]
     out = {"beta": s["beta"], "n": s["n"], "instances": s["instances"], "vec": s["vector_max_dev"],
            "at_beta": s["at_beta"], "at_text": _beta(s["at_beta"])}
@@ -221,7 +268,13 @@ def stored_numbers(root: Path | None, chapter: str = "ising") -> tuple[dict[str,
     out = _numbers(s) if s else {}
     path = None if root is None else root / FIELD_WIDTH
     if out and path is not None and path.exists():
-        widths = _width_numbers(store.read_json(path), s)
+        study = store.read_json(path)
+        if not isinstance(study, dict) or not isinstance(study.get("widths", []), list):
+            raise store.RefusedFileError(path, "the fields' width study (a JSON object with a list 'widths', written "
+                                               "by python -m mfattn.meanfield.field_width)",
+                                         f"it holds a JSON {type(study).__name__}" if not isinstance(study, dict)
+                                         else "its 'widths' is not a list")
+        widths = _width_numbers(study, s)
         if widths:
             out["fw"] = widths
     return out, f"`python -m mfattn reproduce --profile full --chapter ising` writes {SUMMARY}"

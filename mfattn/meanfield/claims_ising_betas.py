@@ -4,20 +4,54 @@ stored β of the high-temperature phase, and the order of the theories' correlat
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
 from ..companion import verdicts
 from ..companion.checks import contract
 
 __all__ = ["per_beta_note", "ordered_every_beta", "ordering_beta_note"]
 
 
+def _series(s, key: str, size: int | None = None, nan=ValueError) -> list:
+    """``s[key]`` (a KeyError where it is missing: numbers written before it, which the verdicts read as not tested)
+    as the stored numbers hold it: a list of numbers or None (no value), ``size`` long where given (one per stored
+    β). Text is a TypeError and NaN a ``nan`` (ValueError; :class:`~mfattn.companion.verdicts.Undecidable` for a
+    rule: a NaN compared as a number would read as "fails"), each naming the key."""
+    values = s[key]
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence):
+        raise TypeError(f"s[{key!r}] must be a list of numbers (one per stored β); got {values!r}"[:200])
+    for v in values:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+            raise TypeError(f"s[{key!r}] must hold numbers or None; got {v!r}"[:200])
+        if v is not None and math.isnan(v):
+            raise nan(f"s[{key!r}] holds NaN: a missing number is stored as None, and a NaN cannot be compared")
+    if size is not None and len(values) != size:
+        raise ValueError(f"s[{key!r}] must hold one entry per stored β ({size}); got {len(values)}")
+    return list(values)
+
+
+def _betas(s) -> list:
+    """The stored β (``s["betas"]``): numbers, never None."""
+    betas = _series(s, "betas")
+    if None in betas:
+        raise TypeError("s['betas'] must hold numbers (the stored β); got None")
+    return betas
+
+
 @contract(s="mapping")
 def per_beta_note(s) -> str:
     """Where the factor 2 holds over the stored β of the high-temperature phase (β ≤ 1): the ratio of adaptive TAP's
-    mean error to each TAP's at every β, and the β where it reaches 1/2."""
+    mean error to each TAP's at every β, and the β where it reaches 1/2. Each list it reads holds numbers or None, one
+    per stored β (text or NaN: a TypeError or ValueError naming the key)."""
     if not all(k in s for k in ("betas", "atap_by_beta", "tap_by_beta")):
         return ""
-    rows = [(b, a, t, ts) for b, a, t, ts in zip(s["betas"], s["atap_by_beta"], s["tap_by_beta"],
-                                                 s.get("tsite_by_beta", [None] * len(s["betas"])))
+    betas = _betas(s)
+    rows = [(b, a, t, ts) for b, a, t, ts in zip(betas, _series(s, "atap_by_beta", len(betas)),
+                                                 _series(s, "tap_by_beta", len(betas)),
+                                                 _series(s, "tsite_by_beta", len(betas)) if "tsite_by_beta" in s
+                                                 else [None] * len(betas))
             if b <= 1.0 + 1e-9 and a is not None and t]
     if not rows:
         return ""
@@ -46,10 +80,14 @@ def per_beta_note(s) -> str:
 @contract(s="mapping")
 def ordered_every_beta(s):
     """The order of the mean C errors (adaptive TAP < TAP < naive) at every stored β below 1: holds if at each, partly
-    if both TAPs beat naive mean field at each but not in that order somewhere, fails otherwise."""
+    if both TAPs beat naive mean field at each but not in that order somewhere, fails otherwise. A list it reads
+    holding NaN cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`), text is a TypeError; a key it
+    reads that ``s`` lacks (``betas``) is a KeyError naming it (the verdicts: not tested)."""
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         raise verdicts.Undecidable("the correlations' errors at every β are not stored (written before that reading)")
-    rows = [(a, t, n) for b, a, t, n in zip(s["betas"], s["atap_c_by_beta"], s["tap_c_by_beta"], s["naive_c_by_beta"])
+    betas = _betas(s)
+    a_, t_, n_ = (_series(s, f"{k}_c_by_beta", len(betas), verdicts.Undecidable) for k in ("atap", "tap", "naive"))
+    rows = [(a, t, n) for b, a, t, n in zip(betas, a_, t_, n_)
             if b < 1.0 - 1e-9 and None not in (a, t, n)]
     if all(a < t < n for a, t, n in rows):
         return "holds"
@@ -60,7 +98,9 @@ def ordered_every_beta(s):
 def ordering_beta_note(s) -> str:
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         return ""
-    rows = [(b, a / t) for b, a, t in zip(s["betas"], s["atap_c_by_beta"], s["tap_c_by_beta"])
+    betas = _betas(s)
+    rows = [(b, a / t) for b, a, t in zip(betas, _series(s, "atap_c_by_beta", len(betas)),
+                                          _series(s, "tap_c_by_beta", len(betas)))
             if b < 1.0 - 1e-9 and a is not None and t]
     reversed_at = [b for b, r in rows if r >= 1]
     return (" At the other temperatures adaptive TAP's error of C over TAP's is " + ", ".join(

@@ -5,6 +5,7 @@ alternative that decides the claim at every size."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..companion import verdicts
@@ -18,10 +19,24 @@ _WORDS = {"holds": "the advantage lost at the line", "fails": "against the claim
           "partly": "lost by some theories, kept by others"}
 
 
+def _scan(s) -> Mapping[str, Any]:
+    """``s["size_scan"]`` (a KeyError where missing: numbers written before it) as :func:`~.finite_size.line_by_size`
+    stores it: a mapping whose ``by_n`` maps each size to a mapping of its numbers; a wrong kind is a TypeError
+    naming it (a number it lacks stays a KeyError: the verdicts read that as not tested)."""
+    scan = s["size_scan"]
+    if not isinstance(scan, Mapping):
+        raise TypeError(f"s['size_scan'] must be a mapping (line_by_size's result); got {type(scan).__name__}")
+    by_n = scan["by_n"]
+    if not isinstance(by_n, Mapping) or not all(isinstance(per, Mapping) for per in by_n.values()):
+        raise TypeError(f"s['size_scan']['by_n'] must be a mapping of size -> a mapping of its numbers; got "
+                        f"{by_n!r}"[:200])
+    return scan
+
+
 def size_numbers(s, n: str) -> dict[str, Any]:
     """The numbers of size ``n`` in the form the n = 18 line rules read (``damping_betas``, ``instances``, per
     theory ``<k>_strong_inst``, ``<k>_at_strong_inst``, ``<k>_at_strong`` and naive mean field's errors)."""
-    scan = s["size_scan"]
+    scan = _scan(s)
     return {"damping_betas": scan["betas"], "instances": scan["instances"], **scan["by_n"][n]}
 
 
@@ -37,10 +52,11 @@ def size_outcome(s, n: str) -> str:
 @contract(s="mapping")
 def at_every_size(s) -> str:
     """Alternative rule: the primary rule at each stored size; its outcome where every size agrees, 'partly' where
-    they differ, not tested where no size can be decided."""
+    they differ, not tested where no size can be decided. A number a size lacks is a KeyError naming it (the
+    verdicts: not tested)."""
     if "size_scan" not in s:
         raise verdicts.Undecidable("the stored summary has no size scan (written before it)")
-    got = [size_outcome(s, n) for n in s["size_scan"]["by_n"]]
+    got = [size_outcome(s, n) for n in _scan(s)["by_n"]]
     decided = {g for g in got if not g.startswith("undecidable")}
     if not decided:
         raise verdicts.Undecidable("at no stored size does a theory cross its own line")
@@ -50,9 +66,10 @@ def at_every_size(s) -> str:
 @contract(s="mapping:size_scan")
 def size_rows(s) -> list[str]:
     """One sentence per stored size: each crossing theory's own line, its error over naive mean field's at the last
-    sweep β before it and at the first beyond it, and the rule's outcome there."""
+    sweep β before it and at the first beyond it, and the rule's outcome there. A number the scan lacks (its
+    ``betas``, a size's errors) is a KeyError naming it (numbers written before it: the verdicts read not tested)."""
     rows = []
-    for n in s["size_scan"]["by_n"]:
+    for n in _scan(s)["by_n"]:
         t = size_numbers(s, n)
         try:
             lines = _lines(t, 1.0, THEORIES)

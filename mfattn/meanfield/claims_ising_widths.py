@@ -10,6 +10,7 @@ so a verdict that holds only at the chapter's width is marked fragile, and its n
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable, Mapping
 
 from ..companion.premises import Alternative
@@ -42,7 +43,8 @@ def width_alternatives(rule: Callable[[Mapping[str, Any]], str], what: str) -> t
 def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") -> str:
     """One sentence: the ratio of the mean errors ``better``/``worse`` (of ``which``: "m" or "c"; ``worse`` may be
     ``"rms_c_exact"``, the error of C = 0) at each stored width, with the mean |m_i|; "" where the study is not
-    stored."""
+    stored. A width's ``mean_abs_m`` missing is a KeyError naming it (a study written before it: the verdicts read
+    not tested); an error stored as text, or ``s["fw"]`` of another kind, a TypeError."""
     if not isinstance(s, Mapping):
         raise TypeError(f"s must be a mapping (the claim's numbers); got {type(s).__name__}")
     if which not in ("m", "c"):
@@ -52,11 +54,17 @@ def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") 
     if worse not in (*THEORIES, "rms_c_exact"):
         raise ValueError(f"worse must be one of {THEORIES} or 'rms_c_exact' (the error of C = 0); got {worse!r}")
     widths = s.get("fw") or {}
+    if not isinstance(widths, Mapping) or not all(isinstance(row, Mapping) for row in widths.values()):
+        raise TypeError(f"s['fw'] must be a mapping of width -> the numbers at that width (stored_numbers' 'fw'); got "
+                        f"{widths!r}"[:200])
     parts = []
     for w in sorted(widths, key=float):
         row = widths[w]
         b = row.get(f"{better}_{which}")
         d = row.get(worse if worse == "rms_c_exact" else f"{worse}_{which}")
+        for key, value in ((f"{better}_{which}", b), (worse if worse == "rms_c_exact" else f"{worse}_{which}", d)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+                raise TypeError(f"s['fw'][{w!r}][{key!r}] must be a mean error (a number) or None; got {value!r}"[:200])
         if b is None or not d:
             parts.append(f"σ_h = {w}: not solved")
         else:
@@ -71,4 +79,10 @@ def with_widths(note: Callable[[Mapping[str, Any]], str], better: str, worse: st
     if not callable(note):
         raise TypeError(f"note must be callable (numbers -> text); got {type(note).__name__}")
     width_text({}, better, worse, which)   # the comparison's names checked now, not when the ledger is written
-    return lambda s: note(s) + width_text(s, better, worse, which)
+
+    def noted(s: Mapping[str, Any]) -> str:
+        text = note(s)
+        if not isinstance(text, str):
+            raise TypeError(f"note must return text (numbers -> str); got {type(text).__name__}")
+        return text + width_text(s, better, worse, which)
+    return noted

@@ -28,12 +28,15 @@ instances of every family, instance by instance, with whether its damped iterati
 
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_choice, check_int, check_positive, check_real, contract
+from ..companion.checks import (check_alloc, check_choice, check_int, check_positive, check_real, check_rule,
+                                contract)
 from ..ising import MAX_EXACT_SPINS, MeanFieldWarning, exact_marginals
 
 __all__ = ["FAMILIES", "PATTERNS", "DENSE_PATTERNS", "DEGREE", "FERRO_J0", "EDGE", "family_couplings", "compare_families", "ratio_text", "table"]
@@ -61,6 +64,7 @@ def family_couplings(family: str, n: int, beta: float, rng: np.random.Generator)
     beta = check_positive("beta", beta)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator; got {type(rng).__name__}")
+    check_alloc("n", 4 * n * n * 8)   # a draw, its symmetrisation and the scaled couplings: (n, n) float64 each
     while True:
         if family == "diluted":
             edges = np.triu(rng.random((n, n)) < DEGREE / (n - 1), 1)
@@ -81,6 +85,7 @@ def family_couplings(family: str, n: int, beta: float, rng: np.random.Generator)
             return J * (beta / np.sqrt(second))
 
 
+@contract()  # its loops' work (an exact pass and every solve per instance) is checked first: mfattn.companion.work
 def compare_families(n: int, beta: float, instances: int, families: Sequence[str] = FAMILIES,
                      field_std: float = 0.3, seed: int = 0, methods: Sequence[str] = ("naive", "tap", "tap_site",
                                                                                        "adaptive_tap"),
@@ -93,7 +98,7 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
     "families": {family: {method: {"rmse_m": [per instance, None where the iteration did not converge],
     "converged": [bool per instance]}, "second_moment": [√(Σ_ij J_ij²/n) per instance]}}, "sk_matched": {family:
     {"beta": the family's mean second moment, method: {...} as above on ``instances`` SK instances at that β}}}``."""
-    from .accuracy import METHODS
+    from .accuracy import METHODS, _check_fields
 
     n = check_int("n", n, minimum=2, maximum=MAX_EXACT_SPINS)
     instances = check_int("instances", instances, minimum=1, maximum=10_000)
@@ -116,6 +121,7 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
             rng = np.random.default_rng([seed, FAMILIES.index(family), k])
             J = family_couplings(family, n, beta, rng)
             h = field_std * rng.standard_normal(n)
+            _check_fields("field_std", field_std, [h])
             per["second_moment"].append(float(np.sqrt((J ** 2).sum() / n)))
             _solve_into(per, methods, J, h, max_iter)
         out[family] = per
@@ -128,7 +134,9 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
         for k in range(instances):
             rng = np.random.default_rng([seed, len(FAMILIES), FAMILIES.index(family), k])
             J = b * _symmetric_gaussian(n, rng) / np.sqrt(n)
-            _solve_into(per, methods, J, field_std * rng.standard_normal(n), max_iter)
+            h = field_std * rng.standard_normal(n)
+            _check_fields("field_std", field_std, [h])
+            _solve_into(per, methods, J, h, max_iter)
         sk[family] = {"beta": b, **per}
     return {"n": n, "beta": beta, "instances": instances, "field_std": field_std, "families": out, "sk_matched": sk}
 
@@ -154,6 +162,45 @@ _LABELS = {"naive": "naive mean field", "tap": "TAP (SK average)", "tap_site": "
            "adaptive_tap": "adaptive TAP"}
 
 
+def _check_theories(where: str, per: Any, needs: Sequence[str]) -> None:
+    """``per`` (``where`` in a result) as :func:`compare_families` stores one family: theory -> {"rmse_m": [None or an
+    error >= 0 per instance], "converged": [True/False per instance]}, holding the theories ``needs``; anything else is
+    refused naming the entry (TypeError for a wrong kind, ValueError for a missing theory or a NaN error)."""
+    check_rule(where, per, "mapping:" + "|".join(needs))   # a mapping holding the theories needed
+    for m, entry in per.items():
+        if m in ("second_moment", "beta"):
+            continue
+        if not isinstance(entry, Mapping) or not all(k in entry for k in ("rmse_m", "converged")):
+            raise TypeError(f"{where}[{m!r}] must be a mapping with the lists 'rmse_m' and 'converged'; got {entry!r}"[:200])
+        for key in ("rmse_m", "converged"):
+            if isinstance(entry[key], (str, bytes, Mapping)) or not isinstance(entry[key], Sequence):
+                raise TypeError(f"{where}[{m!r}][{key!r}] must be a list (one entry per instance); got "
+                                f"{type(entry[key]).__name__}")
+        for v in entry["rmse_m"]:
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+                raise TypeError(f"{where}[{m!r}]['rmse_m'] must hold errors (numbers) or None; got {v!r}"[:200])
+            if v is not None and not v >= 0:
+                raise ValueError(f"{where}[{m!r}]['rmse_m'] must hold errors >= 0 or None (no solution); got {v!r}")
+        if not all(isinstance(c, (bool, np.bool_)) for c in entry["converged"]):
+            raise TypeError(f"{where}[{m!r}]['converged'] must hold True/False per instance")
+
+
+def _families(result: Mapping[str, Any], needs: Sequence[str] = ()) -> Mapping[str, Any]:
+    """``result["families"]``, checked (:func:`_check_theories`): a non-empty mapping of family -> theories, each family
+    holding the theories ``needs`` and those of the first family."""
+    fams = result["families"]
+    if not isinstance(fams, Mapping):
+        raise TypeError(f"result['families'] must be a mapping of family -> its theories' errors (compare_families' "
+                        f"result); got {type(fams).__name__}")
+    if not fams:
+        raise ValueError("result['families'] names no family: there is nothing to read")
+    first = [m for m in next(iter(fams.values())) if m != "second_moment"] if isinstance(
+        next(iter(fams.values())), Mapping) else []
+    for family, per in fams.items():
+        _check_theories(f"result['families'][{family!r}]", per, (*needs, *first))
+    return fams
+
+
 def _mean(values: Sequence[float | None]) -> float:
     got = [v for v in values if v is not None]
     return float(np.mean(got)) if got else float("nan")
@@ -168,9 +215,10 @@ def _paired_ratio(per: dict[str, Any], worse: str) -> float:
 @contract(result="mapping:families")
 def ratio_text(result: dict[str, Any], worse: str) -> str:
     """Adaptive TAP's error over ``worse``'s ("tap" or "tap_site") in every family of ``result``
-    (:func:`compare_families`), in the families' order: "0.16, 0.17 and 0.36"."""
+    (:func:`compare_families`), in the families' order: "0.16, 0.17 and 0.36". The ratio is over the instances both
+    theories solved (``worse``'s error non-zero): a family without any such instance reads "nan"."""
     check_choice("worse", worse, ("tap", "tap_site", "naive"))
-    ratios = [f"{_paired_ratio(per, worse):.2f}" for per in result["families"].values()]
+    ratios = [f"{_paired_ratio(per, worse):.2f}" for per in _families(result, ("adaptive_tap", worse)).values()]
     return ratios[0] if len(ratios) == 1 else ", ".join(ratios[:-1]) + " and " + ratios[-1]
 
 
@@ -179,8 +227,13 @@ def table(result: dict[str, Any]) -> str:
     """A markdown table of :func:`compare_families`: mean RMSE of m per family and theory (instances that converged),
     adaptive TAP's ratio to each TAP, the instances a theory did not converge on, the family's mean strength
     √(Σ_ij J_ij²/n) and adaptive TAP's ratio to TAP on SK couplings of that strength (where stored)."""
-    methods = [m for m in next(iter(result["families"].values())) if m != "second_moment"]
+    fams = _families(result, ("adaptive_tap", "tap", "tap_site"))
+    methods = [m for m in next(iter(fams.values())) if m != "second_moment"]
     sk = result.get("sk_matched", {})
+    if not isinstance(sk, Mapping):
+        raise TypeError(f"result['sk_matched'] must be a mapping of family -> SK errors; got {type(sk).__name__}")
+    for family, per in sk.items():
+        _check_theories(f"result['sk_matched'][{family!r}]", per, ("adaptive_tap", "tap"))
     head = ("| family | " + " | ".join(_LABELS.get(m, m) for m in methods)
             + " | adaptive / TAP | adaptive / per-site | not converged |"
             + (" strength √(ΣJ²/n) | SK at that strength: adaptive / TAP |" if sk else ""))

@@ -27,7 +27,7 @@ from .. import ising
 from ..companion import store
 from ..companion.checks import check_int, check_real
 from ..companion.profiles import get_profile
-from .accuracy import compare_mean_field
+from .accuracy import _disorder, compare_mean_field
 
 __all__ = ["WIDTHS", "METHODS", "OUT", "field_width_study", "main"]
 
@@ -61,6 +61,10 @@ def field_width_study(n: int, instances: int, beta: float = 0.5, widths: Sequenc
     if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or not widths:
         raise ValueError(f"widths must be a non-empty sequence of field widths >= 0; got {widths!r}")
     widths = [check_real(f"widths[{i}]", w, minimum=0.0) for i, w in enumerate(widths)]
+    if n > ising.MAX_EXACT_SPINS:   # compare_mean_field's own limit, before the widths' draws below
+        raise ValueError(f"n = {n} is too large for exact enumeration (at most {ising.MAX_EXACT_SPINS})")
+    for i, w in enumerate(widths):   # a width whose fields overflow float64 is refused before any study runs
+        _disorder(n, instances, w, seed, name=f"widths[{i}]")
     rows = []
     for w in widths:
         with warnings.catch_warnings():

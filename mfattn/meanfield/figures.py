@@ -115,6 +115,8 @@ def stability(cmp: Comparison, damping_used: float, sweep: DampingSweep) -> plt.
     _check_cmp(cmp)
     _check_sweep(sweep)
     check_real("damping_used", damping_used, minimum=0.0, maximum=1.0, strict=True)
+    if tuple(sweep.methods) != tuple(cmp.methods):   # the panels pair the k-th method of each
+        raise ValueError(f"sweep must solve the comparison's methods {cmp.methods}; got {sweep.methods}")
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.7), sharex=True)
     ax = axes[0]
     ax.plot(cmp.betas, median_over_instances(cmp.at_parameter("exact")), "k-", lw=2, label="exact state")

@@ -12,6 +12,8 @@ where it has no stable solution; and per sweep β the median of that x (``<theor
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping, Set as AbstractSet
 from typing import Any, Sequence
 
 import numpy as np
@@ -26,6 +28,7 @@ __all__ = ["KEYS", "line_by_size", "table"]
 KEYS = (("naive", "naive"), ("tap", "tap"), ("atap", "adaptive_tap"))
 
 
+@contract()  # its loops' work (the sweeps and the exact passes) is checked first: mfattn.companion.work
 def line_by_size(ns: Sequence[int], betas: Any, instances: int, damping: float = 0.05, budget: int = 1000,
                  field_std: float = 0.3, seed: int = 0) -> dict[str, Any]:
     """Per number of spins in ``ns``: the strongly damped solutions of naive mean field, TAP and adaptive TAP on
@@ -35,7 +38,7 @@ def line_by_size(ns: Sequence[int], betas: Any, instances: int, damping: float =
     ``<key>_strong_inst`` and ``<key>_at_strong_inst`` ([beta][instance], None where no stable solution) and
     ``<key>_at_strong`` ([beta], the median x over the converged solutions, as at n = 18; None where none), for the keys of
     :data:`KEYS`. The work grows as ``len(betas) · instances · 2^n`` (enumeration) plus the iterations."""
-    if isinstance(ns, (str, bytes)) or not hasattr(ns, "__iter__"):
+    if isinstance(ns, (str, bytes, Mapping, AbstractSet)) or not hasattr(ns, "__iter__"):   # a dict: its keys
         raise TypeError(f"ns must be a sequence of numbers of spins; got {type(ns).__name__}")
     ns = [check_int("ns", n, 2) for n in ns]
     if not ns:
@@ -78,10 +81,44 @@ def _mean_ratio(per: dict[str, Any], key: str, b: int) -> float:
     return float(np.mean([x for x, _ in pairs]) / np.mean([y for _, y in pairs])) if pairs else float("nan")
 
 
+def _check_result(result: Mapping[str, Any]) -> None:
+    """``result`` as :func:`line_by_size` makes it: ``betas`` a sequence of numbers and ``by_n`` a mapping of sizes
+    holding, per key of :data:`KEYS`, ``<key>_at_strong`` ([beta], a number or None) and ``<key>_strong_inst``
+    ([beta][instance]); anything else refused naming the entry (TypeError: a wrong kind; ValueError: a missing
+    number or a list of the wrong length)."""
+    betas, by_n = result["betas"], result["by_n"]
+    if isinstance(betas, (str, bytes, Mapping)) or not isinstance(betas, Sequence) or not all(
+            isinstance(b, numbers.Real) and not isinstance(b, bool) for b in betas):
+        raise TypeError(f"result['betas'] must be a sequence of inverse temperatures (numbers); got {betas!r}"[:200])
+    if not isinstance(by_n, Mapping):
+        raise TypeError(f"result['by_n'] must be a mapping of size -> its numbers; got {type(by_n).__name__}")
+    for n, per in by_n.items():
+        where = f"result['by_n'][{n!r}]"
+        if not isinstance(per, Mapping):
+            raise TypeError(f"{where} must be a mapping of the sizes' numbers (line_by_size's); got {type(per).__name__}")
+        for key, _ in KEYS:
+            for name, depth in ((f"{key}_at_strong", 1), (f"{key}_strong_inst", 2)):
+                if name not in per:
+                    raise ValueError(f"{where} lacks {name!r} (line_by_size stores it per size)")
+                rows = per[name]
+                if not isinstance(rows, Sequence) or isinstance(rows, (str, bytes)) or len(rows) != len(betas):
+                    raise ValueError(f"{where}[{name!r}] must be a list of one entry per β ({len(betas)}); got "
+                                     f"{rows!r}"[:200])
+                for row in rows:
+                    values = [row] if depth == 1 else row
+                    if depth == 2 and (isinstance(row, (str, bytes)) or not isinstance(row, Sequence)):
+                        raise TypeError(f"{where}[{name!r}] must hold a list per β (one entry per instance); got "
+                                        f"{row!r}"[:200])
+                    if any(v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)) for v in values):
+                        raise TypeError(f"{where}[{name!r}] must hold numbers or None; got {row!r}"[:200])
+
+
 @contract(result="mapping:betas|by_n")
 def table(result: dict[str, Any]) -> str:
     """A Markdown table, one row per size: where TAP's and adaptive TAP's own median x first reach 1 (the β), and
-    their errors over naive mean field's at the sweep β before that line and at it."""
+    their errors over naive mean field's at the sweep β before that line and at it; adaptive TAP's largest median x is
+    "none" where it has no converged solution at that size."""
+    _check_result(result)
     betas = result["betas"]
     head = ("| n | TAP's own line β | TAP/naive before it | at it | adaptive TAP's line β | adaptive TAP/naive "
             "before it | at it | adaptive TAP's largest median x |\n|---|---|---|---|---|---|---|---|")
@@ -95,6 +132,7 @@ def table(result: dict[str, Any]) -> str:
                 continue
             i = hit[0]
             cells += [f"{betas[i]:g}", f"{_mean_ratio(per, key, i - 1):.2f}" if i else "", f"{_mean_ratio(per, key, i):.2f}"]
-        cells.append(f"{max(x for x in per['atap_at_strong'] if x is not None):.2f}")
+        medians = [x for x in per["atap_at_strong"] if x is not None]
+        cells.append(f"{max(medians):.2f}" if medians else "none")
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join([head, *rows])

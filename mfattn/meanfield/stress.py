@@ -20,12 +20,14 @@ with :math:`m`, has none, and it is the real test.
 
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Mapping, Set as AbstractSet
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import check_int, check_positive, check_real, check_work, contract
+from ..companion.checks import check_int, check_positive, check_real, contract
 from ..ising import MeanFieldWarning, sk_couplings
 
 __all__ = ["KICK", "LEFT", "breakdown_stress", "counts", "table"]
@@ -36,6 +38,7 @@ KICK = 1e-6
 LEFT = 1e-3
 
 
+@contract()  # its loops' work (n³ per iteration of adaptive TAP) is checked first: mfattn.companion.work
 def breakdown_stress(n: int, betas: Sequence[float], instances: int, j0: float = 3.0, damping: float = 0.05,
                      max_iter: int = 20_000, seed: int = 0,
                      methods: Sequence[str] = ("naive", "tap", "tap_site", "adaptive_tap")) -> dict[str, Any]:
@@ -47,11 +50,12 @@ def breakdown_stress(n: int, betas: Sequence[float], instances: int, j0: float =
     "by_method": {method: {"stuck_converged", "stuck_positive", "stuck_lambda", "kicked_converged",
     "kicked_positive", "kicked_m"}}}``, each a [beta][instance] list (``stuck_lambda``: the smallest eigenvalue of χ
     at :math:`m = 0`; ``kicked_m``: the kicked run's final mean :math:`|m_i|`, None where it is not finite). The work
-    grows as ``len(methods) · len(betas) · instances · max_iter · n²``."""
+    grows as ``len(methods) · len(betas) · instances · max_iter · n²`` (n³ for adaptive TAP, which inverts an n × n
+    matrix each iteration): a call beyond the work budget is refused before it starts (:mod:`mfattn.companion.work`)."""
     from .accuracy import METHODS
 
     n = check_int("n", n, minimum=2, maximum=4096)
-    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__iter__"):
+    if isinstance(betas, (str, bytes, Mapping, AbstractSet)) or not hasattr(betas, "__iter__"):   # a dict: its keys
         raise TypeError(f"betas must be a sequence of inverse temperatures; got {type(betas).__name__}")
     betas = [check_positive("betas", b) for b in betas]
     if not betas:
@@ -64,10 +68,8 @@ def breakdown_stress(n: int, betas: Sequence[float], instances: int, j0: float =
     if isinstance(methods, str) or not methods:
         raise ValueError(f"methods must be a non-empty sequence of names from {tuple(METHODS)}; got {methods!r}")
     for m in methods:
-        if m not in METHODS:
+        if not isinstance(m, str) or m not in METHODS:   # a list is no theory's name (and unhashable)
             raise ValueError(f"methods must name theories from {tuple(METHODS)}; got {m!r}")
-    check_work("instances", 2 * len(methods) * len(betas) * instances * max_iter * n * n, what="the stress study",
-               unit="site-pair updates")
     fields = ("stuck_converged", "stuck_positive", "stuck_lambda", "kicked_converged", "kicked_positive", "kicked_m")
     out = {m: {f: [[] for _ in betas] for f in fields} for m in methods}
     bias = j0 / n * (np.ones((n, n)) - np.eye(n))
@@ -135,10 +137,18 @@ def counts(stress: dict[str, Any], method: str) -> dict[str, int]:
     ended within :data:`LEFT` of m = 0 (converged back, or still relaxing towards it along a soft mode)."""
     if not isinstance(stress, dict) or "by_method" not in stress:
         raise TypeError("stress must be a breakdown_stress result (a dict with 'by_method')")
+    if not isinstance(stress["by_method"], Mapping):
+        raise TypeError(f"stress['by_method'] must be a mapping of theory -> its runs; got "
+                        f"{type(stress['by_method']).__name__}")
     if not isinstance(method, str) or method not in stress["by_method"]:
         raise ValueError(f"method must be one of {sorted(stress['by_method'])}; got {method!r}")
     row = stress["by_method"][method]
+    _check_runs(f"stress['by_method'][{method!r}]", row)
     left = stress.get("left", LEFT)
+    if isinstance(left, bool) or not isinstance(left, numbers.Real):
+        raise TypeError(f"stress['left'] must be a number (the mean |m_i| a kicked run leaves beyond); got {left!r}")
+    if not left >= 0:
+        raise ValueError(f"stress['left'] must be >= 0; got {left!r}")
     got = dict(met=0, stayed=0, landed=0, landed_zero=0, drifting=0, control=0, returned=0)
     for b in range(len(row["stuck_converged"])):
         for conv, pos, kc, kp, km in zip(*(row[f][b] for f in ("stuck_converged", "stuck_positive", "kicked_converged",
@@ -158,6 +168,26 @@ def counts(stress: dict[str, Any], method: str) -> dict[str, int]:
     return got
 
 
+def _check_runs(where: str, row: Any) -> None:
+    """One theory's runs as :func:`breakdown_stress` stores them: the fields :func:`counts` reads, each a list per β
+    of one entry per instance, all of the same lengths, ``kicked_m`` numbers or None; refused naming the entry."""
+    fields = ("stuck_converged", "stuck_positive", "kicked_converged", "kicked_positive", "kicked_m")
+    if not isinstance(row, Mapping) or not all(f in row for f in fields):
+        raise TypeError(f"{where} must be a mapping holding {list(fields)} (breakdown_stress' runs); got {row!r}"[:200])
+    lengths = set()
+    for f in fields:
+        rows = row[f]
+        if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or any(
+                isinstance(r, (str, bytes)) or not isinstance(r, Sequence) for r in rows):
+            raise TypeError(f"{where}[{f!r}] must be a list per β of one entry per instance; got {rows!r}"[:200])
+        lengths.add(tuple(len(r) for r in rows))
+    if len(lengths) > 1:
+        raise ValueError(f"{where}: the fields {list(fields)} must have the same number of β and of instances; got "
+                         f"the lengths {sorted(lengths)}")
+    if any(v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)) for r in row["kicked_m"] for v in r):
+        raise TypeError(f"{where}['kicked_m'] must hold numbers or None")
+
+
 _LABELS = {"naive": "naive mean field", "tap": "TAP (SK average)", "tap_site": "per-site TAP",
            "adaptive_tap": "adaptive TAP"}
 
@@ -168,6 +198,9 @@ def table(stress: dict[str, Any]) -> str:
     rows = ["| theory | χ at m = 0 not positive (antecedent met) | kicked run settled on a positive χ | of them at m = 0 "
             "(another V) | still leaving at the budget | stayed where χ is not positive | χ at m = 0 positive | "
             "kicked run came back |", "|---|---|---|---|---|---|---|---|"]
+    if not isinstance(stress["by_method"], Mapping):
+        raise TypeError(f"stress['by_method'] must be a mapping of theory -> its runs; got "
+                        f"{type(stress['by_method']).__name__}")
     for m in stress["by_method"]:
         c = counts(stress, m)
         rows.append(f"| {_LABELS.get(m, m)} | {c['met']} | {c['landed']} | {c['landed_zero']} | {c['drifting']} | "
