@@ -18,6 +18,7 @@ this one decides *what* may be written *where* and writes it atomically.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import math
@@ -136,6 +137,34 @@ def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:
 
 
 # --- where mfattn may write --------------------------------------------------------------------------------------
+def _symlink_loop(path: Path) -> bool:
+    """True when resolving ``path`` meets a symbolic-link loop (a link that points, through others, to itself)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    except RuntimeError:   # pragma: no cover (older Pythons)
+        return True
+    return False
+
+
+def _resolved(value: str | os.PathLike, name: str) -> Path:
+    """``value`` expanded (``~``) and resolved, or a ValueError naming ``name`` when it is a symlink loop (where
+    ``Path.resolve`` raises a RuntimeError of its own, or an OSError, naming no parameter)."""
+    path = Path(value).expanduser()
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError) as err:
+        if isinstance(err, OSError) and err.errno != errno.ELOOP:
+            raise
+        resolved = None
+    if resolved is None or _symlink_loop(path):
+        raise ValueError(f"{name}: {os.fspath(value)} is a symlink loop (a symbolic link that points, through others, "
+                         f"back to itself): nothing can be read or written there; point {name} at a real folder or file")
+    return resolved
+
+
+
 #: Folders nothing is written into (nor created in): the root and the system's own folders.
 SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
                             "/sbin", "/sys", "/usr", "/var"})
@@ -175,6 +204,9 @@ def check_target_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     ``/dev``, ``/proc`` or ``/sys`` is refused. Where ``folder`` does not exist yet, the existing folder it would
     be created in must not be the root or a system folder either (a home folder may hold new folders)."""
     folder = check_path("folder", folder).expanduser()
+    if _symlink_loop(folder):   # it "does not exist" to Path.exists: it would pass as a folder still to be made
+        raise ValueError(f"{name}: {folder} is a symlink loop (a symbolic link that points, through others, back to "
+                         f"itself), not a folder files can be written into; choose a folder of your own")
     why = _refusal(folder)
     if why is not None:
         raise PermissionError(f"{name}: {folder} {why}; mfattn does not write there: choose a folder of "
