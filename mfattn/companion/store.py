@@ -189,6 +189,9 @@ def config_hash(config: Any, length: int = 16) -> str:
                              separators=(",", ":")).encode()
     except RecursionError:
         raise ValueError("config_hash: config refers to itself or is nested too deeply to hash") from None
+    except TypeError as err:   # where the value without a stable JSON form sits, named as part of config
+        text = str(err)
+        raise TypeError(text if text.startswith("config") else f"config_hash: config{text}") from None
     return hashlib.sha256(blob).hexdigest()[:length]
 
 
