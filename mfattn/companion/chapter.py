@@ -275,7 +275,7 @@ class ChapterRun:
     def result(self, path: Any, description: str) -> None:
         """Record a stored result file other than a figure (a summary, arrays behind a figure) that this
         run wrote, with its SHA-256 and the digest of the code that made it (``figures --check``)."""
-        path = store._resolved(store.check_path("path", path), "path")   # a symlink loop refused by name
+        path = store._resolved(store.check_path("path", path), "path", expand=False)   # a symlink loop: by name
         root = store.project_root()
         if not path.is_file():
             raise FileNotFoundError(f"result {path} does not exist; write it before recording it")

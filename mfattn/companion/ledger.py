@@ -69,7 +69,6 @@ def ledger_path(profile: str, seed: int = 0) -> Path:
 
     if seed > 2**62:   # as figures_dir, reproduce and ChapterRun
         raise ValueError(f"seed must be at most 2**62 (seeds and their offsets are 64-bit); got {seed}")
-
     name = "ledger" + ("" if profile == "full" else f"-{profile}") + (f"-seed-{int(seed)}" if seed else "")
     return figures_dir(profile).parent / f"{name}.json"
 
@@ -665,8 +664,8 @@ def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profi
         chapter_info(d["chapter"])   # a clear error for a chapter the book does not have
     if not isinstance(commit, str):
         raise TypeError(f"commit must be the commit whose rules decided (a string); got {type(commit).__name__}")
-    if not re.fullmatch(r"[0-9a-f]{7,40}(\+dirty)?|unknown", commit):
-        raise ValueError(f"commit must be a git commit (7 to 40 hex digits, '+dirty' when the tree was modified) or "
+    if not re.fullmatch(r"[0-9a-f]{4,40}(\+dirty)?|unknown", commit):
+        raise ValueError(f"commit must be a git commit (4 to 40 hex digits, '+dirty' when the tree was modified) or "
                          f"'unknown' (git_commit() outside git); got {commit!r:.60}")
     stored_full = set(read_manifest("full"))
     root = store.project_root()

@@ -285,6 +285,12 @@ def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] |
     if not key or "\0" in key or ".." in key.replace("\\", "/").split("/"):   # a label or a path, never one that climbs
         raise ValueError(f"key must be a figure label, a chapter or a result's path (no '..' or NUL in it); got {key!r}")
     path = figures_dir(profile, seed) / f"{kind}.json"
+    if kind == "runs":
+        from .profiles import CHAPTERS
+
+        if key not in {c.name for c in CHAPTERS}:   # read_runs refuses a run of no chapter: it is never written
+            raise ValueError(f"key must be a chapter of the book in a runs file ({', '.join(c.name for c in CHAPTERS)}); "
+                             f"got {key!r:.80}")
     if entry is not None:
         if not isinstance(entry, Mapping):
             raise TypeError(f"entry must be a mapping (or None to remove the key); got {type(entry).__name__}")

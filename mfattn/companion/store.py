@@ -89,7 +89,7 @@ def project_root(start: Path | None = None) -> Path | None:
         if not isinstance(text, str):
             raise TypeError(f"start must be None or a path (a folder to search upwards from: a string or an "
                             f"os.PathLike of one); got {type(start).__name__} {start!r:.60}")
-    here = _resolved(start or Path.cwd(), "start")
+    here = _resolved(start or Path.cwd(), "start", expand=False)
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file() and (folder / "mfattn").is_dir():
             return folder

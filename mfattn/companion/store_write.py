@@ -41,11 +41,14 @@ __all__ = ["finite_or_none", "make_folder", "check_target_folder", "temporary_pa
 
 # --- JSON encoding ---------------------------------------------------------------------------------------------
 def _check_plain(values: Any, where: str, dtype: Any) -> None:
-    """``values`` (an array's ``tolist()``) holds only what JSON holds (numbers, strings, True/False, None, lists),
-    else a TypeError naming where it sits: complex numbers, dates, bytes, objects have no JSON form."""
-    if isinstance(values, list):
+    """``values`` (an array's ``tolist()``) holds only what ``json.dumps`` writes (numbers, strings, True/False, None,
+    lists, tuples, dicts of them), else a TypeError naming where it sits: complex numbers, dates, bytes, objects."""
+    if isinstance(values, (list, tuple)):
         for i, v in enumerate(values):
             _check_plain(v, f"{where}[{i}]", dtype)
+    elif isinstance(values, dict) and all(k is None or isinstance(k, (str, int, float)) for k in values):
+        for k, v in values.items():
+            _check_plain(v, f"{where}[{k!r}]", dtype)
     elif values is not None and not isinstance(values, (str, int, float)):
         raise TypeError(f"{where or '(the value itself)'}: an array or number of dtype {dtype} holds "
                         f"{type(values).__name__} values ({values!r:.40}), which have no JSON form; store real "
@@ -193,10 +196,10 @@ def _symlink_loop(path: Path) -> bool:
     return False
 
 
-def _resolved(value: str | os.PathLike, name: str) -> Path:
-    """``value`` expanded (``~``) and resolved, or a ValueError naming ``name`` when it is a symlink loop (where
-    ``Path.resolve`` raises a RuntimeError of its own, or an OSError, naming no parameter)."""
-    path = Path(value).expanduser()
+def _resolved(value: str | os.PathLike, name: str, expand: bool = True) -> Path:
+    """``value`` expanded (``~``, when ``expand``) and resolved, or a ValueError naming ``name`` when it is a symlink
+    loop (where ``Path.resolve`` raises a RuntimeError of its own, or an OSError, naming no parameter)."""
+    path = Path(value).expanduser() if expand else Path(value)
     try:
         resolved = path.resolve()
     except (RuntimeError, OSError) as err:
