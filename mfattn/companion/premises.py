@@ -216,8 +216,8 @@ class Threshold:
         """The noise by which this threshold is moved, read from ``numbers`` where it is measured there."""
         noise = self.noise(numbers) if callable(self.noise) else self.noise
         if noise is not None and not (_finite_real(noise) and noise > 0):
-            raise PremiseError(f"threshold {self.name!r}: its measured noise is {noise!r:.60}, not a positive finite "
-                               "number")
+            raise PremiseError(f"threshold {self.name!r}: its measured noise is {noise!r:.60}, not a positive number "
+                               "(a finite one)")
         return noise
 
     def examine(self, numbers: Numbers) -> dict[str, Any]:
