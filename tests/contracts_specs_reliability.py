@@ -35,7 +35,8 @@ SPECS = {
     K + "profiles:work_factor": Spec(lambda d: {}),
     K + "profiles:run_work": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS)), "sizes": {}}),
     K + "profiles:check_run_work": Spec(lambda d: {"chapter": "dmft", "profile": "quick",
-                                                   "overrides": {"steps": d(st.integers(1, 10**5))}}),
+                                                   # steps above the profile's transient (4000): it discards those
+                                                   "overrides": {"steps": d(st.integers(4001, 10**5))}}),
     K + "work:work_of": Spec(lambda d: {"key": "mfattn.dynamics.engine:simulate",
                                         "arguments": {"betas": [1.0, 1.2], "steps": d(st.integers(1, 10**6))}}),
     K + "work:check_call_work": Spec(lambda d: {"key": "mfattn.structural.edges:sinkhorn_edge_marginals",

@@ -113,8 +113,12 @@ def test_a_result_kept_in_the_runs_folder_is_found_and_one_outside_is_refused(tm
     inside.write_text("{}")
     manifest.update("full", 0, "results", str(inside), {"sha256": store.sha256_file(inside)})
     assert {r["key"]: r["status"] for r in manifest.check("full")} == {str(inside): "unknown"}  # read, no digest
-    manifest.update("full", 0, "results", str(tmp_path / "elsewhere.json"), {"sha256": "0" * 64})
-    with pytest.raises(ValueError, match="absolute path outside"):
+    with pytest.raises(ValueError, match="absolute path outside"):   # never written (outside5a a0602)...
+        manifest.update("full", 0, "results", str(tmp_path / "elsewhere.json"), {"sha256": "0" * 64})
+    stored = json.loads((folder / "results.json").read_text())
+    stored[str(tmp_path / "elsewhere.json")] = {"sha256": "0" * 64}
+    (folder / "results.json").write_text(json.dumps(stored))
+    with pytest.raises(ValueError, match="absolute path outside"):   # ... and refused when planted
         manifest.check("full")
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from .checks import check_bool, check_path
 from .store import (DamagedFileError, RefusedFileError, _jsonable, _strict_dumps, atomic_save_npz,
                     atomic_write_json, inside, load_npz, read_json, sha256_file)
+from .store_write import _as_array
 
 __all__ = ["CacheWarning", "content_digest", "cache_record", "check_cache_record", "save_cached_npz",
            "load_cached_npz", "cached_npz", "save_cached_json", "load_cached_json", "RECORD"]
@@ -48,7 +49,11 @@ def _digest_into(h: Any, obj: Any) -> None:
             _digest_into(h, item)
         h.update(b"]")
     elif isinstance(obj, np.ndarray) or (hasattr(obj, "detach") and hasattr(obj, "dtype")):
-        arr = obj.detach().cpu().numpy() if hasattr(obj, "detach") else obj
+        try:
+            arr = obj.detach().cpu().numpy() if hasattr(obj, "detach") else obj
+        except (TypeError, RuntimeError, NotImplementedError) as err:   # the meta device, bfloat16: no numpy form
+            raise TypeError(f"content_digest: a tensor of dtype {obj.dtype} on {getattr(obj, 'device', '?')} has no "
+                            f"content to hash ({str(err).splitlines()[0][:80]}); store it as float32 or float64") from None
         if arr.dtype.hasobject:
             raise TypeError("content_digest: an object array has no stable content to hash")
         arr = np.ascontiguousarray(arr)
@@ -75,9 +80,12 @@ def content_digest(obj: Any) -> str:
 
     It depends on values only, not on how they were stored: a dict of arrays hashes the same before an
     ``.npz`` is written and after it is read back, a summary the same before and after JSON. Anything
-    else is a TypeError."""
+    else is a TypeError; an object that holds itself (or is nested too deeply) a ValueError."""
     h = hashlib.sha256()
-    _digest_into(h, obj)
+    try:
+        _digest_into(h, obj)
+    except RecursionError:
+        raise ValueError("content_digest: obj refers to itself or is nested too deeply to hash") from None
     return h.hexdigest()
 
 
@@ -97,6 +105,8 @@ def cache_record(content: Any, key: str, code: str | None = None,
         raise TypeError(f"key must be a non-empty string (what the entry is the entry of); got {key!r:.60}")
     if code is not None and not isinstance(code, str):
         raise TypeError(f"code must be None or a code digest (a string); got {code!r:.60}")
+    for name in files or {}:   # check_cache_record joins each name to the entry's folder: only such names are kept
+        inside(".", name, "files: a file's name")
     record = {"format": 1, "key": key, "code": code, "sha256": content_digest(content)}
     if files:
         record["files"] = {name: sha256_file(path) for name, path in sorted(files.items())}
@@ -107,7 +117,9 @@ def check_cache_record(record: Any, content: Any, key: str, code: str | None = N
                        folder: str | os.PathLike | None = None) -> str | None:
     """Why an entry with ``record`` and ``content`` may not serve ``key`` computed by ``code`` (a phrase), or
     None when it may: no record, another key, other code, content or a listed file (in ``folder``) that
-    does not match its recorded hash."""
+    does not match its recorded hash. ``folder`` must be None or a path (a string or an os.PathLike)."""
+    if folder is not None:
+        check_path("folder", folder)
     if not isinstance(record, Mapping) or record.get("format") != 1:
         return "records no content hash (written by an older version, or not by mfattn)"
     if record.get("key") != str(key):
@@ -150,7 +162,10 @@ def save_cached_npz(path: str | os.PathLike, arrays: Mapping[str, Any], *, key: 
     path = check_path("path", path)
     if not isinstance(arrays, Mapping):
         raise TypeError(f"arrays must be a mapping {{name: array}}; got {type(arrays).__name__}")
-    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    bad = next((k for k in arrays if not isinstance(k, str)), None)
+    if bad is not None:
+        raise TypeError(f"arrays: every name must be a string (an array's name in the .npz); got {bad!r:.60}")
+    arrays = {k: _as_array(path, k, v) for k, v in arrays.items()}
     if RECORD in arrays:
         raise ValueError(f"arrays: the name {RECORD!r} is reserved for the cache record")
     record = cache_record(arrays, key or _default_key(path), code)
@@ -207,11 +222,18 @@ def cached_npz(path: str | os.PathLike, compute: Callable[[], Mapping[str, Any]]
 def save_cached_json(path: str | os.PathLike, obj: Mapping[str, Any], *, key: str | None = None,
                      code: str | None = None, files: Mapping[str, str | os.PathLike] | None = None) -> Path:
     """Write the mapping ``obj`` as standard JSON (atomically) with its record under ``"__cache__"``;
-    ``files`` (``{name relative to the JSON's folder: path}``) are entries' parts whose SHA-256 it records."""
+    ``files`` (``{name relative to the JSON's folder: path}``) are entries' parts whose SHA-256 it records. A value
+    without a JSON form (an object, a function, a set) is a TypeError naming the file and where it sits."""
     path = check_path("path", path)
     if not isinstance(obj, Mapping):
         raise TypeError(f"obj must be a mapping (a JSON object); got {type(obj).__name__}")
-    content = json.loads(_strict_dumps(_jsonable(dict(obj)), str(path)))
+    try:
+        plain = _jsonable(dict(obj), repr_ok=False)
+    except TypeError as err:
+        raise TypeError(f"{path}: {err}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: obj refers to itself or is nested too deeply to write as JSON") from None
+    content = json.loads(_strict_dumps(plain, str(path)))
     if RECORD in content:
         raise ValueError(f"obj: the key {RECORD!r} is reserved for the cache record")
     record = cache_record(content, key or _default_key(path), code, files)

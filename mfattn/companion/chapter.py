@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import manifest, store
-from .checks import check_int
+from .checks import check_device, check_int
 from .manifest import figures_dir, git_commit, package_versions, read_manifest
 from .profiles import chapter_info, check_profile, get_profile, resolve_device
 
@@ -167,17 +167,25 @@ class ChapterRun:
         _glue("device", str(self.device))
 
     # -- reproducibility ---------------------------------------------------------------
+    def _offset(self, offset: Any) -> int:
+        """``offset`` if ``seed + offset`` is a seed torch and numpy take (an integer in [0, 2**63 - 1])."""
+        return check_int("offset", offset, -self.seed, 2**63 - 1 - self.seed)
+
     def generator(self, offset: int = 0, device: Any = None):
-        """A fresh ``torch.Generator`` seeded with ``seed + offset`` (on ``device``, default CPU)."""
+        """A fresh ``torch.Generator`` seeded with ``seed + offset`` (on ``device``, default CPU: ``"cpu"``,
+        ``"cuda"``, ``"cuda:N"`` or a torch.device); ``seed + offset`` must be in [0, 2**63 - 1]."""
         import torch
 
+        offset = self._offset(offset)
+        if device is not None:
+            check_device("device", device)
         gen = torch.Generator(device=device or "cpu")
         gen.manual_seed(self.seed + offset)
         return gen
 
     def rng(self, offset: int = 0) -> np.random.Generator:
-        """A fresh numpy ``Generator`` seeded with ``seed + offset``."""
-        return np.random.default_rng(self.seed + offset)
+        """A fresh numpy ``Generator`` seeded with ``seed + offset`` (in [0, 2**63 - 1])."""
+        return np.random.default_rng(self.seed + self._offset(offset))
 
     @property
     def wall_time(self) -> float:
@@ -215,10 +223,17 @@ class ChapterRun:
         """
         import matplotlib.pyplot as plt
 
-        if not LABEL_RE.match(label):
+        if not isinstance(label, str) or not LABEL_RE.match(label):
             raise ValueError(f"figure label must look like 'fig-some-name' (lowercase, digits, '-'); got {label!r}")
         if not paper_figure:
             raise ValueError("paper_figure must name the paper figure this reproduces (or say 'new')")
+        if not isinstance(paper_figure, str):
+            raise TypeError(f"paper_figure must be text naming the paper figure this reproduces (or 'new'); got "
+                            f"{type(paper_figure).__name__} {paper_figure!r:.60}")
+        if caption is not None and not isinstance(caption, str):
+            raise TypeError(f"caption must be None or text; got {type(caption).__name__} {caption!r:.60}")
+        if params is not None and not isinstance(params, Mapping):
+            raise TypeError(f"params must be None or a mapping of the figure's parameters; got {type(params).__name__}")
         path = self.folder / f"{label}.png"
         buf = io.BytesIO()
         # Fixed metadata so the same figure gives the same bytes (and sha256) run after run.
@@ -260,9 +275,7 @@ class ChapterRun:
     def result(self, path: Any, description: str) -> None:
         """Record a stored result file other than a figure (a summary, arrays behind a figure) that this
         run wrote, with its SHA-256 and the digest of the code that made it (``figures --check``)."""
-        from pathlib import Path
-
-        path = Path(path).resolve()
+        path = store._resolved(store.check_path("path", path), "path", expand=False)   # a symlink loop: by name
         root = store.project_root()
         if not path.is_file():
             raise FileNotFoundError(f"result {path} does not exist; write it before recording it")
@@ -280,9 +293,19 @@ class ChapterRun:
     def number(self, name: str, value: Any, fmt: str = "{}") -> None:
         """Glue ``fmt.format(value)`` into the prose, where ``{glue:text}`name``` shows it.
 
-        Returns None, so a cell ending with it displays nothing.
+        ``name`` is a glue name (a non-empty string) and ``fmt`` a format string that takes ``value``; a format that
+        does not (``{:d}`` of a float) is a ValueError naming ``fmt`` and ``value``. Returns None, so a cell ending
+        with it displays nothing.
         """
-        _glue(name, fmt.format(value))
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a glue name (a non-empty string); got {type(name).__name__} {name!r:.60}")
+        if not isinstance(fmt, str):
+            raise TypeError(f"fmt must be a format string such as '{{:.3g}}'; got {type(fmt).__name__} {fmt!r:.60}")
+        try:
+            text = fmt.format(value)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+            raise ValueError(f"fmt {fmt!r:.60} cannot format value {value!r:.60} ({type(err).__name__}: {err})") from None
+        _glue(name, text)
 
     # -- verdicts on the papers' claims ------------------------------------------------------
     def verdict(self, claim_id: str, source: str, claim: str, verdict: str, evidence: str | Sequence[str],

@@ -5,7 +5,9 @@ status against today's code."""
 from __future__ import annotations
 
 import html
+import re
 import time
+from urllib.parse import urlsplit
 
 from . import _archive
 from .ledger import FIGURE_RE
@@ -51,6 +53,9 @@ def figure_citation(label: str, profile: str = "full") -> str:
         raise ValueError(f"label must name a stored {profile}-profile figure (e.g. {sorted(entries)[0]!r}); "
                          f"got {label!r}")
     entry = entries[label]
+    if not isinstance(entry["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
+        raise ValueError(f"the {profile}-profile manifest's entry {label!r} has sha256 {entry['sha256']!r:.80}, not a "
+                         "SHA-256 (64 hex digits): a citation must name the file's bytes; restore the manifest from git")
     commit = str(entry.get("git_commit") or "unknown")
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
     versions = entry.get("versions")
@@ -64,10 +69,25 @@ def figures_table(profile: str = "full", base: str = "..") -> str:
     """An HTML table of ``profile``'s stored figures: label, chapter, the paper figure, links to the PNG and
     the PDF (both published byte for byte under ``<base>/figures/<profile>/`` by the book's extension, as
     ``_images/`` holds only what a page shows, sometimes renamed), SHA-256 (8 characters), commit, device and status
-    (``current``, ``stale``, ``dirty``, ``missing``, ``unknown``)."""
+    (``current``, ``stale``, ``dirty``, ``missing``, ``unknown``). ``base`` is a relative URL (``..``, a path) or
+    an ``http(s)://host/...`` URL: another scheme (``javascript:``), a protocol-relative ``//host``, a backslash,
+    white space or a control character is a ValueError naming it. A manifest entry whose shown fields are not
+    text is a ValueError naming the entry and the field."""
     if not isinstance(base, str) or any(c in base for c in '"<>'):
         raise TypeError(f"base must be a relative URL (a string without quotes or angle brackets); got {base!r:.60}")
+    scheme, host = urlsplit(base)[:2]
+    if (base.startswith("//") or "\\" in base or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in base)
+            or (scheme and (scheme not in ("http", "https") or not host))):
+        raise ValueError(f"base must be a relative URL (a path such as '..') or an http(s):// URL; another scheme, a "
+                         f"protocol-relative '//host', a backslash or white space is not a link to the figures; got "
+                         f"{base!r:.60}")
     entries = read_manifest(profile)
+    for label, e in entries.items():   # what the table shows is text (a planted entry may hold anything)
+        for field in ("chapter", "paper_figure", "git_commit", "device", "device_name", "vector"):
+            value = e.get(field)
+            if field in e and not isinstance(value, str) and not (value is None and field in ("device_name", "vector")):
+                raise ValueError(f"the {profile}-profile manifest's entry {label!r}: {field} must be a string; got "
+                                 f"{type(value).__name__} {value!r:.60}: restore the manifest from git")
     if not entries:
         return f"<p><em>No {profile}-profile figure is stored yet.</em></p>"
     status = {r["key"]: r["status"] for r in check(profile) if r["kind"] == "figure"}

@@ -116,9 +116,14 @@ def env_folder(var: str) -> Path:
     value = os.environ.get(var, "")
     if not value:
         raise ValueError(f"{var} is not set")
-    path = Path(value).expanduser().resolve()
+    path = store._resolved(value, var)   # a symlink loop is refused naming var
     if path.exists() and not path.is_dir():
         raise ValueError(f"{var}={value} must name a folder; it names a file or device")
+    for part in path.parents:   # a folder below a file can never exist: no data set is there
+        if part.exists():
+            if not part.is_dir():
+                raise ValueError(f"{var}={value} must name a folder; {part} is a file, but a folder is needed there")
+            break
     return path
 
 
@@ -229,7 +234,7 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
     ds = _dataset(name)
     check_choice("file", file, tuple(ds.files))
     if folder is not None:
-        target = store.make_folder(Path(store.check_path("folder", folder)).expanduser().resolve(), "folder")
+        target = store.make_folder(store._resolved(store.check_path("folder", folder), "folder"), "folder")
         path = target / file
         if path.is_file() and store.sha256_file(path) == ds.files[file]:
             return path

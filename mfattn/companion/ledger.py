@@ -50,9 +50,10 @@ VERDICTS = ("reproduced", "reproduced with differences", "not reproduced", "conf
 #: Where a claim comes from: a paper's claim or one of ours (beyond the papers).
 ORIGINS = {"paper": VERDICTS[:3], "ours": VERDICTS[3:6]}
 
-CLAIM_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-TEST_ID_RE = re.compile(r"^(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?$")
-FIGURE_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*$")
+# \Z, not $: "$" also matches before a trailing newline ("x-claim\n" is no claim id, label or test id)
+CLAIM_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
+TEST_ID_RE = re.compile(r"^(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?\Z")
+FIGURE_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*\Z")
 
 
 class LedgerError(ValueError):
@@ -63,17 +64,26 @@ class LedgerError(ValueError):
 def ledger_path(profile: str, seed: int = 0) -> Path:
     """The ledger file of ``profile``: ``data/full/ledger.json`` for the full profile (next to
     ``data/full/figures/``), ``<figures>/../ledger-quick.json`` for the quick one; seeds other than 0
-    get their own file (``ledger-seed-1.json``)."""
+    get their own file (``ledger-seed-1.json``); a seed is at most 2**62, as a run's."""
     from .manifest import figures_dir
 
+    if seed > 2**62:   # as figures_dir, reproduce and ChapterRun
+        raise ValueError(f"seed must be at most 2**62 (seeds and their offsets are 64-bit); got {seed}")
     name = "ledger" + ("" if profile == "full" else f"-{profile}") + (f"-seed-{int(seed)}" if seed else "")
     return figures_dir(profile).parent / f"{name}.json"
 
 
 @contract(profile="str", seed="int:0")
 def read_ledger(profile: str, seed: int = 0) -> dict[str, dict[str, Any]]:
-    """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet)."""
-    return store.read_entries(ledger_path(profile, seed), ("claim_id", "verdict"), "ledger entry")
+    """``{claim_id: entry}`` of ``profile``'s ledger (empty when none was written yet); an entry stored under a
+    key other than its own ``claim_id`` is a ValueError naming the file and the key."""
+    path = ledger_path(profile, seed)
+    entries = store.read_entries(path, ("claim_id", "verdict"), "ledger entry")
+    for key, entry in entries.items():
+        if entry["claim_id"] != key:
+            raise ValueError(f"{path}: ledger entry {key!r} holds claim_id {entry['claim_id']!r:.80}; an entry is "
+                             "stored under its own claim id: restore the file from git or remove that entry")
+    return entries
 
 
 def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -86,6 +96,8 @@ def _clean_numbers(numbers: Mapping[str, Any] | None) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise LedgerError(f"numbers: every name must be a non-empty string; got {name!r}")
         if hasattr(value, "item") and getattr(value, "ndim", 0) == 0:  # numpy / torch scalars
+            if getattr(getattr(value, "device", None), "type", None) == "meta":
+                raise LedgerError(f"numbers[{name!r}] is a tensor on the meta device, which holds no value")
             value = value.item()
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise LedgerError(f"numbers[{name!r}] must be a number or a string; got {value!r}")
@@ -172,8 +184,12 @@ def _test_exists(root: Path, test_id: str) -> bool:
     path = root / match.group(1)
     if not path.is_file():
         return False
-    return re.search(rf"^\s*def {re.escape(match.group(2))}\(", path.read_text(encoding="utf-8"),
-                     re.MULTILINE) is not None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise LedgerError(f"evidence {test_id!r}: {path} is not a UTF-8 Python file (byte {err.start} is not UTF-8), "
+                          "so its tests cannot be looked up") from None
+    return re.search(rf"^\s*def {re.escape(match.group(2))}\(", text, re.MULTILINE) is not None
 
 
 def _check_mapping(name: str, value: Any, keys: Sequence[str] = ()) -> Mapping:
@@ -193,6 +209,8 @@ def check_evidence(evidence: Iterable[str], figure_labels: Iterable[str], root: 
         from .checks import check_path
 
         root = check_path("root", root)
+        if root.exists() and not root.is_dir():   # a file or a FIFO holds no tests/: every test id would be "missing"
+            raise NotADirectoryError(f"root must be the checkout's folder; {root} is not a folder")
     labels = set(figure_labels)
     missing = []
     for item in evidence:
@@ -225,6 +243,10 @@ def evidence_basis(evidence: Iterable[str], profile: str, stored_full: Iterable[
     return "quick run"
 
 
+#: The fields :func:`record` sets itself (``run_info`` may not replace them).
+_RECORDED = ("chapter", "profile", "basis", "figures_shown")
+
+
 def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Mapping[str, Any],
            figure_labels: Iterable[str], shown: Iterable[str] = (), seed: int = 0,
            stored_full: Iterable[str] = ()) -> dict[str, Any]:
@@ -239,6 +261,14 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
     _check_mapping("run_info", run_info)
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__}")
+    from .profiles import chapter_info
+
+    chapter_info(chapter)   # a clear error for a chapter the book does not have
+    check_choice("entry['verdict']", entry["verdict"], VERDICTS)   # make_entry's words: record writes no other
+    overriding = sorted(str(k) for k in run_info if k in entry or k in _RECORDED)
+    if overriding:   # run_info adds the run's facts (seed, commit, start); it never replaces what record sets
+        raise ValueError(f"run_info must not set {overriding}: the entry's own fields and {list(_RECORDED)} are "
+                         "set by record (run_info holds the run's seed, git_commit and run_started)")
     shown = check_strings("shown", shown, "claim ids")
     missing = check_evidence(entry["evidence"], figure_labels, store.project_root())
     if missing:
@@ -286,6 +316,77 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+# --- what the formatters read of an entry: checked, so a malformed (planted, hand-edited) entry is one clear error
+def _kind_error(where: str, what: str, value: Any) -> TypeError:
+    return TypeError(f"{where} must be {what}; got {type(value).__name__} {value!r:.60}")
+
+
+def _text_of(where: str, value: Any, *, optional: bool = False) -> str | None:
+    """``value`` if it is a string (None too when ``optional``), else a TypeError naming ``where``."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _kind_error(where, "a string" + (" or None" if optional else ""), value)
+    return value
+
+
+def _real_of(where: str, value: Any) -> float:
+    """``value`` if it is a finite real number (not a bool), else a TypeError/ValueError naming ``where``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _kind_error(where, "a real number", value)
+    if (isinstance(value, int) and abs(value) > 1.7976931348623157e308) or not math.isfinite(value):
+        raise ValueError(f"{where} must be a finite number; got {value!r:.60}")
+    return value
+
+
+def _list_of_mappings(where: str, value: Any, keys: Sequence[str]) -> list:
+    """``value`` (None or empty: no items) if it is a list of mappings each holding ``keys`` as strings."""
+    if not value:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise _kind_error(where, "a list of mappings", value)
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise _kind_error(f"{where}[{i}]", "a mapping", item)
+        for key in keys:
+            if key not in item:
+                raise ValueError(f"{where}[{i}] lacks the key {key!r}")
+            _text_of(f"{where}[{i}][{key!r}]", item[key])
+    return list(value)
+
+
+def _check_id(where: str, claim_id: Any) -> str:
+    """``claim_id`` if it is a claim id (:data:`CLAIM_ID_RE`: it goes into anchors, hrefs and MyST labels)."""
+    if not isinstance(claim_id, str):
+        raise _kind_error(where, "a claim id (lowercase words joined by '-')", claim_id)
+    if not CLAIM_ID_RE.match(claim_id):
+        raise ValueError(f"{where} must be a claim id (lowercase letters, digits and '-'); got {claim_id!r:.80}")
+    return claim_id
+
+
+def _check_words(e: Mapping[str, Any]) -> None:
+    """The entry's verdict is one of :data:`VERDICTS` and its robustness 'robust', 'fragile' or none."""
+    if isinstance(e["verdict"], bool) or e["verdict"] not in VERDICTS:
+        raise ValueError(f"e['verdict'] must be one of {', '.join(map(repr, VERDICTS))}; got {e['verdict']!r:.60}")
+    if e.get("robustness") not in (None, "", "robust", "fragile"):
+        raise ValueError(f"e['robustness'] must be 'robust', 'fragile' or None (not assessed); got "
+                         f"{e.get('robustness')!r:.60}")
+
+
+def _check_evidence_list(e: Mapping[str, Any]) -> None:
+    """``evidence`` and ``figures_shown`` are lists of strings (one string would be read by character)."""
+    for name in ("evidence", "figures_shown"):
+        value = e.get(name, [])
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise _kind_error(f"e[{name!r}]", "a list of figure labels and test ids (not a single string)", value)
+        for i, item in enumerate(value):
+            _text_of(f"e[{name!r}][{i}]", item)
+
+
+#: The text fields a claim's block shows in its body; a MyST fence (``:::``) in them would close the dropdown.
+_BLOCK_TEXTS = ("source", "claim", "measured", "how", "note", "reading")
+
+
 @contract(numbers="mapping")
 def numbers_text(numbers: Mapping[str, Any]) -> str:
     """``"name = value; ..."`` with floats to four significant digits."""
@@ -300,7 +401,9 @@ def key_number(e: Mapping[str, Any]) -> tuple[str, Any] | None:
     declares); for an entry written before entries named one, the first of its stored numbers; None for an
     entry without numbers (a claim not tested)."""
     numbers = e.get("numbers") or {}
-    name = e.get("key")
+    if not isinstance(numbers, Mapping):
+        raise _kind_error("e['numbers']", "a mapping of a number's name to its value", numbers)
+    name = _text_of("e['key']", e.get("key"), optional=True)
     if name in numbers:
         return name, numbers[name]
     return next(iter(numbers.items()), None)
@@ -330,8 +433,9 @@ def basis(e: Mapping[str, Any]) -> str:
 
 
 def anchor(claim_id: str) -> str:
-    """The label of a claim on the Reproduction report (``#claim-<id>`` in its HTML)."""
-    return f"claim-{claim_id}"
+    """The label of a claim on the Reproduction report (``#claim-<id>`` in its HTML); ``claim_id`` must be a claim id
+    (lowercase letters, digits and '-': nothing that could leave the HTML attribute or the MyST label it goes in)."""
+    return f"claim-{_check_id('claim_id', claim_id)}"
 
 
 @contract(e="mapping:claim_id|verdict")
@@ -339,6 +443,10 @@ def citation(e: Mapping[str, Any]) -> str:
     """The one-line citation of a verdict: claim id, verdict, version, profile and the commit that decided it."""
     from .. import __version__
 
+    _check_id("e['claim_id']", e["claim_id"])
+    _check_words(e)
+    if e.get("profile", "full") not in ("full", "quick"):
+        raise ValueError(f"e['profile'] must be 'full' or 'quick'; got {e.get('profile')!r:.60}")
     commit = str(e.get("git_commit", "unknown"))
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
     return (f"mfattn {__version__}, claim `{e['claim_id']}`: {e['verdict']} ({e.get('profile', 'full')} profile, "
@@ -354,6 +462,14 @@ def quote_text(e: Mapping[str, Any]) -> str:
     q = e.get("quote")
     if not q:
         return ""
+    if not isinstance(q, Mapping):
+        raise _kind_error("e['quote']", "a mapping (text, section, paper, translation, code) or None", q)
+    for key in ("text", "section"):
+        if key not in q:
+            raise ValueError(f"e['quote'] lacks the key {key!r}")
+        _text_of(f"e['quote'][{key!r}]", q[key])
+    for key in ("paper", "translation", "code"):
+        _text_of(f"e['quote'][{key!r}]", q.get(key), optional=True)
     work = PAPERS.get(q.get("paper", ""), ("", q.get("paper", "")))[1].split(",")[0]
     text = f"“{q['text']}” ({work}, {q['section']})"
     if q.get("translation"):
@@ -367,9 +483,16 @@ def quote_text(e: Mapping[str, Any]) -> str:
 def robustness_text(e: Mapping[str, Any]) -> str:
     """Robust or fragile, in words: how many alternatives were tried and which move the verdict (and to what);
     "" for an entry without alternatives (not assessed)."""
-    alts = e.get("alternatives") or []
+    alts = _list_of_mappings("e['alternatives']", e.get("alternatives"), ("name", "verdict"))
     if not e.get("robustness"):
         return ""
+    if e["robustness"] not in ("robust", "fragile"):
+        raise ValueError(f"e['robustness'] must be 'robust', 'fragile' or None (not assessed); got "
+                         f"{e['robustness']!r:.60}")
+    moved_by = e.get("moved_by", [])
+    if isinstance(moved_by, (str, bytes)) or not isinstance(moved_by, (list, tuple)) or not all(
+            isinstance(name, str) for name in moved_by):
+        raise _kind_error("e['moved_by']", "a list of the alternatives' names", moved_by)
     decided = [a for a in alts if a.get("verdict") != "cannot decide"]
     if e["robustness"] == "robust":
         return f"robust: the same verdict under all {len(decided)} alternatives that decide it"
@@ -381,7 +504,18 @@ def robustness_text(e: Mapping[str, Any]) -> str:
 def thresholds_text(e: Mapping[str, Any]) -> str:
     """Each threshold with its value, the basis of its reason and what the stored numbers show of it."""
     parts = []
-    for t in e.get("thresholds") or []:
+    thresholds = _list_of_mappings("e['thresholds']", e.get("thresholds"), ("name", "basis", "reason"))
+    for i, t in enumerate(thresholds):
+        where = f"e['thresholds'][{i}]"
+        if "value" not in t:
+            raise ValueError(f"{where} lacks the key 'value'")
+        _real_of(f"{where}['value']", t["value"])
+        if "noise" in t:
+            _real_of(f"{where}['noise']", t["noise"])
+        if "borne_out" in t and not (t["borne_out"] is None or t["borne_out"] is True or t["borne_out"] is False):
+            raise ValueError(f"{where}['borne_out'] must be True, False or None; got {t['borne_out']!r:.60}")
+        _text_of(f"{where}['found']", t.get("found", ""))
+    for t in thresholds:
         found = ""
         if "borne_out" in t:
             mark = {True: "borne out", False: "NOT borne out", None: "not checkable"}[t["borne_out"]]
@@ -394,7 +528,8 @@ def thresholds_text(e: Mapping[str, Any]) -> str:
 @contract(e="mapping")
 def alternatives_text(e: Mapping[str, Any]) -> str:
     """The verdict under each alternative, in one line."""
-    return "; ".join(f"{a['name']}: {a['verdict']}" for a in e.get("alternatives") or [])
+    alts = _list_of_mappings("e['alternatives']", e.get("alternatives"), ("name", "verdict"))
+    return "; ".join(f"{a['name']}: {a['verdict']}" for a in alts)
 
 
 @contract(e="mapping")
@@ -403,6 +538,24 @@ def spread_text(e: Mapping[str, Any]) -> str:
     sp = e.get("spread")
     if not sp:
         return ""
+    if not isinstance(sp, Mapping):
+        raise _kind_error("e['spread']", "a mapping (unit, n, values, one_suffices) or None", sp)
+    if "unit" not in sp:
+        raise ValueError("e['spread'] lacks the key 'unit'")
+    _text_of("e['spread']['unit']", sp["unit"])
+    _text_of("e['spread']['one_suffices']", sp.get("one_suffices", ""))
+    if "n" in sp and (isinstance(sp["n"], bool) or not isinstance(sp["n"], int)):
+        raise _kind_error("e['spread']['n']", "an integer (the number of units)", sp["n"])
+    if "values" in sp:
+        if not isinstance(sp["values"], Mapping):
+            raise _kind_error("e['spread']['values']", "a mapping of a number's name to its per-unit values",
+                              sp["values"])
+        for name, vs in sp["values"].items():
+            if isinstance(vs, (str, bytes)) or not isinstance(vs, (list, tuple)):
+                raise _kind_error(f"e['spread']['values'][{name!r}]", "a list of per-unit values", vs)
+            for j, v in enumerate(vs):
+                if v is not None:
+                    _real_of(f"e['spread']['values'][{name!r}][{j}]", v)
     if "values" not in sp:
         return f"{sp['unit']}: {sp.get('one_suffices', '')}".strip()
     vals = "; ".join(f"{name}: " + ", ".join("—" if v is None else f"{v:.3g}" for v in vs)
@@ -422,7 +575,16 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
     """One claim as a MyST dropdown: its verdict and claim in the title; inside, whose claim it is, what is
     measured, how it is decided (the rule's sentence), the numbers, the note, the evidence, what the verdict
     rests on (:data:`BASES`) and its one-line citation. ``label`` puts the report's anchor before it (only
-    the report does, so that each claim has one anchor); elsewhere the block links to it."""
+    the report does, so that each claim has one anchor); elsewhere the block links to it. A text holding a MyST
+    fence (``:::``), which would close the dropdown, is a ValueError naming its field."""
+    _check_id("e['claim_id']", e["claim_id"])
+    _check_words(e)
+    _check_evidence_list(e)
+    for name in _BLOCK_TEXTS:
+        text = _text_of(f"e[{name!r}]", e.get(name), optional=name not in ("source", "claim"))
+        if text is not None and ":::" in text:
+            raise ValueError(f"e[{name!r}] holds ':::', a MyST fence that would close the claim's dropdown; got "
+                             f"{text!r:.80}")
     origin = "ours (beyond the papers)" if e.get("origin") == "ours" else "the paper's"
     rows = [f"**Source**: {_cell(e['source'])} ({'a claim of ' + origin if e.get('origin') == 'ours' else origin + ' claim'})"]
     quote = quote_text(e)
@@ -466,6 +628,12 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
     head = ["Claim", "Verdict", "Robust?", "Rests on"] + (["Chapter"] if show_chapter else [])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in entries:
+        _check_id("e['claim_id']", e["claim_id"])
+        _check_words(e)
+        if show_chapter:
+            if "chapter" not in e:
+                raise ValueError(f"show_chapter=True needs each entry's chapter; entry {e['claim_id']!r:.60} has none")
+            _text_of("e['chapter']", e["chapter"])
         name = f"{{ref}}`{e['claim_id']} <{anchor(e['claim_id'])}>`" if cross_refs else f"`{e['claim_id']}`"
         cells = [name, f"**{e['verdict']}**", e.get("robustness") or "not assessed", basis(e)]
         if show_chapter:
@@ -484,12 +652,21 @@ def apply_decisions(decided: Mapping[str, Mapping[str, Any]], commit: str, profi
     (claim ids whose verdict changed, that were new, that were dropped)."""
     from .manifest import read_manifest
 
+    from .profiles import chapter_info
+
     _check_mapping("decided", decided)
     for cid, d in decided.items():
         _check_mapping(f"decided[{cid!r}]", d, ("chapter", "source", "claim", "verdict", "evidence", "numbers", "note",
                                                  "how", "measured", "origin"))
+        if not isinstance(d["chapter"], str):
+            raise TypeError(f"decided[{cid!r}]['chapter'] must be a chapter's name (a string); got "
+                            f"{type(d['chapter']).__name__}")
+        chapter_info(d["chapter"])   # a clear error for a chapter the book does not have
     if not isinstance(commit, str):
         raise TypeError(f"commit must be the commit whose rules decided (a string); got {type(commit).__name__}")
+    if not re.fullmatch(r"[0-9a-f]{4,40}(\+dirty)?|unknown", commit):
+        raise ValueError(f"commit must be a git commit (4 to 40 hex digits, '+dirty' when the tree was modified) or "
+                         f"'unknown' (git_commit() outside git); got {commit!r:.60}")
     stored_full = set(read_manifest("full"))
     root = store.project_root()
     path = ledger_path(profile)

@@ -77,16 +77,24 @@ def _result_path(key: str, folder: Path) -> Path:
 
 
 def _check_contained(path: Path, kind: str, entries: Mapping[str, Mapping[str, Any]]) -> None:
-    """Every file a stored entry names stays where it belongs (:func:`store.inside`): a figure's ``file`` is
-    a plain name in the manifest's folder, a result's key a path inside the project root (or inside the
-    folder, :func:`_result_path`). An entry naming
+    """Every file a stored entry names stays where it belongs (:func:`store.inside`): a figure's ``file`` (and its
+    ``vector`` copy, when it has one) is a plain name in the manifest's folder, a result's key a path inside the
+    project root (or inside the folder, :func:`_result_path`), a run's key a chapter of the book. An entry naming
     ``../../x`` or an absolute path is a ValueError naming the file and the entry, never followed."""
+    from .profiles import chapter_info
+
     for key, entry in entries.items():
         try:
+            if "\0" in key:
+                raise ValueError("the key holds a NUL character")
             if kind == "manifest":
                 store.inside(path.parent, entry["file"], "file", nested=False)
+                if entry.get("vector") is not None:
+                    store.inside(path.parent, entry["vector"], "vector", nested=False)
             elif kind == "results":
                 _result_path(key, path.parent)
+            elif kind == "runs":
+                chapter_info(key)   # a run of a chapter the book does not have is no run of it
         except (TypeError, ValueError) as err:
             raise ValueError(f"{path}: {kind} entry {key!r}: {err}: restore the file from git or remove that "
                              f"entry") from None
@@ -157,11 +165,23 @@ _HASHED_REPOSITORY = "https://github.com/mfattn/mfattn"
 
 def _notebook_code(notebook: Path) -> bytes:
     """The code cells of a notebook (sources only: outputs and metadata never change a result; a GitHub
-    repository URL, which only the Colab install cell names, is hashed as one fixed placeholder)."""
+    repository URL, which only the Colab install cell names, is hashed as one fixed placeholder). A file that
+    is not a notebook (not a regular UTF-8 file within the JSON budget, not JSON, not ``{"cells": [...]}``) is a
+    ValueError naming it."""
     import json
     import re
 
-    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    text = store.read_text_file(notebook, "notebook")   # a regular UTF-8 file within the budget, else refused
+    try:
+        nb = json.loads(text)
+    except ValueError as err:
+        raise ValueError(f"notebook {notebook} is not a notebook (not JSON: {err})") from None
+    cells = nb.get("cells", []) if isinstance(nb, dict) else None
+    if not isinstance(cells, list) or not all(
+            isinstance(c, dict) and (c.get("cell_type") != "code" or isinstance(c.get("source"), (str, list)))
+            for c in cells):
+        raise ValueError(f"notebook {notebook} is not a notebook (a JSON object whose 'cells' is a list of cells "
+                         f"with their source); got {type(nb).__name__}")
     code = "\n\0".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
                        for c in cells if c.get("cell_type") == "code")
     return re.sub(r"https://github\.com/[\w.-]+/[\w.-]+", _HASHED_REPOSITORY, code).encode()
@@ -180,9 +200,14 @@ def _check_code_names(modules: Any, notebook: Any) -> list[str]:
     from .checks import check_path, check_strings
 
     modules = check_strings("modules", modules, "module names")
+    bad = next((name for name in modules if not re.fullmatch(r"mfattn(\.[A-Za-z_][A-Za-z0-9_]*)*", name)), None)
+    if bad is not None:   # a name is looked up as a file of the package: a path in it would read any file
+        raise ValueError(f"modules must name mfattn's modules (dotted names such as 'mfattn.ising'); got {bad!r:.80}")
     if notebook is not None:
-
-        check_path("notebook", notebook)
+        text = os.fspath(check_path("notebook", notebook))
+        if Path(text).is_absolute() or ".." in re.split(r"[\\/]", text):
+            raise ValueError(f"notebook must be a path inside the project root (e.g. 'book/01_ising_tap.ipynb'), "
+                             f"not absolute and without '..'; got {text!r:.80}")
     return modules
 
 
@@ -232,8 +257,9 @@ def digest_of(modules: Iterable[str], notebook: str | None, made_at: str | None 
         h.update(name.encode() + b"\0" + source)
     if notebook:
         root = store.project_root()
-        if root is None or not (root / notebook).is_file():
+        if root is None or not (root / notebook).exists():
             return None
+        store.check_regular_file(root / notebook, "notebook")   # a folder or a FIFO there is refused by name
         h.update(b"notebook\0" + _notebook_code(root / notebook))
     return h.hexdigest()[:16]
 
@@ -256,15 +282,26 @@ def update(profile: str, seed: int, kind: str, key: str, entry: dict[str, Any] |
     check_choice("kind", kind, tuple(_REQUIRED))
     if not isinstance(key, str):
         raise TypeError(f"key must be a string (a figure label, a result path or a chapter); got {type(key).__name__}")
-    if not key or ".." in key.replace("\\", "/").split("/"):   # a label or a path, never one that climbs
-        raise ValueError(f"key must be a figure label, a chapter or a result's path (no '..' in it); got {key!r}")
+    if not key or "\0" in key or ".." in key.replace("\\", "/").split("/"):   # a label or a path, never one that climbs
+        raise ValueError(f"key must be a figure label, a chapter or a result's path (no '..' or NUL in it); got {key!r}")
+    path = figures_dir(profile, seed) / f"{kind}.json"
+    if kind == "runs":
+        from .profiles import CHAPTERS
+
+        if key not in {c.name for c in CHAPTERS}:   # read_runs refuses a run of no chapter: it is never written
+            raise ValueError(f"key must be a chapter of the book in a runs file ({', '.join(c.name for c in CHAPTERS)}); "
+                             f"got {key!r:.80}")
     if entry is not None:
         if not isinstance(entry, Mapping):
             raise TypeError(f"entry must be a mapping (or None to remove the key); got {type(entry).__name__}")
         missing = [f for f in _REQUIRED[kind] if f not in entry]
         if missing:
             raise ValueError(f"entry of a {kind} file lacks the field(s) {missing}")
-    path = figures_dir(profile, seed) / f"{kind}.json"
+        bad = [f for f in _REQUIRED[kind] if not isinstance(entry[f], str)]
+        if bad:   # read_entries refuses such a file: it is never written
+            raise TypeError(f"entry of a {kind} file must hold strings in {bad}; got "
+                            f"{', '.join(type(entry[f]).__name__ for f in bad)}")
+        _check_contained(path, kind, {key: entry})   # what read_manifest refuses is never written
     with store.locked(path):
         data = store.read_entries(path, _REQUIRED[kind], f"{kind} entry")
         if entry is None:
@@ -279,19 +316,27 @@ RUN_STATUSES = ("started", "finished")
 
 
 def mark_run(profile: str, seed: int, chapter: str, status: str, **info: Any) -> None:
-    """Record that ``chapter`` started or finished a run (``figures`` lists unfinished ones)."""
+    """Record that ``chapter`` started or finished a run (``figures`` lists unfinished ones). ``info`` adds the run's
+    facts (``started``, ``device``, ``overrides``, ``wall_time_s``); its ``git_commit`` (a string: the commit the run
+    started from, as :class:`~mfattn.companion.chapter.ChapterRun` passes it) replaces today's, and it may not set
+    ``time`` (the moment of this record)."""
     if status not in RUN_STATUSES:
         raise ValueError(f"status must be one of {', '.join(map(repr, RUN_STATUSES))}; got {status!r}")
     from .profiles import chapter_info
 
     chapter_info(chapter)   # a clear error for a chapter the book does not have
+    if "time" in info:
+        raise ValueError("info must not set 'time': mark_run records the moment of the record itself")
+    if "git_commit" in info and not isinstance(info["git_commit"], str):
+        raise TypeError(f"git_commit must be the commit the run started from (a string, as git_commit() gives it); got "
+                        f"{type(info['git_commit']).__name__} {info['git_commit']!r:.60}")
     entry = {"status": status, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "git_commit": git_commit(), **info}
     update(profile, seed, "runs", chapter, entry)
 
 
 def _digest_of_entry(entry: Mapping[str, Any]) -> str | None:
     """Today's digest of the code that made ``entry`` (its verdict modules as of its commit, if it names any)."""
-    modules = entry.get("code_modules", [])
+    modules = _check_code_names(entry.get("code_modules", []), entry.get("notebook"))
     legacy = any(decides_only(m) for m in modules)
     return digest_of(modules, entry.get("notebook"), made_at=str(entry.get("git_commit", "")) if legacy else None)
 
@@ -308,11 +353,16 @@ def check(profile: str, seed: int = 0) -> list[dict[str, Any]]:
                                   ("result", read_results(profile, seed), lambda k, e: _result_path(k, folder))):
         for key, entry in sorted(entries.items()):
             path = locate(key, entry)
+            try:   # what a stored entry names of its code: refused naming the file and the entry
+                today = _digest_of_entry(entry) if "code_digest" in entry else None
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"{folder / ('manifest.json' if kind == 'figure' else 'results.json')}: {kind} entry "
+                                 f"{key!r}: {err}: restore the file from git or remove that entry") from None
             if not path.is_file() or store.sha256_file(path) != entry.get("sha256"):
                 status = "missing"
             elif "code_digest" not in entry:
                 status = "unknown"
-            elif _digest_of_entry(entry) != entry["code_digest"]:
+            elif today != entry["code_digest"]:
                 status = "stale"
             elif str(entry.get("git_commit", "")).endswith("+dirty"):
                 status = "dirty"

@@ -162,6 +162,12 @@ def quote_found(quote: Quote, chapter: str) -> bool | None:
 
 
 # --- thresholds and alternatives ------------------------------------------------------------------------------
+def _finite_real(value: Any) -> bool:
+    """True for a finite real number (int or float, not a bool; an int too large for a float is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not (isinstance(value, int) and abs(value) > 1.7976931348623157e308) and math.isfinite(value)
+
 
 Check = Callable[[Numbers], "tuple[bool, str]"]
 
@@ -185,8 +191,10 @@ class Threshold:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise PremiseError(f"threshold name must be a keyword of the rule's factory; got {self.name!r}")
-        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)) or not math.isfinite(self.value):
-            raise PremiseError(f"threshold {self.name!r}: value must be a finite real number; got {self.value!r}")
+        if not _finite_real(self.value):
+            raise PremiseError(f"threshold {self.name!r}: value must be a finite real number; got {self.value!r:.60}")
+        if not isinstance(self.log, bool):
+            raise PremiseError(f"threshold {self.name!r}: log must be True or False; got {self.log!r:.60}")
         if self.check is not None and not callable(self.check):
             raise PremiseError(f"threshold {self.name!r}: check must be callable (numbers -> (true, found))")
         if self.noise is not None and not callable(self.noise) and (isinstance(self.noise, bool) or
@@ -200,15 +208,16 @@ class Threshold:
         if self.check is None and self.basis not in _UNCHECKED:
             raise PremiseError(f"threshold {self.name!r}: a reason resting on a {self.basis} needs a check that reads "
                                "the stored numbers (only a theorem's or a convention's has none)")
-        if isinstance(self.noise, (int, float)) and not (math.isfinite(self.noise) and self.noise > (1 if self.log else 0)):
+        if isinstance(self.noise, (int, float)) and not (_finite_real(self.noise) and self.noise > (1 if self.log else 0)):
             raise PremiseError(f"threshold {self.name!r}: noise must be a positive finite number (a factor above 1 "
-                               f"with log=True); got {self.noise!r}")
+                               f"with log=True); got {self.noise!r:.60}")
 
     def noise_of(self, numbers: Numbers) -> float | None:
         """The noise by which this threshold is moved, read from ``numbers`` where it is measured there."""
         noise = self.noise(numbers) if callable(self.noise) else self.noise
-        if noise is not None and not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise > 0):
-            raise PremiseError(f"threshold {self.name!r}: its measured noise is {noise!r}, not a positive number")
+        if noise is not None and not (_finite_real(noise) and noise > 0):
+            raise PremiseError(f"threshold {self.name!r}: its measured noise is {noise!r:.60}, not a positive number "
+                               "(a finite one)")
         return noise
 
     def examine(self, numbers: Numbers) -> dict[str, Any]:
@@ -222,7 +231,11 @@ class Threshold:
             out["noise"] = float(f"{noise:.3g}")
         if self.check is not None:
             try:
-                ok, found = self.check(numbers)
+                got = self.check(numbers)
+                if not (isinstance(got, tuple) and len(got) == 2):
+                    raise PremiseError(f"threshold {self.name!r}: check must return (true, what the data show); it "
+                                       f"returned {type(got).__name__} {got!r:.60}")
+                ok, found = got
                 out.update(borne_out=bool(ok), found=str(found))
             except KeyError as key:
                 out.update(borne_out=None, found=f"not checkable: the stored numbers lack {key}")
@@ -299,6 +312,8 @@ def sensitivity(primary: str, alternatives: Sequence[Alternative], numbers: Numb
             if grade not in GRADES:
                 raise PremiseError(f"alternative {alt.name!r} returned {grade!r}, not one of {GRADES}")
             grade = cap(grade)
+            if grade not in GRADES:
+                raise PremiseError(f"cap returned {grade!r:.60} for alternative {alt.name!r}, not one of {GRADES}")
         except (KeyError, Undecidable) as why:
             rows.append({"name": alt.name, "kind": alt.kind, "verdict": "cannot decide",
                          "why": str(why).strip("'\"")})
@@ -357,6 +372,14 @@ def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
     if spread.values is None:
         return out
     per_unit = spread.values(numbers)
+    if not isinstance(per_unit, Mapping):
+        raise PremiseError(f"spread over {spread.unit!r}: values must return a mapping of a number's name to its "
+                           f"per-unit values; it returned {type(per_unit).__name__}")
+    for name, vals in per_unit.items():
+        if isinstance(vals, (str, bytes)) or not isinstance(vals, (Sequence, np.ndarray)) or not all(
+                not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) for v in vals):
+            raise PremiseError(f"spread over {spread.unit!r}: the per-unit values of {name!r} must be a sequence of "
+                               f"real numbers (NaN where one is missing); got {vals!r:.80}")
     out["values"] = {name: [float(f"{v:.3g}") if math.isfinite(v) else None for v in map(float, vals)]
                      for name, vals in per_unit.items()}
     counts = [len(vals) for vals in per_unit.values()]
@@ -371,6 +394,9 @@ def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
     "partly" (at best "with differences"); otherwise grades pass unchanged."""
     if spread is not None and not isinstance(spread, Mapping):
         raise TypeError(f"spread must be spread_of's dict or None; got {type(spread).__name__}")
+    n = 2 if spread is None else spread.get("n", 2)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise TypeError(f"spread['n'] must be the number of units (an integer >= 0); got {type(n).__name__} {n!r:.60}")
     if spread is None or spread.get("one_suffices") or spread.get("n", 2) > 1:
         return lambda g: g
     return lambda g: "partly" if g == "holds" else g

@@ -228,6 +228,8 @@ def chapter_info(chapter: str) -> Chapter:
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("dmft", "protocol"): ("short", "paper-code", "seed-text")}
 #: Integer sizes that may be 0 (a transient of no steps, no Newton refinement); every other integer size is >= 1.
 _ZERO_OK = ("transient", "newton")
+#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more).
+_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2}
 
 
 def _is_int(v: Any) -> bool:
@@ -248,7 +250,7 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
         words = CHOICES[(chapter, key)]
         phrase, test = f"one of {', '.join(map(repr, words))}", lambda v: isinstance(v, str) and v in words
     elif all(_is_int(v) for v in values):
-        low = 0 if key.endswith(_ZERO_OK) else 1
+        low = _MINIMA.get((chapter, key), 0 if key.endswith(_ZERO_OK) else 1)
         phrase, test = f"an integer >= {low}", lambda v: _is_int(v) and v >= low
     elif all(_is_real(v) for v in values):
         phrase, test = "a finite number >= 0", lambda v: _is_real(v) and v >= 0
@@ -283,7 +285,7 @@ def check_override(chapter: str, key: str, value: Any) -> Any:
     naming the key and what it expects (an unknown key lists the known ones). A value whose work alone
     exceeds the budget (:func:`check_run_work`: ``steps=10**15``) is refused here too, before any loop."""
     value = _checked_value(chapter, key, value)
-    check_run_work(chapter, "quick", {key: value})
+    _check_run_work(chapter, "quick", {key: value}, together=False)   # sizes together: with the run's profile
     return value
 
 
@@ -390,10 +392,30 @@ def _run_work(chapter: str, sizes: dict[str, Any]) -> tuple[float, str | None]:
     return math.exp(min(total, 700.0)), worst_key
 
 
+def _check_together(chapter: str, sizes: dict[str, Any]) -> None:
+    """Sizes that bound each other: a run's ``*transient`` (the steps it discards) below its ``*steps`` (dmft's own
+    ``transient`` and ``steps`` only with the "short" protocol, which keeps them; the others replace both)."""
+    for key, value in sizes.items():
+        if not key.endswith("transient"):
+            continue
+        steps = key[: -len("transient")] + "steps"
+        if (steps not in sizes or not (_is_int(value) and _is_int(sizes[steps]))
+                or (key == "transient" and sizes.get("protocol", "short") != "short")):
+            continue
+        if value >= sizes[steps]:
+            raise ValueError(f"size {key!r} = {value} of chapter {chapter!r} must be below {steps!r} = "
+                             f"{sizes[steps]} (the steps a run discards come out of its steps)")
+
+
 def check_run_work(chapter: str, profile: str, overrides: dict[str, Any]) -> float:
     """Refuse, before the first cell, a run of ``chapter`` in ``profile`` with ``overrides`` whose estimated
     work (:func:`run_work`) exceeds :func:`work_factor` times the full profile's: a ValueError of one line
-    naming the size that raises it most. Returns the estimate."""
+    naming the size that raises it most; sizes that bound each other (a ``*transient`` of at least its
+    ``*steps``) are a ValueError naming both. Returns the estimate."""
+    return _check_run_work(chapter, profile, overrides)
+
+
+def _check_run_work(chapter: str, profile: str, overrides: dict[str, Any], together: bool = True) -> float:
     from .checks import check_work
 
     if not isinstance(overrides, dict):
@@ -401,6 +423,8 @@ def check_run_work(chapter: str, profile: str, overrides: dict[str, Any]) -> flo
     factor = work_factor()  # a malformed budget is an error even when nothing exceeds it
     checked = {key: _checked_value(chapter, key, value) for key, value in overrides.items()}
     sizes = {**PROFILES[chapter_info(chapter).name][check_profile(profile)], **checked}
+    if together:
+        _check_together(chapter, sizes)
     work, key = _run_work(chapter, sizes)
     if key is not None:
         name = f"size {key!r} = {_short(sizes[key])} of chapter {chapter!r}"

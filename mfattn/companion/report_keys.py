@@ -117,11 +117,22 @@ def key_words(name: str) -> tuple[str, str]:
 
 @contract(name="str")
 def key_text(name: str, value: Any) -> str:
-    """The key number as a reader reads it: ``"words: value unit"``, floats to four significant digits."""
+    """The key number as a reader reads it: ``"words: value unit"``, floats to four significant digits. A NaN or
+    infinity, a Python float or a numpy / torch number alike, is a ValueError naming ``value``."""
     if isinstance(value, complex) or hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "c":
         raise TypeError(f"value must be a real number or a text; got the complex {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"value must be finite (a ledger's numbers are); got {value!r}")
+    if hasattr(value, "dtype") and not isinstance(value, (str, float)):   # numpy scalars and arrays, torch tensors
+        if getattr(value, "ndim", 0) != 0:
+            raise TypeError(f"value must be one number or a text; got {type(value).__name__} of shape "
+                            f"{tuple(getattr(value, 'shape', ()))}")
+        try:
+            finite = math.isfinite(float(value))
+        except (TypeError, ValueError, RuntimeError, OverflowError):   # a meta tensor, a date: not a number
+            raise TypeError(f"value must be a real number or a text; got {type(value).__name__} {value!r:.60}") from None
+        if not finite:
+            raise ValueError(f"value must be finite (a ledger's numbers are); got {value!r:.60}")
     words, unit = key_words(name)
     shown = f"{value:.4g}" if isinstance(value, float) else str(value)
     if unit == "%":

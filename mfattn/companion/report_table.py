@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from . import ledger
 from .report_keys import key_text
-from .report_text import PAPERS, paper_of
+from .report_text import PAPERS, _check_chapter, paper_of
 
 __all__ = ["PAPERS", "COLUMNS", "FILTERS", "paper_of", "rows", "table_html", "show"]
 
@@ -62,7 +62,7 @@ def _details(e: Mapping[str, Any], chapter_title: str, paper: str) -> str:
     evidence = ", ".join(f"<code>{html.escape(item)}</code>" for item in e.get("evidence", [])) or "none"
     parts.append(f"<b>Evidence</b>: {evidence}; rests on: <i>{html.escape(ledger.basis(e))}</i>")
     parts.append(f"<b>Chapter</b>: {html.escape(chapter_title)}" + (f" ({html.escape(paper)})" if paper else ""))
-    parts.append(f'<a href="#{ledger.anchor(e["claim_id"])}">The full entry and its citation</a> '
+    parts.append(f'<a href="#{html.escape(ledger.anchor(e["claim_id"]))}">The full entry and its citation</a> '
                  f"(<code>{html.escape(e['claim_id'])}</code>)")
     body = "".join(f"<p>{p}</p>" for p in parts)
     return f'<details class="mfattn-claim"><summary>{_text(e["claim"])}</summary>{body}</details>'
@@ -96,10 +96,13 @@ def rows(entries: Iterable[Mapping[str, Any]], papers: Sequence[tuple[str, str, 
         lacking = [k for k in ENTRY_KEYS if k not in e]
         if lacking:
             raise ValueError(f"entries must hold ledger entries; one lacks the key(s) {lacking}: {dict(e)!r:.80}")
+        ledger._check_words(e)   # verdict and robustness: known words only (they go into cells and attributes)
+        _check_chapter("e['chapter']", e.get("chapter"))
         chapter = titles.get(e.get("chapter", ""), str(e.get("chapter", "")))
-        paper = paper_of(e.get("chapter", ""), papers)
+        paper = paper_of(e.get("chapter") or "", papers)
         key = ledger.key_number(e)
-        out.append([_details(e, chapter, paper), e["verdict"], e.get("robustness") or "not assessed",
+        out.append([_details(e, chapter, paper), html.escape(e["verdict"]),
+                    html.escape(e.get("robustness") or "not assessed"),
                     html.escape(key_text(*key) if key else "—"), html.escape(chapter), html.escape(paper)])
     return out
 

@@ -26,8 +26,39 @@ PAPERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
+def _check_chapters(where: str, chapters: Any) -> None:
+    """``chapters`` must be a list or tuple of chapter names (one string would match by substring or character)."""
+    if isinstance(chapters, (str, bytes)) or not isinstance(chapters, (list, tuple)) or not all(
+            isinstance(name, str) for name in chapters):
+        raise TypeError(f"{where} must be a list of chapter names (strings), not one string; got "
+                        f"{type(chapters).__name__} {chapters!r:.60}")
+
+
+def _check_papers(papers: Any) -> None:
+    """``papers`` must be a sequence of (short name, title, chapters) triples, as :data:`PAPERS`."""
+    if isinstance(papers, (str, bytes, Mapping)) or not isinstance(papers, Sequence):
+        raise TypeError(f"papers must be a sequence of (short name, title, chapters) triples; got "
+                        f"{type(papers).__name__}")
+    for i, paper in enumerate(papers):
+        if not isinstance(paper, (list, tuple)) or len(paper) != 3 or not all(isinstance(t, str) for t in paper[:2]):
+            raise TypeError(f"papers[{i}] must be a (short name, title, chapters) triple; got {paper!r:.80}")
+        _check_chapters(f"papers[{i}]'s chapters", paper[2])
+
+
+def _check_chapter(where: str, chapter: Any) -> None:
+    """A ledger entry's chapter: a chapter's name (a string) or None (no chapter)."""
+    if chapter is not None and not isinstance(chapter, str):
+        raise TypeError(f"{where} must be a chapter's name (a string) or None; got {type(chapter).__name__} "
+                        f"{chapter!r:.60}")
+
+
 def paper_of(chapter: str, papers: Sequence[tuple[str, str, Sequence[str]]] = PAPERS) -> str:
-    """The short name of the paper whose claims ``chapter`` examines (``""`` for a chapter of none)."""
+    """The short name of the paper whose claims ``chapter`` examines (``""`` for a chapter of none). ``chapter`` is a
+    chapter's name (a string; ``""`` names none); ``papers`` holds (short name, title, chapters) triples whose chapters
+    are lists of names."""
+    if not isinstance(chapter, str):
+        raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__} {chapter!r:.60}")
+    _check_papers(papers)
     return next((short for short, _, chapters in papers if chapter in chapters), "")
 
 
@@ -59,6 +90,9 @@ def _check_entries(entries: Any) -> None:
                     if not {"claim_id", "verdict"} <= set(e)), None)
     if lacking:
         raise ValueError(f"entries must hold ledger entries; one lacks the key(s) {lacking}")
+    for e in entries:   # a verdict or robustness the report does not know would be left out of its counts
+        ledger._check_words(e)
+        _check_chapter("e['chapter']", e.get("chapter"))
 
 
 def _tally(group: Sequence[Mapping[str, Any]]) -> str:
@@ -92,6 +126,8 @@ def report_details(entries: Sequence[Mapping[str, Any]], papers: Mapping[str, Se
     _check_entries(entries)
     if papers is not None and not isinstance(papers, Mapping):
         raise TypeError(f"papers must map a paper's title to its chapters, or be None; got {type(papers).__name__}")
+    for title, names in (papers or {}).items():
+        _check_chapters(f"papers[{title!r}]", names)
 
     if not entries:
         return ""

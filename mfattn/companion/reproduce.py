@@ -240,6 +240,11 @@ def strip_notebook(nb) -> bool:
     """Keep only the outputs of ``nbval-check-output`` cells and drop run metadata. Returns True if changed."""
     if not (hasattr(nb, "metadata") and isinstance(getattr(nb, "cells", None), list)):
         raise TypeError(f"nb must be a notebook (nbformat's NotebookNode); got {type(nb).__name__}")
+    for i, cell in enumerate(nb.cells):
+        if not (hasattr(cell, "metadata") and hasattr(cell.metadata, "pop") and isinstance(
+                getattr(cell, "cell_type", None), str)):
+            raise TypeError(f"nb.cells[{i}] must be a notebook cell (with metadata and a cell_type); got "
+                            f"{type(cell).__name__} {cell!r:.60}")
     before = repr(nb)
     for key in ("papermill",):
         nb.metadata.pop(key, None)

@@ -38,6 +38,8 @@ def t_quantile_975(df: int) -> float:
     expansion around the normal quantile, accurate to 1e-3 there)."""
     if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
         raise ValueError(f"df must be a positive integer; got {df!r}")
+    if df > 10**300:   # the expansion divides by df as a float (the quantile is the normal one long before)
+        raise ValueError(f"df must be a positive integer of at most 1e300; got one of {len(str(int(df)))} digits")
     if df <= len(_T975):
         return _T975[df - 1]
     z = 1.959964
@@ -47,7 +49,14 @@ def t_quantile_975(df: int) -> float:
 def paired_difference(correct_a: np.ndarray, correct_b: np.ndarray) -> tuple[float, float]:
     """Accuracy of ``a`` minus accuracy of ``b`` on the same items, and the variance of that difference
     ((p_10 + p_01 − (p_10 − p_01)²) / n, the paired-proportions variance). Both arrays are boolean (n,)."""
-    a, b = np.asarray(correct_a), np.asarray(correct_b)
+    arrays = []
+    for name, value in (("correct_a", correct_a), ("correct_b", correct_b)):
+        try:
+            arrays.append(np.asarray(value))
+        except (TypeError, ValueError, RuntimeError, NotImplementedError) as err:   # a meta tensor, a ragged list
+            raise TypeError(f"{name} must be a boolean array (numpy, or a CPU tensor); got {type(value).__name__} "
+                            f"({str(err).splitlines()[0][:80]})") from None
+    a, b = arrays
     if a.dtype != bool or b.dtype != bool or a.ndim != 1 or a.shape != b.shape or a.size == 0:
         raise ValueError(f"correct_a and correct_b must be boolean arrays of one equal, non-zero length; got "
                          f"{a.dtype} {a.shape} and {b.dtype} {b.shape}")
@@ -84,7 +93,11 @@ def pooled_over_seeds(deltas: Sequence[float], variances: Sequence[float], trunc
         q = float(np.sum(w * (d - fixed) ** 2))
         # Σw − Σw²/Σw = Σ_i w_i (Σ_{j≠i} w_j) / Σw, summed without the cancellation of the first form
         others = np.array([np.sum(np.delete(w, i)) for i in range(k)])
-        tau2 = max(0.0, (q - (k - 1)) / float(np.sum(w * others) / np.sum(w)))
+        weight = float(np.sum(w * others) / np.sum(w))
+        if not (math.isfinite(weight) and weight > 0):   # weights underflow: variances too large to weigh the seeds
+            raise ValueError(f"variances are too large to weigh the seeds (largest {float(v.max()):.3g}: their "
+                             f"weights 1/variance underflow); give variances of proportions or points")
+        tau2 = max(0.0, (q - (k - 1)) / weight)
         ws = 1 / (v + tau2)
         if not (math.isfinite(tau2) and math.isfinite(q) and float(np.sum(ws)) > 0):
             raise ValueError(f"deltas overflow the pooled test (largest |delta| {float(np.abs(d).max()):.3g} against "

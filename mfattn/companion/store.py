@@ -41,7 +41,7 @@ from .store_read import (DEFAULT_MAX_JSON_BYTES, DamagedFileError, RefusedFileEr
                          read_text_file)
 from .store_write import (_FOREIGN_TEMP_AGE, _LEGACY_TEMP_AGE, _LEGACY_TEMP_RE, _TEMP_RE,  # noqa: F401
                           _UMASK, SYSTEM_FOLDERS, SYSTEM_TREES, _atomic_target, _current_umask, _host, _jsonable,
-                          _non_finite, _pid_alive, _strict_dumps, atomic_save_npz, atomic_write_bytes,
+                          _non_finite, _pid_alive, _resolved, _strict_dumps, atomic_save_npz, atomic_write_bytes,
                           atomic_write_json, atomic_write_text, check_target_folder, clean_stale_temporaries,
                           finite_or_none, make_folder, temporary_path)
 
@@ -78,11 +78,18 @@ __all__ = [
 def project_root(start: Path | None = None) -> Path | None:
     """The project root: the nearest folder at or above ``start`` (default: cwd) holding ``_toc.yml``.
 
-    Returns None outside a checkout (e.g. an installed package run elsewhere).
+    Returns None outside a checkout (e.g. an installed package run elsewhere). A ``start`` that is a symlink loop is
+    a ValueError naming it.
     """
-    if start is not None and not isinstance(start, (str, os.PathLike)):
-        raise TypeError(f"start must be None or a path (a folder to search upwards from); got {type(start).__name__}")
-    here = Path(start or Path.cwd()).resolve()
+    if start is not None:
+        try:
+            text = os.fspath(start) if isinstance(start, (str, os.PathLike)) else None
+        except TypeError:   # an os.PathLike whose __fspath__ returns neither str nor bytes
+            text = None
+        if not isinstance(text, str):
+            raise TypeError(f"start must be None or a path (a folder to search upwards from: a string or an "
+                            f"os.PathLike of one); got {type(start).__name__} {start!r:.60}")
+    here = _resolved(start or Path.cwd(), "start", expand=False)
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file() and (folder / "mfattn").is_dir():
             return folder
@@ -94,8 +101,9 @@ def project_root(start: Path | None = None) -> Path | None:
 
 def env_folder(variable: str, value: str) -> Path:
     """The folder an environment variable names; a file (or anything else) standing there or where one of
-    its parents must be, or a nearest existing folder that cannot be written, is a clear one-line error."""
-    path = Path(value).expanduser().resolve()
+    its parents must be, a symlink loop, or a nearest existing folder that cannot be written, is a clear one-line
+    error."""
+    path = _resolved(value, variable)
     if path.exists() and not path.is_dir():
         raise NotADirectoryError(f"{variable}={value} is not a folder; point {variable} at a folder "
                                  f"(or at a path that does not exist yet)")
@@ -181,6 +189,9 @@ def config_hash(config: Any, length: int = 16) -> str:
                              separators=(",", ":")).encode()
     except RecursionError:
         raise ValueError("config_hash: config refers to itself or is nested too deeply to hash") from None
+    except TypeError as err:   # where the value without a stable JSON form sits, named as part of config
+        text = str(err)
+        raise TypeError(text if text.startswith("config") else f"config_hash: config{text}") from None
     return hashlib.sha256(blob).hexdigest()[:length]
 
 

@@ -9,7 +9,7 @@ exhaust memory on it. So, before a byte is read:
   not a file (the check is an ``os.stat``, which never blocks);
 * a JSON file larger than :func:`max_json_bytes` (64 MiB unless ``$MFATTN_MAX_JSON_BYTES`` says otherwise)
   is refused, and so is one whose parse would not fit the memory budget (:func:`~mfattn.companion.checks.max_bytes`);
-* every ``.npz`` member's header (shape and dtype) and inflated size are checked against the memory budget,
+* every ``.npz`` member's header (shape and dtype; of every member numpy reads as an array, whatever its name) and inflated size are checked against the memory budget,
   so a 1 KiB file claiming 10¹² elements, or inflating to gigabytes, is refused before anything is allocated.
 
 Every refusal is a :class:`RefusedFileError` (a ValueError) naming the path, what was expected and what came;
@@ -36,6 +36,11 @@ __all__ = ["DamagedFileError", "RefusedFileError", "max_json_bytes", "check_regu
 
 #: The largest JSON file read by default (bytes): the manifests, ledgers and summaries are kilobytes.
 DEFAULT_MAX_JSON_BYTES = 64 << 20
+#: The largest limit a reader accepts (``$MFATTN_MAX_JSON_BYTES``, ``read_text_file``'s ``limit``): a file read
+#: whole into memory, 1 TiB is beyond any machine's; a larger value is a mistyped one (``1e15``), refused by name.
+MAX_JSON_LIMIT = 1 << 40
+#: The block a reader reads at a time: memory grows with what the file holds, never with the limit.
+_READ_BLOCK = 1 << 20
 #: Python objects of a parsed JSON file take up to about this many times the file's size.
 _JSON_INFLATION = 8
 
@@ -63,10 +68,27 @@ class RefusedFileError(DamagedFileError):
 
 
 def max_json_bytes() -> int:
-    """The largest JSON file a reader opens: ``$MFATTN_MAX_JSON_BYTES`` when set, else 64 MiB."""
+    """The largest JSON file a reader opens: ``$MFATTN_MAX_JSON_BYTES`` when set, else 64 MiB. A value that is not
+    a number of bytes from 1 to :data:`MAX_JSON_LIMIT` (1 TiB) is a ValueError naming the variable."""
     from .checks import env_positive
     value = env_positive("MFATTN_MAX_JSON_BYTES", "bytes", at_least=1)
+    if value is not None and value > MAX_JSON_LIMIT:
+        raise ValueError(f"MFATTN_MAX_JSON_BYTES must be a number of bytes of at most {MAX_JSON_LIMIT:,} (1 TiB: a "
+                         f"file read whole into memory); got {os.environ.get('MFATTN_MAX_JSON_BYTES', '').strip()!r}")
     return DEFAULT_MAX_JSON_BYTES if value is None else int(value)
+
+
+def _read_bounded(fh: Any, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the open file ``fh``, read in blocks of :data:`_READ_BLOCK`: what is held
+    grows with the file, never with ``limit`` (``fh.read(limit + 1)`` would allocate the limit first)."""
+    chunks, total = [], 0
+    while total <= limit:
+        block = fh.read(min(_READ_BLOCK, limit + 1 - total))
+        if not block:
+            break
+        chunks.append(block)
+        total += len(block)
+    return b"".join(chunks)
 
 
 def _kind(mode: int) -> str:
@@ -97,18 +119,18 @@ def check_regular_file(path: str | os.PathLike, what: str = "file") -> int:
 
 def read_text_file(path: str | os.PathLike, what: str = "text file", limit: int | None = None) -> str:
     """The UTF-8 text of the regular file ``path``, no larger than ``limit`` bytes (default
-    :func:`max_json_bytes`); a FIFO, a device, a folder or a larger file is a :class:`RefusedFileError`
-    naming it, before it is opened. A missing file is FileNotFoundError as usual."""
+    :func:`max_json_bytes`; at most :data:`MAX_JSON_LIMIT`, 1 TiB); a FIFO, a device, a folder or a larger file is
+    a :class:`RefusedFileError` naming it, before it is opened. A missing file is FileNotFoundError as usual."""
     path = check_path("path", path)
     if limit is not None:
-        check_int("limit", limit, 0)
+        check_int("limit", limit, 0, MAX_JSON_LIMIT)
     size = check_regular_file(path, what)
     limit = max_json_bytes() if limit is None else int(limit)
     if size > limit:
         raise RefusedFileError(path, f"a {what} of at most {limit:,} bytes", f"it has {size:,} bytes",
                                "set MFATTN_MAX_JSON_BYTES to raise the limit")
     with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
+        data = _read_bounded(fh, limit)
     if len(data) > limit:
         raise RefusedFileError(path, f"a {what} of at most {limit:,} bytes", "it grew past that while read")
     try:
@@ -149,7 +171,7 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
         raise RefusedFileError(path, "a JSON file whose parse fits in memory", str(err)) from None
     try:
         with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+            data = _read_bounded(fh, limit)
         if len(data) > limit:  # it grew after the check
             raise RefusedFileError(path, f"a JSON file of at most {limit:,} bytes", "it grew past that while read")
         return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
@@ -233,7 +255,11 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
     claimed = 0
     for info in members:
         if not info.filename.endswith(".npy"):
-            continue
+            # numpy reads any member that starts with the .npy magic as an array, whatever its name: its header
+            # is checked as well; any other member is returned as its bytes (counted in `inflated` above)
+            with archive.open(info) as fh:
+                if fh.read(len(npformat.MAGIC_PREFIX)) != npformat.MAGIC_PREFIX:
+                    continue
         with archive.open(info) as fh:
             version = npformat.read_magic(fh)
             if version == (1, 0):

@@ -18,6 +18,8 @@ this one decides *what* may be written *where* and writes it atomically.
 from __future__ import annotations
 
 import contextlib
+import decimal
+import errno
 import io
 import json
 import math
@@ -38,11 +40,43 @@ __all__ = ["finite_or_none", "make_folder", "check_target_folder", "temporary_pa
 
 
 # --- JSON encoding ---------------------------------------------------------------------------------------------
-def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool = False) -> Any:
+def _check_plain(values: Any, where: str, dtype: Any) -> None:
+    """``values`` (an array's ``tolist()``) holds only what ``json.dumps`` writes (numbers, strings, True/False, None,
+    lists, tuples, dicts of them), else a TypeError naming where it sits: complex numbers, dates, bytes, objects."""
+    if isinstance(values, (list, tuple)):
+        for i, v in enumerate(values):
+            _check_plain(v, f"{where}[{i}]", dtype)
+    elif isinstance(values, dict) and all(k is None or isinstance(k, (str, int, float)) for k in values):
+        for k, v in values.items():
+            _check_plain(v, f"{where}[{k!r}]", dtype)
+    elif values is not None and not isinstance(values, (str, int, float)):
+        raise TypeError(f"{where or '(the value itself)'}: an array or number of dtype {dtype} holds "
+                        f"{type(values).__name__} values ({values!r:.40}), which have no JSON form; store real "
+                        "numbers (e.g. the real and imaginary parts) or strings")
+
+
+def _tolist(obj: Any, where: str) -> Any:
+    """``obj.tolist()`` of a numpy array or scalar or a torch tensor, checked to hold JSON's values only: a tensor
+    that holds no values (on the meta device) or of a dtype without a JSON form is a TypeError naming ``where``."""
+    try:
+        values = obj.tolist()
+    except (NotImplementedError, RuntimeError, TypeError, ValueError) as err:
+        raise TypeError(f"{where or '(the value itself)'}: {type(obj).__name__} of dtype {obj.dtype} has no values to "
+                        f"store ({str(err).splitlines()[0][:80]})") from None
+    kind = getattr(obj.dtype, "kind", None)   # numpy's; a torch dtype has none (real ones give plain numbers)
+    if (kind not in tuple("biufU")) if kind is not None else getattr(obj.dtype, "is_complex", False):
+        _check_plain(values, where, obj.dtype)
+    return values
+
+
+def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool = False,
+              repr_ok: bool = True) -> Any:
     """``obj`` as JSON-able values (dict keys sorted, numpy/torch arrays by value). Anything else is its
-    ``repr``; with ``strict`` (cache keys) a value without a stable representation is a TypeError naming
-    where it sits: an object whose repr shows a memory address, a set whose items cannot be sorted. With
-    ``json_only`` (the JSON writer) every value without a JSON form is a TypeError naming where it sits."""
+    ``repr`` (unless ``repr_ok=False``: then a TypeError naming where it sits); with ``strict`` (cache keys) a
+    value without a stable representation is a TypeError naming where it sits: an object whose repr shows a
+    memory address, a set whose items cannot be sorted. With ``json_only`` (the JSON writer) every value without a
+    JSON form is a TypeError naming where it sits. An array, number or tensor whose values have no JSON form
+    (complex, dates, a tensor on the meta device) is a TypeError naming where it sits in every mode."""
     if isinstance(obj, dict):
         if json_only or strict:   # JSON's keys are strings; json.dumps turns numbers into strings, nothing else
             bad = next((k for k in obj if k is not None and not isinstance(k, (str, int, float, np.number, np.bool_))),
@@ -53,14 +87,14 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
         if (strict or json_only) and len({str(k) for k in obj}) < len(obj):   # 1 and '1': one JSON key for two
             clash = sorted({str(k) for k in obj if sum(str(j) == str(k) for j in obj) > 1})
             raise ValueError(f"{where or '(the value itself)'}: keys {clash} of different types are one JSON key")
-        return {str(k): _jsonable(v, strict, f"{where}[{str(k)!r}]", json_only)
+        return {str(k): _jsonable(v, strict, f"{where}[{str(k)!r}]", json_only, repr_ok)
                 for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):
-        return [_jsonable(v, strict, f"{where}[{i}]", json_only) for i, v in enumerate(obj)]
+        return [_jsonable(v, strict, f"{where}[{i}]", json_only, repr_ok) for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
         if json_only and obj.dtype.kind not in "biufU":
             raise TypeError(f"{where or '(the value itself)'}: an array of dtype {obj.dtype} has no JSON form")
-        return {"__ndarray__": obj.tolist(), "dtype": str(obj.dtype)}
+        return {"__ndarray__": _tolist(obj, where), "dtype": str(obj.dtype)}
     if json_only and isinstance(obj, np.bool_):
         return bool(obj)
     if isinstance(obj, (np.integer,)):
@@ -70,10 +104,10 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
     if isinstance(obj, Path):
         return str(obj)
     if hasattr(obj, "tolist") and hasattr(obj, "dtype"):  # torch tensors, without importing torch
-        return {"__tensor__": obj.tolist(), "dtype": str(obj.dtype)}
+        return {"__tensor__": _tolist(obj, where), "dtype": str(obj.dtype)}
     if isinstance(obj, (str, int, float, bool)) or obj is None:
         return obj
-    if json_only:
+    if json_only or not repr_ok:
         raise TypeError(f"{where or '(the value itself)'}: {type(obj).__name__} {repr(obj)[:60]} has no JSON form; "
                         f"store numbers, strings, lists, dicts or arrays (str() it first if its text is meant)")
     if strict and isinstance(obj, (set, frozenset)):
@@ -112,15 +146,30 @@ def _non_finite(obj: Any, where: str = "") -> str | None:
 
 def finite_or_none(obj: Any) -> Any:
     """``obj`` (nested dicts, lists, tuples, numbers; numpy arrays and torch tensors as nested lists) with every NaN
-    or infinite float replaced by None: what a result summary stores where a number is missing (standard JSON has
-    null, not NaN)."""
+    or infinite float (a ``Decimal`` NaN or infinity too) replaced by None: what a result summary stores where a
+    number is missing (standard JSON has null, not NaN). A tensor that holds no values (on the meta device) is a
+    TypeError, an object that holds itself (or is nested too deeply) a ValueError."""
+    try:
+        return _finite_or_none(obj)
+    except RecursionError:
+        raise ValueError("finite_or_none: obj refers to itself or is nested too deeply to store") from None
+
+
+def _finite_or_none(obj: Any) -> Any:
     if hasattr(obj, "tolist") and hasattr(obj, "dtype") and not isinstance(obj, np.generic):
-        return finite_or_none(obj.tolist())      # an array or tensor: its numbers, NaN as None
+        try:
+            values = obj.tolist()
+        except (NotImplementedError, RuntimeError) as err:   # a meta tensor: no values
+            raise TypeError(f"finite_or_none: obj is a {type(obj).__name__} of dtype {obj.dtype} that holds no "
+                            f"values ({str(err).splitlines()[0][:80]})") from None
+        return _finite_or_none(values)      # an array or tensor: its numbers, NaN as None
     if isinstance(obj, dict):
-        return {k: finite_or_none(v) for k, v in obj.items()}
+        return {k: _finite_or_none(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [finite_or_none(v) for v in obj]
+        return [_finite_or_none(v) for v in obj]
     if isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
+        return None
+    if isinstance(obj, decimal.Decimal) and not obj.is_finite():
         return None
     return obj
 
@@ -136,6 +185,34 @@ def _strict_dumps(obj: Any, what: str, **kwargs: Any) -> str:
 
 
 # --- where mfattn may write --------------------------------------------------------------------------------------
+def _symlink_loop(path: Path) -> bool:
+    """True when resolving ``path`` meets a symbolic-link loop (a link that points, through others, to itself)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    except RuntimeError:   # pragma: no cover (older Pythons)
+        return True
+    return False
+
+
+def _resolved(value: str | os.PathLike, name: str, expand: bool = True) -> Path:
+    """``value`` expanded (``~``, when ``expand``) and resolved, or a ValueError naming ``name`` when it is a symlink
+    loop (where ``Path.resolve`` raises a RuntimeError of its own, or an OSError, naming no parameter)."""
+    path = Path(value).expanduser() if expand else Path(value)
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError) as err:
+        if isinstance(err, OSError) and err.errno != errno.ELOOP:
+            raise
+        resolved = None
+    if resolved is None or _symlink_loop(path):
+        raise ValueError(f"{name}: {os.fspath(value)} is a symlink loop (a symbolic link that points, through others, "
+                         f"back to itself): nothing can be read or written there; point {name} at a real folder or file")
+    return resolved
+
+
+
 #: Folders nothing is written into (nor created in): the root and the system's own folders.
 SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
                             "/sbin", "/sys", "/usr", "/var"})
@@ -175,6 +252,9 @@ def check_target_folder(folder: str | os.PathLike, name: str = "path") -> Path:
     ``/dev``, ``/proc`` or ``/sys`` is refused. Where ``folder`` does not exist yet, the existing folder it would
     be created in must not be the root or a system folder either (a home folder may hold new folders)."""
     folder = check_path("folder", folder).expanduser()
+    if _symlink_loop(folder):   # it "does not exist" to Path.exists: it would pass as a folder still to be made
+        raise ValueError(f"{name}: {folder} is a symlink loop (a symbolic link that points, through others, back to "
+                         f"itself), not a folder files can be written into; choose a folder of your own")
     why = _refusal(folder)
     if why is not None:
         raise PermissionError(f"{name}: {folder} {why}; mfattn does not write there: choose a folder of "
@@ -248,6 +328,11 @@ def temporary_path(folder: str | os.PathLike, name: str, suffix: str = ".tmp") -
     for label, text in (("name", name), ("suffix", suffix)):
         if not isinstance(text, str) or "/" in text or "\0" in text:
             raise TypeError(f"{label} must be a string without '/' (part of a file name); got {text!r}"[:200])
+        try:
+            os.fsencode(text)
+        except UnicodeEncodeError as err:   # a lone surrogate: no file system name holds it
+            raise ValueError(f"{label} must be text a file name can hold; {err.object[err.start:err.end]!r} at "
+                             f"position {err.start} cannot be encoded") from None
     folder = make_folder(folder)
     fd, tmp = tempfile.mkstemp(prefix=f".{name[:80]}.pid{os.getpid()}-{_host()}.", suffix=suffix, dir=folder)
     os.close(fd)
@@ -348,6 +433,9 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     path = check_path("path", path)
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"{path}: data must be bytes; got {type(data).__name__}")
+    if isinstance(data, memoryview) and not data.c_contiguous:   # write() takes only a contiguous buffer
+        raise ValueError(f"{path}: data must be a C-contiguous buffer; got a non-contiguous memoryview of shape "
+                         f"{data.shape} (bytes(data) copies it in order)")
     with _atomic_target(path) as tmp:
         with open(tmp, "wb") as fh:
             fh.write(data)
@@ -386,6 +474,18 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     return atomic_write_text(path, _strict_dumps(plain, str(path), indent=2, sort_keys=True) + "\n")
 
 
+def _as_array(path: Any, key: str, value: Any) -> np.ndarray:
+    """``np.asarray(value)``, or an error naming ``path`` and the array ``key``: a ragged nested list (ValueError), a
+    tensor that requires grad, lives on the meta device or has a dtype numpy lacks (TypeError)."""
+    try:
+        return np.asarray(value)
+    except ValueError as err:
+        raise ValueError(f"{path}: array {key!r} is not an array ({str(err).splitlines()[0][:120]}: a ragged list?)") from None
+    except (TypeError, RuntimeError, NotImplementedError) as err:
+        raise TypeError(f"{path}: array {key!r} ({type(value).__name__}) cannot be stored as a numpy array "
+                        f"({str(err).splitlines()[0][:120]})") from None
+
+
 def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
     """Save arrays to a compressed ``.npz`` atomically. An array of Python objects (which only pickle could
     store, and :func:`~mfattn.companion.store_read.load_npz` never unpickles) is a TypeError naming it."""
@@ -396,7 +496,7 @@ def atomic_save_npz(path: str | os.PathLike, **arrays: Any) -> Path:
                 or any(part in ("", ".", "..") for part in key.split("/"))):
             raise ValueError(f"{path}: array name {key!r} is not a relative member name (no leading '/', no '.', "
                              "'..' or empty part, no '\\' or NUL: it becomes a file name inside the archive)")
-        arr = np.asarray(value)
+        arr = _as_array(path, key, value)
         if arr.dtype.hasobject:
             raise TypeError(f"{path}: array {key!r} holds Python objects (dtype object), which an .npz cannot "
                             f"store without pickle; store numbers or strings")
