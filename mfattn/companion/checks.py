@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_real", "check_positive", "check_probability",
+__all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_real", "check_edges", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
            "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
@@ -117,6 +117,20 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
         hi = "" if maximum is None else f"<= {maximum:g}"
         raise ValueError(f"{name} must be {' and '.join(p for p in (lo, hi) if p)}; got {value!r}")
     return value
+
+
+def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: bool = True,
+                minimum: float | None = None, maximum: float | None = None, open_range: bool = False) -> tuple[float, float]:
+    """Two thresholds of one rule, ``low`` below ``high`` (``<=`` when not ``strict``): each a finite real number (not
+    a bool, not NaN) in ``[minimum, maximum]`` (open at ``minimum`` when ``open_range``), e.g. a 'holds' edge and the
+    looser 'partly' edge of a rule, or the two ends of an interval. A wrong kind is a TypeError, a NaN, a value out of
+    range or the pair in the wrong order a ValueError naming both. Returns ``(low, high)`` as floats."""
+    a = check_real(low_name, low, minimum=minimum, maximum=maximum, strict=open_range)
+    b = check_real(high_name, high, minimum=minimum, maximum=maximum, strict=open_range)
+    if a > b or (strict and a == b):
+        raise ValueError(f"{low_name} must be {'below' if strict else 'at most'} {high_name} (the rule's edges in this "
+                         f"order); got {low_name}={low!r}, {high_name}={high!r}")
+    return a, b
 
 
 def check_positive(name: str, value: Any, allow_inf: bool = False) -> float:

@@ -42,7 +42,8 @@ from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensi
     threshold_alternatives
 
 __all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "ClaimError", "Undecidable", "record", "check_claims",
-           "below", "above", "identity", "FiniteNumbers", "finite_rule", "finite_factory", "raw_numbers", "identity_examples", "identity_claim", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
+           "below", "above", "identity", "FiniteNumbers", "finite_rule", "finite_factory", "finite_numbers",
+           "raw_numbers", "identity_examples", "identity_claim", "IDENTITY_HOW", "CLAIM_MODULES", "declared",
            "decide_chapter", "record_chapter", "redecide"]
 
 #: What a rule returns: the claim holds, holds only in part or with a measurable difference, or fails.
@@ -121,8 +122,8 @@ class FiniteNumbers(dict):
     def _checked(self, key: Any, value: Any) -> Any:
         bad = _not_finite_at(value)
         if bad is not None:
-            raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot be compared with "
-                              "the rule's thresholds")
+            raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot decide the claim (a "
+                              "NaN compares False with every threshold)")
         return value
 
     def __getitem__(self, key: Any) -> Any:
@@ -130,6 +131,14 @@ class FiniteNumbers(dict):
 
     def get(self, key: Any, default: Any = None) -> Any:
         return self._checked(key, super().get(key, default))
+
+
+def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:
+    """``numbers`` read through :class:`FiniteNumbers` (itself where it already is): for a helper of the rules that is
+    also called on its own."""
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
+    return numbers if isinstance(numbers, FiniteNumbers) else FiniteNumbers(numbers)
 
 
 def raw_numbers(numbers: Mapping[str, Any]) -> Mapping[str, Any]:
