@@ -120,16 +120,18 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
 
 
 def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: bool = True,
-                minimum: float | None = None, maximum: float | None = None, open_range: bool = False) -> tuple[float, float]:
+                minimum: float | None = None, maximum: float | None = None, open_range: bool = False,
+                allow_inf: bool = False) -> tuple[float, float]:
     """Two thresholds of one rule, ``low`` below ``high`` (``<=`` when not ``strict``): each a finite real number (not
     a bool, not NaN) in ``[minimum, maximum]`` (open at ``minimum`` when ``open_range``), e.g. a 'holds' edge and the
-    looser 'partly' edge of a rule, or the two ends of an interval. A wrong kind is a TypeError, a NaN, a value out of
+    looser 'partly' edge of a rule, or the two ends of an interval (``allow_inf``: an infinite end too, the interval
+    of a test that does not reject). A wrong kind is a TypeError, a NaN, a value out of
     range or the pair in the wrong order a ValueError naming both. Returns ``(low, high)`` as floats."""
-    a = check_real(low_name, low, minimum=minimum, maximum=maximum, strict=open_range)
-    b = check_real(high_name, high, minimum=minimum, maximum=maximum, strict=open_range)
+    a = check_real(low_name, low, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
+    b = check_real(high_name, high, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
     if a > b or (strict and a == b):
-        raise ValueError(f"{low_name} must be {'below' if strict else 'at most'} {high_name} (the rule's edges in this "
-                         f"order); got {low_name}={low!r}, {high_name}={high!r}")
+        raise ValueError(f"{low_name} must be {'below' if strict else 'at most'} {high_name}; got {low_name}={low!r}, "
+                         f"{high_name}={high!r}")
     return a, b
 
 
