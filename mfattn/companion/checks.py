@@ -127,6 +127,8 @@ def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: b
     looser 'partly' edge of a rule, or the two ends of an interval (``allow_inf``: an infinite end too, the interval
     of a test that does not reject). A wrong kind is a TypeError, a NaN, a value out of
     range or the pair in the wrong order a ValueError naming both. Returns ``(low, high)`` as floats."""
+    for flag, value in (("strict", strict), ("open_range", open_range), ("allow_inf", allow_inf)):
+        check_bool(flag, value)
     a = check_real(low_name, low, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
     b = check_real(high_name, high, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
     if a > b or (strict and a == b):

@@ -116,6 +116,8 @@ class FiniteNumbers(dict):
     __slots__ = ("raw",)
 
     def __init__(self, numbers: Mapping[str, Any]):
+        if not isinstance(numbers, Mapping):
+            raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
         super().__init__(numbers)
         self.raw = numbers
 
@@ -143,14 +145,19 @@ def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:
 
 def raw_numbers(numbers: Mapping[str, Any]) -> Mapping[str, Any]:
     """The numbers as stored, without the guard of :class:`FiniteNumbers` (a rule that reads a NaN on purpose)."""
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
     return numbers.raw if isinstance(numbers, FiniteNumbers) else numbers
 
 
 def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[str, Any]], str]:
     """``rule`` reading the numbers through :class:`FiniteNumbers`: a NaN or infinite number it reads makes the claim
     "not tested" (:class:`Undecidable`), never a grade. Rule factories (``*_at``) apply it to the rule they return;
-    :class:`Claim` applies it to its rule, to the rules ``rule_at`` makes and to its alternatives' rules."""
-    if getattr(rule, "__finite_reads__", False) or not callable(rule):
+    :class:`Claim` applies it to its rule, to the rules ``rule_at`` makes and to its alternatives' rules. A note whose
+    wording compares the numbers (not only quotes them) applies it too."""
+    if not callable(rule):
+        raise TypeError(f"rule must be callable (numbers -> grade); got {type(rule).__name__}")
+    if getattr(rule, "__finite_reads__", False):
         return rule
 
     def guarded(numbers):
@@ -167,7 +174,9 @@ def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[s
 
 def finite_factory(rule_at: Callable[..., Callable]) -> Callable[..., Callable]:
     """A rule factory whose rules read through :func:`finite_rule`."""
-    if getattr(rule_at, "__finite_reads__", False) or not callable(rule_at):
+    if not callable(rule_at):
+        raise TypeError(f"rule_at must be callable (thresholds -> rule); got {type(rule_at).__name__}")
+    if getattr(rule_at, "__finite_reads__", False):
         return rule_at
 
     def made(*args, **kwargs):
