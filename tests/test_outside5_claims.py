@@ -369,6 +369,7 @@ def test_the_guard_reads_only_what_a_rule_reads():
     with pytest.raises(Undecidable, match="x"):
         rule({"x": NAN})
     assert math.isnan(verdicts.raw_numbers(verdicts.FiniteNumbers({"x": NAN}))["x"])
+    assert math.isnan(verdicts.FiniteNumbers({}).get("x", NAN))    # a caller's default is no stored number
     assert verdicts.finite_rule(rule) is rule
 
 

@@ -132,7 +132,8 @@ class FiniteNumbers(dict):
         return self._checked(key, super().__getitem__(key))
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self._checked(key, super().get(key, default))
+        # the caller's default (a NaN marker, say) is not a stored number: only a stored value is checked
+        return self._checked(key, super().__getitem__(key)) if key in self else default
 
 
 def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:
