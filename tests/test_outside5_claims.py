@@ -286,10 +286,7 @@ ROWS = [
     ("b0710", lambda t: __import__("mfattn.dynamics.claims_memory", fromlist=["x"]).low_frequency_at(1.5), ValueError,
      r"share"),
     ("b0729", lambda t: _b().basins_at(9)(S("dmft", n_multi=NAN)), Undecidable, r"n_multi"),
-    ("b0730", lambda t: _b().neimark_sacker_at(0.01)(S("dmft", ns_beta=NAN)), Undecidable, r"ns_beta"),
     ("b0731", lambda t: _b().staircase_at(0.002)(S("dmft", rho_birth=NAN)), Undecidable, r"rho_birth"),
-    ("b0732", lambda t: __import__("mfattn.dynamics.claims_birth", fromlist=["x"]).birth_at(10, 0.1)(
-        S("dmft", ns_beta=NAN)), Undecidable, r"ns_beta"),
     ("b0792", lambda t: _b().torus_betas(S("dmft", ns_beta=NAN)), Undecidable, r"ns_beta"),
     ("b0797", lambda t: _lam().noise_lt(nan1("dmft", "f4_lyapunov")), Undecidable, r"f4_lyapunov"),
     ("b0798", lambda t: _lam().torus_interval(S("dmft", ns_beta=NAN)), KeyError, r"ns_beta"),
@@ -400,6 +397,30 @@ def test_valid_factories_and_helpers_still_decide_as_before():
     glue = claims_deq_prose.variant_glue(S("deq", var_naive_loss=NAN))
     assert glue["full-naive-loss-ratio"] == "n/a"     # a NaN loss is not stored: no ratio, no comparison
     assert _seeds().seeds_of({"a_seeds": [1.0, 2.0], "b_seeds": 3}) == 2   # an int ending _seeds is a count
+
+
+def test_a_nan_crossing_is_no_crossing_as_documented():
+    """b0730, b0732 (documented): the beyond section stores "no crossing" as NaN (beyond_numbers reads it as None);
+    the Neimark-Sacker and torus-birth rules read a NaN crossing as none found: fails, as for None."""
+    from mfattn.dynamics import claims_birth
+
+    for ns in (NAN, None):
+        assert _b().neimark_sacker_at(0.01)(S("dmft", ns_beta=ns)) == "fails"
+        assert claims_birth.birth_at(10, 0.1)(S("dmft", ns_beta=ns)) == "fails"
+    assert _b().neimark_sacker_at(0.01)(_stored("dmft")) == "holds"
+
+
+def test_a_threshold_moved_past_its_range_is_an_alternative_that_cannot_decide():
+    """A threshold moved by its noise past the rule's range (a band below 1) is listed as 'cannot decide', never an
+    error that stops the chapter's verdicts."""
+    from mfattn.companion.premises import Threshold, threshold_alternatives
+
+    alts = threshold_alternatives(lambda band: _x().one_sided_rule(band=band),
+                                  (Threshold("band", 1.5, "convention", "a factor of 1.5 either way is roughly equivalent",
+                                            noise=1.0),), {})
+    with pytest.raises(Undecidable, match="band moved to 0.5"):
+        alts[0].rule({})
+    assert alts[1].rule({**{f"loss_ratio_{d}_{p}": 1.2 for d in (10, 50) for p in (2, 5, 10, 25)}}) == "holds"
 
 
 def test_every_claim_still_decides_the_stored_numbers_as_the_ledger_says():

@@ -93,12 +93,14 @@ def _angle_error(s) -> float:
 def neimark_sacker_at(angle_tol: float):
     """A Neimark-Sacker crossing: a complex pair of Floquet multipliers crossing the unit circle at an angle more than
     ``angle_tol`` (rad, > 0) from 0 and π holds, within it of a strong resonance (π/2, 2π/3) partly; no crossing or a
-    real multiplier fails."""
-    check_real("angle_tol", angle_tol, minimum=0.0, maximum=math.pi / 2, strict=True)
+    real multiplier fails. A crossing or angle stored as None or NaN is no crossing (as :func:`beyond_numbers` reads
+    beyond.json): fails. ``angle_tol`` a finite number (moved by its noise, it may pass 0)."""
+    check_real("angle_tol", angle_tol)
 
     @verdicts.finite_rule
     def rule(s):
-        beta, th = s["ns_beta"], s["ns_angle"]
+        # NaN is "no crossing" here (the producer's convention), read past FiniteNumbers on purpose
+        beta, th = verdicts.raw_numbers(s)["ns_beta"], verdicts.raw_numbers(s)["ns_angle"]
         if not (_finite(beta) and _finite(th)) or min(th, math.pi - th) <= angle_tol:
             return "fails"  # no crossing, or a real multiplier crosses (fold at +1, flip at −1): not Neimark-Sacker
         return "partly" if _resonance(th) <= angle_tol else "holds"

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..companion.checks import check_edges
 from ..companion.premises import Threshold
-from ..companion.verdicts import finite_numbers
+from ..companion.verdicts import finite_numbers, raw_numbers
 
 __all__ = ["LT", "LC", "T_SAVED", "PERIODIC", "UNCONVERGED", "TORUS", "CHAOTIC", "UNDECIDED", "CLASS_NAMES",
            "LAMBDA_HOW"]   # its functions are the verdicts' own (read by the claims modules), not an API
@@ -112,8 +112,10 @@ def kind(lam, period, lt: float = LT, lc: float = LC) -> str:
 
 
 def orbits(s: Mapping[str, Any], p: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(betas, λ_max, period)`` of the stored diagram ``p`` ("a": Fig. 3a, "z": the zoom) from the numbers."""
-    o = s[f"{p}_orbit_arrays"]
+    """``(betas, λ_max, period)`` of the stored diagram ``p`` ("a": Fig. 3a, "z": the zoom) from the numbers. A λ_max
+    that is not finite is kept: it is a class of its own (undecided; dmft-lyapunov asks for a finite λ everywhere)."""
+    # per-β arrays whose NaN λ the classes read on purpose: past verdicts.FiniteNumbers
+    o = raw_numbers(s)[f"{p}_orbit_arrays"]
     return (np.asarray(o["betas"], dtype=np.float64), np.asarray(o["lyapunov"], dtype=np.float64),
             np.asarray(o["period"]))
 

@@ -148,7 +148,8 @@ def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT,
     check_real("band", band, minimum=0.0)   # a half-width around the predicted slope
 
     def rule(s):
-        ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
+        # the errors are checked below, those of the N the fit uses only (a bad one outside the regime is not read)
+        ns, errs = s["error_ns"], verdicts.raw_numbers(s)[f"horizon_errors_{t}"]
         if len(ns) != len(errs):
             raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
         keep = list(range(len(ns)))[-largest:] if largest else _inside(s, t, cut)

@@ -78,10 +78,8 @@ def plateau_summary(found: list[dict], top: int = 5) -> str:
             raise ValueError(f"found: each plateau's fraction must be a fraction p/q (a string such as '1/4', or an "
                              f"int); got {p['fraction']!r}") from None
         lo, hi = p["beta_lo"], p["beta_hi"]
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (lo, hi)) \
-                or lo > hi:
-            raise ValueError(f"found: each plateau's beta_lo and beta_hi must be finite numbers, beta_lo <= beta_hi; "
-                             f"got {lo!r} and {hi!r}")
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (lo, hi)):
+            raise ValueError(f"found: each plateau's beta_lo and beta_hi must be finite numbers; got {lo!r} and {hi!r}")
     ranked = sorted(found, key=lambda p: (-(p["beta_hi"] - p["beta_lo"]), p["beta_lo"]))
     text = "; ".join(f"{p['fraction']} on β ∈ [{p['beta_lo']:.5f}, {p['beta_hi']:.5f}] "
                      f"(width {p['beta_hi'] - p['beta_lo']:.1e})" for p in ranked[:top]) or "none"

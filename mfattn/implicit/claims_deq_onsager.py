@@ -70,7 +70,10 @@ def fixed_effect_interval(s, key: str = "gain_naive") -> tuple[float, float, flo
 
 def _onsager_at(floor: float, key: str = "gain_naive"):
     decide = _onsager_decide(floor)
-    return lambda s: decide(s, s.get(key, math.nan), s[f"{key}_lo"], s[f"{key}_hi"])
+    # an interval of (−∞, +∞) (a test that does not reject) is inconclusive, and so is one with a NaN end (neither end
+    # compares): decide raises Undecidable, never a grade; so the interval is read past verdicts.FiniteNumbers
+    return lambda s: decide(s, s.get(key, math.nan), verdicts.raw_numbers(s)[f"{key}_lo"],
+                            verdicts.raw_numbers(s)[f"{key}_hi"])
 
 
 def _floor_check(s):
