@@ -308,7 +308,8 @@ ROWS = [
      r"\bx\b.*NaN at \[0, 1\]"),
     ("guard-type", lambda t: verdicts.FiniteNumbers([1, 2]), TypeError, r"numbers"),
     ("edges-nan", lambda t: checks.check_edges("holds", NAN, "partly", 0.5), ValueError, r"holds"),
-    ("edges-order", lambda t: checks.check_edges("holds", 0.5, "partly", 0.5), ValueError, r"holds.*partly"),
+    ("edges-order", lambda t: checks.check_edges("holds", 0.5, "partly", 0.4), ValueError, r"holds.*partly"),
+    ("edges-strict", lambda t: checks.check_edges("lo", 0.5, "hi", 0.5, strict=True), ValueError, r"lo.*below.*hi"),
     ("edges-flag", lambda t: checks.check_edges("a", 0.1, "b", 0.5, strict="yes"), TypeError, r"strict"),
 ]
 

@@ -119,10 +119,11 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
     return value
 
 
-def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: bool = True,
+def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: bool = False,
                 minimum: float | None = None, maximum: float | None = None, open_range: bool = False,
                 allow_inf: bool = False) -> tuple[float, float]:
-    """Two thresholds of one rule, ``low`` below ``high`` (``<=`` when not ``strict``): each a finite real number (not
+    """Two thresholds of one rule, ``low`` at most ``high`` (below it when ``strict``; equal edges leave a rule's
+    'partly' band empty, which a moved threshold may do): each a finite real number (not
     a bool, not NaN) in ``[minimum, maximum]`` (open at ``minimum`` when ``open_range``), e.g. a 'holds' edge and the
     looser 'partly' edge of a rule, or the two ends of an interval (``allow_inf``: an infinite end too, the interval
     of a test that does not reject). A wrong kind is a TypeError, a NaN, a value out of
