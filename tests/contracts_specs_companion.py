@@ -93,6 +93,15 @@ SPECS = {
                                         domain={"only_a": "int>=0", "only_b": "int>=0"},
                                         sizes={"only_a": 10**15}),
     K + "verdicts:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    # --- a rule reads finite numbers only (outside table 5)
+    K + "verdicts:FiniteNumbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "y": [0.1, 0.2]}}),
+    K + "verdicts:finite_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "verdicts:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "verdicts:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
+    K + "verdicts:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
+    K + "checks:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
+                                              "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
+                                   names={"low": ("lo",), "high": ("hi",)}),
 }
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_real", "check_positive", "check_probability",
+__all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_real", "check_edges", "check_positive", "check_probability",
            "check_generator", "check_tensor", "check_device", "check_grid", "check_array", "check_alloc",
            "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
@@ -67,6 +67,15 @@ def check_path(name: str, value: Any):
     return Path(value)
 
 
+def _no_meta(name: str, value: Any) -> Any:
+    """``value``, unless it is a torch tensor on the 'meta' device (a shape and a dtype without values: nothing can
+    be checked or computed from it), which is a ValueError naming ``name``."""
+    if getattr(getattr(value, "device", None), "type", None) == "meta":
+        raise ValueError(f"{name} is a tensor on the 'meta' device (a shape and dtype without values); give a tensor "
+                         f"with values (on the CPU or a CUDA device); got shape {tuple(value.shape)}")
+    return value
+
+
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
     """Return ``value`` as an int if it is an integer (not a bool) in ``[minimum, maximum]``, else raise."""
     for bound, what in ((minimum, "minimum"), (maximum, "maximum")):
@@ -89,6 +98,7 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
     ``allow_inf``) within ``[minimum, maximum]`` (open at ``minimum`` when ``strict``), else raise."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         if hasattr(value, "ndim") and getattr(value, "ndim") == 0 and hasattr(value, "item"):
+            _no_meta(name, value)
             return check_real(name, value.item(), minimum=minimum, maximum=maximum, strict=strict,
                               allow_inf=allow_inf)
         raise TypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
@@ -107,6 +117,25 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
         hi = "" if maximum is None else f"<= {maximum:g}"
         raise ValueError(f"{name} must be {' and '.join(p for p in (lo, hi) if p)}; got {value!r}")
     return value
+
+
+def check_edges(low_name: str, low: Any, high_name: str, high: Any, *, strict: bool = False,
+                minimum: float | None = None, maximum: float | None = None, open_range: bool = False,
+                allow_inf: bool = False) -> tuple[float, float]:
+    """Two thresholds of one rule, ``low`` at most ``high`` (below it when ``strict``; equal edges leave a rule's
+    'partly' band empty, which a moved threshold may do): each a finite real number (not
+    a bool, not NaN) in ``[minimum, maximum]`` (open at ``minimum`` when ``open_range``), e.g. a 'holds' edge and the
+    looser 'partly' edge of a rule, or the two ends of an interval (``allow_inf``: an infinite end too, the interval
+    of a test that does not reject). A wrong kind is a TypeError, a NaN, a value out of
+    range or the pair in the wrong order a ValueError naming both. Returns ``(low, high)`` as floats."""
+    for flag, value in (("strict", strict), ("open_range", open_range), ("allow_inf", allow_inf)):
+        check_bool(flag, value)
+    a = check_real(low_name, low, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
+    b = check_real(high_name, high, minimum=minimum, maximum=maximum, strict=open_range, allow_inf=allow_inf)
+    if a > b or (strict and a == b):
+        raise ValueError(f"{low_name} must be {'below' if strict else 'at most'} {high_name}; got {low_name}={low!r}, "
+                         f"{high_name}={high!r}")
+    return a, b
 
 
 def check_positive(name: str, value: Any, allow_inf: bool = False) -> float:
@@ -142,6 +171,7 @@ def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = No
 
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}")
+    _no_meta(name, value)
     if value.is_complex() or (real and not value.is_floating_point()):
         raise TypeError(f"{name} must be a real floating-point tensor; got dtype {value.dtype}")
     if ndim is not None:
@@ -183,7 +213,12 @@ def check_device(name: str, value: Any):
 
 def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: bool = False) -> np.ndarray:
     """A non-empty 1-d float64 array of finite values (each ``>= minimum``, or ``>`` when ``strict``); complex
-    values are refused, never cast to their real part."""
+    values are refused, never cast to their real part. A torch tensor is read as its values (one that requires grad
+    too: a grid is numbers, no gradient flows through it); a 'meta' tensor, which has none, is refused."""
+    if hasattr(values, "detach") and hasattr(values, "requires_grad"):   # torch tensor
+        _no_meta(name, values)
+        if values.requires_grad:
+            values = values.detach()
     if np.iscomplexobj(values) or (isinstance(values, (list, tuple)) and any(isinstance(v, complex) for v in values)):
         raise TypeError(f"{name} must hold real numbers; got complex values")
     # numpy would read '0.1' as 0.1 and True as 1.0: a grid is numbers, never text or truth values
@@ -213,7 +248,7 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
     ``allow_int=True`` accepts integer arrays too (counts where any number will do). Non-finite entries are
     refused when ``finite``; ``ndim`` is checked when given. Returns float64 (int64 when ``integer``)."""
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch tensor
-        value = value.detach().cpu().numpy()
+        value = _no_meta(name, value).detach().cpu().numpy()
     declared = getattr(value, "dtype", None)
     try:
         arr = np.asarray(value)
@@ -447,6 +482,10 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     raise AssertionError(f"unknown contract rule {rule!r} for {name}")  # a programming error, at import
 
 
+#: The rules whose numpy scalars (np.int64(5), np.float32(2.0); not np.bool_, which is refused) :func:`contract`
+#: hands on to the function as Python numbers.
+_NUMPY_SCALAR_RULE = {"real": True, "realt": True, "int": True}
+
 _WORK_MODULE = None
 
 
@@ -463,7 +502,9 @@ def _work_registry():
 def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None, **rules: str):
     """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
 
-    Each keyword names a parameter and its rule (a trailing ``?`` also admits None):
+    Each keyword names a parameter and its rule (a trailing ``?`` also admits None); a numpy integer or float scalar
+    given for an ``"int"``, ``"real"`` or ``"realt"`` parameter is a valid number and reaches the function as the
+    Python int or float of the same value:
 
     * ``"real"``, ``"real:>0"``, ``">=0"``, ``"[0,1]"``, ``"(0,1]"``, ``"(0,1)"``: a finite real number (not a bool)
       in range; ``"realt:..."``: the same, or a real tensor with every entry in range; ``"realarr:..."``: a number
@@ -509,9 +550,14 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             except TypeError as err:
                 raise TypeError(f"{fn.__name__}(): {err}") from None
             given = bound.arguments
+            plain = {}
             for name, rule in rules.items():
                 if name in given:
                     check_rule(name, given[name], rule)
+                    if _NUMPY_SCALAR_RULE.get(rule.rstrip("?").partition(":")[0]) and isinstance(
+                            given[name], (np.integer, np.floating)):
+                        plain[name] = given[name].item()   # np.int64(5) -> 5, np.float32(2.0) -> 2.0
+            given.update(plain)
             work = _work_registry()
             if key in work.WORK:  # its loops' budget (mfattn/companion/work.py), before buffers and body
                 bound.apply_defaults()
@@ -520,6 +566,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
                 bound.apply_defaults()
                 for name, nbytes in alloc(bound.arguments):
                     check_alloc(name, nbytes)
+            if plain:   # the body sees Python numbers (a numpy scalar is a valid number, never a float32 result)
+                return fn(*bound.args, **bound.kwargs)
             return fn(*args, **kwargs)
 
         checked.__contract__ = dict(rules)

@@ -281,9 +281,20 @@ def threshold_alternatives(rule_at: Callable[..., Callable], thresholds: Sequenc
                 moved, how = t.value * noise ** sign, f"{_fmt(t.value)} {'/' if sign < 0 else '×'} {_fmt(noise)}"
             else:
                 moved, how = t.value + sign * noise, f"{_fmt(t.value)} {word} its noise {_fmt(noise)}"
-            out.append(Alternative(f"{t.name} = {_fmt(moved)} ({how})", "threshold",
-                                   rule_at(**{**values, t.name: moved})))
+            try:
+                rule = rule_at(**{**values, t.name: moved})
+            except ValueError as err:   # moved past the rule's range (a tolerance below 0): that reading decides nothing
+                rule = _cannot_decide(f"{t.name} moved to {_fmt(moved)} is outside the rule's range ({err})")
+            out.append(Alternative(f"{t.name} = {_fmt(moved)} ({how})", "threshold", rule))
     return out
+
+
+def _cannot_decide(why: str) -> Callable[[Numbers], str]:
+    def rule(s):
+        from .verdicts import Undecidable
+
+        raise Undecidable(why)
+    return rule
 
 
 def sensitivity(primary: str, alternatives: Sequence[Alternative], numbers: Numbers,

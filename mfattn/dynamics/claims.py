@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..companion import verdicts
+from ..companion.checks import check_bool, check_choice, check_edges, check_real
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim, Undecidable
 from . import claims_lambda as lam_
@@ -153,7 +154,15 @@ def route_at(lt: float, lc: float, start_share: float, jump: float = JUMP, p: st
              bins: bool = False, from_first: bool = False):
     """The paper's order in diagram ``p``: a periodic start (``start_share`` of the β before the first torus), tori
     before chaos; windows of periodic orbits among the chaotic β and an abrupt onset of chaos (λ_max from a quiet
-    orbit to deep chaos within ``jump`` grid steps) for "holds"."""
+    orbit to deep chaos within ``jump`` grid steps, >= 0) for "holds". ``0 < lt < lc``, ``start_share`` in [0, 1]."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+    check_real("start_share", start_share, minimum=0.0, maximum=1.0)
+    check_real("jump", jump, minimum=0.0)
+    check_choice("p", p, ("a", "z", "l"))
+    check_bool("bins", bins)
+    check_bool("from_first", from_first)
+
+    @verdicts.finite_rule
     def rule(s):
         g = _stages(*_classes(s, p, lt, lc, window, bins), lt)
         if (not g["tori"] or not g["chaotic"] or g["start_share"] < start_share
@@ -222,7 +231,14 @@ def bin_rule_at(lt: float, lc: float, holds_below: float, partly_below: float, p
     """The share of β whose bin-rule class differs from the orbit's (undecided orbits left out), pooled over both
     diagrams (``per_class``: the largest share of wrong labels among the rule's labels in either diagram;
     ``long_ok``: a cycle of period 80 or more labelled quasi-periodic counts as right, since it fills as many bins as
-    the rule's periodic limit allows and looks like a curve)."""
+    the rule's periodic limit allows and looks like a curve). ``0 < lt < lc``; the share below ``holds_below`` holds,
+    below ``partly_below`` partly (``holds_below`` < ``partly_below``, shares in [0, 1])."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+    check_edges("holds_below", holds_below, "partly_below", partly_below, minimum=0.0, maximum=1.0)
+    for name, flag in (("per_class", per_class), ("relabel", relabel), ("long_ok", long_ok)):
+        check_bool(name, flag)
+
+    @verdicts.finite_rule
     def rule(s):
         wrong, total, worst = 0, 0, 0.0
         for p in ("a", "z"):

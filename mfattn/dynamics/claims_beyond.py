@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..companion import verdicts
+from ..companion.checks import check_bool, check_choice, check_edges, check_positive, check_real
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim
 from . import claims_lambda as lam_
@@ -90,8 +91,16 @@ def _angle_error(s) -> float:
 # --- rules (each a factory of its thresholds) -------------------------------------------------------------------
 
 def neimark_sacker_at(angle_tol: float):
+    """A Neimark-Sacker crossing: a complex pair of Floquet multipliers crossing the unit circle at an angle more than
+    ``angle_tol`` (rad, > 0) from 0 and π holds, within it of a strong resonance (π/2, 2π/3) partly; no crossing or a
+    real multiplier fails. A crossing or angle stored as None or NaN is no crossing (as :func:`beyond_numbers` reads
+    beyond.json): fails. ``angle_tol`` a finite number (moved by its noise, it may pass 0)."""
+    check_real("angle_tol", angle_tol)
+
+    @verdicts.finite_rule
     def rule(s):
-        beta, th = s["ns_beta"], s["ns_angle"]
+        # NaN is "no crossing" here (the producer's convention), read past FiniteNumbers on purpose
+        beta, th = verdicts.raw_numbers(s)["ns_beta"], verdicts.raw_numbers(s)["ns_angle"]
         if not (_finite(beta) and _finite(th)) or min(th, math.pi - th) <= angle_tol:
             return "fails"  # no crossing, or a real multiplier crosses (fold at +1, flip at −1): not Neimark-Sacker
         return "partly" if _resonance(th) <= angle_tol else "holds"
@@ -100,7 +109,10 @@ def neimark_sacker_at(angle_tol: float):
 
 def torus_betas(s, tol: float = TOL) -> np.ndarray:
     """The β of the stored per-β spectrum where it shows a torus: past the Neimark-Sacker crossing and before the
-    first clearly chaotic β (λ1 > 1e-2), |λ1| ≤ ``tol`` (a zero exponent) and λ2 < −``tol`` (attracting)."""
+    first clearly chaotic β (λ1 > 1e-2), |λ1| ≤ ``tol`` (> 0; a zero exponent) and λ2 < −``tol`` (attracting). A NaN
+    crossing or spectrum is :class:`~mfattn.companion.verdicts.Undecidable` (no torus β can be told)."""
+    check_positive("tol", tol)
+    s = verdicts.finite_numbers(s)
     b = np.asarray(s["spectrum_betas"], dtype=np.float64)
     spec = np.asarray(s["spectrum"], dtype=np.float64)
     chaos = np.nonzero(spec[:, 0] > 1e-2)[0]
@@ -112,7 +124,10 @@ def torus_betas(s, tol: float = TOL) -> np.ndarray:
 
 def spectrum_at(tol: float, hyper: float):
     """The breakdown half (λ1 above ``tol`` somewhere, λ2 never above it; λ2 above ``hyper``: hyperchaos) and, where
-    the spectrum is stored per β, the torus half (:func:`torus_betas` not empty)."""
+    the spectrum is stored per β, the torus half (:func:`torus_betas` not empty). ``0 < tol < hyper``."""
+    check_edges("tol", tol, "hyper", hyper, minimum=0.0, open_range=True)
+
+    @verdicts.finite_rule
     def rule(s):
         lam1, lam2 = _known(s, "lam1_max", "lam2_max")  # λ2 is None where one exponent only is stored
         if lam1 <= tol or lam2 > hyper:
@@ -169,7 +184,12 @@ def staircase_at(rho_tol: float, cut: str = "leap"):
     """ρ at the birth within ``rho_tol`` of θ/2π and plateaus of two fractions or more; then, along each stored branch
     with two fractions or more before ``cut`` ("leap": lasting chaos; "first chaos": the zoom's first chaotic β;
     "whole": the whole zoom), their order in β not monotone: on every such branch holds, on some partly, on none (every
-    branch rises: a staircase) fails. ρ off or no plateau (before the cut) fails; no branch with two fractions partly."""
+    branch rises: a staircase) fails. ρ off or no plateau (before the cut) fails; no branch with two fractions partly.
+    ``rho_tol`` > 0."""
+    check_positive("rho_tol", rho_tol)
+    check_choice("cut", cut, ("leap", "first chaos", "whole"))
+
+    @verdicts.finite_rule
     def rule(s):
         rho, th = s["rho_birth"], s["ns_rotation"]
         if rho is None or th is None or abs(rho - th) > rho_tol or s["plateau_count"] == 0:
@@ -196,7 +216,12 @@ def _basins_chaos_merged(s):
 
 def basins_at(min_basin: float, unmeasured_ok: bool = False):
     """Several attractors at fewer than half the β; every basin reached from ≥ ``min_basin`` contexts (with
-    ``unmeasured_ok``: a smaller basin is below the detection limit and does not count against the claim)."""
+    ``unmeasured_ok``: a smaller basin is below the detection limit and does not count against the claim).
+    ``min_basin`` >= 0 (contexts)."""
+    check_real("min_basin", min_basin, minimum=0.0)
+    check_bool("unmeasured_ok", unmeasured_ok)
+
+    @verdicts.finite_rule
     def rule(s):
         if s["n_multi"] >= 0.5 * s["basin_n_betas"]:
             return "fails"

@@ -10,8 +10,9 @@ import math
 
 import numpy as np
 
+from ..companion.checks import check_choice, check_positive, check_real
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim
+from ..companion.verdicts import Claim, finite_rule, raw_numbers
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
 from .claims_stored import PAPER
@@ -62,9 +63,18 @@ def circle_fit(s, p: str = "z", span: float | None = FIT_SPAN):
 def birth_at(steps: float, exponent_tol: float, p: str = "z", span: float | None = FIT_SPAN):
     """The Floquet crossing inside the printed window, and the radius of the circle past it growing as
     (β − β0)^{1/2} with β0 within ``steps`` zoom grid steps of the crossing and the exponent within
-    ``exponent_tol`` of 1/2 (``p``, ``span``: the diagram and the β range fitted, :func:`circle_fit`)."""
+    ``exponent_tol`` of 1/2 (``p``, ``span``: the diagram and the β range fitted, :func:`circle_fit`). ``steps`` >= 0,
+    ``exponent_tol`` finite numbers (moved by their noise, they may pass 0), ``span`` None or > 0. A crossing stored as
+    None or NaN is no crossing (as :func:`.claims_stored.beyond_numbers` reads beyond.json): fails."""
+    check_real("steps", steps)
+    check_real("exponent_tol", exponent_tol)
+    check_choice("p", p, ("a", "z"))
+    if span is not None:
+        check_positive("span", span)
+
+    @finite_rule
     def rule(s):
-        ns = s["ns_beta"]
+        ns = raw_numbers(s)["ns_beta"]    # NaN is "no crossing" here (the producer's convention): read on purpose
         if not _finite(ns) or not WINDOW[0] < ns < WINDOW[1]:
             return "fails"   # no crossing, or the periodic orbit is not lost inside the window
         fit = circle_fit(s, p, span)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..companion.checks import check_bool, check_edges, check_probability
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim, Undecidable
+from ..companion.verdicts import Claim, Undecidable, finite_rule
 from . import claims_lambda as lam_
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
@@ -99,7 +100,12 @@ def _diagram_kinds(s, lt=lam_.LT, lc=lam_.LC) -> dict[str, list[int]]:
 
 def nonequilibrium_at(lt: float, lc: float, chaos_only: bool = False):
     """The paper's model has the attractors of a non-equilibrium steady state that a symmetric coupling forbids: tori
-    and chaos in its diagrams holds, one of the two kinds partly, neither fails (``chaos_only``: chaos holds)."""
+    and chaos in its diagrams holds, one of the two kinds partly, neither fails (``chaos_only``: chaos holds).
+    ``0 < lt < lc``."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+    check_bool("chaos_only", chaos_only)
+
+    @finite_rule
     def rule(s):
         k = _diagram_kinds(s, lt, lc)
         tori, chaos = sum(k["tori"]) > 0, sum(k["chaotic"]) > 0
@@ -145,7 +151,11 @@ def kept_at(survive: float, pair: str = "qk", counts=("nontrivial",), same_beta:
     """Ours: symmetrising ``pair`` keeps the paper model's forbidden orbits. Per seed with some: a ``survive`` share
     of them or more kept holds, some kept partly, none kept fails; over seeds: all hold holds, all fail fails,
     otherwise partly. ``same_beta``: kept means a forbidden orbit of the control at the same β (where the per-β
-    arrays are stored); else the ratio of the two counts over the grid."""
+    arrays are stored); else the ratio of the two counts over the grid. ``survive`` a share in [0, 1]."""
+    check_probability("survive", survive)
+    check_bool("same_beta", same_beta)
+
+    @finite_rule
     def rule(s):
         units = (_seeds_same_beta(s, pair, counts) if same_beta else None) or _seeds(s, pair, counts)
         if not units:
@@ -198,7 +208,10 @@ def chaos_removed_at(survive: float, seeds=SEEDS, pair: str = "qk"):
     """Ours: symmetrising ``pair`` removes the paper model's chaos. Per seed with chaotic β (of ``seeds``): the share
     of them still chaotic in the control at the same β more than two binomial standard deviations at one half
     (1/√count) below ``survive`` holds, more than that above fails, within partly (too few chaotic β to tell); over
-    seeds: all hold holds, all fail fails, otherwise partly."""
+    seeds: all hold holds, all fail fails, otherwise partly. ``survive`` a share in [0, 1]."""
+    check_probability("survive", survive)
+
+    @finite_rule
     def rule(s):
         units = _chaos_units(s, pair)
         if units is None:
@@ -217,7 +230,11 @@ def chaos_removed_at(survive: float, seeds=SEEDS, pair: str = "qk"):
 def per_seed_at(survive: float):
     """The claim as the seeds show it: on the paper's seed the control removes the chaos (:func:`chaos_removed_at` on
     seed 1 holds) and on no further seed with chaos does it (each is partly or fails there) holds; seed 1 removing
-    it and some further seed too partly, seed 1 partly partly; seed 1 keeping it fails."""
+    it and some further seed too partly, seed 1 partly partly; seed 1 keeping it fails. ``survive`` a share in
+    [0, 1]."""
+    check_probability("survive", survive)
+
+    @finite_rule
     def rule(s):
         first = chaos_removed_at(survive, (1,))(s)
         others = [chaos_removed_at(survive, (k,))(s) for k in SEEDS[1:]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..companion.checks import check_bool, check_edges, check_positive, check_real
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim, Undecidable
+from ..companion.verdicts import Claim, Undecidable, finite_rule
 from . import claims_lambda as lam_
 from .claims_beyond import SHARED_SLOPE, SLOPE_HOW, slope_rule, slope_thresholds
 from .claims_limit import HORIZON_ALTERNATIVE, HORIZON_HOW, _se, horizon_note
@@ -57,7 +58,10 @@ def _census_kinds(s, lt=lam_.LT, lc=lam_.LC):
 def census_planes_at(lt: float, lc: float):
     """Fig. 4 on the set of attractors at each β: every attractor the last-bit starts reach of the paper's kind
     (holds); the paper's kind among them at every β but another kind too (partly); at some β none of its kind
-    (fails)."""
+    (fails). ``0 < lt < lc``."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+
+    @finite_rule
     def rule(s):
         per_beta = _census_kinds(s, lt, lc)
         if per_beta is None:
@@ -84,7 +88,10 @@ def _census_text(s):
 
 
 def planes_at(lt: float, lc: float, which: str = ""):
-    """Each Fig. 4 orbit (from the paper's context; ``which="_ours"``: from ours) of the paper's kind."""
+    """Each Fig. 4 orbit (from the paper's context; ``which="_ours"``: from ours) of the paper's kind (``0 < lt < lc``)."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+
+    @finite_rule
     def rule(s):
         kinds = _fig4_kinds(s, which, lt, lc)
         if "unknown" in kinds or "undecided" in kinds:
@@ -245,7 +252,13 @@ def _window_changes(s, lt, lc) -> dict | None:
 def lyapunov_at(lt: float, lc: float, holds_below: float = 0.01, partly_below: float = 0.1, window: bool = True):
     """No found cycle that fails to contract and a finite λ everywhere; then the share of all β undecided, not
     converged or (``window``, where stored) classed otherwise over four times the window: below ``holds_below``
-    holds, below ``partly_below`` partly, else fails."""
+    holds, below ``partly_below`` partly, else fails (``0 < lt < lc``; shares ``holds_below`` < ``partly_below`` in
+    [0, 1])."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
+    check_edges("holds_below", holds_below, "partly_below", partly_below, minimum=0.0, maximum=1.0)
+    check_bool("window", window)
+
+    @finite_rule
     def rule(s):
         d = _disagreements(s, lt, lc)
         if sum(x[1] for x in d):
@@ -285,7 +298,12 @@ def _lyapunov_note(s):
 # --- coexistence ---------------------------------------------------------------------------------------------------
 
 def runs(betas, step: float = COEXIST_STEP) -> list[int]:
-    """Lengths of the runs of consecutive grid β (``step`` apart) in the sorted list ``betas``."""
+    """Lengths of the runs of consecutive grid β (``step`` apart, > 0) in the sorted list ``betas`` (finite numbers)."""
+    check_positive("step", step)
+    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__iter__"):
+        raise TypeError(f"betas must be a list of β; got {type(betas).__name__}")
+    for x in betas:
+        check_real("each β of betas", x)
     b = sorted(betas)
     out = [1] if b else []
     for x, y in zip(b, b[1:]):
@@ -297,6 +315,11 @@ def runs(betas, step: float = COEXIST_STEP) -> list[int]:
 
 
 def coexist_at(run: float):
+    """Coexistence at consecutive grid β: a run of at least ``run`` (>= 1) such β holds, shorter runs partly, none
+    fails; not tested where the compared sections are too sparse."""
+    check_real("run", run, minimum=1.0)
+
+    @finite_rule
     def rule(s):
         if s["coexist_points"] < DENSE:
             raise Undecidable(f"the sections compared hold {s['coexist_points']} points, fewer than the {DENSE} a "

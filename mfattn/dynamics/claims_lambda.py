@@ -27,7 +27,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..companion.checks import check_edges
 from ..companion.premises import Threshold
+from ..companion.verdicts import finite_numbers, raw_numbers
 
 __all__ = ["LT", "LC", "T_SAVED", "PERIODIC", "UNCONVERGED", "TORUS", "CHAOTIC", "UNDECIDED", "CLASS_NAMES",
            "LAMBDA_HOW"]   # its functions are the verdicts' own (read by the claims modules), not an API
@@ -79,7 +81,9 @@ def _finite(x) -> bool:
 
 def classes(betas, lam, period, ns_beta: float | None = None, lt: float = LT, lc: float = LC) -> np.ndarray:
     """The class (:data:`CLASS_NAMES`) of every orbit of a diagram from its (B,) ``betas``, ``lam`` (λ_max) and
-    ``period`` (0: none found); ``ns_beta`` the Floquet crossing of the period-4 orbit (None: no relabelling)."""
+    ``period`` (0: none found); ``ns_beta`` the Floquet crossing of the period-4 orbit (None: no relabelling);
+    ``0 < lt < lc``."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
     b, lam, per = (np.asarray(x) for x in (betas, lam, period))
     lam = lam.astype(np.float64)
     if not b.shape == lam.shape == per.shape or b.ndim != 1:
@@ -97,7 +101,9 @@ def classes(betas, lam, period, ns_beta: float | None = None, lt: float = LT, lc
 
 
 def kind(lam, period, lt: float = LT, lc: float = LC) -> str:
-    """The class name of one orbit (no relabelling): "unknown" where it has no period and λ_max is not stored."""
+    """The class name of one orbit (no relabelling): "unknown" where it has no period and λ_max is not stored
+    (``0 < lt < lc``)."""
+    check_edges("lt", lt, "lc", lc, minimum=0.0, open_range=True)
     if period and period > 0:
         return "periodic"
     if lam is None or not _finite(lam):
@@ -106,19 +112,28 @@ def kind(lam, period, lt: float = LT, lc: float = LC) -> str:
 
 
 def orbits(s: Mapping[str, Any], p: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(betas, λ_max, period)`` of the stored diagram ``p`` ("a": Fig. 3a, "z": the zoom) from the numbers."""
-    o = s[f"{p}_orbit_arrays"]
+    """``(betas, λ_max, period)`` of the stored diagram ``p`` ("a": Fig. 3a, "z": the zoom) from the numbers. A λ_max
+    that is not finite is kept: it is a class of its own (undecided; dmft-lyapunov asks for a finite λ everywhere)."""
+    # per-β arrays whose NaN λ the classes read on purpose: past verdicts.FiniteNumbers
+    o = raw_numbers(s)[f"{p}_orbit_arrays"]
     return (np.asarray(o["betas"], dtype=np.float64), np.asarray(o["lyapunov"], dtype=np.float64),
             np.asarray(o["period"]))
 
 
 def first(b: np.ndarray, mask: np.ndarray) -> float:
-    """The smallest β where ``mask`` holds (NaN where nowhere)."""
+    """The smallest β where ``mask`` (a boolean array of ``b``'s shape) holds (NaN where nowhere)."""
+    b, mask = np.asarray(b), np.asarray(mask)
+    if mask.dtype != bool or mask.shape != b.shape:
+        raise ValueError(f"mask must be a boolean array of b's shape {b.shape}; got {mask.dtype} of shape {mask.shape}")
     return float(b[mask].min()) if mask.any() else float("nan")
 
 
 def counts(c: np.ndarray) -> dict[str, int]:
-    """How many orbits fall into each class."""
+    """How many orbits fall into each class (``c``: integer class codes, 0 to 4, of :data:`CLASS_NAMES`)."""
+    c = np.asarray(c)
+    if c.dtype.kind not in "iu" or (c.size and (c.min() < 0 or c.max() >= len(CLASS_NAMES))):
+        raise ValueError(f"c must hold class codes 0 to {len(CLASS_NAMES) - 1} ({', '.join(CLASS_NAMES)}); got "
+                         f"{c.dtype} values {np.unique(c)[:8].tolist() if c.dtype.kind in 'iuf' else c!r:.60}")
     return {name: int((c == i).sum()) for i, name in enumerate(CLASS_NAMES)}
 
 
@@ -138,8 +153,11 @@ def _isolated(mask: np.ndarray) -> bool:
 
 def torus_interval(s: Mapping[str, Any]) -> np.ndarray:
     """The zoom's orbits without a period between the Floquet crossing and its first chaotic β with |λ| ≤ LC (the
-    region where the torus lives), as a mask over its β; KeyError where the crossing or the zoom is not stored."""
+    region where the torus lives), as a mask over its β; KeyError where the crossing or the zoom is not stored (a
+    crossing stored as null or NaN is not stored)."""
     ns = s["ns_beta"]
+    if ns is None or isinstance(ns, float) and math.isnan(ns):
+        raise KeyError(f"ns_beta (the Floquet crossing is stored as {ns!r}, not a β)")
     zb, zl, zp = orbits(s, "z")
     chaos = (zp == 0) & (zl > LC)
     if not _finite(ns) or not chaos.any():
@@ -197,7 +215,10 @@ def check_lc(s: Mapping[str, Any]) -> tuple[bool, str]:
 
 
 def _fig4_windows(s: Mapping[str, Any], which: str) -> list[np.ndarray]:
-    """The λ_max of each window of the Fig. 4 orbits of one kind ("torus" or "chaotic", by the whole run)."""
+    """The λ_max of each window of the Fig. 4 orbits of one kind ("torus" or "chaotic", by the whole run); a NaN
+    whole-run λ (whose kind cannot be told) is :class:`~mfattn.companion.verdicts.Undecidable`, not left out."""
+    s = finite_numbers(s)
+    s["f4_lyapunov"]
     out = []
     for lam, per, w in zip(s["f4_lyapunov"], s["f4_period"], s["f4_lyapunov_windows"]):
         if kind(lam, per) == which and len(w) > 1:

@@ -35,7 +35,11 @@ def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bo
     slope stored as None (null) cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`)."""
     if not keys or not all(isinstance(k, str) for k in keys):
         raise TypeError(f"keys must be one or more strings (the stored slopes' names); got {keys!r}")
+    check_real("band", band, minimum=0.0)   # a half-width around the predicted slope (as horizon_at's)
+
     def rule(s):
+        # a NaN slope fails, as documented (the fit found no rate of convergence): read past verdicts.FiniteNumbers
+        s = verdicts.raw_numbers(s)
         x = [s[k] for k in keys]
         missing = [k for k, v in zip(keys, x) if v is None]
         if missing:
@@ -144,7 +148,8 @@ def horizon_at(band: float = 0.1, weak: float = -0.25, cut: float = HORIZON_CUT,
     check_real("band", band, minimum=0.0)   # a half-width around the predicted slope
 
     def rule(s):
-        ns, errs = s["error_ns"], s[f"horizon_errors_{t}"]
+        # the errors are checked below, those of the N the fit uses only (a bad one outside the regime is not read)
+        ns, errs = s["error_ns"], verdicts.raw_numbers(s)[f"horizon_errors_{t}"]
         if len(ns) != len(errs):
             raise verdicts.Undecidable(f"the chaotic β's errors at t = {t} do not match the stored N")
         keep = list(range(len(ns)))[-largest:] if largest else _inside(s, t, cut)
@@ -169,6 +174,7 @@ def _se(s, key: str) -> str:
     return f" ± {v:.2f}" if v is not None and math.isfinite(v) else ""
 
 
+@verdicts.finite_rule   # its wording reads the chaotic β and the N past the cut: a NaN cannot be read into it
 def horizon_note(s) -> str:
     """The chaotic β's slopes within and beyond the horizon, or that they are not stored (runs before 0.4)."""
     if "horizon_errors_10" not in s:

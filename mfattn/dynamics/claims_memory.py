@@ -9,8 +9,9 @@ import math
 
 import numpy as np
 
+from ..companion.checks import check_probability
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim, Undecidable
+from ..companion.verdicts import Claim, Undecidable, finite_rule
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
 from .claims_stored import FIG4, L, PAPER
@@ -144,7 +145,11 @@ def _spectral(s, beta) -> dict:
 
 def low_frequency_at(share: float, which: str = ""):
     """At each quasi-periodic β of Fig. 4: the strongest line below 1/L (and above 2/T) with ``share`` of the power
-    or more below 1/L holds; the line below 1/L with less partly; the line at 1/L or above fails."""
+    or more below 1/L holds; the line below 1/L with less partly; the line at 1/L or above fails. ``share`` in
+    [0, 1]."""
+    check_probability("share", share)
+
+    @finite_rule
     def rule(s):
         grades = set()
         for b in QUASI4:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
-from ..companion.checks import check_int, check_rule
+from ..companion.checks import check_int, check_path, check_rule
 from ..companion.verdicts import Undecidable
 from .claims_lambda import LC, LT, derived
 from .diagnostics import classify, confusion
@@ -37,11 +37,27 @@ def beyond_full_numbers(root: Path | None) -> dict:
     """The numbers the full profile's "Beyond the paper" section stores in ``data/full/dmft/beyond.json``
     ({} if absent): ``ns_beta, ns_angle, ns_rotation, rho_birth, plateaus, tongue_locked, basins_multi,
     network_slope, network_chi2_z, network_errors, spectrum_max`` (and, from later runs, the per-ε locked
-    shares of the tongue grid and the basins' sizes)."""
+    shares of the tongue grid and the basins' sizes). ``root``: the checkout (an existing folder) or None; the file
+    must hold a JSON object."""
     if root is None:
         return {}
-    path = Path(root) / "data" / "full" / "dmft" / "beyond.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    path = _root_folder(root) / "data" / "full" / "dmft" / "beyond.json"
+    if not path.exists():
+        return {}
+    got = json.loads(path.read_text())
+    if not isinstance(got, dict):
+        raise ValueError(f"{path} must hold a JSON object (the beyond section's numbers by name); got a "
+                         f"{type(got).__name__}")
+    return got
+
+
+def _root_folder(root: Any) -> Path:
+    """``root`` as a Path if it is an existing folder (the checkout whose data/ holds the stored numbers)."""
+    root = check_path("root", root)
+    if not root.is_dir():
+        raise ValueError(f"root must be an existing folder (the checkout whose data/ holds the stored numbers); got "
+                         f"{root}")
+    return root
 
 
 def plateau_summary(found: list[dict], top: int = 5) -> str:
@@ -53,6 +69,17 @@ def plateau_summary(found: list[dict], top: int = 5) -> str:
         raise TypeError("found must be a list of plateaus (dicts with fraction, beta_lo, beta_hi); got "
                         f"{type(found).__name__}")
     check_int("top", top, 0)
+    for p in found:
+        try:
+            Fraction(p["fraction"])
+            if isinstance(p["fraction"], (bool, float)):
+                raise TypeError
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise ValueError(f"found: each plateau's fraction must be a fraction p/q (a string such as '1/4', or an "
+                             f"int); got {p['fraction']!r}") from None
+        lo, hi = p["beta_lo"], p["beta_hi"]
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (lo, hi)):
+            raise ValueError(f"found: each plateau's beta_lo and beta_hi must be finite numbers; got {lo!r} and {hi!r}")
     ranked = sorted(found, key=lambda p: (-(p["beta_hi"] - p["beta_lo"]), p["beta_lo"]))
     text = "; ".join(f"{p['fraction']} on β ∈ [{p['beta_lo']:.5f}, {p['beta_hi']:.5f}] "
                      f"(width {p['beta_hi'] - p['beta_lo']:.1e})" for p in ranked[:top]) or "none"
@@ -82,6 +109,9 @@ def check_run(run) -> None:
 def glue_values(full: dict) -> dict[str, str]:
     """The strings the chapter's paper-scale prose glues, with a plain note where the stored run lacks one."""
     check_rule("full", full, "mapping")
+    for key in ("summary", "fig3a", "fig3b"):
+        if key in full and not isinstance(full[key], dict):
+            raise TypeError(f"full[{key!r}] must be a dict (the stored {key} numbers); got {type(full[key]).__name__}")
     g: dict[str, str] = {}
     s = full.get("summary", {})
     g["full-protocol"] = (f"\"{s['protocol']}\" ({s['steps']:.1e} steps, {s['transient']:.1e} discarded)"
@@ -213,6 +243,10 @@ def beyond_numbers(b: dict, params: dict) -> dict[str, Any]:
     for name, value in (("b", b), ("params", params)):
         if not isinstance(value, dict):
             raise TypeError(f"{name} must be a dict (beyond.json's numbers, the run's sizes); got {type(value).__name__}")
+    for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth"):
+        x = b.get(k)
+        if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
+            raise TypeError(f"b[{k!r}] must be a number or None (no crossing); got {type(x).__name__} {x!r:.40}")
     out: dict[str, Any] = {k: b[k] for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth", "tongue_locked",
                                              "network_slope", "network_chi2_z") if k in b}
     for k in ("ns_beta", "ns_angle", "ns_rotation", "rho_birth"):  # NaN/None (no crossing) as None
@@ -307,11 +341,11 @@ def _diagram(d) -> dict[str, Any]:
 def full_numbers(root: Path | None) -> dict:
     """Numbers from the stored full profile: per diagram (``fig3a``, ``fig3b``, :func:`_diagram`); ``summary``
     (summary.json, when stored); ``beyond`` (beyond.json, when stored); ``params`` (the full run's sizes from the
-    stored figure manifest). {} if nothing is stored."""
+    stored figure manifest). {} if nothing is stored. ``root``: the checkout (an existing folder) or None."""
     out: dict[str, Any] = {}
     if root is None:
         return out
-    folder = Path(root) / "data" / "full" / "dmft"
+    folder = _root_folder(root) / "data" / "full" / "dmft"
     for key in ("fig3a", "fig3b"):
         path = folder / f"{key}_sections.npz"
         if path.exists():

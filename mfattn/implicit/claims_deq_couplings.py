@@ -41,11 +41,13 @@ def interaction_grade(acc: float, blog: float, margin: float = INTERACTION_MARGI
     """Grade of "the layer also learns MNIST" with other couplings, from one full-protocol accuracy ``acc`` (a seed's,
     or a statistic over seeds) against the blog model's mean ``blog`` (%): within ``margin`` points "holds", above
     ``floor`` % "partly", else "fails" (the thresholds' reasons: :data:`INTERACTION_MARGIN`,
-    :data:`INTERACTION_FLOOR`)."""
+    :data:`INTERACTION_FLOOR`). Both at most 1 read as fractions (0.989 for 98.9 %) and are refused."""
     for name, x in (("acc", acc), ("blog", blog)):
         if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x) \
                 or not 0 <= x <= 100:
             raise ValueError(f"{name} must be an accuracy in % (0 to 100); got {x!r}")
+    if acc <= 1 and blog <= 1:   # two MNIST models at 1 % or less, far below chance (10 %): fractions, not points
+        raise ValueError(f"acc and blog must be accuracies in % (98.9, not 0.989); got acc={acc!r}, blog={blog!r}")
     # the sensitivity tries the thresholds ± a seed spread: any margin >= 0, any floor in [0, 100]
     check_real("margin", margin, minimum=0.0)
     check_real("floor", floor, minimum=0.0, maximum=100.0)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mfattn.companion import stats, store
+from mfattn.companion.checks import check_int, check_real
 
 from .claims_deq_seeds import seed_values
 
@@ -47,7 +48,9 @@ REMEDY = {"deq": "`python -m mfattn reproduce --profile full --chapter deq` writ
 
 
 def binomial_se(accuracy: float, n: int = 10_000) -> float:
-    """Binomial standard error (points) of an accuracy ``accuracy`` (%) measured on ``n`` digits."""
+    """Binomial standard error (points) of an accuracy ``accuracy`` (%, 0 to 100) measured on ``n`` (>= 1) digits."""
+    check_real("accuracy", accuracy, minimum=0.0, maximum=100.0)
+    check_int("n", n, 1)
     p = accuracy / 100
     return 100 * math.sqrt(p * (1 - p) / n)
 
@@ -88,9 +91,23 @@ def paired_seeds(runs: list[dict[str, Any]], ref: dict[int, dict[str, Any]]) -> 
     """Model ``ref`` (by seed) minus each run of ``runs`` on the same test digits, seed by seed, from the stored
     per-digit bits: ``seed``, ``d`` (difference of accuracies, points), ``v`` (its paired variance, points²),
     ``n10`` (digits right under ``ref`` only), ``n01`` (right under the run only). Seeds without digits that
-    pair are left out."""
+    pair are left out (no run of that seed in ``ref``, no bits, or another count of digits). A run with bits
+    (``correct``) must say how many digits they are (``test_examples``)."""
+    from collections.abc import Mapping
+
     from .variants import unpack_correct
 
+    if isinstance(runs, (str, bytes, Mapping)) or not hasattr(runs, "__iter__"):
+        raise TypeError(f"runs must be a list of runs (dicts); got {type(runs).__name__}")
+    if not isinstance(ref, Mapping):
+        raise TypeError(f"ref must map each seed to its run (a dict); got {type(ref).__name__}")
+    for name, group in (("runs", list(runs)), ("ref", list(ref.values()))):
+        for r in group:
+            if not isinstance(r, Mapping):
+                raise TypeError(f"{name} must hold runs (dicts); got an entry of type {type(r).__name__}")
+            if r.get("correct") and "test_examples" not in r:
+                raise ValueError(f"{name}: the run of seed {r.get('seed', 0)!r} has per-digit bits ('correct') but "
+                                 "no count of digits ('test_examples')")
     out: dict[str, list] = {"seed": [], "d": [], "v": [], "n10": [], "n01": []}
     for r in sorted(runs, key=lambda r: r.get("seed", 0)):
         b = ref.get(r.get("seed", 0))
@@ -536,6 +553,16 @@ def stability_prose(root: Path | None) -> str:
     s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
+    needed = ("stability_digits", "rho_blog_median", "rho_blog_max", "rho_blog_unstable", "rho_plain_median",
+              "rho_plain_unstable", "acc_step_1", "acc_fixed")
+    missing = [k for k in needed if k not in s]
+    if missing:
+        raise ValueError(f"root: {Path(root) / 'data' / 'full' / 'deq' / 'summary.json'} lacks {missing}, which the "
+                         "stability prose quotes (a summary of another version: re-run the full profile)")
+    for k in needed:
+        x = s[k]
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise ValueError(f"root: the stored {k} must be a finite number; got {x!r:.60}")
     conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them with 100 evaluations"
             + (f" ({_share(s['blog_anderson_converged_40'])} within the blog's 40)" if "blog_anderson_converged_40" in s
                else "") + ", and over those "

@@ -50,7 +50,8 @@ def _fixed_effect(key: str, floor: float):
 
 
 def fixed_effect_interval(s, key: str = "gain_naive") -> tuple[float, float, float]:
-    """(effect, lo, hi) of :func:`_fixed_effect`'s pooling, for the note."""
+    """(effect, lo, hi) of :func:`_fixed_effect`'s pooling, for the note; a NaN or infinite stored per-seed gain is
+    :class:`~mfattn.companion.verdicts.Undecidable`."""
     from collections.abc import Mapping
 
     if not isinstance(s, Mapping):
@@ -60,6 +61,7 @@ def fixed_effect_interval(s, key: str = "gain_naive") -> tuple[float, float, flo
                         f"{type(key).__name__}")
     if f"{key}_d" not in s or f"{key}_v" not in s:
         raise ValueError(f"key {key!r} names no stored per-seed gain (s lacks {key}_d or {key}_v)")
+    s = verdicts.finite_numbers(s)   # a NaN per-seed gain or variance: Undecidable naming it, never (nan, nan, nan)
     d, v = np.asarray(s[f"{key}_d"], float), np.maximum(np.asarray(s[f"{key}_v"], float), 1e-12)
     w = 1 / v
     effect, half = float(np.sum(w * d) / np.sum(w)), 1.959964 / math.sqrt(float(np.sum(w)))
@@ -68,7 +70,10 @@ def fixed_effect_interval(s, key: str = "gain_naive") -> tuple[float, float, flo
 
 def _onsager_at(floor: float, key: str = "gain_naive"):
     decide = _onsager_decide(floor)
-    return lambda s: decide(s, s.get(key, math.nan), s[f"{key}_lo"], s[f"{key}_hi"])
+    # an interval of (−∞, +∞) (a test that does not reject) is inconclusive, and so is one with a NaN end (neither end
+    # compares): decide raises Undecidable, never a grade; so the interval is read past verdicts.FiniteNumbers
+    return lambda s: decide(s, s.get(key, math.nan), verdicts.raw_numbers(s)[f"{key}_lo"],
+                            verdicts.raw_numbers(s)[f"{key}_hi"])
 
 
 def _floor_check(s):

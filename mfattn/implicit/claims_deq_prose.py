@@ -49,6 +49,11 @@ def _paired(s: Mapping[str, Any], key: str, name: str) -> str:
 
 
 def _naive(s: Mapping[str, Any]) -> dict[str, str]:
+    losses = (s["var_naive_loss"], s["var_blog_loss"])
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in losses):
+        # a loss stored as null or NaN is not stored: no ratio, and no comparison read off a NaN
+        return {"full-naive-gain": s["gain_naive_text"], "full-naive-over-seeds": over_seeds_text(s, "gain_naive"),
+                "full-naive-disagreement": disagreement(s, "gain_naive"), "full-naive-loss-ratio": "n/a"}
     ratio = s["var_naive_loss"] / s["var_blog_loss"]
     return {"full-naive-gain": s["gain_naive_text"], "full-naive-over-seeds": over_seeds_text(s, "gain_naive"),
             "full-naive-disagreement": disagreement(s, "gain_naive"),

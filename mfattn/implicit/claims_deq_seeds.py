@@ -5,25 +5,41 @@ seed alone (:func:`every_seed`) and the spread over the seeds (:func:`seed_sprea
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from mfattn.companion import stats
+from mfattn.companion.checks import check_choice, check_int, check_real
 from mfattn.companion.premises import LEVEL
 
 # --- what the claims of both modules share ------------------------------------------------------------------------
 
+def _real(s, key: str) -> float:
+    """``s[key]`` as stored (NaN too), if it is one real number; a list or text is a TypeError naming the key."""
+    x = s[key]
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"numbers[{key!r}] must be one real number; got {type(x).__name__} {x!r:.60}")
+    return x
+
+
 def shown(*keys: str, digits: int = 3):
-    """The numbers a verdict quotes, to ``digits`` significant digits (NaN, e.g. the s.d. of one seed, left out)."""
-    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if math.isfinite(s[k])}
+    """The numbers a verdict quotes, to ``digits`` significant digits (a positive integer; NaN, e.g. the s.d. of one
+    seed, left out). Each key must hold one number."""
+    check_int("digits", digits, 1)
+    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if math.isfinite(_real(s, k))}
 
 
 def down(x: float, digits: int = 1) -> str:
-    """``x`` rounded down to ``digits`` decimals (a lower bound quoted safely)."""
+    """``x`` (a finite number) rounded down to ``digits`` (>= 0) decimals (a lower bound quoted safely)."""
+    check_real("x", x)
+    check_int("digits", digits, 0)
     return f"{math.floor(x * 10 ** digits) / 10 ** digits:.{digits}f}"
 
 
 def up(x: float, digits: int = 1) -> str:
-    """``x`` rounded up to ``digits`` decimals (an upper bound quoted safely)."""
+    """``x`` (a finite number) rounded up to ``digits`` (>= 0) decimals (an upper bound quoted safely)."""
+    check_real("x", x)
+    check_int("digits", digits, 0)
     return f"{math.ceil(x * 10 ** digits) / 10 ** digits:.{digits}f}"
 
 
@@ -38,8 +54,9 @@ def measured(key: str, scale: float = 1.0):
 
 def one_seed(*keys: str):
     """The spread of a number measured on seed 0 only (the stored run and its summary): one value per key, so the
-    claim is graded at best "with differences" (:class:`~mfattn.companion.premises.Spread`)."""
-    return lambda s: {k: [float(s[k])] for k in keys if s.get(k) is not None}
+    claim is graded at best "with differences" (:class:`~mfattn.companion.premises.Spread`). Each key must hold one
+    number (or None: left out)."""
+    return lambda s: {k: [float(_real(s, k))] for k in keys if s.get(k) is not None}
 
 
 def over_seeds_text(s, key: str) -> str:
@@ -87,13 +104,16 @@ def seed_values(s, key: str) -> list[float]:
 
 
 def seed_numbers(s, i: int) -> dict[str, Any]:
-    """The numbers as seed ``i`` alone has them: every ``<key>_seeds`` list's i-th value put under ``key``."""
+    """The numbers as seed ``i`` alone has them: every ``<key>_seeds`` list's i-th value put under ``key``. ``i`` is
+    one of the seeds the per-seed lists hold (0 to :func:`seeds_of` − 1)."""
+    check_int("i", i, 0, seeds_of(s) - 1)
     return {**s, **{k[:-len("_seeds")]: (float("nan") if v[i] is None else v[i]) for k, v in s.items()
                     if k.endswith("_seeds") and isinstance(v, list) and len(v) > i}}
 
 
 def seeds_of(s) -> int:
-    """How many seeds the per-seed lists hold (the shortest; 1 where none is stored)."""
+    """How many seeds the per-seed lists hold (the shortest; 1 where none is stored). A ``<key>_seeds`` entry that is
+    not a list is a count of seeds (``var_blog_seeds = 3``), not a per-seed list, and is not read."""
     lengths = [len(v) for k, v in s.items() if k.endswith("_seeds") and isinstance(v, list) and v]
     return min(lengths) if lengths else 1
 
@@ -114,7 +134,10 @@ def every_seed(rule, reading: str = "all"):
 
 
 def every_seed_at(factory, reading: str = "all"):
-    """:func:`every_seed` for a rule factory (``rule_at``: thresholds -> rule)."""
+    """:func:`every_seed` for a rule factory (``rule_at``: thresholds -> rule); ``reading`` checked at once."""
+    if not callable(factory):
+        raise TypeError(f"factory must be a rule factory (thresholds -> rule); got {type(factory).__name__}")
+    check_choice("reading", reading, ("all", "median"))
     return lambda *a, **k: every_seed(factory(*a, **k), reading)
 
 

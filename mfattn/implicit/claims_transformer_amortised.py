@@ -10,10 +10,16 @@ from typing import Any
 import numpy as np
 
 from mfattn.companion import stats, verdicts
+from mfattn.companion.checks import check_choice, check_edges, check_grid, check_int, check_positive, check_real
 from mfattn.companion.premises import Alternative, Threshold
+from mfattn.companion.verdicts import finite_numbers, finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers, _amortised_grade, amortised_at,
                                        _listed, _mean_over_draws, _t_upper, per_draw)
+from .claims_transformer_numbers import NETS
+
+#: The nets whose per-draw errors are stored (``corr_<stat>_<tag>_seeds``).
+_TAGS = tuple(NETS.values())
 
 def in_iteration(tag: str, shared: str = "mb2"):
     """The magnetisations inside the iteration (the referee's statistic): the net's RMSE of m over naive mean field's,
@@ -21,6 +27,7 @@ def in_iteration(tag: str, shared: str = "mb2"):
     temperature, f(m, β̂²), in the same draws (as good as a correction shared by the sites); partly if below naive
     mean field's (1); fails at or above it. It is free of the relative correction error's blow-up where ‖V m‖ ∝ β² is
     small."""
+    @finite_rule
     def rule(s):
         key, ref = f"merr_median_{tag}_seeds", f"merr_median_{shared}_seeds"
         if key not in s or ref not in s:
@@ -31,6 +38,9 @@ def in_iteration(tag: str, shared: str = "mb2"):
 
 
 def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
+    """The readings a referee tries on the blog's net ``tag`` ('m' or 'g'), the other reading ``other`` ('m' or 'g')."""
+    check_choice("tag", tag, ("m", "g"))
+    check_choice("other", other, ("m", "g"))
     g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
     return (Alternative("statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean "
                         "field's (median over the training β, mean over the draws), as good as the site-shared net "
@@ -75,7 +85,11 @@ def oracle_at(oracle: float, none: float):
     """transformer-amortised-onsager's rule: at every training β of every draw, the fixed-strength net f_θ(m)'s error
     over that of the best single coefficient a·m_i fitted at the same β (its per-β oracle: the site-shared level the
     claim names) at most ``oracle``: holds; else the net's mean error over the β below ``none`` (better than no
-    correction): partly; else fails."""
+    correction): partly; else fails. ``oracle`` >= 0 (a ratio; 0 never holds) and ``none`` > 0 finite."""
+    check_real("oracle", oracle, minimum=0.0)
+    check_positive("none", none)
+
+    @finite_rule
     def rule(s):
         if max(_ratios(s)) <= oracle:
             return "holds"
@@ -147,6 +161,7 @@ def straddle_at(tag: str):
     def factory(tap_level: float, none: float):
         rule = base(tap_level, none)
 
+        @finite_rule
         def decide(s):
             d = s.get(f"corr_mean_{tag}_seeds")
             if d and len(d) > 1 and min(d) < none <= max(d):
@@ -160,7 +175,10 @@ def straddle_at(tag: str):
 
 def no_better_than(got, ref) -> bool:
     """Per-draw errors ``got`` no better than ``ref``: their mean not below ``ref``'s mean by more than the draws'
-    spread of ``got`` (its s.d.; 0 for a single draw). Every floor and bound of the amortisation claims reads this."""
+    spread of ``got`` (its s.d.; 0 for a single draw). Every floor and bound of the amortisation claims reads this.
+    Each a non-empty sequence of finite numbers (a NaN draw would compare False)."""
+    check_grid("got", got)
+    check_grid("ref", ref)
     spread = float(np.std(got, ddof=1)) if len(got) > 1 else 0.0
     return float(np.mean(got)) >= float(np.mean(ref)) - spread
 
@@ -169,7 +187,9 @@ def blind_stand_in(s: Numbers, x: str = "g", width: int | None = None) -> None:
     """Raise :class:`~mfattn.companion.verdicts.Undecidable` where the stand-in cannot show what the claim asks: the
     best function of the site's scalar ``x`` (:mod:`mfattn.implicit.onsager_bound`, per draw) no better than the best
     single coefficient a·x by more than the draws' spread of that bound. ``width``: over the ``width`` largest training
-    β instead of the whole range. Nothing stored: nothing raised (the rule reads on as before the bound)."""
+    β instead of the whole range. Nothing stored: nothing raised (the rule reads on as before the bound). A NaN read is
+    :class:`~mfattn.companion.verdicts.Undecidable` (:class:`~mfattn.companion.verdicts.FiniteNumbers`)."""
+    s = finite_numbers(s)
     if f"bound_{x}_seeds" not in s:
         return
     if width is None:
@@ -194,7 +214,9 @@ def ffn_alternatives(tag: str = "gbal", plain: str = "g", blog: str = "mbal", bl
                      ) -> tuple[Alternative, ...]:
     """The readings a referee tries on the feed-forward net of §4.3 (``tag``: f_θ(g) fitted with every training β
     weighted alike): the plain squared-error fit, the blog's net of m, the chapter's factor 2 on the site-shared
-    level, and the statistics and ranges of :func:`amortised_alternatives`."""
+    level, and the statistics and ranges of :func:`amortised_alternatives`. Each tag one of the stored nets."""
+    for name, value in (("tag", tag), ("plain", plain), ("blog", blog), ("blog_plain", blog_plain)):
+        check_choice(name, value, _TAGS)
     band = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
 
     def floored(stat, net: str = tag, floor: str = "globalg"):
@@ -286,7 +308,10 @@ def two_part_at(tap_level: float, none: float):
     the stand-in must be able to show it (the best function of u_i below the best linear map a·u_i + b by more than the
     draws' spread of that bound; else not tested), the net must beat that linear map by more than the draws' spread
     of the net (else fails: nothing that depends on the input amortised), and then the band on the net's error (mean
-    over the draws): below ``tap_level`` holds, below ``none`` partly."""
+    over the draws): below ``tap_level`` holds, below ``none`` partly (``0 < tap_level < none``)."""
+    check_edges("tap_level", tap_level, "none", none, minimum=0.0, open_range=True)
+
+    @finite_rule
     def rule(s):
         b, lin = s["two_binned_seeds"], s["two_linear_seeds"]
         if no_better_than(b, lin):
@@ -300,13 +325,17 @@ def two_part_at(tap_level: float, none: float):
 
 def two_part_range_at(width: int):
     """:func:`two_part_at` (at the chapter's thresholds) on the two-part stand-in fitted on the ``width`` largest
-    training β alone (``two_range_*_draws``: per draw, per range from the largest β down)."""
+    training β alone (``two_range_*_draws``: per draw, per range from the largest β down; ``width`` >= 1)."""
+    check_int("width", width, 1)
+
+    @finite_rule
     def rule(s):
         pick = {f"two_{k}_seeds": [d[width - 1] for d in s[f"two_range_{k}_draws"]] for k in ("linear", "binned", "net")}
         return two_part_at(**AMORTISED)({**s, **pick})
     return rule
 
 
+@finite_rule   # its wording compares the ranges' ends: a NaN β cannot be read into it
 def two_part_range_text(s: Numbers) -> str:
     """The two-part stand-in over each narrower range (mean over the draws of the linear map and the net)."""
     if "two_range_net_draws" not in s:
@@ -343,6 +372,7 @@ def ffn_at(tag: str = "gbal"):
     def factory(tap_level: float, none: float):
         band = straddle_at(tag)(tap_level, none)
 
+        @finite_rule
         def rule(s):
             blind_stand_in(s)
             return "fails" if _no_better(s, tag) else band(s)

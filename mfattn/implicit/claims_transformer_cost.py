@@ -12,7 +12,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from mfattn.companion import stats
+from mfattn.companion.checks import check_edges
 from mfattn.companion.premises import Alternative, Threshold
+from mfattn.companion.verdicts import finite_rule
 
 from .claims_transformer_numbers import fit_with_se
 
@@ -33,7 +35,10 @@ def _power_grade(x: float, near: float, half_gap: float) -> str:
 
 
 def count_at(near: float, half_gap: float):
-    return lambda s: _power_grade(s["tap_count_exponent"], near, half_gap)
+    """transformer-explicit-cost: the operation count's exponent within ``near`` of 3 holds, within ``half_gap``
+    partly, else fails (``0 < near < half_gap``)."""
+    check_edges("near", near, "half_gap", half_gap, minimum=0.0, open_range=True)
+    return finite_rule(lambda s: _power_grade(s["tap_count_exponent"], near, half_gap))
 
 
 def _count_check(s: Numbers):

@@ -13,6 +13,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from mfattn.companion import stats, verdicts
+from mfattn.companion.checks import check_edges, check_int, check_real
+from mfattn.companion.verdicts import finite_rule
 from mfattn.companion.premises import Alternative, Threshold
 
 Numbers = Mapping[str, Any]
@@ -47,7 +49,8 @@ def units(*keys: str) -> Callable[[Numbers], dict[str, list[float]]]:
 
 
 def shown(*keys: str, digits: int = 3):
-    """The numbers a verdict quotes (three digits), those stored."""
+    """The numbers a verdict quotes (``digits`` significant digits, a positive integer), those stored."""
+    check_int("digits", digits, 1)
     return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if s.get(k) is not None}
 
 
@@ -74,10 +77,12 @@ def _value_grade(shares: list[float], most: float, broken: float) -> str:
 
 def value_maps_at(most: float, broken: float):
     """transformer-multihead-value-maps: the smallest per-draw share outside the head blocks with per-head value maps:
-    at least ``most`` holds, above ``broken`` partly, else fails."""
-    return lambda s: _value_grade(per_draw(s, "off_block_value", "off_block_value_max"), most, broken)
+    at least ``most`` holds, above ``broken`` partly, else fails (shares in [0, 1], ``broken`` below ``most``)."""
+    check_edges("broken", broken, "most", most, minimum=0.0, maximum=1.0)
+    return finite_rule(lambda s: _value_grade(per_draw(s, "off_block_value", "off_block_value_max"), most, broken))
 
 
+@finite_rule
 def value_maps_dense(s: Numbers) -> str:
     return _value_grade(per_draw(s, "off_block_dense"), 0.5, 1e-6)
 
@@ -110,6 +115,13 @@ def _collapse_grade(nores: float, res: float, collapsed: float, apart: float, fa
 
 
 def collapse_at(collapsed: float, apart: float, factor: float):
+    """transformer-rank-collapse: without the source the worst draw's spread below ``collapsed`` and with it the
+    smallest above ``apart`` (``0 < collapsed < apart``) holds; the spread without the source ``factor`` (>= 1) times
+    below the one with it holds partly; else fails."""
+    check_edges("collapsed", collapsed, "apart", apart, minimum=0.0, open_range=True)
+    check_real("factor", factor, minimum=1.0)
+
+    @finite_rule
     def rule(s):
         return _collapse_grade(max(per_draw(s, "spread_nores")), min(per_draw(s, "spread_res")), collapsed, apart,
                                factor)
@@ -119,10 +131,12 @@ def collapse_at(collapsed: float, apart: float, factor: float):
 _COLLAPSE = {"collapsed": 1e-6, "apart": 0.1, "factor": 10.0}
 
 
+@finite_rule
 def collapse_every_element(s: Numbers) -> str:
     return _collapse_grade(s["spread_nores_max"], min(s["spread_res_min_seeds"]), **_COLLAPSE)
 
 
+@finite_rule
 def collapse_every_rho(s: Numbers) -> str:
     res = {float(r): v for r, v in s["spread_res_by_rho"].items() if float(r) < 1}
     nores = {float(r): v for r, v in s["spread_nores_by_rho"].items() if float(r) < 1}
@@ -227,7 +241,8 @@ def amortised_at(tag: str, stat: str = "mean"):
     pooled error, every β weighted alike; pooled over all instances at once, each instance would weigh as ‖V m‖² ∝ β⁴
     and the largest β would decide) averaged over the draws, against the site-shared level and no correction."""
     def factory(tap_level: float, none: float):
-        return lambda s: _amortised_grade(_mean_over_draws(s, stat, tag), tap_level, none)
+        check_edges("tap_level", tap_level, "none", none, minimum=0.0, open_range=True)
+        return finite_rule(lambda s: _amortised_grade(_mean_over_draws(s, stat, tag), tap_level, none))
     return factory
 
 
@@ -284,7 +299,10 @@ SITE = {"tenth": 0.1, "tap_level": AMORTISED["tap_level"]}
 
 
 def site_feature_at(tenth: float, tap_level: float):
-    return lambda s: _amortised_grade(_mean_over_draws(s, "median", "ms"), tenth, tap_level)
+    """transformer-site-feature-onsager: the net f(m, s)'s error (mean over the draws) below ``tenth`` holds, below
+    ``tap_level`` partly, else fails (``0 < tenth < tap_level``)."""
+    check_edges("tenth", tenth, "tap_level", tap_level, minimum=0.0, open_range=True)
+    return finite_rule(lambda s: _amortised_grade(_mean_over_draws(s, "median", "ms"), tenth, tap_level))
 
 
 def _tenth_check(s: Numbers):
@@ -346,6 +364,7 @@ def site_numbers(s: Numbers) -> dict[str, Any]:
     return {k: float(f"{v:.3g}") for k, v in keys.items()}
 
 
+@finite_rule   # its conclusion compares the per-draw errors: a NaN one cannot be read into it
 def site_note(s: Numbers) -> str:
     ms = per_draw(s, "corr_median_ms", "corr_in_ms")
     text = f"f(m, s) reaches an error of {_listed(ms)} in {len(ms)} draw(s) inside the training range of β"

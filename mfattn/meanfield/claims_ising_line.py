@@ -169,6 +169,8 @@ NAMES_LONG = dict(_KEYS)
 
 def _identity_at(roundoff: float, near: float):
     def rule(s):
+        # a NaN deviation fails (as verdicts.identity: "else (or NaN) fails"): read past verdicts.FiniteNumbers
+        s = verdicts.raw_numbers(s)
         dev, bound = s["vec_tight"], s["vec_bound"]
         if dev is None or bound is None:
             raise verdicts.Undecidable("the tight solve's deviation or its round-off bound is stored as null")

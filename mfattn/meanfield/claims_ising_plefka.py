@@ -431,7 +431,9 @@ def _beyond_at(most: float, some: float, keys=THEORIES, field: str = "beyond_own
     ``most`` holds, at least ``some`` partly, else fails."""
     def rule(s):
         use = [k for k, _ in keys if not crossing or field == "beyond_exact" or _crosses(s, k)]
-        got = [x for x in (s[f"{k}_{field}"] for k in use) if x is not None and math.isfinite(x)]
+        # a fraction stored as NaN is no point beyond the line: left out on purpose (read past FiniteNumbers)
+        raw = verdicts.raw_numbers(s)
+        got = [x for x in (raw[f"{k}_{field}"] for k in use) if x is not None and math.isfinite(x)]
         if not got:
             raise verdicts.Undecidable("no theory's own solutions cross a Plefka parameter of 1 on the sweep's β grid: "
                                        "no point lies beyond its own line")

@@ -87,10 +87,14 @@ DESIGNS_GLUE = {
 def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> None:
     """Glue ``full-<key>`` for each key of ``formats`` (key -> format string), and of :data:`DESIGNS_GLUE` for chapter
     5: a stored number or one derived from the stored ones (the chapter's ``stored_numbers``); "(not stored)" if
-    absent."""
+    absent. A format that cannot format its number is a ValueError naming it, before anything is glued."""
     check_run(run, "number")
     check_root(root)
     check_rule("formats", formats, "mapping")
+    bad = [k for k, fmt in formats.items() if not isinstance(k, str) or not isinstance(fmt, str)]
+    if bad:
+        raise TypeError(f"formats must map each stored key (a string) to a format string; got {bad[0]!r}: "
+                        f"{formats[bad[0]]!r}"[:200])
     if chapter == "designs":
         from .claims_designs import stored_numbers as designs_numbers   # chapter 5's derived numbers
 
@@ -98,8 +102,15 @@ def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> 
         formats = {**DESIGNS_GLUE, **formats}
     else:
         s = stored_numbers(root, chapter)[0] if root is not None else {}
+    texts = {}
     for key, fmt in formats.items():
-        run.number(f"full-{key}", fmt.format(s[key]) if key in s else "(not stored)")
+        try:
+            texts[key] = fmt.format(s[key]) if key in s else "(not stored)"
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as err:
+            raise ValueError(f"formats[{key!r}] = {fmt!r} cannot format the stored {key} ({s[key]!r:.40}): "
+                             f"{err}") from None
+    for key, text in texts.items():
+        run.number(f"full-{key}", text)
 
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 
+from mfattn.companion.checks import check_positive
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim, Undecidable
 
@@ -83,7 +84,8 @@ def _half(prefix):
 
 def uniform_seeds(s, prefix: str = "abl_", tol: float = 1e-3) -> list[int]:
     """The seeds whose every model kept the query's attention uniform: mass on x₀ and on x₁ within ``tol`` of the
-    uniform share 1/5 for each model stored (no model learned to attend)."""
+    uniform share 1/5 for each model stored (no model learned to attend). ``tol`` > 0."""
+    check_positive("tol", tol)
     rows = [per_array(s, f"{prefix}mass_{r}_{m}_seeds") for m in M._MODELS for r in ("x0", "x1")
             if f"{prefix}mass_{r}_{m}_seeds" in s]
     dev = np.max(np.abs(np.array(rows) - 0.2), axis=0)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from mfattn.companion.checks import check_choice, check_edges, check_real
 from mfattn.companion.premises import Threshold
 from mfattn.companion.stats import t_quantile_975
 from mfattn.companion.verdicts import Undecidable
@@ -90,6 +91,12 @@ def accuracy_thresholds(key):
 
 
 def accuracy_note(key, what):
+    """The note of the accuracy claims on ``key`` ("loss_ratio": the experiment's runs, "code_loss_ratio": ours in the
+    public code's setting), headed ``what``."""
+    check_choice("key", key, ("loss_ratio", "code_loss_ratio"))
+    if not isinstance(what, str):
+        raise TypeError(f"what must be the note's heading (a string); got {type(what).__name__}")
+
     def note(s):
         per = all(f"{'code' if key.startswith('code') else 'exp'}_head_mse_standard_{d}_{p}_seeds" in s
                   for d in DIMS for p in PS)
@@ -140,7 +147,17 @@ def rho_se(s):
     return float(v.std(ddof=1) / math.sqrt(v.size))
 
 
+def _interval(effect, lo, hi) -> None:
+    """``effect`` a finite number and ``lo`` <= ``hi`` the ends of its interval (infinite where a test does not reject,
+    :func:`mfattn.companion.premises.over_units`), none NaN."""
+    check_real("effect", effect)
+    check_edges("lo", lo, "hi", hi, strict=False, allow_inf=True)
+
+
 def rho_decide(s, effect, lo, hi):
+    """The adaptive window's rule on an interval of the rank correlation: above 0 holds (a correlation of 0.5 or more)
+    or partly, at or below 0 fails, covering 0 partly."""
+    _interval(effect, lo, hi)
     return ("holds" if effect >= 0.5 else "partly") if lo > 0 else "fails" if hi <= 0 else "partly"
 
 
@@ -153,6 +170,7 @@ def near_lift_rule(s):
 def lift_decide(s, effect, lo, hi):
     """The window's rule on an interval: above 0 holds (a lift of 0.1 or more) or partly; an interval that covers 0
     partly around a positive effect, fails around one at or below 0 (no sign of adaptation); below 0 fails."""
+    _interval(effect, lo, hi)
     return ("holds" if effect >= 0.1 else "partly") if lo > 0 else "fails" if hi <= 0 or effect <= 0 else "partly"
 
 
@@ -177,6 +195,9 @@ def lift_by_setting(s):
 
 
 def lift_settings_text(s) -> str:
+    """The lift per (d, p) setting in words ("" where the runs do not split into the settings; a run stored as NaN or
+    null is :class:`Undecidable`, not an empty text)."""
+    per_array(s, "far_lift_runs")
     try:
         m = _setting_means(s)
     except Undecidable:
@@ -229,6 +250,7 @@ def wall_asymptotic(s, clock: str = "cpu"):
     (holds if it also ends faster; partly if it grows less but is never faster; fails if it grows as fast).
     ``clock``: "cpu" (the stored CPU medians) or "wall" (the wall-clock medians' lazy / full ratios: the lazy window
     grows less exactly when the ratio falls)."""
+    check_choice("clock", clock, ("cpu", "wall"))
     if clock == "wall":
         r = per_array(s, "bench_wall_ratios")
         if not r[-1] < r[0]:

@@ -19,7 +19,8 @@ from typing import Any, Callable
 import numpy as np
 
 from mfattn.companion import stats
-from mfattn.companion.verdicts import Undecidable
+from mfattn.companion.checks import check_bool, check_choice, check_edges, check_positive, check_real
+from mfattn.companion.verdicts import Undecidable, finite_rule
 
 from .claims_rules import number
 from .claims_designs_numbers import DIMS, PS, per_seed
@@ -43,7 +44,13 @@ def _ratios(s, key: str) -> dict[tuple[int, int], float]:
 
 def accuracy_split(ratios: dict, band: float, blow: float) -> dict[str, list]:
     """The settings within the symmetric band |log r| < log ``band``, outside it, and where standard attention
-    blew up (r None, or r ≤ 1/``blow``: named, not counted)."""
+    blew up (r None, or r ≤ 1/``blow``: named, not counted). ``band`` and ``blow`` are factors above 1."""
+    from collections.abc import Mapping
+
+    if not isinstance(ratios, Mapping):
+        raise TypeError(f"ratios must map each setting to its ratio (a dict); got {type(ratios).__name__}")
+    check_real("band", band, minimum=1.0, strict=True)
+    check_real("blow", blow, minimum=1.0, strict=True)
     blown = [k for k, r in ratios.items() if r is None or r <= 1 / blow]
     counted = {k: r for k, r in ratios.items() if k not in blown}
     within = [k for k, r in counted.items() if abs(math.log(r)) < math.log(band)]
@@ -94,6 +101,13 @@ def accuracy_rule(key: str = "loss_ratio", band: float = 1.5, stuck: float = 0.5
     per-seed ratios in place of the ratio of the means. ``every_seed`` (the rule of the first referee round): the
     ratio of the means over every seed, a setting left out only where that ratio is 1/``blow`` or below; also where
     the per-seed values are not stored (the stored ratios, one per setting)."""
+    check_real("band", band, minimum=1.0, strict=True)
+    check_real("stuck", stuck, minimum=0.0, strict=True)
+    check_real("blow", blow, minimum=1.0, strict=True)
+    check_bool("per_seed_median", per_seed_median)
+    check_bool("every_seed", every_seed)
+
+    @finite_rule
     def rule(s):
         legacy = every_seed or key not in ("loss_ratio", "code_loss_ratio") or not all(
             f"{_prefix(key)}_head_mse_standard_{d}_{p}_seeds" in s for d in DIMS for p in PS)
@@ -120,7 +134,10 @@ def accuracy_rule(key: str = "loss_ratio", band: float = 1.5, stuck: float = 0.5
 
 def one_sided_rule(key: str = "loss_ratio", band: float = 1.5):
     """The rule before issue 42: a setting counts as 'roughly equivalent' if its ratio is below ``band``, a blow-up of
-    standard attention (a ratio far below 1) included; all 8 holds, at least 4 partly."""
+    standard attention (a ratio far below 1) included; all 8 holds, at least 4 partly. ``band`` a factor above 1."""
+    check_real("band", band, minimum=1.0, strict=True)
+
+    @finite_rule
     def rule(s):
         within = sum(r < band for r in _ratios(s, key).values())
         return "holds" if within == 8 else "partly" if within >= 4 else "fails"
@@ -162,7 +179,11 @@ def ops_steps(s, key: str) -> list[float]:
 def ops_rule(key: str = "ops_", margin: float = 0.0, full: float = 1.0):
     """Relative operations below ``full`` (full attention's n·d) everywhere, and rising by more than ``margin`` at
     every step from p = 1/2 to 1/25 at both d: holds; below ``full`` but not in that order: partly; fails if any
-    reaches ``full``."""
+    reaches ``full``. ``margin`` a finite number (moved by the seed noise either way), ``full`` > 0."""
+    check_real("margin", margin)
+    check_positive("full", full)
+
+    @finite_rule
     def rule(s):
         rows = [number(s, f"{key}{d}_{p}") for d in DIMS for p in PS]
         if max(rows) >= full:
@@ -192,6 +213,11 @@ def benefit_rule(literal: bool, margin: float = 0.0, equal_windows: bool = False
     the saving does not move the stated way with the bias at both d. ``equal_windows``: d compared at the same
     windows and sweeps (d = 10's, charged at d = 50: the saving grows by k(1/10 − 1/50)/n, an identity). ``key``:
     the count (as run, or the paper's ``ops_``)."""
+    check_bool("literal", literal)
+    check_real("margin", margin)
+    check_bool("equal_windows", equal_windows)
+
+    @finite_rule
     def rule(s):
         save = {(d, p): 1 - number(s, f"{key}{d}_{p}") for d in DIMS for p in PS}
         by_bias = all(((save[d, b] - save[d, a]) if literal else (save[d, a] - save[d, b])) > margin
@@ -205,6 +231,7 @@ def benefit_rule(literal: bool, margin: float = 0.0, equal_windows: bool = False
 
 
 def benefit_examples(literal: bool) -> dict[str, dict[str, float]]:
+    check_bool("literal", literal)
     strong = {f"ops_run_{d}_{p}": v - (0.05 if d == 50 else 0) for d in DIMS
               for p, v in zip(PS, (0.4, 0.5, 0.6, 0.7))}                          # saving falls as 1/p grows
     weak = {f"ops_run_{d}_{p}": v - (0.05 if d == 50 else 0) for d in DIMS
@@ -225,7 +252,10 @@ def _resolved(lo: float, mean: float) -> str | None:
 
 def window_rule(lift: float = 0.1):
     """The lift over windows blind to the input: fails if its 95 % interval lies at or below 0, partly if it covers 0;
-    above 0, holds if the mean lift is at least ``lift``, else partly."""
+    above 0, holds if the mean lift is at least ``lift`` (a share of the far parents, in (0, 1]), else partly."""
+    check_real("lift", lift, minimum=0.0, maximum=1.0, strict=True)
+
+    @finite_rule
     def rule(s):
         mean = number(s, "far_lift_mean")
         side = _resolved(number(s, "far_lift_lo"), mean)
@@ -236,7 +266,10 @@ def window_rule(lift: float = 0.1):
 def adaptive_rule(rho: float = 0.5):
     """Inside the first window, the rank correlation of the final window with the parent's distance, per run: fails
     if its 95 % interval over the runs lies at or below 0, partly if it covers 0; above 0, holds if the mean
-    correlation is at least ``rho``, else partly."""
+    correlation is at least ``rho`` (a correlation, in [-1, 1]), else partly."""
+    check_real("rho", rho, minimum=-1.0, maximum=1.0)
+
+    @finite_rule
     def rule(s):
         mean = number(s, "near_rho_mean")
         side = _resolved(number(s, "near_rho_lo"), mean)
@@ -248,7 +281,11 @@ def cavi_rule(tol: float = 0.8, paired: bool = False):
     """The paper's update against CAVI: CAVI's training MSE over the paper update's, per p. Holds if at least
     ``tol`` at every p; partly if only the geometric mean over p is; fails if even that is below. ``paired``: per p,
     the per-seed log ratio's 95 % t-interval: holds if it lies below log ``tol`` at no p (the paper's update never
-    significantly more than 1/``tol`` worse), partly if at some but not all, fails if at every p."""
+    significantly more than 1/``tol`` worse), partly if at some but not all, fails if at every p. ``tol`` > 0."""
+    check_positive("tol", tol)
+    check_bool("paired", paired)
+
+    @finite_rule
     def rule(s):
         if paired:
             worse = 0
@@ -269,7 +306,15 @@ def vi_rule(exact: float = 1e-6, near: float = 0.05, check: float = 1e-8, key: s
     """Is the paper's iteration mean-field VI? Its end state must be a stationary point of the ELBO: the largest
     gradient below ``exact`` holds, below ``near`` (what a VI procedure stopped by the training's tolerance may
     leave) partly, else fails; not tested if CAVI's own end state is not stationary to ``check``. ``statistic``:
-    applied to the per-vector gradients (``<key>_vectors``) in place of their maximum."""
+    applied to the per-vector gradients (``<key>_vectors``) in place of their maximum. ``0 < exact < near``,
+    ``check`` > 0."""
+    check_edges("exact", exact, "near", near, minimum=0.0, open_range=True)
+    check_positive("check", check)
+    if statistic is not None and not callable(statistic):
+        raise TypeError(f"statistic must be None or a function of the per-vector gradients; got "
+                        f"{type(statistic).__name__}")
+
+    @finite_rule
     def rule(s):
         if not number(s, "cavi_elbo_grad") < check:
             raise Undecidable(f"the check itself failed: CAVI's end state is not stationary ({s['cavi_elbo_grad']:.1e})")
@@ -316,7 +361,13 @@ def ladder_rule(factor: float = 1.25, margin: float = 0.0, median: bool = False,
     makes CAVI train worse: fails unless that step (log MSE ratio) exceeds both other steps by more than ``margin``
     ("most of the deficit" is then false); holds if it also raises the MSE by at least ``factor``, else partly (the
     largest cause, but a small one). ``median``: each step's median over p in place of its mean; ``per_seed_all``:
-    the steps of each seed (``ladder_log_*_seeds``), the grade the worst over the seeds."""
+    the steps of each seed (``ladder_log_*_seeds``), the grade the worst over the seeds. ``factor`` >= 1 (a rise),
+    ``margin`` a finite number (moved by the seed noise either way), ``step`` one of :data:`STEPS`."""
+    check_real("factor", factor, minimum=1.0)
+    check_real("margin", margin)
+    check_bool("median", median)
+    check_bool("per_seed_all", per_seed_all)
+    check_choice("step", step, tuple(STEPS))
     others_of = [k for k in STEPS if k != step]
 
     def grade(main, others):
@@ -337,7 +388,7 @@ def ladder_rule(factor: float = 1.25, margin: float = 0.0, median: bool = False,
             lad = ladder(s)
             steps = {k: lad[name] for k, (_, name, _) in STEPS.items()}
         return grade(steps[step], [steps[k] for k in others_of])
-    return rule
+    return finite_rule(rule)
 
 
 def ladder_examples() -> dict[str, dict[str, float]]:

@@ -17,8 +17,9 @@ from typing import Any, Callable
 import numpy as np
 
 from mfattn.companion import stats
+from mfattn.companion.checks import check_bool, check_choice, check_edges, check_int, check_positive, check_real
 from mfattn.companion.premises import Alternative
-from mfattn.companion.verdicts import Undecidable
+from mfattn.companion.verdicts import Undecidable, finite_rule
 
 from .claims_rules import number
 from .claims_designs_numbers import per_array, per_seed
@@ -30,6 +31,8 @@ __all__: list[str] = ["CONTROLS", "STATISTICS"]
 #: (P + P² has row sums 2) and multi-hop with the normalised operator (P + P²)/2 (:data:`.multihop.CONTROL_NAMES`).
 CONTROLS = ("one_x2", "multi_norm")
 _MODELS = ("one", "multi", "two") + CONTROLS
+#: The halves of the multi-hop claim :func:`multihop_rule` decides.
+PARTS = ("both", "better", "approaches")
 
 #: Student's t 0.95 quantiles (one-sided 5 %) for 1 to 30 degrees of freedom.
 _T95 = (6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125, 1.7959, 1.7823, 1.7709,
@@ -38,7 +41,9 @@ _T95 = (6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 
 
 
 def t95_one_sided(df: int) -> float:
-    """Student's t 0.95 quantile (a table to 30 degrees of freedom, then the Cornish-Fisher expansion)."""
+    """Student's t 0.95 quantile of ``df`` (a positive integer) degrees of freedom (a table to 30 degrees of freedom,
+    then the Cornish-Fisher expansion)."""
+    check_int("df", df, 1)
     if df <= len(_T95):
         return _T95[df - 1]
     z = 1.644854
@@ -100,7 +105,13 @@ STATISTICS: dict[str, tuple[str, Callable[[np.ndarray], bool]]] = {
 
 
 def gap_closed(one: float, multi: float, two: float) -> float:
-    """The share of the gap between a one-layer model and two layers that multi-hop closes."""
+    """The share of the gap between a one-layer model and two layers that multi-hop closes (three finite numbers,
+    ``one`` and ``two`` apart: no gap has no share)."""
+    for name, x in (("one", one), ("multi", multi), ("two", two)):
+        check_real(name, x)
+    if one == two:
+        raise ValueError(f"one and two must differ (the gap between one layer and two is what multi-hop closes a share "
+                         f"of); got one = two = {one!r}")
     return (one - multi) / (one - two)
 
 
@@ -109,7 +120,16 @@ def positive_control(seeds: dict[str, np.ndarray], baseline: str, above: Callabl
     """The experiment's positive control: two-layer attention, which can take the second hop, must beat the
     ``baseline`` one-layer model by the rule's statistic over the seeds. Where it does not, the task as trained
     cannot show what a second hop is worth, for multi-hop or anyone: :class:`Undecidable` (not tested), never a
-    refutation."""
+    refutation. ``seeds`` maps each model to its per-seed values; ``baseline`` and "two" must be among them."""
+    from collections.abc import Mapping
+
+    if not isinstance(seeds, Mapping):
+        raise TypeError(f"seeds must map each model to its per-seed values (a dict); got {type(seeds).__name__}")
+    for name, model in (("baseline", baseline), ("seeds", "two")):
+        if not isinstance(model, str) or model not in seeds:
+            raise ValueError(f"{name}: the model {model!r} is not among the seeds' models {sorted(seeds)}")
+    if not callable(above):
+        raise TypeError(f"above must be the statistic (per-seed differences -> bool); got {type(above).__name__}")
     d = seeds[baseline] - seeds["two"]
     if not above(d):
         which = "one-layer model with its output doubled" if baseline == "one_x2" else "plain one-layer model"
@@ -137,9 +157,15 @@ def multihop_rule(prefix: str, half: float = 0.5, statistic: str = "pooled", con
     sign of "better"); holds where both are resolved above 0; partly otherwise. ``"approaches"``, the gap only:
     holds if multi-hop closes at least ``half`` of the gap from the better one-layer model to two layers; partly
     where it falls short by less than two jackknife standard errors over the seeds (not told from half); else
-    fails."""
+    fails. ``half`` in (0, 1], ``statistic`` one of :data:`STATISTICS`, ``part`` one of :data:`PARTS`."""
+    check_real("half", half, minimum=0.0, maximum=1.0, strict=True)
+    check_choice("statistic", statistic, tuple(STATISTICS))
+    check_bool("controls", controls)
+    check_bool("drop_stuck", drop_stuck)
+    check_choice("part", part, PARTS)
     words, above = STATISTICS[statistic]
 
+    @finite_rule
     def rule(s):
         seeds = seed_values(s, prefix)   # a missing one (a summary before the controls): not tested
         if drop_stuck:
@@ -179,7 +205,9 @@ def multihop_rule(prefix: str, half: float = 0.5, statistic: str = "pooled", con
 
 def multihop_alternatives(prefix: str, other_prefix: str | None, part: str = "both") -> tuple[Alternative, ...]:
     """The statistics (each on both controls), the plain reading, the other reading of the root x₀ (``other_prefix``:
-    the same rule on the other task's numbers) and the stuck seed left out, for ``part`` of the claim."""
+    the same rule on the other task's numbers) and the stuck seed left out, for ``part`` of the claim (one of
+    :data:`PARTS`)."""
+    check_choice("part", part, PARTS)
     stats_ = [] if part == "approaches" else [
         Alternative(f"{words}, on both controls", "statistic", multihop_rule(prefix, statistic=name, part=part))
         for name, (words, _) in STATISTICS.items() if name != "pooled"]
@@ -270,6 +298,8 @@ def multihop_spread(prefix: str) -> Callable[[Any], dict[str, list[float]]]:
 
 
 def multihop_examples(prefix: str, part: str = "both") -> dict[str, dict[str, float]]:
+    """Counterfactual numbers giving each grade of :func:`multihop_rule` for ``part`` (one of :data:`PARTS`)."""
+    check_choice("part", part, PARTS)
     def n(one, multi, two, one_x2, multi_norm, spread=(0.0, 0.02, -0.02)):
         vals = dict(one=one, multi=multi, two=two, one_x2=one_x2, multi_norm=multi_norm)
         return {**{f"{prefix}nmse_{k}": v for k, v in vals.items()},
@@ -308,7 +338,11 @@ def mass_se(key):
 def two_positions_rule(holds=0.05, partly=0.02, prefix="", statistic="mean"):
     """Multi-hop's mass on x₁ minus one-layer attention's (``statistic``: of the means; "median" of the per-seed
     gains; "interval": the per-seed gains' 95 % t-interval must lie above 0, then its mean is graded): above
-    ``holds`` holds, above ``partly`` partly, else fails."""
+    ``holds`` holds, above ``partly`` partly, else fails (``partly`` below ``holds``, both in [-1, 1])."""
+    check_edges("partly", partly, "holds", holds, minimum=-1.0, maximum=1.0)
+    check_choice("statistic", statistic, ("mean", "median", "interval"))
+
+    @finite_rule
     def rule(s):
         if statistic == "mean":
             gain = number(s, f"{prefix}mass_x1_multi") - number(s, f"{prefix}mass_x1_one")
@@ -345,7 +379,11 @@ def premise_rule(holds: float = 0.2, partly: float = 0.1, prefix: str = "", toke
     or one of them), in closed form per seed (``<prefix>premise_nmse_<token>_seeds``), its median (``statistic``:
     or "mean") over the seeds. At least ``holds`` holds (one token leaves a fifth of the variance: both are
     needed); at least ``partly`` partly; below fails (a single token predicts y to within a tenth of its
-    variance, better than the trained models reading both)."""
+    variance, better than the trained models reading both). ``partly`` below ``holds``, both shares >= 0."""
+    check_edges("partly", partly, "holds", holds, minimum=0.0)
+    check_choice("statistic", statistic, ("median", "mean"))
+
+    @finite_rule
     def rule(s):
         v = per_array(s, f"{prefix}premise_nmse_{token}_seeds")
         x = float(np.median(v)) if statistic == "median" else float(v.mean())
@@ -372,6 +410,12 @@ def premise_reached(s):
 
 
 def rationale_rule(holds=0.3, partly=0.5, key="mass_x0_one", median=False):
+    """One-layer attention's mass on x₀ (``median``: the median of its per-seed values) below ``holds`` holds, below
+    ``partly`` partly, else fails (``holds`` below ``partly``, both masses in [0, 1])."""
+    check_edges("holds", holds, "partly", partly, minimum=0.0, maximum=1.0)
+    check_bool("median", median)
+
+    @finite_rule
     def rule(s):
         x = float(np.median(per_array(s, f"{key}_seeds"))) if median else number(s, key)
         return "holds" if x < holds else "partly" if x < partly else "fails"
@@ -389,7 +433,14 @@ def mass_spread(prefix=""):
 
 def replay_rule(holds=0.99, partly=0.9, tol=None, curves=False):
     """Share of the logged losses within ``tol`` relative (default: the stored share at 1e-5) above ``holds`` holds,
-    above ``partly`` partly; ``curves``: every curve within the tolerance at all points holds, all but two partly."""
+    above ``partly`` partly; ``curves``: every curve within the tolerance at all points holds, all but two partly.
+    ``partly`` below ``holds``, both shares in [0, 1]; ``tol`` None or > 0."""
+    check_edges("partly", partly, "holds", holds, minimum=0.0, maximum=1.0)
+    if tol is not None:
+        check_positive("tol", tol)
+    check_bool("curves", curves)
+
+    @finite_rule
     def rule(s):
         if curves:
             dev = per_array(s, "replay_curve_max_dev")

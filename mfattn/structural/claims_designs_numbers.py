@@ -12,7 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from collections.abc import Mapping
+
 from mfattn.companion import stats, store
+from mfattn.companion.checks import check_path
 from mfattn.companion.verdicts import Undecidable
 
 from .claims_rules import number
@@ -45,11 +48,26 @@ def _read(path: Path) -> Any:
 def replay_numbers(replay: dict | None) -> dict[str, Any]:
     """Per curve (multi-hop seeds 0-9, then one-layer seeds 0-9) of the stored replay
     (``multihop_code_replay.json``): its largest and its first relative deviation from the public code's stored
-    losses, and the points per curve."""
+    losses, and the points per curve. Each model's ``relative_deviation`` is a table (curves × points, at least one
+    point) of finite numbers; the two models' curves have the same points."""
+    _check_file("replay", replay)
     if not replay or "batch" not in replay.get("variants", {}):
         return {}
     v = replay["variants"]["batch"]
-    devs = [np.asarray(v[m]["relative_deviation"], float) for m in ("multihop", "one_layer")]
+    devs = []
+    for m in ("multihop", "one_layer"):
+        try:
+            dev = np.asarray(v[m]["relative_deviation"], float)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"replay['variants']['batch'][{m!r}] must hold 'relative_deviation', a table of curves × "
+                             "points of numbers") from None
+        if dev.ndim != 2 or dev.shape[1] == 0 or not np.isfinite(dev).all():
+            raise ValueError(f"replay: the {m} curves' relative_deviation must be a table of curves × points (at least "
+                             f"one point) of finite numbers; got shape {dev.shape}")
+        devs.append(dev)
+    if devs[0].shape[1] != devs[1].shape[1]:
+        raise ValueError(f"replay: the multihop and one_layer curves must have the same points; got {devs[0].shape[1]} "
+                         f"and {devs[1].shape[1]}")
     every = np.concatenate(devs)
     return {"replay_curve_max_dev": [float(x) for x in every.max(1)],
             "replay_curve_first_dev": [float(x) for x in every[:, 0]],
@@ -59,10 +77,18 @@ def replay_numbers(replay: dict | None) -> dict[str, Any]:
 
 def bench_numbers(bench: dict | None) -> dict[str, Any]:
     """The stored benchmark of lazy windowed attention (``data/benchmarks/bench_windowed_attention.json``), per
-    context length: n, CPU and wall-clock time of full and lazy attention (medians of its repeats)."""
+    context length: n, CPU and wall-clock time of full and lazy attention (medians of its repeats). ``rows`` is a list
+    of rows (dicts) with n, lazy_ms, full_ms and ops_ratio."""
+    _check_file("bench", bench)
     if not bench or not bench.get("rows"):
         return {}
     rows = bench["rows"]
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, (list, tuple)) \
+            or not all(isinstance(r, Mapping) for r in rows):
+        raise TypeError(f"bench['rows'] must be a list of rows (dicts); got {type(rows).__name__} {rows!r:.60}")
+    for i, r in enumerate(rows):
+        for k in ("n", "lazy_ms", "full_ms", "ops_ratio"):
+            _number_at(f"bench['rows'][{i}][{k!r}]", r.get(k))
     return {"bench_ns": [float(r["n"]) for r in rows],
             "bench_cpu_ratios": [r["lazy_ms"] / r["full_ms"] for r in rows],
             "bench_wall_ratios": [r["lazy_wall_ms"] / r["full_wall_ms"] for r in rows if "lazy_wall_ms" in r],
@@ -74,14 +100,35 @@ def bench_numbers(bench: dict | None) -> dict[str, Any]:
 def code_measure_numbers(full_exp: dict | None) -> dict[str, Any]:
     """Our runs in the public code's setting at d = 50 (``expanding_code_d50.json``): the code's relative operations
     m(d + k)/(nd) per p and seed, and the public code's stored single run's."""
+    _check_file("full_exp", full_exp)
     if not full_exp:
         return {}
     out: dict[str, Any] = {}
     for p, stored in zip(full_exp["ps"], full_exp["stored_code_measure"]):
+        _number_at("full_exp['ps'] (each p)", p)
+        _number_at("full_exp['stored_code_measure'] (each value)", stored)
+        per = full_exp["code_measure_per_seed"][f"{p:g}"]
+        if not isinstance(per, Mapping):
+            raise TypeError(f"full_exp['code_measure_per_seed'][{p:g}] must map each seed to its value; got "
+                            f"{type(per).__name__}")
+        for seed, x in per.items():
+            _number_at(f"full_exp['code_measure_per_seed'][{p:g}][{seed!r}]", x)
         key = round(1 / p)
         out[f"code_ops_50_{key}_seeds"] = [float(x) for x in full_exp["code_measure_per_seed"][f"{p:g}"].values()]
         out[f"ref_code_ops_50_{key}"] = float(stored)
     return out
+
+
+def _check_file(name: str, value: Any) -> None:
+    """A stored file's contents as read (a dict) or None (not stored)."""
+    if value is not None and not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be the stored file's contents (a dict) or None; got {type(value).__name__}")
+
+
+def _number_at(where: str, x: Any) -> None:
+    """A stored value the numbers are read from: a finite real number (not text, not a bool)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"{where} must be a finite number; got {x!r:.60}")
 
 
 def _ratio_seeds(s: dict, num: str, den: str) -> list[float] | None:
@@ -94,7 +141,12 @@ def _ratio_seeds(s: dict, num: str, den: str) -> list[float] | None:
 
 
 def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
-    """The per-unit numbers derived from the summary ``s`` and the chapter's other stored files under ``root``."""
+    """The per-unit numbers derived from the summary ``s`` and the chapter's other stored files under ``root`` (an
+    existing folder, the checkout; None: the summary alone)."""
+    if not isinstance(s, Mapping):
+        raise TypeError(f"s must be the stored summary (a mapping); got {type(s).__name__}")
+    if root is not None and not check_path("root", root).is_dir():
+        raise ValueError(f"root must be an existing folder (the checkout whose data/ holds the stored files); got {root}")
     out: dict[str, Any] = {}
     if root is not None:
         folder = Path(root) / "data" / "full" / "designs"

@@ -40,16 +40,29 @@ def summary_path(root: Path, chapter: str) -> Path:
 
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
-    """Write a chapter's full-profile numbers (a flat dict of numbers, strings and lists of numbers) atomically."""
+    """Write a chapter's full-profile numbers (a flat dict of numbers, strings and lists of numbers) atomically. A
+    value that is a mapping (a nested dict) is refused: the summary is flat."""
     def plain(v):
         if isinstance(v, (list, tuple)):
             return [plain(x) for x in v]
         return float(v) if hasattr(v, "__float__") and not isinstance(v, (int, str)) else v
 
     check_rule("summary", summary, "mapping")
+    for k, v in summary.items():
+        if not isinstance(k, str):
+            raise TypeError(f"summary's keys must be names (strings); got {k!r}")
+        if _holds_mapping(v):
+            raise TypeError(f"summary[{k!r}] must be a number, a string or a list of them (the summary is flat); got a "
+                            "nested mapping")
     path = summary_path(root, chapter)
     store.atomic_write_json(path, store.finite_or_none({k: plain(v) for k, v in summary.items()}))  # NaN: null
     return path
+
+
+def _holds_mapping(v: Any) -> bool:
+    from collections.abc import Mapping
+
+    return isinstance(v, Mapping) or isinstance(v, (list, tuple)) and any(_holds_mapping(x) for x in v)
 
 
 def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
