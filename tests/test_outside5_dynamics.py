@@ -51,7 +51,13 @@ def _close(fig):
 
 
 ROWS = [  # (row id, call, exception, regex naming the parameter)
-    # the chunk-keyed modules (sweep, model, diagnostics, tangent_space)
+    # the chunk-keyed modules (engine, sweep, model, diagnostics, tangent_space)
+    ("b0527", lambda: engine.largest_lyapunov([1.0], steps=20, transient=5, progress="yes"), TypeError,
+     r"^progress must be True or False"),
+    ("b0525", lambda: fx("SIM").context_of(2), ValueError, r"^i must be an integer in \[-2, 1\]"),
+    ("b0637", lambda: engine.SimulationResult(np.zeros((2, 5, 3)), {}, np.array([1.0]), np.array([220.0]),
+                                              np.array([0.02]), 10, 5), ValueError,
+     r"^m_o must have shape \(B, steps - transient, M\) = \(1, 5, M\)"),
     ("b0533", lambda: fx("SW3").bin_counts(max_y=0.01), ValueError, r"^max_y must be at least this sweep's own scale"),
     ("b0537", lambda: fx("SW3").exact_counts([5]), ValueError, r"^idx must hold indices of this sweep's 3 β"),
     ("b0541", lambda: fx("SW3").periodic_points(3), ValueError, r"^i must be an integer in \[-3, 2\]"),
@@ -152,6 +158,9 @@ def test_documented_rows_keep_their_results():
 def test_valid_calls_still_work():
     rr, tong, fr, sim3, sw3 = fx("RR"), fx("TONG"), fx("FR"), fx("SIM3"), fx("SW3")
     sim = fx("SIM")
+    assert engine.largest_lyapunov([1.0], steps=20, transient=5, progress=None).shape == (1,)
+    assert sim.context_of(-1)["att_window"].shape == (3,) and dataclasses.replace(sim).m_o.shape == (2, 200, 3)
+    assert engine.simulate([1.0], steps=20, transient=5, save=False).m_o is None
     counts = sw3.bin_counts()
     assert np.array_equal(sw3.bin_counts(max_y=sw3.max_y), counts)
     assert np.array_equal(sw3.exact_counts([0, -1]), sw3.exact_counts(np.array([0, 2])))
