@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from mfattn.dynamics import (basins, engine, finite_n, floquet, perturbed, rotation, sweep,  # noqa: E402
-                             verdict_numbers)
+from mfattn.dynamics import (basins, diagnostics, engine, finite_n, floquet, perturbed, rotation,  # noqa: E402
+                             sweep, tangent_space, verdict_numbers)
 from mfattn.dynamics import figures as dfig  # noqa: E402
 from mfattn.dynamics import model as dmodel  # noqa: E402
 
@@ -51,6 +51,34 @@ def _close(fig):
 
 
 ROWS = [  # (row id, call, exception, regex naming the parameter)
+    # the chunk-keyed modules (engine, sweep, model, diagnostics, tangent_space)
+    ("b0527", lambda: engine.largest_lyapunov([1.0], steps=20, transient=5, progress="yes"), TypeError,
+     r"^progress must be True or False"),
+    ("b0525", lambda: fx("SIM").context_of(2), ValueError, r"^i must be an integer in \[-2, 1\]"),
+    ("b0637", lambda: engine.SimulationResult(np.zeros((2, 5, 3)), {}, np.array([1.0]), np.array([220.0]),
+                                              np.array([0.02]), 10, 5), ValueError,
+     r"^m_o must have shape \(B, steps - transient, M\) = \(1, 5, M\)"),
+    ("b0533", lambda: fx("SW3").bin_counts(max_y=0.01), ValueError, r"^max_y must be at least this sweep's own scale"),
+    ("b0537", lambda: fx("SW3").exact_counts([5]), ValueError, r"^idx must hold indices of this sweep's 3 β"),
+    ("b0541", lambda: fx("SW3").periodic_points(3), ValueError, r"^i must be an integer in \[-3, 2\]"),
+    ("b0641", lambda: dataclasses.replace(fx("SW3"), period=fx("SW3").period[:1]).classes(), ValueError,
+     r"^period must have shape \(3,\), one entry per β"),
+    ("b0514", lambda: dmodel.paper_weights(semantic_size=3, segments=5), ValueError,
+     r"^segments must be at most semantic_size = 3"),
+    ("b0519", lambda: dmodel.token_context(dataclasses.replace(fx("MDL"), token=fx("MDL").token[:5])), ValueError,
+     r"^token must have shape \(4M,\) = \(12,\)"),
+    ("b0642", lambda: dmodel.MeanFieldModel(fx("MDL").o_classes, fx("MDL").coef, fx("MDL").class_fraction,
+                                            fx("MDL").class_sign, fx("MDL").positional, fx("MDL").token, 8), ValueError,
+     r"^positional must have shape \(context_size, 4M\), one row per position = \(8, 12\)"),
+    ("b0518", lambda: fx("MDL").correlation("z"), ValueError, r"^x must be one of 'o', 'v', 'k', 'q'"),
+    ("b0593", lambda: diagnostics.bin_counts(fx("SIM").m_o[..., 0], max_y=0.001), ValueError,
+     r"^max_y \(0\.001\) must cover the values"),
+    ("b0599", lambda: diagnostics.envelope_decay_time(np.random.default_rng(0).normal(size=64), 8, period=100),
+     ValueError, r"^period must be an integer in \[1, 32\]"),
+    ("b0561", lambda: tangent_space.TangentFlow([1.0], 2).set_basis(np.zeros((1, 27, 3))), ValueError,
+     r"^Q must have shape \(B, D, k\) = \(1, 27, 2\)"),
+    ("b0562", lambda: tangent_space.TangentFlow([1.0], 2).set_state(np.zeros((1, 10))), ValueError,
+     r"^x must have shape \(B, D\) = \(1, 27\)"),
     # rotation
     ("b0544", lambda: rotation.rotation_number([1.0, 1.27], steps=60, transient=20, init=fx("SIM").context),
      ValueError, r"^init must be one context shared by the grid"),
@@ -115,6 +143,11 @@ def test_outside5_dynamics_row_is_refused(row, call, exc, match):
 
 
 def test_documented_rows_keep_their_results():
+    # b0534: 10**6 bins are still wider than a fine level, so the bounds hold
+    lo, hi = fx("SW3").bin_count_bounds(bins=10**6)
+    assert lo.shape == hi.shape == (3,) and np.all(lo <= hi)
+    # b0595: quantize does not clip (v = max_y gives bins; beyond it, indices outside [0, bins])
+    assert diagnostics.quantize(np.array([1.0, 1.5, -2.0]), 1.0, 5001).tolist() == [5001, 6251, -2500]
     # b0546: a tongue grid is read flattened, as tongue_widths reads it
     assert len(rotation.cycle_fraction(fx("TONG"))) == 4
     # b0610: max_lag beyond a quarter of the series is shortened to (T - 1) // 4
@@ -124,6 +157,25 @@ def test_documented_rows_keep_their_results():
 
 def test_valid_calls_still_work():
     rr, tong, fr, sim3, sw3 = fx("RR"), fx("TONG"), fx("FR"), fx("SIM3"), fx("SW3")
+    sim = fx("SIM")
+    assert engine.largest_lyapunov([1.0], steps=20, transient=5, progress=None).shape == (1,)
+    assert sim.context_of(-1)["att_window"].shape == (3,) and dataclasses.replace(sim).m_o.shape == (2, 200, 3)
+    assert engine.simulate([1.0], steps=20, transient=5, save=False).m_o is None
+    counts = sw3.bin_counts()
+    assert np.array_equal(sw3.bin_counts(max_y=sw3.max_y), counts)
+    assert np.array_equal(sw3.exact_counts([0, -1]), sw3.exact_counts(np.array([0, 2])))
+    assert sw3.periodic_points(-1).ndim == 1
+    assert dataclasses.replace(sw3).classes().shape == (3,) and sw3.subset(slice(0, 2)).betas.size == 2
+    assert dmodel.paper_weights(semantic_size=3, segments=3)["o"].shape == (3, 5)
+    model = dmodel.paper_model()
+    assert dataclasses.replace(model).context_size == 4 and model.correlation("q").shape == (3, 3)
+    assert dmodel.token_context(model)["mk"].shape == (3,)
+    assert diagnostics.bin_counts(sim.m_o[..., 0], max_y=float(np.abs(sim.m_o).max())).shape == (2,)
+    assert diagnostics.envelope_decay_time(np.random.default_rng(0).normal(size=64), 8, period=32) >= 0
+    flow = tangent_space.TangentFlow([1.0, 1.1], 2)
+    flow.set_basis(np.ones((2, 27, 2)))
+    flow.set_state(flow.state())
+    assert flow.basis().shape == (2, 27, 2)
     assert rotation.locked_fraction(0.25) == rotation.Fraction(1, 4) and rotation.locked_fraction(0.5) is not None
     assert rotation.locked_fraction(0.0) == 0
     assert dataclasses.replace(rr).rho.shape == (2,) and dataclasses.replace(tong).rho.shape == (2, 2)

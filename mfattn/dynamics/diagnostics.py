@@ -47,7 +47,11 @@ def _feature(name: str, value, M: int) -> int:
 
 @contract(values="array", max_y="real:>0", bins="int:1")
 def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
-    """The paper's bin index of each value: ``int(bins (v/max_y + 1)/2)``."""
+    """The paper's bin index of each value: ``int(bins (v/max_y + 1)/2)``.
+
+    Values are not clipped: ``v = max_y`` itself gives ``bins``, and values beyond ``±max_y`` give indices outside
+    ``[0, bins]`` (:func:`bin_count_bounds` quantizes level edges that lie a rounding beyond the scale);
+    :func:`bin_counts` refuses values beyond ``max_y``."""
     if not max_y > 0:
         raise ValueError(f"max_y must be positive; got {max_y!r}")
     return (bins * (np.asarray(values) / max_y + 1) / 2).astype(np.int64)
@@ -59,8 +63,8 @@ def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> 
 
     m1 : (B, T) samples of m^o_1 after the transient. max_y : the paper's scale, ``max(|min|, |max|)`` of the
     saved m^o (all features, all β) of the whole diagram; it is required, since the rows passed are rarely the
-    whole diagram (:attr:`mfattn.dynamics.sweep.SweepResult.max_y` gives it for a sweep).
-    Returns (B,) int.
+    whole diagram (:attr:`mfattn.dynamics.sweep.SweepResult.max_y` gives it for a sweep), so no value lies beyond it
+    (a ``max_y`` below ``max |m1|`` is refused). Returns (B,) int.
     """
     check_int("bins", bins, 2)
     m1 = np.asarray(m1, dtype=np.float64)
@@ -69,6 +73,10 @@ def bin_counts(m1: np.ndarray, max_y: float | None = None, bins: int = 5001) -> 
     if max_y is None:
         raise ValueError("max_y must be given: the paper's bin scale is the largest m^o of the whole diagram "
                          "(all features, all β), not of the rows passed")
+    top = float(np.abs(m1).max()) if m1.size else 0.0
+    if top > max_y:   # the scale is the largest |m^o| of the whole diagram: no value lies beyond it
+        raise ValueError(f"max_y ({max_y!r}) must cover the values: the bins span [-max_y, max_y] and the largest "
+                         f"|m1| is {top!r}")
     q = np.sort(quantize(m1, max_y, bins), axis=1)
     return 1 + (np.diff(q, axis=1) != 0).sum(axis=1)
 
@@ -251,13 +259,14 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
     window), a float lag otherwise. x : (T,) series with T > 4 max_lag (so that ρ is read only up to half the
     series, where each lag still averages over T/2 pairs or more). ``period`` (optional): subtract first the
     mean of each phase ``t mod period`` (the response locked to a periodic forcing, here the positional code,
-    which is not a memory of the past and would otherwise hold ρ at a plateau).
+    which is not a memory of the past and would otherwise hold ρ at a plateau); at most half the series, so each
+    phase holds two values or more.
     """
     check_real("level", level, minimum=0.0, strict=True)
     x = np.asarray(x, dtype=np.float64)
     check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 4))
-    if period is not None:
-        check_int("period", period, 1)
+    if period is not None:   # each phase needs two values or more for its mean to be removed
+        check_int("period", period, 1, max(1, x.size // 2))
         x = x.copy()
         for ph in range(period):
             x[ph::period] -= x[ph::period].mean()

@@ -298,10 +298,7 @@ def _tangent_start(M: int, L: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------------------------
 def _grid(betas, gamma, epsilon):
     # β >= 0: the output gain is an inverse temperature (β < 0 would flip the sign of the readout,
-    # a different model that the paper does not consider).
-    if isinstance(betas, (str, bytes)) or (isinstance(betas, np.ndarray) and betas.dtype.kind in "US") or (
-            isinstance(betas, (list, tuple)) and any(isinstance(v, (str, bytes, np.str_)) for v in betas)):
-        raise TypeError(f"betas must hold numbers, not strings (no text is read as β); got {betas!r:.60}")
+    # a different model that the paper does not consider). check_grid refuses text (no string is read as β).
     b = check_grid("betas", betas, minimum=0.0)
     try:
         g = np.broadcast_to(np.asarray(gamma, dtype=np.float64), b.shape).copy()
@@ -373,8 +370,31 @@ class SimulationResult:
     transient: int
     lyapunov: np.ndarray | None = None
 
+    def __post_init__(self):
+        """A result built by hand must hold one orbit per β (cheap: shapes only, never a pass over ``m_o``)."""
+        shape = np.shape(self.betas)
+        if len(shape) != 1 or shape[0] == 0:
+            raise ValueError(f"betas must be a non-empty 1-d grid; got shape {shape}")
+        B = shape[0]
+        for name in ("gamma", "epsilon", "lyapunov"):
+            value = getattr(self, name)
+            if not (value is None and name == "lyapunov") and np.shape(value) != (B,):
+                raise ValueError(f"{name} must have shape ({B},), one value per β of betas; got {np.shape(value)}")
+        _steps(self.steps, self.transient)
+        saved = (B, self.steps - self.transient)
+        if self.m_o is not None and (np.ndim(self.m_o) != 3 or np.shape(self.m_o)[:2] != saved):
+            raise ValueError(f"m_o must have shape (B, steps - transient, M) = ({B}, {self.steps - self.transient}, M), "
+                             f"one saved orbit per β; got {np.shape(self.m_o)}")
+        if not isinstance(self.context, Mapping):
+            raise TypeError(f"context must be a dict of batched arrays; got {type(self.context).__name__}")
+        for key, value in self.context.items():
+            if np.ndim(value) < 1 or np.shape(value)[0] != B:
+                raise ValueError(f"context[{key!r}] must have a leading axis of the {B} β; got shape {np.shape(value)}")
+
     def context_of(self, i: int) -> dict[str, np.ndarray]:
-        """The final context of grid point ``i`` (unbatched)."""
+        """The final context of grid point ``i`` (unbatched; ``-B <= i < B``, negative from the end)."""
+        B = np.shape(self.betas)[0]
+        _check_int("i", i, -B, B - 1)
         return {k: v[i].copy() for k, v in self.context.items()}
 
 
@@ -409,6 +429,8 @@ def simulate(betas, steps: int = 120_000, transient: int = 100_000, init: Any = 
     _steps(steps, transient)
     _check_int("block", block, 1)
     _check_bool("save", save), _check_bool("lyapunov", lyapunov)
+    if progress is not None:   # None: tqdm decides (a bar on a terminal only)
+        _check_bool("progress", progress)
     if model is not None:
         check_model(model)
     for name, fn in (("sampler", sampler), ("block_callback", block_callback)):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..companion import store
 from ..companion.checks import check_array as _check_array, check_int as _check_int, check_path as _check_path
-from ..companion.checks import contract
+from ..companion.checks import check_choice as _check_choice, contract
 
 __all__ = ["PAPER", "PROTOCOLS", "SYMMETRISATIONS", "paper_weights", "MeanFieldModel", "paper_model", "symmetrised_model",
            "token_context", "load_context"]
@@ -49,13 +49,17 @@ def paper_weights(seed: int = 1, num_features: int = 3, semantic_size: int = 99,
     also giving its matrix's ``P`` positional columns (the last ``P`` columns of its own draw);
     then for x in (o, v, q, k), row a, segment s: one scalar draw sets the whole segment of
     ``N_SE/segments`` semantic units to ±1. (The paper's script also seeds 0 and draws ten
-    candidate tokens first; ``seed(seed)`` resets the stream, so that draw does not matter.)
+    candidate tokens first; ``seed(seed)`` resets the stream, so that draw does not matter.) ``segments`` may not
+    exceed ``semantic_size``.
     """
     _check_int("seed", seed, 0, 2 ** 32 - 1)   # numpy's legacy RandomState takes 32-bit seeds
     _check_int("num_features", num_features, 1)
     _check_int("semantic_size", semantic_size, 1)
     _check_int("pe_bits", pe_bits, 1, MAX_PE_BITS)
     _check_int("segments", segments, 1)
+    if segments > semantic_size:   # a segment of less than one unit would set no unit (or split none)
+        raise ValueError(f"segments must be at most semantic_size = {semantic_size} (each segment at least one unit); "
+                         f"got {segments}")
     rs = np.random.RandomState(seed)  # the legacy generator, isolated from the global one
     M, nse, P = num_features, semantic_size, pe_bits
     rs.randint(2, size=(M, nse))  # unused draw, kept for the stream position
@@ -100,6 +104,25 @@ class MeanFieldModel:
     context_size: int
     weights: dict = field(repr=False, compare=False, default_factory=dict)
 
+    def __post_init__(self):
+        """The shapes must agree (C classes, M features, L positions) and the numbers be finite; else a ValueError
+        naming the field (cheap: a model's arrays are small)."""
+        shape = np.shape(self.o_classes)
+        if len(shape) != 2 or 0 in shape:
+            raise ValueError(f"o_classes must be a non-empty (C, M) array; got shape {shape}")
+        C, M = shape
+        L = _check_int("context_size", self.context_size, 1)
+        for name, want, what in (("coef", (4 * M, C), "(4M, C)"), ("class_fraction", (C,), "(C,)"),
+                                 ("class_sign", (4 * M, C), "(4M, C)"), ("token", (4 * M,), "(4M,)"),
+                                 ("positional", (L, 4 * M), "(context_size, 4M), one row per position")):
+            if np.shape(getattr(self, name)) != want:
+                raise ValueError(f"{name} must have shape {what} = {want} (C = {C} classes, M = {M} features from "
+                                 f"o_classes, context_size = {L}); got {np.shape(getattr(self, name))}")
+        for name in ("o_classes", "coef", "class_fraction", "class_sign", "positional", "token"):
+            _check_array(name, getattr(self, name), allow_int=True)
+        if not isinstance(self.weights, Mapping):
+            raise TypeError(f"weights must be a dict of the weight matrices (or empty); got {type(self.weights).__name__}")
+
     @property
     def num_features(self) -> int:
         return self.o_classes.shape[1]
@@ -109,7 +132,8 @@ class MeanFieldModel:
         return self.o_classes.shape[0]
 
     def correlation(self, x: str = "o") -> np.ndarray:
-        """``C^{ox}_{ab} = <W^o_a W^x_b>`` over semantic units, (M, M)."""
+        """``C^{ox}_{ab} = <W^o_a W^x_b>`` over semantic units, (M, M); ``x`` one of "o", "v", "k", "q"."""
+        _check_choice("x", x, ("o", "v", "k", "q"))
         M = self.num_features
         row = {"o": 0, "v": 1, "k": 2, "q": 3}[x] * M
         sx = self.class_sign[row:row + M]  # (M, C)

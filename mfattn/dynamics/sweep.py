@@ -21,7 +21,7 @@ import numpy as np
 
 from ..companion import caches, store
 from ..companion.checks import check_int as _check_int, contract
-from ..companion.checks import check_real
+from ..companion.checks import check_array, check_bool, check_real
 from .diagnostics import bin_count_bounds, bin_counts, classify, orbit_period, quantize
 from .engine import _grid, _progress, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
@@ -61,6 +61,43 @@ class SweepResult:
     model: MeanFieldModel | None = None
     _exact: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self):
+        """A result built by hand (or by ``dataclasses.replace``) must hold one entry per β in every field (cheap:
+        shapes and lengths only)."""
+        shape = np.shape(self.betas)
+        if len(shape) != 1:
+            raise ValueError(f"betas must be a 1-d grid; got shape {shape}")
+        B = shape[0]
+        for name, want in (("gamma", (B,)), ("epsilon", (B,)), ("extent", (B, 2)), ("period", (B,)),
+                           ("lyapunov", (B,))):
+            value = getattr(self, name)
+            if not (value is None and name == "lyapunov") and np.shape(value) != want:
+                raise ValueError(f"{name} must have shape {want}, one entry per β of betas; got {np.shape(value)}")
+        for name in ("band", "levels"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != B:
+                raise ValueError(f"{name} must be a list of one array per β ({B})")
+        if np.ndim(self.strobe) != 3 or np.shape(self.strobe)[0] != B:
+            raise ValueError(f"strobe must have shape (B, K, M) with B = {B}; got {np.shape(self.strobe)}")
+        for name in ("contexts", "config"):
+            if not isinstance(getattr(self, name), dict):
+                raise TypeError(f"{name} must be a dict; got {type(getattr(self, name)).__name__}")
+        for key, value in self.contexts.items():
+            if np.ndim(value) < 1 or np.shape(value)[0] != B:
+                raise ValueError(f"contexts[{key!r}] must have a leading axis of the {B} β; got shape {np.shape(value)}")
+        if self.model is not None and not isinstance(self.model, MeanFieldModel):
+            raise TypeError(f"model must be None or a MeanFieldModel; got {type(self.model).__name__}")
+
+    def _check_scale(self, max_y) -> None:
+        """A given ``max_y`` must cover this sweep's values: the paper's scale is the largest |m^o| of the whole
+        diagram, which holds these β (so it is at least :attr:`max_y`)."""
+        if max_y is not None:
+            check_real("max_y", max_y, minimum=0.0, strict=True)
+            if max_y < self.max_y:
+                raise ValueError(f"max_y must be at least this sweep's own scale {self.max_y!r} (the largest |m^o| of "
+                                 f"the whole diagram, which holds these β; bins over [-max_y, max_y] would miss values); "
+                                 f"got {max_y!r}")
+
     @property
     def max_y(self) -> float:
         """The paper's bin scale, as its plotting code computes it: ``max(|min|, |max|)`` of every saved m^o
@@ -68,7 +105,10 @@ class SweepResult:
         return float(max(-self.extent[:, 0].min(), self.extent[:, 1].max()))
 
     def bin_count_bounds(self, max_y: float | None = None, bins: int = 5001) -> tuple[np.ndarray, np.ndarray]:
-        """(lo, hi) bounds of the paper's exact bin count per β (:func:`~.diagnostics.bin_count_bounds`)."""
+        """(lo, hi) bounds of the paper's exact bin count per β (:func:`~.diagnostics.bin_count_bounds`). Any ``bins``
+        whose paper bins are wider than a fine level (``2 max_y / bins > 2 / LEVELS``, e.g. 10⁶ bins) is valid; finer
+        bins are refused there. ``max_y`` below this sweep's own scale is refused."""
+        self._check_scale(max_y)
         return bin_count_bounds(self.levels, self.max_y if max_y is None else max_y, LEVELS, bins)
 
     def bin_counts(self, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
@@ -90,7 +130,14 @@ class SweepResult:
 
     def exact_counts(self, idx, max_y: float | None = None, bins: int = 5001) -> np.ndarray:
         """The paper's exact bin count for the β at ``idx``, by re-running them from their start (a β's
-        orbit does not depend on its batch, so it is the sweep's orbit) and counting every saved value."""
+        orbit does not depend on its batch, so it is the sweep's orbit) and counting every saved value. ``idx``: a
+        non-empty 1-d array of indices of β (``-B <= i < B``)."""
+        self._check_scale(max_y)
+        B = self.betas.size
+        where = check_array("idx", idx, ndim=1, integer=True)
+        if where.size == 0 or where.min() < -B or where.max() >= B:
+            raise ValueError(f"idx must hold indices of this sweep's {B} β, in [{-B}, {B - 1}], at least one; got "
+                             f"{where.tolist()!r}"[:200])
         idx = np.asarray(idx, dtype=np.int64)
         key = (tuple(idx.tolist()), max_y, bins)
         if key not in self._exact:
@@ -124,7 +171,9 @@ class SweepResult:
     def periodic_points(self, i: int, bins: int = 5001) -> np.ndarray:
         """What the paper plots for a periodic orbit: the distinct values of its m^o_1 quantised on the ``bins``
         bins of the diagram's scale (the lower edge of each occupied bin, ``(k / bins · 2 − 1) max_y``; fewer
-        than 80 points for the periodic class, however slowly the orbit converged in the fine levels)."""
+        than 80 points for the periodic class, however slowly the orbit converged in the fine levels). ``i``: the
+        index of a β (``-B <= i < B``)."""
+        _check_int("i", i, -self.betas.size, self.betas.size - 1)
         v = (self.levels[i].astype(np.float64) + 0.5) / LEVELS * 2 - 1
         k = np.unique(quantize(v, self.max_y, bins))
         return (k / bins * 2 - 1) * self.max_y
@@ -239,6 +288,8 @@ def sweep(betas, steps: int = 120_000, transient: int = 100_000, init: Any = "to
     ``init`` is ``"token"`` or a context (unbatched, shared by all β, or batched over the grid).
     """
     _steps(steps, transient)
+    if progress is not None:   # None: tqdm decides (a bar on a terminal only)
+        check_bool("progress", progress)
     model = model or paper_model()
     b, g, e = _grid(betas, gamma, epsilon)
     _check_int("chunk_size", chunk_size, 1)
@@ -351,6 +402,8 @@ def bifurcation_diagram(betas, steps: int = 120_000, transient: int = 100_000, *
     ``context`` replaces the first run by a given context. Returns ``(SweepResult, context)``.
     """
     b, g, e = _grid(betas, gamma, epsilon)
+    if progress is not None:
+        check_bool("progress", progress)
     model = model or paper_model()
     if context is None:
         context = simulate(b[-1:], steps, steps - 1, "token", gamma=g[-1], epsilon=e[-1], model=model,

@@ -85,6 +85,9 @@ class TangentFlow:
         """Replace the tangent vectors by ``Q`` (B, D, k)."""
         eng, B, k, M, L = self.engine, self.B, self.k, self.M, self.L
         Q = np.asarray(Q, dtype=np.float64)
+        if Q.shape != (B, self.D, k):
+            raise ValueError(f"Q must have shape (B, D, k) = ({B}, {self.D}, {k}): k tangent vectors of the stored "
+                             f"state per β; got {Q.shape}")
         eng.dA[...] = self.ops.asarray(Q[:, :M].transpose(1, 0, 2).reshape(M, B * k))
         eng.dwin[...] = self.ops.asarray(Q[:, M:].transpose(1, 0, 2).reshape(L, 2 * M, B * k))
 
@@ -99,6 +102,9 @@ class TangentFlow:
     def set_state(self, x: np.ndarray) -> None:
         """Put state ``x`` (B, D) into every copy of each β."""
         eng, k, M, L = self.engine, self.k, self.M, self.L
+        if np.shape(x) != (self.B, self.D):
+            raise ValueError(f"x must have shape (B, D) = ({self.B}, {self.D}): one stored state (A and the window of "
+                             f"(m^v, m^k) pairs) per β; got {np.shape(x)}")
         x = np.repeat(np.asarray(x, dtype=np.float64), k, axis=0)  # (B k, D)
         eng.A[...] = self.ops.asarray(x[:, :M].T)
         eng.win[...] = self.ops.asarray(x[:, M:].T.reshape(L, 2 * M, -1))
