@@ -7,6 +7,7 @@ never a traceback from deep inside a library and never a silent NaN.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from typing import Any, Callable, Sequence
@@ -18,12 +19,21 @@ __all__ = ["check_choice", "check_strings", "check_bool", "check_int", "check_re
            "max_bytes", "check_path", "check_work", "max_work", "env_positive", "check_rule", "contract"]
 
 
+#: The most entries :func:`check_strings` takes (names of modules, chapters, claims: never more than thousands).
+MAX_STRINGS = 1_000_000
+
+
 def check_strings(name: str, value: Any, what: str = "strings") -> list[str]:
     """``value`` as a list, if it is an iterable of strings and not one string (which would iterate by character);
     else a TypeError naming ``name`` and ``what`` the strings are (e.g. "module names")."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be an iterable of {what} (a list, not a single string); got {type(value).__name__}")
-    value = list(value)
+    import itertools
+
+    # an endless iterator (itertools.count(), iter(int, 1)) would fill the memory: no list of names is this long
+    value = list(itertools.islice(value, MAX_STRINGS + 1))
+    if len(value) > MAX_STRINGS:
+        raise ValueError(f"{name} must hold at most {MAX_STRINGS:,} {what}; got more (an endless iterator?)")
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
         raise TypeError(f"{name} must hold {what} (strings); got an entry {bad[0]!r}"[:200])
@@ -38,14 +48,38 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise ``ValueError`` listing them."""
+def _same_choice(value: Any, choice: Any) -> bool:
+    """``value`` is ``choice`` as a choice: equal and of the same kind (a string only matches a string, an integer an
+    integer, True/False only True/False), so 1.0 does not pass for 1 nor a one-element array for its string."""
+    import numbers
+
+    if isinstance(choice, str) or isinstance(value, str):
+        return isinstance(value, str) and isinstance(choice, str) and value == choice
+    if choice is None or value is None:
+        return value is choice
+    flags = [(isinstance(x, (bool, np.bool_)), isinstance(x, numbers.Integral), isinstance(x, numbers.Number))
+             for x in (value, choice)]
+    if flags[0] != flags[1]:
+        return False
     try:
-        ok = value in choices
-    except TypeError:  # unhashable or incomparable values
-        ok = False
-    if not ok:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        return bool(value == choice)
+    except (TypeError, ValueError):   # an object whose == is not a truth value
+        return False
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices`` (equal and of the same kind: ``1.0`` is not the choice ``1``, an
+    array is no choice), else raise ``ValueError`` listing them. ``choices`` is a sequence (not one string, whose
+    substrings would pass)."""
+    if isinstance(choices, (str, bytes)) or not isinstance(choices, (tuple, list, frozenset, set)) and not (
+            hasattr(choices, "__iter__") and hasattr(choices, "__len__")):
+        raise TypeError(f"check_choice({name!r}): choices must be a tuple or list of the allowed values, not "
+                        f"{type(choices).__name__} {choices!r:.60}")
+    if isinstance(value, (np.ndarray, bytes)) or hasattr(value, "detach"):   # arrays and tensors are no choice
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {type(value).__name__} "
+                         f"{value!r:.60}")
+    if not any(_same_choice(value, c) for c in choices):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.200}")
     return value
 
 
@@ -57,10 +91,22 @@ def check_path(name: str, value: Any):
 
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (a string or os.PathLike); got {type(value).__name__} {value!r}"[:200])
-    if "\0" in os.fspath(value):
-        raise ValueError(f"{name} must be a path without NUL characters; got {os.fspath(value)!r}"[:200])
-    if not os.fspath(value):   # Path("") is the working folder: an empty name is never meant as that
+    try:
+        text = os.fspath(value)
+    except TypeError as err:   # an os.PathLike whose __fspath__ returns neither str nor bytes
+        raise TypeError(f"{name} must be a path (a string or os.PathLike giving a string): {err}"[:200]) from None
+    if not isinstance(text, str):   # bytes from __fspath__: every path of mfattn is text
+        raise TypeError(f"{name} must be a path given as text; its __fspath__ returned {type(text).__name__}"[:200])
+    if "\0" in text:
+        raise ValueError(f"{name} must be a path without NUL characters; got {text!r}"[:200])
+    if not text:   # Path("") is the working folder: an empty name is never meant as that
         raise ValueError(f"{name} must be a non-empty path; got ''")
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as err:   # a lone surrogate no file system name can hold
+        raise ValueError(f"{name} must be a path the file system can encode; {text!r:.80} has "
+                         f"{text[err.start:err.end]!r} at {err.start}") from None
+    value = text
     long = [p for p in Path(value).parts if len(os.fsencode(p)) > 255]
     if long:                   # no file system takes a longer name: it would fail later, deep in the OS
         raise ValueError(f"{name} has a part longer than 255 bytes ({len(os.fsencode(long[0]))}): {long[0][:40]}...")
@@ -74,6 +120,30 @@ def _no_meta(name: str, value: Any) -> Any:
         raise ValueError(f"{name} is a tensor on the 'meta' device (a shape and dtype without values); give a tensor "
                          f"with values (on the CPU or a CUDA device); got shape {tuple(value.shape)}")
     return value
+
+
+def _strided(name: str, value: Any) -> Any:
+    """``value``, unless it is a sparse or quantized torch tensor (its entries are not a plain array: numpy and most
+    torch operations refuse it deep inside), which is a TypeError naming ``name``."""
+    import torch
+
+    if value.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor; got layout {value.layout} (call .to_dense())")
+    if value.is_quantized:
+        raise TypeError(f"{name} must be a plain (not quantized) tensor; got dtype {value.dtype} (call .dequantize())")
+    return value
+
+
+def _dims(name: str, ndim: Any) -> tuple[int, ...]:
+    """The allowed numbers of dimensions ``ndim`` (an integer or a sequence of them) as a tuple of ints."""
+    items = [ndim] if isinstance(ndim, (int, np.integer)) else ndim
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"the check of {name}: ndim must be an integer or a sequence of them; got {ndim!r:.60}")
+    items = list(items)
+    if not items or any(isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 0
+                        for d in items):
+        raise TypeError(f"the check of {name}: ndim must be an integer >= 0 or a sequence of them; got {ndim!r:.60}")
+    return tuple(int(d) for d in items)
 
 
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
@@ -96,6 +166,9 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
                strict: bool = False, allow_inf: bool = False) -> float:
     """Return ``value`` as a float if it is a real number (not a bool, not NaN, finite unless
     ``allow_inf``) within ``[minimum, maximum]`` (open at ``minimum`` when ``strict``), else raise."""
+    if strict.__class__ is not bool or allow_inf.__class__ is not bool:   # "no" would read as True
+        check_bool("strict", strict)
+        check_bool("allow_inf", allow_inf)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         if hasattr(value, "ndim") and getattr(value, "ndim") == 0 and hasattr(value, "item"):
             _no_meta(name, value)
@@ -149,7 +222,8 @@ def check_probability(name: str, value: Any, *, open_low: bool = False) -> float
 
 
 def check_generator(name: str, value: Any, kind: str = "torch") -> Any:
-    """``value`` if it is a ``torch.Generator`` (``kind="torch"``) or ``numpy.random.Generator``."""
+    """``value`` if it is a ``torch.Generator`` (``kind="torch"``) or ``numpy.random.Generator`` (``kind="numpy"``)."""
+    check_choice("kind", kind, ("torch", "numpy"))
     if kind == "torch":
         import torch
 
@@ -172,10 +246,13 @@ def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = No
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}")
     _no_meta(name, value)
+    _strided(name, value)
+    for flag, given in (("finite", finite), ("real", real)):
+        check_bool(flag, given)
     if value.is_complex() or (real and not value.is_floating_point()):
         raise TypeError(f"{name} must be a real floating-point tensor; got dtype {value.dtype}")
     if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        allowed = _dims(name, ndim)
         if value.dim() not in allowed:
             raise ValueError(f"{name} must have shape with {' or '.join(map(str, allowed))} dimensions; "
                              f"got shape {tuple(value.shape)}")
@@ -215,8 +292,14 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
     """A non-empty 1-d float64 array of finite values (each ``>= minimum``, or ``>`` when ``strict``); complex
     values are refused, never cast to their real part. A torch tensor is read as its values (one that requires grad
     too: a grid is numbers, no gradient flows through it); a 'meta' tensor, which has none, is refused."""
+    check_bool("strict", strict)
+    if minimum is not None:
+        minimum = check_real(f"the minimum of {name}", minimum)
     if hasattr(values, "detach") and hasattr(values, "requires_grad"):   # torch tensor
         _no_meta(name, values)
+        _strided(name, values)
+        if not values.is_complex() and values.is_floating_point() and values.itemsize < 4:
+            values = values.double()   # bfloat16 and float16 have no numpy twin to read; float64 holds them exactly
         if values.requires_grad:
             values = values.detach()
     if np.iscomplexobj(values) or (isinstance(values, (list, tuple)) and any(isinstance(v, complex) for v in values)):
@@ -247,8 +330,13 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
     expected are refused (``TypeError``), never cast; ``integer=True`` asks for whole numbers instead (integer dtype, or floats that are whole).
     ``allow_int=True`` accepts integer arrays too (counts where any number will do). Non-finite entries are
     refused when ``finite``; ``ndim`` is checked when given. Returns float64 (int64 when ``integer``)."""
+    for flag, given in (("finite", finite), ("integer", integer), ("allow_int", allow_int)):
+        check_bool(flag, given)
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch tensor
-        value = _no_meta(name, value).detach().cpu().numpy()
+        value = _strided(name, _no_meta(name, value)).detach().cpu()
+        if value.is_floating_point() and value.itemsize < 4 and not value.is_complex():
+            value = value.double()   # bfloat16 (no numpy twin) and float16: float64 holds them exactly
+        value = value.resolve_conj().resolve_neg().numpy()
     declared = getattr(value, "dtype", None)
     try:
         arr = np.asarray(value)
@@ -262,6 +350,11 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
     if integer:
         if kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):
             raise ValueError(f"{name} must hold whole numbers")
+        # int64 holds |x| < 2**63 only: a larger entry would wrap around (uint64) or become -2**63 (a float)
+        if arr.size and (kind == "u" and int(arr.max()) > np.iinfo(np.int64).max
+                         or kind == "f" and float(np.abs(arr).max()) >= 2.0 ** 63):
+            raise ValueError(f"{name} must hold whole numbers of magnitude below 2**63 (int64); got "
+                             f"{(arr.max() if kind == 'u' else np.abs(arr).max())!r}")
         arr = arr.astype(np.int64)
     else:
         if declared is not None and (kind == "b" or (kind in "iu" and not allow_int)):
@@ -270,7 +363,7 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
         if finite and not np.isfinite(arr).all():
             raise ValueError(f"{name} contains NaN or infinite entries")
     if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        allowed = _dims(name, ndim)
         if arr.ndim not in allowed:
             raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimensions; got shape {arr.shape}")
     return arr
@@ -295,6 +388,10 @@ def env_positive(name: str, unit: str, at_least: float = 0.0) -> float | None:
     """The positive finite number in the environment variable ``name`` (None when unset or blank), at least
     ``at_least`` when that is given (1 for a count of bytes: 1e-300 bytes is no budget); anything else is a
     ValueError naming the variable and ``unit``. One reader for every budget variable."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"env_positive: name must be the name of an environment variable (a string); got {name!r:.60}")
+    if not isinstance(unit, str):
+        raise TypeError(f"env_positive({name!r}): unit must be a string (what the number counts); got {unit!r:.60}")
     check_real("at_least", at_least, minimum=0.0)
     text = os.environ.get(name, "").strip()
     if not text:
@@ -410,8 +507,42 @@ def _torch_bool():
     return torch.bool
 
 
+_KINDS = ("real", "realt", "realarr", "intarray", "numbers", "int", "tensor", "anytensor", "inttensor", "nantensor",
+          "array", "reals", "ints", "generator", "choice", "str", "mapping")
+
+
+@functools.lru_cache(maxsize=None)
+def _valid_rule(rule: str) -> None:
+    """Raise ValueError if ``rule`` is no rule :func:`contract` knows (an unknown kind, or a bound its kind cannot
+    read: ``"int:x"``, ``"tensor:two"``, ``"real:>1"``); parsed once per rule string."""
+    kind, _, bounds = rule.rstrip("?").partition(":")
+    if kind not in _KINDS:
+        raise ValueError(f"unknown kind {kind!r} (one of {', '.join(_KINDS)})")
+    if kind in ("int", "ints") and bounds and not bounds.lstrip("-").isdigit():
+        raise ValueError(f"the bound of {kind!r} must be an integer; got {bounds!r}")
+    if kind in ("tensor", "anytensor", "inttensor", "nantensor", "array", "numbers") and bounds and not (
+            bounds.isdigit() or kind not in ("array", "numbers") and bounds.startswith(">=") and bounds[2:].isdigit()):
+        raise ValueError(f"the bound of {kind!r} must be a number of dimensions (or '>=N'); got {bounds!r}")
+    if kind in ("real", "realt", "realarr", "reals") and bounds not in _RANGES and bounds not in ("(0,1)", "[0,1)"):
+        raise ValueError(f"the range of {kind!r} must be one of {sorted(_RANGES) + ['(0,1)', '[0,1)']}; got {bounds!r}")
+    if kind == "reals" and bounds in ("(0,1)", "[0,1)"):
+        raise ValueError(f"the range of 'reals' must be one of {sorted(_RANGES)}; got {bounds!r}")
+    if kind == "generator" and bounds not in ("", "numpy", "torch"):
+        raise ValueError(f"the bound of 'generator' must be 'numpy' or 'torch'; got {bounds!r}")
+    if kind in ("intarray", "str") and bounds:
+        raise ValueError(f"{kind!r} takes no bound; got {bounds!r}")
+    if kind == "choice" and not bounds:
+        raise ValueError("'choice' needs its choices ('choice:a|b')")
+
+
 def check_rule(name: str, value: Any, rule: str) -> Any:
     """Check ``value`` of parameter ``name`` against a declared ``rule`` (see :func:`contract`)."""
+    if not isinstance(rule, str):
+        raise TypeError(f"the rule of {name!r} must be a string such as 'int:1' or 'real:>0'; got {rule!r:.60}")
+    try:
+        _valid_rule(rule)
+    except ValueError as err:
+        raise ValueError(f"the rule {rule!r} of {name!r} is no contract rule: {err}") from None
     if rule.endswith("?"):
         return None if value is None else check_rule(name, value, rule[:-1])
     kind, _, bounds = rule.partition(":")
@@ -532,14 +663,14 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
         if unknown:
             raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
         for name, rule in rules.items():  # parse once at import: a typo fails loudly here
-            if rule.rstrip("?").partition(":")[0] not in ("real", "realt", "realarr", "intarray", "numbers", "int",
-                                                          "tensor",
-                                                          "anytensor",
-                                                          "inttensor",
-                                                          "nantensor",
-                                                          "array",
-                                                          "reals", "ints", "generator", "choice", "str", "mapping"):
-                raise AssertionError(f"unknown contract rule {rule!r} for {fn.__qualname__}({name})")
+            if not isinstance(rule, str):
+                raise TypeError(f"the contract of {fn.__qualname__}: the rule of {name!r} must be a string; got "
+                                f"{rule!r:.60}")
+            try:
+                _valid_rule(rule)
+            except ValueError as err:
+                raise ValueError(f"the contract of {fn.__qualname__}: the rule {rule!r} of {name!r} is no contract "
+                                 f"rule: {err}") from None
 
         key = f"{fn.__module__}:{fn.__qualname__}"  # the name the work registry declares it under
 

@@ -37,6 +37,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from .checks import check_positive, contract
 from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
     threshold_alternatives
@@ -55,6 +57,8 @@ ORIGINS = tuple(SCALES)
 NOT_TESTED = "not tested"
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+#: Evidence is a figure label of the book (``fig-...``) or a test id (``tests/test_x.py::test_y``).
+_EVIDENCE_RE = re.compile(r"^(fig-[a-z0-9][a-z0-9-]*|tests/[A-Za-z0-9_/]+\.py(::[A-Za-z0-9_\[\]-]+)*)$")
 
 
 class ClaimError(ValueError):
@@ -246,6 +250,15 @@ class Claim:
             raise ClaimError(f"claim {self.id!r}: examples must be a mapping of grade -> numbers; got "
                              f"{type(self.examples).__name__}")
         object.__setattr__(self, "evidence", tuple(self.evidence))
+        odd = [e for e in self.evidence if not _EVIDENCE_RE.match(e)]
+        if odd:
+            raise ClaimError(f"claim {self.id!r}: evidence must be figure labels ('fig-...') or test ids "
+                             f"('tests/test_x.py::test_y'); got {odd[0]!r}"[:200])
+        if isinstance(self.note, str):
+            _check_note(self.id, self.note)
+        elif not callable(self.note):
+            raise ClaimError(f"claim {self.id!r}: note must be a format string over the numbers or a callable; got "
+                             f"{type(self.note).__name__}")
         self._check_premises()
         if not self.evidence:
             raise ClaimError(f"claim {self.id!r}: evidence must name a figure label or a test id")
@@ -294,6 +307,9 @@ class Claim:
             if not callable(self.rule_at) or not self.thresholds:
                 raise ClaimError(f"claim {self.id!r}: rule_at is a factory of the rule from its thresholds' values")
             made = self.rule_at(**self.threshold_values)
+            if not callable(made):
+                raise ClaimError(f"claim {self.id!r}: rule_at must return a rule (numbers -> grade) for the thresholds' "
+                                 f"values; it returned {type(made).__name__} {made!r:.60}")
             if self.rule is None:
                 object.__setattr__(self, "rule", made)
         elif self.thresholds and any(t.noise is not None for t in self.thresholds):
@@ -408,7 +424,10 @@ class Claim:
         return Decision(self.verdict_of(grade), grade, note, shown, self.how, self.premises(numbers, grade, chapter))
 
     def _text(self, numbers: Mapping[str, Any]) -> str:
-        return self.note(numbers) if callable(self.note) else self.note.format(**numbers)
+        try:
+            return self.note(numbers) if callable(self.note) else self.note.format(**numbers)
+        except OverflowError as err:   # an integer past float's range under a float format ('{x:.3g}')
+            raise Undecidable(f"a stored number is too large for the note's format ({err})") from None
 
     def _numbers(self, numbers: Mapping[str, Any]) -> dict[str, Any]:
         if callable(self.numbers):
@@ -417,10 +436,30 @@ class Claim:
 
 
 def _three_digits(value: Any) -> Any:
-    """A number as the ledger quotes it (three significant digits); strings as they are."""
+    """A number as the ledger quotes it (three significant digits); strings as they are. An integer past float's range
+    (JSON holds any) is quoted as text in the same three digits, ``"1.00e+400"``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
+    if isinstance(value, int) and abs(value) > 1.7976931348623157e308:
+        digits = str(abs(value))
+        return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
     return float(f"{value:.3g}") if math.isfinite(value) else str(value)
+
+
+def _check_note(claim_id: str, note: str) -> None:
+    """A note's format fields must be names of stored numbers (``{x}``, ``{x:.3g}``, ``{x[0]}``): a positional field
+    (``{}``, ``{0}``) can never be filled from the numbers, and a broken brace never formats."""
+    import string
+
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(note) if f is not None]
+    except ValueError as err:
+        raise ClaimError(f"claim {claim_id!r}: note is no format string ({err}); double a literal brace: "
+                         f"{note!r:.80}") from None
+    positional = [f for f in fields if not f or f.split(".")[0].split("[")[0].isdigit()]
+    if positional:
+        raise ClaimError(f"claim {claim_id!r}: note's fields must name stored numbers ({{name}}); got a positional "
+                         f"field {{{positional[0]}}} in {note!r:.80}")
 
 
 def check_run(run: Any, *methods: str) -> Any:
@@ -483,11 +522,14 @@ def _number(s: Mapping[str, Any], key: str) -> float:
     tested), None or NaN cannot decide (:class:`Undecidable`: a NaN compared as a number read as "fails"), anything
     not a real number is a TypeError naming the key."""
     x = s[key]
-    if x is None or isinstance(x, float) and math.isnan(x):
+    if x is None:
         raise Undecidable(f"{key} is not a number in the stored numbers ({x!r})")
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"numbers[{key!r}] must be a real number; got {type(x).__name__} {x!r}")
-    return float(x)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"numbers[{key!r}] must be a real number; got {type(x).__name__} {x!r:.60}")
+    value = float(x) if not isinstance(x, int) or abs(x) <= 1.7976931348623157e308 else (math.inf if x > 0 else -math.inf)
+    if not math.isfinite(value):   # numpy's NaN (np.float32) too: a NaN compares False, an infinity passes a bound
+        raise Undecidable(f"{key} is {x!r} in the stored numbers: a non-finite number cannot decide the claim")
+    return value
 
 
 @contract(key="str", holds="real", partly="real?")
@@ -536,12 +578,27 @@ def identity(*keys: str, tol: float = 1e-12, near: float = 1e-6) -> Callable[[Ma
         missing = [k for k in keys if s[k] is None]
         if missing:
             raise Undecidable(f"the deviation {', '.join(missing)} is stored as null (not measured)")
-        xs = [float(s[k]) for k in keys]
+        xs = _deviations(s, keys)
         if not all(math.isfinite(x) for x in xs):   # max() would drop a NaN after the first key
             return "fails"
         x = max(xs)
         return "holds" if x < tol else "partly" if x < near else "fails"
     return rule
+
+
+def _deviations(s: Mapping[str, Any], keys: tuple) -> list[float]:
+    """The stored absolute deviations ``s[k]`` as floats (NaN kept: the rule fails it); a deviation that is not a real
+    number, or is negative (an absolute deviation never is), is an error naming its key."""
+    xs = []
+    for k in keys:
+        x = s[k]
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+            raise TypeError(f"numbers[{k!r}] must be a deviation (a real number); got {type(x).__name__} {x!r:.60}")
+        x = float(x) if not isinstance(x, int) or abs(x) <= 1.7976931348623157e308 else (math.inf if x > 0 else -math.inf)
+        if x < 0:
+            raise ValueError(f"numbers[{k!r}] must be an absolute deviation (>= 0); got {x!r}")
+        xs.append(x)
+    return xs
 
 
 def _check_keys(what: str, keys: tuple) -> None:
@@ -560,7 +617,7 @@ def identity_claim(*keys: str) -> dict[str, Any]:
         xs = [s[k] for k in keys]
         if any(x is None for x in xs):
             return True, "a deviation is stored as null (not measured): the claim is not tested"
-        x = max(float(v) for v in xs)
+        x = max(_deviations(s, keys))
         ok = x < 1e-13 or x > 1e-5 or 1e-11 < x < 1e-7
         return ok, (f"largest stored deviation {x:.1e}: " + ("at least a decade from both thresholds" if ok else
                     "within a decade of a threshold, where the tolerance's exact place decides"))
