@@ -74,12 +74,21 @@ def test_t_quantile_refuses_non_integers_and_small_df(df):
 @SETTINGS
 @given(x=st.floats(allow_nan=True, allow_infinity=True), holds=st.floats(-1e6, 1e6), gap=st.floats(0, 1e6))
 def test_shared_rules_give_a_grade_for_every_number_and_fail_on_nan(x, holds, gap):
-    for rule in (verdicts.below("a", holds, holds + gap), verdicts.above("a", holds, holds - gap),
-                 verdicts.identity("a")):
-        grade = rule({"a": x})
-        assert grade in verdicts.GRADES
-        if math.isnan(x):
-            assert grade == "fails"
+    """A one-number rule grades every finite number and cannot be decided by a NaN or an infinity (it would compare
+    False, or pass a bound); identity grades every absolute deviation (>= 0), fails a NaN or infinite one (its
+    computation broke down) and refuses a negative one (no absolute deviation is)."""
+    for rule in (verdicts.below("a", holds, holds + gap), verdicts.above("a", holds, holds - gap)):
+        if math.isfinite(x):
+            assert rule({"a": x}) in verdicts.GRADES
+        else:
+            with pytest.raises(verdicts.Undecidable, match="a is"):
+                rule({"a": x})
+    if x < 0:
+        with pytest.raises(ValueError, match="absolute deviation"):
+            verdicts.identity("a")({"a": x})
+    else:
+        grade = verdicts.identity("a")({"a": x})
+        assert grade in verdicts.GRADES and (math.isfinite(x) or grade == "fails")
 
 
 @SETTINGS

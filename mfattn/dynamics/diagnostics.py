@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..companion.checks import check_int, check_real, contract
+from ..companion.checks import check_array, check_int, check_real, contract
 
 __all__ = ["CLASS_NAMES", "ORBIT_NAMES", "quantize", "bin_counts", "bin_count_bounds", "classify", "confusion",
            "orbit_period", "section_band", "stroboscopic_section", "poincare_section", "power_spectrum",
@@ -132,7 +132,11 @@ def confusion(classes, period, lam, tol: float = 1e-3) -> np.ndarray:
     """3×3 counts: rows the bin rule (:data:`CLASS_NAMES`), columns :data:`ORBIT_NAMES` (a period found;
     none and λ_max ≤ tol; none and λ_max > tol). ``classes, period, lam`` are (B,)."""
     check_real("tol", tol, minimum=0.0)
-    c, p, lam = (np.asarray(x) for x in (classes, period, lam))
+    # class indices and periods are whole numbers (a period is >= 0: 0 means none found); λ_max finite
+    c, p = check_array("classes", classes, integer=True), check_array("period", period, integer=True)
+    lam = check_array("lam", lam, allow_int=True)
+    if p.size and p.min() < 0:
+        raise ValueError(f"period must hold periods >= 0 (0: none found); got {p.min()!r}")
     if not c.shape == p.shape == lam.shape or c.ndim != 1:
         raise ValueError(f"classes, period and lam must be 1-d of one length; got {c.shape}, {p.shape}, {lam.shape}")
     if c.size and (c.min() < 0 or c.max() >= len(CLASS_NAMES)):

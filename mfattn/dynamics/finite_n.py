@@ -171,6 +171,30 @@ class NetworkResult:
     transient: int
     weights: dict
 
+    def __post_init__(self):
+        # a result built by hand is checked as simulate_network builds it: shapes that agree, whole step counts
+        m_o = np.asarray(self.m_o)
+        tokens = np.asarray(self.tokens)
+        if m_o.ndim != 3 or m_o.dtype.kind != "f" or not np.isfinite(m_o).all():
+            raise ValueError(f"m_o must be a finite (B, T, M) float array; got shape {m_o.shape}, dtype {m_o.dtype}")
+        if tokens.ndim != 3 or tokens.dtype != np.int8 or tokens.shape[0] != m_o.shape[0]:
+            raise ValueError(f"tokens must be a (B, L, N + P) int8 array with B = {m_o.shape[0]} (m_o's); got shape "
+                             f"{tokens.shape}, dtype {tokens.dtype}")
+        if np.shape(self.betas) != (m_o.shape[0],):
+            raise ValueError(f"betas must have shape ({m_o.shape[0]},) (one per row of m_o); got {np.shape(self.betas)}")
+        check_int("N", self.N, 1, tokens.shape[2] - 1)
+        check_int("steps", self.steps, 1)
+        check_int("transient", self.transient, 0, self.steps - 1)
+        if m_o.shape[1] != self.steps - self.transient:
+            raise ValueError(f"m_o must hold the saved steps [transient, steps): {self.steps - self.transient}; got "
+                             f"{m_o.shape[1]}")
+        from collections.abc import Mapping
+
+        if not isinstance(self.weights, Mapping) or any(
+                np.shape(self.weights.get(x)) != (m_o.shape[2], tokens.shape[2]) for x in ("o", "v", "q", "k")):
+            raise ValueError(f"weights must map 'o', 'v', 'q', 'k' to ({m_o.shape[2]}, {tokens.shape[2]}) matrices "
+                             f"(M, N + P); got {type(self.weights).__name__}")
+
 
 def _tiled_weights(model: MeanFieldModel, N: int) -> tuple[dict, int]:
     """The paper's ``(M, N_SE + P)`` matrices with their semantic columns repeated: unit i has column i mod N_SE."""

@@ -230,7 +230,8 @@ def cycle_fraction(result: RotationResult, rho_tol: float = 1e-3) -> list[Fracti
     (the mean turn per iterate of a q-cycle is p/q up to the O(1/n) end effect of n iterates; a cycle that does not
     wind about its centroid fails it). The fraction is reduced: a period-doubled 2/7 cycle (14 points, ρ = 4/14) is
     labelled 2/7, the plateau it belongs to. A ρ near p/q alone is not locking: a torus with irrational ρ passes
-    within any tolerance of every fraction.
+    within any tolerance of every fraction. A point whose ρ is not finite (no rotation was measured there) is not
+    locked either: None.
 
     An Arnold-tongue grid (2-d, :func:`arnold_tongues`) is read flattened in row order, one label per grid point, as
     :func:`tongue_widths` reads it.

@@ -106,6 +106,8 @@ class TangentFlow:
             raise ValueError(f"x must have shape (B, D) = ({self.B}, {self.D}): one stored state (A and the window of "
                              f"(m^v, m^k) pairs) per β; got {np.shape(x)}")
         x = np.repeat(np.asarray(x, dtype=np.float64), k, axis=0)  # (B k, D)
+        if not np.isfinite(x).all():   # a NaN state would run the map and every tangent vector on NaN
+            raise ValueError("x must be a finite state (A and the window of (m^v, m^k) pairs); it holds NaN or inf")
         eng.A[...] = self.ops.asarray(x[:, :M].T)
         eng.win[...] = self.ops.asarray(x[:, M:].T.reshape(L, 2 * M, -1))
 

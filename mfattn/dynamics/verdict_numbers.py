@@ -289,6 +289,9 @@ def plain(obj):
         return [plain(v) for v in obj]
     if isinstance(obj, (complex, np.complexfloating)):
         raise TypeError(f"obj must hold real numbers (JSON has no complex numbers); got {obj!r}")
+    if hasattr(obj, "detach"):   # a torch tensor is no JSON (nor is its repr): convert it with .tolist() first
+        raise TypeError(f"obj must hold numpy arrays, lists and numbers (JSON); got a torch tensor of shape "
+                        f"{tuple(obj.shape)}")
     if isinstance(obj, np.generic):
         return obj.item()
     return obj
