@@ -408,9 +408,16 @@ def graph_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: 
     allowed = check_allowed(allowed, q.shape[-2], k.shape[-2]).to(q.device)
     scores = _scores(q, k, beta)
     if log_prior is not None:
+        # a log-prior is real log-probabilities: -inf (an edge of prior zero) is one, True/False or NaN are none
+        if not isinstance(log_prior, torch.Tensor) or not log_prior.is_floating_point():
+            raise TypeError(f"log_prior must be a real floating-point tensor of log-probabilities; got "
+                            f"{getattr(log_prior, 'dtype', type(log_prior).__name__)}")
         if tuple(log_prior.shape) != tuple(allowed.shape):
             raise ValueError(f"log_prior must have shape (queries, keys) = {tuple(allowed.shape)}; "
                              f"got {tuple(log_prior.shape)}")
+        if bool(torch.isnan(log_prior).any()) or bool((log_prior == math.inf).any()):
+            raise ValueError("log_prior must hold log-probabilities (finite, or -inf for a prior of zero); it holds "
+                             "NaN or +inf")
         scores = scores + log_prior.to(scores)
     return torch.softmax(scores.masked_fill(~allowed, -math.inf), dim=-1) @ v
 
