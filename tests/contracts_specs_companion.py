@@ -99,9 +99,9 @@ SPECS = {
     K + "verdicts:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
     K + "verdicts:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
     K + "verdicts:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
-    K + "checks:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
-                                              "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
-                                   names={"low": ("lo",), "high": ("hi",)}),
+    K + "checks_scalars:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
+                                                      "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
+                                           names={"low": ("lo",), "high": ("hi",)}),
 }
 
 
