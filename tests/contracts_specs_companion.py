@@ -54,14 +54,14 @@ SPECS = {
     K + "ledger:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
 
     K + "store:config_hash": Spec(lambda d: {"config": {"beta": d(st.floats(0, 2)), "n": 3}}, domain={"length": "int>=1"}),
-    K + "verdicts:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
-    K + "verdicts:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
-    K + "verdicts:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
-    K + "verdicts:identity": Spec(lambda d: {"tol": 1e-12, "near": 1e-6}, call=lambda fn, kw: fn("a", **kw),
-                                  domain={"tol": ">0", "near": ">0"}),
+    K + "recurring_rules:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "recurring_rules:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "recurring_rules:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    K + "recurring_rules:identity": Spec(lambda d: {"tol": 1e-12, "near": 1e-6}, call=lambda fn, kw: fn("a", **kw),
+                                         domain={"tol": ">0", "near": ">0"}),
     K + "verdicts:declared": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS))}),
-    K + "verdicts:Decision": Exempt(RESULT + ": Claim.decide builds it; record, decide_chapter and redecide, "
-                                             "which make and use them, are generated"),
+    K + "claim:Decision": Exempt(RESULT + ": Claim.decide builds it; record, decide_chapter and redecide, "
+                                          "which make and use them, are generated"),
     K + "reproduce:ChapterOutcome": Exempt(RESULT + ": reproduce/refresh_outputs build it after a notebook ran"),
     # --- the premises of a verdict (issue 40)
     K + "premises:normalise": Spec(lambda d: {"text": d(st.text(max_size=40))}),
@@ -92,13 +92,13 @@ SPECS = {
     K + "stats:exact_paired_test": Spec(lambda d: {"only_a": d(st.integers(0, 300)), "only_b": d(st.integers(0, 300))},
                                         domain={"only_a": "int>=0", "only_b": "int>=0"},
                                         sizes={"only_a": 10**15}),
-    K + "verdicts:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    K + "recurring_rules:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
     # --- a rule reads finite numbers only (outside table 5)
-    K + "verdicts:FiniteNumbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "y": [0.1, 0.2]}}),
-    K + "verdicts:finite_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
-    K + "verdicts:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
-    K + "verdicts:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
-    K + "verdicts:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
+    K + "finite_reads:FiniteNumbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "y": [0.1, 0.2]}}),
+    K + "finite_reads:finite_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "finite_reads:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "finite_reads:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
+    K + "finite_reads:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
     K + "checks_scalars:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
                                                       "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
                                            names={"low": ("lo",), "high": ("hi",)}),
@@ -328,7 +328,7 @@ def _claim(d):
 
 
 SPECS.update({
-    K + "verdicts:Claim": Spec(_claim),
+    K + "claim:Claim": Spec(_claim),
 })
 from contracts_strategies_a import mnist_present  # noqa: E402
 
