@@ -48,10 +48,10 @@ SPECS = {
     K + "datasets:locate": Exempt(FILES),
     K + "datasets:check": Exempt(FILES),
     K + "datasets:main": Exempt(CLI),
-    K + "ledger:make_entry": Spec(_entry, skip=("how", "note", "measured", "source", "claim")),
-    K + "ledger:anchor": Spec(lambda d: {"claim_id": d(st.sampled_from(["x-claim", "dmft-fig3"]))}),
-    K + "ledger:citation": Spec(lambda d: {"e": {"claim_id": "x-claim", "verdict": "reproduced"}}),
-    K + "ledger:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
+    K + "ledger_entries:make_entry": Spec(_entry, skip=("how", "note", "measured", "source", "claim")),
+    K + "ledger_text:anchor": Spec(lambda d: {"claim_id": d(st.sampled_from(["x-claim", "dmft-fig3"]))}),
+    K + "ledger_text:citation": Spec(lambda d: {"e": {"claim_id": "x-claim", "verdict": "reproduced"}}),
+    K + "ledger_entries:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
 
     K + "store:config_hash": Spec(lambda d: {"config": {"beta": d(st.floats(0, 2)), "n": 3}}, domain={"length": "int>=1"}),
     K + "recurring_rules:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
@@ -128,12 +128,12 @@ def _quote(d):
 
 
 for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_text", "spread_text"):
-    SPECS[K + "ledger:" + _name] = Spec(lambda d: {"e": {
+    SPECS[K + "ledger_text:" + _name] = Spec(lambda d: {"e": {
         "quote": {"paper": "bal2021", "section": "1", "text": "a fixed point"}, "robustness": "fragile",
         "moved_by": ["t"], "alternatives": [{"name": "t", "kind": "statistic", "verdict": "reproduced"}],
         "thresholds": [{"name": "tol", "value": d(st.floats(0, 1)), "basis": "seed spread", "reason": "r"}],
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
-SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
+SPECS[K + "ledger_entries:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
 for _key in ("reproduce:reproduce", "reproduce:refresh_outputs"):
     SPECS.setdefault(K + _key, Exempt("runs the chapter notebooks (papermill: minutes per chapter) and writes their "
@@ -238,7 +238,7 @@ def _decided(d):
 
 
 SPECS.update({
-    K + "ledger:check_evidence": Spec(lambda d: {"evidence": ["fig-x", d(st.sampled_from(
+    K + "ledger_entries:check_evidence": Spec(lambda d: {"evidence": ["fig-x", d(st.sampled_from(
         ["tests/test_ledger.py::test_nothing_here", "fig-y"]))], "figure_labels": ["fig-x"], "root": root_choice(d)},
         check=is_type(list)),
     K + "ledger:record": Spec(lambda d: _profile(d, entry=_ledger_entry(d), chapter="ising", run_info={"seed": 0},
