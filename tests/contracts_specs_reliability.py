@@ -24,7 +24,7 @@ def _scores():
 CHAPTERS = ["ising", "deq", "transformer", "structural", "designs", "dmft"]
 
 SPECS = {
-    K + "store_write:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
+    K + "store_json:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
     K + "checks_budgets:check_work": Spec(lambda d: {"name": "steps", "units": d(st.integers(0, 10**6))},
                                           domain={"units": ">=0"}, sizes={"units": 10**30},
                                           skip=("name", "what", "unit", "env"), names={"units": ("steps",)}),
