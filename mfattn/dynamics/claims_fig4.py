@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..companion.checks import check_edges
+from ..companion.checks import check_bool, check_edges, check_positive, check_real  # noqa: F401
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim, Undecidable, finite_rule
 from . import claims_lambda as lam_
@@ -19,7 +19,7 @@ from .claims_orbit_classes import (_CO, _LAMBDA, _LC, _LT, _LY, CLAIMS_CLASSES, 
                                    _disagreements, _former_lyapunov, _grid_check, _lyapunov_note, _orbits_example,
                                    _window_changes, coexist_at, lyapunov_at, runs)
 from .claims_quotes import QUOTES
-from .claims_stored import FIG4, PAPER
+from .claims_stored import FIG4, NOT_RUN, PAPER  # noqa: F401
 
 __all__ = ["CLAIMS_FIG4", "KINDS"]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mfattn.companion import store
+from mfattn.companion import stats, store  # noqa: F401
 from mfattn.companion.checks import check_int, check_real
 
 from .claims_deq_frames import _late_convergence, _norm_asymmetry, _organisation_numbers, _organisation_seeds, \
