@@ -43,8 +43,8 @@ from .claim import _EVIDENCE_RE, _ID_RE, Claim, Decision, _check_note, _three_di
 from .finite_reads import (FiniteNumbers, _not_finite_at, finite_factory, finite_numbers, finite_rule,  # noqa: F401
                            raw_numbers)
 from .grades import GRADES, NOT_TESTED, ORIGINS, SCALES, ClaimError, Undecidable  # noqa: F401
-from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
-    threshold_alternatives  # noqa: F401
+from .premises import (Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of,  # noqa: F401
+                       threshold_alternatives)
 from .recurring_rules import (IDENTITY_HOW, _check_keys, _deviations, _number, above, below, identity,  # noqa: F401
                               identity_claim, identity_examples)
 
