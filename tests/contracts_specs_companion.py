@@ -48,20 +48,20 @@ SPECS = {
     K + "datasets:locate": Exempt(FILES),
     K + "datasets:check": Exempt(FILES),
     K + "datasets:main": Exempt(CLI),
-    K + "ledger:make_entry": Spec(_entry, skip=("how", "note", "measured", "source", "claim")),
-    K + "ledger:anchor": Spec(lambda d: {"claim_id": d(st.sampled_from(["x-claim", "dmft-fig3"]))}),
-    K + "ledger:citation": Spec(lambda d: {"e": {"claim_id": "x-claim", "verdict": "reproduced"}}),
-    K + "ledger:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
+    K + "ledger_entries:make_entry": Spec(_entry, skip=("how", "note", "measured", "source", "claim")),
+    K + "ledger_text:anchor": Spec(lambda d: {"claim_id": d(st.sampled_from(["x-claim", "dmft-fig3"]))}),
+    K + "ledger_text:citation": Spec(lambda d: {"e": {"claim_id": "x-claim", "verdict": "reproduced"}}),
+    K + "ledger_entries:evidence_basis": Spec(lambda d: {"evidence": ["fig-x"], "profile": "quick", "stored_full": []}),
 
     K + "store:config_hash": Spec(lambda d: {"config": {"beta": d(st.floats(0, 2)), "n": 3}}, domain={"length": "int>=1"}),
-    K + "verdicts:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
-    K + "verdicts:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
-    K + "verdicts:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
-    K + "verdicts:identity": Spec(lambda d: {"tol": 1e-12, "near": 1e-6}, call=lambda fn, kw: fn("a", **kw),
-                                  domain={"tol": ">0", "near": ">0"}),
+    K + "recurring_rules:below": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "recurring_rules:above": Spec(lambda d: {"key": "x", "holds": d(st.floats(0, 1))}),
+    K + "recurring_rules:identity_examples": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    K + "recurring_rules:identity": Spec(lambda d: {"tol": 1e-12, "near": 1e-6}, call=lambda fn, kw: fn("a", **kw),
+                                         domain={"tol": ">0", "near": ">0"}),
     K + "verdicts:declared": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS))}),
-    K + "verdicts:Decision": Exempt(RESULT + ": Claim.decide builds it; record, decide_chapter and redecide, "
-                                             "which make and use them, are generated"),
+    K + "claim:Decision": Exempt(RESULT + ": Claim.decide builds it; record, decide_chapter and redecide, "
+                                          "which make and use them, are generated"),
     K + "reproduce:ChapterOutcome": Exempt(RESULT + ": reproduce/refresh_outputs build it after a notebook ran"),
     # --- the premises of a verdict (issue 40)
     K + "premises:normalise": Spec(lambda d: {"text": d(st.text(max_size=40))}),
@@ -92,16 +92,16 @@ SPECS = {
     K + "stats:exact_paired_test": Spec(lambda d: {"only_a": d(st.integers(0, 300)), "only_b": d(st.integers(0, 300))},
                                         domain={"only_a": "int>=0", "only_b": "int>=0"},
                                         sizes={"only_a": 10**15}),
-    K + "verdicts:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
+    K + "recurring_rules:identity_claim": Spec(lambda d: {}, call=lambda fn, kw: fn("a", "b")),
     # --- a rule reads finite numbers only (outside table 5)
-    K + "verdicts:FiniteNumbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "y": [0.1, 0.2]}}),
-    K + "verdicts:finite_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
-    K + "verdicts:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
-    K + "verdicts:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
-    K + "verdicts:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
-    K + "checks:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
-                                              "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
-                                   names={"low": ("lo",), "high": ("hi",)}),
+    K + "finite_reads:FiniteNumbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1)), "y": [0.1, 0.2]}}),
+    K + "finite_reads:finite_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "finite_reads:raw_numbers": Spec(lambda d: {"numbers": {"x": d(st.floats(0, 1))}}),
+    K + "finite_reads:finite_rule": Spec(lambda d: {"rule": lambda s: "holds"}),
+    K + "finite_reads:finite_factory": Spec(lambda d: {"rule_at": lambda tol: (lambda s: "holds")}),
+    K + "checks_scalars:check_edges": Spec(lambda d: {"low_name": "lo", "low": d(st.floats(0, 0.4)), "high_name": "hi",
+                                                      "high": d(st.floats(0.5, 1))}, skip=("low_name", "high_name"),
+                                           names={"low": ("lo",), "high": ("hi",)}),
 }
 
 
@@ -128,12 +128,12 @@ def _quote(d):
 
 
 for _name in ("quote_text", "robustness_text", "thresholds_text", "alternatives_text", "spread_text"):
-    SPECS[K + "ledger:" + _name] = Spec(lambda d: {"e": {
+    SPECS[K + "ledger_text:" + _name] = Spec(lambda d: {"e": {
         "quote": {"paper": "bal2021", "section": "1", "text": "a fixed point"}, "robustness": "fragile",
         "moved_by": ["t"], "alternatives": [{"name": "t", "kind": "statistic", "verdict": "reproduced"}],
         "thresholds": [{"name": "tol", "value": d(st.floats(0, 1)), "basis": "seed spread", "reason": "r"}],
         "spread": {"unit": "seed", "n": 2, "values": {"x": [0.1, 0.2]}}}})
-SPECS[K + "ledger:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
+SPECS[K + "ledger_entries:clean_premises"] = Spec(lambda d: {"claim_id": "x-claim", "premises": {
     "robustness": d(st.sampled_from(["robust", "fragile"])), "moved_by": [], "alternatives": []}})
 for _key in ("reproduce:reproduce", "reproduce:refresh_outputs"):
     SPECS.setdefault(K + _key, Exempt("runs the chapter notebooks (papermill: minutes per chapter) and writes their "
@@ -238,7 +238,7 @@ def _decided(d):
 
 
 SPECS.update({
-    K + "ledger:check_evidence": Spec(lambda d: {"evidence": ["fig-x", d(st.sampled_from(
+    K + "ledger_entries:check_evidence": Spec(lambda d: {"evidence": ["fig-x", d(st.sampled_from(
         ["tests/test_ledger.py::test_nothing_here", "fig-y"]))], "figure_labels": ["fig-x"], "root": root_choice(d)},
         check=is_type(list)),
     K + "ledger:record": Spec(lambda d: _profile(d, entry=_ledger_entry(d), chapter="ising", run_info={"seed": 0},
@@ -328,7 +328,7 @@ def _claim(d):
 
 
 SPECS.update({
-    K + "verdicts:Claim": Spec(_claim),
+    K + "claim:Claim": Spec(_claim),
 })
 from contracts_strategies_a import mnist_present  # noqa: E402
 

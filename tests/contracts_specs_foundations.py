@@ -158,23 +158,23 @@ def _check_spec(draw):
     return {"name": "beta", "value": draw(st.floats(0.1, 5))}
 
 
-for _name, _valid in [("check_real", _check_spec), ("check_positive", _check_spec),
-                      ("check_probability", lambda d: {"name": "p", "value": d(st.floats(0, 1))}),
-                      ("check_int", lambda d: {"name": "steps", "value": d(st.integers(1, 9)), "minimum": 1}),
-                      ("check_choice", lambda d: {"name": "method", "value": "plain", "choices": ("plain", "a")}),
-                      ("check_generator", lambda d: {"name": "generator", "value": gen(d)}),
-                      ("check_tensor", lambda d: {"name": "x", "value": randn(d, 2, 3), "ndim": 2, "real": True}),
-                      ("check_array", lambda d: {"name": "x", "value": rng(d).normal(size=3)}),
-                      ("check_device", lambda d: {"name": "device", "value": "cpu"}),
-                      ("check_grid", lambda d: {"name": "betas", "value" if False else "values": [0.5, 1.0]}),
-                      ("check_alloc", lambda d: {"name": "n", "nbytes": d(st.integers(0, 2**20))}),
-                      ("max_bytes", lambda d: {}),
-                      ("check_rule", lambda d: {"name": "sigma", "value": d(st.floats(0.1, 9)), "rule": "real:>0"})]:
-    SPECS[f"mfattn.companion.checks:{_name}"] = Spec(_valid, skip=("name", "ndim", "shape", "dtype", "minimum",
-                                                                   "maximum", "choices", "kind", "what", "rule"),
-                                                     names={"value": ("beta", "p", "steps", "x", "generator",
-                                                                      "method", "device", "sigma"),
-                                                            "values": ("betas",)})
+for _key, _valid in [("checks_scalars:check_real", _check_spec), ("checks_scalars:check_positive", _check_spec),
+                     ("checks_scalars:check_probability", lambda d: {"name": "p", "value": d(st.floats(0, 1))}),
+                     ("checks_scalars:check_int", lambda d: {"name": "steps", "value": d(st.integers(1, 9)), "minimum": 1}),
+                     ("checks_scalars:check_choice", lambda d: {"name": "method", "value": "plain", "choices": ("plain", "a")}),
+                     ("checks_arrays:check_generator", lambda d: {"name": "generator", "value": gen(d)}),
+                     ("checks_arrays:check_tensor", lambda d: {"name": "x", "value": randn(d, 2, 3), "ndim": 2, "real": True}),
+                     ("checks_arrays:check_array", lambda d: {"name": "x", "value": rng(d).normal(size=3)}),
+                     ("checks_arrays:check_device", lambda d: {"name": "device", "value": "cpu"}),
+                     ("checks_arrays:check_grid", lambda d: {"name": "betas", "value" if False else "values": [0.5, 1.0]}),
+                     ("checks_budgets:check_alloc", lambda d: {"name": "n", "nbytes": d(st.integers(0, 2**20))}),
+                     ("checks_budgets:max_bytes", lambda d: {}),
+                     ("checks:check_rule", lambda d: {"name": "sigma", "value": d(st.floats(0.1, 9)), "rule": "real:>0"})]:
+    SPECS[f"mfattn.companion.{_key}"] = Spec(_valid, skip=("name", "ndim", "shape", "dtype", "minimum",
+                                                           "maximum", "choices", "kind", "what", "rule"),
+                                             names={"value": ("beta", "p", "steps", "x", "generator",
+                                                              "method", "device", "sigma"),
+                                                    "values": ("betas",)})
 SPECS["mfattn.companion.checks:contract"] = Exempt("a decorator factory: its rules are parsed at import (a typo fails "
                                                   "there) and every decorated function is generated here")
 

@@ -24,13 +24,13 @@ def _scores():
 CHAPTERS = ["ising", "deq", "transformer", "structural", "designs", "dmft"]
 
 SPECS = {
-    K + "store_write:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
-    K + "checks:check_work": Spec(lambda d: {"name": "steps", "units": d(st.integers(0, 10**6))},
-                                  domain={"units": ">=0"}, sizes={"units": 10**30},
-                                  skip=("name", "what", "unit", "env"), names={"units": ("steps",)}),
-    K + "checks:max_work": Spec(lambda d: {}),
-    K + "checks:env_positive": Spec(lambda d: {"name": "MFATTN_TEST_UNSET_BUDGET", "unit": "bytes"},
-                                    skip=("name", "unit")),
+    K + "store_json:finite_or_none": Spec(lambda d: {"obj": {"x": d(st.floats(0, 1))}}),
+    K + "checks_budgets:check_work": Spec(lambda d: {"name": "steps", "units": d(st.integers(0, 10**6))},
+                                          domain={"units": ">=0"}, sizes={"units": 10**30},
+                                          skip=("name", "what", "unit", "env"), names={"units": ("steps",)}),
+    K + "checks_budgets:max_work": Spec(lambda d: {}),
+    K + "checks_budgets:env_positive": Spec(lambda d: {"name": "MFATTN_TEST_UNSET_BUDGET", "unit": "bytes"},
+                                            skip=("name", "unit")),
     K + "store_read:max_json_bytes": Spec(lambda d: {}),
     K + "profiles:work_factor": Spec(lambda d: {}),
     K + "profiles:run_work": Spec(lambda d: {"chapter": d(st.sampled_from(CHAPTERS)), "sizes": {}}),
@@ -221,7 +221,7 @@ SPECS.update({
     K + "store:cache_dir": Spec(lambda d: {"part": d(st.sampled_from(["dmft", "deq", "runs-1"])), "root": _tmp(),
                                            "draw": d(st.floats(0, 1))}, skip=("draw", "root"), call=_cache_dir,
                                 names={"part": ("cache_dir part",)}),
-    K + "checks:check_path": Spec(lambda d: {"name": "out_dir", "value": d(st.sampled_from(["a/b", "c.json"])),
-                                             "draw": d(st.floats(0, 1))}, skip=("name", "draw"),
-                                  call=lambda fn, kw: fn(kw["name"], kw["value"]), names={"value": ("out_dir",)}),
+    K + "checks_scalars:check_path": Spec(lambda d: {"name": "out_dir", "value": d(st.sampled_from(["a/b", "c.json"])),
+                                                     "draw": d(st.floats(0, 1))}, skip=("name", "draw"),
+                                          call=lambda fn, kw: fn(kw["name"], kw["value"]), names={"value": ("out_dir",)}),
 })

@@ -35,9 +35,9 @@ def _compare_check(kwargs, result):
 _LINK = {"steps": 100, "eval_images": 1000, "runs": {"r": {"identical": True, "steps": 100}}}
 
 SPECS = {
-    "mfattn.companion.checks:check_bool": Spec(lambda d: {"name": "flag", "value": d(st.booleans())}, skip=("name",),
-                                               names={"value": ("flag",)}, check=lambda kw, r: r is kw["value"]),
-    "mfattn.companion.checks:check_strings": Spec(
+    "mfattn.companion.checks_scalars:check_bool": Spec(lambda d: {"name": "flag", "value": d(st.booleans())}, skip=("name",),
+                                                       names={"value": ("flag",)}, check=lambda kw, r: r is kw["value"]),
+    "mfattn.companion.checks_scalars:check_strings": Spec(
         lambda d: {"name": "modules", "value": d(st.lists(st.text(max_size=3), max_size=3)), "what": "module names"},
         skip=("name", "what"), names={"value": ("modules",)}, check=lambda kw, r: r == list(kw["value"])),
     I + "replay:compare_logs": Spec(_compare_valid, check=_compare_check),

@@ -10,7 +10,8 @@ the correlations is a claim about the first (the second breaks the order, as its
 
 The noise behind each factor is the instance-to-instance spread: the 40 SK instances are paired (every theory solves
 the same ones), so the standard error of the log of a ratio of mean errors is read from the per-instance errors by the
-delta method (:func:`log_ratio_se`); a threshold's noise is that standard error as a factor.
+delta method (:func:`log_ratio_se`); a threshold's noise is that standard error as a factor. These statistics
+and the factor rules read on them are :mod:`.claims_ising_factors`' (re-exported here).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from ..companion import stats, verdicts
 from ..companion.premises import Alternative, Quote, Spread, Threshold
 from ..companion.verdicts import Claim
 from .claims_ising_betas import ordered_every_beta, ordering_beta_note, per_beta_note
+from .claims_ising_factors import (_bootstrap_rule, _factor_at, _factor_examples, _interval_rule,  # noqa: F401
+                                   _majority_rule, _ratio_interval_rule, _ratio_noise, bootstrap_sd,
+                                   geometric_interval, known, log_ratio_se, paired)
 from .claims_ising_widths import width_alternatives, with_widths
 
 __all__ = ["ACCURACY_CLAIMS", "NAMES", "T", "TP", "SECTION_TAP"]  # the helpers are read by .claims_ising_line
@@ -34,111 +38,7 @@ SECTION_TAP = "2.2. Adaptive Thouless–Anderson–Palmer meanfield theory"
 NAMES = {"naive": "naive mean field", "tap": "TAP", "tsite": "per-site TAP", "atap": "adaptive TAP"}
 
 
-def known(s, *keys: str) -> list[float]:
-    """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
-    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison."""
-    missing = [k for k in keys if s[k] is None or not math.isfinite(s[k])]
-    if missing:
-        raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored summary (null)")
-    return [s[k] for k in keys]
-
-
-def paired(s, better: str, worse: str, which: str = "m") -> tuple[np.ndarray, np.ndarray]:
-    """The per-instance errors of two theories on the instances both solved (``{key}_{which}_inst``)."""
-    pairs = [(b, w) for b, w in zip(s[f"{better}_{which}_inst"], s[f"{worse}_{which}_inst"])
-             if b is not None and w is not None and w > 0 and b > 0]
-    if len(pairs) < 3:
-        raise verdicts.Undecidable(f"{len(pairs)} instances with both {better} and {worse} solved: too few to read a "
-                                   "spread from")
-    b, w = np.array(pairs).T
-    return b, w
-
-
-def log_ratio_se(b: np.ndarray, w: np.ndarray) -> float:
-    """Standard error of log(mean b / mean w) over paired units (delta method, sample covariance)."""
-    n, bm, wm = b.size, b.mean(), w.mean()
-    cov = np.cov(b, w)
-    return math.sqrt(max(cov[0, 0] / bm ** 2 + cov[1, 1] / wm ** 2 - 2 * cov[0, 1] / (bm * wm), 0.0) / n)
-
-
-def bootstrap_sd(b: np.ndarray, w: np.ndarray, resamples: int = 4000) -> float:
-    """Standard deviation of log(mean b / mean w) over a paired bootstrap of the units (fixed seed: a check, not a
-    verdict, reads it)."""
-    idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
-    return float(np.std(np.log(b[idx].mean(1) / w[idx].mean(1))))
-
-
-def geometric_interval(b: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
-    """The geometric mean of the per-instance ratios b/w with its 95 % Student-t interval."""
-    d = np.log(b / w)
-    half = stats.t_quantile_975(d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
-    return float(np.exp(d.mean())), float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half))
-
-
 # --- "more accurate": a factor between two mean errors ---------------------------------------------------------------
-
-def _factor_at(better: str, worse: str):
-    """Rule factory: ``better`` below ``worse``/factor holds, below ``worse`` partly, else fails."""
-    def rule_at(factor):
-        def rule(s):
-            b, w = known(s, better, worse)
-            return "holds" if b < w / factor else "partly" if b < w else "fails"
-        return rule
-    return rule_at
-
-
-def _factor_examples(better: str, worse: str) -> dict[str, dict[str, float]]:
-    return {"holds": {better: 0.49, worse: 1.0}, "partly": {better: 0.51, worse: 1.0},
-            "fails": {better: 1.0, worse: 1.0}}
-
-
-def _ratio_noise(better: str, worse: str, which: str = "m"):
-    """The noise of a factor between two mean errors: e^SE of the log ratio over the paired instances."""
-    return lambda s: math.exp(log_ratio_se(*paired(s, better, worse, which)))
-
-
-def _interval_rule(better: str, worse: str, factor: float = 2.0, which: str = "m"):
-    """The factor rule on the 95 % interval of the geometric mean of the per-instance ratios: holds if its upper
-    end is below 1/factor, partly if below 1, else fails."""
-    def rule(s):
-        _, _, hi = geometric_interval(*paired(s, better, worse, which))
-        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
-    return rule
-
-
-def _ratio_interval_rule(better: str, worse: str, factor: float = 2.0, which: str = "m"):
-    """The factor rule on the 95 % interval of the ratio of the mean errors itself (the primary statistic; paired
-    delta method, Student's t over the instances): holds if its upper end is below 1/factor, partly if below 1."""
-    def rule(s):
-        b, w = paired(s, better, worse, which)
-        hi = b.mean() / w.mean() * math.exp(stats.t_quantile_975(b.size - 1) * log_ratio_se(b, w))
-        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
-    return rule
-
-
-def _bootstrap_rule(better: str, worse: str, factor: float = 2.0, resamples: int = 4000):
-    """The factor rule on the percentile bootstrap 95 % interval of the ratio of the mean errors (paired instances
-    resampled, a fixed seed): holds if its upper end is below 1/factor, partly if below 1, else fails."""
-    def rule(s):
-        b, w = paired(s, better, worse)
-        idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
-        hi = float(np.quantile(b[idx].mean(1) / w[idx].mean(1), 0.975))
-        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
-    return rule
-
-
-def _majority_rule(better: str, worse: str, factor: float = 2.0):
-    """The factor rule on the instances: holds if significantly more than half the instances (two-sided sign test
-    at 5 %) have ``better`` below ``worse``/factor; partly if significantly more than half have it below ``worse``."""
-    def significant(x):
-        got = stats.sign_test(x)
-        return got["positive"] > got["negative"] and got["p"] < 0.05
-
-    def rule(s):
-        b, w = paired(s, better, worse)
-        return "holds" if significant(w / factor - b) else "partly" if significant(w - b) else "fails"
-    return rule
-
 
 def _adaptive_every_beta(s):
     """The other temperatures: the ratio of adaptive TAP's mean error to the SK-averaged TAP's at every stored β of the

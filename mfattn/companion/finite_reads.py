@@ -1,0 +1,135 @@
+"""How a claim's rule reads the stored numbers (:mod:`mfattn.companion.verdicts` re-exports it): through
+:class:`FiniteNumbers`, so that a NaN or an infinity a rule reads makes the claim "not tested" (:class:`Undecidable`)
+and never a grade; :func:`finite_rule` and :func:`finite_factory` put a rule and a rule factory behind that guard,
+:func:`raw_numbers` reads past it on purpose."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+from .grades import Undecidable
+
+__all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "finite_factory"]
+
+
+# --- a rule reads finite numbers only --------------------------------------------------------------------------
+
+
+def _not_finite_at(value: Any, depth: int = 0) -> str | None:
+    """Where ``value`` (a number, or a list, tuple, array or mapping of them, nested) holds a NaN or an infinity:
+    ``"NaN"`` / ``"inf"`` for the value itself, ``"NaN at [2]"`` for an entry; None where it holds none. None entries
+    (not measured), text and other objects are no numbers and are left alone."""
+    import numpy as np
+
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        return None if math.isfinite(x) else "NaN" if math.isnan(x) else "inf"
+    if depth > 8:   # stored numbers are JSON: nesting this deep is no table of numbers
+        return None
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fc":
+            bad = ~np.isfinite(value)
+            if bad.any():
+                where = tuple(int(i) for i in np.argwhere(bad)[0])
+                return f"{'NaN' if np.isnan(value[where]) else 'inf'} at {list(where)}"
+            return None
+        if value.dtype.kind != "O":
+            return None
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    elif isinstance(value, Mapping):
+        items = value.items()
+    else:
+        return None
+    for i, item in items:
+        got = _not_finite_at(item, depth + 1)
+        if got is not None:
+            what, _, rest = got.partition(" at ")
+            return f"{what} at [{i!r}]{rest}"
+    return None
+
+
+class FiniteNumbers(dict):
+    """The stored numbers as a rule reads them: a value read (``numbers[key]``, ``numbers.get(key)``) that is a NaN or
+    an infinity, or a list, tuple, array or mapping holding one, raises :class:`Undecidable` naming the key (a NaN
+    compares False with every threshold, so it would give whatever grade the rule's else-branch holds; an infinity
+    passes every upper threshold). Numbers the rule does not read may be NaN (a one-seed SD, a derived number):
+    only a read is checked. None (not measured) is read as stored. ``raw`` is the mapping itself, for a rule that
+    reads a NaN on purpose (say why where it does)."""
+    __slots__ = ("raw",)
+
+    def __init__(self, numbers: Mapping[str, Any]):
+        if not isinstance(numbers, Mapping):
+            raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
+        super().__init__(numbers)
+        self.raw = numbers
+
+    def _checked(self, key: Any, value: Any) -> Any:
+        bad = _not_finite_at(value)
+        if bad is not None:
+            raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot decide the claim (a "
+                              "NaN compares False with every threshold)")
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._checked(key, super().__getitem__(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        # the caller's default (a NaN marker, say) is not a stored number: only a stored value is checked
+        return self._checked(key, super().__getitem__(key)) if key in self else default
+
+
+def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:
+    """``numbers`` read through :class:`FiniteNumbers` (itself where it already is): for a helper of the rules that is
+    also called on its own."""
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
+    return numbers if isinstance(numbers, FiniteNumbers) else FiniteNumbers(numbers)
+
+
+def raw_numbers(numbers: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The numbers as stored, without the guard of :class:`FiniteNumbers` (a rule that reads a NaN on purpose)."""
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
+    return numbers.raw if isinstance(numbers, FiniteNumbers) else numbers
+
+
+def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[str, Any]], str]:
+    """``rule`` reading the numbers through :class:`FiniteNumbers`: a NaN or infinite number it reads makes the claim
+    "not tested" (:class:`Undecidable`), never a grade. Rule factories (``*_at``) apply it to the rule they return;
+    :class:`Claim` applies it to its rule, to the rules ``rule_at`` makes and to its alternatives' rules. A note whose
+    wording compares the numbers (not only quotes them) applies it too."""
+    if not callable(rule):
+        raise TypeError(f"rule must be callable (numbers -> grade); got {type(rule).__name__}")
+    if getattr(rule, "__finite_reads__", False):
+        return rule
+
+    def guarded(numbers):
+        if isinstance(numbers, Mapping) and not isinstance(numbers, FiniteNumbers):
+            numbers = FiniteNumbers(numbers)
+        return rule(numbers)
+
+    guarded.__finite_reads__ = True
+    guarded.__wrapped__ = rule
+    guarded.__doc__, guarded.__name__, guarded.__qualname__ = rule.__doc__, getattr(rule, "__name__", "rule"), \
+        getattr(rule, "__qualname__", "rule")
+    return guarded
+
+
+def finite_factory(rule_at: Callable[..., Callable]) -> Callable[..., Callable]:
+    """A rule factory whose rules read through :func:`finite_rule`."""
+    if not callable(rule_at):
+        raise TypeError(f"rule_at must be callable (thresholds -> rule); got {type(rule_at).__name__}")
+    if getattr(rule_at, "__finite_reads__", False):
+        return rule_at
+
+    def made(*args, **kwargs):
+        return finite_rule(rule_at(*args, **kwargs))
+
+    made.__finite_reads__ = True
+    made.__wrapped__ = rule_at
+    return made

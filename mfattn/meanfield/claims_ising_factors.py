@@ -1,0 +1,118 @@
+"""'More accurate' over Chapter 1's paired SK instances (:mod:`.claims_ising_accuracy` re-exports it; the chapter's
+other claim modules read it from there): the per-instance errors two theories share, the standard error of the log of
+a ratio of their mean errors (delta method; a paired bootstrap as its check), the geometric mean of the per-instance
+ratios, and the rules of a factor between two mean errors on each of these statistics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..companion import stats, verdicts
+
+
+def known(s, *keys: str) -> list[float]:
+    """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
+    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison."""
+    missing = [k for k in keys if s[k] is None or not math.isfinite(s[k])]
+    if missing:
+        raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored summary (null)")
+    return [s[k] for k in keys]
+
+
+def paired(s, better: str, worse: str, which: str = "m") -> tuple[np.ndarray, np.ndarray]:
+    """The per-instance errors of two theories on the instances both solved (``{key}_{which}_inst``)."""
+    pairs = [(b, w) for b, w in zip(s[f"{better}_{which}_inst"], s[f"{worse}_{which}_inst"])
+             if b is not None and w is not None and w > 0 and b > 0]
+    if len(pairs) < 3:
+        raise verdicts.Undecidable(f"{len(pairs)} instances with both {better} and {worse} solved: too few to read a "
+                                   "spread from")
+    b, w = np.array(pairs).T
+    return b, w
+
+
+def log_ratio_se(b: np.ndarray, w: np.ndarray) -> float:
+    """Standard error of log(mean b / mean w) over paired units (delta method, sample covariance)."""
+    n, bm, wm = b.size, b.mean(), w.mean()
+    cov = np.cov(b, w)
+    return math.sqrt(max(cov[0, 0] / bm ** 2 + cov[1, 1] / wm ** 2 - 2 * cov[0, 1] / (bm * wm), 0.0) / n)
+
+
+def bootstrap_sd(b: np.ndarray, w: np.ndarray, resamples: int = 4000) -> float:
+    """Standard deviation of log(mean b / mean w) over a paired bootstrap of the units (fixed seed: a check, not a
+    verdict, reads it)."""
+    idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
+    return float(np.std(np.log(b[idx].mean(1) / w[idx].mean(1))))
+
+
+def geometric_interval(b: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """The geometric mean of the per-instance ratios b/w with its 95 % Student-t interval."""
+    d = np.log(b / w)
+    half = stats.t_quantile_975(d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+    return float(np.exp(d.mean())), float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half))
+
+
+# --- "more accurate": a factor between two mean errors ---------------------------------------------------------------
+
+def _factor_at(better: str, worse: str):
+    """Rule factory: ``better`` below ``worse``/factor holds, below ``worse`` partly, else fails."""
+    def rule_at(factor):
+        def rule(s):
+            b, w = known(s, better, worse)
+            return "holds" if b < w / factor else "partly" if b < w else "fails"
+        return rule
+    return rule_at
+
+
+def _factor_examples(better: str, worse: str) -> dict[str, dict[str, float]]:
+    return {"holds": {better: 0.49, worse: 1.0}, "partly": {better: 0.51, worse: 1.0},
+            "fails": {better: 1.0, worse: 1.0}}
+
+
+def _ratio_noise(better: str, worse: str, which: str = "m"):
+    """The noise of a factor between two mean errors: e^SE of the log ratio over the paired instances."""
+    return lambda s: math.exp(log_ratio_se(*paired(s, better, worse, which)))
+
+
+def _interval_rule(better: str, worse: str, factor: float = 2.0, which: str = "m"):
+    """The factor rule on the 95 % interval of the geometric mean of the per-instance ratios: holds if its upper
+    end is below 1/factor, partly if below 1, else fails."""
+    def rule(s):
+        _, _, hi = geometric_interval(*paired(s, better, worse, which))
+        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
+    return rule
+
+
+def _ratio_interval_rule(better: str, worse: str, factor: float = 2.0, which: str = "m"):
+    """The factor rule on the 95 % interval of the ratio of the mean errors itself (the primary statistic; paired
+    delta method, Student's t over the instances): holds if its upper end is below 1/factor, partly if below 1."""
+    def rule(s):
+        b, w = paired(s, better, worse, which)
+        hi = b.mean() / w.mean() * math.exp(stats.t_quantile_975(b.size - 1) * log_ratio_se(b, w))
+        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
+    return rule
+
+
+def _bootstrap_rule(better: str, worse: str, factor: float = 2.0, resamples: int = 4000):
+    """The factor rule on the percentile bootstrap 95 % interval of the ratio of the mean errors (paired instances
+    resampled, a fixed seed): holds if its upper end is below 1/factor, partly if below 1, else fails."""
+    def rule(s):
+        b, w = paired(s, better, worse)
+        idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
+        hi = float(np.quantile(b[idx].mean(1) / w[idx].mean(1), 0.975))
+        return "holds" if hi < 1 / factor else "partly" if hi < 1 else "fails"
+    return rule
+
+
+def _majority_rule(better: str, worse: str, factor: float = 2.0):
+    """The factor rule on the instances: holds if significantly more than half the instances (two-sided sign test
+    at 5 %) have ``better`` below ``worse``/factor; partly if significantly more than half have it below ``worse``."""
+    def significant(x):
+        got = stats.sign_test(x)
+        return got["positive"] > got["negative"] and got["p"] < 0.05
+
+    def rule(s):
+        b, w = paired(s, better, worse)
+        return "holds" if significant(w / factor - b) else "partly" if significant(w - b) else "fails"
+    return rule
