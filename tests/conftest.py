@@ -120,3 +120,15 @@ def served_data(tmp_path, monkeypatch):
     thread.start()
     yield ServedData(f"http://127.0.0.1:{httpd.server_port}/", folder, monkeypatch)
     httpd.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _work_budget_of_a_call_made_on_its_own():
+    """Every test starts at the budget of a call made on its own (DEFAULT_MAX_WORK): a chapter's profile asked for by
+    an earlier test in the same process (get_profile admits CHAPTER_MAX_WORK for the rest of it) does not carry over,
+    so a test's outcome does not depend on the order the tests run in."""
+    from mfattn.companion import checks_budgets
+
+    checks_budgets._CHAPTER_ADMITTED[0] = False
+    yield
+    checks_budgets._CHAPTER_ADMITTED[0] = False

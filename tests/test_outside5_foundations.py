@@ -295,18 +295,20 @@ def test_the_ratio_of_a_family_without_a_pair_reads_nan_as_documented():   # a01
 
 def test_the_loops_are_counted_as_they_cost():
     """The work registry counts n² per iteration of naive mean field and TAP, n³ of adaptive TAP (a0192: the stress
-    study counted n² for both) and every solve of a sweep at ceil(budget / damping) iterations; a max_iter of 10**8 on
-    two spins (a0087-a0089) is 1e11 units, inside the default budget of 1e13 (the registry's calibration: some tens of
-    microseconds an iteration, ~1 h here), and 10**10 is refused."""
+    study counted n² for both), each iteration at least its Python overhead (MIN_UNITS_PER_ITERATION), and every
+    solve of a sweep at ceil(budget / damping) iterations; a max_iter of 10**8 on two spins (a0087-a0089: 5e12 units,
+    some tens of minutes) is refused at the budget of a call made on its own (1e10), and so is 10**10."""
+    least = work.MIN_UNITS_PER_ITERATION
     one = lambda key, **a: work.work_of(key, a)[1]  # noqa: E731
-    assert one("mfattn.ising:naive_mean_field", J=np.zeros((2, 2)), max_iter=10**8) == 10**8 * 1000 + 3000
+    assert one("mfattn.ising:naive_mean_field", J=np.zeros((2, 2)), max_iter=10**8) == 10**8 * least + 3 * least
     assert one("mfattn.ising:adaptive_tap", J=np.zeros((100, 100)), max_iter=10) == 13 * 100**3
     stuck = one("mfattn.meanfield.stress:breakdown_stress", n=4096, betas=[0.5], instances=1, max_iter=20,
                 methods=("adaptive_tap",))
     assert stuck == (2 * 23 + 1) * 4096**3   # two runs of 20 inverses and the susceptibility, and the kick
     for solve in (ising.naive_mean_field, ising.tap, ising.adaptive_tap):
-        with pytest.raises(ValueError, match=r"^max_iter=10000000000 makes"):
-            solve(JOSC, np.zeros(2), max_iter=10**10)
+        for max_iter in (10**8, 10**10):
+            with pytest.raises(ValueError, match=rf"^max_iter={max_iter} makes .*MFATTN_MAX_WORK"):
+                solve(JOSC, np.zeros(2), max_iter=max_iter)
 
 
 def test_valid_calls_still_work_and_give_the_same_numbers():

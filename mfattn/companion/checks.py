@@ -19,8 +19,8 @@ import numpy as np
 
 from .checks_arrays import (_dims, _strided, check_array, check_device, check_generator,  # noqa: F401
                             check_grid, check_tensor)
-from .checks_budgets import (DEFAULT_MAX_WORK, _available_bytes, _human, check_alloc,  # noqa: F401
-                             check_work, env_positive, max_bytes, max_work)
+from .checks_budgets import (CHAPTER_MAX_WORK, DEFAULT_MAX_WORK, _available_bytes, _human,  # noqa: F401
+                             admit_chapter_work, check_alloc, check_work, env_positive, max_bytes, max_work)
 from .checks_scalars import (MAX_STRINGS, _no_meta, _same_choice, check_bool, check_choice,  # noqa: F401
                              check_edges, check_int, check_path, check_positive, check_probability, check_real,
                              check_strings)

@@ -13,7 +13,8 @@ import numpy as np
 
 from .checks_scalars import check_real
 
-__all__ = ["env_positive", "max_bytes", "check_alloc", "max_work", "check_work"]
+__all__ = ["env_positive", "max_bytes", "check_alloc", "max_work", "check_work", "admit_chapter_work",
+           "DEFAULT_MAX_WORK", "CHAPTER_MAX_WORK"]
 
 
 def _available_bytes() -> int | None:
@@ -97,16 +98,37 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
     return need
 
 
-#: The default work budget of :func:`check_work`: 10¹³ units (β-steps, iterations × size), hours of a
-#: single-threaded loop at the package's speeds; ``$MFATTN_MAX_WORK`` raises (or lowers) it.
-DEFAULT_MAX_WORK = 1e13
+#: The work budget of one call made on its own: 10¹⁰ units. A unit is about a nanosecond of the package's loops
+#: single-threaded (:mod:`mfattn.companion.work` counts each iteration at its size, and at least its Python
+#: overhead), so a call asking for more than some seconds is refused at once, naming the parameter; a count such as
+#: ``steps=10**9`` never runs for hours unasked. ``$MFATTN_MAX_WORK`` raises (or lowers) it.
+DEFAULT_MAX_WORK = 1e10
+
+#: The work budget of one call inside a chapter's run: 10¹⁵ units. Asking for a chapter's profile
+#: (:func:`mfattn.companion.profiles.get_profile`, which :class:`~mfattn.companion.chapter.ChapterRun` and every
+#: command line with ``--profile`` call) admits it for the rest of the process (:func:`admit_chapter_work`): the
+#: full profile's largest call counts at most 5.8e12 units (chapter 1's sweeps, every solve at its full iteration
+#: budget), and the run as a whole is bounded by :func:`mfattn.companion.profiles.check_run_work` (at most 10 times the
+#: full profile's work) before its first cell. ``$MFATTN_MAX_WORK``, when set, is the budget in both cases.
+CHAPTER_MAX_WORK = 1e15
+
+_CHAPTER_ADMITTED = [False]
+
+
+def admit_chapter_work() -> None:
+    """Let every later call of this process do up to :data:`CHAPTER_MAX_WORK` (a chapter's profile was asked for:
+    its sizes are the chapter's, whose run is bounded as a whole). Idempotent; ``$MFATTN_MAX_WORK`` still wins."""
+    _CHAPTER_ADMITTED[0] = True
 
 
 def max_work() -> float:
     """The most work units one call may ask for: ``$MFATTN_MAX_WORK`` when set (e.g. ``1e15``), else
+    :data:`CHAPTER_MAX_WORK` once a chapter's profile was asked for in this process (:func:`admit_chapter_work`), else
     :data:`DEFAULT_MAX_WORK`. A budget that is not a positive finite number is a ValueError naming it."""
     value = env_positive("MFATTN_MAX_WORK", "work units")
-    return DEFAULT_MAX_WORK if value is None else value
+    if value is not None:
+        return value
+    return CHAPTER_MAX_WORK if _CHAPTER_ADMITTED[0] else DEFAULT_MAX_WORK
 
 
 def check_work(name: str, units: Any, budget: Any = None, *, what: str = "the call",

@@ -9,6 +9,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from .grades import Undecidable
+from .stored_kinds import check_kind
 
 __all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "finite_factory"]
 
@@ -58,8 +59,10 @@ class FiniteNumbers(dict):
     an infinity, or a list, tuple, array or mapping holding one, raises :class:`Undecidable` naming the key (a NaN
     compares False with every threshold, so it would give whatever grade the rule's else-branch holds; an infinity
     passes every upper threshold). Numbers the rule does not read may be NaN (a one-seed SD, a derived number):
-    only a read is checked. None (not measured) is read as stored. ``raw`` is the mapping itself, for a rule that
-    reads a NaN on purpose (say why where it does)."""
+    only a read is checked. None (not measured) is read as stored. A value read must also have the kind the store
+    holds under its key (:func:`mfattn.companion.stored_kinds.check_kind`: a number, a list of numbers, ...): another
+    kind is a TypeError naming the key. ``raw`` is the mapping itself, for a rule that reads a NaN on purpose (say why
+    where it does)."""
     __slots__ = ("raw",)
 
     def __init__(self, numbers: Mapping[str, Any]):
@@ -69,6 +72,7 @@ class FiniteNumbers(dict):
         self.raw = numbers
 
     def _checked(self, key: Any, value: Any) -> Any:
+        check_kind(key, value)   # the kind the store holds under key (a number, a list of numbers, ...)
         bad = _not_finite_at(value)
         if bad is not None:
             raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot decide the claim (a "
@@ -81,6 +85,12 @@ class FiniteNumbers(dict):
     def get(self, key: Any, default: Any = None) -> Any:
         # the caller's default (a NaN marker, say) is not a stored number: only a stored value is checked
         return self._checked(key, super().__getitem__(key)) if key in self else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return self._checked(key, super().__getitem__(key)) if key in self else super().setdefault(key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        return self._checked(key, super().pop(key)) if key in self else super().pop(key, *default)
 
 
 def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:

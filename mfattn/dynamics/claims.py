@@ -129,3 +129,8 @@ def record(run, root: Path | None) -> list:
     :func:`record_beyond`), each decided by its rule from the stored full-profile numbers."""
     check_run(run)
     return verdicts.record_chapter(run, root, "dmft", CLAIMS)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

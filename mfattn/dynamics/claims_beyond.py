@@ -262,3 +262,8 @@ def record_beyond(run, root: Path | None) -> list:
     ``data/full/dmft/beyond.json`` (the full profile writes it just before). Without it: "not tested"."""
     check_run(run)
     return verdicts.record_chapter(run, root, "dmft", BEYOND)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

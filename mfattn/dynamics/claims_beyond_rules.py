@@ -265,3 +265,8 @@ def _born_circle(s) -> bool:
     quarter = [lo for lo, f in s["plateau_steps"][0] if f == "1/4"]
     m = (b > s["ns_beta"]) & (b < (quarter[0] if quarter else math.inf))
     return bool(m.any() and (lam_.classes(b[m], lam[m], per[m]) == lam_.TORUS).all())
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -167,3 +167,8 @@ BIRTH = Claim("dmft-torus-birth-floquet", f"{PAPER}, Fig. 3b (the window it prin
                              "exponent of the radius near the birth": _digits((circle_fit(s) or [None, None])[1], 3)},
           examples={"holds": _BIRTH, "partly": _birth_example(1.24344 + 2e-4),
                     "fails": {**_BIRTH, "ns_beta": 1.2399}})
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -488,3 +488,8 @@ CLAIMS_COUPLINGS = [
           examples={"holds": {**_N, "sym_ov_max_period": 4}, "partly": {**_N, "sym_ov_nontrivial": 3},
                     "fails": {**_N, "sym_ov_nontrivial": 20}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

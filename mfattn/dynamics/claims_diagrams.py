@@ -421,3 +421,8 @@ CLAIMS_DIAGRAMS = [
                     "fails": _orbits_example(_ROUTE_LAM, _ROUTE_PER, counts=[10] * 20 + [10] * 20 + [3000] * 8
                                              + [10] * 2 + [3000] * 10)}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -274,3 +274,8 @@ def derived(s: Mapping[str, Any]) -> dict[str, Any]:
         if _finite(ns):
             out[f"{p}_first_torus_past_crossing"] = first(b, (c == TORUS) & (b > ns))
     return out
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

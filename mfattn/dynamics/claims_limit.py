@@ -190,3 +190,8 @@ def horizon_note(s) -> str:
     return (f"At the chaotic β = {s['horizon_beta']:g} (class sampler): slope {cut}{_horizon_slope(s):.2f} over the "
             f"three largest N and {whole(10):.2f} over all at t = 10; {whole(40):.2f} over all at t = 40, where the error "
             f"has saturated at small N ({s['horizon_errors_40'][0]:.2f} at N = {ns[0]:.0e}). ")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

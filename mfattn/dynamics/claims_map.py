@@ -111,3 +111,8 @@ MAP = Claim(
                        "random points": _deviations(s)["n"]},
     examples={"holds": {"map_deviations": _D}, "partly": {"map_deviations": {**_D, "context_beta3": 1e-3}},
               "fails": {"map_deviations": {**_D, "expansion_vs_classes": [1e-3, 1e-16]}}})
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

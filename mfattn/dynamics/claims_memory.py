@@ -262,3 +262,8 @@ CLAIMS_MEMORY = [
           examples={"holds": _LF, "partly": {**_LF, "f4_spectral": [{**x, "low_share": 0.4} for x in _LF["f4_spectral"]]},
                     "fails": {**_LF, "f4_spectral": [{**x, "line": 0.3} for x in _LF["f4_spectral"]]}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -243,3 +243,8 @@ CLAIMS_CLASSES = [
           examples={"holds": _CO, "partly": {**_CO, "coexist_betas": [1.25, 1.25025, 1.3]},
                     "fails": {**_CO, "coexist_betas": []}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -104,3 +104,8 @@ QUOTES = {
         ABSTRACT, "在网络规模趋于无穷大时,该近似将变得精确",
         translation="the approximation becomes exact as the network size tends to infinity"),
 }
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

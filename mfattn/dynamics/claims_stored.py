@@ -466,3 +466,8 @@ def stored_numbers(root: Path | None, chapter: str = "dmft") -> tuple[dict[str, 
         raise ValueError(f"chapter must be 'dmft'; got {chapter!r}")
     full = full_numbers(root)
     return ({**full, **_flat(full)} if full else {}), REMEDY
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

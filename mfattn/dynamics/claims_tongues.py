@@ -184,3 +184,8 @@ TONGUES = Claim(
     examples={"holds": _grid_example([0.24, 0.25, 0.26, 0.27, 0.28, 0.29]),
               "partly": _grid_example([0.24, 0.25, 0.26, 0.27, 0.272, 0.273]),
               "fails": _grid_example([0.20, 0.21, 0.22, 0.23, 0.235, 0.24])})
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -42,3 +42,8 @@ DECLARED = {"deq": [*MNIST_CLAIMS, *SOLVER_CLAIMS, *LAYER_CLAIMS, *ORGANISATION_
 def record(run, root: Path | None, chapter: str) -> None:
     """One ``run.verdict`` per declared claim of ``chapter``, decided by the stored full-profile results."""
     verdicts.record_chapter(run, root, chapter)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -363,3 +363,8 @@ def _reliability_claim(key: str, what: str) -> Claim:
         examples={"holds": {f"var_{key}_acc_list": [98.0, 97.0, 99.0], "acc_list": [99.1] * 3},
                   "partly": {f"var_{key}_acc_list": [98.0, 30.0, 99.0, 98.0, 97.0], "acc_list": [99.1] * 5},
                   "fails": {f"var_{key}_acc_list": [30.0] * 8, "acc_list": [99.1] * 8}})
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

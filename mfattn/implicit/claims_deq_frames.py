@@ -119,3 +119,8 @@ def _norm_asymmetry(norm: np.ndarray) -> float:
     ‖M − Mᵀ‖/‖M + Mᵀ‖ when J_ji = J_jiᵀ (internal symmetry), by the triangle inequality: |‖J_ij‖ − ‖J_ji‖| ≤
     ‖J_ij − J_ji‖ bounds the numerator from below, ‖J_ij + J_ji‖ ≤ ‖J_ij‖ + ‖J_ji‖ the denominator from above."""
     return float(np.linalg.norm(norm - norm.T) / np.linalg.norm(norm + norm.T))
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

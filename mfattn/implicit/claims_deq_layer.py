@@ -419,3 +419,8 @@ LAYER_CLAIMS = [
                     "partly": {"init_gain_lo_min": -0.1, "init_gain_lo": 0.01, "init_gain_hi_min": 0.2},
                     "fails": {"init_gain_lo_min": -0.2, "init_gain_lo": -0.1, "init_gain_hi_min": 0.0}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

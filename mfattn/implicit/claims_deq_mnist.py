@@ -416,3 +416,8 @@ MNIST_CLAIMS = [
     _reliability_claim("softmax", "softmax couplings"),
     _reliability_claim("mixer", "MLP-mixer couplings"),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

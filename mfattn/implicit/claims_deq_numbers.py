@@ -253,3 +253,8 @@ def stability_prose(root: Path | None) -> str:
             f"for the model trained with plain iteration {s['rho_plain_median']:.2f} ({_share(s['rho_plain_unstable'])} "
             f"not below 1); one plain step from m = X classifies {100 * s['acc_step_1']:.1f}% of the test digits, "
             f"the fixed point {100 * s['acc_fixed']:.1f}%")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

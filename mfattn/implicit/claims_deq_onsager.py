@@ -182,3 +182,8 @@ def learned_onsager_claim() -> Claim:
                   "fails": {"gain_naive_lo": -0.5, "gain_naive_hi": 0.0, "var_naive": 90.0}})
 
 
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -186,3 +186,8 @@ ORGANISATION_CLAIMS = [
                     "fails": {"cls_row_share": 0.058, "patch_row_share_max": 0.06, "row_share_init_spread": 0.004,
                               "uniform_row_share": 1 / 17}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

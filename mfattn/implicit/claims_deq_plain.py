@@ -63,3 +63,8 @@ def _holds(s) -> bool:
         return damped_plain(s) == "holds"
     except verdicts.Undecidable:
         return False
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -128,3 +128,8 @@ def glue(run, s: Mapping[str, Any]) -> None:
         raise TypeError(f"s must be the stored numbers (a mapping); got {type(s).__name__}")
     for key, text in variant_glue(s).items():
         run.number(key, text)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -145,3 +145,8 @@ def seed_spread(*keys: str):
     """The spread over the analysed seeds of ``keys`` (:func:`seed_values`): three values each once the chapter has
     analysed three seeds, one (graded at best "with differences") for a run that analysed seed 0 alone."""
     return lambda s: {k: seed_values(s, k) for k in keys if s.get(k) is not None or s.get(f"{k}_seeds")}
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

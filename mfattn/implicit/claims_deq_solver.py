@@ -96,3 +96,8 @@ SOLVER_CLAIMS = [
                     "partly": {"ref_anderson_conv_last_seeds": [0.5, 0.95]},
                     "fails": {"ref_anderson_conv_last_seeds": [0.49, 0.95]}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -218,3 +218,8 @@ STABILITY_CLAIMS = [
                     "partly": {"rho_train_changes": 19, "rho_train_change_corr": 0.44, "rho_train_corr": 0.51},
                     "fails": {"rho_train_changes": 19, "rho_train_change_corr": 0.44, "rho_train_corr": 0.5}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -233,3 +233,8 @@ def _init_numbers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["init_gain_lo_min"] = min(lows) if lows else float("nan")
     out["init_gain_hi_min"] = min(highs) if highs else float("nan")
     return out
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

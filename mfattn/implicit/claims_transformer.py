@@ -265,3 +265,8 @@ DECLARED = {"transformer": [
           examples={"holds": {"tap_count_exponent": 2.998}, "partly": {"tap_count_exponent": 2.9},
                     "fails": {"tap_count_exponent": 2.49}}),
 ]}
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -350,3 +350,8 @@ def ffn_numbers(s: Numbers) -> dict[str, Any]:
         if f"corr_mean_{tag}_seeds" in s:
             out[f"corr_mean_{tag}"] = float(f"{_mean_over_draws(s, 'mean', tag):.3g}")
     return out
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -139,3 +139,8 @@ def cost_note(s: Numbers) -> str:
                    "exponent below 3, other processes sharing the CPU move it either way (this run: "
                    + ("below" if s["tap_slope"] < 3 else "above") + " 3), and which side of 2.5 its interval ends on "
                    "depends on the window and on the run: a timing, not the cost.")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -223,3 +223,8 @@ def amortised_note(s: Numbers) -> str:
     else:
         text += "The per-instance errors are not stored: where it fails is in the figure only."
     return text
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -304,3 +304,8 @@ def _bound_numbers(bound: Mapping[str, Any]) -> dict[str, Any]:
         out[f"bound_{x}_range_draws"] = [[r["binned"] for r in d[x]] for d in bound["draws"]]
         out[f"bound_lin_{x}_range_draws"] = [[r["linear"] for r in d[x]] for d in bound["draws"]]
     return out
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -462,3 +462,8 @@ def full_glue(s: Numbers) -> dict[str, str]:
             "off-block-value-full", "onsager-gbal-full", "onsager-gbal-per-beta-full", "onsager-mbal-full",
             "onsager-globalg-full")
     return {k: out.get(k, missing) for k in keys}
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -287,3 +287,8 @@ DECLARED = {"ising": CLAIMS}
 def record(run, root: Path | None) -> None:
     """One ``run.verdict`` per declared claim, decided by the stored full-profile summary."""
     verdicts.record_chapter(run, root, "ising")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -109,3 +109,8 @@ def ordering_beta_note(s) -> str:
            "errors are tiny; the blog's linear response holds the cavity variances fixed, which leaves out the "
            "−2J_ij²m_im_j term of the response (a referee who added it found adaptive TAP's C error 2.8e-6 instead "
            "of 2.4e-5 at β = 0.05 and 4.3e-3 instead of 6.5e-3 at β = 0.5; not stored)." if reversed_at else "."))
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

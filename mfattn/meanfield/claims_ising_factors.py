@@ -116,3 +116,8 @@ def _majority_rule(better: str, worse: str, factor: float = 2.0):
         b, w = paired(s, better, worse)
         return "holds" if significant(w / factor - b) else "partly" if significant(w - b) else "fails"
     return rule
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

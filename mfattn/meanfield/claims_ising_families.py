@@ -357,3 +357,8 @@ Alternative("reading: against adaptive TAP's own advantage on SK couplings at β
           note=_note, numbers=_shown,
           examples={"holds": _z_example(0.2), "partly": _z_example(0.45), "fails": _z_example(0.9)}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

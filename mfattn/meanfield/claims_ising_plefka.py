@@ -488,3 +488,8 @@ def _beyond_note(s):
             "converges to a positive-definite χ⁻¹ on every instance at β = 1.6 and 2, with λ_min(χ⁻¹) near (1 − β)²: "
             "tests/test_ising_premises.py). Existence and local stability are not validity: beyond the line the "
             "expansion behind the equations no longer converges.")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -87,3 +87,8 @@ def size_rows(s) -> list[str]:
         outcome = size_outcome(s, n)
         rows.append(f"n = {n}: " + "; ".join(parts) + f" (the rule: {_WORDS.get(outcome, outcome)})")
     return rows
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

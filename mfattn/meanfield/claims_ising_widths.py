@@ -86,3 +86,8 @@ def with_widths(note: Callable[[Mapping[str, Any]], str], better: str, worse: st
             raise TypeError(f"note must return text (numbers -> str); got {type(text).__name__}")
         return text + width_text(s, better, worse, which)
     return noted
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

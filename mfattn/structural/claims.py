@@ -128,3 +128,8 @@ def record(run, root: Path | None, chapter: str) -> None:
         raise ValueError(f"chapter must be one of {CHAPTERS}; got {chapter!r}")
     check_run(run, "verdict")
     verdicts.record_chapter(run, check_root(root), chapter)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

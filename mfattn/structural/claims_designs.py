@@ -376,3 +376,8 @@ ORDER = ("designs-multihop-ordering", "designs-multihop-approaches", "designs-mu
          "designs-expanding-wallclock", "designs-expanding-wallclock-measured", "designs-expanding-update-is-vi",
          "designs-expanding-cavi-ladder", "designs-expanding-accuracy-code-setting")
 DECLARED: dict[str, list[Claim]] = {"designs": [{**_MULTIHOP, **EXPANDING}[cid] for cid in ORDER]}
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -287,3 +287,8 @@ def benefit_threshold():
                       "the bias exceeds three times the seed-to-seed s.d. of one seed's count, so the bias ordering is "
                       "no seed noise; the differences between d are not all (hence tried at ± that s.d.)",
                       steps_check("ops_run_"), noise=X.seed_sd("ops_run_")),)
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -422,3 +422,8 @@ def wallclock_rule(key: str | None = None):
             below, rows = sum(x < 1 for x in r), len(r)
         return "holds" if below == rows else "partly" if below > 0 else "fails"
     return rule
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

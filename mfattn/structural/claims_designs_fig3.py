@@ -478,3 +478,8 @@ EXPANDING = {c.id: c for c in [
           numbers=("code_loss_ratio_10_25", "code_loss_ratio_50_25", "ref_loss_ratio_10_25", "ref_loss_ratio_50_25"),
           examples=X.accuracy_examples("code_loss_ratio")),
 ]}
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

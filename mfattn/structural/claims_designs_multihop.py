@@ -464,3 +464,8 @@ def replay_first(s):
     ok = bool(first.max() < 1e-5) and 2 * (n - 1) / (first.size * n) < 0.1
     return ok, (f"every curve's first logged point matches (largest {first.max():.1e}); a drifting curve costs at most "
                 f"{n - 1:.0f} of {first.size * n:.0f} points, two of them {2 * (n - 1) / (first.size * n):.1%}")
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

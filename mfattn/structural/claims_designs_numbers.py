@@ -206,3 +206,8 @@ def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
     if len(steps) == 3:
         out.update({f"ladder_log_{k.split()[0]}_seeds": v for k, v in steps.items()})
     return out
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

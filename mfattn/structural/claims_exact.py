@@ -280,3 +280,8 @@ EXACT_LAST = [
           **identity_premises("relpos_error", "temp_error")),
 ]
 
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

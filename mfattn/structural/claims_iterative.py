@@ -424,3 +424,8 @@ ITERATIVE = [
                     "partly": {"slot_paper_max_rise": 9e-13, "slot_paper_last_change": 0.0, "slot_paper_outside": 9.9},
                     "fails": {"slot_paper_max_rise": 9e-13, "slot_paper_last_change": 0.0, "slot_paper_outside": 2.0}}),
 ]
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

@@ -180,3 +180,8 @@ def identity_and(keys: tuple[str, ...], exact_in_general: Callable[[Numbers], bo
         g = ident(s)
         return "fails" if g == "fails" else "holds" if g == "holds" and exact_in_general(s) else "partly"
     return rule
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view

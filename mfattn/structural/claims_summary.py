@@ -232,3 +232,8 @@ def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str
 
 
 # --- the declared claims -------------------------------------------------------------------------------------
+
+
+from ..companion.stored_views import guard_claims  # noqa: E402  (last: it wraps what this module defines)
+
+guard_claims(globals())   # public functions read the stored numbers through a checked view
