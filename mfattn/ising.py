@@ -137,10 +137,10 @@ def _check_resolution(G: np.ndarray, betas: np.ndarray, name: str) -> None:
         top = 0.5 * float(np.abs(betas).max()) * float(np.abs(G).sum())
     if top > MAX_LOG_WEIGHT:
         raise ValueError(f"{name}: the states' coupling log-weights reach {top:.3g} (max|beta| · sum|G_ij| / 2), more "
-                         f"than {MAX_LOG_WEIGHT:g}: float64 rounds them by about {np.finfo(float).eps * top:.2g}, which "
-                         f"swamps the fields' contributions (and every difference of order one between states), so the "
-                         f"enumeration's marginals would be rounding; ask for smaller "
-                         f"{'betas' if name == 'betas' else 'couplings'}")
+                         f"than {MAX_LOG_WEIGHT:g}: float64 rounds them by about "
+                         f"{np.finfo(float).eps * top:.2g}, which swamps the fields' contributions (and every "
+                         f"difference of order one between states), so the enumeration's marginals would be rounding; "
+                         f"ask for smaller {'betas' if name == 'betas' else 'couplings'}")
 
 
 @contract()  # its loop's work (2^n / chunk chunks of states) is checked before the body: mfattn.companion.work
@@ -149,7 +149,8 @@ def exact_marginals(J: Any, h: Any, chunk: int = 1 << 16) -> ExactResult:
 
     Vectorised over chunks of states with a running log-sum-exp, so memory stays at
     ``chunk * n`` whatever ``n``. Refuses ``n > MAX_EXACT_SPINS``, and couplings whose log-weights
-    :math:`\tfrac12 \sum_{ij} |J_{ij}|` exceed :data:`MAX_LOG_WEIGHT` (float64 could not resolve the fields beside them).
+    :math:`\tfrac12 \sum_{ij} |J_{ij}|` exceed :data:`MAX_LOG_WEIGHT` (float64 could not resolve the fields beside
+    them).
     """
     J, h = _check_model(J, h)
     _check_resolution(J, np.ones(1), "J")

@@ -6,40 +6,20 @@ under a budget below their work), and valid calls next to them that must still w
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import torch
 
 from mfattn import deq, ising
 from mfattn.meanfield import accuracy, families, finite_size, stress
-
-
-@pytest.fixture(autouse=True)
-def _default_budgets(monkeypatch):
-    monkeypatch.delenv("MFATTN_MAX_WORK", raising=False)
-    warnings.simplefilter("ignore", ising.MeanFieldWarning)
-
-
-J4 = ising.sk_couplings(4, 0.5, 0)
-H4 = np.random.default_rng(1).normal(0, 0.3, 4)
-JV = np.random.default_rng(0).normal(size=(4, 4, 2, 2)) * 0.1
-JV = (JV + JV.transpose(1, 0, 3, 2)) / 2
-JV[np.arange(4), np.arange(4)] = 0
-X2, P2 = np.ones((4, 2)), np.eye(2)
-Z0 = torch.zeros(2, 4, dtype=torch.float64)
-
-
-def _contraction_map():
-    A = deq.linear_contraction(4, 0.5, generator=torch.Generator().manual_seed(0))
-    return lambda z: z @ A.T + 1.0
-
+# the fixtures of the fifth table's rows (the same model, vector model, state and map), and its default budgets
+from test_outside5_foundations import H4, J4, JV, P2, X2, Z0, _contraction_map, _default_budgets  # noqa: F401
 
 ROWS = [
     # mfattn.meanfield.accuracy: declared shapes
     pytest.param(lambda: accuracy.damping_sweep(4, [0.5], 1, np.array([0.5])[None, :], field_std=0.3, budget=50),
-                 ValueError, r"^dampings must be a number or a 1-d sequence of numbers; got shape \(1, 1\)", id="a0176"),
+                 ValueError, r"^dampings must be a number or a 1-d sequence of numbers; got shape \(1, 1\)",
+                 id="a0176"),
     pytest.param(lambda: accuracy.damping_sweep(4, [[0.5]], 1, [0.5], budget=50), ValueError,
                  r"^betas must be a number or a 1-d sequence", id="a0176-betas"),
     pytest.param(lambda: accuracy.plefka_parameter(np.array([[0.5]]), np.full(4, 0.1)), ValueError,
@@ -47,12 +27,15 @@ ROWS = [
                  id="a0181"),
     # mfattn.deq
     pytest.param(lambda: deq.solve(lambda z: (0.5 * z + 1).to_sparse(), Z0), TypeError,
-                 r"^f must return a dense \(strided\) tensor of the state's shape \(2, 4\); got layout torch.sparse_coo",
+                 r"^f must return a dense \(strided\) tensor of the state's shape \(2, 4\); got layout "
+                 r"torch.sparse_coo",
                  id="a0485"),
     pytest.param(lambda: deq.deq_fixed_point(_contraction_map(), Z0,
                                              params=[torch.zeros(2, dtype=torch.complex64, requires_grad=True)]),
-                 TypeError, r"^params\[0\] must be a real floating-point tensor; got dtype torch.complex64", id="a0501"),
-    pytest.param(lambda: deq.deq_fixed_point(_contraction_map(), Z0, params=[torch.zeros(2).to_sparse().requires_grad_()]),
+                 TypeError, r"^params\[0\] must be a real floating-point tensor; got dtype torch.complex64",
+                 id="a0501"),
+    pytest.param(lambda: deq.deq_fixed_point(_contraction_map(), Z0,
+                                             params=[torch.zeros(2).to_sparse().requires_grad_()]),
                  TypeError, r"^params\[0\] must be a dense tensor; got layout torch.sparse_coo", id="a0502"),
     pytest.param(lambda: deq.deq_fixed_point(_contraction_map(), Z0, backward={"max_iter": 10**15}), ValueError,
                  r"^max_iter=1e\+15 makes deq_fixed_point\(\)'s backward \(adjoint\) solve do .*MFATTN_MAX_WORK",

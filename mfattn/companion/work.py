@@ -245,7 +245,7 @@ def _exact(a: Mapping[str, Any], couplings: str, betas: int) -> tuple[str, int, 
     for every β), at least :data:`MIN_UNITS_PER_ITERATION` each (a chunk of one state is all Python overhead). Named
     by ``chunk`` where the chunks are that small, else by the β grid, else by ``n``."""
     n, chunk = _spins(a[couplings]), _count(a["chunk"])
-    if chunk < 1:
+    if chunk < 1 or n < 1:   # the body refuses them, in its words
         raise _NotCountable
     states = _enumeration(n) // (n * n)
     loop, per = -(-states // chunk), min(chunk, states) * n * n * betas
