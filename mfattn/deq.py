@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 from .companion.checks import (check_alloc, check_choice, check_generator, check_int, check_positive, check_real,
-                               check_tensor, contract)
+                               check_tensor, check_work, contract)
+from .companion.work import MIN_UNITS_PER_ITERATION, check_call_work
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -288,7 +289,8 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
         z0: (B, ...) initial guess.
         method: ``"plain"``, ``"anderson"`` or ``"broyden"``.
         max_iter: maximum evaluations of ``f`` (>= 1).
-        tol: a sample stops once ``‖f(z)-z‖ / (‖f(z)‖+eps) < tol`` (norms per sample).
+        tol: a sample stops once ``‖f(z)-z‖ / (‖f(z)‖+eps) < tol`` (norms per sample); a 0-d tensor or array (here
+            and for the real options) is read as its value.
         options: ``damping`` (β, all methods, default 1), ``memory`` (Anderson history, default 8;
             Broyden rank, default ``min(max_iter, 64)``), ``ridge`` (Anderson, relative to the mean
             diagonal of the per-sample residual-difference Gram matrix; default 1e-10 in
@@ -314,6 +316,13 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     if z0.dtype == torch.bfloat16:   # the statistics below go through numpy, which has no bfloat16
         raise TypeError("z0 must be float16, float32 or float64; got torch.bfloat16 (numpy, which keeps the solver's "
                         "statistics, has no bfloat16: cast z0 and the map)")
+    # a 0-d tensor or array is a valid number (the checks above read its value): the loop compares and scales
+    # with its value, a Python float (a tensor would meet numpy's arrays below, which cannot compare with it)
+    if isinstance(tol, (torch.Tensor, np.ndarray)):
+        tol = float(tol)
+    for key in ("damping", "ridge", "eps", "divergence_factor"):
+        if isinstance(opts.get(key), (torch.Tensor, np.ndarray)):
+            opts[key] = float(opts[key])
     shape, B = z0.shape, z0.shape[0]
     eps, dfac = opts["eps"], opts["divergence_factor"]
 
@@ -321,7 +330,10 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
 
     def F(x: torch.Tensor) -> torch.Tensor:
         out = f(x if flat else x.view(shape))
-        if not isinstance(out, torch.Tensor) or out.shape != shape:
+        if not isinstance(out, torch.Tensor) or out.shape != shape or out.layout != torch.strided:
+            if isinstance(out, torch.Tensor) and out.shape == shape:   # sparse: no copy into the dense history
+                raise TypeError(f"f must return a dense (strided) tensor of the state's shape {tuple(shape)}; got "
+                                f"layout {out.layout} (call .to_dense() in f)")
             got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
             raise ValueError(f"f must return a tensor of the state's shape {tuple(shape)}; got {got}")
         if out.dtype != z0.dtype or out.device != z0.device:
@@ -459,6 +471,8 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         params = list(params)
         if not all(isinstance(p, torch.Tensor) for p in params):
             raise TypeError(f"params must hold tensors only; got {sorted({type(p).__name__ for p in params})}")
+        for i, p in enumerate(params):   # real floating and dense, as f's gradients are (no scan of the values)
+            check_tensor(f"params[{i}]", p, real=True, finite=False)
     if vjp is not None and not callable(vjp):
         raise TypeError(f"vjp must be None or a callable z_star -> (v -> J_fᵀ v); got {type(vjp).__name__}")
     fwd = _split(forward, _FORWARD_DEFAULTS, "forward")
@@ -466,6 +480,9 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
         bwd = _split(backward, {k: fwd[k] for k in ("method", "max_iter", "tol")}, "backward")
         _resolve_options(bwd.get("method"), bwd.get("max_iter"), bwd.get("tol"),
                          {k: v for k, v in bwd.items() if k not in ("method", "max_iter", "tol")})
+        # the adjoint solve runs at backward time, on a state of z0's size: its work is checked now, with the call
+        check_call_work("mfattn.deq:solve", {"z0": z0, "max_iter": bwd["max_iter"]},
+                        what="deq_fixed_point()'s backward (adjoint) solve")
     else:
         bwd = _split(backward, {"steps": 1, "tau": 1.0}, "backward")
         unknown = sorted(set(bwd) - {"steps", "tau"})
@@ -473,6 +490,10 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
             raise ValueError(f"unknown phantom-gradient option(s) {unknown}; known: ['steps', 'tau']")
         check_int("phantom steps", bwd["steps"], 1)
         check_real("phantom tau", bwd["tau"], minimum=0.0, maximum=1.0, strict=True)
+        # each step is one evaluation of f on z0's entries (at least MIN_UNITS_PER_ITERATION: its Python overhead)
+        steps = int(bwd["steps"])
+        check_work(f"backward['steps']={steps}", steps * max(z0.numel(), MIN_UNITS_PER_ITERATION),
+                   what="deq_fixed_point()'s phantom gradient", unit="state-entry evaluations (steps × entries of z0)")
     fwd.setdefault("label", "forward fixed-point")
 
     stats: dict[str, Optional[SolverStats]] = {"forward": None, "backward": None}
@@ -548,6 +569,7 @@ def deq_fixed_point(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor,
     return z_star.detach() + (fz - fz.detach()), stats
 
 
+@contract()  # its work (the QR and two products of n x n matrices, n³ each) is checked first: companion.work
 def linear_contraction(n: int, rho: float, *, generator: Optional[torch.Generator] = None,
                        dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """A symmetric (n, n) test map ``W`` with spectral radius exactly ``rho``.

@@ -28,7 +28,7 @@ import numpy as np
 from mfattn.companion.checks import (check_alloc, check_array, check_bool, check_choice, check_generator, check_int,
                                      check_positive, check_real, contract)
 
-__all__ = ["MAX_EXACT_SPINS", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
+__all__ = ["MAX_EXACT_SPINS", "MAX_LOG_WEIGHT", "ExactResult", "MeanFieldResult", "MeanFieldWarning", "sk_couplings",
            "exact_marginals", "exact_marginals_sweep", "naive_mean_field", "tap", "adaptive_tap",
            "VectorTAPResult", "gaussian_vector_tap", "gaussian_closed_form", "gaussian_vector_check",
            "gaussian_vector_bound"]
@@ -124,17 +124,41 @@ def _spin_states(start: int, stop: int, n: int) -> np.ndarray:
     return 2.0 * bits - 1.0
 
 
+#: The largest log-weight :math:`|\tfrac12 \beta S^\top G S|` exact enumeration takes: float64 rounds a log-weight
+#: by about ``eps`` times itself (2.2e-4 here), a relative error of every Boltzmann weight; past it the fields' and the
+#: couplings' contributions of order one are lost beside it (at beta = 1e200 every field vanishes from the sums).
+MAX_LOG_WEIGHT = 1e12
+
+
+def _check_resolution(G: np.ndarray, betas: np.ndarray, name: str) -> None:
+    """Refuse couplings ``G`` at inverse temperatures ``betas`` whose states' coupling log-weights exceed
+    :data:`MAX_LOG_WEIGHT` (``name``: what the caller passed, ``"betas"`` or the couplings ``"J"``)."""
+    with np.errstate(over="ignore"):
+        top = 0.5 * float(np.abs(betas).max()) * float(np.abs(G).sum())
+    if top > MAX_LOG_WEIGHT:
+        raise ValueError(f"{name}: the states' coupling log-weights reach {top:.3g} (max|beta| · sum|G_ij| / 2), more "
+                         f"than {MAX_LOG_WEIGHT:g}: float64 rounds them by about "
+                         f"{np.finfo(float).eps * top:.2g}, which swamps the fields' contributions (and every "
+                         f"difference of order one between states), so the enumeration's marginals would be rounding; "
+                         f"ask for smaller {'betas' if name == 'betas' else 'couplings'}")
+
+
+@contract()  # its loop's work (2^n / chunk chunks of states) is checked before the body: mfattn.companion.work
 def exact_marginals(J: Any, h: Any, chunk: int = 1 << 16) -> ExactResult:
     r"""Exact magnetisations, connected correlations and :math:`\log Z` by enumerating all :math:`2^n` states.
 
     Vectorised over chunks of states with a running log-sum-exp, so memory stays at
-    ``chunk * n`` whatever ``n``. Refuses ``n > MAX_EXACT_SPINS``.
+    ``chunk * n`` whatever ``n``. Refuses ``n > MAX_EXACT_SPINS``, and couplings whose log-weights
+    :math:`\tfrac12 \sum_{ij} |J_{ij}|` exceed :data:`MAX_LOG_WEIGHT` (float64 could not resolve the fields beside
+    them).
     """
     J, h = _check_model(J, h)
+    _check_resolution(J, np.ones(1), "J")
     res = exact_marginals_sweep(J, h, np.ones(1), chunk=chunk)
     return ExactResult(m=res.m[0], C=res.C[0], log_z=float(res.log_z[0]))
 
 
+@contract()  # its loop's work (2^n / chunk chunks of states, for every β) is checked first: mfattn.companion.work
 def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> ExactResult:
     r"""Exact marginals of the models :math:`J = \beta G` (fields ``h`` fixed) for a whole grid of ``betas``.
 
@@ -142,7 +166,9 @@ def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> E
     :math:`\tfrac12 S^\top G S` and field energy :math:`h^\top S` of a chunk of states are computed
     once, and the weights of all temperatures follow by one outer product. Returns an
     :class:`ExactResult` whose arrays carry a leading beta axis: ``m`` (B, n), ``C`` (B, n, n),
-    ``log_z`` (B,).
+    ``log_z`` (B,). Betas whose coupling log-weights :math:`\tfrac12 \max|\beta| \sum_{ij}|G_{ij}|` exceed
+    :data:`MAX_LOG_WEIGHT` are refused: float64 rounds such log-weights by more than 2.2e-4, which swamps the fields
+    (at beta = 1e200 every magnetisation would come out 0, where the true limit is a ground state chosen by ``h``).
     """
     G, h = _check_model(G, h, "G")
     betas = _as_float64(betas, "betas")
@@ -158,6 +184,7 @@ def exact_marginals_sweep(G: Any, h: Any, betas: Any, chunk: int = 1 << 14) -> E
     if not np.isfinite(energy):
         raise ValueError("h and G: the states' log-weights overflow float64 (sum |h_i| + max|beta| sum |G_ij| / 2 = "
                          "inf): exact enumeration has no finite Boltzmann weights; scale the fields or couplings down")
+    _check_resolution(G, betas, "betas")
     B, total = betas.size, 1 << n
     log_scale = np.full(B, -np.inf)
     z = np.zeros(B)
@@ -266,6 +293,10 @@ def naive_mean_field(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10
     Linear response: :math:`\chi^{-1} = \mathrm{diag}(1/(1-m_i^2)) - J`.
     ``damping`` is the fraction of the new update taken per iteration; ``on_fail``
     ('warn' | 'raise' | 'ignore') decides what a non-converged or unstable solution does.
+    Fields strong enough to saturate tanh in float64 (:math:`|h_i| \gtrsim 19`, up to the largest float) all give
+    the same answer, the correct limit: ``m_i = ±1`` to within ``tol`` (the damped iteration stops there, about
+    2.9e-11 short of ±1 at the defaults) and ``chi_ii = 1 - m_i²`` of the order of ``tol`` (exactly
+    :math:`\approx 4 e^{-2|h_i|}`, far below float64's resolution).
     """
     J, h = _check_model(J, h)
     _check_solver(damping, tol, max_iter, on_fail)
@@ -392,7 +423,19 @@ def _check_vector_model(J: Any, X: Any, prior_cov: Any) -> tuple[np.ndarray, np.
     S = _as_float64(prior_cov, "prior_cov")
     if S.shape != (d, d) or not np.allclose(S, S.T) or np.linalg.eigvalsh(S)[0] <= 0:
         raise ValueError(f"prior_cov must be a symmetric positive-definite ({d}, {d}) matrix")
+    _check_symmetric("prior_cov", S)
     return J, X, S
+
+
+def _check_symmetric(name: str, blocks: np.ndarray) -> None:
+    """Refuse (..., d, d) covariances ``blocks`` that are not symmetric to round-off: ``|S - Sᵀ|`` at most 1e-12 of
+    their largest entry (at least 1), the tolerance of the couplings' symmetry (:func:`_check_model`). A covariance
+    made in float64 (``B Bᵀ``, ``I + c 11ᵀ``, an inverse symmetrised) is symmetric to a few ulps (1e-16 of it), so
+    this admits any of them, while the solver, which reads every entry (``inv``, the products), would silently use
+    the asymmetric part of one that is not."""
+    gap = float(np.abs(blocks - np.swapaxes(blocks, -1, -2)).max()) if blocks.size else 0.0
+    if gap > 1e-12 * max(1.0, float(np.abs(blocks).max())):
+        raise ValueError(f"{name} must be symmetric (a covariance); max |{name} - {name}ᵀ| = {gap:.3g}")
 
 
 def _precision(J: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -433,7 +476,10 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
     also made self-consistent, :math:`V_i = \Sigma^{-1} - (\chi_{ii})^{-1}` with
     :math:`\chi = (\Sigma^{-1} - J)^{-1}` (linear response is exact here).
 
-    ``V`` (n, d, d) fixes the starting (or, with ``adapt=False``, the constant) cavity variances.
+    ``V`` (n, d, d) fixes the constant cavity variances of ``adapt=False``; with ``adapt=True`` the self-consistent
+    variances replace it before the iteration (it is only checked). Each ``V_i`` is a covariance: symmetric (to
+    round-off, 1e-12 of its largest entry) and positive semi-definite; ``V = 0`` (the default) is naive mean field.
+    ``prior_cov`` is symmetric to the same tolerance and positive definite.
     """
     J, X, S = _check_vector_model(J, X, prior_cov)
     _check_solver(damping, tol, max_iter, "ignore")
@@ -443,6 +489,12 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
     V = np.zeros((n, d, d)) if V is None else _as_float64(V, "V").copy()
     if V.shape != (n, d, d):
         raise ValueError(f"V must have shape ({n}, {d}, {d}); got {V.shape}")
+    _check_symmetric("V", V)
+    low = np.linalg.eigvalsh(V)[:, 0]   # cavity variances are covariances: positive semi-definite (zero: the default)
+    if low.min() < -1e-12 * max(1.0, float(np.abs(V).max())):
+        site = int(np.argmin(low))
+        raise ValueError(f"V must hold positive semi-definite cavity variances (covariances); V[{site}] has the "
+                         f"eigenvalue {low[site]:.3g}")
     A = _precision(J, S)
     if adapt:
         chi = np.linalg.inv(A).reshape(n, d, n, d)

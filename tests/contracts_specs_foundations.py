@@ -132,7 +132,7 @@ SPECS = {
                 "seed": "int>=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
     # --- mfattn.meanfield.finite_size (ising-at-accuracy at other numbers of spins)
     "mfattn.meanfield.finite_size:line_by_size": Spec(
-        lambda d: {"ns": [3, d(st.integers(3, 4))], "betas": [d(st.floats(0.3, 1.5))], "instances": 1, "budget": 20},
+        lambda d: {"ns": [3, d(st.integers(4, 5))], "betas": [d(st.floats(0.3, 1.5))], "instances": 1, "budget": 20},
         domain={"instances": "int>=1", "damping": "(0,1]", "budget": "int>=1", "seed": "int>=0",
                 "field_std": ">=0"}, sizes={"instances": 10**9}, nonfinite_ok=True),
     # --- mfattn.companion.stats

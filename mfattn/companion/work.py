@@ -246,6 +246,21 @@ def _enumeration(n: int) -> int:
     return 2 ** n * n * n
 
 
+def _exact(a: Mapping[str, Any], couplings: str, betas: int) -> tuple[str, int, str]:
+    """:func:`mfattn.ising.exact_marginals_sweep`'s pass over the 2^n states in chunks of ``chunk``: ceil(2^n /
+    chunk) iterations, each of (states in the chunk) × n² × (grid points) products (the correlations' accumulation
+    for every β), at least :data:`MIN_UNITS_PER_ITERATION` each (a chunk of one state is all Python overhead). Named
+    by ``chunk`` where the chunks are that small, else by the β grid, else by ``n``."""
+    n, chunk = _spins(a[couplings]), _count(a["chunk"])
+    if chunk < 1 or n < 1:   # the body refuses them, in its words
+        raise _NotCountable
+    states = _enumeration(n) // (n * n)
+    loop, per = -(-states // chunk), min(chunk, states) * n * n * betas
+    name = (f"chunk={_show(chunk)}" if per < MIN_UNITS_PER_ITERATION and loop > 1 else
+            f"len(betas)={_show(betas)}" if betas > 1 else f"n={n}")
+    return name, loop * max(per, MIN_UNITS_PER_ITERATION), "state-coupling products (2^n states × n² × betas)"
+
+
 def _line_by_size(a: Mapping[str, Any]) -> tuple[str, int | float, str]:
     """Per size: damping_sweep's three theories at one damping, and one exact pass per instance for the β grid."""
     ns = [_count(n) for n in a["ns"]]
@@ -382,10 +397,15 @@ WORK: dict[str, Entry] = {
     _I + "onsager_bound:two_part_stand_in": Entry("steps", lambda a: _work(
         "net-unit updates (steps × hidden × training sites)", per=_size(a["train"]["c"]), steps=_count(a["steps"]),
         hidden=_count(a["hidden"]))),
-    # the fixed-point solver
+    # the fixed-point solver, and its test map (a QR and two products of n × n matrices: 3 n³)
     "mfattn.deq:solve": Entry("max_iter", lambda a: _work(
         "state-entry evaluations (max_iter × entries of z0)", per=_size(a["z0"]), max_iter=_count(a["max_iter"]))),
+    "mfattn.deq:linear_contraction": Entry("n", lambda a: (
+        f"n={_show(_count(a['n']))}", max(3 * _count(a["n"]) ** 3, MIN_UNITS_PER_ITERATION),
+        "matrix-entry products (a QR and two products of n × n matrices, 3 n³)")),
     # chapter 1: the mean-field theories of the Ising model and the studies that solve them
+    "mfattn.ising:exact_marginals": Entry("chunk", lambda a: _exact(a, "J", 1)),
+    "mfattn.ising:exact_marginals_sweep": Entry("chunk", lambda a: _exact(a, "G", _size(a["betas"]))),
     "mfattn.ising:naive_mean_field": Entry("max_iter", lambda a: _mean_field(a, "naive")),
     "mfattn.ising:tap": Entry("max_iter", lambda a: _mean_field(a, "tap")),
     "mfattn.ising:adaptive_tap": Entry("max_iter", lambda a: _mean_field(a, "adaptive_tap")),

@@ -79,7 +79,9 @@ def still_relaxing(history: Any, tol: float = TOL, patience: float = PATIENCE) -
 
 def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
     r"""Plefka's (AT) parameter :math:`x = \beta^2 \frac1n \sum_i (1 - m_i^2)^2` of magnetisations ``m``
-    (..., n) at inverse temperatures ``beta`` (broadcast against ``m[..., 0]``); returns shape (...).
+    (..., n) at inverse temperatures ``beta`` (broadcast against ``m[..., 0]``); returns shape (...), that of
+    ``m[..., 0]``: any leading axes of ``m`` are kept (an (1, n) ``m`` gives shape (1,)), and a ``beta`` with more
+    axes than ``m[..., 0]``, or longer ones, which would make the result larger than that, is refused.
     The TAP expansion of the free energy around ``m`` converges only for :math:`x < 1` (Plefka 1982), the
     de Almeida–Thouless condition of the SK model. NaN rows of ``m`` (no solution) give NaN."""
     m = check_array("m", m, finite=False)
@@ -94,9 +96,12 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
     if (beta < 0).any():
         raise ValueError(f"beta must hold inverse temperatures >= 0; got {beta[beta < 0].flat[0]:g}")
     try:
-        np.broadcast_shapes(beta.shape, m.shape[:-1])
+        shape = np.broadcast_shapes(beta.shape, m.shape[:-1])
     except ValueError:
         raise ValueError(f"beta of shape {beta.shape} must broadcast against m[..., 0] of shape {m.shape[:-1]}") from None
+    if shape != m.shape[:-1]:   # one x per row of m: a beta of more (or longer) axes would multiply the rows
+        raise ValueError(f"beta of shape {beta.shape} must broadcast against m[..., 0] of shape {m.shape[:-1]} "
+                         f"without enlarging it (one x per row of m); it would make the result {shape}")
     with np.errstate(over="ignore"):
         square = beta ** 2
     if np.isinf(square).any():   # (1 - m²)² <= 1: only beta² can overflow
@@ -105,7 +110,9 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
 
 
 def median_over_instances(x: np.ndarray) -> np.ndarray:
-    """Median over the last axis of the finite entries (NaN where a row has none), without warnings."""
+    """Median over the last axis of the finite entries (NaN where a row has none), without warnings. ``x`` has 1 to
+    32 axes (..., instances) and the result the shape ``x.shape[:-1]``: every leading axis is kept, one of length 1
+    too (an (1, B, I) ``x`` gives (1, B))."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN is the answer
         return np.nanmedian(check_array("x", x, finite=False, ndim=range(1, 33)), axis=-1)
@@ -287,6 +294,9 @@ def _check_methods(methods: Any) -> tuple[str, ...]:
     unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]   # a list is not a name (unhashable)
     if unknown or not methods:
         raise ValueError(f"methods must name at least one of {sorted(METHODS)}; unknown method(s) {unknown}")
+    twice = sorted({m for m in methods if methods.count(m) > 1})
+    if twice:   # the summaries key each theory's numbers by its name: a second entry would overwrite the first
+        raise ValueError(f"methods must name each theory once; got {twice} more than once in {methods}")
     return methods
 
 
@@ -368,6 +378,14 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
     Returns a :class:`DampingSweep` (arrays [method, damping, beta, instance]).
     """
     methods = _check_methods(methods)
+    for name, grid in (("betas", betas), ("dampings", dampings)):   # a number or a 1-d grid: never flattened
+        try:
+            ndim = np.ndim(grid)
+        except ValueError:   # a ragged nesting
+            ndim = None
+        if ndim is None or ndim > 1:
+            raise ValueError(f"{name} must be a number or a 1-d sequence of numbers; got "
+                             f"{'a ragged nesting' if ndim is None else f'shape {np.shape(grid)}'}")
     betas = np.asarray([check_real("betas", b, minimum=0.0) for b in np.ravel(betas)])
     dampings = np.asarray([check_real("dampings", a, minimum=0.0, maximum=1.0, strict=True)
                            for a in np.ravel(dampings)])

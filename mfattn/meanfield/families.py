@@ -113,6 +113,11 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
         raise ValueError(f"methods must be a non-empty sequence of names from {tuple(METHODS)}; got {methods!r}")
     for m in methods:
         check_choice("methods", m, tuple(METHODS))
+    for name, names in (("families", families), ("methods", methods)):   # the result is keyed by these names
+        twice = sorted({x for x in names if list(names).count(x) > 1})
+        if twice:
+            raise ValueError(f"{name} must name each entry once (the result is keyed by name: a second one would "
+                             f"overwrite or mix with the first); got {twice} more than once")
     out: dict[str, Any] = {}
     for family in families:
         per: dict[str, Any] = {m: {"rmse_m": [], "converged": []} for m in methods}

@@ -43,9 +43,20 @@ def line_by_size(ns: Sequence[int], betas: Any, instances: int, damping: float =
     ns = [check_int("ns", n, 2) for n in ns]
     if not ns:
         raise ValueError("ns must name at least one number of spins")
+    twice = sorted({n for n in ns if ns.count(n) > 1})
+    if twice:   # by_n is keyed by the size: a second run would overwrite the first
+        raise ValueError(f"ns must name each number of spins once (the result is keyed by size); got {twice} more "
+                         f"than once")
     too_big = [n for n in ns if n > MAX_EXACT_SPINS]
     if too_big:
         raise ValueError(f"ns: exact enumeration takes at most {MAX_EXACT_SPINS} spins; got {too_big}")
+    try:
+        ndim = np.ndim(betas)
+    except ValueError:   # a ragged nesting
+        ndim = None
+    if ndim is None or ndim > 1:   # a number or a 1-d grid: never flattened
+        raise ValueError(f"betas must be a number or a 1-d sequence of inverse temperatures; got "
+                         f"{'a ragged nesting' if ndim is None else f'shape {np.shape(betas)}'}")
     betas = np.asarray([check_real("betas", b, minimum=0.0) for b in np.ravel(betas)])
     if betas.size == 0:
         raise ValueError("betas must name at least one inverse temperature")

@@ -70,6 +70,10 @@ def breakdown_stress(n: int, betas: Sequence[float], instances: int, j0: float =
     for m in methods:
         if not isinstance(m, str) or m not in METHODS:   # a list is no theory's name (and unhashable)
             raise ValueError(f"methods must name theories from {tuple(METHODS)}; got {m!r}")
+    twice = sorted({m for m in methods if list(methods).count(m) > 1})
+    if twice:   # by_method is keyed by the theory: a second run would append to the first's lists
+        raise ValueError(f"methods must name each theory once (the result is keyed by theory); got {twice} more "
+                         f"than once")
     fields = ("stuck_converged", "stuck_positive", "stuck_lambda", "kicked_converged", "kicked_positive", "kicked_m")
     out = {m: {f: [[] for _ in betas] for f in fields} for m in methods}
     bias = j0 / n * (np.ones((n, n)) - np.eye(n))
