@@ -90,18 +90,18 @@ HANGS = [
                  id="a0512"),
     pytest.param(lambda: ising.naive_mean_field(np.array([[0.0, -3.0], [-3.0, 0.0]]), np.zeros(2), damping=1.0,
                                                 m0=[0.5, 0.5], max_iter=3 * 10**6, on_fail="ignore"),
-                 r"^max_iter=3000000 makes naive_mean_field\(\) do 3e\+09 ", id="a0515"),
+                 r"^max_iter=3000000 makes naive_mean_field\(\) do 1.5e\+11 ", id="a0515"),
     pytest.param(lambda: ising.exact_marginals(ising.sk_couplings(22, 0.5, 0), np.zeros(22), chunk=1),
-                 r"^chunk=1 makes exact_marginals\(\) do 4.19e\+09 ", id="a0536"),
+                 r"^chunk=1 makes exact_marginals\(\) do 2.1e\+11 ", id="a0536"),
     pytest.param(lambda: ising.exact_marginals_sweep(ising.sk_couplings(18, 1.0, 0), np.zeros(18),
                                                      np.linspace(0.1, 1, 2000)),
                  r"^len\(betas\)=2000 makes exact_marginals_sweep\(\) do 1.7e\+11 ", id="a0543"),
     pytest.param(lambda: accuracy.damping_sweep(4, [0.5], 1, [1e-9], methods=("naive",), budget=1),
-                 r"^dampings=1e-09 makes damping_sweep\(\) do 1e\+12 ", id="a0563"),
+                 r"^dampings=1e-09 makes damping_sweep\(\) do 5e\+13 ", id="a0563"),
     pytest.param(lambda: stress.breakdown_stress(1500, [0.5], 1, max_iter=30, methods=("adaptive_tap",)),
                  r"^n=1500 makes breakdown_stress\(\) do 2.26e\+11 ", id="a0584"),
     pytest.param(lambda: finite_size.line_by_size([4], [0.5], 1, damping=1e-9, budget=1),
-                 r"^damping=1e-09 makes line_by_size\(\) do 3e\+12 ", id="a0593"),
+                 r"^damping=1e-09 makes line_by_size\(\) do 1.5e\+14 ", id="a0593"),
 ]
 
 
@@ -122,7 +122,7 @@ def test_a_0d_tol_is_read_as_its_value():   # a0495
 
 def test_real_dense_params_and_the_default_backward_still_give_gradients():
     W = torch.nn.Parameter(deq.linear_contraction(4, 0.5, generator=torch.Generator().manual_seed(1)))
-    z, stats = deq.deq_fixed_point(lambda z: z @ W.T + 1.0, Z0, params=[W], backward={"max_iter": 10**6})
+    z, stats = deq.deq_fixed_point(lambda z: z @ W.T + 1.0, Z0, params=[W], backward={"max_iter": 10**5})
     z.sum().backward()
     assert W.grad is not None and torch.isfinite(W.grad).all() and stats["backward"].all_converged
 
