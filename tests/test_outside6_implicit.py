@@ -6,7 +6,6 @@ give the configuration, and the cache key, of the same plain numbers."""
 
 from __future__ import annotations
 
-import io
 import pathlib
 import types
 
@@ -19,12 +18,13 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from mfattn.companion import caches, profiles, store  # noqa: E402
-from mfattn.implicit import (ensemble, init_scale, models, replay, runs, seed_numbers, stability,  # noqa: E402
-                             trained)
+from mfattn.companion import profiles  # noqa: E402
+from mfattn.implicit import ensemble, init_scale, replay, runs, seed_numbers, stability, trained  # noqa: E402
 from mfattn.implicit import figures as ifig  # noqa: E402
 from mfattn.implicit import meanfield as imf  # noqa: E402
 from mfattn.implicit import train as itrain  # noqa: E402
+from test_outside5_implicit import CONFIG, _history  # noqa: E402  (a run's history and a small run's config)
+from test_outside5_implicit import _finished as _finished5  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -34,41 +34,19 @@ def _own_cache(tmp_path, monkeypatch):
 
 
 QUICK = profiles.get_profile("deq", "quick")
-CONFIG = runs.TrainConfig(epochs=1, batch_size=4, train_limit=8, test_limit=4, steps_per_epoch=2, dim=2, channels=2,
-                          snapshot_every=1, weights_every=1)
+#: What variant_rows (init_rows) reads of a finished run's summary, beside the helper's config and accuracy.
+SUMMARY = {"test_examples": 4, "steps": 4, "mean_forward_iterations": 20.0, "mean_backward_iterations": 12.0,
+           "wall_time_s": 1.0}
 
 
 def _gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
 
-def _history(steps=4, evals=2, digits=4):
-    r = np.random.default_rng(0)
-    return {"loss": r.uniform(0.5, 2.0, steps), "batch_accuracy": r.uniform(0, 1, steps),
-            "forward_iterations": r.uniform(5, 40, steps), "backward_iterations": r.uniform(5, 40, steps),
-            "forward_residual": r.uniform(0, 1e-4, steps), "forward_converged": np.ones(steps),
-            "eval_step": np.arange(evals) * 2, "eval_epoch": np.arange(evals, dtype=float),
-            "test_loss": r.uniform(0.5, 2.0, evals), "test_accuracy": r.uniform(0.1, 0.9, evals),
-            "snapshot_step": np.arange(3), "coupling_norms": np.abs(r.normal(size=(3, 17, 17))).astype(np.float32),
-            "test_labels": np.arange(digits) % 10, "test_pred": (np.arange(digits) + 1) % 10}
-
-
 def _finished(folder: pathlib.Path) -> runs.TrainResult:
     """A run folder as train_mnist leaves it (no training: an untrained model's weights, kept at step 0)."""
-    model = models.build_model(CONFIG.seed, dim=CONFIG.dim, channels=CONFIG.channels)
-    folder.mkdir(parents=True)
-    buf = io.BytesIO()
-    torch.save(model.state_dict(), buf)
-    store.atomic_write_bytes(folder / "model.pt", buf.getvalue())
-    (folder / "weights").mkdir()
-    store.atomic_write_bytes(folder / "weights" / "step_000000.pt", buf.getvalue())
-    store.atomic_save_npz(folder / "history.npz", **_history())
-    parts = ["history.npz", "model.pt", "weights/step_000000.pt"]
-    summary = {"config": CONFIG.to_dict(), "test_accuracy": 0.5, "test_examples": 4, "steps": 4,
-               "mean_forward_iterations": 20.0, "mean_backward_iterations": 12.0, "wall_time_s": 1.0}
-    caches.save_cached_json(folder / "result.json", summary, key=f"{folder.name}/result.json",
-                            code=runs.code_version(), files={p: folder / p for p in parts})
-    return runs.finished_result(CONFIG, folder=folder)
+    res = _finished5(folder)
+    return runs.TrainResult(res.config, res.history, {**res.summary, **SUMMARY}, res.folder)
 
 
 def _images():
