@@ -100,9 +100,9 @@ def _wrong_weights(t):
 
 
 def _short_loss(t):
-    h = _history()
-    h["loss"] = h["loss"][:2]
-    return export.condensed_run(runs.TrainResult(CONFIG, h, {}, None))
+    res = runs.TrainResult(CONFIG, _history(), {}, None)      # TrainResult refuses logs of two lengths itself:
+    res.history["loss"] = res.history["loss"][:2]             # cut one after construction, as export reads it
+    return export.condensed_run(res)
 
 
 def _frames():

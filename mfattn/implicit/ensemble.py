@@ -86,12 +86,23 @@ def _shared_options(options: list[dict[str, Any]]) -> dict[str, Any]:
     return first
 
 
+def _check_distinct(seeds: list[int], options: list[dict[str, Any]]) -> None:
+    """A ValueError naming ``seeds`` when two members would be the same model (one seed, the same member options)."""
+    own = [{k: {**ATTENTION_DEFAULTS, **o}.get(k) for k in MEMBER_OPTIONS} for o in options]
+    for i in range(len(seeds)):
+        for j in range(i):
+            if seeds[j] == seeds[i] and own[j] == own[i]:
+                raise ValueError(f"seeds: members {j} and {i} would be the same model (seed {seeds[i]}, options "
+                                 f"{own[i]}); repeat a seed only with other {list(MEMBER_OPTIONS)}")
+
+
 class EnsembleMNIST(nn.Module):
     """``S`` :class:`mfattn.implicit.models.MeanFieldMNIST` members as one batched model.
 
     Parameters
     ----------
-    seeds : one seed per member (duplicates allowed: e.g. one seed with two corrections).
+    seeds : one seed per member (a seed may repeat with other :data:`MEMBER_OPTIONS`: e.g. one seed with two
+        corrections; two identical members, the same seed and options, are refused).
     dim, channels : the members' spin dimension d and conv channels C (as :func:`build_model`).
     attention : None, one dict of attention options for all members, or a list of one dict per member;
         members may differ only in :data:`MEMBER_OPTIONS`.
@@ -118,6 +129,7 @@ class EnsembleMNIST(nn.Module):
         self.seeds = [int(s) for s in seeds]
         self.dim, self.channels = dim, channels
         self.member_attention = _member_options(attention, len(self.seeds))
+        _check_distinct(self.seeds, self.member_attention)
         self.options = _shared_options(self.member_attention)
         self.members = nn.ModuleList(build_model(s, dim=dim, channels=channels, device=device, dtype=dtype, **a)
                                      for s, a in zip(self.seeds, self.member_attention))

@@ -220,8 +220,12 @@ def coupling_animation(norms: np.ndarray, snap_steps: np.ndarray, frames_max: in
 
 
 def settling(snap_steps: np.ndarray, settle: np.ndarray) -> plt.Figure:
-    """Relative distance of the coupling-norm matrix to its final value against the optimiser step."""
+    """Relative distance of the coupling-norm matrix to its final value against the optimiser step (``settle``:
+    distances >= 0, one per snapshot)."""
     settle = check_array("settle", settle, ndim=1)
+    if (settle < 0).any():
+        raise ValueError(f"settle must hold relative distances (>= 0); got {float(settle.min())} at index "
+                         f"{int(np.argmin(settle))}")
     snap_steps = _check_steps("snap_steps", snap_steps, len(settle), "settle")
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ax.semilogy(snap_steps[:-1], settle[:-1], "o-", ms=3)

@@ -20,7 +20,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from .train import TrainConfig, TrainResult
-from ..companion.checks import contract
+from ..companion.checks import check_int, check_real, contract
 
 __all__ = ["FACTORS", "blog_std", "init_config", "train_runs", "init_rows", "factor_key"]
 
@@ -44,10 +44,11 @@ def factor_key(factor: float) -> str:
     return f"init_x{factor:.3g}"
 
 
-@contract(sizes="mapping:init_epochs|train_limit|test_limit|snapshot_every")
+@contract(sizes="mapping:init_epochs|train_limit|test_limit|snapshot_every", seed="int:0", factor="real:>0")
 def init_config(sizes: Mapping[str, Any], seed: int, factor: float) -> TrainConfig:
     """The run of ``seed`` from couplings of standard deviation ``factor`` × :func:`blog_std` over the profile's
-    shorter protocol (``init_epochs``, ``init_steps``); the rest as the chapter's runs."""
+    shorter protocol (``init_epochs``, ``init_steps``); the rest as the chapter's runs. A numpy integer seed or
+    numpy float factor is read as the Python number of its value (the same configuration and cache key)."""
     if not (isinstance(factor, (int, float)) and math.isfinite(factor) and factor > 0):
         raise ValueError(f"factor must be a positive finite number; got {factor!r}")
     attention = {} if factor == 1.0 else {"weight_init_std": factor * blog_std(10)}
@@ -71,11 +72,27 @@ def train_runs(sizes: Mapping[str, Any], seeds: Sequence[int], factors: Sequence
     return out
 
 
+def _check_results(results: Any) -> None:
+    """A TypeError/ValueError naming ``results`` unless it is a mapping ``{(factor, seed): TrainResult}``."""
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a mapping {{(factor, seed): TrainResult}} (train_runs'); got "
+                        f"{type(results).__name__}")
+    for key, res in results.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise ValueError(f"results' keys must be (factor, seed) pairs (train_runs'); got the key {key!r:.60}")
+        check_real("results' factor", key[0], minimum=0.0, strict=True)
+        check_int("results' seed", key[1], 0)
+        if not isinstance(res, TrainResult):
+            raise TypeError(f"results[{key!r:.60}] must be a TrainResult; got {type(res).__name__}")
+
+
 def init_rows(results: Mapping[tuple[float, int], TrainResult]) -> list[dict[str, Any]]:
     """One row per run (:func:`mfattn.implicit.variants.variant_rows`), keyed by :func:`factor_key`, with the
-    factor and the initial standard deviation."""
+    factor and the initial standard deviation. ``results`` is :func:`train_runs`' mapping: keys ``(factor, seed)``
+    pairs (a factor > 0, a seed >= 0), values :class:`TrainResult`."""
     from .variants import variant_rows
 
+    _check_results(results)
     rows = []
     for (factor, seed), res in results.items():
         row = variant_rows({factor_key(factor): res})[0]

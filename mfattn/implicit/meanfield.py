@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..companion.checks import check_choice, check_int, contract
+from ..companion.checks import check_bool, check_choice, check_int, contract
 from ..deq import SOLVERS, deq_fixed_point
 
 __all__ = ["MeanFieldAttention", "FeedForward", "symmetrise_couplings", "couplings_to_matrix", "SYMMETRIES",
@@ -397,8 +397,11 @@ class MeanFieldAttention(nn.Module):
         """One mean-field step ``m -> g − f_θ(g or m)`` with ``g = Σ_j J_ij m_j + x``.
 
         ``cache`` is :meth:`prepare` (x) (computed here when None); ``lin_response=False``
-        gives the naive step ``m -> g``. ``x`` (B, N, d) in the layer's dtype, ``m`` of its shape.
+        gives the naive step ``m -> g`` (None: the layer's own; else True or False, never a string).
+        ``x`` (B, N, d) in the layer's dtype, ``m`` of its shape.
         """
+        if lin_response is not None:
+            lin_response = check_bool("lin_response", lin_response)
         self._check_state("x", x)
         self._check_state("m", m, like=x)
         if cache is not None:

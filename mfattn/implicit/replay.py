@@ -263,7 +263,9 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
                  keys: tuple[str, ...] = LOG_KEYS) -> dict[str, Any]:
     """Per run: ``{"identical": bool, "steps": n, "first_difference": key or None, "max_abs_difference": float}``,
     comparing every array of ``keys`` (default :data:`LOG_KEYS`; a certified replay adds :data:`TRAINED_KEYS`) bit
-    for bit (NaN equals NaN: a log with no backward solve)."""
+    for bit (NaN equals NaN: a log with no backward solve). Arrays of different shapes (a replay of other length than
+    the other, e.g. one cut short) or dtypes differ: not identical, and ``max_abs_difference`` is inf when the shapes
+    differ (no element-wise difference exists); ``steps`` counts ``new``'s ``loss``."""
     keys = tuple(check_strings("keys", keys, "log keys"))
     if "loss" not in keys:
         raise ValueError(f"keys must include 'loss' (it counts the replayed steps); got {list(keys)}")

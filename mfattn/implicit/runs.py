@@ -66,6 +66,14 @@ class TrainConfig:
     weights_every: int | None = None
 
     def __post_init__(self) -> None:
+        # a numpy integer (np.int64(1)) or float (np.float32(5e-4)) is a valid number: kept as the Python number of
+        # its value, so the configuration, its to_dict and its cache key are those of the plain int or float
+        for name in ("epochs", "batch_size", "seed", "train_limit", "test_limit", "steps_per_epoch", "dim",
+                     "channels", "snapshot_every", "eval_every", "checkpoint_every", "eval_batch_size",
+                     "weights_every", "lr"):
+            value = getattr(self, name)
+            if isinstance(value, np.integer) or name == "lr" and isinstance(value, np.floating):
+                object.__setattr__(self, name, value.item())
         for name in ("epochs", "batch_size", "dim", "channels", "snapshot_every", "eval_batch_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -140,6 +148,14 @@ def _check_folder(folder: Any) -> Path:
     return folder
 
 
+def _log_length(log: Any) -> int | None:
+    """The number of entries of one log of a history (an array, tensor, list or tuple); None for anything else."""
+    shape = getattr(log, "shape", None)
+    if shape is not None:
+        return int(shape[0]) if len(shape) else None
+    return len(log) if isinstance(log, (list, tuple)) else None
+
+
 def run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> Path:
     """The cache folder of ``config`` on ``device``'s type (CPU and CUDA results differ in the
     last bits) for the current :func:`code_version`."""
@@ -176,6 +192,14 @@ class TrainResult:
         for name in ("history", "summary"):
             if not isinstance(getattr(self, name), Mapping):
                 raise TypeError(f"{name} must be a mapping (dict); got {type(getattr(self, name)).__name__}")
+        unknown = sorted(map(str, set(self.history) - set(_HISTORY_KEYS)))
+        if unknown:
+            raise ValueError(f"history has unknown log(s) {unknown[:5]}; a run's logs: {list(_HISTORY_KEYS)}")
+        for group in _HISTORY_GROUPS:   # the logs of one kind (per step, evaluation, snapshot, test digit): one length
+            lengths = {k: _log_length(self.history[k]) for k in group if k in self.history}
+            if None in lengths.values() or len(set(lengths.values())) > 1:
+                raise ValueError(f"history's logs {list(lengths)} must be arrays of one length (one entry per "
+                                 f"{'step' if group[0] == 'loss' else 'entry'}); got lengths {lengths}")
         if self.folder is not None:
             from ..companion.checks import check_path
 
@@ -210,7 +234,10 @@ class TrainResult:
                              f"attention={cfg.attention}): {str(err).splitlines()[-1].strip()[:200]}") from None
 
     def load_model(self, device=None):
-        """The trained model (weights read from ``model.pt``; a ValueError when they do not fit ``config``)."""
+        """The trained model (weights read from ``model.pt``; a ValueError when they do not fit ``config``), on
+        ``device`` when given ('cpu', 'cuda', 'cuda:N' or a torch.device)."""
+        if device is not None:
+            _check_device(device)
         cfg = self.config
         folder = self._weights_folder()
         model = build_model(cfg.seed, dim=cfg.dim, channels=cfg.channels, **cfg.attention)
@@ -224,10 +251,13 @@ class TrainResult:
         return sorted(int(p.stem.split("_")[1]) for p in folder.glob("step_*.pt")) if folder.is_dir() else []
 
     def load_model_at(self, step: int, device=None):
-        """The model with the weights it had after ``step`` optimiser steps (one of :meth:`weight_steps`)."""
+        """The model with the weights it had after ``step`` optimiser steps (one of :meth:`weight_steps`), on
+        ``device`` when given (as :meth:`load_model`)."""
         from ..companion.checks import check_int
 
         step = check_int("step", step, 0)
+        if device is not None:
+            _check_device(device)
         steps = self.weight_steps()
         if step not in steps:
             raise ValueError(f"step must be one of the kept steps {steps[:3]}...{steps[-2:]}; got {step!r}"
@@ -254,6 +284,10 @@ def _save_weights(folder: Path, step: int, model: torch.nn.Module) -> None:
 _LOG_KEYS = ("loss", "batch_accuracy", "forward_iterations", "backward_iterations", "forward_residual",
              "forward_converged")
 _EVAL_KEYS = ("eval_step", "eval_epoch", "test_loss", "test_accuracy")
+#: The logs of a run's ``history`` by kind, each kind one length: per step, per test evaluation, per snapshot (the
+#: coupling norms' first axis), per test digit.
+_HISTORY_GROUPS = (_LOG_KEYS, _EVAL_KEYS, ("snapshot_step", "coupling_norms"), ("test_labels", "test_pred"))
+_HISTORY_KEYS = tuple(k for group in _HISTORY_GROUPS for k in group)
 
 
 def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:

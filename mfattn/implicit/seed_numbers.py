@@ -190,6 +190,7 @@ def damped_plain_converged(layer: Any, x: torch.Tensor, damping: float, max_iter
     return layer.last_stats["forward"].converged.cpu().numpy()
 
 
+@contract(sizes="mapping:stability_digits|budget_steps|rho_training_digits|rho_training_every|correction_digits")
 def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers of one trained blog model (see the module docstring) and the arrays behind its figures.
 

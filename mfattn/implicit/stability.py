@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_alloc, check_array, check_int, check_tensor, contract
+from ..companion.checks import check_alloc, check_array, check_bool, check_int, check_tensor, contract
 from .meanfield import MeanFieldAttention, _check_source
 
 __all__ = ["adjoint_map", "jacobian_spectral_radius", "dense_jacobian", "anderson_fixed_point",
@@ -302,6 +302,7 @@ def spectral_radius_over_training(result: Any, images: torch.Tensor, steps: Opti
     if not kept:
         raise ValueError("result kept no weights (train with weights_every set)")
     check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
+    resolvent = check_bool("resolvent", resolvent)
     if steps is not None and (isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__")):
         raise TypeError(f"steps must be a list of kept steps or None (all); got {steps!r}"[:200])
     steps = kept if steps is None else [check_int("steps", s, 0) for s in steps]

@@ -130,7 +130,8 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
     """Fill the training cache from the stored runs in ``folder`` (default :func:`runs_folder`); ``{name: result}``
     for every run now in the cache. A file whose SHA-256 differs from its index entry is refused (ValueError naming
     it); a run trained by other code than today's, with no certified replay link to it, is skipped with a warning
-    (it must be trained again)."""
+    (it must be trained again). A folder without ``index.json`` (a checkout without the stored runs) holds no runs:
+    it restores nothing and returns ``{}``, as an index with no runs does."""
     _check_device(device)
     if folder is not None:
         folder = store.check_path("folder", folder)
