@@ -6,8 +6,8 @@ every type check and then runs until it is killed. :data:`WORK` maps a computing
 work the call would do: ``(name, units, words)``, ``name`` the parameter that sets most of it as ``steps=...``,
 ``units`` the count and ``words`` what is counted. :func:`mfattn.companion.checks.contract` looks the wrapped
 function up here at call time (:func:`check_call_work`), after its argument rules and before its buffers and body,
-so a call asking for more than :func:`~mfattn.companion.checks.max_work` (10¹³ units; ``$MFATTN_MAX_WORK``
-raises it) is refused at once by one ValueError naming the parameter and the variable.
+so a call asking for more than :func:`~mfattn.companion.checks.max_work` (1e10 units on its own, 1e15 in a chapter's
+run; ``$MFATTN_MAX_WORK`` sets it) is refused at once by one ValueError naming the parameter and the variable.
 
 Why here: the computing modules' bytes are hashed into the stored results' digests and into long caches, so the
 budgets are declared and applied from :mod:`mfattn.companion` without touching them. A function that is not wrapped
@@ -21,16 +21,22 @@ is refused too. A
 function that calls another declared one declares at least the work of its inner calls (a budget that admits the
 outer call admits the inner ones).
 
-Margin (``tests/test_work_budgets.py::test_the_full_profiles_calls_stay_far_inside_the_default_budget``): the
+Two budgets (:mod:`mfattn.companion.checks_budgets`): a call made on its own may do 1e10 units (seconds: a unit is
+about a nanosecond of the package's loops, an iteration at least :data:`MIN_UNITS_PER_ITERATION`, a β-step of chapter
+6's map :data:`BETA_STEP_UNITS`), so a hostile count is refused before it runs for minutes; once a chapter's profile is
+asked for (``get_profile``: every chapter run and ``--profile`` command), a call may do 1e15, the run as a whole being
+bounded by its work factor before its first cell.
+
+Margin (``tests/test_work_budgets.py::test_the_full_profiles_calls_stay_far_inside_the_chapter_budget``): the
 largest full-profile calls are chapter 1's, which count every mean-field solve at its full iteration budget (most stop
-far earlier): ``line_by_size`` (three sizes up to 21 spins, 40 instances × 16 β × 3 theories × 20,000 iterations at
-damping 0.05 ≈ 3.0e11 units, 34 times below the default 1e13), ``damping_sweep`` (≈ 1.5e11, 65 times) and
-``breakdown_stress`` (≈ 7.1e10, 141 times); then chapter 4's Hopfield grid (``retrieval_grid``: 10 steps × 500 trials
-× 11 β × 11 counts × 2048 patterns × 32 coordinates ≈ 4.0e10 units, 250 times), chapter 1's ``compare_families``
-(≈ 3.3e10, 304 times), chapter 3's ``steps_study`` (≈ 9.4e9, 1060 times) and chapter 6 under the text's protocol
-(4001 β × 1.2e6 steps = 4.8e9 β-steps, 2080 times); every other full-profile call is more than 8000 times below. A
-profile override at the largest work factor (10 × the full profile, :func:`mfattn.companion.profiles.work_factor`)
-stays inside the budget too.
+far earlier) and each iteration at least its Python overhead: ``line_by_size`` (three sizes up to 21 spins, 40
+instances × 16 β × 3 theories × 20,000 iterations at damping 0.05 ≈ 5.8e12 units, 172 times below the chapter budget
+1e15), ``damping_sweep`` (≈ 3.5e12, 289 times) and ``breakdown_stress`` (≈ 1.6e12, 625 times); then chapter 6 under
+the text's protocol (4001 β × 1.2e6 steps × 100 ≈ 4.8e11, 2080 times), chapter 1's ``compare_families`` (≈ 1.6e11),
+chapter 6's attractor census (≈ 6.0e10), chapter 4's Hopfield grid (``retrieval_grid``: 10 steps × 500 trials × 11 β ×
+11 counts × 2048 patterns × 32 coordinates ≈ 4.0e10) and chapter 3's ``steps_study`` (≈ 9.4e9); every other
+full-profile call is lower still. A profile override at the largest work factor (10 × the full profile,
+:func:`mfattn.companion.profiles.work_factor`) stays inside the chapter budget too.
 """
 
 from __future__ import annotations
