@@ -18,7 +18,8 @@ from mfattn.companion.premises import Alternative, Threshold  # noqa: F401
 from mfattn.companion.verdicts import finite_numbers, finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers,  # noqa: F401
-                                       _amortised_grade, _draws, _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
+                                       _amortised_grade, _draws, _listed, _mean_over_draws, _t_upper, amortised_at,
+                                       per_draw)
 from .claims_transformer_numbers import NETS
 from .claims_transformer_fixed import (ORACLE, ORACLE_THRESHOLDS, _oracle_check, _oracle_spread, _ratios,  # noqa: F401
                                        amortised_alternatives, amortised_note, amortised_numbers, fixed_alternatives,

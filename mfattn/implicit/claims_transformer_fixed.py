@@ -14,8 +14,8 @@ from mfattn.companion.checks import check_choice, check_positive, check_real
 from mfattn.companion.premises import Alternative, Threshold
 from mfattn.companion.verdicts import finite_rule
 
-from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers, _amortised_grade, _draws,
-                                       _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
+from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers, _amortised_grade,
+                                       _draws, _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
 
 
 def in_iteration(tag: str, shared: str = "mb2"):

@@ -121,7 +121,8 @@ def failure_text(m: dict[str, Any], instances: int) -> str:
     """Where a method first failed, on how many of ``instances`` instances and how: from a summary's entry
     ``summary["methods"][name]`` (:func:`mfattn.meanfield.accuracy.summarise`), in words the prose quotes. Each
     ``first_<mode>`` it reads is a β or None and each ``first_<mode>_instances`` a count (else a TypeError or
-    ValueError naming it) no larger than ``instances`` (else a ValueError naming ``instances``); a key it reads that ``m`` lacks is a KeyError naming it (a summary written by older code,
+    ValueError naming it) no larger than ``instances`` (else a ValueError naming
+    ``instances``); a key it reads that ``m`` lacks is a KeyError naming it (a summary written by older code,
     which :func:`glue_full` skips)."""
     _check_first(m, "first_any")
     for key in ("first_any_instances", *(f"first_{k}_instances" for k in ("relaxing", "stalled", "unstable"))):
