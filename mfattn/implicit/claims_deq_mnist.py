@@ -109,7 +109,11 @@ def _plain_at(anderson: float, plain: float):
 
 def _late(s) -> dict:
     """The shares over the last quarter of training (epochs 16 to 20), as deq-anderson reads them: Anderson's worst
-    seed and plain iteration's best."""
+    seed and plain iteration's best (an empty list of seeds: :class:`~mfattn.companion.verdicts.Undecidable` naming
+    it)."""
+    for key in ("blog_conv_late_seeds", "var_plain_conv_late_seeds"):
+        if not s[key]:
+            raise verdicts.Undecidable(f"{key} is an empty list in the stored numbers: no seed to read")
     return {"blog_conv_min": min(s["blog_conv_late_seeds"]), "plain_conv_max": max(s["var_plain_conv_late_seeds"])}
 
 

@@ -20,6 +20,7 @@ chapter's own and says them in prose.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,8 @@ def _band_check(s):
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     """Write a chapter's full-profile numbers to ``data/full/<chapter>/summary.json`` (atomically): numbers, and lists
-    of numbers (every seed's ``<key>_seeds``, :mod:`mfattn.implicit.seed_numbers`)."""
+    of numbers (every seed's ``<key>_seeds``, :mod:`mfattn.implicit.seed_numbers`); a value of another kind (text,
+    an object) is a TypeError naming its key."""
     from collections.abc import Mapping
 
     from mfattn.companion.checks import check_path
@@ -86,6 +88,13 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     if not isinstance(summary, Mapping):
         raise TypeError(f"summary must be a mapping of names to numbers; got {type(summary).__name__}")
     path = root / "data" / "full" / chapter / "summary.json"
+    for k, v in summary.items():
+        for x in (v if isinstance(v, (list, tuple)) else [v]):
+            if not (x is None or isinstance(x, (bool, np.bool_, numbers.Real))
+                    or (hasattr(x, "shape") and tuple(x.shape) == () and getattr(x, "dtype", None) is not None)):
+                raise TypeError(f"summary[{k!r}] must be a number, a flag, None or a list of them; got "
+                                f"{type(x).__name__} {x!r}"[:200])
+
     def number(v):
         return bool(v) if isinstance(v, (bool, np.bool_)) else None if v is None else float(v)
 

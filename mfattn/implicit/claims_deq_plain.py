@@ -45,9 +45,11 @@ def _anderson_40(s) -> list[float]:
 
 @contract(s="mapping")
 def damped_text(s) -> str:
-    """The note's sentence on damped plain iteration ("" where the summary has none)."""
+    """The note's sentence on damped plain iteration ("" where the summary has none). The shares it quotes are
+    finite: NaN or inf is :class:`~mfattn.companion.verdicts.Undecidable` naming the key."""
     if "plain_damped_50_converged_seeds" not in s:
         return ""
+    s = verdicts.finite_numbers(s)   # a share quoted as "inf %" would read as a measurement
     pct = lambda key: ", ".join(f"{100 * v:.0f} %" for v in s[key])  # noqa: E731
     return (f" Damped plain iteration on the blog model's trained layer (1,000 test digits, 40 evaluations, tolerance "
             f"1e-4), per seed: {pct('plain_damped_50_converged_seeds')} at damping 0.5, "

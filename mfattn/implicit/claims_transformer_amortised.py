@@ -18,7 +18,8 @@ from mfattn.companion.premises import Alternative, Threshold  # noqa: F401
 from mfattn.companion.verdicts import finite_numbers, finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers,  # noqa: F401
-                                       _amortised_grade, _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
+                                       _amortised_grade, _draws, _listed, _mean_over_draws, _t_upper, amortised_at,
+                                       per_draw)
 from .claims_transformer_numbers import NETS
 from .claims_transformer_fixed import (ORACLE, ORACLE_THRESHOLDS, _oracle_check, _oracle_spread, _ratios,  # noqa: F401
                                        amortised_alternatives, amortised_note, amortised_numbers, fixed_alternatives,
@@ -228,8 +229,12 @@ def two_part_range_text(s: Numbers) -> str:
 
 
 def two_part_note(s: Numbers) -> str:
+    """The two-part stand-in per draw ("" where it is not stored); an empty list of its draws is
+    :class:`~mfattn.companion.verdicts.Undecidable` naming it."""
     if "two_net_seeds" not in s:
         return ""
+    for key in ("two_linear_seeds", "two_binned_seeds", "two_net_seeds"):
+        _draws(s, key)
     return (f" The site state in two parts, the source h_i and the field of the other sites Σ_j J_ij m_j (a "
             f"transformer's X'_i is a d-vector that can keep its parts apart; g_i is their sum), per draw: the best "
             f"linear map a·u_i + b (fitted alike) has error {_listed(s['two_linear_seeds'])}, a binned estimate of the "
@@ -265,9 +270,13 @@ def _range_error(s: Numbers, width: int) -> float:
 
 
 def range_note(s: Numbers) -> str:
-    """How the error of f_θ(g) grows with the range of coupling strengths it is fitted over ("" if not stored)."""
+    """How the error of f_θ(g) grows with the range of coupling strengths it is fitted over ("" if not stored; fewer
+    than 2 ranges in ``range_low`` is :class:`~mfattn.companion.verdicts.Undecidable` naming it)."""
     if "range_gbal_draws" not in s:
         return ""
+    if len(_draws(s, "range_low")) < 2:   # the narrowest stored range is its second entry (_strength_text)
+        raise verdicts.Undecidable(f"range_low holds {len(s['range_low'])} range(s) in the stored numbers: the note "
+                                   "reads at least 2")
     lows, hi = s["range_low"], max(s["train_betas"])
     means = [float(np.mean([d[i] for d in s["range_gbal_draws"]])) for i in range(len(lows))]
     rows = ", ".join(f"{m:.2f} for β {lo:g} to {hi:g} ({(hi / lo) ** 2:.1f}-fold in β²)" if lo < hi else
@@ -296,9 +305,10 @@ def _strength_text(s: Numbers) -> str:
 
 def ffn_note(s: Numbers, tag: str = "gbal", plain: str = "g") -> str:
     """The feed-forward net's two fits: the one the rule reads (every training β weighted alike) per draw and per β,
-    inside the iteration, and the plain squared-error fit with where its draws sit against the line at 1."""
+    inside the iteration, and the plain squared-error fit with where its draws sit against the line at 1. A stored
+    ``corr_mean_<tag>_seeds`` that is empty is :class:`~mfattn.companion.verdicts.Undecidable` naming it."""
     text = ""
-    d = s.get(f"corr_mean_{tag}_seeds")
+    d = _draws(s, f"corr_mean_{tag}_seeds") if f"corr_mean_{tag}_seeds" in s else None
     if d:
         text += (f" The net of the naive update's sum g_i fitted with every training β weighted alike, f_θ(g) (a declared "
                  f"reading: the scalar stand-in): error "

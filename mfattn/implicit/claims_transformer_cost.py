@@ -11,10 +11,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mfattn.companion import stats
+from mfattn.companion import stats, verdicts
 from mfattn.companion.checks import check_edges
 from mfattn.companion.premises import Alternative, Threshold
-from mfattn.companion.verdicts import finite_rule
+from mfattn.companion.verdicts import finite_numbers, finite_rule
 
 from .claims_transformer_numbers import fit_with_se
 
@@ -34,11 +34,20 @@ def _power_grade(x: float, near: float, half_gap: float) -> str:
     return "holds" if abs(x - 3) < near else "partly" if abs(x - 3) < half_gap else "fails"
 
 
+def _measured(s: Numbers, key: str) -> float:
+    """``s[key]``, a stored number; None (not measured) cannot decide or be quoted:
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key."""
+    x = s[key]
+    if x is None:
+        raise verdicts.Undecidable(f"{key} is not measured (null) in the stored numbers")
+    return x
+
+
 def count_at(near: float, half_gap: float):
     """transformer-explicit-cost: the operation count's exponent within ``near`` of 3 holds, within ``half_gap``
     partly, else fails (``0 < near < half_gap``)."""
     check_edges("near", near, "half_gap", half_gap, minimum=0.0, open_range=True)
-    return finite_rule(lambda s: _power_grade(s["tap_count_exponent"], near, half_gap))
+    return finite_rule(lambda s: _power_grade(_measured(s, "tap_count_exponent"), near, half_gap))
 
 
 def _count_check(s: Numbers):
@@ -101,9 +110,10 @@ def cost_alternatives() -> tuple[Alternative, ...]:
 
 def cost_units(s: Numbers) -> dict[str, list[float]]:
     """The committed full-profile timing exponents and the stored one (the timing reading's spread; the count's is
-    none)."""
+    none). A stored ``tap_slope`` of None (not measured) is :class:`~mfattn.companion.verdicts.Undecidable` naming
+    it."""
     runs = list(COMMITTED_SLOPES.values())
-    if "tap_slope" in s and all(abs(s["tap_slope"] - r) > 1e-12 for r in runs):
+    if "tap_slope" in s and all(abs(_measured(s, "tap_slope") - r) > 1e-12 for r in runs):
         runs.append(float(s["tap_slope"]))
     return {"tap_slope": runs}
 
@@ -114,7 +124,8 @@ def cost_numbers(s: Numbers) -> dict[str, Any]:
 
 def timing_text(s: Numbers) -> str:
     """The wall-time reading in words (the note's and the chapter's): the fit, its intervals, the other windows and
-    the committed runs."""
+    the committed runs. A ``tap_slope`` stored as None (not measured) is
+    :class:`~mfattn.companion.verdicts.Undecidable` naming it."""
     runs = cost_units(s)["tap_slope"]
     t = stats.t_quantile_975(int(s["tap_fit_sizes"]) - 2)
     x, se = s["tap_slope"], s["tap_slope_se"]
@@ -128,12 +139,15 @@ def timing_text(s: Numbers) -> str:
 
 
 def cost_note(s: Numbers) -> str:
+    """The operation count and the wall-time reading in words. The count's numbers it quotes are finite (NaN or inf
+    is :class:`~mfattn.companion.verdicts.Undecidable` naming the key)."""
     text = ""
     if "tap_count_exponent" in s:
+        f = finite_numbers(s)   # a count quoted as "up to Nd = inf" would read as a measurement
         text = (f"Operation count of one linear-response update, 2(Nd)³ + 2(Nd)² + 6Nd³ + 6Nd² + 4Nd (executed and "
-                f"counted up to Nd = {s['tap_count_executed_max_nd']:.0f}, equal to the closed form: "
-                f"{s['tap_count_agrees']}): fitted exponent {s['tap_count_exponent']:.4f} over Nd = "
-                f"{s['tap_fit_min_nd']:.0f} to {s['tap_fit_max_nd']:.0f}, the same in every run. ")
+                f"counted up to Nd = {f['tap_count_executed_max_nd']:.0f}, equal to the closed form: "
+                f"{s['tap_count_agrees']}): fitted exponent {f['tap_count_exponent']:.4f} over Nd = "
+                f"{f['tap_fit_min_nd']:.0f} to {f['tap_fit_max_nd']:.0f}, the same in every run. ")
     return text + ("Wall time, the alternative reading: exponent " + timing_text(s) + ". The inversion's arithmetic "
                    "is exactly cubic; on an idle machine faster kernels on larger matrices usually keep a timed "
                    "exponent below 3, other processes sharing the CPU move it either way (this run: "

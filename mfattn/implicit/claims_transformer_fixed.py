@@ -15,7 +15,7 @@ from mfattn.companion.premises import Alternative, Threshold
 from mfattn.companion.verdicts import finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers, _amortised_grade,
-                                       _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
+                                       _draws, _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
 
 
 def in_iteration(tag: str, shared: str = "mb2"):
@@ -172,7 +172,7 @@ def amortised_note(s: Numbers) -> str:
         text = (f"The blog's net f_θ(m): error {_listed(m)} in {len(m)} draw(s) (median over the in-range β of the "
                 f"error pooled over each β's instances), f_θ(g) {_listed(g)}; no correction has error 1")
     else:
-        m, g = s["corr_mean_m_seeds"], s["corr_mean_g_seeds"]
+        m, g = _draws(s, "corr_mean_m_seeds"), _draws(s, "corr_mean_g_seeds")
         text = (f"The blog's net f_θ(m): error {_listed(m, 3)} in {len(m)} draw(s) (the mean over the training β of "
                 f"each β's pooled error: every β weighted alike), f_θ(g) {_listed(g, 3)}; no correction has error 1")
         if "corr_mean_shared_seeds" in s:

@@ -151,6 +151,7 @@ def fit_with_se(nd: Sequence[float], seconds: Sequence[float], fit_min_nd: float
     :func:`mfattn.implicit.vector_tap.cost_exponent`), its standard error from the residuals over the sizes
     (n − 2 degrees of freedom) and the number of sizes."""
     nd, sec = np.asarray(nd, float), np.asarray(seconds, float)
+    fit_min_nd = float(fit_min_nd)   # a 0-d tensor or array is a number too: compared as one
     if nd.shape != sec.shape:
         raise ValueError(f"seconds must hold one time per size of nd; got {sec.size} times for {nd.size} sizes")
     fit = nd >= fit_min_nd

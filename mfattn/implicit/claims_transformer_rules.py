@@ -14,7 +14,7 @@ import numpy as np
 
 from mfattn.companion import stats, verdicts
 from mfattn.companion.checks import check_edges, check_int, check_real
-from mfattn.companion.verdicts import finite_rule
+from mfattn.companion.verdicts import finite_numbers, finite_rule
 from mfattn.companion.premises import Alternative, Threshold
 
 Numbers = Mapping[str, Any]
@@ -30,9 +30,19 @@ READING_FIXED = ("couplings of one strength, as in a layer whose couplings are l
 
 def per_draw(s: Numbers, key: str, fallback: str | None = None) -> list[float]:
     """The per-draw values of ``key`` (``<key>_seeds``), or the summary's one value (``fallback``, default ``key``)
-    where the per-unit file is not stored."""
+    where the per-unit file is not stored. An empty ``<key>_seeds`` is :class:`~mfattn.companion.verdicts.Undecidable`
+    naming it."""
     got = s.get(f"{key}_seeds")
-    return [float(x) for x in got] if got is not None else [float(s[fallback or key])]
+    return [float(x) for x in _draws(s, f"{key}_seeds")] if got is not None else [float(s[fallback or key])]
+
+
+def _draws(s: Numbers, key: str) -> list:
+    """``s[key]``, a stored list of per-draw values, as stored; an empty one (no draw) cannot be quoted or decide a
+    claim: :class:`~mfattn.companion.verdicts.Undecidable` naming the key."""
+    got = s[key]
+    if isinstance(got, (list, tuple)) and not got:
+        raise verdicts.Undecidable(f"{key} is an empty list in the stored numbers: no draw to read")
+    return got
 
 
 #: The summary's one value of a per-draw statistic (seed 0's), read where the per-unit file is not stored.
@@ -44,7 +54,12 @@ def _summary_key(key: str) -> str:
 
 
 def units(*keys: str) -> Callable[[Numbers], dict[str, list[float]]]:
-    """The spread of a claim read over draws: each key's per-draw values (:func:`per_draw`), those stored."""
+    """The spread of a claim read over draws: each key's per-draw values (:func:`per_draw`), those stored. Each key
+    is a string (the name of a stored number), else a TypeError naming ``keys``."""
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(f"keys must be the names of stored numbers (strings); got {type(key).__name__} "
+                            f"{key!r}"[:200])
     return lambda s: {k: per_draw(s, k, _summary_key(k)) for k in keys if f"{k}_seeds" in s or _summary_key(k) in s}
 
 
@@ -94,6 +109,10 @@ VALUE_MAP_THRESHOLDS = (
 
 
 def multihead_note(s: Numbers) -> str:
+    """The share of J outside the head blocks with the value map, a dense W_O and none. The quoted
+    ``off_block_split`` must be finite (an identity of the parametrisation: NaN or inf is
+    :class:`~mfattn.companion.verdicts.Undecidable` naming it)."""
+    finite_numbers(s)["off_block_split"]
     dense = per_draw(s, "off_block_dense")
     value = s.get("off_block_value_seeds")
     value_text = (f"{_listed(value, 2)} with the blog's §4.2 value map X W_V (a standard per-head W_V^h reading all d "
@@ -145,13 +164,15 @@ def collapse_every_rho(s: Numbers) -> str:
 
 def collapse_sharper(scale: str):
     """The same rule on the draws' attention sharpened by ``scale`` (the query map × scale, the logits × scale;
-    :func:`mfattn.implicit.transformer.sharpness_study`): batch medians, the worst draw."""
+    :func:`mfattn.implicit.transformer.sharpness_study`): batch medians, the worst draw. The rule reads finite
+    numbers (:func:`~mfattn.companion.verdicts.finite_rule`): a NaN or infinite draw, or no draw, is
+    :class:`~mfattn.companion.verdicts.Undecidable`."""
     def rule(s):
         key = f"sharp_nores_{scale}_seeds"
         if key not in s:
             raise verdicts.Undecidable(f"the sharpened-attention control (scale {scale}) is not stored")
-        return _collapse_grade(max(s[key]), min(s[f"sharp_res_{scale}_seeds"]), **_COLLAPSE)
-    return rule
+        return _collapse_grade(max(_draws(s, key)), min(_draws(s, f"sharp_res_{scale}_seeds")), **_COLLAPSE)
+    return finite_rule(rule)   # a NaN draw would compare False with the edges: not tested, never a grade
 
 
 def sharpness_note(s: Numbers) -> str:

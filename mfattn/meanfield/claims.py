@@ -29,14 +29,36 @@ __all__ = ["SUMMARY", "KEYS", "save", "full_numbers", "stored_numbers", "glue_fu
 SUMMARY = Path("data", "full", "ising", "summary.json")
 
 
+def _check_names(name: str, value: Any, depth: int = 0) -> None:
+    """Every key of the mapping ``value`` (and of the mappings nested in it, lists included) is a string: a TypeError
+    naming where one is not."""
+    from collections.abc import Mapping
+
+    if depth > 16:   # finite_or_none refuses what nests deeper than JSON is meant to
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{name} must have string names (JSON keys); got the key {key!r} "
+                                f"({type(key).__name__})"[:200])
+            _check_names(f"{name}[{key!r}]", item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_names(f"{name}[{i}]", item, depth + 1)
+
+
 def save(root: Path, summary: dict[str, Any]) -> Path:
-    """Write the summary atomically to ``root / SUMMARY``."""
+    """Write the summary atomically to ``root / SUMMARY``. Its names (the keys of ``summary`` and of every mapping in
+    it) must be strings, as JSON stores them (an int key would come back as text: a TypeError naming it); its numbers
+    are stored as :func:`mfattn.companion.store.finite_or_none` writes them: NaN and infinities as null, a numpy array
+    or torch tensor as its numbers (a 0-d tensor as one number)."""
     from collections.abc import Mapping
 
     from ..companion.checks import check_path
 
     if not isinstance(summary, Mapping):
         raise TypeError(f"summary must be a mapping of names to numbers; got {type(summary).__name__}")
+    _check_names("summary", summary)
     path = check_path("root", root) / SUMMARY
     store.atomic_write_json(path, store.finite_or_none(summary))  # a missing (NaN) number is stored as null
     return path
@@ -48,11 +70,14 @@ _REQUIRED = ("n", "instances", "beta", "at_beta", "vector_max_dev", "damping_bet
 
 def full_numbers(root: Path | None) -> dict[str, Any]:
     """The stored full-profile summary, or {} when there is none. A stored file that is not a JSON object is refused,
-    naming the file (a :class:`~mfattn.companion.store.RefusedFileError`), never read as "no summary"."""
+    naming the file (a :class:`~mfattn.companion.store.RefusedFileError`), never read as "no summary"; so is ``root``
+    that is a file, not a folder (a ValueError naming it)."""
     if root is not None:
         from ..companion.checks import check_path
 
         root = check_path("root", root)
+        if root.exists() and not root.is_dir():
+            raise ValueError(f"root must be the project's folder (it holds {SUMMARY}); got the file {root}")
     path = None if root is None else root / SUMMARY
     if path is None or not path.exists():
         return {}
@@ -96,9 +121,14 @@ def failure_text(m: dict[str, Any], instances: int) -> str:
     """Where a method first failed, on how many of ``instances`` instances and how: from a summary's entry
     ``summary["methods"][name]`` (:func:`mfattn.meanfield.accuracy.summarise`), in words the prose quotes. Each
     ``first_<mode>`` it reads is a β or None and each ``first_<mode>_instances`` a count (else a TypeError or
-    ValueError naming it); a key it reads that ``m`` lacks is a KeyError naming it (a summary written by older code,
+    ValueError naming it) no larger than ``instances`` (else a ValueError naming
+    ``instances``); a key it reads that ``m`` lacks is a KeyError naming it (a summary written by older code,
     which :func:`glue_full` skips)."""
     _check_first(m, "first_any")
+    for key in ("first_any_instances", *(f"first_{k}_instances" for k in ("relaxing", "stalled", "unstable"))):
+        if key in m and isinstance(m[key], int) and not isinstance(m[key], bool) and m[key] > instances:
+            raise ValueError(f"instances ({instances}) must be at least m[{key!r}] ({m[key]}): more instances cannot "
+                             "fail than were solved")
     if m["first_any"] is None:
         return "never fails on the grid"
     for key in ("first_any_instances", *(f"first_{k}{end}" for k in ("relaxing", "stalled", "unstable")
@@ -263,7 +293,11 @@ def _width_numbers(study: dict[str, Any], s: dict[str, Any]) -> dict[str, dict[s
 
 def stored_numbers(root: Path | None, chapter: str = "ising") -> tuple[dict[str, Any], str]:
     """The flattened stored summary ({} when absent), with the fields' width study as ``fw`` (width -> the same
-    names at that width) where it is stored for the summary's instances, and the command that makes it."""
+    names at that width) where it is stored for the summary's instances, and the command that makes it. ``chapter``
+    is ``"ising"`` (the one chapter this module stores; another is a ValueError naming it)."""
+    from ..companion.checks import check_choice
+
+    check_choice("chapter", chapter, ("ising",))
     s = full_numbers(root)
     out = _numbers(s) if s else {}
     path = None if root is None else root / FIELD_WIDTH

@@ -96,6 +96,9 @@ def ordered_every_beta(s):
 
 @contract(s="mapping")
 def ordering_beta_note(s) -> str:
+    """Adaptive TAP's error of C over TAP's at the other temperatures, and where their order reverses: "" where the
+    per-β errors of C (``atap_c_by_beta``, ``tap_c_by_beta``, ``naive_c_by_beta``) are not stored (a summary written
+    before them; other keys, such as ``atap_by_beta``, are not read)."""
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         return ""
     betas = _betas(s)

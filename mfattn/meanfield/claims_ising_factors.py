@@ -6,6 +6,7 @@ ratios, and the rules of a factor between two mean errors on each of these stati
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -14,7 +15,12 @@ from ..companion import stats, verdicts
 
 def known(s, *keys: str) -> list[float]:
     """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
-    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison."""
+    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison. A value of another kind
+    (a list, even an empty one, text, a flag) is a TypeError naming its key."""
+    for k in keys:   # a key the store does not hold is not kind-checked by the view: one number or None here
+        if s[k] is not None and (isinstance(s[k], (bool, np.bool_)) or not isinstance(s[k], numbers.Real)):
+            raise TypeError(f"s[{k!r}] must be a number (a mean error) or None (not measured); got "
+                            f"{type(s[k]).__name__} {s[k]!r}"[:200])
     missing = [k for k in keys if s[k] is None or not math.isfinite(s[k])]
     if missing:
         raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored summary (null)")
@@ -32,8 +38,36 @@ def paired(s, better: str, worse: str, which: str = "m") -> tuple[np.ndarray, np
     return b, w
 
 
+def _errors(b, w, *, positive: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``b`` and ``w`` checked as paired per-instance errors: 1-d arrays of finite numbers >= 0 (> 0 where
+    ``positive``: each ratio's log is taken), of one length, at least 2 (a spread), each mean > 0; a TypeError or
+    ValueError naming the parameter otherwise. A numpy array passes on as given (its dtype kept), anything else as
+    float64."""
+    from ..companion.checks import check_array
+
+    out = []
+    for name, value in (("b", b), ("w", w)):
+        arr = check_array(name, value, ndim=1, allow_int=True)
+        if arr.size < 2:
+            raise ValueError(f"{name} must hold at least 2 paired errors (a spread); got {arr.size}")
+        low = float(arr.min())
+        if low < 0 or (positive and low == 0):
+            raise ValueError(f"{name} must hold errors {'> 0 (the log of each ratio is taken)' if positive else '>= 0'}"
+                             f"; got an entry {low!r}")
+        if not arr.mean() > 0:
+            raise ValueError(f"{name} must have a mean error > 0 (the log of the ratio of the means is taken); got "
+                             f"{float(arr.mean())!r}")
+        out.append(value if isinstance(value, np.ndarray) and value.dtype.kind == "f" else arr)
+    if out[0].shape != out[1].shape:
+        raise ValueError(f"b and w must pair the same instances (one length); got {out[0].size} and {out[1].size}")
+    return out[0], out[1]
+
+
 def log_ratio_se(b: np.ndarray, w: np.ndarray) -> float:
-    """Standard error of log(mean b / mean w) over paired units (delta method, sample covariance)."""
+    """Standard error of log(mean b / mean w) over paired units (delta method, sample covariance). ``b`` and ``w``
+    are 1-d arrays of finite errors >= 0 of one length (at least 2), each with a mean > 0 (an entry may be 0: only
+    the means' log is taken); else a TypeError or ValueError naming the parameter."""
+    b, w = _errors(b, w, positive=False)
     n, bm, wm = b.size, b.mean(), w.mean()
     cov = np.cov(b, w)
     return math.sqrt(max(cov[0, 0] / bm ** 2 + cov[1, 1] / wm ** 2 - 2 * cov[0, 1] / (bm * wm), 0.0) / n)
@@ -41,13 +75,22 @@ def log_ratio_se(b: np.ndarray, w: np.ndarray) -> float:
 
 def bootstrap_sd(b: np.ndarray, w: np.ndarray, resamples: int = 4000) -> float:
     """Standard deviation of log(mean b / mean w) over a paired bootstrap of the units (fixed seed: a check, not a
-    verdict, reads it)."""
+    verdict, reads it). ``b`` and ``w`` as for :func:`log_ratio_se`; ``resamples`` an integer >= 2 whose index table
+    (``resamples`` × the instances) fits the memory budget, else a ValueError naming it."""
+    from ..companion.checks import check_alloc, check_int
+
+    b, w = _errors(b, w, positive=False)
+    resamples = check_int("resamples", resamples, 2)
+    check_alloc(f"resamples={resamples}", resamples * b.size * 8, what="its bootstrap index table")
     idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
     return float(np.std(np.log(b[idx].mean(1) / w[idx].mean(1))))
 
 
 def geometric_interval(b: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
-    """The geometric mean of the per-instance ratios b/w with its 95 % Student-t interval."""
+    """The geometric mean of the per-instance ratios b/w with its 95 % Student-t interval. ``b`` and ``w`` are 1-d
+    arrays of finite errors > 0 (each ratio's log is taken) of one length, at least 2; else a TypeError or ValueError
+    naming the parameter (never a NaN interval)."""
+    b, w = _errors(b, w, positive=True)
     d = np.log(b / w)
     half = stats.t_quantile_975(d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
     return float(np.exp(d.mean())), float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half))
