@@ -94,23 +94,23 @@ SPECS = {
                                           domain={"n": "int>=1", "rho": ">=0"}, sizes={"n": 10**6}),
     "mfattn.deq:SolverStats": Exempt(RESULT),
     # --- mfattn.meanfield.accuracy
-    "mfattn.meanfield.accuracy:still_relaxing": Spec(lambda d: {"history": np.abs(rng(d).normal(size=12))},
+    "mfattn.meanfield.accuracy_comparison:still_relaxing": Spec(lambda d: {"history": np.abs(rng(d).normal(size=12))},
                                                      domain={"tol": ">0", "patience": ">0"}),
-    "mfattn.meanfield.accuracy:plefka_parameter": Spec(lambda d: {"beta": d(st.floats(0, 2)),
+    "mfattn.meanfield.accuracy_comparison:plefka_parameter": Spec(lambda d: {"beta": d(st.floats(0, 2)),
                                                                   "m": rng(d).uniform(-0.9, 0.9, 4)},
                                                        allow={"m": ("nan-entry",)}, nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:median_over_instances": Spec(lambda d: {"x": rng(d).normal(size=(3, 4))},
+    "mfattn.meanfield.accuracy_comparison:median_over_instances": Spec(lambda d: {"x": rng(d).normal(size=(3, 4))},
                                                             allow={"x": ("nan-entry", "inf-entry")},
                                                             nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:compare_mean_field": Spec(
+    "mfattn.meanfield.accuracy_comparison:compare_mean_field": Spec(
         lambda d: {"n": d(st.integers(3, 5)), "betas": [0.2, d(st.floats(0.3, 1.0))], "instances": 1},
         domain={"n": "int>=2", "instances": "int>=1", "max_iter": "int>=1", "damping": "(0,1]"},
         sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
-    "mfattn.meanfield.accuracy:damping_sweep": Spec(
+    "mfattn.meanfield.accuracy_damping:damping_sweep": Spec(
         lambda d: {"n": 3, "betas": [0.3], "instances": 1, "dampings": [d(st.floats(0.2, 1.0))], "budget": 50},
         domain={"n": "int>=2", "instances": "int>=1", "budget": "int>=1"}, sizes={"instances": 10**9},
         nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT + ": compare_mean_field builds it (generated here); the "
+    "mfattn.meanfield.accuracy_comparison:Comparison": Exempt(RESULT + ": compare_mean_field builds it (generated here); the "
                                                    "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.families (couplings not drawn from SK)
     "mfattn.meanfield.families:family_couplings": Spec(
@@ -122,7 +122,7 @@ SPECS = {
                    "methods": ("tap", "adaptive_tap")},
         domain={"n": "int>=2", "instances": "int>=1", "beta": ">0", "field_std": ">=0", "seed": "int>=0",
                 "max_iter": "int>=1"}, sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
-    "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT + ": damping_sweep builds it (generated here); the "
+    "mfattn.meanfield.accuracy_damping:DampingSweep": Exempt(RESULT + ": damping_sweep builds it (generated here); the "
                                                      "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.stress (ising-breakdown where its antecedent is met)
     "mfattn.meanfield.stress:breakdown_stress": Spec(

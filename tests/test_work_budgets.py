@@ -182,7 +182,7 @@ def test_the_full_profiles_calls_stay_far_inside_the_chapter_budget(monkeypatch)
     ising, M = full["ising"], "mfattn.meanfield."
     theories = ("naive", "tap", "adaptive_tap", "tap_site")   # as chapter 1 passes them (the defaults elsewhere)
     chapter1 = [
-        (M + "accuracy:damping_sweep", dict(n=ising["n"], betas=ising["damping_betas"], instances=ising["instances"],
+        (M + "accuracy_damping:damping_sweep", dict(n=ising["n"], betas=ising["damping_betas"], instances=ising["instances"],
                                             dampings=ising["dampings"], methods=theories,
                                             budget=ising["damping_budget"])),
         (M + "finite_size:line_by_size", dict(ns=ising["size_ns"], betas=ising["damping_betas"], damping=0.05,

@@ -420,7 +420,7 @@ WORK: dict[str, Entry] = {
         _vector_units(_spins(a["J"]) * int(np.shape(a["J"])[2]), _count(a["max_iter"])),
         "coordinate products (max_iter × (n d)², and 3 (n d)³ before the loop)")),
     "mfattn.ising_vector:gaussian_vector_check": Entry("trials", _vector_check),
-    _M + "accuracy:damping_sweep": Entry("budget", _damping_sweep),
+    _M + "accuracy_damping:damping_sweep": Entry("budget", _damping_sweep),
     _M + "finite_size:line_by_size": Entry("budget", _line_by_size),
     _M + "families:compare_families": Entry("instances", _families),
     _M + "stress:breakdown_stress": Entry("instances", _stress),
