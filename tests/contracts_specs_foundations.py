@@ -64,27 +64,27 @@ SPECS = {
                                       domain={"n": "int>=2", "beta": ">=0"}, sizes={"n": 10**6},
                                       check=lambda kw, r: r.shape == (kw["n"],) * 2 or (_ for _ in ()).throw(
                                           AssertionError(r.shape))),
-    "mfattn.ising:exact_marginals": Spec(lambda d: dict(zip(("J", "h"), sk(d))), domain={"chunk": "int>=1"}),
-    "mfattn.ising:exact_marginals_sweep": Spec(lambda d: {**dict(zip(("G", "h"), sk(d))),
+    "mfattn.ising_exact:exact_marginals": Spec(lambda d: dict(zip(("J", "h"), sk(d))), domain={"chunk": "int>=1"}),
+    "mfattn.ising_exact:exact_marginals_sweep": Spec(lambda d: {**dict(zip(("G", "h"), sk(d))),
                                                           "betas": [d(st.floats(0.1, 1.0)), 0.5]},
                                                domain={"chunk": "int>=1"}),
     "mfattn.ising:naive_mean_field": _mean_field_spec(),
     "mfattn.ising:tap": _mean_field_spec(),
     "mfattn.ising:adaptive_tap": _mean_field_spec(),
-    "mfattn.ising:gaussian_closed_form": Spec(lambda d: _gaussian(d)),
-    "mfattn.ising:gaussian_vector_tap": Spec(lambda d: _gaussian(d), domain={"damping": "(0,1]", "tol": ">0",
+    "mfattn.ising_vector:gaussian_closed_form": Spec(lambda d: _gaussian(d)),
+    "mfattn.ising_vector:gaussian_vector_tap": Spec(lambda d: _gaussian(d), domain={"damping": "(0,1]", "tol": ">0",
                                                                            "max_iter": "int>=1"}),
-    "mfattn.ising:gaussian_vector_check": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
+    "mfattn.ising_vector:gaussian_vector_check": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
                                                           "rng": rng(d), "trials": 1},
                                                domain={"n": "int>=1", "d": "int>=1", "trials": "int>=1", "tol": ">0"},
                                                sizes={"n": 10**6}),
-    "mfattn.ising:gaussian_vector_bound": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
+    "mfattn.ising_vector:gaussian_vector_bound": Spec(lambda d: {"n": d(st.integers(2, 4)), "d": d(st.integers(1, 3)),
                                                           "rng": rng(d)},
                                                domain={"n": "int>=1", "d": "int>=1"}, sizes={"n": 10**6}),
-    "mfattn.ising:ExactResult": Exempt(RESULT + ": exact_marginals and exact_marginals_sweep build it (generated here)"),
+    "mfattn.ising_exact:ExactResult": Exempt(RESULT + ": exact_marginals and exact_marginals_sweep build it (generated here)"),
     "mfattn.ising:MeanFieldResult": Exempt(RESULT + ": naive_mean_field, tap and adaptive_tap build it (generated "
                                                     "here)"),
-    "mfattn.ising:VectorTAPResult": Exempt(RESULT + ": gaussian_vector_tap builds it (generated here)"),
+    "mfattn.ising_vector:VectorTAPResult": Exempt(RESULT + ": gaussian_vector_tap builds it (generated here)"),
     # --- mfattn.deq
     "mfattn.deq:solve": Spec(_solve_valid, domain={"max_iter": "int>=1", "tol": ">0"}, skip=("f",)),
     "mfattn.deq:deq_fixed_point": Spec(_solve_valid, skip=("f",)),
@@ -94,23 +94,23 @@ SPECS = {
                                           domain={"n": "int>=1", "rho": ">=0"}, sizes={"n": 10**6}),
     "mfattn.deq:SolverStats": Exempt(RESULT),
     # --- mfattn.meanfield.accuracy
-    "mfattn.meanfield.accuracy:still_relaxing": Spec(lambda d: {"history": np.abs(rng(d).normal(size=12))},
+    "mfattn.meanfield.accuracy_comparison:still_relaxing": Spec(lambda d: {"history": np.abs(rng(d).normal(size=12))},
                                                      domain={"tol": ">0", "patience": ">0"}),
-    "mfattn.meanfield.accuracy:plefka_parameter": Spec(lambda d: {"beta": d(st.floats(0, 2)),
+    "mfattn.meanfield.accuracy_comparison:plefka_parameter": Spec(lambda d: {"beta": d(st.floats(0, 2)),
                                                                   "m": rng(d).uniform(-0.9, 0.9, 4)},
                                                        allow={"m": ("nan-entry",)}, nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:median_over_instances": Spec(lambda d: {"x": rng(d).normal(size=(3, 4))},
+    "mfattn.meanfield.accuracy_comparison:median_over_instances": Spec(lambda d: {"x": rng(d).normal(size=(3, 4))},
                                                             allow={"x": ("nan-entry", "inf-entry")},
                                                             nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:compare_mean_field": Spec(
+    "mfattn.meanfield.accuracy_comparison:compare_mean_field": Spec(
         lambda d: {"n": d(st.integers(3, 5)), "betas": [0.2, d(st.floats(0.3, 1.0))], "instances": 1},
         domain={"n": "int>=2", "instances": "int>=1", "max_iter": "int>=1", "damping": "(0,1]"},
         sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
-    "mfattn.meanfield.accuracy:damping_sweep": Spec(
+    "mfattn.meanfield.accuracy_damping:damping_sweep": Spec(
         lambda d: {"n": 3, "betas": [0.3], "instances": 1, "dampings": [d(st.floats(0.2, 1.0))], "budget": 50},
         domain={"n": "int>=2", "instances": "int>=1", "budget": "int>=1"}, sizes={"instances": 10**9},
         nonfinite_ok=True),
-    "mfattn.meanfield.accuracy:Comparison": Exempt(RESULT + ": compare_mean_field builds it (generated here); the "
+    "mfattn.meanfield.accuracy_comparison:Comparison": Exempt(RESULT + ": compare_mean_field builds it (generated here); the "
                                                    "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.families (couplings not drawn from SK)
     "mfattn.meanfield.families:family_couplings": Spec(
@@ -122,7 +122,7 @@ SPECS = {
                    "methods": ("tap", "adaptive_tap")},
         domain={"n": "int>=2", "instances": "int>=1", "beta": ">0", "field_std": ">=0", "seed": "int>=0",
                 "max_iter": "int>=1"}, sizes={"instances": 10**9}, nonfinite_ok=True, skip=("max_iter",)),
-    "mfattn.meanfield.accuracy:DampingSweep": Exempt(RESULT + ": damping_sweep builds it (generated here); the "
+    "mfattn.meanfield.accuracy_damping:DampingSweep": Exempt(RESULT + ": damping_sweep builds it (generated here); the "
                                                      "functions that take one (summarise, the figures) check its type"),
     # --- mfattn.meanfield.stress (ising-breakdown where its antecedent is met)
     "mfattn.meanfield.stress:breakdown_stress": Spec(

@@ -12,6 +12,8 @@ from contracts_registry import Spec
 from contracts_specs_foundations import rng, seed
 
 F = "mfattn.implicit.figures:"
+FG = "mfattn.implicit.figures_couplings:"
+FT = "mfattn.implicit.figures_transformer:"
 FC = "mfattn.implicit.figures_controls:"
 
 
@@ -98,17 +100,17 @@ SPECS = {
     F + "running_mean": Spec(lambda d: {"x": rng(d).normal(size=d(st.integers(5, 20))), "w": d(st.integers(1, 5))},
                              domain={"w": "int>=1"}),
     F + "confusion": Spec(lambda d: {"cm": rng(d).integers(0, 30, (10, 10))}, call=closing),
-    F + "settling": Spec(lambda d: {"snap_steps": _steps(4), "settle": np.abs(rng(d).normal(size=4)) + 1e-3},
+    FG + "settling": Spec(lambda d: {"snap_steps": _steps(4), "settle": np.abs(rng(d).normal(size=4)) + 1e-3},
                          call=closing),
-    F + "couplings": Spec(lambda d: (lambda s: {"norms": _norms(d, s), "snap_steps": _steps(s)})(d(st.integers(1, 5))),
+    FG + "couplings": Spec(lambda d: (lambda s: {"norms": _norms(d, s), "snap_steps": _steps(s)})(d(st.integers(1, 5))),
                           call=closing),
-    F + "coupling_graph": Spec(lambda d: (lambda n: {"norms": n, "vmax": float(n.max()) * d(st.floats(1.0, 3.0)),
+    FG + "coupling_graph": Spec(lambda d: (lambda n: {"norms": n, "vmax": float(n.max()) * d(st.floats(1.0, 3.0)),
                                                      "top": d(st.integers(1, 40))})(_norms(d, 1)[0]),
                                domain={"vmax": ">0", "top": "int>=1"}, call=lambda fn, kw: closing(fn, {"ax": _ax(),
                                                                                                      **kw})),
-    F + "coupling_animation": Spec(lambda d: {"norms": _norms(d, 2), "snap_steps": _steps(2), "frames_max": 2},
+    FG + "coupling_animation": Spec(lambda d: {"norms": _norms(d, 2), "snap_steps": _steps(2), "frames_max": 2},
                                    domain={"frames_max": "int>=1"}, call=closing),
-    F + "early_frames": Spec(lambda d: {"norms": _norms(d, 5), "snaps": np.array([0, 100, 250, 500, 2000]),
+    FG + "early_frames": Spec(lambda d: {"norms": _norms(d, 5), "snaps": np.array([0, 100, 250, 500, 2000]),
                                         "steps_per_epoch": 1000},
                              domain={"steps_per_epoch": "int>=1"}, call=closing),
     F + "mnist_training": Spec(lambda d: {"h": _history(d), "test_examples": d(st.integers(1, 10_000))},
@@ -128,9 +130,9 @@ SPECS = {
                                    domain={"max_points": "int>=1"}, call=closing),
     F + "full_cpu": Spec(lambda d: {"fr": _full_run(d), "settle": np.array([0.5, 0.1, 0.0]) + 1e-3,
                                     "steps_per_epoch": 1000}, domain={"steps_per_epoch": "int>=1"}, call=closing),
-    F + "transformer_steps": Spec(_steps_study, domain={"rho_show": ">0", "steps": "int>=1"}, call=closing),
-    F + "tap_cost": Spec(lambda d: {"scaling": _scaling(d)}, call=closing),
-    F + "onsager": Spec(_onsager, call=closing),
+    FT + "transformer_steps": Spec(_steps_study, domain={"rho_show": ">0", "steps": "int>=1"}, call=closing),
+    FT + "tap_cost": Spec(lambda d: {"scaling": _scaling(d)}, call=closing),
+    FT + "onsager": Spec(_onsager, call=closing),
     FC + "onsager_with_controls": Spec(lambda d: _onsager(d, ("g", "m", "m+b2")), call=closing),
     FC + "tap_cost_with_count": Spec(lambda d: {"scaling": _scaling(d), "count": {
         "Nd": [4.0, 8.0, 16.0, 32.0], "flops": [2 * n ** 3 + 10 * n for n in (4.0, 8.0, 16.0, 32.0)]}}, call=closing),

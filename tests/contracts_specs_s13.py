@@ -36,5 +36,5 @@ def _groups_check(kwargs, result):
 
 
 SPECS = {
-    I + "replay:ensemble_groups": Spec(lambda d: {"runs": _runs(d)}, check=_groups_check),
+    I + "replay_runner:ensemble_groups": Spec(lambda d: {"runs": _runs(d)}, check=_groups_check),
 }

@@ -84,8 +84,8 @@ def test_every_work_entry_names_a_function_with_its_loop_parameter():
 #: where none can at the default budget. Exact enumeration loops over 2^n / chunk chunks (n <= 24: at most 2^24
 #: iterations), each for every β: a grid of 10**15 points (a zero-stride view, no memory) makes the sweep's work huge;
 #: exact_marginals has one β (at most 2^24 × 1000 units, far inside the budget), so only its raised budget is tried.
-HUGE = {"mfattn.ising:exact_marginals_sweep": ("betas", lambda: np.broadcast_to(0.5, (10**15,)), r"len\(betas\)"),
-        "mfattn.ising:exact_marginals": None}
+HUGE = {"mfattn.ising_exact:exact_marginals_sweep": ("betas", lambda: np.broadcast_to(0.5, (10**15,)), r"len\(betas\)"),
+        "mfattn.ising_exact:exact_marginals": None}
 
 
 @pytest.mark.parametrize("key", _work_keys())
@@ -182,7 +182,7 @@ def test_the_full_profiles_calls_stay_far_inside_the_chapter_budget(monkeypatch)
     ising, M = full["ising"], "mfattn.meanfield."
     theories = ("naive", "tap", "adaptive_tap", "tap_site")   # as chapter 1 passes them (the defaults elsewhere)
     chapter1 = [
-        (M + "accuracy:damping_sweep", dict(n=ising["n"], betas=ising["damping_betas"], instances=ising["instances"],
+        (M + "accuracy_damping:damping_sweep", dict(n=ising["n"], betas=ising["damping_betas"], instances=ising["instances"],
                                             dampings=ising["dampings"], methods=theories,
                                             budget=ising["damping_budget"])),
         (M + "finite_size:line_by_size", dict(ns=ising["size_ns"], betas=ising["damping_betas"], damping=0.05,
@@ -192,7 +192,7 @@ def test_the_full_profiles_calls_stay_far_inside_the_chapter_budget(monkeypatch)
         (M + "families:compare_families", dict(n=ising["n"], instances=ising["instances"], methods=theories,
                                                families=("diluted", "ferro", "hopfield", "hopfield_dense"),
                                                max_iter=2000)),
-        ("mfattn.ising:gaussian_vector_check", dict(n=ising["vector_n"], d=ising["vector_d"], trials=3)),
+        ("mfattn.ising_vector:gaussian_vector_check", dict(n=ising["vector_n"], d=ising["vector_d"], trials=3)),
     ]
     for key, arguments in chapter1:
         name, units, words = work.work_of(key, arguments)

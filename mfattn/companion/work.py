@@ -410,17 +410,17 @@ WORK: dict[str, Entry] = {
         f"n={_show(_count(a['n']))}", max(3 * _count(a["n"]) ** 3, MIN_UNITS_PER_ITERATION),
         "matrix-entry products (a QR and two products of n × n matrices, 3 n³)")),
     # chapter 1: the mean-field theories of the Ising model and the studies that solve them
-    "mfattn.ising:exact_marginals": Entry("chunk", lambda a: _exact(a, "J", 1)),
-    "mfattn.ising:exact_marginals_sweep": Entry("chunk", lambda a: _exact(a, "G", _size(a["betas"]))),
+    "mfattn.ising_exact:exact_marginals": Entry("chunk", lambda a: _exact(a, "J", 1)),
+    "mfattn.ising_exact:exact_marginals_sweep": Entry("chunk", lambda a: _exact(a, "G", _size(a["betas"]))),
     "mfattn.ising:naive_mean_field": Entry("max_iter", lambda a: _mean_field(a, "naive")),
     "mfattn.ising:tap": Entry("max_iter", lambda a: _mean_field(a, "tap")),
     "mfattn.ising:adaptive_tap": Entry("max_iter", lambda a: _mean_field(a, "adaptive_tap")),
-    "mfattn.ising:gaussian_vector_tap": Entry("max_iter", lambda a: (
+    "mfattn.ising_vector:gaussian_vector_tap": Entry("max_iter", lambda a: (
         f"max_iter={_show(_count(a['max_iter']))}",
         _vector_units(_spins(a["J"]) * int(np.shape(a["J"])[2]), _count(a["max_iter"])),
         "coordinate products (max_iter × (n d)², and 3 (n d)³ before the loop)")),
-    "mfattn.ising:gaussian_vector_check": Entry("trials", _vector_check),
-    _M + "accuracy:damping_sweep": Entry("budget", _damping_sweep),
+    "mfattn.ising_vector:gaussian_vector_check": Entry("trials", _vector_check),
+    _M + "accuracy_damping:damping_sweep": Entry("budget", _damping_sweep),
     _M + "finite_size:line_by_size": Entry("budget", _line_by_size),
     _M + "families:compare_families": Entry("instances", _families),
     _M + "stress:breakdown_stress": Entry("instances", _stress),
