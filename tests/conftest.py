@@ -132,3 +132,14 @@ def _work_budget_of_a_call_made_on_its_own():
     checks_budgets._CHAPTER_ADMITTED[0] = False
     yield
     checks_budgets._CHAPTER_ADMITTED[0] = False
+
+
+@pytest.fixture
+def chapter_budget():
+    """A test that calls a chapter's computation directly at chapter scale (a sweep at quick-profile sizes) does so
+    under a chapter's work budget, as the chapter's own run does (asking for its profile admits it)."""
+    from mfattn.companion import checks_budgets
+
+    checks_budgets.admit_chapter_work()
+    yield
+    checks_budgets._CHAPTER_ADMITTED[0] = False
