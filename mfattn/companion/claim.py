@@ -43,11 +43,11 @@ class Claim:
     key makes the claim "not tested"). ``how`` states the threshold and the reason for it (theory, the
     paper's own tolerance, a measured noise level). ``note`` is a format string over the numbers (or a
     callable of them) and ``numbers`` the keys quoted in the ledger (or a callable giving the mapping).
-    ``examples`` maps each grade the rule can give to numbers that give it; ``"fails"`` is required (a non-empty
-    mapping: a rule that fails on no numbers decides nothing). That each example gives its grade, and that a note's
-    fields name numbers an example or the store holds, is checked by :func:`~mfattn.companion.verdicts.check_claims`
-    (``tests/test_verdict_rules.py`` runs it on every declared claim), not here: a rule reads the stored numbers'
-    kinds, which are known only once the store is read.
+    ``examples`` maps each grade the rule can give to numbers that give it (each a mapping); ``"fails"`` is required.
+    That each example gives its grade (the ``"fails"`` one on some numbers: a rule that fails on none decides
+    nothing), and that a note's fields name numbers an example or the store holds, is checked by
+    :func:`~mfattn.companion.verdicts.check_claims` (``tests/test_verdict_rules.py`` runs it on every declared claim),
+    not here: a rule reads the stored numbers' kinds, which are known only once the store is read.
     ``rule=None`` declares a claim that rests on the tests it names: ``tests_grade`` is then its grade.
     ``rule_at`` (the rule's factory) is called with the thresholds' values, each checked where it is called: a finite
     real number, above 0 for a threshold declared with ``log=True`` (a factor).
@@ -122,9 +122,6 @@ class Claim:
             if odd:
                 raise ClaimError(f"claim {self.id!r}: examples[{odd[0]!r}] must be the numbers that give that grade (a "
                                  f"mapping); got {type(self.examples[odd[0]]).__name__}")
-            if not self.examples["fails"]:
-                raise ClaimError(f"claim {self.id!r}: examples['fails'] holds no numbers: a counterfactual example "
-                                 "is numbers on which the rule fails (a rule that fails on nothing decides nothing)")
             # Every rule of a declared claim reads finite numbers: a NaN or infinity it reads is "not tested".
             object.__setattr__(self, "rule", finite_rule(self.rule))
             if self.rule_at is not None:

@@ -430,9 +430,9 @@ def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
     "partly" (at best "with differences"); otherwise grades pass unchanged."""
     if spread is not None and not isinstance(spread, Mapping):
         raise TypeError(f"spread must be spread_of's dict or None; got {type(spread).__name__}")
-    if spread is not None and ("unit" not in spread or not set(spread) <= _SPREAD_KEYS):
-        raise ValueError(f"spread must be spread_of's dict (a 'unit' and some of {sorted(_SPREAD_KEYS - {'unit'})}); "
-                         f"got the keys {sorted(map(str, spread))}"[:200])
+    if spread is not None and not set(spread) <= _SPREAD_KEYS:
+        raise ValueError(f"spread must be spread_of's dict (its keys among {sorted(_SPREAD_KEYS)}); got the keys "
+                         f"{sorted(map(str, spread))}"[:200])
     n = 2 if spread is None else spread.get("n", 2)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise TypeError(f"spread['n'] must be the number of units (an integer >= 0); got {type(n).__name__} {n!r:.60}")

@@ -94,7 +94,8 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
 
 def check_claims(claims: Sequence[Claim]) -> None:
     """Raise :class:`ClaimError` if two claims share an id, an example gives another grade than its key (or none: its
-    rule cannot read it), or a note's field names a number that no example and no stored number holds (checked where
+    rule cannot read it), the ``"fails"`` example holds no numbers (a rule that fails on none decides nothing), or a
+    note's field names a number that no example and no stored number holds (checked where
     the stored numbers can be read: :func:`~mfattn.companion.stored_kinds.stored_kinds`)."""
     from .stored_kinds import stored_kinds
 
@@ -104,6 +105,9 @@ def check_claims(claims: Sequence[Claim]) -> None:
         if c.id in seen:
             raise ClaimError(f"claim id {c.id!r} is declared twice")
         seen.add(c.id)
+        if c.rule is not None and not c.examples["fails"]:
+            raise ClaimError(f"claim {c.id!r}: its example for 'fails' holds no numbers: a counterfactual example is "
+                             "numbers on which the rule fails")
         for grade, example in c.examples.items():
             try:
                 got = c.grade(example)
