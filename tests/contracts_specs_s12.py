@@ -38,7 +38,8 @@ SPECS = {
     "mfattn.companion.checks_scalars:check_bool": Spec(lambda d: {"name": "flag", "value": d(st.booleans())}, skip=("name",),
                                                        names={"value": ("flag",)}, check=lambda kw, r: r is kw["value"]),
     "mfattn.companion.checks_scalars:check_strings": Spec(
-        lambda d: {"name": "modules", "value": d(st.lists(st.text(max_size=3), max_size=3)), "what": "module names"},
+        lambda d: {"name": "modules", "value": d(st.lists(st.text(min_size=1, max_size=3), max_size=3)),
+                   "what": "module names"},
         skip=("name", "what"), names={"value": ("modules",)}, check=lambda kw, r: r == list(kw["value"])),
     I + "replay_runner:compare_logs": Spec(_compare_valid, check=_compare_check),
     I + "replay:reaches": Spec(lambda d: {"code": d(st.sampled_from(["a", "b"])), "today": "c",

@@ -78,8 +78,8 @@ def _valid_rule(rule: str) -> None:
         raise ValueError(f"the bound of 'generator' must be 'numpy' or 'torch'; got {bounds!r}")
     if kind in ("intarray", "str") and bounds:
         raise ValueError(f"{kind!r} takes no bound; got {bounds!r}")
-    if kind == "choice" and not bounds:
-        raise ValueError("'choice' needs its choices ('choice:a|b')")
+    if kind == "choice" and (not bounds or "" in bounds.split("|")):
+        raise ValueError(f"'choice' needs its choices, each a non-empty word ('choice:a|b'); got {bounds!r}")
 
 
 def check_rule(name: str, value: Any, rule: str) -> Any:
@@ -203,6 +203,10 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
     """
     import functools
     import inspect
+
+    if alloc is not None and not callable(alloc):
+        raise TypeError(f"contract: alloc must be None or a function of the arguments giving (parameter, bytes) "
+                        f"pairs; got {type(alloc).__name__} {alloc!r:.60}")
 
     def wrap(fn):
         sig = inspect.signature(fn)

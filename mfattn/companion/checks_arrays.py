@@ -55,8 +55,8 @@ def check_generator(name: str, value: Any, kind: str = "torch") -> Any:
 def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = None,
                  shape: Sequence[int | None] | None = None, dtype: Any = None, finite: bool = True,
                  real: bool = False) -> Any:
-    """``value`` if it is a torch tensor of the given ``ndim``/``shape`` (``None`` entries match any
-    size) and ``dtype``, with only finite entries when ``finite``; else a clear error. ``real=True``
+    """``value`` if it is a torch tensor of the given ``ndim``/``shape`` (a tuple of integer sizes, ``None`` entries
+    match any size) and ``dtype``, with only finite entries when ``finite``; else a clear error. ``real=True``
     asks for a real floating-point dtype: an integer, bool or complex tensor is refused, not cast."""
     import torch
 
@@ -74,6 +74,11 @@ def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = No
             raise ValueError(f"{name} must have shape with {' or '.join(map(str, allowed))} dimensions; "
                              f"got shape {tuple(value.shape)}")
     if shape is not None:
+        if (not isinstance(shape, (tuple, list))
+                or any(s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
+                                          or s < 0) for s in shape)):
+            raise TypeError(f"the check of {name}: shape must be a sequence of sizes (integers >= 0, None for any); "
+                            f"got {shape!r:.60}")
         if value.dim() != len(shape) or any(s is not None and s != v for s, v in zip(shape, value.shape)):
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name} must have shape {want}; got {tuple(value.shape)}")
@@ -115,6 +120,7 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
     if hasattr(values, "detach") and hasattr(values, "requires_grad"):   # torch tensor
         _no_meta(name, values)
         _strided(name, values)
+        values = values.resolve_neg()   # a lazily negated view (neg bit): its values, which numpy can read
         if not values.is_complex() and values.is_floating_point() and values.itemsize < 4:
             values = values.double()   # bfloat16 and float16 have no numpy twin to read; float64 holds them exactly
         if values.requires_grad:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -104,6 +105,9 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
 #: ``steps=10**9`` never runs for hours unasked. ``$MFATTN_MAX_WORK`` raises (or lowers) it.
 DEFAULT_MAX_WORK = 1e10
 
+#: The name of a budget variable :func:`check_work` may point to: one of the package's ``MFATTN_*`` variables.
+_ENV_RE = re.compile(r"MFATTN_[A-Z0-9_]+\Z")
+
 #: The work budget of one call inside a chapter's run: 10¹⁵ units. Asking for a chapter's profile
 #: (:func:`mfattn.companion.profiles.get_profile`, which :class:`~mfattn.companion.chapter.ChapterRun` and every
 #: command line with ``--profile`` call) admits it for the rest of the process (:func:`admit_chapter_work`): the
@@ -139,7 +143,11 @@ def check_work(name: str, units: Any, budget: Any = None, *, what: str = "the ca
     passes every type check and then runs for days. ``units`` is the work the call would do (β-steps,
     iterations × size, in the caller's ``unit``), ``budget`` the most it may do (default :func:`max_work`);
     ``name`` is the parameter (or ``name=value``) that sets it, and ``env`` the variable that raises the
-    budget. The error names both before any loop starts. Returns ``units`` as a float (huge integers too)."""
+    budget (an ``MFATTN_`` variable: the package reads no other; ``env="PATH"`` is a ValueError naming ``env``). The
+    error names both before any loop starts. Returns ``units`` as a float (huge integers too)."""
+    if not isinstance(env, str) or not _ENV_RE.match(env):
+        raise ValueError(f"env must name the MFATTN_ variable that raises the budget (e.g. 'MFATTN_MAX_WORK'); got "
+                         f"{env!r:.60}")
     if isinstance(units, (int, np.integer)) and not isinstance(units, bool) and units >= 0:
         need = float(units) if units < 10**300 else math.inf  # exact enough; never an OverflowError
     else:

@@ -19,7 +19,8 @@ MAX_STRINGS = 1_000_000
 
 def check_strings(name: str, value: Any, what: str = "strings") -> list[str]:
     """``value`` as a list, if it is an iterable of strings and not one string (which would iterate by character);
-    else a TypeError naming ``name`` and ``what`` the strings are (e.g. "module names")."""
+    else a TypeError naming ``name`` and ``what`` the strings are (e.g. "module names"). An empty string names
+    nothing (no module, chapter, claim or key is called ``''``): a ValueError naming ``name``."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be an iterable of {what} (a list, not a single string); got {type(value).__name__}")
     import itertools
@@ -31,6 +32,9 @@ def check_strings(name: str, value: Any, what: str = "strings") -> list[str]:
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
         raise TypeError(f"{name} must hold {what} (strings); got an entry {bad[0]!r}"[:200])
+    empty = [i for i, v in enumerate(value) if not v]
+    if empty:
+        raise ValueError(f"{name} must hold non-empty {what}; entry {empty[0]} is ''")
     return value
 
 
@@ -61,10 +65,11 @@ def _same_choice(value: Any, choice: Any) -> bool:
         return False
 
 
-def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     """Return ``value`` if it is one of ``choices`` (equal and of the same kind: ``1.0`` is not the choice ``1``, an
     array is no choice), else raise ``ValueError`` listing them. ``choices`` is a sequence (not one string, whose
-    substrings would pass)."""
+    substrings would pass) of strings, integers, True/False or None: an integer among integer choices is a choice
+    (``check_choice("m", 3, (3, 4))`` is 3, as ``np.int64(3)`` is), a string among strings."""
     if isinstance(choices, (str, bytes)) or not isinstance(choices, (tuple, list, frozenset, set)) and not (
             hasattr(choices, "__iter__") and hasattr(choices, "__len__")):
         raise TypeError(f"check_choice({name!r}): choices must be a tuple or list of the allowed values, not "

@@ -12,12 +12,13 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .finite_reads import finite_factory, finite_rule
 from .grades import GRADES, NOT_TESTED, ORIGINS, SCALES, ClaimError, Undecidable
-from .premises import Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
+from .premises import CHAPTER_PAPER, Alternative, Quote, Spread, Threshold, one_unit_cap, sensitivity, spread_of, \
     threshold_alternatives
 
 __all__ = ["Decision", "Claim"]
 
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+#: A claim id: lowercase words (letters and digits) joined by single dashes (no empty word: 'a--b', 'a-').
+_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 #: Evidence is a figure label of the book (``fig-...``) or a test id (``tests/test_x.py::test_y``).
 _EVIDENCE_RE = re.compile(r"^(fig-[a-z0-9][a-z0-9-]*|tests/[A-Za-z0-9_/]+\.py(::[A-Za-z0-9_\[\]-]+)*)$")
 
@@ -42,8 +43,14 @@ class Claim:
     key makes the claim "not tested"). ``how`` states the threshold and the reason for it (theory, the
     paper's own tolerance, a measured noise level). ``note`` is a format string over the numbers (or a
     callable of them) and ``numbers`` the keys quoted in the ledger (or a callable giving the mapping).
-    ``examples`` maps each grade the rule can give to numbers that give it; ``"fails"`` is required.
+    ``examples`` maps each grade the rule can give to numbers that give it (each a mapping); ``"fails"`` is required.
+    That each example gives its grade (the ``"fails"`` one on some numbers: a rule that fails on none decides
+    nothing), and that a note's fields name numbers an example or the store holds, is checked by
+    :func:`~mfattn.companion.verdicts.check_claims` (``tests/test_verdict_rules.py`` runs it on every declared claim),
+    not here: a rule reads the stored numbers' kinds, which are known only once the store is read.
     ``rule=None`` declares a claim that rests on the tests it names: ``tests_grade`` is then its grade.
+    ``rule_at`` (the rule's factory) is called with the thresholds' values, each checked where it is called: a finite
+    real number, above 0 for a threshold declared with ``log=True`` (a factor).
     """
     id: str
     source: str
@@ -66,7 +73,7 @@ class Claim:
 
     def __post_init__(self):
         if not isinstance(self.id, str) or not _ID_RE.match(self.id):
-            raise ClaimError(f"claim id must be lowercase words joined by '-'; got {self.id!r}")
+            raise ClaimError(f"claim id must be lowercase words joined by single '-'; got {self.id!r}")
         for name in ("source", "claim", "measured", "how"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
                 raise ClaimError(f"claim {self.id!r}: {name} must be a non-empty string")
@@ -111,10 +118,14 @@ class Claim:
             if "fails" not in self.examples:
                 raise ClaimError(f"claim {self.id!r}: a rule needs a counterfactual example of its failing "
                                  f"outcome (examples['fails']): a rule that cannot fail decides nothing")
+            odd = [g for g, ex in self.examples.items() if not isinstance(ex, Mapping)]
+            if odd:
+                raise ClaimError(f"claim {self.id!r}: examples[{odd[0]!r}] must be the numbers that give that grade (a "
+                                 f"mapping); got {type(self.examples[odd[0]]).__name__}")
             # Every rule of a declared claim reads finite numbers: a NaN or infinity it reads is "not tested".
             object.__setattr__(self, "rule", finite_rule(self.rule))
             if self.rule_at is not None:
-                object.__setattr__(self, "rule_at", finite_factory(self.rule_at))
+                object.__setattr__(self, "rule_at", finite_factory(self.rule_at, self.thresholds))
             object.__setattr__(self, "alternatives", tuple(
                 a if getattr(a.rule, "__finite_reads__", False) else Alternative(a.name, a.kind, finite_rule(a.rule))
                 for a in self.alternatives))
@@ -158,7 +169,9 @@ class Claim:
 
     def premises(self, numbers: Mapping[str, Any], grade: str | None, chapter: str = "") -> dict[str, Any]:
         """What the ledger stores beside a decision: the quote, the reading, each threshold with what its check
-        finds in ``numbers``, the spread, and the verdict under every alternative (robust or fragile)."""
+        finds in ``numbers``, the spread, and the verdict under every alternative (robust or fragile). ``chapter`` is
+        ``""`` or a chapter's name (:data:`~mfattn.companion.premises.CHAPTER_PAPER`: the work the quote is from)."""
+        _check_chapter(chapter)
         out: dict[str, Any] = {}
         if self.quote is not None:
             out["quote"] = self.quote.as_dict(chapter)
@@ -210,7 +223,13 @@ class Claim:
     def decide(self, numbers: Mapping[str, Any] | None, remedy: str = "", chapter: str = "") -> Decision:
         """The decision on stored ``numbers``. Without numbers (``{}`` or None), or when the rule or the
         note needs a number they lack, the claim is "not tested" and the note says why and what to do
-        (``remedy``: the command that makes the numbers)."""
+        (``remedy``: the command that makes the numbers, a string). ``chapter`` is ``""`` or a chapter's name."""
+        if numbers is not None and not isinstance(numbers, Mapping):
+            raise TypeError(f"numbers must be the stored numbers (a mapping) or None; got {type(numbers).__name__}")
+        if not isinstance(remedy, str):
+            raise TypeError(f"remedy must be a string (the command that stores the numbers); got "
+                            f"{type(remedy).__name__} {remedy!r:.60}")
+        _check_chapter(chapter)
         if self.rule is None:
             grade = self.tests_grade
             note = self._text(numbers or {}) if numbers else ""
@@ -263,6 +282,17 @@ class Claim:
         if callable(self.numbers):
             return {k: v for k, v in self.numbers(numbers).items() if v is not None}
         return {k: _three_digits(numbers[k]) for k in self.numbers if numbers[k] is not None}
+
+
+def _check_chapter(chapter: Any) -> str:
+    """``chapter`` if it is ``""`` (none) or a chapter's name (a key of :data:`CHAPTER_PAPER`); else a TypeError or
+    ValueError naming it."""
+    if not isinstance(chapter, str):
+        raise TypeError(f"chapter must be a chapter's name (a string) or ''; got {type(chapter).__name__} "
+                        f"{chapter!r:.60}")
+    if chapter and chapter not in CHAPTER_PAPER:
+        raise ValueError(f"chapter must be '' or one of {', '.join(map(repr, CHAPTER_PAPER))}; got {chapter!r:.60}")
+    return chapter
 
 
 def _three_digits(value: Any) -> Any:

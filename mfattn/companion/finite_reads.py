@@ -18,7 +18,8 @@ __all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "fin
 
 
 def _not_finite_at(value: Any, depth: int = 0) -> str | None:
-    """Where ``value`` (a number, or a list, tuple, array or mapping of them, nested) holds a NaN or an infinity:
+    """Where ``value`` (a number, or a list, tuple, array, torch tensor or mapping of them, nested) holds a NaN or an
+    infinity:
     ``"NaN"`` / ``"inf"`` for the value itself, ``"NaN at [2]"`` for an entry; None where it holds none. None entries
     (not measured), text and other objects are no numbers and are left alone."""
     import numpy as np
@@ -30,6 +31,17 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
         return None if math.isfinite(x) else "NaN" if math.isnan(x) else "inf"
     if depth > 8:   # stored numbers are JSON: nesting this deep is no table of numbers
         return None
+    if hasattr(value, "detach") and hasattr(value, "is_floating_point"):   # a torch tensor: its values, as an array's
+        if not (value.is_floating_point() or value.is_complex()):
+            return None
+        import torch
+
+        bad = ~torch.isfinite(value.detach())
+        if not bool(bad.any()):
+            return None
+        where = tuple(int(i) for i in torch.nonzero(bad)[0]) if bad.dim() else ()
+        return f"{'NaN' if bool(torch.isnan(value.detach()[where]).any()) else 'inf'}" + (
+            f" at {list(where)}" if where else "")
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fc":
             bad = ~np.isfinite(value)
@@ -130,16 +142,36 @@ def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[s
     return guarded
 
 
-def finite_factory(rule_at: Callable[..., Callable]) -> Callable[..., Callable]:
-    """A rule factory whose rules read through :func:`finite_rule`."""
+def _threshold_value(name: str, value: Any, factor: bool) -> Any:
+    """A threshold's value as a rule factory receives it: a finite real number (a numpy scalar or 0-d array too, passed
+    on as a float), above 0 where it is a ``factor`` (a threshold declared with ``log=True``); else a TypeError or
+    ValueError naming it. A Python int or float passes unchanged."""
+    from .checks_scalars import check_real
+
+    checked = check_real(name, value, minimum=0.0 if factor else None, strict=factor)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else checked
+
+
+def finite_factory(rule_at: Callable[..., Callable], thresholds: Any = ()) -> Callable[..., Callable]:
+    """A rule factory whose rules read through :func:`finite_rule`, and whose arguments (the thresholds' values) are
+    checked where it is called: each a finite real number (NaN, an infinity, True, an array or a string is refused,
+    naming it; a NaN threshold compares False with every number and would give the else-branch's grade). Where
+    ``thresholds`` (:class:`~mfattn.companion.premises.Threshold` objects, as a :class:`Claim` declares them) name a
+    keyword declared with ``log=True`` (a factor, moved by dividing and multiplying), its value must be above 0."""
     if not callable(rule_at):
         raise TypeError(f"rule_at must be callable (thresholds -> rule); got {type(rule_at).__name__}")
+    factors = frozenset(t.name for t in thresholds if getattr(t, "log", False))
     if getattr(rule_at, "__finite_reads__", False):
-        return rule_at
+        if getattr(rule_at, "__factors__", frozenset()) == factors:
+            return rule_at
+        rule_at = rule_at.__wrapped__   # re-declared with other thresholds (dataclasses.replace): wrap it anew
 
     def made(*args, **kwargs):
+        args = tuple(_threshold_value(f"rule_at's argument {i}", v, False) for i, v in enumerate(args))
+        kwargs = {k: _threshold_value(f"rule_at's {k}", v, k in factors) for k, v in kwargs.items()}
         return finite_rule(rule_at(*args, **kwargs))
 
     made.__finite_reads__ = True
+    made.__factors__ = factors
     made.__wrapped__ = rule_at
     return made

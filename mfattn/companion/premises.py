@@ -195,6 +195,9 @@ class Threshold:
             raise PremiseError(f"threshold {self.name!r}: value must be a finite real number; got {self.value!r:.60}")
         if not isinstance(self.log, bool):
             raise PremiseError(f"threshold {self.name!r}: log must be True or False; got {self.log!r:.60}")
+        if self.log and self.value <= 0:
+            raise PremiseError(f"threshold {self.name!r}: a factor (log=True, moved by dividing and multiplying) must "
+                               f"be above 0; got value {self.value!r:.60}")
         if self.check is not None and not callable(self.check):
             raise PremiseError(f"threshold {self.name!r}: check must be callable (numbers -> (true, found))")
         if self.noise is not None and not callable(self.noise) and (isinstance(self.noise, bool) or
@@ -266,7 +269,21 @@ def _fmt(x: float) -> str:
 
 def threshold_alternatives(rule_at: Callable[..., Callable], thresholds: Sequence[Threshold],
                            numbers: Numbers) -> list[Alternative]:
-    """Each threshold with a noise moved down and up by it (the others at their values)."""
+    """Each threshold with a noise moved down and up by it (the others at their values), as an alternative whose rule
+    is ``rule_at`` (the rule's factory) at the moved values. A threshold without a noise, or whose noise cannot be read
+    from ``numbers`` (a number it needs is missing or of another kind: KeyError, TypeError), is not moved: where no
+    threshold's noise can be read (numbers that hold none of what the noise is measured from, such as a claim's
+    counterfactual examples) the list is empty. A moved value outside the rule's range (the factory raises ValueError)
+    gives an alternative that cannot decide."""
+    if not callable(rule_at):
+        raise TypeError(f"rule_at must be the rule's factory (thresholds' values -> rule), callable; got "
+                        f"{type(rule_at).__name__} {rule_at!r:.60}")
+    if isinstance(thresholds, (str, bytes, Mapping)) or not isinstance(thresholds, (Sequence, tuple)) or not all(
+            isinstance(t, Threshold) for t in thresholds):
+        raise TypeError(f"thresholds must be a sequence of Threshold; got {type(thresholds).__name__} "
+                        f"{thresholds!r:.60}")
+    if not isinstance(numbers, Mapping):
+        raise TypeError(f"numbers must be a mapping (the claim's numbers); got {type(numbers).__name__}")
     values = {t.name: t.value for t in thresholds}
     out = []
     for t in thresholds:
@@ -370,7 +387,11 @@ def _finite(values: Sequence[Any]) -> list[float]:
 
 def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
     """What the ledger stores of the spread: unit, number of units ``n`` (the fewest over the key numbers),
-    each key number's per-unit values (three digits) with their range, and ``one_suffices`` where given."""
+    each key number's per-unit values (three digits) with their range, and ``one_suffices`` where given.
+
+    A NaN (or an infinity) among the per-unit values marks a unit whose number is missing, as the stored numbers hold
+    it: it is stored as None (null) among the values and left out of the range, and ``n`` counts the units stored,
+    missing ones included (``[1.0, nan]`` gives ``values [1.0, None]``, ``range [1.0, 1.0]``, ``n`` 2)."""
     if spread is None:
         return None
     if not isinstance(spread, Spread):
@@ -400,11 +421,18 @@ def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
     return out
 
 
+#: The keys of :func:`spread_of`'s dict.
+_SPREAD_KEYS = frozenset({"unit", "one_suffices", "values", "n", "range"})
+
+
 def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
     """The grade cap of a claim whose numbers rest on one unit with no reason one suffices: "holds" becomes
     "partly" (at best "with differences"); otherwise grades pass unchanged."""
     if spread is not None and not isinstance(spread, Mapping):
         raise TypeError(f"spread must be spread_of's dict or None; got {type(spread).__name__}")
+    if spread is not None and not set(spread) <= _SPREAD_KEYS:
+        raise ValueError(f"spread must be spread_of's dict (its keys among {sorted(_SPREAD_KEYS)}); got the keys "
+                         f"{sorted(map(str, spread))}"[:200])
     n = 2 if spread is None else spread.get("n", 2)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise TypeError(f"spread['n'] must be the number of units (an integer >= 0); got {type(n).__name__} {n!r:.60}")

@@ -25,7 +25,11 @@ __all__ = ["below", "above", "IDENTITY_HOW", "identity", "identity_claim", "iden
 def _number(s: Mapping[str, Any], key: str) -> float:
     """``s[key]`` as a real number for a one-number rule: missing is a KeyError (the stored numbers predate it: not
     tested), None or NaN cannot decide (:class:`Undecidable`: a NaN compared as a number read as "fails"), anything
-    not a real number is a TypeError naming the key."""
+    not a real number is a TypeError naming the key; ``s`` that is no mapping (None, a list of pairs) is a TypeError
+    naming the numbers."""
+    if not isinstance(s, Mapping):
+        raise TypeError(f"numbers must be the stored numbers (a mapping of names to numbers); got {type(s).__name__} "
+                        f"{s!r:.60}")
     x = s[key]
     if x is None:
         raise Undecidable(f"{key} is not a number in the stored numbers ({x!r})")

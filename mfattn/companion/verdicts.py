@@ -93,17 +93,43 @@ def record(run, claims: Iterable[Claim], numbers: Mapping[str, Any] | None, reme
 
 
 def check_claims(claims: Sequence[Claim]) -> None:
-    """Raise :class:`ClaimError` if two claims share an id or an example gives another grade than its key."""
+    """Raise :class:`ClaimError` if two claims share an id, an example gives another grade than its key (or none: its
+    rule cannot read it), the ``"fails"`` example holds no numbers (a rule that fails on none decides nothing), or a
+    note's field names a number that no example and no stored number holds (checked where
+    the stored numbers can be read: :func:`~mfattn.companion.stored_kinds.stored_kinds`)."""
+    from .stored_kinds import stored_kinds
+
     claims = _check_claim_list(claims)
     seen = set()
     for c in claims:
         if c.id in seen:
             raise ClaimError(f"claim id {c.id!r} is declared twice")
         seen.add(c.id)
+        if c.rule is not None and not c.examples["fails"]:
+            raise ClaimError(f"claim {c.id!r}: its example for 'fails' holds no numbers: a counterfactual example is "
+                             "numbers on which the rule fails")
         for grade, example in c.examples.items():
-            got = c.grade(example)
+            try:
+                got = c.grade(example)
+            except (KeyError, Undecidable, TypeError, ValueError, ZeroDivisionError, IndexError) as err:
+                raise ClaimError(f"claim {c.id!r}: its example for {grade!r} gives no grade: "
+                                 f"{type(err).__name__} {err}"[:300]) from None
             if got != grade:
                 raise ClaimError(f"claim {c.id!r}: its example for {grade!r} gives {got!r}")
+        stored = stored_kinds()
+        if isinstance(c.note, str) and stored:
+            known = set(stored).union(*(set(ex) for ex in c.examples.values()))
+            unknown = [k for k in _note_keys(c.note) if k not in known]
+            if unknown:
+                raise ClaimError(f"claim {c.id!r}: its note names {unknown[0]!r}, which no example and no stored "
+                                 f"number holds: {c.note!r:.80}")
+
+
+def _note_keys(note: str) -> list[str]:
+    """The names of the numbers a note's format fields read (``{x}``, ``{x:.3g}``, ``{x[0]}``: ``x``)."""
+    import string
+
+    return [f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(note) if f]
 
 
 # --- every chapter's claims, re-decided from the stored numbers -------------------------------------------
