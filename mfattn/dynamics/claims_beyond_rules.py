@@ -53,13 +53,14 @@ def neimark_sacker_at(angle_tol: float):
     """A Neimark-Sacker crossing: a complex pair of Floquet multipliers crossing the unit circle at an angle more than
     ``angle_tol`` (rad, > 0) from 0 and π holds, within it of a strong resonance (π/2, 2π/3) partly; no crossing or a
     real multiplier fails. A crossing or angle stored as None or NaN is no crossing (as :func:`beyond_numbers` reads
-    beyond.json): fails. ``angle_tol`` a finite number (moved by its noise, it may pass 0)."""
+    beyond.json): fails; one stored as an infinity cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`).
+    ``angle_tol`` a finite number (moved by its noise, it may pass 0)."""
     check_real("angle_tol", angle_tol)
 
     @verdicts.finite_rule
     def rule(s):
         # NaN is "no crossing" here (the producer's convention), read past FiniteNumbers on purpose
-        beta, th = verdicts.raw_numbers(s)["ns_beta"], verdicts.raw_numbers(s)["ns_angle"]
+        beta, th = lam_._nan_read(s, "ns_beta"), lam_._nan_read(s, "ns_angle")
         if not (_finite(beta) and _finite(th)) or min(th, math.pi - th) <= angle_tol:
             return "fails"  # no crossing, or a real multiplier crosses (fold at +1, flip at −1): not Neimark-Sacker
         return "partly" if _resonance(th) <= angle_tol else "holds"
@@ -176,17 +177,19 @@ def _basins_chaos_merged(s):
 def basins_at(min_basin: float, unmeasured_ok: bool = False):
     """Several attractors at fewer than half the β; every basin reached from ≥ ``min_basin`` contexts (with
     ``unmeasured_ok``: a smaller basin is below the detection limit and does not count against the claim).
-    ``min_basin`` >= 0 (contexts)."""
+    ``min_basin`` >= 0 (contexts). A count stored as null or non-finite cannot decide it
+    (:class:`~mfattn.companion.verdicts.Undecidable`)."""
     check_real("min_basin", min_basin, minimum=0.0)
     check_bool("unmeasured_ok", unmeasured_ok)
 
     @verdicts.finite_rule
     def rule(s):
-        if s["n_multi"] >= 0.5 * s["basin_n_betas"]:
+        n_multi, n_betas = _known(s, "n_multi", "basin_n_betas")
+        if n_multi >= 0.5 * n_betas:
             return "fails"
         small = s["smallest_basin_contexts"]
         measured = small is not None and (small >= min_basin or unmeasured_ok)
-        return "holds" if s["n_multi"] > 0 and measured else "partly"
+        return "holds" if n_multi > 0 and measured else "partly"
     return rule
 
 

@@ -27,9 +27,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..companion.checks import check_edges
+from ..companion.checks import check_edges, check_real
 from ..companion.premises import Threshold
-from ..companion.verdicts import finite_numbers, raw_numbers
+from ..companion.stored_kinds import check_kind
+from ..companion.verdicts import Undecidable, finite_numbers, raw_numbers
 
 __all__ = ["LT", "LC", "T_SAVED", "PERIODIC", "UNCONVERGED", "TORUS", "CHAOTIC", "UNDECIDED", "CLASS_NAMES",
            "LAMBDA_HOW"]   # its functions are the verdicts' own (read by the claims modules), not an API
@@ -55,6 +56,17 @@ LAMBDA_HOW = ("Each orbit is classed by the period search and λ_max (the mean l
               "undecided otherwise (LT < λ_max ≤ LC without a period: 2 isolated β of the 8002). LT and LC are tried "
               "at ± the standard error of λ_max over windows of the Fig. 4 orbits (7e-5 on a torus, 17 % of a "
               "chaotic λ).")
+
+
+def _nan_read(s: Mapping[str, Any], key: str) -> Any:
+    """``s[key]`` for a rule that reads a NaN or None on purpose (the producer's "none": no crossing, no fit), past
+    :class:`~mfattn.companion.verdicts.FiniteNumbers`, with the kind the store holds under ``key`` still checked (a
+    TypeError naming it) and an infinity, which no producer stores, :class:`Undecidable` naming it (not a grade)."""
+    value = check_kind(key, raw_numbers(s)[key])
+    if isinstance(value, (float, np.floating)) and math.isinf(value):
+        raise Undecidable(f"{key} is {float(value)!r} in the stored numbers: an infinity is no stored \"none\" (NaN "
+                          "or null) and cannot decide the claim")
+    return value
 
 
 def guarded(f):
@@ -139,7 +151,8 @@ def counts(c: np.ndarray) -> dict[str, int]:
 
 def gap_edges(s: Mapping[str, Any], p: str, lc: float = LC) -> tuple[float, float]:
     """Largest positive λ_max ≤ ``lc`` and smallest > ``lc`` among the orbits of diagram ``p`` without a period
-    (the stored edges of the stretch the chaos threshold sits in; NaN where there is none)."""
+    (the stored edges of the stretch the chaos threshold sits in; NaN where there is none). ``lc`` a finite number."""
+    check_real("lc", lc)
     b, lam, per = orbits(s, p)
     pos = lam[(per == 0) & np.isfinite(lam) & (lam > 0)]
     lo, hi = pos[pos <= lc], pos[pos > lc]

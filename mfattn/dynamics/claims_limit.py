@@ -9,7 +9,7 @@ import math
 from ..companion import verdicts
 from ..companion.checks import check_real, contract
 from ..companion.premises import Alternative, Threshold
-from .claims_lambda import guarded
+from .claims_lambda import _nan_read, guarded
 from .claims_stored import _slope_and_error
 
 __all__ = ["SLOPE_HOW", "SHARED_SLOPE", "HORIZON_HOW", "HORIZON_ALTERNATIVE", "HORIZON_CUT", "horizon_at"]   # slope_rule: through claims_beyond
@@ -32,7 +32,8 @@ def _known(s, *keys: str) -> list[float]:
 def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bool = False):
     """N^-1/2 within ``band`` for every slope in ``keys`` holds; all below ``weak`` (convergence at least as N^-1/4)
     but one outside ±band of −1/2 holds partly; a slope above ``weak`` (or NaN) fails (see :data:`SLOPE_HOW`); a
-    slope stored as None (null) cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`)."""
+    slope stored as None (null) or as an infinity cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`);
+    one of another kind than the store holds (True for a number) is a TypeError naming its key."""
     if not keys or not all(isinstance(k, str) for k in keys):
         raise TypeError(f"keys must be one or more strings (the stored slopes' names); got {keys!r}")
     check_real("band", band, minimum=0.0)   # a half-width around the predicted slope (as horizon_at's)
@@ -40,7 +41,7 @@ def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bo
     def rule(s):
         # a NaN slope fails, as documented (the fit found no rate of convergence): read past verdicts.FiniteNumbers
         s = verdicts.raw_numbers(s)
-        x = [s[k] for k in keys]
+        x = [_nan_read(s, k) for k in keys]
         missing = [k for k, v in zip(keys, x) if v is None]
         if missing:
             raise verdicts.Undecidable(f"{', '.join(missing)} is stored as null (no slope)")

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..companion.checks import check_probability
 from ..companion.premises import Alternative, Spread, Threshold
-from ..companion.verdicts import Claim, Undecidable, finite_rule
+from ..companion.verdicts import Claim, Undecidable, finite_numbers, finite_rule
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
 from .claims_stored import FIG4, L, PAPER
@@ -86,7 +86,10 @@ def _memory(s, beta) -> dict:
 def first_crossing_at(s):
     """The first lag at which |ρ| falls below 1/e (where ρ first passes near zero, not where its envelope stays
     below), per window, at each chaotic β of Fig. 4: every window beyond L holds, each β's median beyond L partly,
-    else fails."""
+    else fails. A rule itself (not a factory, despite its name): it reads the numbers through
+    :class:`~mfattn.companion.verdicts.FiniteNumbers`, so a NaN or an infinity it reads is
+    :class:`~mfattn.companion.verdicts.Undecidable` called on its own too, as where the claim applies it."""
+    s = finite_numbers(s)
     times = []
     for b in CHAOTIC4:
         ws = [w for w in _memory(s, b)["first_crossing_windows"] if w is not None]
@@ -100,7 +103,9 @@ def first_crossing_at(s):
 
 def beyond_context_at(s):
     """The largest |ρ(τ)| over L < τ ≤ 10 L at each chaotic β against the noise floor 1/√T of the saved series: ten
-    floors or more at every β holds, three partly, else fails."""
+    floors or more at every β holds, three partly, else fails. A rule itself, reading finite numbers as
+    :func:`first_crossing_at` does."""
+    s = finite_numbers(s)
     ratios = [_memory(s, b)["beyond_context"] / _memory(s, b)["noise_floor"] for b in CHAOTIC4]
     return "holds" if min(ratios) >= 10 else "partly" if min(ratios) >= 3 else "fails"
 

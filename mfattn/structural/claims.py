@@ -87,7 +87,8 @@ DESIGNS_GLUE = {
 def glue_full(run, root: Path | None, chapter: str, formats: dict[str, str]) -> None:
     """Glue ``full-<key>`` for each key of ``formats`` (key -> format string), and of :data:`DESIGNS_GLUE` for chapter
     5: a stored number or one derived from the stored ones (the chapter's ``stored_numbers``); "(not stored)" if
-    absent. A format that cannot format its number is a ValueError naming it, before anything is glued."""
+    absent. A format that cannot format its number is a ValueError naming it, before anything is glued; the format
+    of a key the numbers do not hold is not tried (there is no number to format: it glues "(not stored)")."""
     check_run(run, "number")
     check_root(root)
     check_rule("formats", formats, "mapping")

@@ -138,12 +138,14 @@ def one_seed_cap(rule):
 
 
 def lift_se(s):
-    v = per_array(s, "far_lift_runs")
+    """The standard error of the mean far-query lift over the runs (at least two runs stored)."""
+    v = per_array(s, "far_lift_runs", at_least=2)
     return float(v.std(ddof=1) / math.sqrt(v.size))
 
 
 def rho_se(s):
-    v = per_array(s, "near_rho_runs")
+    """The standard error of the mean rank correlation over the runs (at least two runs stored)."""
+    v = per_array(s, "near_rho_runs", at_least=2)
     return float(v.std(ddof=1) / math.sqrt(v.size))
 
 
@@ -196,8 +198,8 @@ def lift_by_setting(s):
 
 def lift_settings_text(s) -> str:
     """The lift per (d, p) setting in words ("" where the runs do not split into the settings; a run stored as NaN or
-    null is :class:`Undecidable`, not an empty text)."""
-    per_array(s, "far_lift_runs")
+    null, or no run stored (an empty list), is :class:`Undecidable`, not an empty text)."""
+    per_array(s, "far_lift_runs", at_least=1)
     try:
         m = _setting_means(s)
     except Undecidable:
@@ -224,7 +226,7 @@ def vi_exact_check(s):
 
 
 def vi_near_check(s):
-    g = per_array(s, "cavi_tol01_elbo_grad_vectors")
+    g = per_array(s, "cavi_tol01_elbo_grad_vectors", at_least=1)
     return g.max() * 4 < 0.05, (f"CAVI stopped by the training's rule (0.01 on the horizon) leaves at most {g.max():.1e} "
                                 f"over {g.size} score vectors, a median {np.median(g):.0e} (0.05 must be at least four "
                                 "times its largest)")
@@ -252,11 +254,11 @@ def wall_asymptotic(s, clock: str = "cpu"):
     grows less exactly when the ratio falls)."""
     check_choice("clock", clock, ("cpu", "wall"))
     if clock == "wall":
-        r = per_array(s, "bench_wall_ratios")
+        r = per_array(s, "bench_wall_ratios", at_least=1)
         if not r[-1] < r[0]:
             return "fails"
         return "holds" if r[-1] < 1 else "partly"
-    lazy, full = per_array(s, "bench_lazy_ms"), per_array(s, "bench_full_ms")
+    lazy, full = per_array(s, "bench_lazy_ms", at_least=1), per_array(s, "bench_full_ms", at_least=1)
     if not lazy[-1] / lazy[0] < full[-1] / full[0]:
         return "fails"
     return "holds" if lazy[-1] < full[-1] else "partly"
@@ -266,7 +268,7 @@ def wall_operations(s):
     """The complexity read on the operation counts it states, at the benchmark's lengths: the lazy window's scored
     share of full attention's products falls with n (holds if it is also below 1 at the longest; fails if it does
     not fall)."""
-    r = per_array(s, "bench_ops_ratios")
+    r = per_array(s, "bench_ops_ratios", at_least=1)
     if not r[-1] < r[0]:
         return "fails"
     return "holds" if r[-1] < 1 else "partly"
@@ -276,7 +278,7 @@ def wall_paper_size(s):
     """At the paper's toy size (n = 50, below the shortest benchmarked context): where the stored time ratio falls
     with n at every step and exceeds 1 at the shortest length, the lazy window is slower at n = 50 (fails);
     otherwise a row at n = 50 is needed."""
-    r, n = per_array(s, "bench_cpu_ratios"), per_array(s, "bench_ns")
+    r, n = per_array(s, "bench_cpu_ratios", at_least=1), per_array(s, "bench_ns", at_least=1)
     if n[0] > 50 and r[0] > 1 and all(a > b for a, b in zip(r, r[1:])):
         return "fails"
     raise Undecidable("no benchmark row at n = 50, and the stored rows do not bound it")

@@ -17,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 
 from mfattn.companion import stats
-from mfattn.companion.checks import check_bool, check_choice, check_edges, check_int, check_positive, check_real
+from mfattn.companion.checks import (check_bool, check_choice, check_edges, check_int, check_positive, check_real,
+                                     contract)
 from mfattn.companion.premises import Alternative
 from mfattn.companion.verdicts import Undecidable, finite_rule
 
@@ -138,6 +139,7 @@ def positive_control(seeds: dict[str, np.ndarray], baseline: str, above: Callabl
                           "tell whether a second hop helps")
 
 
+@contract(prefix="str")
 def multihop_rule(prefix: str, half: float = 0.5, statistic: str = "pooled", controls: bool = True,
                   drop_stuck: bool = False, part: str = "both"):
     """Multi-hop against one- and two-layer attention. First the positive control (:func:`positive_control`): two
@@ -203,6 +205,7 @@ def multihop_rule(prefix: str, half: float = 0.5, statistic: str = "pooled", con
     return rule
 
 
+@contract(prefix="str", other_prefix="str?")   # the stored keys' prefixes ("" or "abl_")
 def multihop_alternatives(prefix: str, other_prefix: str | None, part: str = "both") -> tuple[Alternative, ...]:
     """The statistics (each on both controls), the plain reading, the other reading of the root x₀ (``other_prefix``:
     the same rule on the other task's numbers) and the stuck seed left out, for ``part`` of the claim (one of
@@ -330,7 +333,7 @@ def mass_gain_seeds(s, role: str = "x1", prefix: str = "") -> np.ndarray:
 
 def mass_se(key):
     def noise(s):
-        v = per_array(s, key)
+        v = per_array(s, key, at_least=2)
         return float(v.std(ddof=1) / math.sqrt(v.size))
     return noise
 
@@ -395,7 +398,7 @@ def premise_se(prefix: str = "", token: str = "single") -> Callable[[Any], float
     """The standard error of the median of the per-seed shares (1.25 s.d./√n, the normal approximation): the
     noise by which the premise's thresholds are moved."""
     def noise(s):
-        v = per_array(s, f"{prefix}premise_nmse_{token}_seeds")
+        v = per_array(s, f"{prefix}premise_nmse_{token}_seeds", at_least=2)
         return float(1.25 * v.std(ddof=1) / math.sqrt(v.size))
     return noise
 
@@ -452,15 +455,17 @@ def replay_rule(holds=0.99, partly=0.9, tol=None, curves=False):
 
 
 def replay_clean(s):
-    dev = per_array(s, "replay_curve_max_dev")
+    dev = per_array(s, "replay_curve_max_dev", at_least=1)
     clean = dev[dev < 1e-5]
     ok = clean.size > 0 and clean.max() < 1e-5 / 10
+    if not clean.size:   # no largest deviation to quote
+        return ok, f"0 of {dev.size} curves never reach 1e-5: none is clean"
     return ok, (f"{clean.size} of {dev.size} curves never reach 1e-5; their largest deviation {clean.max():.1e} is "
                 f"{'at least' if ok else 'less than'} ten times below the 1e-5 tolerance")
 
 
 def replay_first(s):
-    first, n = per_array(s, "replay_curve_first_dev"), number(s, "replay_curve_points")
+    first, n = per_array(s, "replay_curve_first_dev", at_least=1), number(s, "replay_curve_points")
     ok = bool(first.max() < 1e-5) and 2 * (n - 1) / (first.size * n) < 0.1
     return ok, (f"every curve's first logged point matches (largest {first.max():.1e}); a drifting curve costs at most "
                 f"{n - 1:.0f} of {first.size * n:.0f} points, two of them {2 * (n - 1) / (first.size * n):.1%}")

@@ -15,7 +15,7 @@ import numpy as np
 from collections.abc import Mapping
 
 from mfattn.companion import stats, store
-from mfattn.companion.checks import check_path
+from mfattn.companion.checks import check_int, check_path, contract
 from mfattn.companion.verdicts import Undecidable
 
 from .claims_rules import number
@@ -27,18 +27,24 @@ PS = (2, 5, 10, 25)     # 1/p of the figure's recency biases
 DIMS = (10, 50)
 
 
-def per_seed(s, key: str) -> list[float]:
+@contract(s="mapping", key="str")
+def per_seed(s, key: str, at_least: int = 0) -> list[float]:
     """``s[key]`` as a list of per-unit numbers (KeyError where absent; :class:`Undecidable` where it is not a
-    list of numbers, e.g. a seed stored as null)."""
+    list of finite numbers, e.g. a seed stored as null, NaN or an infinity, or where it holds fewer than
+    ``at_least`` of them: an empty list has no first or last value, one value no standard deviation)."""
+    check_int("at_least", at_least, minimum=0)
     xs = s[key]
     if not isinstance(xs, (list, tuple)):
         raise Undecidable(f"{key} is not a list of per-unit values ({xs!r})")
+    if len(xs) < at_least:
+        raise Undecidable(f"{key} holds {len(xs)} per-unit value{'' if len(xs) == 1 else 's'}; the rule needs at "
+                          f"least {at_least}")
     return [number({f"{key}[{i}]": x}, f"{key}[{i}]") for i, x in enumerate(xs)]
 
 
-def per_array(s, key: str) -> np.ndarray:
+def per_array(s, key: str, at_least: int = 0) -> np.ndarray:
     """:func:`per_seed` as an array."""
-    return np.array(per_seed(s, key))
+    return np.array(per_seed(s, key, at_least))
 
 
 def _read(path: Path) -> Any:

@@ -41,17 +41,20 @@ def _check_keys(name: str, keys: Any) -> tuple[str, ...]:
 @contract(s="mapping", key="str")
 def number(s, key: str) -> float:
     """``s[key]`` as a float, for a rule: a KeyError where it is absent (the claim is "not tested", the note names
-    the key) and :class:`Undecidable` where it is stored as None or NaN (no comparison with a threshold can decide
-    it: NaN would silently compare False and give whichever grade the rule's ``else`` holds)."""
+    the key) and :class:`Undecidable` where it is stored as None, NaN or an infinity (no comparison with a threshold
+    can decide it: NaN would silently compare False and give whichever grade the rule's ``else`` holds, an infinity
+    passes every upper threshold; the stored numbers hold none)."""
     x = s[key]
     try:
         if isinstance(x, (bool, str)):
             raise TypeError
         x = float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise Undecidable(f"{key} is not a number ({x!r})") from None
     if math.isnan(x):
         raise Undecidable(f"{key} is NaN")
+    if math.isinf(x):
+        raise Undecidable(f"{key} is {x!r}: an infinite number cannot decide the claim")
     return x
 
 
@@ -149,7 +152,9 @@ def identity_thresholds(keys: Sequence[str], roundoff: str | Sequence[str] = "en
 def identity_premises(*keys: str, roundoff: str | Sequence[str] = "enum_roundoff_max", what: str = "the enumeration",
                       spread: Spread | None = None) -> dict[str, Any]:
     """The rule, thresholds, examples and spread of an identity on ``keys`` (to splat into a Claim; its ``how``
-    is :data:`IDENTITY_HOW`): the spread is deterministic unless ``spread`` gives the per-instance values."""
+    is :data:`IDENTITY_HOW`): the spread is deterministic unless ``spread`` gives the per-instance values. The keys
+    are not looked up here (the factory sees no stored numbers, and stored names may hold capitals): a key the
+    stored numbers do not hold makes the claim "not tested" when its rule is applied (a KeyError naming it)."""
     _check_keys("keys", keys)
     if spread is not None and not isinstance(spread, Spread):
         raise TypeError(f"spread must be a Spread or None; got {type(spread).__name__}")
