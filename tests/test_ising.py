@@ -10,6 +10,9 @@ import torch
 from mfattn import ising
 from mfattn.meanfield import accuracy
 
+# chapter 1's studies at chapter scale (the quick profile's sizes and above): a chapter's work budget, as its run
+pytestmark = pytest.mark.usefixtures("chapter_budget")
+
 
 def random_model(n, beta, seed, field_std=0.3):
     rng = np.random.default_rng(seed)

@@ -9,6 +9,9 @@ from mfattn import ising
 from mfattn.companion import verdicts
 from mfattn.meanfield import claims, families
 
+# chapter 1's studies at chapter scale (the quick profile's sizes and above): a chapter's work budget, as its run
+pytestmark = pytest.mark.usefixtures("chapter_budget")
+
 
 @pytest.mark.parametrize("family", families.FAMILIES)
 def test_families_have_the_sk_second_moment_and_are_drawn_per_instance(family):

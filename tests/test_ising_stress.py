@@ -9,11 +9,17 @@ from mfattn.companion import verdicts
 from mfattn.meanfield import families, stress
 from mfattn.meanfield.claims_ising_line import LINE_CLAIMS, POWER, _psd_example
 
+# chapter 1's studies at chapter scale (the quick profile's sizes and above): a chapter's work budget, as its run
+pytestmark = pytest.mark.usefixtures("chapter_budget")
+
 CLAIM = {c.id: c for c in LINE_CLAIMS}["ising-breakdown"]
 
 
 @pytest.fixture(scope="module")
 def small():
+    from mfattn.companion import checks_budgets
+
+    checks_budgets.admit_chapter_work()   # set up before the tests' own chapter_budget: admit it here too
     return stress.breakdown_stress(10, [0.3, 0.8, 1.2], 4, seed=2)
 
 

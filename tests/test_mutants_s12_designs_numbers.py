@@ -27,12 +27,17 @@ def test_the_controls_are_derived_where_all_five_models_store_the_same_seeds():
     {"two": [0.45, 0.5]},                # one model with fewer seeds (lengths differ)
     {"two": None},                       # one model not stored
     {"two": [0.45]},                     # one seed only
-    {"multi_norm": [0.32, "x", 0.45]},   # not a number
 ])
 def test_no_control_where_one_model_lacks_its_seeds(change):
     """claims_designs_numbers.py:106: `all(...)` over the five models and `and` one common length."""
     out = DN.designs_derived(_s({**_SEEDS, **change}), None)
     assert not any(k.startswith(("ctrl_", "nmse_seeds_n", "stuck_")) for k in out)
+
+
+def test_a_word_among_the_seeds_is_refused_by_key():
+    """A stored list of per-seed numbers holding a word is not of the stored kind (guard_claims' checked reads)."""
+    with pytest.raises(TypeError, match=r"numbers\['nmse_multi_norm_seeds'\] must be a list of numbers"):
+        DN.designs_derived(_s({**_SEEDS, "multi_norm": [0.32, "x", 0.45]}), None)
 
 
 def test_nothing_is_derived_from_an_empty_summary():

@@ -46,8 +46,12 @@ def _merge(a: Kind, b: Kind) -> Kind:
     return "any"
 
 
-def kind_of(value: Any, depth: int = 0) -> Kind:
+def kind_of(value: Any) -> Kind:
     """The kind of a stored value (``None`` for a null or an empty list: nothing to go by)."""
+    return _kind_of(value, 0)
+
+
+def _kind_of(value: Any, depth: int) -> Kind:
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)):
@@ -61,7 +65,7 @@ def kind_of(value: Any, depth: int = 0) -> Kind:
     if isinstance(value, (list, tuple)) and depth < 4:
         entry: Kind = None
         for item in value:
-            entry = _merge(entry, kind_of(item, depth + 1))
+            entry = _merge(entry, _kind_of(item, depth + 1))
             if entry == "any":
                 break
         return ("list", entry) if value else None
@@ -92,8 +96,11 @@ def stored_kinds() -> dict[str, Kind]:
 
 
 def describe(kind: Kind, plural: bool = False) -> str:
-    """A kind in words: ``"a list of numbers"`` (``plural``: ``"lists of numbers"``)."""
-    if isinstance(kind, tuple):
+    """A kind in words: ``"a list of numbers"`` (``plural``: ``"lists of numbers"``); anything that is no kind reads
+    ``"any value"``."""
+    if not isinstance(plural, bool):
+        raise TypeError(f"plural must be True or False; got {type(plural).__name__} {plural!r:.40}")
+    if isinstance(kind, tuple) and len(kind) == 2:
         return ("lists of " if plural else "a list of ") + describe(kind[1], plural=True)
     one, many = {"number": ("a number", "numbers"), "flag": ("a flag (true/false)", "flags (true/false)"),
                  "text": ("a string", "strings"), "mapping": ("a mapping", "mappings")}.get(kind, ("any value",
@@ -129,6 +136,8 @@ def _fits(value: Any, kind: Kind, depth: int = 0) -> bool:
 def check_kind(key: Any, value: Any, kinds: Mapping[str, Kind] | None = None) -> Any:
     """``value`` if it has the kind the store holds under ``key`` (or the store holds nothing to go by); else a
     TypeError naming the key, the stored kind and what came."""
+    if kinds is not None and not isinstance(kinds, Mapping):
+        raise TypeError(f"kinds must be a mapping of keys to kinds (or None: the store's); got {type(kinds).__name__}")
     kind = (stored_kinds() if kinds is None else kinds).get(key) if isinstance(key, str) else None
     if not _fits(value, kind):
         raise TypeError(f"numbers[{key!r}] must be {describe(kind)}, as the stored numbers hold it; got "

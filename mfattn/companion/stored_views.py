@@ -98,7 +98,10 @@ def _guarded(fn: Callable) -> Callable:
 def guard_claims(namespace: dict[str, Any]) -> None:
     """Wrap the public functions a claims module defines (``namespace`` is its ``globals()``), in place: see the
     module's docstring. Functions it imports from elsewhere, classes and private names are left alone."""
-    module = namespace.get("__name__")
+    if not isinstance(namespace, dict) or not isinstance(namespace.get("__name__"), str):
+        raise TypeError(f"namespace must be a module's globals() (a dict with its '__name__'); got "
+                        f"{type(namespace).__name__}")
+    module = namespace["__name__"]
     for name, value in list(namespace.items()):
         if (name.startswith("_") or not inspect.isfunction(value) or value.__module__ != module
                 or getattr(value, "__claims_guarded__", False)):
