@@ -124,8 +124,8 @@ def served_data(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _work_budget_of_a_call_made_on_its_own():
-    """Every test starts at the budget of a call made on its own (DEFAULT_MAX_WORK): a chapter's profile asked for by
-    an earlier test in the same process (get_profile admits CHAPTER_MAX_WORK for the rest of it) does not carry over,
+    """Every test starts at the budget of a call made on its own (DEFAULT_MAX_WORK): a chapter's run or full profile
+    made by an earlier test in the same process (they admit CHAPTER_MAX_WORK for the rest of it) does not carry over,
     so a test's outcome does not depend on the order the tests run in."""
     from mfattn.companion import checks_budgets
 
@@ -137,7 +137,7 @@ def _work_budget_of_a_call_made_on_its_own():
 @pytest.fixture
 def chapter_budget():
     """A test that calls a chapter's computation directly at chapter scale (a sweep at quick-profile sizes) does so
-    under a chapter's work budget, as the chapter's own run does (asking for its profile admits it)."""
+    under a chapter's work budget, as the chapter's own run does (ChapterRun admits it)."""
     from mfattn.companion import checks_budgets
 
     checks_budgets.admit_chapter_work()

@@ -198,3 +198,22 @@ def test_the_full_profiles_calls_stay_far_inside_the_chapter_budget(monkeypatch)
         name, units, words = work.work_of(key, arguments)
         assert units <= checks.CHAPTER_MAX_WORK / 30, (key, name, f"{units:.3g} {words}")
         assert units * profiles.DEFAULT_WORK_FACTOR < checks.CHAPTER_MAX_WORK, (key, name, f"{units:.3g} {words}")
+
+
+def test_a_chapters_run_or_full_profile_admits_the_chapter_budget_and_quick_sizes_do_not(monkeypatch):
+    """A call made on its own may do DEFAULT_MAX_WORK; asking for the quick sizes admits nothing (a hostile call after
+    reading them is refused as before), a chapter's run (any profile) or its full sizes admit CHAPTER_MAX_WORK."""
+    from mfattn import ChapterRun
+    from mfattn.companion import checks_budgets
+
+    monkeypatch.delenv("MFATTN_MAX_WORK", raising=False)
+    assert checks.max_work() == checks.DEFAULT_MAX_WORK == 1e10
+    profiles.get_profile("deq", "quick")
+    assert checks.max_work() == checks.DEFAULT_MAX_WORK
+    profiles.get_profile("deq", "full")
+    assert checks.max_work() == checks.CHAPTER_MAX_WORK == 1e15
+    checks_budgets._CHAPTER_ADMITTED[0] = False
+    ChapterRun("ising", profile="quick", device="cpu")
+    assert checks.max_work() == checks.CHAPTER_MAX_WORK
+    monkeypatch.setenv("MFATTN_MAX_WORK", "123")
+    assert checks.max_work() == 123.0   # the variable wins in both cases

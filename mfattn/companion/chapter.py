@@ -145,6 +145,9 @@ class ChapterRun:
             threads = check_int("threads", threads, 1, MAX_THREADS)
         # every size checked against its kind and the whole run's work against the budget (get_profile)
         self.sizes = get_profile(chapter, profile, **overrides)
+        from .checks_budgets import admit_chapter_work
+
+        admit_chapter_work()   # a chapter's run: its calls may do a chapter's work (the run's was bounded just above)
         self.overrides = dict(overrides)
         if threads is None and self.device.type == "cpu":
             threads = 1

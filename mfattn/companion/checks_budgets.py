@@ -108,9 +108,10 @@ DEFAULT_MAX_WORK = 1e10
 #: The name of a budget variable :func:`check_work` may point to: one of the package's ``MFATTN_*`` variables.
 _ENV_RE = re.compile(r"MFATTN_[A-Z0-9_]+\Z")
 
-#: The work budget of one call inside a chapter's run: 10¹⁵ units. Asking for a chapter's profile
-#: (:func:`mfattn.companion.profiles.get_profile`, which :class:`~mfattn.companion.chapter.ChapterRun` and every
-#: command line with ``--profile`` call) admits it for the rest of the process (:func:`admit_chapter_work`): the
+#: The work budget of one call inside a chapter's run: 10¹⁵ units. A chapter's run
+#: (:class:`~mfattn.companion.chapter.ChapterRun`, any profile) and asking for a chapter's full profile
+#: (:func:`mfattn.companion.profiles.get_profile` with ``"full"``, as every command line with ``--profile full``
+#: does) admit it for the rest of the process (:func:`admit_chapter_work`); the quick sizes alone do not. The
 #: full profile's largest call counts at most 5.8e12 units (chapter 1's sweeps, every solve at its full iteration
 #: budget), and the run as a whole is bounded by :func:`mfattn.companion.profiles.check_run_work` (at most 10 times the
 #: full profile's work) before its first cell. ``$MFATTN_MAX_WORK``, when set, is the budget in both cases.

@@ -450,11 +450,13 @@ def get_profile(chapter: str, profile: str = "quick", **overrides: Any) -> dict[
         raise ValueError(f"unknown size(s) {unknown} for chapter {chapter!r}; known: {sorted(sizes)}")
     sizes.update({key: check_override(chapter, key, value) for key, value in overrides.items()})
     check_run_work(chapter, profile, overrides)
-    # a chapter's sizes ask for a chapter's work: its calls may do up to CHAPTER_MAX_WORK from now on (the run as a
-    # whole was bounded just above); a call made on its own, with no profile asked for, keeps DEFAULT_MAX_WORK
-    from .checks_budgets import admit_chapter_work
+    if profile == "full":
+        # the paper-scale sizes ask for a chapter's work: its calls may do up to CHAPTER_MAX_WORK from now on (the
+        # run as a whole was bounded just above); the quick sizes alone admit nothing (a chapter's run does:
+        # ChapterRun), so a call made on its own keeps DEFAULT_MAX_WORK
+        from .checks_budgets import admit_chapter_work
 
-    admit_chapter_work()
+        admit_chapter_work()
     return sizes
 
 

@@ -23,9 +23,9 @@ outer call admits the inner ones).
 
 Two budgets (:mod:`mfattn.companion.checks_budgets`): a call made on its own may do 1e10 units (seconds: a unit is
 about a nanosecond of the package's loops, an iteration at least :data:`MIN_UNITS_PER_ITERATION`, a β-step of chapter
-6's map :data:`BETA_STEP_UNITS`), so a hostile count is refused before it runs for minutes; once a chapter's profile is
-asked for (``get_profile``: every chapter run and ``--profile`` command), a call may do 1e15, the run as a whole being
-bounded by its work factor before its first cell.
+6's map :data:`BETA_STEP_UNITS`), so a hostile count is refused before it runs for minutes; inside a chapter's run
+(``ChapterRun``) or once a chapter's full profile is asked for (``get_profile(..., "full")``), a call may do 1e15, the
+run as a whole being bounded by its work factor before its first cell.
 
 Margin (``tests/test_work_budgets.py::test_the_full_profiles_calls_stay_far_inside_the_chapter_budget``): the
 largest full-profile calls are chapter 1's, which count every mean-field solve at its full iteration budget (most stop
