@@ -75,6 +75,8 @@ def max_bytes() -> int | None:
 
 
 def _human(nbytes: float) -> str:
+    if nbytes >= 2.0 ** 1000:   # past float's range once divided (a count of 10**400 bytes): in powers of ten
+        return f"~1e{len(str(int(nbytes))) - 1} bytes"
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(nbytes) < 1024 or unit == "PiB":
             return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"

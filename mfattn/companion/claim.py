@@ -96,6 +96,12 @@ class Claim:
         elif not callable(self.note):
             raise ClaimError(f"claim {self.id!r}: note must be a format string over the numbers or a callable; got "
                              f"{type(self.note).__name__}")
+        if not callable(self.numbers):
+            shown = tuple(self.numbers) if not isinstance(self.numbers, (str, bytes)) else None
+            if shown is None or not all(isinstance(k, str) and k for k in shown) or len(set(shown)) != len(shown):
+                raise ClaimError(f"claim {self.id!r}: numbers must be distinct names of stored numbers (or a callable "
+                                 f"of the numbers); got {self.numbers!r:.80}")
+            object.__setattr__(self, "numbers", shown)
         self._check_premises()
         if not self.evidence:
             raise ClaimError(f"claim {self.id!r}: evidence must name a figure label or a test id")
@@ -211,6 +217,8 @@ class Claim:
         """The rule's grade of ``numbers`` (KeyError where a number it needs is missing)."""
         if self.rule is None:
             return self.tests_grade
+        if not isinstance(numbers, Mapping):
+            raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
         got = self.rule(numbers)
         if got not in GRADES:
             raise ClaimError(f"claim {self.id!r}: its rule returned {got!r}, not one of {GRADES}")

@@ -29,6 +29,9 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, (float, np.floating)):
         x = float(value)
         return None if math.isfinite(x) else "NaN" if math.isnan(x) else "inf"
+    if isinstance(value, (complex, np.complexfloating)):   # a complex number is finite where both parts are
+        parts = (value.real, value.imag)
+        return None if all(math.isfinite(p) for p in parts) else "NaN" if any(math.isnan(p) for p in parts) else "inf"
     if depth > 8:   # stored numbers are JSON: nesting this deep is no table of numbers
         return None
     if hasattr(value, "detach") and hasattr(value, "is_floating_point"):   # a torch tensor: its values, as an array's
@@ -73,7 +76,9 @@ class FiniteNumbers(dict):
     passes every upper threshold). Numbers the rule does not read may be NaN (a one-seed SD, a derived number):
     only a read is checked. None (not measured) is read as stored. A value read must also have the kind the store
     holds under its key (:func:`mfattn.companion.stored_kinds.check_kind`: a number, a list of numbers, ...): another
-    kind is a TypeError naming the key. ``raw`` is the mapping itself, for a rule that reads a NaN on purpose (say why
+    kind is a TypeError naming the key. ``items()`` and ``values()`` iterate the values as stored (a rule that walks every
+value, e.g. a table of per-β entries, reads NaN entries it does not use: it checks the ones it uses). ``raw`` is the
+mapping itself, for a rule that reads a NaN on purpose (say why
     where it does)."""
     __slots__ = ("raw",)
 

@@ -41,9 +41,15 @@ def _number(s: Mapping[str, Any], key: str) -> float:
     return value
 
 
+def _check_key(key: Any) -> None:
+    if not key:   # the contract checked it is a string: an empty one names no stored number
+        raise ValueError("key must name a stored number (a non-empty string); got ''")
+
+
 @contract(key="str", holds="real", partly="real?")
 def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
     """A rule on one number: ``numbers[key] < holds`` holds, ``< partly`` (if given) holds partly, else fails."""
+    _check_key(key)
     if partly is not None and partly < holds:
         raise ClaimError(f"below({key!r}): the partial threshold {partly} must not be below {holds}")
 
@@ -56,6 +62,7 @@ def below(key: str, holds: float, partly: float | None = None) -> Callable[[Mapp
 @contract(key="str", holds="real", partly="real?")
 def above(key: str, holds: float, partly: float | None = None) -> Callable[[Mapping[str, Any]], str]:
     """A rule on one number: ``numbers[key] > holds`` holds, ``> partly`` (if given) holds partly, else fails."""
+    _check_key(key)
     if partly is not None and partly > holds:
         raise ClaimError(f"above({key!r}): the partial threshold {partly} must not be above {holds}")
 

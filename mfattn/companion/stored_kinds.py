@@ -80,6 +80,9 @@ def stored_kinds() -> dict[str, Kind]:
     if _KINDS is None:
         _KINDS = {}   # while the store is read (its readers may read numbers too), nothing is checked
         kinds: dict[str, Kind] = {}
+        from .checks_budgets import _CHAPTER_ADMITTED
+
+        admitted = _CHAPTER_ADMITTED[0]   # reading the store runs no chapter: it must not admit a chapter's budget
         try:
             from . import store, verdicts
 
@@ -91,6 +94,8 @@ def stored_kinds() -> dict[str, Kind]:
                     kinds[key] = _merge(kinds[key], kind_of(value)) if key in kinds else kind_of(value)
         except (OSError, ValueError, TypeError, ImportError):   # no store to go by: check nothing rather than guess
             kinds = {}
+        finally:
+            _CHAPTER_ADMITTED[0] = admitted
         _KINDS = kinds
     return _KINDS
 

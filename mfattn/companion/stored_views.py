@@ -31,7 +31,8 @@ __all__ = ["StoredNumbers", "stored_view", "guard_claims"]
 
 
 class StoredNumbers(dict):
-    """The stored numbers as a helper of the rules reads them: each value read (``s[key]``, ``s.get(key)``) is checked
+    """The stored numbers as a helper of the rules reads them: each value read (``s[key]``, ``s.get(key)``,
+    ``setdefault``, ``pop``, ``values()``, ``items()``) is checked
     against the kind the store holds under ``key`` (:func:`~mfattn.companion.stored_kinds.check_kind`). ``raw`` is
     the mapping itself."""
     __slots__ = ("raw",)
@@ -47,6 +48,18 @@ class StoredNumbers(dict):
 
     def get(self, key: Any, default: Any = None) -> Any:
         return check_kind(key, super().__getitem__(key)) if key in self else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return check_kind(key, super().__getitem__(key)) if key in self else super().setdefault(key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        return check_kind(key, super().pop(key)) if key in self else super().pop(key, *default)
+
+    def values(self):   # every value read, as [] reads it
+        return [check_kind(key, value) for key, value in super().items()]
+
+    def items(self):
+        return [(key, check_kind(key, value)) for key, value in super().items()]
 
 
 def stored_view(s: Any) -> Mapping[str, Any]:

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ..companion import verdicts
+from ..companion.checks import check_positive
 from .claims_ising_accuracy import NAMES, log_ratio_se
 
 __all__ = ["THEORIES", "MIN_SHARE", "CROSS_Z"]
@@ -254,6 +255,7 @@ def instance_crossings(s, k: str, factor: float = 2.0) -> dict[str, int]:
     """Per instance, theory ``k``'s own line: the first sweep β where that instance's own x (damping 0.05) reaches 1.
     Returns how many instances cross (``cross``) and, of those with both errors at that β, how many have lost the
     ``factor`` over naive mean field there (``lost``) and how many keep it (``kept``)."""
+    check_positive("factor", factor)   # a factor of 0 divides by zero below; a negative one means nothing
     xs, errs, naive = s[f"{k}_at_strong_inst"], s[f"{k}_strong_inst"], s["naive_strong_inst"]
     out = {"cross": 0, "lost": 0, "kept": 0}
     for i in range(len(xs[0])):

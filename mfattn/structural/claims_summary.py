@@ -5,6 +5,8 @@ importing the module that declares chapter 4's claims (no import circle)."""
 
 from __future__ import annotations
 
+import copy
+
 import math
 from pathlib import Path
 from typing import Any
@@ -189,7 +191,9 @@ def _paper_slot_numbers(s: dict[str, Any], gaps: list[float] | None) -> dict[str
 def _derived(s: dict[str, Any], chapter: str) -> dict[str, Any]:
     """Numbers the rules and notes read that the summary does not hold as such: counts from the full profile's
     sizes where the summary predates storing them, binomial spreads, the seed-pooled multi-hop test."""
-    sizes = profiles.get_profile(chapter, "full")
+    # the full profile's sizes as declared (read, not asked for: get_profile(..., "full") would admit a chapter's work
+    # budget for the whole process, and deciding a claim runs no chapter)
+    sizes = copy.deepcopy(profiles.PROFILES[chapter]["full"])
     out: dict[str, Any] = {}
     if chapter == "structural":
         out.update(_derived_structural(s, sizes))
