@@ -10,6 +10,24 @@ import numpy as np
 
 from mfattn.dynamics import diagnostics, engine, finite_n, map as mf_map, model, sweep
 
+
+def _under_budget(units, call):
+    """``call`` run with MFATTN_MAX_WORK raised to ``units`` (a check behind the work budget: the memory's)."""
+    def run():
+        import os
+
+        old = os.environ.get("MFATTN_MAX_WORK")
+        os.environ["MFATTN_MAX_WORK"] = repr(units)
+        try:
+            return call()
+        finally:
+            if old is None:
+                os.environ.pop("MFATTN_MAX_WORK", None)
+            else:
+                os.environ["MFATTN_MAX_WORK"] = old
+    return run
+
+
 NAN, INF = float("nan"), float("inf")
 M = model.paper_model()
 
@@ -62,8 +80,10 @@ ROWS = [
      "transient"),
     ("dmft-simulate-transient-too-long", lambda: engine.simulate([1.0], steps=10, transient=10), ValueError,
      "transient"),
-    ("dmft-simulate-memory", lambda: engine.simulate([1.0], steps=10**9, transient=0), (ValueError, MemoryError),
-     "save"),
+    ("dmft-simulate-work", lambda: engine.simulate([1.0], steps=10**9, transient=0), ValueError,
+     "steps=1000000000 makes simulate"),
+    ("dmft-simulate-memory", _under_budget(1e18, lambda: engine.simulate([1.0], steps=10**9, transient=0)),
+     (ValueError, MemoryError), "save"),
     ("dmft-simulate-block", lambda: engine.simulate([1.0], steps=10, transient=0, block=0), ValueError, "block"),
     # backend and device
     ("dmft-simulate-backend", lambda: engine.simulate([1.0], steps=10, transient=0, backend="jax"), ValueError,

@@ -143,3 +143,13 @@ def chapter_budget():
     checks_budgets.admit_chapter_work()
     yield
     checks_budgets._CHAPTER_ADMITTED[0] = False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stored_kinds_read_once():
+    """The stored numbers' kinds (every chapter's store, some seconds to read) are read once, before any test forks a
+    child: a contract test's child then checks reads against them without reading the store under its time cap."""
+    from mfattn.companion import stored_kinds
+
+    stored_kinds.stored_kinds()
+    yield

@@ -280,7 +280,8 @@ def test_the_message_counts_the_iterations_run_not_the_budget():
         solve(lambda z: 10 * z + 1, torch.zeros(1, 2, dtype=F64), method="plain", max_iter=500)
 
 
-def test_a_generous_max_iter_costs_memory_only_for_the_iterations_run():
+def test_a_generous_max_iter_costs_memory_only_for_the_iterations_run(chapter_budget):
+    # (a chapter's work budget: 10**6 iterations of a 10**6-entry state is 1e12 units at worst)
     # 10**6 iterations of history for a (1000, 1000) state would be 8 TB; the solver stores what it ran (a
     # max_iter whose worst case exceeds the work budget, 10**9 here, is refused up front: test_work_budgets.py)
     z, st = solve(lambda z: 0.5 * z + 1, torch.zeros(1000, 1000, dtype=F64), method="plain",
