@@ -77,7 +77,7 @@ SPECS = {
     K + "premises:Alternative": Spec(lambda d: {"name": "t-interval", "kind": d(st.sampled_from(
         ["statistic", "threshold", "reading", "unit"])), "rule": lambda s: "holds"}),
     K + "premises:Spread": Spec(lambda d: {"unit": "seed", "values": lambda s: {"x": [1.0]}, "one_suffices": ""}),
-    K + "premises:over_units": Spec(lambda d: {"deltas": "d", "decide": lambda s, e, lo, hi: "holds",
+    K + "premises_units:over_units": Spec(lambda d: {"deltas": "d", "decide": lambda s, e, lo, hi: "holds",
                                                "variances": d(st.sampled_from([None, "v"])), "unit": "seed"}),
     K + "premises:sensitivity": Spec(lambda d: {"primary": d(st.sampled_from(GRADES)), "alternatives": _alternatives(d),
                                                 "numbers": {"x": d(st.floats(0, 1))}, "verdict_of": lambda g: g}),
