@@ -21,6 +21,7 @@ import numpy as np
 from ..companion.checks import check_bool, check_edges, check_probability
 from ..companion.premises import Alternative, Spread, Threshold
 from ..companion.verdicts import Claim, Undecidable, finite_rule
+from ..structural.claims_rules import same_units
 from . import claims_lambda as lam_
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
@@ -75,6 +76,8 @@ def _seeds_same_beta(s, pair: str, counts=("nontrivial",)) -> list[tuple[int, fl
             continue
         if any(f"{k}_{x}" not in s for k in (p, c) for x in ("betas", "period", "lyapunov")):
             return None
+        for k in (p, c):
+            same_units(s, f"{k}_betas", f"{k}_period", f"{k}_lyapunov", units="β")
         bp, bc = (np.round(np.asarray(s[f"{k}_betas"], dtype=np.float64), 9) for k in (p, c))
         if bp.shape != bc.shape or not (bp == bc).all():
             return None
@@ -194,6 +197,8 @@ def _chaos_units(s, pair: str = "qk") -> list[tuple[int, float, float]] | None:
         missing = [f"{k}_{x}" for k in (p, c) for x in ("betas", "period", "lyapunov") if f"{k}_{x}" not in s]
         if missing:
             raise KeyError(missing[0])
+        for k in (p, c):
+            same_units(s, f"{k}_betas", f"{k}_period", f"{k}_lyapunov", units="β")
         bp, bc = (np.round(np.asarray(s[f"{k}_betas"], dtype=np.float64), 9) for k in (p, c))
         if bp.shape != bc.shape or not (bp == bc).all():
             return None

@@ -57,7 +57,14 @@ def slope_rule(*keys: str, band: float = 0.1, weak: float = -0.25, one_sided: bo
 
 
 def network_at(band: float, weak: float, z_max: float):
+    """dmft-network-limit's rule: the network's token statistics apart from the binomial sampler's (|z| of the
+    χ² test at least ``z_max``) fails, else :func:`slope_rule` on ``network_slope``. Unlike :func:`slope_rule`'s
+    own reading (a NaN slope of the chapter's fits fails), every number this rule reads (``network_chi2_z``,
+    ``network_slope``, and ``network_slope_se`` where stored) must be finite: a NaN or an infinity makes it
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key, never a grade (a NaN standard error would
+    otherwise silently fall back to ``band``)."""
     def rule(s):
+        _known(s, "network_slope", *(("network_slope_se",) if s.get("network_slope_se") is not None else ()))
         if abs(_known(s, "network_chi2_z")[0]) >= z_max:
             return "fails"  # the network's token statistics differ from the binomial sampler's at N = 99
         return slope_rule("network_slope", band=band, weak=weak)(s)

@@ -13,6 +13,7 @@ from mfattn.companion import verdicts
 from mfattn.companion.checks import check_real
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
+from mfattn.structural.claims_rules import same_units
 
 from .claims_deq_numbers import BAL
 from .claims_deq_seeds import measured, shown
@@ -84,6 +85,8 @@ def _grade_on(key: str, margin: float = INTERACTION_MARGIN, floor: float = INTER
 
     def floors(s, accs):
         n = len(accs)
+        same_units(s, f"var_{key}_acc_list", *((f"floor_{features}_acc_list",) if features else ()),
+                   *((f"floor_{features}_{key}_p_list",) if features and paired is not None else ()))
         got = s.get(f"floor_{features}_acc_list") if features else None
         if not got or len(got) != n:
             return [floor] * n

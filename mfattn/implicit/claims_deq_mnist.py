@@ -17,6 +17,7 @@ import numpy as np
 from mfattn.companion import stats, verdicts
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
+from mfattn.structural.claims_rules import same_units
 
 from .claims_deq_numbers import ACCURACY_BAND, BAL, BLOG_ACCURACY, _band_check
 from .claims_deq_seeds import down, measured, shown, up
@@ -114,6 +115,7 @@ def _late(s) -> dict:
     for key in ("blog_conv_late_seeds", "var_plain_conv_late_seeds"):
         if not s[key]:
             raise verdicts.Undecidable(f"{key} is an empty list in the stored numbers: no seed to read")
+    same_units(s, "blog_conv_late_seeds", "var_plain_conv_late_seeds")
     return {"blog_conv_min": min(s["blog_conv_late_seeds"]), "plain_conv_max": max(s["var_plain_conv_late_seeds"])}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..companion import verdicts
 from ..companion.checks import contract
+from ..structural.claims_rules import same_units
 
 __all__ = ["damped_plain", "damped_text"]
 
@@ -24,6 +25,8 @@ def damped_plain(s) -> str:
     if "plain_damped_50_converged_seeds" not in s:
         raise verdicts.Undecidable("the stored summary has no damped plain iteration (written before it)")
     anderson = _anderson_40(s)
+    same_units(s, "blog_anderson_converged_40_seeds", "plain_damped_50_converged_seeds",
+               "plain_damped_25_converged_seeds")
     if min(anderson) < 0.5:
         raise verdicts.Undecidable(f"Anderson at the same budget (40 evaluations) reaches the tolerance on only "
                                    f"{min(anderson):.0%} of the test digits of its worst seed's trained layer: the "

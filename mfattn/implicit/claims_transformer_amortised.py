@@ -18,8 +18,8 @@ from mfattn.companion.premises import Alternative, Threshold  # noqa: F401
 from mfattn.companion.verdicts import finite_numbers, finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers,  # noqa: F401
-                                       _amortised_grade, _draws, _listed, _mean_over_draws, _t_upper, amortised_at,
-                                       per_draw)
+                                       _amortised_grade, _draws, _listed, _mean_over_draws, _same_draws, _t_upper,
+                                       amortised_at, per_draw)
 from .claims_transformer_numbers import NETS
 from .claims_transformer_fixed import (ORACLE, ORACLE_THRESHOLDS, _oracle_check, _oracle_spread, _ratios,  # noqa: F401
                                        amortised_alternatives, amortised_note, amortised_numbers, fixed_alternatives,
@@ -190,6 +190,7 @@ def two_part_at(tap_level: float, none: float):
 
     @finite_rule
     def rule(s):
+        _same_draws(s, "two_")
         b, lin = s["two_binned_seeds"], s["two_linear_seeds"]
         if no_better_than(b, lin):
             raise verdicts.Undecidable(f"no function of the two-part site state does better than a linear map of it "
@@ -274,6 +275,7 @@ def range_note(s: Numbers) -> str:
     than 2 ranges in ``range_low`` is :class:`~mfattn.companion.verdicts.Undecidable` naming it)."""
     if "range_gbal_draws" not in s:
         return ""
+    s = finite_numbers(s)   # a NaN or infinity in range_low, train_betas or a draw's errors: Undecidable naming it
     if len(_draws(s, "range_low")) < 2:   # the narrowest stored range is its second entry (_strength_text)
         raise verdicts.Undecidable(f"range_low holds {len(s['range_low'])} range(s) in the stored numbers: the note "
                                    "reads at least 2")
@@ -352,6 +354,7 @@ def ffn_note(s: Numbers, tag: str = "gbal", plain: str = "g") -> str:
 
 def ffn_numbers(s: Numbers) -> dict[str, Any]:
     """The feed-forward claim's numbers: the rule's fit (every β alike) beside the plain fit and the blog's net."""
+    _same_draws(s, "corr_", "two_")
     out = amortised_numbers(s)
     for key in ("two_net", "two_linear", "two_binned"):
         if f"{key}_seeds" in s:

@@ -15,7 +15,8 @@ from mfattn.companion.premises import Alternative, Threshold
 from mfattn.companion.verdicts import finite_rule
 
 from .claims_transformer_rules import (AMORTISED, READING_FIXED, READING_G, READING_M, Numbers, _amortised_grade,
-                                       _draws, _listed, _mean_over_draws, _t_upper, amortised_at, per_draw)
+                                       _draws, _listed, _mean_over_draws, _same_draws, _t_upper, amortised_at,
+                                       per_draw)
 
 
 def in_iteration(tag: str, shared: str = "mb2"):
@@ -167,6 +168,7 @@ def amortised_numbers(s: Numbers) -> dict[str, Any]:
 
 
 def amortised_note(s: Numbers) -> str:
+    _same_draws(s, "corr_", "merr_")
     if "corr_pooled_m_seeds" not in s:   # a summary stored before the pooled statistic: the median was the headline
         m, g = per_draw(s, "corr_median_m", "corr_in_m"), per_draw(s, "corr_median_g", "corr_in_g")
         text = (f"The blog's net f_θ(m): error {_listed(m)} in {len(m)} draw(s) (median over the in-range β of the "

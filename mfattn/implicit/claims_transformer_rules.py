@@ -16,6 +16,7 @@ from mfattn.companion import stats, verdicts
 from mfattn.companion.checks import check_edges, check_int, check_real
 from mfattn.companion.verdicts import finite_numbers, finite_rule
 from mfattn.companion.premises import Alternative, Threshold
+from mfattn.structural.claims_rules import same_units
 
 Numbers = Mapping[str, Any]
 
@@ -47,6 +48,13 @@ def _draws(s: Numbers, key: str) -> list:
 
 #: The summary's one value of a per-draw statistic (seed 0's), read where the per-unit file is not stored.
 _SUMMARY_KEY = {"corr_median_shared": "shared_floor", "corr_median_sktap": "sktap_floor"}
+
+
+def _same_draws(s: Numbers, *prefixes: str) -> None:
+    """The stored per-draw lists (``*_seeds``) whose names start with one of ``prefixes``, read together by one rule,
+    note or statistic: one length, else :class:`~mfattn.companion.verdicts.Undecidable` naming each and its length
+    (:func:`~mfattn.structural.claims_rules.same_units`)."""
+    same_units(s, *(k for k in s if k.endswith("_seeds") and k.startswith(prefixes)), units="draws")
 
 
 def _summary_key(key: str) -> str:
@@ -113,6 +121,7 @@ def multihead_note(s: Numbers) -> str:
     ``off_block_split`` must be finite (an identity of the parametrisation: NaN or inf is
     :class:`~mfattn.companion.verdicts.Undecidable` naming it)."""
     finite_numbers(s)["off_block_split"]
+    same_units(s, "off_block_value_seeds", "off_block_dense_seeds", units="draws")
     dense = per_draw(s, "off_block_dense")
     value = s.get("off_block_value_seeds")
     value_text = (f"{_listed(value, 2)} with the blog's §4.2 value map X W_V (a standard per-head W_V^h reading all d "
@@ -216,10 +225,17 @@ COLLAPSE_THRESHOLDS = (
 
 
 def collapse_units(s: Numbers) -> dict[str, list[float]]:
+    _same_draws(s, "spread_")
     return {"spread_res": per_draw(s, "spread_res"), "spread_nores": per_draw(s, "spread_nores")}
 
 
 def collapse_numbers(s: Numbers) -> dict[str, Any]:
+    """The spreads a collapse verdict quotes: the largest without the source, the smallest with it, the smallest
+    single batch element. A NaN or an infinity in a per-draw spread is
+    :class:`~mfattn.companion.verdicts.Undecidable` naming it (``min``/``max`` would drop or keep it by its place in
+    the list), as are per-draw lists of different lengths."""
+    _same_draws(s, "spread_")
+    s = finite_numbers(s)
     out = {"spread_nores": max(per_draw(s, "spread_nores")), "spread_res": min(per_draw(s, "spread_res"))}
     if "spread_res_min_seeds" in s:
         out["spread_res_min_element"] = min(s["spread_res_min_seeds"])
@@ -227,6 +243,7 @@ def collapse_numbers(s: Numbers) -> dict[str, Any]:
 
 
 def collapse_note(s: Numbers) -> str:
+    _same_draws(s, "spread_")
     res, nores = per_draw(s, "spread_res"), per_draw(s, "spread_nores")
     text = (f"Token spread after {s.get('steps', 60):.0f} steps at ρ = {s['rho_show']:g} (median over the batch): "
             f"{max(nores):.0e} or less without the source, {_listed(res, 2)} with it in {len(res)} draw(s) of tokens and "
@@ -375,6 +392,8 @@ def site_alternatives() -> tuple[Alternative, ...]:
 
 
 def site_numbers(s: Numbers) -> dict[str, Any]:
+    _same_draws(s, *(f"corr_{stat}_{tag}_seeds" for stat in ("median", "above", "worst")
+                     for tag in ("ms", "mb2", "sitetap")))
     keys = {"corr_in_ms": _mean_over_draws(s, "median", "ms"), "corr_above_ms": _mean_over_draws(s, "above", "ms")}
     if "corr_in_mb2" in s or "corr_median_mb2_seeds" in s:
         keys["corr_in_mb2"] = _mean_over_draws(s, "median", "mb2")

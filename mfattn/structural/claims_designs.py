@@ -22,7 +22,7 @@ from mfattn.companion.verdicts import Claim, Undecidable
 from . import claims_summary as _claims
 from . import claims_designs_expanding as X
 from . import claims_designs_multihop as M
-from .claims_rules import PAPER, TM, number
+from .claims_rules import PAPER, TM, number, same_units
 from .claims_designs_fig3 import EXPANDING
 from .claims_designs_numbers import designs_derived, per_array
 
@@ -86,6 +86,7 @@ def uniform_seeds(s, prefix: str = "abl_", tol: float = 1e-3) -> list[int]:
     """The seeds whose every model kept the query's attention uniform: mass on x₀ and on x₁ within ``tol`` of the
     uniform share 1/5 for each model stored (no model learned to attend). ``tol`` > 0."""
     check_positive("tol", tol)
+    same_units(s, *(f"{prefix}mass_{r}_{m}_seeds" for m in M._MODELS for r in ("x0", "x1")))
     rows = [per_array(s, f"{prefix}mass_{r}_{m}_seeds") for m in M._MODELS for r in ("x0", "x1")
             if f"{prefix}mass_{r}_{m}_seeds" in s]
     dev = np.max(np.abs(np.array(rows) - 0.2), axis=0)

@@ -14,7 +14,7 @@ from mfattn.companion.stats import t_quantile_975
 from mfattn.companion.verdicts import Undecidable
 
 from . import claims_designs_expanding as X
-from .claims_rules import number
+from .claims_rules import number, same_units
 from .claims_designs_numbers import DIMS, PS, per_array
 
 def steps_check(key):
@@ -244,6 +244,7 @@ def ladder_factor_check(s):
 
 
 def ladder_spread(s):
+    same_units(s, *(f"ladder_log_{k}_seeds" for k in ("estimate", "first", "accumulating")))
     return {k: list(per_array(s, f"ladder_log_{k}_seeds")) for k in ("estimate", "first", "accumulating")}
 
 
@@ -258,6 +259,7 @@ def wall_asymptotic(s, clock: str = "cpu"):
         if not r[-1] < r[0]:
             return "fails"
         return "holds" if r[-1] < 1 else "partly"
+    same_units(s, "bench_lazy_ms", "bench_full_ms", units="context lengths")
     lazy, full = per_array(s, "bench_lazy_ms", at_least=1), per_array(s, "bench_full_ms", at_least=1)
     if not lazy[-1] / lazy[0] < full[-1] / full[0]:
         return "fails"

@@ -22,7 +22,7 @@ from mfattn.companion import stats
 from mfattn.companion.checks import check_bool, check_choice, check_edges, check_positive, check_real
 from mfattn.companion.verdicts import Undecidable, finite_rule
 
-from .claims_rules import number
+from .claims_rules import number, same_units
 from .claims_designs_numbers import DIMS, PS, per_seed
 
 #: No public API: the rules' helpers of :mod:`.claims_designs_fig3`, called through the module.
@@ -154,7 +154,10 @@ def accuracy_examples(key: str) -> dict[str, dict[str, float]]:
 def log_ratio_sd(key: str) -> Callable[[Any], float]:
     """The seed-to-seed standard deviation of log(per-seed ratio) at the settings where both mechanisms train
     alike (per-seed ratios all within a factor 1.5 of 1; pooled over those settings): the noise of one seed's
-    ratio when there is nothing to find. KeyError where the per-seed ratios are not stored."""
+    ratio when there is nothing to find. KeyError where the per-seed ratios are not stored. Each setting's list is
+    centred on its own mean and read alone (nothing pairs its entries with another setting's), so the settings may
+    hold different numbers of seeds (the stored code_loss_ratio_50_25 holds 8 where the others hold 3): a list one
+    longer is one more seed of that setting, pooled as such."""
     def sd(s):
         logs = []
         for d in DIMS:
@@ -401,6 +404,7 @@ def ladder_examples() -> dict[str, dict[str, float]]:
 def ladder_se(s, step: str = "first") -> float:
     """The standard error, over seeds, of the step ``step`` minus the larger other step (per seed, the same seed's data
     and initial weights in every variant): the noise of the ladder's comparisons."""
+    same_units(s, *(f"ladder_log_{STEPS[k][0]}_seeds" for k in STEPS))
     main = np.array(per_seed(s, f"ladder_log_{STEPS[step][0]}_seeds"))
     others = [np.array(per_seed(s, f"ladder_log_{STEPS[k][0]}_seeds")) for k in STEPS if k != step]
     other = max(others, key=lambda v: v.mean())

@@ -22,7 +22,7 @@ from mfattn.companion.checks import (check_bool, check_choice, check_edges, chec
 from mfattn.companion.premises import Alternative
 from mfattn.companion.verdicts import Undecidable, finite_rule
 
-from .claims_rules import number
+from .claims_rules import number, same_units
 from .claims_designs_numbers import per_array, per_seed
 
 #: No public API: the rules' helpers of :mod:`.claims_designs`, called through the module.
@@ -427,6 +427,7 @@ def rationale_rule(holds=0.3, partly=0.5, key="mass_x0_one", median=False):
 
 def mass_spread(prefix=""):
     def values(s):
+        same_units(s, *(f"{prefix}mass_{r}_{m}_seeds" for r in ("x0", "x1") for m in ("one", "multi", "two")))
         return {f"{prefix}mass_{r}_{m}": list(per_array(s, f"{prefix}mass_{r}_{m}_seeds"))
                 for r in ("x0", "x1") for m in ("one", "multi", "two")}
     return values

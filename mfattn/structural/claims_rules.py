@@ -20,7 +20,7 @@ from mfattn.companion.verdicts import Undecidable
 
 __all__ = ["PAPER", "TS", "TI", "TP", "TE", "TM", "TX", "number", "needs", "IDENTITY_HOW", "IDENTITY_KEYS",
            "STRUCTURAL_GAPS", "is_roundoff", "band_is_empty", "identity_thresholds", "identity_premises",
-           "identity_and"]
+           "identity_and", "same_units"]
 
 PAPER = "Singh & Buckley 2023"
 TS, TI = "tests/test_structural.py::", "tests/test_iterative_attention.py::"
@@ -56,6 +56,22 @@ def number(s, key: str) -> float:
     if math.isinf(x):
         raise Undecidable(f"{key} is {x!r}: an infinite number cannot decide the claim")
     return x
+
+
+def same_units(s, *keys: str, units: str = "seeds") -> None:
+    """Check that the stored lists ``keys`` of ``s``, read together as values of the same ``units`` (seeds, draws,
+    β), have one length: :class:`Undecidable` naming each key and its length where they differ (a list cut or grown
+    no longer pairs its entries with the others', so no rule, note or statistic can read them together). Keys not
+    stored, or stored as something other than a list (None: not measured), are left to the reader; returns None."""
+    _check_keys("keys", keys)
+    lengths = {}
+    for k in keys:
+        got = s.get(k) if hasattr(s, "get") else None
+        if isinstance(got, (list, tuple)) or (hasattr(got, "__len__") and hasattr(got, "shape")):
+            lengths[k] = len(got)
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{k} ({n})" for k, n in lengths.items())
+        raise Undecidable(f"the stored lists of the same {units} have different lengths: {listed}")
 
 
 def needs(rule, *keys: str):
