@@ -12,6 +12,7 @@ import numpy as np
 
 from ..companion.checks import check_choice, check_positive, check_real
 from ..companion.premises import Alternative, Spread, Threshold
+from ..companion.stored_kinds import check_kind
 from ..companion.verdicts import Claim, finite_rule, raw_numbers
 from .claims_lambda import guarded
 from .claims_quotes import QUOTES
@@ -75,6 +76,7 @@ def birth_at(steps: float, exponent_tol: float, p: str = "z", span: float | None
     @finite_rule
     def rule(s):
         ns = raw_numbers(s)["ns_beta"]    # NaN is "no crossing" here (the producer's convention): read on purpose
+        check_kind("ns_beta", ns)         # read past the guard, so its kind is checked here (a number or None)
         if not _finite(ns) or not WINDOW[0] < ns < WINDOW[1]:
             return "fails"   # no crossing, or the periodic orbit is not lost inside the window
         fit = circle_fit(s, p, span)

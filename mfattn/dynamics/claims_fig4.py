@@ -5,6 +5,8 @@ memory, from :mod:`.claims_memory`), the finite network, our λ classification a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..companion.checks import check_bool, check_edges, check_positive, check_real  # noqa: F401
@@ -63,6 +65,8 @@ def census_planes_at(lt: float, lc: float):
 
     @finite_rule
     def rule(s):
+        if not isinstance(s, Mapping):
+            raise TypeError(f"s must be the stored numbers (a mapping of names to values); got {type(s).__name__}")
         per_beta = _census_kinds(s, lt, lc)
         if per_beta is None:
             return planes_at(lt, lc)(s)          # no census stored: one orbit per β

@@ -167,10 +167,12 @@ def _isolated(mask: np.ndarray) -> bool:
 def torus_interval(s: Mapping[str, Any]) -> np.ndarray:
     """The zoom's orbits without a period between the Floquet crossing and its first chaotic β with |λ| ≤ LC (the
     region where the torus lives), as a mask over its β; KeyError where the crossing or the zoom is not stored (a
-    crossing stored as null or NaN is not stored)."""
+    crossing stored as null or NaN is not stored; one stored as an infinity is :class:`Undecidable` naming it)."""
     ns = s["ns_beta"]
     if ns is None or isinstance(ns, float) and math.isnan(ns):
         raise KeyError(f"ns_beta (the Floquet crossing is stored as {ns!r}, not a β)")
+    if isinstance(ns, (int, float)) and math.isinf(ns):
+        raise Undecidable(f"ns_beta is {ns!r} in the stored numbers: an infinite Floquet crossing is not a β")
     zb, zl, zp = orbits(s, "z")
     chaos = (zp == 0) & (zl > LC)
     if not _finite(ns) or not chaos.any():

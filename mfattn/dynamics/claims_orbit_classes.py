@@ -104,7 +104,8 @@ def _lyapunov_note(s):
 # --- coexistence ---------------------------------------------------------------------------------------------------
 
 def runs(betas, step: float = COEXIST_STEP) -> list[int]:
-    """Lengths of the runs of consecutive grid β (``step`` apart, > 0) in the sorted list ``betas`` (finite numbers)."""
+    """Lengths of the runs of consecutive grid β (``step`` apart, > 0) in the list ``betas`` (finite numbers, in any
+    order: they are sorted here before the runs are counted)."""
     check_positive("step", step)
     if isinstance(betas, (str, bytes)) or not hasattr(betas, "__iter__"):
         raise TypeError(f"betas must be a list of β; got {type(betas).__name__}")

@@ -11,6 +11,7 @@ import numpy as np
 
 from mfattn.companion import premises, verdicts
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
+from mfattn.companion.stored_kinds import check_kind
 from mfattn.companion.verdicts import Claim
 
 from .claims_deq_numbers import ACCURACY_BAND, BAL, BLOG_ACCURACY, _band_check
@@ -72,8 +73,9 @@ def _onsager_at(floor: float, key: str = "gain_naive"):
     decide = _onsager_decide(floor)
     # an interval of (−∞, +∞) (a test that does not reject) is inconclusive, and so is one with a NaN end (neither end
     # compares): decide raises Undecidable, never a grade; so the interval is read past verdicts.FiniteNumbers
-    return lambda s: decide(s, s.get(key, math.nan), verdicts.raw_numbers(s)[f"{key}_lo"],
-                            verdicts.raw_numbers(s)[f"{key}_hi"])
+    # read past the guard, so the ends' kind is checked here (a number: a mapping or a string is a TypeError naming it)
+    return lambda s: decide(s, s.get(key, math.nan), check_kind(f"{key}_lo", verdicts.raw_numbers(s)[f"{key}_lo"]),
+                            check_kind(f"{key}_hi", verdicts.raw_numbers(s)[f"{key}_hi"]))
 
 
 def _floor_check(s):

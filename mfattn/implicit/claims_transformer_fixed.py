@@ -36,9 +36,13 @@ def in_iteration(tag: str, shared: str = "mb2"):
 
 
 def amortised_alternatives(tag: str, other: str) -> tuple[Alternative, ...]:
-    """The readings a referee tries on the blog's net ``tag`` ('m' or 'g'), the other reading ``other`` ('m' or 'g')."""
+    """The readings a referee tries on the blog's net ``tag`` ('m' or 'g'), the other reading ``other`` ('m' or 'g',
+    not ``tag``: a ValueError naming it)."""
     check_choice("tag", tag, ("m", "g"))
     check_choice("other", other, ("m", "g"))
+    if other == tag:
+        raise ValueError(f"other must be the other reading than tag ({'g' if tag == 'm' else 'm'!r}); got other = tag "
+                         f"= {tag!r}")
     g = lambda e: _amortised_grade(e, **AMORTISED)  # noqa: E731
     return (Alternative("statistic: the magnetisations inside the iteration: the net's RMSE of m over naive mean "
                         "field's (median over the training β, mean over the draws), as good as the site-shared net "

@@ -44,13 +44,17 @@ def _ratios(s, key: str) -> dict[tuple[int, int], float]:
 
 def accuracy_split(ratios: dict, band: float, blow: float) -> dict[str, list]:
     """The settings within the symmetric band |log r| < log ``band``, outside it, and where standard attention
-    blew up (r None, or r ≤ 1/``blow``: named, not counted). ``band`` and ``blow`` are factors above 1."""
+    blew up (r None, or r ≤ 1/``blow``: named, not counted). ``band`` and ``blow`` are factors above 1; each ratio
+    None or a finite number (else a ValueError naming it: NaN falls in no band)."""
     from collections.abc import Mapping
 
     if not isinstance(ratios, Mapping):
         raise TypeError(f"ratios must map each setting to its ratio (a dict); got {type(ratios).__name__}")
     check_real("band", band, minimum=1.0, strict=True)
     check_real("blow", blow, minimum=1.0, strict=True)
+    for k, r in ratios.items():
+        if r is not None:
+            check_real(f"ratios[{k!r}]", r)
     blown = [k for k, r in ratios.items() if r is None or r <= 1 / blow]
     counted = {k: r for k, r in ratios.items() if k not in blown}
     within = [k for k, r in counted.items() if abs(math.log(r)) < math.log(band)]

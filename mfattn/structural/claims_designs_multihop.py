@@ -131,6 +131,10 @@ def positive_control(seeds: dict[str, np.ndarray], baseline: str, above: Callabl
             raise ValueError(f"{name}: the model {model!r} is not among the seeds' models {sorted(seeds)}")
     if not callable(above):
         raise TypeError(f"above must be the statistic (per-seed differences -> bool); got {type(above).__name__}")
+    shapes = {m: np.shape(seeds[m]) for m in (baseline, "two")}
+    if shapes[baseline] != shapes["two"]:
+        raise ValueError(f"seeds: the models {baseline!r} and 'two' must hold values of the same seeds (one shape), "
+                         f"to be paired seed by seed; got shapes {shapes[baseline]} and {shapes['two']}")
     d = seeds[baseline] - seeds["two"]
     if not above(d):
         which = "one-layer model with its output doubled" if baseline == "one_x2" else "plain one-layer model"

@@ -43,7 +43,9 @@ def summary_path(root: Path, chapter: str) -> Path:
 
 def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
     """Write a chapter's full-profile numbers (a flat dict of numbers, strings and lists of numbers) atomically. A
-    value that is a mapping (a nested dict) is refused: the summary is flat."""
+    value that is a mapping (a nested dict) is refused: the summary is flat. A list may hold lists of numbers (per-draw
+    rows, as chapter 3's range_gbal_draws: one list of errors per draw), saved as they come; their shape is the
+    reader's to check."""
     def plain(v):
         if isinstance(v, (list, tuple)):
             return [plain(x) for x in v]
