@@ -54,7 +54,9 @@ def _same_draws(s: Numbers, *prefixes: str) -> None:
     """The stored per-draw lists (``*_seeds``) whose names start with one of ``prefixes``, read together by one rule,
     note or statistic: one length, else :class:`~mfattn.companion.verdicts.Undecidable` naming each and its length
     (:func:`~mfattn.structural.claims_rules.same_units`)."""
-    same_units(s, *(k for k in s if k.endswith("_seeds") and k.startswith(prefixes)), units="draws")
+    keys = [k for k in s if k.endswith("_seeds") and k.startswith(prefixes)]
+    if keys:   # none stored (a summary written before them): nothing to pair
+        same_units(s, *keys, units="draws")
 
 
 def _summary_key(key: str) -> str:
