@@ -253,6 +253,10 @@ def _decided(fn, kw):
 
 
 SPECS.update({
+    S + "claims_rules:same_units": Spec(lambda d: {"s": {"a": [1.0, 2.0], "b": [3.0, d(st.floats(0, 1))]},
+                                                   "keys": ("a", "b"), "units": "seeds"},
+                                        call=lambda fn, kw: fn(kw["s"], *kw["keys"], units=kw["units"]),
+                                        skip=("s", "keys")),
     S + "claims_rules:number": Spec(lambda d: {"s": _rule_numbers(d), "key": d(st.sampled_from(["a", "b", "r"]))},
                                     call=_decided),
     S + "claims_rules:needs": Spec(lambda d: {"s": _rule_numbers(d), "holds": d(st.floats(0, 1))}, skip=("s",),

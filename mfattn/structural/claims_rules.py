@@ -64,6 +64,8 @@ def same_units(s, *keys: str, units: str = "seeds") -> None:
     no longer pairs its entries with the others', so no rule, note or statistic can read them together). Keys not
     stored, or stored as something other than a list (None: not measured), are left to the reader; returns None."""
     _check_keys("keys", keys)
+    if not isinstance(units, str) or not units:
+        raise TypeError(f"units must be a word naming what the lists' entries are (seeds, draws, β); got {units!r:.40}")
     lengths = {}
     for k in keys:
         got = s.get(k) if hasattr(s, "get") else None
