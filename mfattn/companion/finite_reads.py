@@ -9,7 +9,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from .grades import Undecidable
-from .stored_kinds import check_kind
+from .stored_views import StoredNumbers
 
 __all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "finite_factory"]
 
@@ -69,45 +69,32 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
     return None
 
 
-class FiniteNumbers(dict):
-    """The stored numbers as a rule reads them: a value read (``numbers[key]``, ``numbers.get(key)``) that is a NaN or
-    an infinity, or a list, tuple, array or mapping holding one, raises :class:`Undecidable` naming the key (a NaN
-    compares False with every threshold, so it would give whatever grade the rule's else-branch holds; an infinity
-    passes every upper threshold). Numbers the rule does not read may be NaN (a one-seed SD, a derived number):
-    only a read is checked. None (not measured) is read as stored. A value read must also have the kind the store
-    holds under its key (:func:`mfattn.companion.stored_kinds.check_kind`: a number, a list of numbers, ...): another
-    kind is a TypeError naming the key. ``items()`` and ``values()`` iterate the values as stored (a rule that walks every
-value, e.g. a table of per-β entries, reads NaN entries it does not use: it checks the ones it uses). ``raw`` is the
-mapping itself, for a rule that reads a NaN on purpose (say why
-    where it does)."""
-    __slots__ = ("raw",)
-
-    def __init__(self, numbers: Mapping[str, Any]):
-        if not isinstance(numbers, Mapping):
-            raise TypeError(f"numbers must be the stored numbers (a mapping); got {type(numbers).__name__}")
-        super().__init__(numbers)
-        self.raw = numbers
+class FiniteNumbers(StoredNumbers):
+    """The stored numbers as a rule reads them: a value read (``numbers[key]``, ``numbers.get(key)``, ``setdefault``,
+    ``pop``) must have the kind the store holds under its key (:class:`~mfattn.companion.stored_views.StoredNumbers`:
+    another kind is a TypeError naming the key), and one that is a NaN or an infinity, or a list, tuple, array or
+    mapping holding one, raises :class:`Undecidable` naming the key (a NaN compares False with every threshold, so it
+    would give whatever grade the rule's else-branch holds; an infinity passes every upper threshold). Numbers the
+    rule does not read may be NaN (a one-seed SD, a derived number): only a read is checked. None (not measured) is
+    read as stored. ``items()`` and ``values()`` iterate the values as stored (a rule that walks every value, e.g. a
+    table of per-β entries, reads NaN entries it does not use: it checks the ones it uses). ``raw`` is the mapping
+    itself, for a rule that reads a NaN on purpose (say why where it does)."""
+    __slots__ = ()
+    _what = "numbers"
 
     def _checked(self, key: Any, value: Any) -> Any:
-        check_kind(key, value)   # the kind the store holds under key (a number, a list of numbers, ...)
+        super()._checked(key, value)
         bad = _not_finite_at(value)
         if bad is not None:
             raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot decide the claim (a "
                               "NaN compares False with every threshold)")
         return value
 
-    def __getitem__(self, key: Any) -> Any:
-        return self._checked(key, super().__getitem__(key))
+    def values(self):
+        return dict.values(self)
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        # the caller's default (a NaN marker, say) is not a stored number: only a stored value is checked
-        return self._checked(key, super().__getitem__(key)) if key in self else default
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        return self._checked(key, super().__getitem__(key)) if key in self else super().setdefault(key, default)
-
-    def pop(self, key: Any, *default: Any) -> Any:
-        return self._checked(key, super().pop(key)) if key in self else super().pop(key, *default)
+    def items(self):
+        return dict.items(self)
 
 
 def finite_numbers(numbers: Mapping[str, Any]) -> FiniteNumbers:

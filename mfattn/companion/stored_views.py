@@ -32,42 +32,45 @@ __all__ = ["StoredNumbers", "stored_view", "guard_claims"]
 
 class StoredNumbers(dict):
     """The stored numbers as a helper of the rules reads them: each value read (``s[key]``, ``s.get(key)``,
-    ``setdefault``, ``pop``, ``values()``, ``items()``) is checked
-    against the kind the store holds under ``key`` (:func:`~mfattn.companion.stored_kinds.check_kind`). ``raw`` is
-    the mapping itself."""
+    ``setdefault``, ``pop``, ``values()``, ``items()``) goes through :meth:`_checked`, here the kind the store holds
+    under ``key`` (:func:`~mfattn.companion.stored_kinds.check_kind`). ``raw`` is the mapping itself.
+    :class:`~mfattn.companion.finite_reads.FiniteNumbers` adds finiteness to the same reads."""
     __slots__ = ("raw",)
+    _what = "s"   # the name a refusal of the mapping itself gives
 
     def __init__(self, numbers: Mapping[str, Any]):
         if not isinstance(numbers, Mapping):
-            raise TypeError(f"s must be the stored numbers (a mapping); got {type(numbers).__name__}")
+            raise TypeError(f"{self._what} must be the stored numbers (a mapping); got {type(numbers).__name__}")
         super().__init__(numbers)
         self.raw = numbers
 
+    def _checked(self, key: Any, value: Any) -> Any:
+        return check_kind(key, value)
+
     def __getitem__(self, key: Any) -> Any:
-        return check_kind(key, super().__getitem__(key))
+        return self._checked(key, super().__getitem__(key))
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return check_kind(key, super().__getitem__(key)) if key in self else default
+        # the caller's default (a NaN marker, say) is not a stored number: only a stored value is checked
+        return self._checked(key, super().__getitem__(key)) if key in self else default
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
-        return check_kind(key, super().__getitem__(key)) if key in self else super().setdefault(key, default)
+        return self._checked(key, super().__getitem__(key)) if key in self else super().setdefault(key, default)
 
     def pop(self, key: Any, *default: Any) -> Any:
-        return check_kind(key, super().pop(key)) if key in self else super().pop(key, *default)
+        return self._checked(key, super().pop(key)) if key in self else super().pop(key, *default)
 
     def values(self):   # every value read, as [] reads it
-        return [check_kind(key, value) for key, value in super().items()]
+        return [self._checked(key, value) for key, value in super().items()]
 
     def items(self):
-        return [(key, check_kind(key, value)) for key, value in super().items()]
+        return [(key, self._checked(key, value)) for key, value in super().items()]
 
 
 def stored_view(s: Any) -> Mapping[str, Any]:
     """``s`` read through :class:`StoredNumbers` (itself where it already checks its reads); a TypeError naming ``s``
     where it is no mapping."""
-    from .finite_reads import FiniteNumbers
-
-    if isinstance(s, (StoredNumbers, FiniteNumbers)):
+    if isinstance(s, StoredNumbers):   # FiniteNumbers too (it checks kinds and finiteness)
         return s
     if not isinstance(s, Mapping):
         raise TypeError(f"s must be the stored numbers (a mapping of names to numbers); got {type(s).__name__} "
