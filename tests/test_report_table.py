@@ -40,7 +40,8 @@ def test_the_key_number_is_the_first_number_the_claim_gives(tmp_path, monkeypatc
     assert ledger.key_number(stored) == ("mean accuracy", 99.2)
     older = {k: v for k, v in stored.items() if k != "key"}
     assert ledger.key_number(older) == ("a_spread", 0.1)
-    assert ledger.key_number({**stored, "key": "gone"}) == ("a_spread", 0.1)
+    with pytest.raises(ValueError, match=r"e\['key'\] must name one of the entry's stored numbers"):   # a0415
+        ledger.key_number({**stored, "key": "gone"})   # never another number shown in its place
     assert "key" not in ledger.make_entry("test-none", "Nobody", "A claim.", "not tested", [], note="why", how="r")
     assert ledger.key_number({"numbers": {}}) is None
 

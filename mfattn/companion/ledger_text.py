@@ -103,14 +103,16 @@ def numbers_text(numbers: Mapping[str, Any]) -> str:
 def key_number(e: Mapping[str, Any]) -> tuple[str, Any] | None:
     """The claim's key number ``(name, value)``: the number its entry names as ``key`` (the first the claim
     declares); for an entry written before entries named one, the first of its stored numbers; None for an
-    entry without numbers (a claim not tested)."""
+    entry without numbers (a claim not tested). A ``key`` that names none of the entry's numbers is a ValueError."""
     numbers = e.get("numbers") or {}
     if not isinstance(numbers, Mapping):
         raise _kind_error("e['numbers']", "a mapping of a number's name to its value", numbers)
     name = _text_of("e['key']", e.get("key"), optional=True)
-    if name in numbers:
-        return name, numbers[name]
-    return next(iter(numbers.items()), None)
+    if name is None:   # an entry written before entries named their key
+        return next(iter(numbers.items()), None)
+    if name not in numbers:   # never another number shown in its place
+        raise ValueError(f"e['key'] must name one of the entry's stored numbers {sorted(numbers)[:8]}; got {name!r}")
+    return name, numbers[name]
 
 
 def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bool) -> str:

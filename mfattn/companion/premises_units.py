@@ -23,6 +23,25 @@ Numbers = Mapping[str, Any]
 LEVEL = 0.05
 
 
+def _finite_values(s: Numbers, key: str, unit: str) -> list[float]:
+    """``s[key]`` as a list of finite floats, one per unit; a NaN or an infinity among them (a unit not measured)
+    makes the statistic Undecidable, naming the key: an interval or a test over a NaN is a NaN, never a grade."""
+    from .verdicts import Undecidable
+
+    values = s[key]
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"numbers[{key!r}] must be a list of numbers, one per {unit}; got {type(values).__name__}")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"numbers[{key!r}] must be a list of numbers, one per {unit}; it holds {v!r:.40}")
+        if not math.isfinite(float(v)):
+            raise Undecidable(f"numbers[{key!r}] holds {float(v)} for a {unit}: a statistic over the {unit}s needs "
+                              "every one measured")
+        out.append(float(v))
+    return out
+
+
 def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str], *, variances: str | None = None,
                only: tuple[str, str] | None = None, unit: str = "seed") -> tuple[Alternative, ...]:
     """The statistics a referee tries on a difference read over units (``numbers[deltas]``: one per seed):
@@ -47,9 +66,9 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
 
     def interval(kind: str) -> Callable[[Numbers], str]:
         def rule(s):
-            d = [float(x) for x in s[deltas]]
+            d = _finite_values(s, deltas, unit)
             if kind == "untruncated":
-                got = stats.pooled_over_seeds(d, [float(v) for v in s[variances]], truncate=False)
+                got = stats.pooled_over_seeds(d, _finite_values(s, variances, unit), truncate=False)
                 return decide(s, got["effect"], got["lo"], got["hi"])
             if len(d) < 2:
                 from .verdicts import Undecidable
@@ -61,7 +80,7 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
     def test(kind: str) -> Callable[[Numbers], str]:
         def rule(s):
             from .verdicts import Undecidable
-            d = [float(x) for x in s[deltas]]
+            d = _finite_values(s, deltas, unit)
             effect = float(np.mean(d))
             if kind in ("sign", "signed-rank"):
                 nonzero = sum(x != 0 for x in d)
@@ -72,7 +91,7 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
                                       + f" cannot reach 5 % (its smallest p is {2.0 ** (1 - nonzero):.3g})")
                 p = (stats.sign_test if kind == "sign" else stats.signed_rank_test)(d)["p"]
             else:
-                a, b = (int(sum(s[k])) for k in only)
+                a, b = (int(sum(_finite_values(s, k, unit))) for k in only)
                 p = stats.exact_paired_test(a, b)["p"]
             return decide(s, effect, effect, effect) if p < LEVEL else decide(s, effect, -math.inf, math.inf)
         return rule
