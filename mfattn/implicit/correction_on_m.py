@@ -33,7 +33,8 @@ def reaction_cosines(digits: int = 1000, variant: str = "m", runs: Optional[dict
     """Per stored seed of ``variant`` (``m``: f_θ on the means; ``blog``: on g), on the first ``digits`` test digits:
     the cosine of f with the Σ = 1 reaction term (``reaction_cosine``), the chance level (median and 95th percentile
     of |cos| with random site-shared linear maps of m, :func:`mfattn.implicit.seed_numbers.chance_cosine`), the
-    fixed-point residual and the seed."""
+    fixed-point residual and the seed. ``runs`` maps run names to TrainResults; one without a run of ``variant``
+    gives no rows (``[]``; documented: a checkout without the stored runs)."""
     from collections.abc import Mapping
 
     from ..companion.checks import check_choice, check_int
@@ -45,9 +46,14 @@ def reaction_cosines(digits: int = 1000, variant: str = "m", runs: Optional[dict
         raise TypeError(f"runs must be the restored runs (trained.restore()'s mapping) or None; got "
                         f"{type(runs).__name__}")
     runs = trained.restore() if runs is None else runs
+    from .runs import TrainResult
+    bad = sorted(n for n in runs if isinstance(n, str) and n.startswith(f"{variant}-seed")
+                 and not isinstance(runs[n], TrainResult))
+    if bad:
+        raise TypeError(f"runs[{bad[0]!r}] must be a TrainResult (trained.restore()'s); got {type(runs[bad[0]]).__name__}")
     images, _ = load_mnist("test", None, limit=digits).tensors()
     out = []
-    for name in sorted(n for n in runs if n.startswith(f"{variant}-seed")):
+    for name in sorted(n for n in runs if isinstance(n, str) and n.startswith(f"{variant}-seed")):
         model = runs[name].load_model()
         with torch.no_grad():
             rep = correction.correction_report(model, images)

@@ -74,9 +74,14 @@ def export_run(profile: str = "full", seed: int = 0, path: Optional[str | Path] 
                device: str = "cpu") -> dict[str, Any]:
     """Condense the finished run of ``profile`` and ``seed`` found in the cache and write it to ``path``
     (atomically); raises FileNotFoundError, naming the cache folder, when the run is not finished."""
+    from ..companion.checks import check_path
     from ..companion.profiles import get_profile
+    from .variants import _run_device
 
     config = profile_config(get_profile("deq", profile), seed)
+    _run_device(device)
+    if path is not None:
+        check_path("path", path)
     folder = run_dir(config, device)
     result = finished_result(config, device)  # verified; never trains
     if result is None:

@@ -41,7 +41,10 @@ READOUTS = ("mean", "flat")
 class FeatureFloor(nn.Module):
     """The blog model's patch embedding with a linear readout of its tokens: (B, 1, 28, 28) -> (B, 10) logits."""
 
-    @contract(readout="choice:mean|flat", dim="int:1", channels="int:1")
+    # the weights (float32): the patch embedding's (two 3×3 convolutions, channels -> dim) and the readout's
+    @contract(readout="choice:mean|flat", dim="int:1", channels="int:1",
+              alloc=lambda a: [("dim", 4 * int(a["dim"]) * (int(a["channels"]) + 1 + 16 * 10)),
+                               ("channels", 4 * int(a["channels"]) * (9 * int(a["channels"]) + 20))])
     def __init__(self, readout: str = "mean", dim: int = 10, channels: int = 32) -> None:
         super().__init__()
         self.readout = readout

@@ -64,7 +64,19 @@ def train_runs(sizes: Mapping[str, Any], seeds: Sequence[int], factors: Sequence
     train as one ensemble (:func:`mfattn.implicit.ensemble_train.train_into_cache`: each member bit-equal to its
     solo run, stored where the solo run lives)."""
     from .ensemble_train import train_into_cache
+    from .variants import _distinct_seeds, _run_device
 
+    seeds = _distinct_seeds(seeds)
+    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
+        raise TypeError(f"factors must be a list of initialisation scales > 0; got {type(factors).__name__}")
+    factors = list(factors)
+    if not factors:
+        raise ValueError("factors must name at least one initialisation scale; got an empty list")
+    for f in factors:
+        check_real("each entry of factors", f, minimum=0.0, strict=True)
+    if len({factor_key(f) for f in factors}) != len(factors):
+        raise ValueError(f"factors must name each scale once; got {factors!r:.80}")
+    _run_device(device, present=True)
     out = {}
     for f in factors:
         runs = train_into_cache([init_config(sizes, s, f) for s in seeds], data_root=data_root, device=device)

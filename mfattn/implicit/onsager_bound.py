@@ -41,10 +41,46 @@ BINS = (10, 20, 50, 100)
 _DATA = "mapping:J|h|m|c|beta"   # an Onsager data set (onsager_dataset's dict of tensors)
 
 
+def _check_data(name: str, data: dict[str, Any], like: dict[str, Any] | None = None) -> None:
+    """A ValueError (TypeError for a wrong type) naming ``name[key]`` unless ``data`` holds an Onsager data set as
+    :func:`~mfattn.implicit.onsager.onsager_dataset` returns it: finite real tensors of one dtype, ``J`` (I, n, n),
+    ``h``, ``m``, ``c`` (I, n), ``beta`` (I,), I, n >= 1; with ``like``, the same n and dtype as it."""
+    from ..companion.checks import check_tensor
+
+    for key in ("J", "h", "m", "c", "beta"):
+        check_tensor(f"{name}[{key!r}]", data[key], ndim=3 if key == "J" else 1 if key == "beta" else 2, real=True)
+    I, n = data["h"].shape
+    want = {"J": (I, n, n), "h": (I, n), "m": (I, n), "c": (I, n), "beta": (I,)}
+    for key, shape in want.items():
+        if tuple(data[key].shape) != shape:
+            raise ValueError(f"{name}[{key!r}] must have shape {shape} (I instances of n sites, as {name}['h']); got "
+                             f"{tuple(data[key].shape)}")
+        if data[key].dtype != data["h"].dtype:
+            raise TypeError(f"{name}[{key!r}] must have {name}['h']'s dtype {data['h'].dtype}; got {data[key].dtype}")
+    if I == 0 or n == 0:
+        raise ValueError(f"{name} must hold at least one instance of at least one site; got I={I}, n={n}")
+    if like is not None and (like["h"].shape[1] != n or like["h"].dtype != data["h"].dtype):
+        raise ValueError(f"{name} must have train's sites and dtype (n={like['h'].shape[1]}, {like['h'].dtype}); got "
+                         f"n={n}, {data['h'].dtype}")
+
+
+def _check_pair(train: dict[str, Any], test: dict[str, Any]) -> list[float]:
+    """Both data sets checked (:func:`_check_data`), the β they share (:func:`_shared_betas`); a ValueError naming
+    ``test`` when its correction c is zero at one of them (a relative error of 0/0)."""
+    _check_data("train", train)
+    _check_data("test", test, like=train)
+    betas = _shared_betas(train, test)
+    for b in betas:
+        if not bool(test["c"][(test["beta"] - b).abs() < 1e-12].any()):
+            raise ValueError(f"test['c'] must not be all zero at β={b} (its relative error would be 0/0)")
+    return betas
+
+
 @contract(data=_DATA, inputs="choice:g|m")
 def site_variable(data: dict[str, Any], inputs: str) -> torch.Tensor:
     """The scalar a site-wise net of ``inputs`` sees: g = h + J m (``"g"``) or m (``"m"``); (I, n)."""
     check_choice("inputs", inputs, ("g", "m"))
+    _check_data("data", data)
     return _local_field(data) if inputs == "g" else data["m"]
 
 
@@ -73,8 +109,10 @@ def binned_bound(train: dict[str, Any], test: dict[str, Any], inputs: str = "g",
     """The β-weighted piecewise-constant E[c | x] (``bins`` training quantiles of x, :func:`site_variable`) and the
     β-weighted least-squares a·x, both fitted on ``train`` and scored on ``test`` at the training β: ``{"binned",
     "linear"}`` errors (1: no correction). ``test`` must share at least one β with ``train`` (else a ValueError)."""
-    _shared_betas(train, test)
+    _check_pair(train, test)
     x_tr, x_te = site_variable(train, inputs).reshape(-1), site_variable(test, inputs)
+    if not bool(x_tr.any()):
+        raise ValueError(f"train: its site variable {inputs!r} is zero at every site (no coefficient a·x can be fitted)")
     c_tr = train["c"].reshape(-1)
     w = _beta_weights(train["beta"], c_tr, train["c"].shape[-1])
     edges = torch.quantile(x_tr, torch.linspace(0, 1, bins + 1, dtype=x_tr.dtype)[1:-1])
@@ -97,6 +135,7 @@ def range_bounds(train: dict[str, Any], test: dict[str, Any], inputs: str = "g",
                  bins: Sequence[int] = BINS) -> list[dict[str, Any]]:
     """For each training range from the largest β down (a single β first, the whole range last): its lower end, the
     best binned error over ``bins`` (and each), and the single coefficient's error."""
+    _check_pair(train, test)
     rows = []
     for low in sorted(set(train["beta"].tolist()), reverse=True):
         tr, te = _restrict(train, low), _restrict(test, low)
@@ -127,7 +166,7 @@ def two_part_stand_in(train: dict[str, Any], test: dict[str, Any], *, hidden: in
     Adam with a cosine schedule for ``steps``, every training β weighted alike, ``seed``), each scored on ``test`` at
     the training β with the chapter's statistic: ``{"linear", "binned", "binned_by_bins", "net"}``. ``test`` must share
     at least one β with ``train`` (else a ValueError)."""
-    _shared_betas(train, test)
+    _check_pair(train, test)
     u_tr, u_te = _two_parts(train).reshape(-1, 2), _two_parts(test)
     c = train["c"].reshape(-1)
     w = _beta_weights(train["beta"], c, train["c"].shape[-1])

@@ -23,7 +23,8 @@ __all__ = ["check_frames", "organisation_curves", "row_shares", "column_shares"]
 
 @contract(norms="array")
 def check_frames(norms) -> np.ndarray:
-    """``norms`` as a float64 array (S, N, N), S ≥ 2, finite and non-negative; a ValueError naming it otherwise."""
+    """``norms`` as a float64 array (S, N, N), S ≥ 2, finite and non-negative, the sum of their squares finite (no
+    overflow in the shares and correlations); a ValueError naming it otherwise."""
     arr = np.asarray(norms)
     if arr.dtype.kind not in "fiu" or arr.ndim != 3 or arr.shape[1] != arr.shape[2] or arr.shape[0] < 2 \
             or arr.shape[1] < 3:
@@ -32,6 +33,10 @@ def check_frames(norms) -> np.ndarray:
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError("norms must be finite and non-negative (norms of coupling blocks)")
+    with np.errstate(over="ignore"):
+        if not np.isfinite(np.square(arr).sum()):
+            raise ValueError(f"norms must be small enough for float64 sums of their squares (norms of coupling "
+                             f"blocks); got a largest entry of {arr.max():.3g}")
     return arr
 
 

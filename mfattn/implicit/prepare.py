@@ -25,12 +25,12 @@ from typing import Any, Callable
 import torch
 
 from ..companion import store
-from ..companion.checks import check_rule
+from ..companion.checks import check_path, check_rule
 from .ensemble_train import train_into_cache
 from .init_scale import FACTORS, factor_key, init_config
 from .runs import finished_result
 from .train import profile_config, train_mnist
-from .variants import ALL_VARIANTS, KEYS
+from .variants import ALL_VARIANTS, KEYS, _run_device
 
 __all__ = ["jobs", "run_names", "main"]
 
@@ -54,8 +54,12 @@ def _check_sizes(sizes: Any) -> Mapping:
 
 def jobs(sizes: dict[str, Any], *, data_root=None, device: str = "cpu") -> dict[str, tuple[list, Callable[[], Any]]]:
     """``{job name: (its TrainConfigs, a function that trains them)}`` in the order the workers take them; ``sizes``
-    must be chapter 2's profile sizes (every job names at least one seed)."""
+    must be chapter 2's profile sizes (every job names at least one seed); ``device`` one to train on here
+    (``"cpu"``, or ``"cuda"``/``"cuda:N"`` with that CUDA device present) and ``data_root`` None or a folder path."""
     _check_sizes(sizes)
+    _run_device(device, present=True)
+    if data_root is not None:
+        check_path("data_root", data_root)
     out: dict[str, tuple[list, Callable[[], Any]]] = {}
 
     def ensemble(configs):

@@ -40,6 +40,7 @@ from .. import deq
 from ..companion import store
 from ..companion.checks import contract
 from . import reference_solver
+from .variants import _run_device
 from .runs import RESULT_VERSION, TrainConfig, TrainResult, _check_device, code_version
 
 __all__ = ["PUBLIC_ANDERSON", "PUBLIC_FORWARD", "PUBLIC_BACKWARD", "public_solve", "public_anderson",
@@ -74,6 +75,8 @@ def public_solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *,
     to every sample: ``iterations`` the evaluations used, ``residual`` the pooled residual of that iterate,
     ``converged`` residual < tol, ``trace`` (K, B) the pooled residual of each evaluation, ``diverged`` non-finite
     or unconverged with a last residual above the first."""
+    if not callable(f):
+        raise TypeError(f"f must be a callable z -> f(z) on states of z0's shape; got {type(f).__name__}")
     if method != "anderson":
         return _BOOK_SOLVE(f, z0, method=method, max_iter=max_iter, tol=tol, **options)
     unknown = sorted(set(options) - _PASSED_OPTIONS)
@@ -82,6 +85,9 @@ def public_solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *,
                          f"the book's solver have no meaning there")
     if z0.numel() == 0:
         raise ValueError(f"z0 must have a non-empty batch (B, ...); got shape {tuple(z0.shape)}")
+    if z0.dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"z0 must be a float32 or float64 tensor (the public Anderson's solve needs one); got dtype "
+                        f"{z0.dtype}")
     shape, B = z0.shape, z0.shape[0]
     label = str(options.get("label", ""))
     x0 = z0.detach().reshape(B, -1)
@@ -90,7 +96,13 @@ def public_solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *,
     fs: list[torch.Tensor] = []
 
     def flat(x: torch.Tensor) -> torch.Tensor:
-        out = f(x.reshape(shape)).reshape(B, -1)
+        out = f(x.reshape(shape))
+        if not isinstance(out, torch.Tensor) or out.shape != shape:
+            got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
+            raise ValueError(f"f must return a tensor of z0's shape {tuple(shape)}; got {got}")
+        if out.dtype != z0.dtype:
+            raise TypeError(f"f must return a tensor of z0's dtype {z0.dtype}; got dtype {out.dtype}")
+        out = out.reshape(B, -1)
         xs.append(x.clone()), fs.append(out.clone())          # the solver overwrites its ring buffers
         return out
 
@@ -152,6 +164,7 @@ def public_run_dir(config: TrainConfig, device: torch.device | str = "cpu") -> P
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
     _check_device(device)
+    _run_device(device)
     key = store.config_hash({"config": config.to_dict(), "device": torch.device(device).type,
                              "version": RESULT_VERSION, "code": code_version(),
                              "public": store.code_digest(reference_solver, sys.modules[__name__]),
@@ -168,6 +181,7 @@ def train_public(config: TrainConfig, *, data_root=None, device: str | torch.dev
     from .train import train_mnist
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    _run_device(device, present=True)
     folder = Path(folder) if folder is not None else public_run_dir(config, device)
     book = store.cache_dir("deq", "mnist").resolve()
     if folder.resolve() == book or book in folder.resolve().parents:
@@ -177,14 +191,26 @@ def train_public(config: TrainConfig, *, data_root=None, device: str | torch.dev
                            progress=progress)
 
 
+@contract(every="int:1", batch="int:1", digits="int:1")
 def analyse(result: TrainResult, images: torch.Tensor, labels: torch.Tensor, *, every: int = 1000,
             batch: int = 60, digits: int = 1000) -> dict[str, Any]:
     """The numbers of a trained public-solver run: its test accuracy (with the public solver, as trained, and with
     the book's), and at every kept step that is a multiple of ``every`` (and the last) whether the public solver
     reaches its tolerance (:func:`reference_converged_over_training`) on the first ``batch`` test images (B, 1, 28,
     28) and, the book's protocol, the share of the batches of ``batch`` among the first ``digits``; each summarised
-    over the last quarter (steps >= 0.75 of the last) and over all."""
+    over the last quarter (steps >= 0.75 of the last) and over all. ``every``, ``batch`` and ``digits`` are positive
+    integers with ``batch <= digits <= len(images)``; ``labels`` (B,) integer labels of ``images``."""
+    from ..companion.checks import check_tensor
     from .evaluation import evaluate
+    if not isinstance(result, TrainResult):
+        raise TypeError(f"result must be a TrainResult (a trained public-solver run); got {type(result).__name__}")
+    check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
+    check_tensor("labels", labels, shape=(len(images),))
+    if labels.is_floating_point() or labels.dtype == torch.bool:
+        raise TypeError(f"labels must be an integer tensor of digit labels; got dtype {labels.dtype}")
+    if not batch <= digits <= len(images):
+        raise ValueError(f"digits must lie between batch ({batch}) and the number of images ({len(images)}): the "
+                         f"book's protocol reads whole batches of the first digits; got digits={digits}")
     kept = result.weight_steps()
     steps = [s for s in kept if s % every == 0 or s == kept[-1]]
     one = reference_solver.reference_converged_over_training(result, images[:batch], steps, batch=batch,

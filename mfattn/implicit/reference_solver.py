@@ -39,9 +39,16 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
     relative residual ``‖f(x) − x‖ / (1e-5 + ‖f(x)‖)`` (norms over the whole batch) falls below ``tol``. Returns the
     last iterate (B, D) and the residual after each step (a list; converged where its last entry is below ``tol``).
     A map that is NaN or inf at every iterate of a sample raises :class:`mfattn.deq.SolverDivergedError`, as
-    :func:`mfattn.deq.solve` does."""
-    if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or not x0.is_floating_point():
-        raise TypeError("x0 must be a floating-point tensor (B, D) of flat states")
+    :func:`mfattn.deq.solve` does. A map that overflows later (finite at the start, NaN or inf after) stops the
+    solve there: the residual list ends with that non-finite residual (not converged) and the iterate returned
+    may hold NaN or inf (documented: the caller reads convergence from the residuals)."""
+    if not isinstance(x0, torch.Tensor) or x0.dim() != 2 or x0.dtype not in (torch.float32, torch.float64):
+        got = f"dtype {x0.dtype}, shape {tuple(x0.shape)}" if isinstance(x0, torch.Tensor) else type(x0).__name__
+        raise TypeError(f"x0 must be a float32 or float64 tensor (B, D) of flat states; got {got}")
+    check_tensor("x0", x0, ndim=2, real=True, finite=False)
+    if 0 in x0.shape:
+        raise ValueError(f"x0 must hold at least one state of at least one entry (B, D >= 1); got shape "
+                         f"{tuple(x0.shape)}")
     if not bool(torch.isfinite(x0).all()):
         raise ValueError("x0 contains NaN or infinite entries")
     m, max_iter = check_int("m", m, 2, 64), check_int("max_iter", max_iter, 3, 10_000)
@@ -55,6 +62,8 @@ def reference_anderson(f: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tens
     if not isinstance(fx0, torch.Tensor) or fx0.shape != x0.shape:
         got = f"shape {tuple(fx0.shape)}" if isinstance(fx0, torch.Tensor) else type(fx0).__name__
         raise ValueError(f"f must return a tensor of the state's shape {tuple(x0.shape)}; got {got}")
+    if fx0.dtype != x0.dtype:
+        raise TypeError(f"f must return a tensor of the state's dtype {x0.dtype} (x0's); got dtype {fx0.dtype}")
     X[:, 0], F[:, 0] = x0, fx0
     X[:, 1 % m], F[:, 1 % m] = F[:, 0], f(F[:, 0])
     H = x0.new_zeros(B, m + 1, m + 1)

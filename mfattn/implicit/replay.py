@@ -183,6 +183,9 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     if commit.returncode != 0:
         raise ValueError(f"old_commit: {old_commit!r} is not a commit of {root}")
     commit_id = commit.stdout.strip()
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"names must name each replayed run once (at least one: a link must cover a run); got "
+                         f"{names[:5]!r}")
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, text=True, capture_output=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="mfattn-replay-") as tmp:
         tmp_path = Path(tmp)

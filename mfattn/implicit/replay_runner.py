@@ -167,7 +167,9 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
     comparing every array of ``keys`` (default :data:`LOG_KEYS`; a certified replay adds :data:`TRAINED_KEYS`) bit
     for bit (NaN equals NaN: a log with no backward solve). Arrays of different shapes (a replay of other length than
     the other, e.g. one cut short) or dtypes differ: not identical, and ``max_abs_difference`` is inf when the shapes
-    differ (no element-wise difference exists); ``steps`` counts ``new``'s ``loss``."""
+    differ (no element-wise difference exists); ``steps`` counts ``new``'s ``loss``. Within one of ``old`` and
+    ``new`` a run's per-step logs must be 1-d of one length (ValueError naming it), and ``names`` must name each run
+    once."""
     keys = tuple(check_strings("keys", keys, "log keys"))
     if "loss" not in keys:
         raise ValueError(f"keys must include 'loss' (it counts the replayed steps); got {list(keys)}")
@@ -175,6 +177,8 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
         if not isinstance(logs, dict):
             raise TypeError(f"{label} must be a dict of a replay's arrays ('<run>/<key>'); got {type(logs).__name__}")
     names = check_strings("names", names, "run names")
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"names must name each compared run once (at least one); got {names[:5]!r}")
     for label, logs in (("old", old), ("new", new)):
         lacking = [f"{n}/{k}" for n in names for k in keys if f"{n}/{k}" not in logs]
         if lacking:
@@ -184,6 +188,11 @@ def compare_logs(old: dict[str, np.ndarray], new: dict[str, np.ndarray], names: 
         if bad:
             raise TypeError(f"{label}[{bad[0]!r}] must be a numeric numpy array (a replay's log); got "
                             f"{type(logs[bad[0]]).__name__}")
+        for n in names:     # one replay's per-step logs: one length (steps), as the runner writes them
+            shapes = {k: logs[f"{n}/{k}"].shape for k in keys if k in _LOG_KEYS}
+            if len(set(shapes.values())) > 1 or any(len(v) != 1 for v in shapes.values()):
+                raise ValueError(f"{label}: the per-step logs of run {n!r} must be 1-d arrays of one length (the "
+                                 f"replayed steps); got shapes {shapes}"[:300])
     out: dict[str, Any] = {}
     for name in names:
         first, worst = None, 0.0

@@ -109,6 +109,8 @@ def chance_cosine(f: torch.Tensor, m: torch.Tensor, draws: int = 200, seed: int 
     ValueError."""
     if f.shape != m.shape:
         raise ValueError(f"f and m must have the same shape (B, N, d); got f {tuple(f.shape)} and m {tuple(m.shape)}")
+    if f.dtype != m.dtype:
+        raise TypeError(f"f and m must have one dtype (the fields of one fixed point); got f {f.dtype} and m {m.dtype}")
     for name, t in (("f", f), ("m", m)):
         if not bool(t.any()):
             raise ValueError(f"{name} must not be all zero (a cosine with a zero vector is 0/0); got shape "
@@ -198,7 +200,20 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
     stability at the fixed point, ``rho_training_digits`` the analysis over training (kept weights every
     ``rho_training_every`` steps), ``correction_digits`` the learned correction; ``budget_steps`` the plain-step budgets.
     Returns ``{"numbers": {key: float}, "rho": (D,), "converged": (D,), "budget": {k: accuracy}, "over": {...},
-    "correction": the report}``."""
+    "correction": the report}``. ``result`` is a TrainResult with kept weights; the digit counts and
+    ``rho_training_every`` are positive integers, ``budget_steps`` a list of them."""
+    from ..companion.checks import check_int, check_rule, check_tensor
+    from .runs import TrainResult
+
+    if not isinstance(result, TrainResult):
+        raise TypeError(f"result must be a TrainResult (a trained blog model); got {type(result).__name__}")
+    check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
+    check_tensor("labels", labels, shape=(len(images),))
+    if labels.is_floating_point() or labels.dtype == torch.bool:
+        raise TypeError(f"labels must be an integer tensor of digit labels; got dtype {labels.dtype}")
+    for key in ("stability_digits", "rho_training_digits", "rho_training_every", "correction_digits"):
+        check_int(f"sizes[{key!r}]", sizes[key], 1)
+    check_rule("sizes['budget_steps']", sizes["budget_steps"], "ints:1")
     model = result.load_model()
     model.eval()
     with torch.no_grad():

@@ -32,6 +32,7 @@ import torch
 
 from ..companion import caches, store
 from .replay import LINEAGE, load_lineage, reaches
+from .variants import _run_device
 from .runs import TrainConfig, TrainResult, _check_device, _entry_key, code_version, finished_result, run_dir
 
 __all__ = ["run_arrays", "export_run", "export_finished", "restore", "runs_folder", "main"]
@@ -81,6 +82,7 @@ def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cp
     from .prepare import _check_sizes, run_names
 
     _check_sizes(sizes)
+    _run_device(device)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {"runs": {}, "missing": []}
@@ -131,8 +133,10 @@ def restore(folder: str | Path | None = None, device: str = "cpu") -> dict[str, 
     for every run now in the cache. A file whose SHA-256 differs from its index entry is refused (ValueError naming
     it); a run trained by other code than today's, with no certified replay link to it, is skipped with a warning
     (it must be trained again). A folder without ``index.json`` (a checkout without the stored runs) holds no runs:
-    it restores nothing and returns ``{}``, as an index with no runs does."""
+    it restores nothing and returns ``{}``, as an index with no runs does. ``device``: ``"cpu"``, ``"cuda"`` or
+    ``"cuda:N"`` (the runs are written where a run of that device lives; no CUDA needed)."""
     _check_device(device)
+    _run_device(device)
     if folder is not None:
         folder = store.check_path("folder", folder)
         if not folder.is_dir():

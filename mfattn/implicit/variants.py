@@ -92,7 +92,46 @@ def _check_rows(name: str, rows: Any, keys: Sequence[str] = ()) -> list:
         if missing:
             raise ValueError(f"{name}[{i}] lacks {missing}: expected the rows of "
                              f"{'seed_summary' if 'n_seeds' in keys else 'variant_rows'}")
+        _check_values(f"{name}[{i}]", r)
     return list(rows)
+
+
+#: The numbers a row may hold, by kind: shares in [0, 1], finite reals (None allowed where a row may lack one),
+#: counts >= 1.
+_SHARES = ("test_accuracy", "forward_converged", "acc_mean")
+_REALS = ("forward_iterations", "ms_per_step")
+_OPTIONAL_REALS = ("backward_iterations", "acc_std", "delta")
+_COUNTS = ("test_examples", "n_seeds")
+#: A training loss may be NaN or inf (a run that diverged, e.g. a large initialisation): a number, not checked finite.
+_LOSSES = ("final_loss", "loss_mean")
+
+
+def _check_values(name: str, row: Mapping) -> None:
+    """A ValueError (TypeError for a wrong type) naming ``name[key]`` for a number of the row that is not one: NaN,
+    inf, a share outside [0, 1], a count < 1, p-values outside [0, 1], ``n_seeds`` other than ``len(seeds)``. A loss
+    may be NaN or inf (a diverged run; documented), but must be a number."""
+    from ..companion.checks import check_real
+
+    for key in _SHARES + _REALS + _OPTIONAL_REALS:
+        if key in row and not (key in _OPTIONAL_REALS and row[key] is None):
+            check_real(f"{name}[{key!r}]", row[key], **(dict(minimum=0.0, maximum=1.0) if key in _SHARES else {}))
+    for key in _LOSSES:
+        if key in row and (isinstance(row[key], (bool, np.bool_)) or not isinstance(row[key], (int, float, np.number))
+                           or isinstance(row[key], complex)):
+            raise TypeError(f"{name}[{key!r}] must be a number (a training loss); got {row[key]!r:.60}")
+    for key in _COUNTS:
+        if key in row:
+            check_int(f"{name}[{key!r}]", row[key], 1)
+    if "mcnemar_p" in row:
+        ps = row["mcnemar_p"]
+        if isinstance(ps, (str, bytes, Mapping)) or not isinstance(ps, Sequence):
+            raise TypeError(f"{name}['mcnemar_p'] must be a list of p-values; got {type(ps).__name__}")
+        for p in ps:
+            check_real(f"each entry of {name}['mcnemar_p']", p, minimum=0.0, maximum=1.0)
+    if "seeds" in row:
+        check_rule(f"{name}['seeds']", row["seeds"], "ints:0")
+        if "n_seeds" in row and row["n_seeds"] != len(row["seeds"]):
+            raise ValueError(f"{name}['n_seeds'] must count its seeds ({len(row['seeds'])}); got {row['n_seeds']!r}")
 
 
 def variant_rows(results: Mapping[str, TrainResult]) -> list[dict[str, Any]]:
@@ -149,7 +188,8 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 
 def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[str]]:
     """``(se, close, far)``: the standard error of a difference of two accuracies at the blog
-    model's (:func:`binomial_se`), and the variants within / beyond two of them."""
+    model's (:func:`binomial_se`), and the variants within / beyond two of them. With rows of several seeds the
+    first blog row is the base (documented: the stored table's seed 0; :func:`seed_summary` pairs the seeds)."""
     rows = _check_rows("rows", rows, ("key", "variant", "test_accuracy"))
     i = next((i for i, r in enumerate(rows) if r["key"] == "blog"), None)
     if i is None:
@@ -164,6 +204,10 @@ def compare_to_blog(rows: list[dict[str, Any]]) -> tuple[float, list[str], list[
     return se, close, far
 
 
+#: The most test examples :func:`mcnemar` pairs: MNIST's test set (its exact binomial tail costs ~ n² bit operations).
+MAX_TEST_EXAMPLES = 10_000
+
+
 def mcnemar(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, float]:
     """Exact (binomial) two-sided McNemar test of two classifiers on the SAME test examples.
 
@@ -171,7 +215,8 @@ def mcnemar(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, float]:
     accuracy each discordant example is a fair coin, so ``p = min(1, 2 P[X <= min(b, c)])`` for
     ``X ~ Binomial(b + c, 1/2)`` (``p = 1`` without discordant examples). Unlike a standard error of two
     independent accuracies it uses the pairing: examples both get right or both get wrong carry no
-    information about the difference. Returns ``{"b", "c", "p"}``.
+    information about the difference. Returns ``{"b", "c", "p"}``. Each array holds 1 to
+    :data:`MAX_TEST_EXAMPLES` examples.
     """
     for name, value in (("correct_a", correct_a), ("correct_b", correct_b)):
         raw = np.asarray(value)
@@ -182,6 +227,9 @@ def mcnemar(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, float]:
     if a.shape != bb.shape or a.ndim != 1:
         raise ValueError(f"correct_a and correct_b must be 1-d and of one length (the same test examples); "
                          f"got {a.shape} and {bb.shape}")
+    if not 1 <= a.size <= MAX_TEST_EXAMPLES:
+        raise ValueError(f"correct_a and correct_b must cover 1 to {MAX_TEST_EXAMPLES:,} test examples (MNIST's test "
+                         f"set; the exact tail's cost grows with their square); got {a.size:,}")
     b, c = int(np.sum(a & ~bb)), int(np.sum(~a & bb))
     n, k = b + c, min(b, c)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n if n else 1.0
@@ -270,6 +318,39 @@ def seeds_statement(summary: list[dict[str, Any]]) -> str:
     return text + ("" if counts[0] >= 3 else "; fewer than the three seeds per variant a seed spread needs")
 
 
+def _run_device(device: Any, *, present: bool = False) -> str:
+    """``device`` if it names a device a run is keyed by (``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a torch.device of
+    either type), else a ValueError (TypeError for another type) naming ``device``: never ``""``, ``"meta"``,
+    ``"cpu\\n"``. ``present``: the device must also be here to train on (CUDA available, N below the count); without
+    it a CUDA run is named on any machine, but its index must be below the machine's device count (at least 1)."""
+    import re
+
+    import torch
+
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be 'cpu', 'cuda', 'cuda:N' or a torch.device; got {type(device).__name__}")
+    text = str(device)
+    if not re.fullmatch(r"cpu|cuda(:[0-9]{1,4})?", text):
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or a torch.device of those types; got {text!r:.60}")
+    if text.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if present and not count:
+            raise ValueError(f"device={text!r} was asked for, but torch sees no CUDA device; use 'cpu'")
+        index = int(text[5:]) if ":" in text else 0
+        if index >= max(count, 1):
+            raise ValueError(f"device={text!r}: no CUDA device of index {index} (this machine has {count})")
+    return device
+
+
+def _distinct_seeds(seeds: Any, name: str = "seeds") -> list[int]:
+    """``seeds`` as a list if it is a non-empty list of distinct integers >= 0, else an error naming ``name``."""
+    check_rule(name, seeds, "ints:0")
+    seeds = list(seeds)
+    if len(set(int(s) for s in seeds)) != len(seeds):
+        raise ValueError(f"{name} must name each seed once (a run per seed); got {seeds!r:.80}")
+    return seeds
+
+
 def _variant_options(interactions: bool) -> dict[str, dict[str, Any]]:
     return ALL_VARIANTS if interactions else dict(VARIANTS)
 
@@ -279,6 +360,7 @@ def cached_variant_results(sizes: dict[str, Any], seed: int = 0, device: str = "
     """The finished variant runs of profile ``sizes`` and ``seed`` found in the training cache (missing
     ones are left out, never trained); ``interactions`` (True or False) adds :data:`INTERACTION_VARIANTS`."""
     interactions = check_bool("interactions", interactions)
+    _run_device(device)
     out = {}
     for name, options in _variant_options(interactions).items():
         config = profile_config(sizes, seed, variant=True, **options)
@@ -300,7 +382,8 @@ def export_variants(profile: str = "full", path: Optional[str | Path] = None, se
         seeds = [check_int("seed", seed, 0)]
     else:
         seeds = list(seed) if hasattr(seed, "__iter__") and not isinstance(seed, (str, bytes)) else seed
-        seeds = [int(s) for s in check_rule("seed", seeds, "ints:0")]
+        seeds = [int(s) for s in _distinct_seeds(seeds, "seed")]
+    _run_device(device)
     sizes = get_profile("deq", profile)
     rows, missing = [], []
     for s in seeds:
@@ -315,10 +398,14 @@ def export_variants(profile: str = "full", path: Optional[str | Path] = None, se
 
 def train_variants(profile: str, seeds: Sequence[int], device: str = "cpu", *, interactions: bool = False,
                    data_root=None) -> None:
-    """Train (or resume, or load) every variant run of ``profile`` for ``seeds`` into the training cache."""
+    """Train (or resume, or load) every variant run of ``profile`` for ``seeds`` (distinct seeds >= 0) into the
+    training cache."""
     from ..companion.profiles import get_profile
 
     sizes = get_profile("deq", profile)
+    seeds = _distinct_seeds(seeds)
+    _run_device(device, present=True)
+    interactions = check_bool("interactions", interactions)
     for s in seeds:
         for name, options in _variant_options(interactions).items():
             res = train_mnist(profile_config(sizes, s, variant=True, **options), data_root=data_root, device=device)
