@@ -138,8 +138,8 @@ def gated_values(scores: torch.Tensor, values: torch.Tensor, log_odds: float | t
                          f"got shape {tuple(values.shape)}")
     _same_dtype(scores, values)
     try:
-        torch.broadcast_shapes(scores.shape[:-2], values.shape[:-2])
-    except RuntimeError:
+        np.broadcast_shapes(tuple(scores.shape[:-2]), tuple(values.shape[:-2]))
+    except ValueError:
         raise ValueError(f"scores (..., m, n) and values (..., n, d_v) must have batch shapes that broadcast; got "
                          f"{tuple(scores.shape)} and {tuple(values.shape)}") from None
     gate = sigmoid_gate(scores, log_odds, temperature)

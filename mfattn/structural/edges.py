@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_real, contract
@@ -168,8 +169,8 @@ def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
 def _batch(names: str, *shapes) -> None:
     """Refuse batch shapes (the dimensions before (tokens, dim)) that do not broadcast, naming the tensors."""
     try:
-        torch.broadcast_shapes(*shapes)
-    except RuntimeError:
+        np.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError:
         raise ValueError(f"{names} must have batch shapes (before (tokens, dim)) that broadcast; got "
                          f"{', '.join(str(tuple(s)) for s in shapes)}") from None
 

@@ -97,8 +97,8 @@ def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Ge
 
 def _broadcasts_to(shape, lead) -> bool:
     try:
-        return tuple(torch.broadcast_shapes(tuple(shape), tuple(lead))) == tuple(lead)
-    except RuntimeError:
+        return tuple(np.broadcast_shapes(tuple(shape), tuple(lead))) == tuple(lead)
+    except ValueError:
         return False
 
 
@@ -114,8 +114,8 @@ def _check_states(xi, patterns, beta, active):
     if patterns.shape[-2] < 1:
         raise ValueError(f"patterns must hold at least one pattern (..., P >= 1, d); got shape {tuple(patterns.shape)}")
     try:
-        lead = torch.broadcast_shapes(xi.shape[:-1], patterns.shape[:-2])
-    except RuntimeError:
+        lead = np.broadcast_shapes(tuple(xi.shape[:-1]), tuple(patterns.shape[:-2]))
+    except ValueError:
         raise ValueError(f"xi (..., d) and patterns (..., P, d) must have batch shapes that broadcast; got "
                          f"{tuple(xi.shape[:-1])} and {tuple(patterns.shape[:-2])}") from None
     if isinstance(beta, torch.Tensor):

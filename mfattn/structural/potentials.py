@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_int, check_real
@@ -56,8 +57,8 @@ def _check_same_dim(x: torch.Tensor, k: torch.Tensor, x_batch: int = 2) -> None:
     if x.shape[-1] < 1:
         raise ValueError(f"x and k must have a dimension d >= 1; got shapes {tuple(x.shape)} and {tuple(k.shape)}")
     try:
-        torch.broadcast_shapes(x.shape[:-x_batch], k.shape[:-2])
-    except RuntimeError:
+        np.broadcast_shapes(tuple(x.shape[:-x_batch]), tuple(k.shape[:-2]))
+    except ValueError:
         raise ValueError(f"x and k must have batch shapes that broadcast; got shapes {tuple(x.shape)} and "
                          f"{tuple(k.shape)}") from None
 
@@ -120,8 +121,8 @@ def expectation_by_gradient(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, a
         raise ValueError(f"q (..., m, d), k (..., n, d) and v (..., n, d_v) must share d and n; got shapes "
                          f"{tuple(q.shape)}, {tuple(k.shape)} and {tuple(v.shape)}")
     try:
-        torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except RuntimeError:
+        np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]), tuple(v.shape[:-2]))
+    except ValueError:
         raise ValueError(f"q, k and v must have batch shapes that broadcast; got shapes {tuple(q.shape)}, "
                          f"{tuple(k.shape)} and {tuple(v.shape)}") from None
     if not bool(torch.isfinite(beta * q @ k.transpose(-1, -2)).all()):
