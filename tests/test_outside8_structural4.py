@@ -137,6 +137,9 @@ ROWS = [
         k: v for k, v in _pcs()["runs"].items() if k != "fixed point (CCCP)"}}), ValueError, "pcs"),
     ("pc_values active out of range", lambda: _pc_values(problem={**_problem(), "active": _problem()["active"] + 9}),
      ValueError, "active"),
+    # unit_values.pc_restarts: starts = 10**12 (hung before)
+    ("pc_restarts starts=10**12", lambda: unit_values.pc_restarts(_problem(), _pcs()["runs"]["fixed point (CCCP)"], 3, 1.0,
+                                                                  1.0, _g(), 10**12), ValueError, "starts"),
     ("slot_values sigmas longer than the study", lambda: unit_values.slot_values(
         _width(), [0.5, 1.0, 2.0], 1.0, _width()["mu0"]), ValueError, "sl\\['ari'\\]"),
     ("paper_slot_values mu_start float32", lambda: unit_values.paper_slot_values(

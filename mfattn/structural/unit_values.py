@@ -362,7 +362,7 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
 
 
 @contract(problem="mapping:active|mu|y|C|x_true", fixed="mapping:x|free_energy", steps="int:1", pi="real:>0", pi_y="real:>0",
-          generator="generator", starts="int:1")
+          generator="generator", starts="int:1", alloc=lambda a: [("starts", 64 * a["starts"])])  # two lists per start
 def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, generator: torch.Generator,
                 starts: int = 8) -> dict:
     """The fixed point (CCCP) from ``starts`` other starts than zero: each instance starts at a parent's prediction
