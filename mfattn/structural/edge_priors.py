@@ -60,12 +60,28 @@ def enumerate_binary_edge_sets(m: int, n: int) -> torch.Tensor:
     return bits.bool().reshape(-1, m, n)
 
 
+def _same_dtype(scores: torch.Tensor, values: torch.Tensor) -> None:
+    if values.dtype != scores.dtype:
+        raise TypeError(f"scores and values must have one dtype; got scores {scores.dtype} and values {values.dtype} "
+                        f"(cast explicitly)")
+
+
+def _finite(out: torch.Tensor, what: str) -> torch.Tensor:
+    if not bool(torch.isfinite(out).all()):   # s / T + logit rho past float64's range: softmax of inf is NaN
+        raise ValueError(f"scores / temperature + log_odds (and values) overflow the {what}; give a larger "
+                         f"temperature or smaller scores, log_odds or values")
+    return out
+
+
 def _check_temperature(temperature: float) -> float:
     return check_real("temperature", temperature, minimum=0.0, strict=True)
 
 
 def _check_log_odds(log_odds, scores: torch.Tensor) -> None:
     # a log-odds tensor is one per edge (or broadcast over edges): it must not widen the scores' shape
+    if isinstance(log_odds, torch.Tensor) and log_odds.dtype != scores.dtype:
+        raise TypeError(f"scores and log_odds must have one dtype; got scores {scores.dtype} and log_odds "
+                        f"{log_odds.dtype} (cast explicitly)")
     if isinstance(log_odds, torch.Tensor):
         try:
             shape = torch.broadcast_shapes(log_odds.shape, scores.shape)
@@ -93,14 +109,15 @@ def binary_edges_brute_force(scores: torch.Tensor, values: torch.Tensor, log_odd
     _check_log_odds(log_odds, scores)
     if scores.dim() != 2 or values.dim() != 2 or values.shape[0] != scores.shape[1]:
         raise ValueError(f"scores must be (m, n) and values (n, d_v); got {tuple(scores.shape)} and {tuple(values.shape)}")
+    _same_dtype(scores, values)
     m, n = scores.shape
     edge_sets = enumerate_binary_edge_sets(m, n).to(scores)  # (S, m, n) as 0/1
-    field = scores / temperature + torch.as_tensor(log_odds, dtype=scores.dtype)
+    field = _finite(scores / temperature + torch.as_tensor(log_odds, dtype=scores.dtype), "edge field")
     post = torch.softmax((edge_sets * field).sum((-1, -2)), dim=0)  # (S,)
     marginals = torch.einsum("s,smn->mn", post, edge_sets)
     weight = scores if weight_by_score else torch.ones_like(scores)
     value = torch.einsum("s,smn,mn,nd->md", post, edge_sets, weight, values)
-    return marginals, value
+    return _finite(marginals, "posterior"), _finite(value, "expected value")
 
 
 @contract(scores="tensor", log_odds="realt", temperature="real:>0")
@@ -119,8 +136,14 @@ def gated_values(scores: torch.Tensor, values: torch.Tensor, log_odds: float | t
     if values.shape[-2] != scores.shape[-1]:
         raise ValueError(f"values must have one row per key ({scores.shape[-1]}, the last dimension of scores); "
                          f"got shape {tuple(values.shape)}")
+    _same_dtype(scores, values)
+    try:
+        np.broadcast_shapes(tuple(scores.shape[:-2]), tuple(values.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"scores (..., m, n) and values (..., n, d_v) must have batch shapes that broadcast; got "
+                         f"{tuple(scores.shape)} and {tuple(values.shape)}") from None
     gate = sigmoid_gate(scores, log_odds, temperature)
-    return (gate * (scores if weight_by_score else 1.0)) @ values
+    return _finite((gate * (scores if weight_by_score else 1.0)) @ values, "gated values")
 
 
 @contract(n="int:1", bias="tensor:1")
@@ -145,7 +168,8 @@ def relative_position_log_prior(n: int, bias: torch.Tensor, causal: bool = True)
 
 
 @contract(n="int:1", d="int:1", temperatures="reals:>0", instances="int:1", generator="generator",
-          alloc=lambda a: [("instances", a["instances"] * 4096 * 16 * 8)])
+          alloc=lambda a: [("instances", a["instances"] * 4096 * 16 * 8),
+                           ("d", 8 * 4096 * 12 * a["d"] + 32 * a["n"] * a["d"])])   # the (S, m, n, d) value sum
 def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.Generator,
                  limits: tuple[float, float] = (1e-3, 1e3)) -> dict:
     """Chapter 4's checks of the other priors (float64; per instance the draws are: scores (3, 4) and values
@@ -165,6 +189,9 @@ def priors_study(n: int, d: int, temperatures, instances: int, generator: torch.
         raise TypeError(f"limits must be a pair (T_low, T_high) of temperatures; got {limits!r}")
     for end, value in zip(("limits[0]", "limits[1]"), limits):
         check_real(end, value, minimum=0.0, strict=True)
+    for name, values in (("temperatures", list(temperatures)), ("limits", list(limits))):
+        if any(not math.isfinite(1.0 / float(t)) for t in values):   # beta = 1 / T must be a finite float
+            raise ValueError(f"{name} must hold temperatures whose inverse 1 / T is finite; got {values!r:.80}")
     if not limits[0] < limits[1]:
         raise ValueError(f"limits must be (T_low, T_high) with T_low < T_high (the hard end first); got {limits!r}")
     err_gate = err_value = err_ffn = err_rel = err_temp = 0.0

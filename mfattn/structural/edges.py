@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_real, contract
@@ -111,6 +112,8 @@ def enumerate_structures(allowed: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"allowed must be a 2-D bool tensor (queries, keys); got shape "
                          f"{tuple(allowed.shape)} and dtype {allowed.dtype}")
     m, n = allowed.shape
+    if m < 1 or n < 1:
+        raise ValueError(f"allowed must have at least one query and one key; got shape {tuple(allowed.shape)}")
     if max(m, n) > MAX_ENUM_TOKENS:
         raise ValueError(f"brute-force enumeration is limited to at most {MAX_ENUM_TOKENS} queries and "
                          f"{MAX_ENUM_TOKENS} keys ({MAX_ENUM_TOKENS}**{MAX_ENUM_TOKENS} structures); got "
@@ -136,6 +139,9 @@ def structure_log_prior(structures: torch.Tensor, allowed: torch.Tensor) -> torc
     if structures.dim() != 2 or structures.shape[1] != allowed.shape[0]:
         raise ValueError(f"structures must have shape (S, {allowed.shape[0]}) (one key per query); got "
                          f"{tuple(structures.shape)}")
+    if allowed.shape[1] < 1 or not bool(allowed.any(-1).all()):
+        raise ValueError(f"allowed leaves queries {torch.nonzero(~allowed.any(-1)).flatten().tolist()} without any "
+                         f"possible parent (each row needs one True); got shape {tuple(allowed.shape)}")
     if structures.numel() and (structures.min() < 0 or structures.max() >= allowed.shape[1]):
         raise ValueError(f"structures must hold key indices in [0, {allowed.shape[1]}); got "
                          f"[{int(structures.min())}, {int(structures.max())}]")
@@ -153,10 +159,20 @@ def _scores(q: torch.Tensor, k: torch.Tensor, beta: float) -> torch.Tensor:
         raise ValueError(f"q and k must share their last (feature) dimension; got {q.shape[-1]} and {k.shape[-1]}")
     if q.dtype != k.dtype:
         raise TypeError(f"q and k must have one dtype; got {q.dtype} and {k.dtype} (cast one explicitly)")
+    _batch("q and k", q.shape[:-2], k.shape[:-2])
     scores = beta * q @ k.transpose(-1, -2)
     if not bool(torch.isfinite(scores).all()):   # beta = 1e308 overflowed them and every posterior became NaN
         raise ValueError(f"beta = {beta:g} times q·k overflows the scores (or q, k hold NaN/inf): take a smaller beta")
     return scores
+
+
+def _batch(names: str, *shapes) -> None:
+    """Refuse batch shapes (the dimensions before (tokens, dim)) that do not broadcast, naming the tensors."""
+    try:
+        np.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError:
+        raise ValueError(f"{names} must have batch shapes (before (tokens, dim)) that broadcast; got "
+                         f"{', '.join(str(tuple(s)) for s in shapes)}") from None
 
 
 def _checked(q, k, v, mode):
@@ -165,8 +181,15 @@ def _checked(q, k, v, mode):
             raise TypeError(f"{name} must be a torch.Tensor; got {type(t).__name__}")
         if not t.is_floating_point():
             raise TypeError(f"{name} must be a floating-point tensor; got {t.dtype}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() < 2:
+            raise ValueError(f"{name} must have shape (..., tokens, dim); got shape {tuple(t.shape)}")
+    if v.dtype != q.dtype or k.dtype != q.dtype:
+        raise TypeError(f"q, k and v must have one dtype; got q {q.dtype}, k {k.dtype} and v {v.dtype} (cast "
+                        f"explicitly)")
     if v.shape[-2] != k.shape[-2]:
         raise ValueError(f"k and v must have the same number of tokens; got {k.shape[-2]} and {v.shape[-2]}")
+    _batch("q, k and v", q.shape[:-2], k.shape[:-2], v.shape[:-2])
     allowed = allowed_parents(q.shape[-2], k.shape[-2], mode).to(q.device)
     return allowed
 
@@ -286,6 +309,8 @@ def sinkhorn_edge_marginals(q: torch.Tensor, k: torch.Tensor, beta: float = 1.0,
     """
     if q.shape[-2] != k.shape[-2]:
         raise ValueError(f"sinkhorn_edge_marginals needs as many queries as keys; got {q.shape[-2]} and {k.shape[-2]}")
+    if q.shape[-2] < 1:
+        raise ValueError(f"q and k must hold at least one token; got shapes {tuple(q.shape)} and {tuple(k.shape)}")
     if not isinstance(iters, int) or iters < 1:
         raise ValueError(f"iters must be a positive integer; got {iters!r}")
     log_p = _scores(q, k, beta)
@@ -362,6 +387,28 @@ def random_allowed(n_queries: int, n_keys: int, density: float, generator: torch
     return mask
 
 
+def _check_log_prior(log_prior, allowed: torch.Tensor, like: torch.Tensor) -> None:
+    """A log-prior is real log-probabilities of the dtype of q (``-inf``: an edge of prior zero), of the mask's shape,
+    with at least one allowed edge of non-zero prior per query; True/False, NaN, +inf or another dtype are none."""
+    if not isinstance(log_prior, torch.Tensor) or not log_prior.is_floating_point():
+        raise TypeError(f"log_prior must be a real floating-point tensor of log-probabilities; got "
+                        f"{getattr(log_prior, 'dtype', type(log_prior).__name__)}")
+    if tuple(log_prior.shape) != tuple(allowed.shape):
+        raise ValueError(f"log_prior must have shape (queries, keys) = {tuple(allowed.shape)}; "
+                         f"got {tuple(log_prior.shape)}")
+    if log_prior.dtype != like.dtype:
+        raise TypeError(f"log_prior must have the dtype of q; got log_prior {log_prior.dtype} and q {like.dtype} "
+                        f"(cast explicitly)")
+    if bool(torch.isnan(log_prior).any()) or bool((log_prior == math.inf).any()):
+        raise ValueError("log_prior must hold log-probabilities (finite, or -inf for a prior of zero); it holds "
+                         "NaN or +inf")
+    dead = torch.nonzero(~((log_prior.cpu() > -math.inf) & allowed.cpu()).any(-1)).flatten().tolist()
+    if dead:
+        raise ValueError(f"log_prior gives every allowed parent of queries {dead} a prior of zero (-inf): their "
+                         f"posterior is undefined")
+
+
+@contract(q="tensor:>=2", k="tensor:>=2", beta="real:>=0")
 def graph_structure_posterior(q: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor, beta: float = 1.0,
                               log_prior: torch.Tensor | None = None):
     """The joint posterior over every one-parent edge set inside an arbitrary mask, by enumeration.
@@ -374,19 +421,20 @@ def graph_structure_posterior(q: torch.Tensor, k: torch.Tensor, allowed: torch.T
     """
     m, n = q.shape[-2], k.shape[-2]
     allowed = check_allowed(allowed, m, n)
+    if log_prior is not None:
+        _check_log_prior(log_prior, allowed, q)
     structures = enumerate_structures(allowed.cpu()).to(q.device)
     scores = _scores(q, k, beta)
     rows = torch.arange(m, device=q.device)
     log_joint = scores[..., rows, structures].sum(-1)  # (..., S)
     if log_prior is not None:
-        if tuple(log_prior.shape) != (m, n):
-            raise ValueError(f"log_prior must have shape (queries, keys) = {(m, n)}; got {tuple(log_prior.shape)}")
         lp = log_prior.to(scores).masked_fill(~allowed.to(q.device), -math.inf)
         lp = lp - torch.logsumexp(lp, -1, keepdim=True)  # p(E_i = j) normalised over A_i
         log_joint = log_joint + lp[rows, structures].sum(-1)
     return structures, torch.softmax(log_joint, dim=-1)
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", beta="real:>=0")
 def brute_force_graph_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor,
                                 beta: float = 1.0, log_prior: torch.Tensor | None = None) -> torch.Tensor:
     """``E[v(x, E)]_i = sum_E p(E | x) v_{E_i}`` over every edge set inside ``allowed``: (..., m, d_v).
@@ -398,6 +446,7 @@ def brute_force_graph_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tenso
     return torch.einsum("...s,...smd->...md", post, v[..., structures, :])
 
 
+@contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", beta="real:>=0")
 def graph_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor, beta: float = 1.0,
                     log_prior: torch.Tensor | None = None) -> torch.Tensor:
     """Masked softmax attention over an arbitrary graph, ``softmax_{j in A_i}(beta q_i . k_j + log_prior_ij) v_j``.
@@ -408,20 +457,16 @@ def graph_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: 
     allowed = check_allowed(allowed, q.shape[-2], k.shape[-2]).to(q.device)
     scores = _scores(q, k, beta)
     if log_prior is not None:
-        # a log-prior is real log-probabilities: -inf (an edge of prior zero) is one, True/False or NaN are none
-        if not isinstance(log_prior, torch.Tensor) or not log_prior.is_floating_point():
-            raise TypeError(f"log_prior must be a real floating-point tensor of log-probabilities; got "
-                            f"{getattr(log_prior, 'dtype', type(log_prior).__name__)}")
-        if tuple(log_prior.shape) != tuple(allowed.shape):
-            raise ValueError(f"log_prior must have shape (queries, keys) = {tuple(allowed.shape)}; "
-                             f"got {tuple(log_prior.shape)}")
-        if bool(torch.isnan(log_prior).any()) or bool((log_prior == math.inf).any()):
-            raise ValueError("log_prior must hold log-probabilities (finite, or -inf for a prior of zero); it holds "
-                             "NaN or +inf")
+        _check_log_prior(log_prior, allowed, q)
         scores = scores + log_prior.to(scores)
     return torch.softmax(scores.masked_fill(~allowed, -math.inf), dim=-1) @ v
 
 
+@contract(n="int:1", d="int:1", beta="real:>=0", instances="int:1", density="real:[0,1]", generator="generator",
+          # per instance: q, k, v, and the enumeration's values (at most n**n edge sets × n × d); the result lists
+          alloc=lambda a: [("n", 8 * a["n"] ** min(a["n"], MAX_ENUM_TOKENS + 1) * a["n"]),
+                           ("d", 8 * a["n"] ** min(a["n"], MAX_ENUM_TOKENS + 1) * a["n"] * a["d"]),
+                           ("instances", 64 * a["instances"])])
 def mask_study(n: int, d: int, beta: float, instances: int, density: float, generator: torch.Generator) -> dict:
     """Graph attention on random masks (one per instance; draws per instance: mask, q, k, v of shape (n, d)):
     max |enumeration over the mask's edge sets - masked softmax| per instance, and the edge-set counts."""

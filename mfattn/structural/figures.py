@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from ..companion.checks import check_int, check_rule, contract
+from ..companion.checks import check_array, check_int, check_rule, contract
 from . import predictive_coding as pc
 from .slots import PRIORS, adjusted_rand_index
 
@@ -51,16 +51,36 @@ def _role_masses(runs: Mapping, name: str, role_labels: Sequence[str]) -> None:
                                  f"{np.shape(mass)}; got {len(role_labels)} labels")
 
 
+def _arrays(owner: str, study: Mapping, keys: Sequence[str], rule: str = "tensor:>=1") -> None:
+    """study[key] for each key: a finite real tensor (``rule``) or, with ``rule="array"``, a finite numpy array."""
+    for key in keys:
+        if rule == "array" and not isinstance(study[key], np.ndarray):
+            raise TypeError(f"{owner}[{key!r}] must be a numpy array; got {type(study[key]).__name__}")
+        check_array(f"{owner}[{key!r}]", study[key], allow_int=True) if rule == "array" else check_rule(
+            f"{owner}[{key!r}]", study[key], rule)
+
+
 def _length(value: Any) -> int | None:
     return len(value) if np.ndim(value) >= 1 else None
 
 
-@contract(study="mapping:errors|n_structures|posterior|err_soft|err_sink", n="int:1", instances="int:1")
+@contract(study="mapping:errors|n_structures|posterior|err_soft|err_sink|beta_x|soft_x|exact_x|sink_x", n="int:1",
+          instances="int:1")
 def bruteforce(study: dict, n: int, instances: int) -> plt.Figure:
     """(a) max |enumeration − softmax attention| per instance and mechanism; (b) the sorted joint posterior
     over the edge sets of one self-attention instance; (c)–(f) the exclusive prior: errors of the per-query
     softmax and of Sinkhorn against its exact edge marginals, and the three marginal matrices."""
     errors, n_structures, posterior = study["errors"], study["n_structures"], study["posterior"]
+    if not isinstance(errors, Mapping) or not errors or not isinstance(n_structures, Mapping) or set(errors) - set(
+            n_structures):
+        raise ValueError("study['errors'] must map each mechanism to its errors and study['n_structures'] hold its edge-set "
+                         f"count; got {errors!r:.60} and {n_structures!r:.60}")
+    _arrays("study['errors']", errors, list(errors), "array")
+    if any(np.any(e < 0) for e in errors.values()):
+        raise ValueError("study['errors'] must hold deviations |enumeration - attention| >= 0; one is negative")
+    _arrays("study", study, ("posterior", "soft_x", "exact_x", "sink_x"), "tensor:>=2")
+    _arrays("study", study, ("err_soft", "err_sink"), "array")
+    check_rule("study['beta_x']", study["beta_x"], "real:>=0")
     for key in ("soft_x", "exact_x", "sink_x"):
         if key not in study or tuple(np.shape(study[key])[-2:]) != (n, n):
             raise ValueError(f"n must be the study's token count: study[{key!r}] must hold (n, n) = ({n}, {n}) "
@@ -110,6 +130,12 @@ def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[fl
     """(a) retrieval rate against β for several pattern counts; (b) against the count for several β;
     (c) median energy above its converged value along a longer iteration (``gap_long`` (steps + 1, B, T))."""
     rate, betas_h, counts_h = grid["rate"], grid["betas"], grid["counts"]
+    for key in ("betas", "counts"):
+        check_rule(f"grid[{key!r}]", grid[key], "reals:>0")
+    checked = check_array("grid['rate']", rate)
+    if checked.shape != (len(betas_h), len(counts_h)) or np.any(checked > 1) or np.any(checked < 0):
+        raise ValueError(f"grid['rate'] must hold rates in [0, 1], one per (beta, count) = ({len(betas_h)}, "
+                         f"{len(counts_h)}); got shape {checked.shape}")
     if len(betas_long) != gap_long.shape[1]:
         raise ValueError(f"betas_long must name one beta per column of gap_long {tuple(gap_long.shape)} "
                          f"(steps + 1, betas, trials); got {len(betas_long)}")
@@ -144,8 +170,23 @@ def hopfield(grid: dict, dim: int, gap_long: np.ndarray, betas_long: Sequence[fl
 def slots(study: dict, sigmas: Sequence[float], spread: float, n_slots: int, trial: int = 0) -> plt.Figure:
     """(a, b) one mixture, the same start, each prior's slot paths at the example width; (c) ARI against
     the width (mean and quartiles over mixtures); dotted: the clusters' true standard deviation."""
+    check_rule("study['x']", study["x"], "tensor:3")
+    check_rule("study['labels']", study["labels"], "inttensor:2")
     check_int("trial", trial, 0, len(study["x"]) - 1)
     x, labels, ari = study["x"], study["labels"], study["ari"]
+    if not isinstance(ari, Mapping) or not isinstance(study["examples"], Mapping) or any(
+            p not in ari or p not in study["examples"] for p in PRIORS):
+        raise ValueError(f"study['ari'] and study['examples'] must hold each prior {list(PRIORS)}")
+    for p in PRIORS:
+        if check_array(f"study['ari'][{p!r}]", ari[p], ndim=2).shape[0] != len(sigmas):
+            raise ValueError(f"sigmas must be the study's widths: study['ari'][{p!r}] holds {np.shape(ari[p])[0]} rows; "
+                             f"got {len(sigmas)} sigmas")
+        run = study["examples"][p]
+        _runs("study['examples']", {p: run}, ())
+        check_rule(f"study['examples'][{p!r}]['slots']", run.get("slots"), "tensor:4")
+        if run["slots"].shape[1:3] != (len(x), n_slots):
+            raise ValueError(f"n_slots must be the study's slot count: study['examples'][{p!r}]['slots'] has shape "
+                             f"{tuple(run['slots'].shape)} (iters + 1, T, K, 2); got n_slots = {n_slots}")
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.7))
     titles = {"slots": "(a) slot attention: softmax over slots", "hopfield": "(b) Hopfield prior: softmax over points"}
     for ax, p in zip(axes[:2], PRIORS):
@@ -179,6 +220,14 @@ def predictive_coding(study: dict, problem: dict, pi: float, n_parents: int) -> 
     synapse weight is the active one (dotted: chance); (c) the synapse weights of one instance along the
     fixed-point iteration (red: the active synapse)."""
     runs, accuracy, f_best = study["runs"], study["accuracy"], study["f_best"]
+    _runs("study['runs']", runs, ["fixed point (CCCP)"])
+    if not isinstance(accuracy, Mapping) or set(runs) - set(accuracy):
+        raise ValueError(f"study['accuracy'] must hold the accuracy of every run {sorted(runs)}")
+    _arrays("study", study, ("f_best",), "array")
+    check_rule("problem['mu']", problem["mu"], "tensor:3")
+    check_rule("problem['active']", problem["active"], "inttensor:1")
+    if bool((problem["active"] < 0).any()) or bool((problem["active"] >= problem["mu"].shape[1]).any()):
+        raise ValueError(f"problem['active'] must hold parent indices in [0, {problem['mu'].shape[1]})")
     if n_parents != np.shape(problem["mu"])[1]:
         raise ValueError(f"n_parents must be the problems' parent count ({np.shape(problem['mu'])[1]}, problem['mu'] "
                          f"{tuple(np.shape(problem['mu']))}); got {n_parents}")
@@ -253,6 +302,8 @@ def multihop_curves(results: dict, n_seeds: int) -> plt.Figure:
 def multihop_attention(results: dict, nmse_test: dict, role_labels: Sequence[str]) -> plt.Figure:
     """Attention mass of the query per token role (mean ± s.d. over seeds) per task; held-out errors."""
     _runs("results", results)
+    if not results:
+        raise ValueError("results must hold at least one task (name -> run of train_multihop); got none")
     _runs("nmse_test", nmse_test, list(results))
     _labels("role_labels", role_labels)
     _role_masses(results, "results", role_labels)
@@ -325,6 +376,12 @@ def expanding_prior(example: dict) -> plt.Figure:
     """The truncated geometric prior (left) and the attention it gives (right) at each iteration, for the
     input of :func:`.analysis.prior_example`; dashed: the true parent."""
     res, pick, t_true, n_it = example["result"], example["pick"], example["t_true"], example["iterations"]
+    if not isinstance(getattr(res, "history", None), (list, tuple)):
+        raise TypeError(f"example['result'] must be a result of expanding attention (with a history); got "
+                        f"{type(res).__name__}")
+    check_int("example['pick']", pick, 0)
+    check_int("example['iterations']", n_it, 1)
+    check_rule("example['t_true']", t_true, "real:>0")
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharex=True)
     cmap = plt.get_cmap("viridis")
     tt = np.arange(1, 50)
@@ -402,6 +459,11 @@ def paper_steps(ident: dict, forms: dict, temperatures: Sequence[float]) -> plt.
     every attention weight of every instance, with the drawn keys and with keys of one common norm; (b) the
     expected score-weighted value ``s sigma(s / T)`` of a binary edge with an even Bernoulli prior, against
     ReLU; (c) the median slot norm along the paper's unnormalised update and along the weighted mean."""
+    _arrays("ident", ident, ("gauss", "soft", "gauss_equal", "soft_equal"))
+    if not isinstance(forms["norms"], Mapping) or any(k not in forms["norms"] for k in ("paper", "mean")):
+        raise ValueError("forms['norms'] must hold the 'paper' and 'mean' slot norms (of update_forms_study)")
+    _arrays("forms['norms']", forms["norms"], ("paper", "mean"), "numbers")
+    check_rule("forms['data_radius']", forms["data_radius"], "real:>=0")
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.6))
     ax = axes[0]
     ax.plot(ident["gauss"].flatten(), ident["soft"].flatten(), "o", ms=3, alpha=0.5,
@@ -467,6 +529,8 @@ def inference_comparison(comparison: dict, ps: Sequence[float], d: int) -> plt.F
     """Per variant of the hyper-prior update (name -> :func:`.analysis.inference_comparison` entry): mean final
     window, iterations per query and final training MSE against the recency bias p."""
     _runs("comparison", comparison)
+    if not comparison:
+        raise ValueError("comparison must hold at least one variant (name -> entry of analysis.inference_comparison)")
     for name, c in comparison.items():
         for key in ("window", "iterations", "mse"):
             if key not in c:

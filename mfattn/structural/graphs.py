@@ -17,6 +17,8 @@ __all__ = ["GraphPanel", "mechanism_panels", "draw_panel", "draw_mechanisms", "t
            "draw_toy_problems"]
 
 _EDGE = "#1f77b4"
+#: The widest spread of a panel's nodes, in data units (rows sit 1 apart; 1e308 overflowed the axis limits).
+MAX_EXTENT = 1e3
 _CAND = "0.6"
 
 
@@ -66,10 +68,23 @@ class GraphPanel:
                 lost = [v for v in e if v not in self.nodes]
                 if lost:
                     raise ValueError(f"{name} has an edge {e!r} between nodes not in nodes: {lost}")
+        outside = [e for e in self.chosen if e not in self.candidates]
+        if outside:
+            raise ValueError(f"chosen must be an edge set in the prior's support (edges among candidates); "
+                             f"{outside[:3]!r} are not candidates")
         if not isinstance(self.weights, dict):
             raise TypeError(f"weights must be a dict edge -> prior weight; got {type(self.weights).__name__}")
         for e, w in self.weights.items():
+            if e not in self.candidates:
+                raise ValueError(f"weights must weigh candidate edges (parent, child); got a weight for {e!r:.60}, "
+                                 f"which is no candidate")
             check_real(f"weights[{e!r}]", w, minimum=0.0, maximum=1.0, strict=True)
+        xs = [float(v[0]) for v in self.nodes.values()]
+        ys = [float(v[1]) for v in self.nodes.values()]
+        if not (abs(max(xs) - min(xs)) <= MAX_EXTENT and abs(max(ys) - min(ys)) <= MAX_EXTENT):
+            raise ValueError(f"nodes must lie within {MAX_EXTENT:g} units of each other (a drawing, in data units "
+                             f"where rows sit 1 apart); got x in [{min(xs):g}, {max(xs):g}], y in "
+                             f"[{min(ys):g}, {max(ys):g}]")
 
 
 def _row(prefix: str, symbol: str, count: int, y: float, observed: bool, width: float = 3.0,
@@ -134,9 +149,23 @@ def mechanism_panels() -> list[GraphPanel]:
 
 @contract(radius="real:>0")
 def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
-    """Draw one :class:`GraphPanel` on a matplotlib axis."""
+    """Draw one :class:`GraphPanel` on a matplotlib axis (a plain 2-D ``Axes``). ``radius``, the nodes' radius, must
+    keep two nodes' circles apart: below half the smallest distance between two nodes at different places."""
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes) or getattr(ax, "name", None) != "rectilinear":
+        raise TypeError(f"ax must be a 2-D matplotlib Axes (e.g. plt.subplots()[1]); got {type(ax).__name__} "
+                        f"{getattr(ax, 'name', '')}".rstrip())
     if not isinstance(panel, GraphPanel):
         raise TypeError(f"panel must be a GraphPanel; got {type(panel).__name__}")
+    panel.__post_init__()   # checked again: a panel's lists and dicts may have changed since it was made
+    places = np.unique(np.array([(float(v[0]), float(v[1])) for v in panel.nodes.values()]), axis=0)
+    if len(places) > 1:
+        gaps = np.hypot(*(places[:, None, :] - places[None, :, :]).transpose(2, 0, 1))
+        closest = float(gaps[gaps > 0].min())
+        if not radius < closest / 2:
+            raise ValueError(f"radius must be below half the smallest distance between two nodes ({closest / 2:g}), "
+                             f"or their circles overlap; got {radius!r}")
     from matplotlib.patches import Circle, FancyArrowPatch
 
     ax.set_aspect("equal")
@@ -179,6 +208,10 @@ def draw_panel(ax, panel: GraphPanel, radius: float = 0.17) -> None:
 MAX_COLUMNS = 64
 #: The largest panel, in inches (a larger one is a mistake, and matplotlib refuses images beyond 2**23 pixels).
 MAX_PANEL_SIZE = 50.0
+#: The smallest panel, in inches (a smaller one leaves no room for a node: 1e-300 inches drew an empty figure).
+MIN_PANEL_SIZE = 0.25
+#: The most panels one figure may hold (each takes a fraction of a second to draw; more is a mistake, not a figure).
+MAX_PANELS = 64
 
 
 @contract(panel_size="real:>0")
@@ -191,8 +224,10 @@ def draw_mechanisms(panels: list[GraphPanel] | None = None, ncols: int = 4, pane
     if isinstance(panels, (str, bytes)) or not isinstance(panels, (list, tuple)) \
             or not all(isinstance(p, GraphPanel) for p in panels):
         raise TypeError(f"panels must be a list of GraphPanel; got {type(panels).__name__}")
+    if not 1 <= len(panels) <= MAX_PANELS:
+        raise ValueError(f"panels must hold between 1 and {MAX_PANELS} panels; got {len(panels)}")
     check_int("ncols", ncols, 1, MAX_COLUMNS)
-    check_real("panel_size (inches)", panel_size, minimum=0.0, maximum=MAX_PANEL_SIZE, strict=True)
+    check_real("panel_size (inches)", panel_size, minimum=MIN_PANEL_SIZE, maximum=MAX_PANEL_SIZE)
     nrows = -(-len(panels) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols, panel_size * nrows * 0.95), squeeze=False)
     for ax in axes.flat[len(panels):]:
@@ -244,7 +279,7 @@ def draw_toy_problems(panel_size: float = 3.2):
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    check_real("panel_size (inches)", panel_size, minimum=0.0, maximum=MAX_PANEL_SIZE, strict=True)
+    check_real("panel_size (inches)", panel_size, minimum=MIN_PANEL_SIZE, maximum=MAX_PANEL_SIZE)
     panels = toy_problem_panels()
     fig, axes = plt.subplots(1, 2, figsize=(2 * panel_size * 1.3, panel_size * 0.85))
     for ax, panel in zip(axes, panels):

@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 import torch
-from ..companion.checks import contract
+from ..companion.checks import check_device, check_int, contract
 
 __all__ = ["random_patterns", "erase_entries", "hopfield_energy", "hopfield_update", "retrieve", "retrieval_grid",
            "cached_retrieval_grid", "relaxation"]
@@ -40,8 +40,33 @@ def _check_generator(generator):
         raise TypeError(f"generator must be a torch.Generator (for reproducibility); got {type(generator).__name__}")
 
 
-@contract(n_patterns="int:1", dim="int:1", generator="generator",
-          alloc=lambda a: [("n_patterns", 16 * math.prod(a["batch"]) * a["n_patterns"] * a["dim"])])
+def _batch_shape(batch) -> tuple[int, ...]:
+    """``batch``: a (possibly empty) sequence of non-negative integers, checked before the buffers are sized."""
+    if isinstance(batch, (str, bytes)) or not isinstance(batch, (tuple, list, torch.Size)):
+        raise TypeError(f"batch must be a tuple of non-negative integers (the leading shape); got "
+                        f"{type(batch).__name__} {batch!r:.60}")
+    for size in batch:
+        check_int("each entry of batch", size, 0)
+    return tuple(int(size) for size in batch)
+
+
+def _patterns_alloc(a):
+    return [("n_patterns", 16 * math.prod(_batch_shape(a["batch"])) * a["n_patterns"] * a["dim"])]
+
+
+def _check_seed(seed) -> None:
+    if seed > 2 ** 64 - 1:   # torch's seeds are 64-bit
+        raise ValueError(f"seed must be an integer in [0, 2**64 - 1]; got {seed!r}")
+
+
+def _check_overflow(betas, dim: int) -> None:
+    """beta × (xi · pattern) is at most beta × dim for ±1 patterns; past the largest float every score is inf."""
+    if not math.isfinite(float(max(float(b) for b in betas)) * dim):
+        raise ValueError(f"betas times the largest score (dim = {dim}) overflow to inf; take smaller betas; got "
+                         f"max(betas) = {max(float(b) for b in betas):g}")
+
+
+@contract(n_patterns="int:1", dim="int:1", generator="generator", alloc=_patterns_alloc)
 def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
                     batch: Sequence[int] = ()) -> torch.Tensor:
     """Independent uniform ±1 patterns, float64, shape ``(*batch, n_patterns, dim)``."""
@@ -53,7 +78,7 @@ def random_patterns(n_patterns: int, dim: int, *, generator: torch.Generator,
     return (2 * bits - 1).to(torch.float64)
 
 
-@contract(x="tensor", fraction="real:[0,1]", generator="generator")
+@contract(x="tensor:>=1", fraction="real:[0,1]", generator="generator")
 def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Generator) -> torch.Tensor:
     """Set ``round(fraction * d)`` randomly chosen entries of each row of ``x`` (..., d) to zero.
 
@@ -70,11 +95,52 @@ def erase_entries(x: torch.Tensor, fraction: float = 0.5, *, generator: torch.Ge
     return torch.where(keep, x, torch.zeros_like(x))
 
 
-def _scores(xi, patterns, beta, active):
-    # xi: (..., d); patterns: (..., P, d) broadcastable; beta broadcastable to (...,)
+def _broadcasts_to(shape, lead) -> bool:
+    try:
+        return tuple(np.broadcast_shapes(tuple(shape), tuple(lead))) == tuple(lead)
+    except ValueError:
+        return False
+
+
+def _check_states(xi, patterns, beta, active):
+    """The states, patterns, beta and mask agree: one dtype, d shared, at least one pattern, batch shapes that
+    broadcast (beta and active broadcastable to the states' batch ``(...)``, never widening it)."""
+    if xi.dtype != patterns.dtype:
+        raise TypeError(f"xi and patterns must have one dtype; got xi {xi.dtype} and patterns {patterns.dtype} "
+                        f"(cast explicitly)")
     if xi.shape[-1] != patterns.shape[-1]:
         raise ValueError(f"xi (..., d) and patterns (..., P, d) must share the pattern dimension d; got "
                          f"{xi.shape[-1]} and {patterns.shape[-1]}")
+    if patterns.shape[-2] < 1:
+        raise ValueError(f"patterns must hold at least one pattern (..., P >= 1, d); got shape {tuple(patterns.shape)}")
+    try:
+        lead = np.broadcast_shapes(tuple(xi.shape[:-1]), tuple(patterns.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"xi (..., d) and patterns (..., P, d) must have batch shapes that broadcast; got "
+                         f"{tuple(xi.shape[:-1])} and {tuple(patterns.shape[:-2])}") from None
+    if isinstance(beta, torch.Tensor):
+        if beta.dtype != xi.dtype:
+            raise TypeError(f"beta must have the dtype of xi; got beta {beta.dtype} and xi {xi.dtype} (cast "
+                            f"explicitly)")
+        if not _broadcasts_to(beta.shape, lead):
+            raise ValueError(f"beta must be a number or a tensor broadcastable to the states' batch shape "
+                             f"{tuple(lead)}; got shape {tuple(beta.shape)}")
+    if active is not None:
+        if active.dtype != torch.bool:
+            raise TypeError(f"active must be a bool tensor (which patterns are stored); got dtype {active.dtype}")
+        if active.dim() == 0 or active.shape[-1] != patterns.shape[-2]:
+            raise ValueError(f"active must have one entry per pattern ({patterns.shape[-2]}) in its last "
+                             f"dimension; got shape {tuple(active.shape)}")
+        if not _broadcasts_to(active.shape[:-1], lead):
+            raise ValueError(f"active must have a batch shape broadcastable to the states' {tuple(lead)}; got "
+                             f"shape {tuple(active.shape)}")
+        if not bool(active.any(-1).all()):
+            raise ValueError("active leaves a state with no stored pattern (a row of active all False): its "
+                             "energy and update are undefined")
+
+
+def _scores(xi, patterns, beta, active):
+    # xi: (..., d); patterns: (..., P, d) broadcastable; beta broadcastable to (...,)
     scores = torch.einsum("...d,...pd->...p", xi, patterns) * beta.unsqueeze(-1)
     if active is not None:
         if active.dtype != torch.bool:
@@ -93,7 +159,7 @@ def _as_beta(beta, like):
     return beta
 
 
-@contract(xi="tensor", patterns="tensor", beta="realt", active="anytensor?")
+@contract(xi="tensor:>=1", patterns="tensor:>=2", beta="realt", active="anytensor?")
 def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
     """The collapsed energy (1), shape ``(...)``.
 
@@ -105,6 +171,7 @@ def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torc
     active : optional bool (..., P): which patterns are stored (the others are ignored).
         ``ln P`` and the norm term use the active patterns only.
     """
+    _check_states(xi, patterns, beta, active)
     beta = _as_beta(beta, xi)
     scores = _scores(xi, patterns, beta, active)
     if active is None:
@@ -113,19 +180,29 @@ def hopfield_energy(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torc
     else:
         n_active = active.sum(-1).to(xi.dtype)
         sq = ((patterns ** 2).sum(-1).masked_fill(~active, 0.0)).amax(-1)
-    return (-torch.logsumexp(scores, dim=-1) / beta + 0.5 * (xi ** 2).sum(-1)
-            + torch.log(n_active) / beta + 0.5 * sq)
+    energy = (-torch.logsumexp(scores, dim=-1) / beta + 0.5 * (xi ** 2).sum(-1)
+              + torch.log(n_active) / beta + 0.5 * sq)
+    if not bool(torch.isfinite(energy).all()):   # beta = 1e308 (scores inf) or 1e-320 (1 / beta inf), or huge states
+        raise ValueError(f"beta (min {float(beta.min()):g}, max {float(beta.max()):g}) with these states and patterns "
+                         f"overflows the energy (a score or 1 / beta past the largest float); take a beta nearer 1 "
+                         f"or smaller states")
+    return energy
 
 
-@contract(xi="tensor", patterns="tensor", beta="realt", active="anytensor?")
+@contract(xi="tensor:>=1", patterns="tensor:>=2", beta="realt", active="anytensor?")
 def hopfield_update(xi: torch.Tensor, patterns: torch.Tensor, beta, active: torch.Tensor | None = None) -> torch.Tensor:
     """One convex-concave step (2): ``xi <- X^T softmax(beta X xi)``; shapes as :func:`hopfield_energy`."""
+    _check_states(xi, patterns, beta, active)
     beta = _as_beta(beta, xi)
-    weights = torch.softmax(_scores(xi, patterns, beta, active), dim=-1)
+    scores = _scores(xi, patterns, beta, active)
+    if bool(torch.isnan(scores).any()) or bool((scores == math.inf).any()):
+        raise ValueError(f"beta (max {float(beta.max()):g}) times xi · patterns overflows the scores; take a smaller "
+                         f"beta or smaller states")
+    weights = torch.softmax(scores, dim=-1)
     return torch.einsum("...p,...pd->...d", weights, patterns)
 
 
-@contract(xi="tensor", patterns="tensor", beta="realt", steps="int:0", active="anytensor?",
+@contract(xi="tensor:>=1", patterns="tensor:>=2", beta="realt", steps="int:0", active="anytensor?",
           alloc=lambda a: [("steps", 8 * (a["steps"] + 1) * max(1, a["xi"].numel() // max(1, a["xi"].shape[-1])))])
 def retrieve(xi: torch.Tensor, patterns: torch.Tensor, beta, steps: int = 5,
              active: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -166,6 +243,10 @@ def retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequence[floa
     Returns a dict of CPU tensors: ``rate`` (B, C) success fraction, ``overlap`` (B, C) mean of
     ``x_target . xi / d``, ``energies`` (steps + 1, B, C, T), ``betas`` (B,), ``counts`` (C,).
     """
+    _check_seed(seed)
+    _check_overflow(betas, dim)
+    if device is not None:
+        check_device("device", device)
     counts = torch.as_tensor(list(pattern_counts), dtype=torch.long)
     betas_t = torch.as_tensor(list(betas), dtype=torch.float64)
     if counts.numel() == 0 or torch.any(counts < 1):
@@ -210,6 +291,11 @@ def cached_retrieval_grid(dim: int, pattern_counts: Sequence[int], betas: Sequen
     from mfattn.companion.caches import load_cached_npz, save_cached_npz
     from mfattn.companion.store import cache_dir, config_hash, sha256_file
 
+    _check_seed(seed)
+    _check_overflow(betas, dim)
+    if device is not None:   # checked before the cache is read: a bad device is refused, found or not
+        check_device("device", device)
+
     cfg = {"hop_dim": dim, "hop_counts": list(pattern_counts), "hop_betas": list(betas), "hop_trials": trials,
            "hop_steps": steps}
     key = config_hash({**cfg, "seed": seed, "code": sha256_file(__file__)})
@@ -236,6 +322,7 @@ def relaxation(dim: int, n_patterns: int, trials: int, betas: Sequence[float], s
     if converged_steps < steps:
         raise ValueError(f"converged_steps must be at least steps ({steps}): it is the reference the energy "
                          f"along those steps is measured against; got {converged_steps}")
+    _check_overflow(betas, dim)
     patterns = random_patterns(n_patterns, dim, generator=generator, batch=(trials,))
     xi = erase_entries(patterns[:, 0], 0.5, generator=generator)
     beta = torch.tensor(list(betas), dtype=torch.float64)[:, None]

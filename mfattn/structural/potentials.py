@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ..companion.checks import check_int, check_real
@@ -46,15 +47,35 @@ __all__ = ["log_partition", "log_partition_enumerated", "expectation_by_gradient
            "identity_study"]
 
 
-def _check_same_dim(x: torch.Tensor, k: torch.Tensor) -> None:
+def _check_same_dim(x: torch.Tensor, k: torch.Tensor, x_batch: int = 2) -> None:
+    """x (..., [m,] d) and k (..., n, d): one dtype, one d >= 1, batch shapes that broadcast (``x_batch``: the trailing
+    dimensions of x that are no batch, 2 for (m, d) and 1 for one node (d,))."""
+    if x.dtype != k.dtype:
+        raise TypeError(f"x and k must have one dtype; got x {x.dtype} and k {k.dtype} (cast explicitly)")
     if x.shape[-1] != k.shape[-1]:
         raise ValueError(f"k must have the dimension of x ({x.shape[-1]}) in its last axis; got shape {tuple(k.shape)}")
+    if x.shape[-1] < 1:
+        raise ValueError(f"x and k must have a dimension d >= 1; got shapes {tuple(x.shape)} and {tuple(k.shape)}")
+    try:
+        np.broadcast_shapes(tuple(x.shape[:-x_batch]), tuple(k.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"x and k must have batch shapes that broadcast; got shapes {tuple(x.shape)} and "
+                         f"{tuple(k.shape)}") from None
+
+
+def _finite(out: torch.Tensor, what: str, names: str) -> torch.Tensor:
+    if not bool(torch.isfinite(out).all()):
+        raise ValueError(f"{names} overflow the {what} (past float64's range); give smaller values or a beta nearer 1")
+    return out
 
 
 def _log_prior(allowed: torch.Tensor, log_prior: torch.Tensor | None, like: torch.Tensor) -> torch.Tensor:
     if log_prior is not None and log_prior.shape != allowed.shape:
         raise ValueError(f"log_prior must have the shape of allowed {tuple(allowed.shape)} (one entry per edge); "
                          f"got shape {tuple(log_prior.shape)}")
+    if log_prior is not None and log_prior.dtype != like.dtype:
+        raise TypeError(f"scores and log_prior must have one dtype; got scores {like.dtype} and log_prior "
+                        f"{log_prior.dtype} (cast explicitly)")
     lp = torch.zeros(allowed.shape, dtype=like.dtype, device=like.device) if log_prior is None else log_prior.to(like)
     lp = lp.masked_fill(~allowed.to(like.device), -math.inf)
     return lp - torch.logsumexp(lp, -1, keepdim=True)
@@ -68,7 +89,8 @@ def log_partition(scores: torch.Tensor, allowed: torch.Tensor, log_prior: torch.
     over A_i). Returns (...).
     """
     check_allowed(allowed, scores.shape[-2], scores.shape[-1])
-    return torch.logsumexp(scores + _log_prior(allowed, log_prior, scores), dim=-1).sum(-1)
+    return _finite(torch.logsumexp(scores + _log_prior(allowed, log_prior, scores), dim=-1).sum(-1), "log partition",
+                   "scores")
 
 
 @contract(scores="tensor:>=2", allowed="anytensor:2", log_prior="tensor?")
@@ -79,7 +101,7 @@ def log_partition_enumerated(scores: torch.Tensor, allowed: torch.Tensor,
     structures = enumerate_structures(allowed.cpu()).to(scores.device)  # (S, m)
     rows = torch.arange(scores.shape[-2], device=scores.device)
     per_edge = (scores + _log_prior(allowed, log_prior, scores))[..., rows, structures]  # (..., S, m)
-    return torch.logsumexp(per_edge.sum(-1), dim=-1)
+    return _finite(torch.logsumexp(per_edge.sum(-1), dim=-1), "log partition", "scores")
 
 
 @contract(q="tensor:>=2", k="tensor:>=2", v="tensor:>=2", allowed="anytensor:2", beta="real:>=0")
@@ -92,6 +114,19 @@ def expectation_by_gradient(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, a
     attention output ``E[v_{E_i}]`` and ``beta E[k_{E_i}]``.
     """
     check_real("beta (the inverse temperature of the edge potential)", beta, minimum=0.0)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TypeError(f"q, k and v must have one dtype; got q {q.dtype}, k {k.dtype} and v {v.dtype} (cast "
+                        f"explicitly)")
+    if k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"q (..., m, d), k (..., n, d) and v (..., n, d_v) must share d and n; got shapes "
+                         f"{tuple(q.shape)}, {tuple(k.shape)} and {tuple(v.shape)}")
+    try:
+        np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]), tuple(v.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"q, k and v must have batch shapes that broadcast; got shapes {tuple(q.shape)}, "
+                         f"{tuple(k.shape)} and {tuple(v.shape)}") from None
+    if not bool(torch.isfinite(beta * q @ k.transpose(-1, -2)).all()):
+        raise ValueError(f"beta = {beta:g} times q·k overflows the scores; take a smaller beta")
     q = q.detach().clone().requires_grad_(True)
     source = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device, requires_grad=True)
     scores = beta * q @ k.transpose(-1, -2) + source @ v.transpose(-1, -2)
@@ -106,7 +141,7 @@ def gaussian_log_potential(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) 
     _check_same_dim(x, k)
     d = x.shape[-1]
     sq = (x[..., :, None, :] - k[..., None, :, :]).pow(2).sum(-1)
-    return -0.5 * beta * sq - 0.5 * d * math.log(2 * math.pi / beta)
+    return _finite(-0.5 * beta * sq - 0.5 * d * math.log(2 * math.pi / beta), "log potential", "beta, x and k")
 
 
 @contract(x="tensor:>=2", k="tensor:>=2", allowed="anytensor:2", beta="real:>0")
@@ -129,8 +164,8 @@ def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: floa
     ``sqrt(2 pi / beta) exp(beta k_j^2 / 2)``. k : (n,). Returns (quadrature, closed form), each (n,)."""
     check_real("beta (the precision of the Gaussian potential)", beta, minimum=0.0, strict=True)
     check_int("points", points, 3)
-    if k.dim() != 1:
-        raise ValueError(f"k must be a 1-D tensor of scalar keys; got shape {tuple(k.shape)}")
+    if k.dim() != 1 or k.shape[0] < 1:
+        raise ValueError(f"k must be a 1-D tensor of at least one scalar key; got shape {tuple(k.shape)}")
     u = torch.linspace(-half_width, half_width, points, dtype=torch.float64) / math.sqrt(beta)
     x = k.to(torch.float64)[:, None] + u  # a grid centred on each key's mode
     quad = torch.trapezoid(torch.exp(beta * x * k[:, None] - 0.5 * beta * x ** 2), x, dim=-1)
@@ -141,32 +176,37 @@ def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: floa
     return quad, closed
 
 
-@contract(x="tensor", k="tensor:>=2", beta="real:>0")
+@contract(x="tensor:>=1", k="tensor:>=2", beta="real:>0")
 def collapsed_log_likelihood(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     """``ln p(x) = ln sum_j (1/n) N(x; k_j, I / beta)`` for an unknown node x (..., d) and parents k (..., n, d):
     the edge marginalised out under a uniform one-parent prior. Returns (...)."""
     check_real("beta (the precision of the Gaussian potential)", beta, minimum=0.0, strict=True)
-    _check_same_dim(x, k)
+    _check_same_dim(x, k, x_batch=1)
     if k.shape[-2] == 0:
         raise ValueError(f"k must hold at least one parent (shape (..., n, d) with n >= 1); got shape {tuple(k.shape)}")
     lp = torch.distributions.MultivariateNormal(k, covariance_matrix=torch.eye(k.shape[-1], dtype=k.dtype) / beta)
-    return torch.logsumexp(lp.log_prob(x[..., None, :]), dim=-1) - math.log(k.shape[-2])
+    return _finite(torch.logsumexp(lp.log_prob(x[..., None, :]), dim=-1) - math.log(k.shape[-2]),
+                   "log-likelihood", "beta, x and k")
 
 
-@contract(x="tensor", k="tensor:>=2", beta="real:>0")
+@contract(x="tensor:>=1", k="tensor:>=2", beta="real:>0")
 def laplace_step(x: torch.Tensor, k: torch.Tensor, beta: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
     """The Newton (Laplace) step on the collapsed likelihood's Gaussian part: ``x + grad ln p(x) / beta``, with
     the gradient by autograd; and the attention step it should equal, ``sum_j a_j k_j`` with ``a`` the
     posterior over parents from Bayes' rule on the normalised Gaussians. Both (..., d)."""
+    _check_same_dim(x, k, x_batch=1)
     x = x.detach().clone().requires_grad_(True)
     (grad,) = torch.autograd.grad(collapsed_log_likelihood(x, k, beta).sum(), x)
+    _finite(grad, "log-likelihood's gradient", "beta, x and k")
     allowed = torch.ones(1, k.shape[-2], dtype=torch.bool)
     a = gaussian_posterior(x.detach()[..., None, :], k, allowed, beta)[..., 0, :]  # (..., n)
     return x.detach() + grad / beta, torch.einsum("...n,...nd->...d", a, k)
 
 
 @contract(n="int:1", d="int:1", beta="real:>0", instances="int:1", generator="generator",
-          alloc=lambda a: [("instances", 32 * a["instances"] * a["n"] * a["d"])])
+          alloc=lambda a: [("instances", 32 * a["instances"] * a["n"] * a["d"]),
+                           # the enumerated keys k[:, structures, :]: instances × n**n edge sets × n × d
+                           ("d", 8 * a["instances"] * a["n"] ** min(a["n"], 7) * a["n"] * a["d"])])
 def identity_study(n: int, d: int, beta: float, instances: int, generator: torch.Generator) -> dict:
     """Chapter 4's checks of Eqs 3-7 on random self-attention instances (float64; draws in this order:
     q, k, v of shape (instances, n, d), then the unknown nodes x (instances, d)).
@@ -183,6 +223,8 @@ def identity_study(n: int, d: int, beta: float, instances: int, generator: torch
     x = torch.randn(instances, d, generator=generator, dtype=torch.float64)
     allowed = torch.ones(n, n, dtype=torch.bool)
     scores = beta * q @ k.transpose(-1, -2)
+    if not bool(torch.isfinite(scores).all()):
+        raise ValueError(f"beta = {beta:g} times q·k overflows the scores; take a smaller beta")
     out = {"logz_error": (log_partition(scores, allowed) - log_partition_enumerated(scores, allowed)).abs().max().item()}
     grad_v, grad_q = expectation_by_gradient(q, k, v, allowed, beta)
     structures, post = graph_structure_posterior(q, k, allowed, beta)

@@ -44,9 +44,21 @@ __all__ = ["METHODS", "make_problem", "synapse_weights", "free_energy", "free_en
 METHODS = ("fixed_point", "gradient")
 
 
-def _check_shapes(x: torch.Tensor, mu: torch.Tensor, y: torch.Tensor | None = None, C: torch.Tensor | None = None):
-    # x (T, d), mu (T, n, d), y (T, o), C (T, o, d): one T, one d, one o (broadcasting would hide a mismatch)
+class _Diverged(FloatingPointError, ValueError):
+    """Gradient descent left float64's range: the step size ``lr`` was too large (a ValueError naming ``lr``)."""
+
+
+def _check_shapes(x: torch.Tensor, mu: torch.Tensor, y: torch.Tensor | None = None, C: torch.Tensor | None = None,
+                  x_name: str = "x"):
+    # x (T, d), mu (T, n, d), y (T, o), C (T, o, d): one T, one d, one o (broadcasting would hide a mismatch), one dtype
+    for name, t in (("mu", mu), ("y", y), ("C", C)):
+        if t is not None and t.dtype != x.dtype:
+            raise TypeError(f"{x_name} and {name} must have one dtype; got {x_name} {x.dtype} and {name} {t.dtype} "
+                            f"(cast explicitly)")
     T, d = x.shape
+    if T < 1 or d < 1:
+        raise ValueError(f"{x_name} must have shape (T, d) with T >= 1 trials and d >= 1 dimensions; got "
+                         f"{tuple(x.shape)}")
     if mu.shape[0] != T or mu.shape[2] != d or mu.shape[1] < 1:
         raise ValueError(f"mu must have shape (T, n, d) = ({T}, n >= 1, {d}) for x of shape {tuple(x.shape)}; "
                          f"got {tuple(mu.shape)}")
@@ -83,6 +95,9 @@ def make_problem(trials: int, dim: int, n_parents: int, obs_dim: int, *, obs_noi
     x_true = mu[torch.arange(trials), active]
     C = torch.randn(trials, obs_dim, dim, generator=generator, dtype=f64) / math.sqrt(dim)
     y = torch.einsum("tod,td->to", C, x_true) + obs_noise * torch.randn(trials, obs_dim, generator=generator, dtype=f64)
+    if not (bool(torch.isfinite(mu).all()) and bool(torch.isfinite(y).all())):
+        raise ValueError(f"parent_scale = {parent_scale:g} and obs_noise = {obs_noise:g} push the predictions or the "
+                         f"observation past float64's range; give smaller scales")
     return {"mu": mu, "C": C, "y": y, "x_true": x_true, "active": active}
 
 
@@ -108,6 +123,18 @@ def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Ten
                 pi: float = 1.0) -> torch.Tensor:
     """The collapsed free energy (1), shape (T,). x (T, d), y (T, o), C (T, o, d), mu (T, n, d)."""
     _check_shapes(x, mu, y, C)
+    return _finite(_free_energy(x, y, C, mu, pi_y, pi), "free energy")
+
+
+def _finite(out: torch.Tensor, what: str) -> torch.Tensor:
+    if not bool(torch.isfinite(out).all()):   # e.g. x = 1e200: |x - mu|^2 overflows float64
+        raise ValueError(f"x, y, C, mu with pi_y and pi overflow the {what} (a squared error past float64's range); "
+                         f"give smaller states or precisions")
+    return out
+
+
+def _free_energy(x, y, C, mu, pi_y, pi):
+    """:func:`free_energy` without its checks, for :func:`infer` (its inputs are checked once)."""
     err_y = y - torch.einsum("tod,td->to", C, x)
     n = mu.shape[-2]
     log_mix = torch.logsumexp(-0.5 * pi * (x[:, None, :] - mu).pow(2).sum(-1), dim=-1) - math.log(n)
@@ -118,6 +145,11 @@ def free_energy(x: torch.Tensor, y: torch.Tensor, C: torch.Tensor, mu: torch.Ten
 def free_energy_grad(x, y, C, mu, pi_y: float = 1.0, pi: float = 1.0) -> torch.Tensor:
     """The gradient (2) of (1): precision-weighted prediction errors, shape (T, d)."""
     _check_shapes(x, mu, y, C)
+    return _finite(_free_energy_grad(x, y, C, mu, pi_y, pi), "free energy's gradient")
+
+
+def _free_energy_grad(x, y, C, mu, pi_y, pi):
+    """:func:`free_energy_grad` without its checks, for :func:`infer`."""
     err_y = y - torch.einsum("tod,td->to", C, x)
     a = _weights(x, mu, pi)
     return -pi_y * torch.einsum("tod,to->td", C, err_y) + pi * torch.einsum("tn,tnd->td", a, x[:, None, :] - mu)
@@ -133,6 +165,9 @@ def smoothness(problem: dict[str, torch.Tensor], pi_y: float = 1.0, pi: float = 
     """
     C = check_tensor("problem['C']", problem["C"], ndim=3, real=True)
     hess = pi_y * C.transpose(-1, -2) @ C + pi * torch.eye(C.shape[-1], dtype=C.dtype)
+    if not bool(torch.isfinite(hess).all()):
+        raise ValueError(f"pi_y = {pi_y:g} times C^T C plus pi = {pi:g} overflows the Hessian; give smaller "
+                         f"precisions")
     return torch.linalg.eigvalsh(hess)[..., -1]
 
 
@@ -151,12 +186,24 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
         raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
     check_positive("pi (precision of the parents' predictions)", pi)
     check_positive("pi_y (precision of the observation)", pi_y)
-    mu, C, y = problem["mu"], problem["C"], problem["y"]
+    mu = check_tensor("problem['mu']", problem["mu"], ndim=3, real=True)
+    C = check_tensor("problem['C']", problem["C"], ndim=3, real=True)
+    y = check_tensor("problem['y']", problem["y"], ndim=2, real=True)
     T, n, d = mu.shape
+    _check_shapes(mu[:, 0], mu, y, C, x_name="problem['mu']")
+    if x0 is not None:
+        if x0.dtype != mu.dtype or tuple(x0.shape) != (T, d):
+            raise (TypeError if x0.dtype != mu.dtype else ValueError)(
+                f"x0 must have the shape (T, d) = {(T, d)} and dtype {mu.dtype} of problem['mu']; got shape "
+                f"{tuple(x0.shape)} and dtype {x0.dtype}")
+    lr_dtype = lr.dtype if isinstance(lr, torch.Tensor) else mu.dtype
     lr = torch.as_tensor(lr, dtype=mu.dtype)
     if lr.dim() > 1 or (lr.dim() == 1 and lr.shape[0] != T):
         raise ValueError(f"lr must be a number or a tensor of one step size per trial, shape ({T},); "
                          f"got shape {tuple(lr.shape)}")
+    if lr_dtype != mu.dtype:
+        raise TypeError(f"lr and problem['mu'] must have one dtype; got lr {lr_dtype} and mu {mu.dtype} (cast "
+                        f"explicitly)")
     if method == "gradient" and not bool(torch.all(lr > 0)):
         raise ValueError(f"lr must be positive for method='gradient'; got {lr!r}")
     if lr.dim() == 1:
@@ -165,30 +212,46 @@ def infer(problem: dict[str, torch.Tensor], *, method: str = "fixed_point", step
     if method == "fixed_point":
         # The convex part's Hessian does not depend on x: factor it once.
         hess = pi_y * C.transpose(-1, -2) @ C + pi * torch.eye(d, dtype=mu.dtype)
-        chol = torch.linalg.cholesky(hess)
+        if not bool(torch.isfinite(hess).all()):
+            raise ValueError(f"pi_y = {pi_y:g} times C^T C plus pi = {pi:g} overflows the Hessian; give smaller "
+                             f"precisions")
+        try:
+            chol = torch.linalg.cholesky(hess)
+        except torch.linalg.LinAlgError:   # pi_y C^T C swamps pi I: positive definite, but not in float64
+            raise ValueError(f"pi_y = {pi_y:g} and pi = {pi:g}: pi_y C^T C + pi I is not positive definite in "
+                             f"float64 (pi_y / pi too large); give a smaller pi_y or a larger pi") from None
         data_term = pi_y * torch.einsum("tod,to->td", C, y)
-    xs, fs = [x], [free_energy(x, y, C, mu, pi_y, pi)]
+    xs, fs = [x], [_finite(_free_energy(x, y, C, mu, pi_y, pi), "free energy")]
     for _ in range(steps):
         if method == "fixed_point":
             a = _weights(x, mu, pi)
             rhs = data_term + pi * torch.einsum("tn,tnd->td", a, mu)
             x = torch.cholesky_solve(rhs[..., None], chol).squeeze(-1)
         else:
-            x = x - lr * free_energy_grad(x, y, C, mu, pi_y, pi)
+            x = x - lr * _free_energy_grad(x, y, C, mu, pi_y, pi)
         if not torch.isfinite(x).all():
-            raise FloatingPointError(f"predictive-coding inference diverged (method={method!r}, lr={lr}); "
+            raise _Diverged(f"predictive-coding inference diverged (method={method!r}, lr={lr}); "
                                      f"use a smaller lr or method='fixed_point'")
         xs.append(x)
-        fs.append(free_energy(x, y, C, mu, pi_y, pi))
+        fs.append(_free_energy(x, y, C, mu, pi_y, pi))
     return {"x": torch.stack(xs), "free_energy": torch.stack(fs), "weights": synapse_weights(x, mu, pi)}
 
 
-@contract(problem="mapping:mu|C|y", steps="int:1", pi="real:>0", pi_y="real:>0", lr_fractions="reals:>0")
+@contract(problem="mapping:mu|C|y|active", steps="int:1", pi="real:>0", pi_y="real:>0", lr_fractions="reals:>0")
 def step_size_study(problem: dict[str, torch.Tensor], steps: int, pi: float, pi_y: float, lr_fractions) -> dict:
     """The fixed point (CCCP) against gradient descent with step sizes ``lr_fractions / L`` on one set of
     problems: per method, the path (:func:`infer`) and the fraction of instances whose largest synapse
     weight is the active synapse at each step; the lowest free energy any method reached per instance;
     and the largest relative rise of the fixed point's free energy (≤ 0 up to rounding)."""
+    active, mu = problem["active"], problem["mu"]
+    check_tensor("problem['active']", active, ndim=1)
+    if active.is_floating_point() or active.dtype == torch.bool:
+        raise TypeError(f"problem['active'] must be an integer tensor (T,) of parent indices; got dtype {active.dtype}")
+    if isinstance(mu, torch.Tensor) and mu.dim() == 3 and (active.shape[0] != mu.shape[0] or bool(
+            (active < 0).any()) or bool((active >= mu.shape[1]).any())):
+        raise ValueError(f"problem['active'] must hold one parent index in [0, {mu.shape[1]}) per trial "
+                         f"({mu.shape[0]}); got shape {tuple(active.shape)} with values "
+                         f"[{int(active.min()) if active.numel() else '-'}, {int(active.max()) if active.numel() else '-'}]")
     kw = dict(steps=steps, pi=pi, pi_y=pi_y)
     L = smoothness(problem, pi_y, pi)
     runs = {"fixed point (CCCP)": infer(problem, method="fixed_point", **kw)}

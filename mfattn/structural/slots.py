@@ -86,6 +86,17 @@ def _check_points_and_slots(x: torch.Tensor, mu: torch.Tensor) -> None:
     if mu.shape[:-2] != x.shape[:-2] or mu.shape[-1] != x.shape[-1] or mu.shape[-2] < 1:
         raise ValueError(f"mu must have shape (..., K, D) with K >= 1 and the leading dimensions and D of x "
                          f"{tuple(x.shape)}; got {tuple(mu.shape)}")
+    if x.shape[-2] < 1:
+        raise ValueError(f"x must hold at least one point (..., N >= 1, D); got shape {tuple(x.shape)}")
+    if x.dtype != mu.dtype:
+        raise TypeError(f"x and mu must have one dtype; got x {x.dtype} and mu {mu.dtype} (cast explicitly)")
+
+
+def _finite_logits(logits: torch.Tensor, sigma: float) -> torch.Tensor:
+    if not bool(torch.isfinite(logits).all()):   # |x - mu|^2 past float64's range (x = 1e200), or / sigma^2
+        raise ValueError(f"x, mu and sigma = {sigma!r}: |x_i - mu_k|^2 / (2 sigma^2) overflows float64; give "
+                         f"smaller points or a larger sigma")
+    return logits
 
 
 def _sq_dist(x, mu):
@@ -120,7 +131,7 @@ def slot_objective(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str =
     _check_prior(prior)
     _check_points_and_slots(x, mu)
     _check_width(sigma)
-    logits = _logits(x, mu, sigma)
+    logits = _finite_logits(_logits(x, mu, sigma), sigma)
     N, K, D = x.shape[-2], mu.shape[-2], x.shape[-1]
     log_norm = -0.5 * D * math.log(2 * math.pi * sigma ** 2)
     if prior == "slots":
@@ -138,7 +149,7 @@ def slot_update(x: torch.Tensor, mu: torch.Tensor, sigma: float, prior: str = "s
     _check_prior(prior)
     _check_points_and_slots(x, mu)
     _check_width(sigma)
-    logits = _logits(x, mu, sigma)
+    logits = _finite_logits(_logits(x, mu, sigma), sigma)
     if prior == "slots":
         attn = torch.softmax(logits, dim=-1)
         mass = attn.sum(-2)  # (T, K)
@@ -178,11 +189,20 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
             raise TypeError("run_slots needs generator= (a torch.Generator) when init is not given")
         if not isinstance(n_slots, int) or n_slots < 1:
             raise ValueError(f"n_slots must be a positive integer; got {n_slots!r}")
+        if N < 2:
+            raise ValueError(f"x must hold at least two points per trial to draw the start from their spread "
+                             f"(or give init); got shape {tuple(x.shape)}")
         noise = torch.randn(T, n_slots, D, generator=generator, dtype=x.dtype)
         mu = x.mean(1, keepdim=True) + init_scale * x.std(1, keepdim=True) * noise
+        if not bool(torch.isfinite(mu).all()):
+            raise ValueError(f"init_scale = {init_scale!r} times the spread of x overflows the start; give a "
+                             f"smaller init_scale or smaller points")
     else:
         if init.shape != (T, n_slots, D):
             raise ValueError(f"init must have shape {(T, n_slots, D)}; got {tuple(init.shape)}")
+        if init.dtype != x.dtype:
+            raise TypeError(f"x and init must have one dtype; got x {x.dtype} and init {init.dtype} (cast "
+                            f"explicitly)")
         mu = init.to(x)
     history, objective = [mu], [slot_objective(x, mu, sigma, prior)]
     for _ in range(iters):
@@ -199,7 +219,7 @@ def assign(x: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
     return _sq_dist(x, mu).argmin(-1)
 
 
-@contract(labels_a="anytensor", labels_b="anytensor")
+@contract(labels_a="anytensor:>=1", labels_b="anytensor:>=1")
 def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch.Tensor:
     """Adjusted Rand index (Hubert & Arabie 1985) between two labelings, per trial.
 
@@ -215,6 +235,11 @@ def adjusted_rand_index(labels_a: torch.Tensor, labels_b: torch.Tensor) -> torch
                          f"and {tuple(labels_b.shape)}")
     if labels_a.dtype.is_floating_point or labels_b.dtype.is_floating_point:
         raise TypeError("labels_a and labels_b must be integer tensors")
+    if labels_a.shape[-1] < 2:
+        raise ValueError(f"labels_a and labels_b must label at least two points (..., N >= 2): the index counts "
+                         f"pairs; got shape {tuple(labels_a.shape)}")
+    if labels_a.numel() == 0:
+        raise ValueError(f"labels_a and labels_b must hold at least one labelling; got shape {tuple(labels_a.shape)}")
     for name, labels in (("labels_a", labels_a), ("labels_b", labels_b)):
         if labels.numel() and labels.min() < 0:
             raise ValueError(f"{name} must hold non-negative integer labels; got a minimum of {int(labels.min())}")
@@ -253,6 +278,8 @@ def width_study(points: int, clusters: int, trials: int, spread: float, sigmas, 
     the same random start: ARI per prior (len(sigmas), trials), the smallest relative step of the
     objective (≥ 0 up to rounding: the updates are CCCP steps), the data and each prior's run at
     ``example_sigma``, and the start ``mu0`` (T, K, 2) every run shares. ``iters >= 1``: the smallest step needs one."""
+    if not any(sigma == example_sigma for sigma in sigmas):   # the example is one of the runs, not an extra one
+        raise ValueError(f"example_sigma must be one of sigmas {list(sigmas)!r}; got {example_sigma!r}")
     x, labels, _ = gaussian_mixture_2d(points, clusters, trials=trials, spread=spread, generator=data_generator)
     mu0 = x.mean(1, keepdim=True) + x.std(1, keepdim=True) * torch.randn(x.shape[0], clusters, 2,
                                                                          generator=init_generator)
@@ -284,10 +311,17 @@ def _projections(x, mu, w_q, w_k, w_v=None):
                          f"got {tuple(w_q.shape)} and {tuple(w_k.shape)}")
     if w_v is not None and tuple(w_v.shape) != (mu.shape[-1], x.shape[-1]):
         raise ValueError(f"w_v must have shape (slot_dim, dim) = {(mu.shape[-1], x.shape[-1])}; got {tuple(w_v.shape)}")
+    for name, t in (("mu", mu), ("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        if t is not None and t.dtype != x.dtype:
+            raise TypeError(f"x and {name} must have one dtype; got x {x.dtype} and {name} {t.dtype} (cast explicitly)")
+    if x.shape[1] < 1 or mu.shape[1] < 1:
+        raise ValueError(f"x and mu must hold at least one point and one slot; got shapes {tuple(x.shape)} and "
+                         f"{tuple(mu.shape)}")
     # A_ik = softmax over slots of (W_K x_i) . (W_Q mu_k): each point has one parent slot
     return torch.softmax((x @ w_k.T) @ (mu @ w_q.T).transpose(-1, -2), dim=-1)  # (T, N, K)
 
 
+@contract(x="tensor:3", mu="tensor:3", w_q="tensor:2", w_k="tensor:2")
 def paper_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor):
     """Singh & Buckley's slot update (Sec. 4): the gradient of the collapsed objective with the dot-product
     potential ``s_ik = (W_K x_i) . (W_Q mu_k)`` and one parent slot per point,
@@ -300,6 +334,7 @@ def paper_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tensor, w_k:
     return torch.einsum("tnk,tnd->tkd", attn, x @ (w_q.T @ w_k).T), attn
 
 
+@contract(x="tensor:3", mu="tensor:3", w_q="tensor:2", w_k="tensor:2", w_v="tensor:2")
 def weighted_mean_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor,
                               w_v: torch.Tensor):
     """Locatello et al.'s slot update without its GRU and MLP: the same attention, then a weighted mean of the
@@ -313,6 +348,8 @@ def weighted_mean_slot_update(x: torch.Tensor, mu: torch.Tensor, w_q: torch.Tens
     return torch.einsum("tnk,tnd->tkd", attn, x @ w_v.T) / attn.sum(-2)[..., None], attn
 
 
+@contract(x="tensor:3", mu="tensor:3", sigma="real:>0", steps="int:0",
+          alloc=lambda a: [("steps", 2 * 32 * (a["steps"] + 1))])   # the two lists of median norms
 def update_forms_study(x: torch.Tensor, mu: torch.Tensor, sigma: float, steps: int = 3) -> dict:
     """The two updates on data: projections ``W_Q = W_K = I / sigma`` (the dot-product part of the Gaussian
     potential of width sigma); x (T, N, D), mu (T, K, D). Returns the largest relative
@@ -320,11 +357,16 @@ def update_forms_study(x: torch.Tensor, mu: torch.Tensor, sigma: float, steps: i
     ``sum_i A_ik`` of the first step, and the median slot norm over ``steps`` iterations of the paper's update
     and of the weighted mean of the data (``W_V = I``), with the data's median radius."""
     check_positive("sigma", sigma)
+    if not math.isfinite((1.0 / sigma) * (1.0 / sigma)):   # W_V = W_Q^T W_K = I / sigma^2 would be inf
+        raise ValueError(f"sigma must have 1 / sigma^2 inside float64's range; got sigma = {sigma!r}")
     eye = torch.eye(x.shape[-1], dtype=x.dtype) / sigma
     paper, attn = paper_slot_update(x, mu, eye, eye)
     mean, _ = weighted_mean_slot_update(x, mu, eye, eye, eye.T @ eye)
     mass = attn.sum(-2)
     relation = ((paper - mass[..., None] * mean).abs().max() / paper.abs().max()).item()
+    if not math.isfinite(relation):   # x all zero (0 / 0), or sigma so small that x / sigma^2 overflows
+        raise ValueError(f"x, mu and sigma = {sigma!r} leave the relation between the updates undefined (the paper's "
+                         f"update is zero or overflows); give points that are not all zero, or a larger sigma")
     norms = {"paper": [mu.norm(dim=-1).median().item()], "mean": [mu.norm(dim=-1).median().item()]}
     a, b = mu, mu
     for _ in range(steps):

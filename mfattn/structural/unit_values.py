@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_choice, check_work, contract
+from ..companion.checks import check_array, check_choice, check_tensor, check_work, contract
 from . import edges, hopfield, predictive_coding, slots
 
 __all__ = ["enumeration_roundoff", "hopfield_values", "slot_values", "paper_slot_values", "paper_slot_comparison",
@@ -62,6 +62,7 @@ def enumeration_roundoff(enum: dict, beta: float) -> dict:
     expectation in longdouble on the same draws (``enum["draws"]``). Returns ``enum_roundoff_<mode>`` (per
     instance: the larger of the two sides' largest deviations), ``enum_roundoff_max`` and the per-instance
     deviations ``enum_errors_<mode>`` (|enumeration − attention|, as stored in the figure)."""
+    _check_enum(enum)
     out: dict = {}
     for mode, (q, k, v) in enum["draws"].items():
         allowed = edges.allowed_parents(q.shape[-2], k.shape[-2], mode)
@@ -77,6 +78,28 @@ def enumeration_roundoff(enum: dict, beta: float) -> dict:
         out[f"enum_sets_{mode}"] = int(structures.shape[0])
     out["enum_roundoff_max"] = max(max(out[f"enum_roundoff_{m}"]) for m in enum["draws"])
     return out
+
+
+def _check_enum(enum: dict) -> None:
+    """enum["draws"]: a non-empty mapping mode -> (q, k, v), each (instances, tokens, dim); enum["errors"]: per
+    mode, one finite deviation per instance (as :func:`.edges.enumeration_study` returns them)."""
+    draws, errors = enum["draws"], enum["errors"]
+    if not isinstance(draws, dict) or not draws:
+        raise ValueError(f"enum['draws'] must be a non-empty dict mode -> (q, k, v); got {type(draws).__name__} "
+                         f"{draws!r:.60}")
+    if not isinstance(errors, dict):
+        raise TypeError(f"enum['errors'] must be a dict mode -> deviations; got {type(errors).__name__}")
+    for mode, draw in draws.items():
+        if not isinstance(draw, (tuple, list)) or len(draw) != 3:
+            raise TypeError(f"enum['draws'][{mode!r}] must be a tuple (q, k, v); got {type(draw).__name__}")
+        for name, t in zip("qkv", draw):
+            check_tensor(f"enum['draws'][{mode!r}] {name}", t, ndim=3, real=True)
+        if mode not in errors:
+            raise ValueError(f"enum['errors'] lacks the mode {mode!r} of enum['draws']; it has {sorted(errors)}")
+        dev = check_array(f"enum['errors'][{mode!r}]", errors[mode], ndim=1, allow_int=True)
+        if dev.shape[0] != draw[0].shape[0]:
+            raise ValueError(f"enum['errors'][{mode!r}] must hold one deviation per instance ({draw[0].shape[0]}); "
+                             f"got {dev.shape[0]}")
 
 
 # --- Hopfield -------------------------------------------------------------------------------------------------
@@ -140,6 +163,15 @@ def slot_values(sl: dict, sigmas: Sequence[float], sigma: float, mu_start: torch
     round-off of both collapsed objectives over every σ (against longdouble) at ``mu_start``, a start drawn like the
     width study's (the data mean plus the data's spread times a standard normal)."""
     ari = sl["ari"]
+    check_tensor("sl['x']", sl["x"], ndim=3, real=True)
+    if not isinstance(ari, dict) or set(slots.PRIORS) - set(ari):
+        raise ValueError(f"sl['ari'] must be a dict with the priors {list(slots.PRIORS)}; got "
+                         f"{sorted(ari) if isinstance(ari, dict) else type(ari).__name__}")
+    for prior in slots.PRIORS:
+        rows = check_array(f"sl['ari'][{prior!r}]", ari[prior], ndim=2)
+        if rows.shape[0] != len(list(sigmas)) or rows.shape[1] < 2:
+            raise ValueError(f"sl['ari'][{prior!r}] must hold one row per sigma ({len(list(sigmas))}) of at least two "
+                             f"mixtures (the paired sd); got shape {rows.shape}")
     if sigma not in list(sigmas):
         raise ValueError(f"sigma must be one of the study's sigmas {list(sigmas)}; got {sigma!r}")
     i = list(sigmas).index(sigma)
@@ -179,6 +211,7 @@ def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Ten
     the relative float64 round-off of the energy at the end (against longdouble), and per mixture the median slot
     norm at the end over the data's median radius (``slot_paper_outside_all``)."""
     check_work(f"steps={steps}", steps * x.numel() * mu_start.shape[-2], what="paper_slot_values()")
+    _check_paper_inputs(x, mu_start, labels, sigma, "mu_start", "labels")
     eye = torch.eye(x.shape[-1], dtype=x.dtype) / sigma
     mu, energies, norms = mu_start, [_paper_energy(x, mu_start, sigma)], [mu_start.norm(dim=-1).median().item()]
     for _ in range(steps):
@@ -189,6 +222,9 @@ def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Ten
     rise = float((np.diff(f, axis=0) / np.maximum(np.abs(f).max(0), 1.0)).max())
     _, attn = slots.paper_slot_update(x, mu, eye, eye)
     ari = slots.adjusted_rand_index(attn.argmax(-1), labels)
+    if not norms[-1] > 0:   # every slot at the origin (x all zero): the relative change is 0 / 0
+        raise ValueError("x and mu_start: the paper's update sent every slot to the origin (x is zero); the relative "
+                         "change of the median slot norm is undefined")
     f_ld = _paper_energy_ld(_ld(x), _ld(mu), sigma)
     roundoff = float((np.abs(f[-1] - f_ld) / np.maximum(np.abs(f_ld), 1)).max())
     ratio = mu.norm(dim=-1).median(-1).values / x.norm(dim=-1).median(-1).values
@@ -196,6 +232,21 @@ def paper_slot_values(x: torch.Tensor, mu_start: torch.Tensor, labels: torch.Ten
             "slot_paper_last_change": abs(norms[-1] - norms[-2]) / norms[-1], "slot_paper_ari": ari.mean().item(),
             "slot_paper_roundoff": roundoff, "slot_paper_outside_all": [float(r) for r in ratio],
             "slot_paper_dead_all": [int(k) for k in _dead_slots(attn)]}
+
+
+def _check_paper_inputs(x, mu, labels, sigma, mu_name: str, labels_name: str, x_name: str = "x") -> None:
+    """The paper's update's inputs agree: mu (T, K, D) and labels (T, N) of x (T, N, D), one dtype, 1/sigma^2 finite."""
+    check_tensor(x_name, x, ndim=3, real=True)
+    check_tensor(mu_name, mu, ndim=3, real=True)
+    check_tensor(labels_name, labels, ndim=2)
+    if mu.dtype != x.dtype:
+        raise TypeError(f"x and {mu_name} must have one dtype; got x {x.dtype} and {mu_name} {mu.dtype} (cast "
+                        f"explicitly)")
+    if mu.shape[0] != x.shape[0] or mu.shape[2] != x.shape[2] or tuple(labels.shape) != tuple(x.shape[:2]):
+        raise ValueError(f"{mu_name} must have shape (T, K, D) and {labels_name} (T, N) for x of shape (T, N, D) = "
+                         f"{tuple(x.shape)}; got {tuple(mu.shape)} and {tuple(labels.shape)}")
+    if not math.isfinite((1.0 / sigma) * (1.0 / sigma)):
+        raise ValueError(f"sigma must have 1 / sigma^2 inside float64's range; got sigma = {sigma!r}")
 
 
 def _dead_slots(attn: torch.Tensor) -> torch.Tensor:
@@ -211,6 +262,7 @@ def paper_slot_comparison(sl: dict, sigma: float, steps: int = 40) -> dict:
     ``steps`` times: the ARI of each point's most probable slot per mixture (``slot_paper_same_ari_all``), paired with
     the Hopfield prior's and slot attention's of the same start, and the dead slots per mixture
     (``slot_paper_same_dead_all``, mass below one point)."""
+    _check_paper_inputs(sl["x"], sl["mu0"], sl["labels"], sigma, "sl['mu0']", "sl['labels']", "sl['x']")
     x, eye = sl["x"], torch.eye(sl["x"].shape[-1], dtype=sl["x"].dtype) / sigma
     mu = sl["mu0"]
     check_work(f"steps={steps}", steps * x.numel() * mu.shape[-2], what="paper_slot_comparison()")
@@ -229,6 +281,22 @@ def _free_energy_ld(x, y, C, mu, pi_y, pi):
     err = y - np.einsum("tod,td->to", C, x)
     log_mix = _lse(-LD(0.5) * LD(pi) * ((x[:, None, :] - mu) ** 2).sum(-1), 1) - np.log(LD(mu.shape[1]))
     return LD(0.5) * LD(pi_y) * (err ** 2).sum(-1) - log_mix
+
+
+def _check_problem(problem: dict) -> None:
+    """problem as :func:`.predictive_coding.make_problem` returns it: mu (T, n, d), C (T, o, d), y (T, o),
+    x_true (T, d) of one dtype, and active (T,) integer parent indices in [0, n)."""
+    mu = check_tensor("problem['mu']", problem["mu"], ndim=3, real=True)
+    check_tensor("problem['C']", problem["C"], ndim=3, real=True)
+    check_tensor("problem['y']", problem["y"], ndim=2, real=True)
+    x_true = check_tensor("problem['x_true']", problem["x_true"], ndim=2, real=True)
+    predictive_coding._check_shapes(x_true, mu, problem["y"], problem["C"], x_name="problem['x_true']")
+    active = check_tensor("problem['active']", problem["active"], ndim=1)
+    if active.is_floating_point() or active.dtype == torch.bool:
+        raise TypeError(f"problem['active'] must be an integer tensor (T,) of parent indices; got dtype {active.dtype}")
+    if active.shape[0] != mu.shape[0] or bool((active < 0).any()) or bool((active >= mu.shape[1]).any()):
+        raise ValueError(f"problem['active'] must hold one parent index in [0, {mu.shape[1]}) per trial "
+                         f"({mu.shape[0]}); got shape {tuple(active.shape)}")
 
 
 def _oracle(problem: dict) -> torch.Tensor:
@@ -253,6 +321,15 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
       ``generator``; the first level is ``base_noise``, the chapter's own instances);
     - ``pc_roundoff``: the largest relative float64 round-off of F at the fixed point's end (against longdouble),
       normalised by max(|F|, 1) as the rise is."""
+    _check_problem(problem)
+    runs = pcs["runs"]
+    if not isinstance(runs, dict) or "fixed point (CCCP)" not in runs:
+        raise ValueError(f"pcs['runs'] must be a dict holding the run 'fixed point (CCCP)' (and the gradient runs), "
+                         f"as step_size_study returns it; got {sorted(runs) if isinstance(runs, dict) else type(runs).__name__}")
+    levels = list(noise_levels)
+    if levels[0] != base_noise:   # the first level is the chapter's own instances: its accuracy is the found one
+        raise ValueError(f"noise_levels must start with base_noise ({base_noise!r}), the noise of problem's own "
+                         f"observation; got {levels!r}")
     active, mu = problem["active"], problem["mu"]
     check_choice("grad_name", grad_name, tuple(k for k in pcs["runs"] if k != "fixed point (CCCP)"))
     fixed = pcs["runs"]["fixed point (CCCP)"]
@@ -285,7 +362,7 @@ def pc_values(problem: dict, pcs: dict, steps: int, pi: float, pi_y: float, grad
 
 
 @contract(problem="mapping:active|mu|y|C|x_true", fixed="mapping:x|free_energy", steps="int:1", pi="real:>0", pi_y="real:>0",
-          generator="generator", starts="int:1")
+          generator="generator", starts="int:1", alloc=lambda a: [("starts", 64 * a["starts"])])  # two lists per start
 def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, generator: torch.Generator,
                 starts: int = 8) -> dict:
     """The fixed point (CCCP) from ``starts`` other starts than zero: each instance starts at a parent's prediction
@@ -294,8 +371,13 @@ def pc_restarts(problem: dict, fixed: dict, steps: int, pi: float, pi_y: float, 
     final F lies within 1e-9 (relative to max(|F|, 1)) of the zero start's: the same fixed point) and
     ``pc_starts_rise`` (the largest rise of F along any path, relative as above). One start selecting the synapse
     does not show that the dynamics do, wherever they start."""
+    _check_problem(problem)
     mu, active = problem["mu"], problem["active"]
     T, n, d = mu.shape
+    check_tensor("fixed['free_energy']", fixed["free_energy"], ndim=2, real=True)
+    if fixed["free_energy"].shape[1] != T:
+        raise ValueError(f"fixed['free_energy'] must have shape (steps + 1, T = {T}); got "
+                         f"{tuple(fixed['free_energy'].shape)}")
     if len(fixed["free_energy"]) != steps + 1:
         raise ValueError(f"steps must be the zero start's steps: fixed holds {len(fixed['free_energy']) - 1} steps; "
                          f"got steps = {steps}")
