@@ -113,8 +113,8 @@ def _train(specs: list[dict], ps, d, n, seeds, steps, batch_size, lr, weight_dec
 
 def _code_digest() -> str:
     """Digest of the modules that compute a training run (the mechanism, the task, this one, the optimiser)."""
-    from . import expanding_core, expanding_task, optim
-    return store.code_digest(expanding_core, expanding_task, __file__, optim)
+    from . import expanding_core, expanding_prior, expanding_task, optim
+    return store.code_digest(expanding_core, expanding_prior, expanding_task, __file__, optim)
 
 
 def _spec(kw: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,9 +17,8 @@ import torch
 from ..companion import caches, store
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, contract
 from . import optim as _optim
-from .multihop import (_ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, ROLE_NAMES, SHUFFLES,
-                       MultihopTask, _draw_root, forward, init_params, make_task_weights,
-                       sample_multihop_batches)
+from .multihop import _ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, forward, init_params
+from .multihop_task import ROLE_NAMES, SHUFFLES, MultihopTask, _draw_root, make_task_weights, sample_multihop_batches
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = ["train_multihop"]
@@ -130,8 +129,8 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
 
 def _code_digest() -> str:
     """Digest of the modules that compute a run: the models and task, this training loop, the optimiser."""
-    from . import multihop
-    return store.code_digest(multihop, __file__, _optim)
+    from . import multihop, multihop_task
+    return store.code_digest(multihop, multihop_task, __file__, _optim)
 
 
 def _model_names(models: Any) -> tuple:
