@@ -30,17 +30,44 @@ __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example",
 def _check_runs(runs: Any, dims: Sequence[int], name: str = "runs") -> None:
     """``runs`` a dict with a run at each of ``dims`` (the dims themselves checked by the caller's contract)."""
     check_rule(name, runs, "mapping")
+    _check_distinct("dims", dims)
     missing = [d for d in dims if d not in runs]
     if missing:
         raise ValueError(f"{name} holds no run at d = {missing}; it has d = {sorted(runs)}")
 
 
-def _check_reference(name: str, ref: Any) -> None:
-    """``ref`` the public code's stored runs (``expanding_<d>.json``): a non-empty list of dicts."""
+def _check_distinct(name: str, values: Sequence) -> None:
+    """Each of ``values`` once: a repeated d or p would be pooled (or its runs counted) twice."""
+    seen = [float(v) for v in values]
+    if len(set(seen)) != len(seen):
+        raise ValueError(f"{name} must not repeat a value (it would be counted twice); got {list(values)}")
+
+
+def _check_losses(name: str, loss: Any) -> np.ndarray:
+    """A run's logged losses: a non-empty list of finite numbers (a mean over none, or over NaN, is no ratio)."""
+    arr = np.asarray(loss, dtype=float) if isinstance(loss, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be a non-empty list of finite losses; got "
+                         f"{loss if arr is None else f'{arr.size} values' if arr.ndim == 1 else arr.shape}"
+                         f"{'' if arr is None or np.all(np.isfinite(arr)) else ' (not all finite)'}")
+    return arr
+
+
+def _check_reference(name: str, ref: Any, keys: str, standard: bool) -> None:
+    """``ref`` the public code's stored runs (``expanding_<d>.json``): a non-empty list of dicts, each with the
+    ``keys`` its reader needs under ``expanding`` (and a ``standard`` run with its ``loss`` if ``standard``), one per
+    geo_p."""
     if isinstance(ref, (str, bytes, Mapping)) or not isinstance(ref, Sequence) or not ref \
             or not all(isinstance(r, Mapping) for r in ref):
         raise TypeError(f"{name} must be a non-empty list of the public code's stored runs (dicts); got "
                         f"{type(ref).__name__}")
+    for i, r in enumerate(ref):
+        check_rule(f"{name}[{i}]", r, "mapping:expanding|standard" if standard else "mapping:expanding")
+        check_rule(f"{name}[{i}]['expanding']", r["expanding"], "mapping:" + keys)
+        check_rule(f"{name}[{i}]['expanding']['geo_p']", r["expanding"]["geo_p"], "real:(0,1]")
+        if standard:
+            check_rule(f"{name}[{i}]['standard']", r["standard"], "mapping:loss")
+    _check_distinct(f"{name}'s geo_p", [r["expanding"]["geo_p"] for r in ref])
 
 
 def _rows_at(run: Mapping, p: float, where: str) -> np.ndarray:
@@ -50,6 +77,17 @@ def _rows_at(run: Mapping, p: float, where: str) -> np.ndarray:
     if not sel.any():
         raise ValueError(f"ps: p = {p:g} is not among {where}'s recency biases {sorted({float(q) for q in run['ps']})}")
     return sel
+
+
+def _check_dim(d: int, run: Mapping, where: str, name: str = "d") -> None:
+    """``d`` the dimension ``run`` was trained at (its weights ``W/expanding`` are (R, 2d + 1, d)): the measures
+    divide by d, so a run of another d would give numbers for a model it is not, silently. ``name``: the
+    parameter that gave ``d`` (``d``, or ``runs`` for a dict keyed by d)."""
+    if "W/expanding" in run:
+        shape = np.shape(run["W/expanding"])
+        if shape and shape[-1] != d:
+            raise ValueError(f"{name} must give the dimension {where} was trained at: its W/expanding {shape} is "
+                             f"of d = {shape[-1]}; got d = {d}")
 
 
 def _check_tail(tail: int, run: Mapping, where: str) -> None:
@@ -66,6 +104,8 @@ def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_gen
     """One held-out input for the model of ``run`` trained at recency bias ``p``: the iteration history
     of :func:`.expanding.expanding_forward`, and the input (of 64 drawn) whose window grows most among
     those ending with their parent inside the window (``pick``, its true distance ``t_true``)."""
+    _check_dim(d, run, "run")
+    _rows_at(run, p, "run")
     i_p = int(np.argmin(np.abs(run["ps"] - p)))
     W0 = torch.tensor(run["W/expanding"][i_p])[None]
     w0 = ex.make_expanding_weights(d, weight_generator)
@@ -86,6 +126,7 @@ def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: i
     out = {}
     for d in dims:
         r = runs[d]
+        _check_dim(d, r, f"runs[{d}]", "runs")
         if "reach" in r and np.size(r["reach"]) and np.max(r["reach"]) > n:   # reach <= the runs' own n
             raise ValueError(f"n must be the runs' sequence length: runs[{d}] scored windows of up to "
                              f"{np.max(r['reach']):g} tokens; got n = {n}")
@@ -100,11 +141,15 @@ def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: i
 def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[float, float]:
     """The public code's stored runs (``expanding_<d>.json``): per p, expanding over standard attention's
     training MSE over the last ``tail_fraction`` of the logged losses."""
-    _check_reference("ref_exp", ref_exp)
+    _check_reference("ref_exp", ref_exp, "geo_p|loss", standard=True)
     out = {}
     for r in ref_exp:
-        e, s_ = np.asarray(r["expanding"]["loss"], float), np.asarray(r["standard"]["loss"], float)
+        e = _check_losses(f"ref_exp[{len(out)}]['expanding']['loss']", r["expanding"]["loss"])
+        s_ = _check_losses(f"ref_exp[{len(out)}]['standard']['loss']", r["standard"]["loss"])
         tail = max(1, int(len(e) * tail_fraction))
+        if not s_[-tail:].mean() > 0:   # the ratio's denominator
+            raise ValueError(f"ref_exp[{len(out)}]['standard']['loss'] must have a positive mean over its last "
+                             f"{tail} losses (the ratio's denominator); got {s_[-tail:].mean():g}")
         out[float(r["expanding"]["geo_p"])] = float(e[-tail:].mean() / s_[-tail:].mean())
     return out
 
@@ -117,6 +162,7 @@ def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[di
     rel, loss_ratio = {}, {}
     for d in dims:
         r = runs[d]
+        _check_dim(d, r, f"runs[{d}]", "runs")
         for p in ps:
             sel = _rows_at(r, p, f"runs[{d}]")                     # every seed of this p
             rel[d, p] = tuple(ex.relative_operations(r["window"][sel], r["iterations"][sel], 50, d, mode).mean()
@@ -144,12 +190,16 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
     from ..companion.stats import t_quantile_975
 
     _check_runs(runs, dims)
+    _check_distinct("ps", ps)
+    if first_window >= n:   # no parent lies at t >= n: every far share would be a mean over none (NaN)
+        raise ValueError(f"first_window must be below the sequence length n = {n} (a far parent lies at t >= "
+                         f"first_window, and t < n); got {first_window}")
     covered, curves, lifts = {}, {}, []
     for d in dims:
         r = runs[d]
         half = r["window"].shape[1] // 2
         for p in ps:
-            sel = np.isclose(r["ps"], p)                           # pool the seeds of this p
+            sel = _rows_at(r, p, f"runs[{d}]")                     # pool the seeds of this p
             w = np.minimum(r["window"][sel, half:].ravel(), n)
             t = r["distance/expanding"][sel, half:].ravel()
             covered[d, p] = np.mean(w > t)
@@ -183,7 +233,7 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
 def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tuple[float, float, float]]:
     """(p, stored run's code measure m(d + k)/(nd), ours) for each p: the public code's stored d = 50 run
     against our run in its setting."""
-    _check_reference("ref_exp", ref_exp)
+    _check_reference("ref_exp", ref_exp, "geo_p|window|iterations", standard=False)
     missing = [p for p in ps if float(p) not in {float(q) for q in code_run["ps"]}]
     if missing:
         raise ValueError(f"ps {missing} are not among code_run's recency biases {sorted(set(code_run['ps']))}")
@@ -209,6 +259,15 @@ def stored_code_measure(full_exp: dict) -> list[tuple[float, float, np.ndarray]]
     if missing:
         raise ValueError(f"full_exp['code_measure_per_seed'] holds no values for p = {missing}; it has "
                          f"{sorted(per_seed)}")
+    for p, s_ in zip(ps, stored):
+        check_rule(f"full_exp['stored_code_measure'] at p = {p:g}", s_, "real:>0")
+        seeds = per_seed[f"{p:g}"]
+        check_rule(f"full_exp['code_measure_per_seed'][{p:g}]", seeds, "mapping")
+        values = list(seeds.values())
+        if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+                                 for v in values):
+            raise ValueError(f"full_exp['code_measure_per_seed'][{p:g}] must map each seed to a positive finite "
+                             f"measure, at least one; got {values}")
     return [(p, s_, np.array(list(full_exp["code_measure_per_seed"][f"{p:g}"].values())))
             for p, s_ in zip(full_exp["ps"], full_exp["stored_code_measure"])]
 
@@ -221,6 +280,7 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
              + "".join(f"{'MSE p=1/' + str(round(1 / p)):>12}" for p in ps)]
     ops = {}
     for name, r in variants.items():
+        _check_dim(d, r, f"variants[{name!r}]")
         _check_tail(tail, r, f"variants[{name!r}]")
         sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]  # every seed of each p
         ops[name] = [ex.relative_operations(r["window"][s], r["iterations"][s], 50, d, "paper").mean() for s in sels]
@@ -234,10 +294,15 @@ def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int,
     """Per variant (name -> run of :func:`.expanding.train_expanding`) and p: the mean final window (capped
     at n), iterations per query, the paper's relative operations (md + k)/(nd), all over every training step
     and seed, and the training MSE over the last ``tail`` steps (at most the logged steps; each p one the variants
-    were trained at). Returns {name: {key: [value per p]}}."""
+    were trained at; ``d`` the dimension they were trained at, refused otherwise). Returns {name: {key: [value per
+    p]}}."""
     out = {}
     for name, r in variants.items():
+        _check_dim(d, r, f"variants[{name!r}]")
         _check_tail(tail, r, f"variants[{name!r}]")
+        if "distance/expanding" in r and np.size(r["distance/expanding"]) and np.max(r["distance/expanding"]) >= n:
+            raise ValueError(f"n must be the runs' sequence length: variants[{name!r}] holds parents at distance up "
+                             f"to {np.max(r['distance/expanding']):g} (< n); got n = {n}")
         sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]
         out[name] = {"window": [float(np.minimum(r["window"][s], n).mean()) for s in sels],
                      "iterations": [float(r["iterations"][s].mean()) for s in sels],
@@ -282,6 +347,7 @@ def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict
                     out[f"{prefix}mass_{name}_{k}_seeds"] = [float(x) for x in result[f"mass/{m}"][:, role]]
     for prefix, runs in (("exp", exp_runs), ("code", code_runs)):
         for d, r in runs.items():
+            _check_dim(d, r, f"{prefix}_runs[{d}]", f"{prefix}_runs")
             steps = r["loss/expanding"].shape[1]
             n_tail, n_head = max(1, steps // 5), max(1, int(steps * head_fraction))
             for p in ps:

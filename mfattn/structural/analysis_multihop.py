@@ -15,19 +15,44 @@ from .multihop import relative_error
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "multihop_numbers", "per_seed_nmse", "replay_record"]
 
 
-def _check_seeds(ref_multi: Mapping, seeds: Sequence[int]) -> None:
+def _check_seeds(ref_multi: Mapping, seeds: Sequence[int], keys: Sequence[str] = ("long", "standard")) -> None:
+    """Each of ``seeds`` once, each in ``ref_multi`` with a non-empty list of finite losses per model of ``keys``."""
     missing = [s for s in seeds if str(s) not in ref_multi]
     if missing:
         raise ValueError(f"seeds {missing} are not in ref_multi; it holds seeds {sorted(ref_multi)}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must not repeat a seed (it would be counted twice); got {list(seeds)}")
+    for s in seeds:
+        check_rule(f"ref_multi[{str(s)!r}]", ref_multi[str(s)], "mapping:" + "|".join(keys))
+        for k in keys:
+            losses = ref_multi[str(s)][k]
+            arr = np.asarray(losses, dtype=float) if isinstance(losses, (list, tuple, np.ndarray)) else None
+            if arr is None or arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+                raise ValueError(f"ref_multi[{str(s)!r}][{k!r}] must be a non-empty list of finite losses")
 
 
-@contract(repro="mapping:record_steps", ref_multi="mapping", seeds="ints:0")
+def _check_var_y(result: Mapping) -> None:
+    """``result['var_y']``: the held-out targets' variance per seed, positive and finite (the NMSE divides by it)."""
+    var_y = np.asarray(result["var_y"], dtype=float)
+    if var_y.size == 0 or not (np.all(np.isfinite(var_y)) and np.all(var_y > 0)):
+        raise ValueError(f"result['var_y'] must be positive finite variances (the NMSE divides by them); got "
+                         f"{var_y.tolist() if var_y.size <= 8 else var_y.shape}")
+
+
+@contract(repro="mapping:record_steps|loss/multihop|loss/one_layer", ref_multi="mapping", seeds="ints:0")
 def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
     """Relative deviation (seeds, logged steps) of our replay from the public code's stored losses."""
     _check_seeds(ref_multi, seeds)
     logged = repro["record_steps"]
     out = {}
     for m, key in (("multihop", "long"), ("one_layer", "standard")):
+        if np.shape(repro[f"loss/{m}"]) != (len(seeds), len(logged)):
+            raise ValueError(f"repro['loss/{m}'] must hold one row per seed of seeds ({len(seeds)}) and one loss per "
+                             f"logged step ({len(logged)}); got shape {np.shape(repro[f'loss/{m}'])}")
+        short = [s for s in seeds if len(ref_multi[str(s)][key]) < len(logged)]
+        if short:
+            raise ValueError(f"ref_multi holds fewer than the {len(logged)} logged losses of repro for seeds {short} "
+                             f"({key!r})")
         stored = np.array([ref_multi[str(s)][key][:len(logged)] for s in seeds])
         out[m] = relative_error(repro[f"loss/{m}"], stored)
     return out
@@ -36,7 +61,7 @@ def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dic
 @contract(ref_multi="mapping", key="choice:long|standard", seeds="ints:0")
 def stuck_seeds(ref_multi: dict, key: str, seeds: Sequence[int] = range(10)) -> list[int]:
     """Seeds of the stored run whose final loss of model ``key`` is above half of its initial loss."""
-    _check_seeds(ref_multi, seeds)
+    _check_seeds(ref_multi, seeds, (key,))
     return [s for s in seeds if ref_multi[str(s)][key][-1] > 0.5 * ref_multi[str(s)][key][0]]
 
 
@@ -46,6 +71,8 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
     how many logged losses, the fractions within 1e-5 and exact, per model, and the multi-hop seeds
     that drift."""
     check_rule("replay['variants']", replay["variants"], "mapping")
+    if not replay["variants"]:
+        raise ValueError("replay['variants'] must hold at least one shuffle variant; got none")
     out = {}
     for variant, v in replay["variants"].items():
         where = f"replay['variants'][{variant!r}]"
@@ -57,6 +84,9 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
             if dev.size == 0:
                 raise ValueError(f"{where}[{m!r}]['relative_deviation'] must hold at least one logged loss; got "
                                  f"shape {dev.shape}")
+            if np.min(dev) < 0:   # |a - b| / |b|
+                raise ValueError(f"{where}[{m!r}]['relative_deviation'] must hold relative deviations >= 0; got "
+                                 f"{np.min(dev):g}")
         devs = {m: np.array(v[m]["relative_deviation"]) for m in ("multihop", "one_layer")}
         every = np.concatenate([d.ravel() for d in devs.values()])
         out[variant] = {"points": every.size, "within_fraction": float(np.mean(every < 1e-5)),
@@ -76,7 +106,11 @@ def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
 def multihop_numbers(result: dict) -> dict[str, float]:
     """Held-out MSE / Var(y) per model (mean over seeds), the share of the one-to-two-layer gap that multi-hop
     closes, and the mean attention mass on x0 and x1 per model, from one run of :func:`.multihop.train_multihop`."""
+    _check_var_y(result)
     nmse = {m: float(np.mean(result[f"test_mse/{m}"] / result["var_y"])) for m in ("one_layer", "multihop", "two_layer")}
+    if not nmse["one_layer"] != nmse["two_layer"]:   # the gap closed is a share of their difference
+        raise ValueError(f"result: the one-layer and two-layer models' NMSE must differ (gap_closed is a share of "
+                         f"their gap); got {nmse['one_layer']:g} and {nmse['two_layer']:g}")
     out = {"nmse_one": nmse["one_layer"], "nmse_multi": nmse["multihop"], "nmse_two": nmse["two_layer"],
            "gap_closed": (nmse["one_layer"] - nmse["multihop"]) / (nmse["one_layer"] - nmse["two_layer"])}
     for m, short in (("one_layer", "one"), ("multihop", "multi"), ("two_layer", "two")):
@@ -91,6 +125,7 @@ def per_seed_nmse(result: dict, prefix: str = "") -> dict[str, list[float]]:
     ``<prefix>nmse_<short>_seeds`` (one, multi, two, one_x2, multi_norm)."""
     short = {"one_layer": "one", "multihop": "multi", "two_layer": "two", "one_layer_x2": "one_x2",
              "multihop_norm": "multi_norm"}
+    _check_var_y(result)
     out = {}
     for m, k in short.items():
         if f"test_mse/{m}" in result:

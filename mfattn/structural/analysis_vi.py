@@ -10,10 +10,23 @@ from typing import Mapping, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import contract
+from ..companion.checks import check_alloc, contract
 from . import expanding as ex
 
 __all__ = ["elbo_gradient", "elbo_gradients", "cavi_residual"]
+
+
+def _check_scores(scores: torch.Tensor, dtypes: tuple) -> None:
+    """``scores`` (B, T): at least one row of at least two tokens (a query and one key), of a dtype in ``dtypes``,
+    and small enough for the end state's buffers (the values, the attention and the softmax's, a few (B, T) each)."""
+    if scores.dtype not in dtypes:
+        raise TypeError(f"scores must be {' or '.join(str(d).replace('torch.', '') for d in dtypes)} (a fixed point "
+                        f"or a gradient compared with 0 at that precision); got {scores.dtype}")
+    B, T = scores.shape
+    if B < 1 or T < 2:
+        raise ValueError(f"scores must hold at least one row of at least 2 tokens (a query and one key); got shape "
+                         f"{tuple(scores.shape)}")
+    check_alloc("scores", 8 * scores.element_size() * B * T, what="the end state's buffers")
 
 
 def _forwarded(fn: str, kw: Mapping, fixed: Sequence[str]) -> None:
@@ -44,8 +57,7 @@ def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: st
     training's); CAVI at 0.01 gives the gradient a VI procedure stopped by the training's rule leaves. ``scores`` must
     be float64; ``kw`` goes on to :func:`.expanding.expanding_attention`, except ``values`` and ``max_iter``, which this
     function sets itself (refused by name)."""
-    if scores.dtype != torch.float64:
-        raise TypeError(f"scores must be float64 (the ELBO's gradients are compared with 0); got {scores.dtype}")
+    _check_scores(scores, (torch.float64,))
     _forwarded("elbo_gradients", kw, ("values", "max_iter"))
     B, T = scores.shape
     tol = (1e-9 if update == "cavi" else 0.01) if tol is None else tol
@@ -67,8 +79,10 @@ def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: st
 def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
     """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
     ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T)).
-    ``kw`` goes on to expanding_attention, except ``values``, ``update``, ``max_iter`` and ``tol``, which this
-    function sets (refused)."""
+    ``scores`` float32 or float64 (a residual in half precision says nothing about a fixed point at 1e-9). ``kw`` goes
+    on to expanding_attention, except ``values``, ``update``, ``max_iter`` and ``tol``, which this function sets
+    (refused)."""
+    _check_scores(scores, (torch.float32, torch.float64))
     _forwarded("cavi_residual", kw, ("values", "update", "max_iter", "tol"))
     B, T = scores.shape
     res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update="cavi",
