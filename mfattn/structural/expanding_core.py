@@ -203,10 +203,17 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     if scores.dim() != 2:
         raise ValueError(f"scores must have shape (B, T); got {tuple(scores.shape)}")
     B, T = scores.shape
-    if T < 2:
-        raise ValueError(f"sequences need at least 2 tokens (a query and one key); got T = {T}")
+    if T < 2 or B < 1:
+        raise ValueError(f"scores must hold at least one sequence of at least 2 tokens (a query and one key); got "
+                         f"shape {tuple(scores.shape)}")
     if values.dim() != 3 or values.shape[:2] != (B, T):
         raise ValueError(f"values must have shape (B, T, dv) = ({B}, {T}, dv); got {tuple(values.shape)}")
+    if values.dtype != scores.dtype:   # the output Σ a_t v_t would be cast silently (or fail inside torch)
+        raise TypeError(f"scores and values must have one dtype; got scores {scores.dtype} and values {values.dtype}")
+    for name, x in (("alpha0", alpha0), ("beta0", beta0)):   # a scalar or one per sequence (else torch's expand error)
+        shape = tuple(torch.as_tensor(x).shape) if torch.is_tensor(x) or isinstance(x, (list, tuple, np.ndarray)) else ()
+        if shape not in ((), (1,), (B,)):
+            raise ValueError(f"{name} must be a number or one per sequence ({B},); got shape {shape}")
     if not 0.0 < mass < 1.0:
         raise ValueError(f"mass must lie in (0, 1); got {mass}")
     code, dig, cavi, first = _row_modes(B, slope, update, first_window)

@@ -42,6 +42,8 @@ def effective_q(alpha: torch.Tensor, beta: torch.Tensor, update: str = "plugin")
     digamma, cavi: q̃ = 1 - exp(ψ(β) - ψ(α + β)),  so log(1 - q̃) = E_{Beta(α,β)}[log(1 - q)]
     """
     _check_choice("update", update, UPDATES)
+    if torch.is_tensor(alpha) and torch.is_tensor(beta) and alpha.dtype != beta.dtype:
+        raise TypeError(f"alpha and beta must have one dtype; got alpha {alpha.dtype} and beta {beta.dtype}")
     try:   # one q per (alpha, beta) pair: shapes that do not broadcast are a mismatch, not torch's error
         torch.broadcast_shapes(torch.as_tensor(alpha).shape, torch.as_tensor(beta).shape)
     except RuntimeError:
@@ -82,6 +84,9 @@ def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, a
     """
     if attention.shape != scores.shape:
         raise ValueError(f"attention must have the shape of scores {tuple(scores.shape)}; got {tuple(attention.shape)}")
+    if attention.dtype != scores.dtype:   # the ELBO would be computed at the wider dtype, the other cast silently
+        raise TypeError(f"scores and attention must have one dtype; got scores {scores.dtype} and attention "
+                        f"{attention.dtype}")
     if attention.numel() and (bool((attention < 0).any()) or bool((attention > 1).any())):
         raise ValueError("attention must be q(t), probabilities in [0, 1]; got an entry outside")
     if attention.shape[1] and bool((attention[:, -1] != 0).any()):   # the query (t = 0): outside the model's t >= 1

@@ -89,8 +89,8 @@ def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fa
         # matrix, and at least a Python-level step's overhead, counted as 10**5 multiply-adds (~10-100 µs)
         _check_work("hops (K)", (hops - 1) * max(scores.numel() * scores.shape[-1], 10**5), what="hop_operator()",
                     unit="multiply-adds")
-    if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2]:
-        raise ValueError(f"scores must have shape (..., T, T); got {tuple(scores.shape)}")
+    if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2] or scores.shape[-1] < 1:
+        raise ValueError(f"scores must have shape (..., T, T) with T >= 1; got {tuple(scores.shape)}")
     if mode == "paper":
         P = _softmax(scores, -1, fast)
         M, Pk = P, P
@@ -241,8 +241,12 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     if isinstance(params, (str, bytes)) or not isinstance(params, Sequence) \
             or not all(isinstance(p, torch.Tensor) for p in params):
         raise TypeError(f"params must be the list of weight tensors init_params gives; got {type(params).__name__}")
-    if X.dim() != 4:
-        raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
+    if X.dim() != 4 or X.shape[2] < 1:
+        raise ValueError(f"X must have shape (S, B, T, d) with T >= 1 (the query is the last token); got "
+                         f"{tuple(X.shape)}")
+    if any(p.dtype != X.dtype for p in params):   # torch's matmul refuses a mix in its own words
+        raise TypeError(f"params and X must have one dtype; got params {[str(p.dtype) for p in params]} and X "
+                        f"{X.dtype}")
     d = X.shape[-1]
     _check_choice("operator", operator, OPERATOR_MODES)
     # the shapes init_params gives (a cheap look at two or three sizes: forward runs in the training loop)
@@ -306,8 +310,10 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
     """
     check_probability("threshold", threshold)
     mass = np.asarray(mass, dtype=float)
-    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES):
-        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}); got {mass.shape}")
+    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES) or mass.shape[0] < 1:
+        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}) with at least one run; got {mass.shape}")
+    if not (np.all(np.isfinite(mass)) and np.all(mass >= 0)):   # attention masses: shares in [0, 1]
+        raise ValueError("mass must hold finite attention masses >= 0")
     return float(np.mean(mass[:, 0] > threshold))
 
 
@@ -315,6 +321,8 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
 def relative_error(a, b) -> np.ndarray:
     """|a - b| / |b|, elementwise (``b`` the reference: nonzero and finite, as ``a``)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size == 0:   # numpy would broadcast a mismatch into a table of errors
+        raise ValueError(f"a and b must have one shape, with at least one number; got {a.shape} and {b.shape}")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("a and b must hold finite numbers")
     if np.any(b == 0):

@@ -78,6 +78,12 @@ class TaskWeights:
         if self.W_r.shape != (d, d) or self.W_y.shape != (1, d):
             raise ValueError(f"W_y must have shape (1, d) and W_r (d, d) with one d; got W_y {tuple(self.W_y.shape)} "
                              f"and W_r {tuple(self.W_r.shape)}")
+        if self.W_y.dtype != torch.float32 or self.W_r.dtype != torch.float32:   # the batches are drawn in float32
+            raise TypeError(f"W_y and W_r must be float32 (make_task_weights); got {self.W_y.dtype} and "
+                            f"{self.W_r.dtype}")
+        for name, w in (("W_y", self.W_y), ("W_r", self.W_r)):
+            if not bool(torch.isfinite(w).all()):
+                raise ValueError(f"{name} must hold finite numbers; got NaN or inf")
 
 
 def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWeights:
@@ -91,6 +97,7 @@ def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWei
     if not isinstance(generator, torch.Generator):   # required: the global RNG would make the draw unrepeatable
         raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
     d = task.d
+    check_alloc("task.d", 4 * (d * d + 2 * d * task.rank + d), what="the task's weights")
     W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)
     if task.mode == "code":
         W_r = torch.rand(d, d, generator=generator)
@@ -120,6 +127,15 @@ def _check_generators(name: str, gens) -> None:
     if isinstance(gens, (str, bytes)) or not isinstance(gens, Sequence) \
             or not all(isinstance(g, torch.Generator) for g in gens):
         raise TypeError(f"{name} must be a list of torch.Generator; got {type(gens).__name__}")
+
+
+def _distinct_streams(name: str, gens, others=()) -> None:
+    """Each generator its own stream: one object twice (or also in ``others``, the data streams) would interleave
+    two streams' draws, so no stream would be what it is alone."""
+    ids, other = [id(g) for g in gens], {id(g) for g in others}
+    if len(set(ids)) != len(ids) or other & set(ids):
+        raise ValueError(f"{name} must hold a generator of its own per stream; got one generator object twice"
+                         f"{' (also among the data generators)' if other & set(ids) else ''}")
 
 
 @contract(generator="generator", shuffle_generator="generator?")
@@ -159,12 +175,18 @@ def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], 
     _check_generators("generators", generators)
     if shuffle_generators is not None:
         _check_generators("shuffle_generators", shuffle_generators)
+    if any(w.W_r.shape[0] != task.d for w in weights):
+        raise ValueError(f"weights must be drawn for the task's d = {task.d} (make_task_weights); got W_r of shapes "
+                         f"{sorted({tuple(w.W_r.shape) for w in weights})}")
     S = len(generators)
     check_alloc("batch_size", 4 * S * batch_size * task.n * (task.d + 2), what="the batches")
     if S < 1 or len(weights) != S:
         raise ValueError(f"weights: one per generator ({S}); got {len(weights)}")
     if shuffle != "none" and (shuffle_generators is None or len(shuffle_generators) != S):
         raise ValueError(f"shuffle_generators: one torch.Generator per generator ({S}) when shuffle != 'none'")
+    _distinct_streams("generators", generators)
+    if shuffle_generators is not None:
+        _distinct_streams("shuffle_generators", shuffle_generators, generators)
     B, n, d, std = batch_size, task.n, task.d, task.noise_std
     z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
     with torch.no_grad():
