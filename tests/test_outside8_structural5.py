@@ -315,3 +315,24 @@ def test_training_refuses_repeats_empty_models_and_huge_steps():
     with pytest.raises(ValueError, match=r"^steps makes the recorded losses need"):
         train_multihop(("one_layer",), (0,), steps=10**12, **mkw)
     assert train_expanding(ps=[0.5], seeds=[0], models=("expanding",), **kw)["window"].shape == (1, 2, 1)
+
+
+def test_premises_refuse_runs_pooled_twice_or_of_another_d():
+    from mfattn.structural import analysis_premises as AP
+
+    runs = {2: _run()}
+    # window_adaptation(ps=[0.3]) no run trained at it (was: no run, silently); dims repeated; runs keyed 3 at d = 2
+    with pytest.raises(ValueError, match=r"^ps: p = 0.3 is not among runs\[2\]"):
+        AP.window_adaptation(runs, [2], [0.3], first_window=3, n=6)
+    with pytest.raises(ValueError, match=r"^dims must not repeat"):
+        AP.window_adaptation(runs, [2, 2], [0.5], first_window=3, n=6)
+    with pytest.raises(ValueError, match=r"^runs must give the dimension runs\[3\]"):
+        AP.window_adaptation({3: _run()}, [3], [0.5], first_window=3, n=6)
+    # code_counts(code_runs={3: run at d = 2})
+    with pytest.raises(ValueError, match=r"^code_runs must give the dimension"):
+        AP.code_counts({3: _run()}, {}, [0.5])
+    # task_premise(seeds=[0, 0])
+    with pytest.raises(ValueError, match=r"^seeds must not repeat"):
+        AP.task_premise(mh.MultihopTask(), [0, 0])
+    assert set(AP.window_adaptation(runs, [2], [0.5], first_window=3, n=6)) == {"near_rho_runs", "near_lift_runs"}
+    assert "code_ops_2_2_seeds" in AP.code_counts(runs, {}, [0.5])
