@@ -211,7 +211,8 @@ def expanding_attention(scores: torch.Tensor, values: torch.Tensor, alpha0, beta
     if values.dtype != scores.dtype:   # the output Σ a_t v_t would be cast silently (or fail inside torch)
         raise TypeError(f"scores and values must have one dtype; got scores {scores.dtype} and values {values.dtype}")
     for name, x in (("alpha0", alpha0), ("beta0", beta0)):   # a scalar or one per sequence (else torch's expand error)
-        shape = tuple(torch.as_tensor(x).shape) if torch.is_tensor(x) or isinstance(x, (list, tuple, np.ndarray)) else ()
+        sized = torch.is_tensor(x) or isinstance(x, (list, tuple, np.ndarray))
+        shape = tuple(torch.as_tensor(x).shape) if sized else ()
         if shape not in ((), (1,), (B,)):
             raise ValueError(f"{name} must be a number or one per sequence ({B},); got shape {shape}")
     if not 0.0 < mass < 1.0:
