@@ -160,11 +160,11 @@ SPECS = {
     S + "potentials:identity_study": Spec(lambda d: {"n": 3, "d": 2, "beta": 1.0, "instances": 2, "generator": gen(d)},
                                           domain={"instances": "int>=1", "beta": ">0"}, sizes={"instances": 10**12}),
     # expanding
-    S + "expanding_core:geometric_horizon": Spec(lambda d: {"q": torch.rand(3, generator=gen(d), dtype=torch.float64) * 0.9
+    S + "expanding_prior:geometric_horizon": Spec(lambda d: {"q": torch.rand(3, generator=gen(d), dtype=torch.float64) * 0.9
                                                        + 0.05}, domain={"mass": "(0,1)"}),
-    S + "expanding_core:effective_q": Spec(lambda d: {"alpha": torch.rand(3, dtype=torch.float64) + 0.1,
+    S + "expanding_prior:effective_q": Spec(lambda d: {"alpha": torch.rand(3, dtype=torch.float64) + 0.1,
                                                  "beta": torch.rand(3, dtype=torch.float64) + 0.1}),
-    S + "expanding_core:prior_slope": Spec(lambda d: {"q": torch.rand(3, dtype=torch.float64) * 0.9 + 0.05},
+    S + "expanding_prior:prior_slope": Spec(lambda d: {"q": torch.rand(3, dtype=torch.float64) * 0.9 + 0.05},
                                       domain={"mass": "(0,1)"}),
     S + "expanding_core:expanding_attention": Spec(lambda d: {"scores": randn(d, 2, 10), "values": randn(d, 2, 10, 3),
                                                          "alpha0": 0.1, "beta0": 0.9},
@@ -194,12 +194,12 @@ SPECS = {
     S + "expanding_core:ExpandingResult": Exempt(RESULT + "; expanding_attention builds it (a NamedTuple of "
                                                                           "its outputs)"),
     # multihop
-    S + "multihop:MultihopTask": Spec(lambda d: {"d": d(st.integers(1, 4)), "n": 5},
+    S + "multihop_task:MultihopTask": Spec(lambda d: {"d": d(st.integers(1, 4)), "n": 5},
                                       domain={"d": "int>=1", "n": "int>=4", "noise_std": ">=0", "x0_scale": ">0",
                                               "rank": "int>=1"}),
-    S + "multihop:TaskWeights": Exempt(RESULT + "; make_task_weights builds it; the batch samplers refuse "
+    S + "multihop_task:TaskWeights": Exempt(RESULT + "; make_task_weights builds it; the batch samplers refuse "
                                                               "anything else by name"),
-    S + "multihop:make_task_weights": Spec(lambda d: {"task": _multihop_task(d), "generator": gen(d)},
+    S + "multihop_task:make_task_weights": Spec(lambda d: {"task": _multihop_task(d), "generator": gen(d)},
                                            skip=("task",)),   # a MultihopTask checks its own fields (generated)
     S + "multihop:hop_operator": Spec(lambda d: {"scores": randn(d, 2, 3, 3)}, domain={"hops": "int>=1"}),
     S + "multihop:init_params": Spec(lambda d: {"model": d(st.sampled_from(["one_layer", "multihop", "two_layer"])),

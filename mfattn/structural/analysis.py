@@ -3,7 +3,8 @@
 The runs come from :func:`.multihop.train_multihop` and :func:`.expanding.train_expanding` (dicts of
 numpy arrays, one row per (p, seed) or seed); the stored results of the public code from
 :func:`.multihop.reference_path`. Nothing here trains: these functions turn runs into the numbers the
-chapter quotes and its verdicts rest on.
+chapter quotes and its verdicts rest on. The multi-hop measurements are in :mod:`.analysis_multihop` and the
+ELBO's gradient and CAVI's residual in :mod:`.analysis_vi`; their names are importable from here as before.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..companion.checks import check_array, check_path, check_rule, contract
+from ..companion.checks import check_path, check_rule, contract
 from . import expanding as ex
-from .multihop import relative_error
+from .analysis_multihop import (multihop_numbers, per_seed_nmse, replay_deviations, replay_record,  # noqa: F401
+                                stored_replay, stuck_seeds)
+from .analysis_vi import cavi_residual, elbo_gradient, elbo_gradients  # noqa: F401
 
 __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example", "operations",
            "window_coverage", "code_measure", "stored_code_measure", "prior_options", "inference_comparison",
@@ -27,17 +30,44 @@ __all__ = ["replay_deviations", "stuck_seeds", "stored_replay", "prior_example",
 def _check_runs(runs: Any, dims: Sequence[int], name: str = "runs") -> None:
     """``runs`` a dict with a run at each of ``dims`` (the dims themselves checked by the caller's contract)."""
     check_rule(name, runs, "mapping")
+    _check_distinct("dims", dims)
     missing = [d for d in dims if d not in runs]
     if missing:
         raise ValueError(f"{name} holds no run at d = {missing}; it has d = {sorted(runs)}")
 
 
-def _check_reference(name: str, ref: Any) -> None:
-    """``ref`` the public code's stored runs (``expanding_<d>.json``): a non-empty list of dicts."""
+def _check_distinct(name: str, values: Sequence) -> None:
+    """Each of ``values`` once: a repeated d or p would be pooled (or its runs counted) twice."""
+    seen = [float(v) for v in values]
+    if len(set(seen)) != len(seen):
+        raise ValueError(f"{name} must not repeat a value (it would be counted twice); got {list(values)}")
+
+
+def _check_losses(name: str, loss: Any) -> np.ndarray:
+    """A run's logged losses: a non-empty list of finite numbers (a mean over none, or over NaN, is no ratio)."""
+    arr = np.asarray(loss, dtype=float) if isinstance(loss, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be a non-empty list of finite losses; got "
+                         f"{loss if arr is None else f'{arr.size} values' if arr.ndim == 1 else arr.shape}"
+                         f"{'' if arr is None or np.all(np.isfinite(arr)) else ' (not all finite)'}")
+    return arr
+
+
+def _check_reference(name: str, ref: Any, keys: str, standard: bool) -> None:
+    """``ref`` the public code's stored runs (``expanding_<d>.json``): a non-empty list of dicts, each with the
+    ``keys`` its reader needs under ``expanding`` (and a ``standard`` run with its ``loss`` if ``standard``), one per
+    geo_p."""
     if isinstance(ref, (str, bytes, Mapping)) or not isinstance(ref, Sequence) or not ref \
             or not all(isinstance(r, Mapping) for r in ref):
         raise TypeError(f"{name} must be a non-empty list of the public code's stored runs (dicts); got "
                         f"{type(ref).__name__}")
+    for i, r in enumerate(ref):
+        check_rule(f"{name}[{i}]", r, "mapping:expanding|standard" if standard else "mapping:expanding")
+        check_rule(f"{name}[{i}]['expanding']", r["expanding"], "mapping:" + keys)
+        check_rule(f"{name}[{i}]['expanding']['geo_p']", r["expanding"]["geo_p"], "real:(0,1]")
+        if standard:
+            check_rule(f"{name}[{i}]['standard']", r["standard"], "mapping:loss")
+    _check_distinct(f"{name}'s geo_p", [r["expanding"]["geo_p"] for r in ref])
 
 
 def _rows_at(run: Mapping, p: float, where: str) -> np.ndarray:
@@ -49,76 +79,22 @@ def _rows_at(run: Mapping, p: float, where: str) -> np.ndarray:
     return sel
 
 
+def _check_dim(d: int, run: Mapping, where: str, name: str = "d") -> None:
+    """``d`` the dimension ``run`` was trained at (its weights ``W/expanding`` are (R, 2d + 1, d)): the measures
+    divide by d, so a run of another d would give numbers for a model it is not, silently. ``name``: the
+    parameter that gave ``d`` (``d``, or ``runs`` for a dict keyed by d)."""
+    if "W/expanding" in run:
+        shape = np.shape(run["W/expanding"])
+        if shape and shape[-1] != d:
+            raise ValueError(f"{name} must give the dimension {where} was trained at: its W/expanding {shape} is "
+                             f"of d = {shape[-1]}; got d = {d}")
+
+
 def _check_tail(tail: int, run: Mapping, where: str) -> None:
     """``tail`` logged steps at most: a longer tail would silently average every step instead."""
     steps = np.shape(run["loss/expanding"])[-1]
     if tail > steps:
         raise ValueError(f"tail must be at most the {steps} logged steps of {where}; got {tail}")
-
-
-def _forwarded(fn: str, kw: Mapping, fixed: Sequence[str]) -> None:
-    """``kw`` goes on to expanding_attention, which ``fn`` already calls with ``fixed``: refused by name (else
-    Python's 'got multiple values' error from inside)."""
-    clash = [k for k in fixed if k in kw]
-    if clash:
-        raise TypeError(f"{fn}() sets {', '.join(fixed)} of expanding_attention itself; it cannot also pass "
-                        f"{', '.join(map(repr, clash))} on from its keywords")
-
-
-def _check_seeds(ref_multi: Mapping, seeds: Sequence[int]) -> None:
-    missing = [s for s in seeds if str(s) not in ref_multi]
-    if missing:
-        raise ValueError(f"seeds {missing} are not in ref_multi; it holds seeds {sorted(ref_multi)}")
-
-
-@contract(repro="mapping:record_steps", ref_multi="mapping", seeds="ints:0")
-def replay_deviations(repro: dict, ref_multi: dict, seeds: Sequence[int]) -> dict[str, np.ndarray]:
-    """Relative deviation (seeds, logged steps) of our replay from the public code's stored losses."""
-    _check_seeds(ref_multi, seeds)
-    logged = repro["record_steps"]
-    out = {}
-    for m, key in (("multihop", "long"), ("one_layer", "standard")):
-        stored = np.array([ref_multi[str(s)][key][:len(logged)] for s in seeds])
-        out[m] = relative_error(repro[f"loss/{m}"], stored)
-    return out
-
-
-@contract(ref_multi="mapping", key="choice:long|standard", seeds="ints:0")
-def stuck_seeds(ref_multi: dict, key: str, seeds: Sequence[int] = range(10)) -> list[int]:
-    """Seeds of the stored run whose final loss of model ``key`` is above half of its initial loss."""
-    _check_seeds(ref_multi, seeds)
-    return [s for s in seeds if ref_multi[str(s)][key][-1] > 0.5 * ref_multi[str(s)][key][0]]
-
-
-@contract(replay="mapping:variants")
-def stored_replay(replay: dict) -> dict[str, dict[str, Any]]:
-    """Per shuffle variant of the stored full replay (``data/full/designs/multihop_code_replay.json``):
-    how many logged losses, the fractions within 1e-5 and exact, per model, and the multi-hop seeds
-    that drift."""
-    check_rule("replay['variants']", replay["variants"], "mapping")
-    out = {}
-    for variant, v in replay["variants"].items():
-        where = f"replay['variants'][{variant!r}]"
-        check_rule(where, v, "mapping:multihop|one_layer")
-        for m in ("multihop", "one_layer"):
-            check_rule(f"{where}[{m!r}]", v[m], "mapping:relative_deviation")
-            dev = check_array(f"{where}[{m!r}]['relative_deviation']", v[m]["relative_deviation"], ndim=2,
-                              allow_int=True)
-            if dev.size == 0:
-                raise ValueError(f"{where}[{m!r}]['relative_deviation'] must hold at least one logged loss; got "
-                                 f"shape {dev.shape}")
-        devs = {m: np.array(v[m]["relative_deviation"]) for m in ("multihop", "one_layer")}
-        every = np.concatenate([d.ravel() for d in devs.values()])
-        out[variant] = {"points": every.size, "within_fraction": float(np.mean(every < 1e-5)),
-                        "within": f"{np.mean(every < 1e-5):.0%}",
-                        "exact": f"{np.mean(every == 0):.0%}",
-                        "one-within": f"{np.mean(devs['one_layer'] < 1e-5):.0%}",
-                        "one-max": f"{devs['one_layer'].max():.0e}",
-                        "multi-within": f"{np.mean(devs['multihop'] < 1e-5):.0%}",
-                        "multi-off-seeds": ", ".join(str(s) for s in range(len(devs["multihop"]))
-                                                   if devs["multihop"][s].max() >= 1e-5),
-                        "multi-max": f"{devs['multihop'].max():.0e}"}
-    return out
 
 
 @contract(run="mapping:ps|W/expanding", d="int:1", data_generator="generator", weight_generator="generator",
@@ -128,6 +104,8 @@ def prior_example(run: dict, d: int, data_generator: torch.Generator, weight_gen
     """One held-out input for the model of ``run`` trained at recency bias ``p``: the iteration history
     of :func:`.expanding.expanding_forward`, and the input (of 64 drawn) whose window grows most among
     those ending with their parent inside the window (``pick``, its true distance ``t_true``)."""
+    _check_dim(d, run, "run")
+    _rows_at(run, p, "run")
     i_p = int(np.argmin(np.abs(run["ps"] - p)))
     W0 = torch.tensor(run["W/expanding"][i_p])[None]
     w0 = ex.make_expanding_weights(d, weight_generator)
@@ -148,6 +126,7 @@ def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: i
     out = {}
     for d in dims:
         r = runs[d]
+        _check_dim(d, r, f"runs[{d}]", "runs")
         if "reach" in r and np.size(r["reach"]) and np.max(r["reach"]) > n:   # reach <= the runs' own n
             raise ValueError(f"n must be the runs' sequence length: runs[{d}] scored windows of up to "
                              f"{np.max(r['reach']):g} tokens; got n = {n}")
@@ -162,51 +141,17 @@ def operations_as_run(runs: dict, dims: Sequence[int], ps: Sequence[float], n: i
 def reference_loss_ratios(ref_exp: list, tail_fraction: float = 0.2) -> dict[float, float]:
     """The public code's stored runs (``expanding_<d>.json``): per p, expanding over standard attention's
     training MSE over the last ``tail_fraction`` of the logged losses."""
-    _check_reference("ref_exp", ref_exp)
+    _check_reference("ref_exp", ref_exp, "geo_p|loss", standard=True)
     out = {}
     for r in ref_exp:
-        e, s_ = np.asarray(r["expanding"]["loss"], float), np.asarray(r["standard"]["loss"], float)
+        e = _check_losses(f"ref_exp[{len(out)}]['expanding']['loss']", r["expanding"]["loss"])
+        s_ = _check_losses(f"ref_exp[{len(out)}]['standard']['loss']", r["standard"]["loss"])
         tail = max(1, int(len(e) * tail_fraction))
+        if not s_[-tail:].mean() > 0:   # the ratio's denominator
+            raise ValueError(f"ref_exp[{len(out)}]['standard']['loss'] must have a positive mean over its last "
+                             f"{tail} losses (the ratio's denominator); got {s_[-tail:].mean():g}")
         out[float(r["expanding"]["geo_p"])] = float(e[-tail:].mean() / s_[-tail:].mean())
     return out
-
-
-@contract(scores="tensor:2")
-def elbo_gradient(scores: torch.Tensor, alpha0: float, beta0: float, update: str, **kw) -> float:
-    """Largest |∂ELBO/∂θ| at the end state of :func:`.expanding.expanding_attention` (scores (B, T), float64):
-    θ = the attention logits on the final window and α, β of the final Beta, the ELBO of
-    :func:`.expanding.expanding_elbo`. Zero at a stationary point (a fixed point of CAVI); the paper's
-    accumulating update ends elsewhere (its α counts the sweeps). :func:`elbo_gradients` gives it per score
-    vector."""
-    return float(elbo_gradients(scores, alpha0, beta0, update, **kw).max())
-
-
-@contract(scores="tensor:2", tol="real:>0?")
-def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: str, tol: float | None = None,
-                   **kw) -> np.ndarray:
-    """Per score vector (row of ``scores``), the largest |∂ELBO/∂θ| at the end state (see :func:`elbo_gradient`;
-    the ELBO is a sum over rows, so each row's gradient is its own). ``tol``: the stopping tolerance on the
-    horizon (default 1e-9 for CAVI, run to its fixed point, and 0.01 for the accumulating update, the
-    training's); CAVI at 0.01 gives the gradient a VI procedure stopped by the training's rule leaves. ``scores`` must
-    be float64; ``kw`` goes on to :func:`.expanding.expanding_attention`, except ``values`` and ``max_iter``, which this
-    function sets itself (refused by name)."""
-    if scores.dtype != torch.float64:
-        raise TypeError(f"scores must be float64 (the ELBO's gradients are compared with 0); got {scores.dtype}")
-    _forwarded("elbo_gradients", kw, ("values", "max_iter"))
-    B, T = scores.shape
-    tol = (1e-9 if update == "cavi" else 0.01) if tol is None else tol
-    res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update=update,
-                                 max_iter=1000, tol=tol, **kw)
-    dist = torch.arange(T - 1, -1, -1, dtype=scores.dtype)
-    inside = (dist[None, :] >= 1) & (dist[None, :] < torch.clamp(res.window, max=T)[:, None])
-    logits = torch.log(res.attention.clamp(min=1e-300)).detach().requires_grad_(True)
-    alpha = res.alpha.detach().clone().requires_grad_(True)
-    beta = res.beta.detach().clone().requires_grad_(True)
-    a = torch.softmax(logits.masked_fill(~inside, float("-inf")), -1)
-    elbo = ex.expanding_elbo(scores, a, alpha, beta, alpha0, beta0).sum()
-    g_logits, g_alpha, g_beta = torch.autograd.grad(elbo, (logits, alpha, beta))
-    per_row = torch.stack([g_logits.abs().amax(-1), g_alpha.abs().reshape(B), g_beta.abs().reshape(B)], -1)
-    return per_row.amax(-1).detach().numpy()
 
 
 @contract(dims="ints:1", ps="reals:(0,1]")
@@ -217,6 +162,7 @@ def operations(runs: dict, dims: Sequence[int], ps: Sequence[float]) -> tuple[di
     rel, loss_ratio = {}, {}
     for d in dims:
         r = runs[d]
+        _check_dim(d, r, f"runs[{d}]", "runs")
         for p in ps:
             sel = _rows_at(r, p, f"runs[{d}]")                     # every seed of this p
             rel[d, p] = tuple(ex.relative_operations(r["window"][sel], r["iterations"][sel], 50, d, mode).mean()
@@ -244,12 +190,16 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
     from ..companion.stats import t_quantile_975
 
     _check_runs(runs, dims)
+    _check_distinct("ps", ps)
+    if first_window >= n:   # no parent lies at t >= n: every far share would be a mean over none (NaN)
+        raise ValueError(f"first_window must be below the sequence length n = {n} (a far parent lies at t >= "
+                         f"first_window, and t < n); got {first_window}")
     covered, curves, lifts = {}, {}, []
     for d in dims:
         r = runs[d]
         half = r["window"].shape[1] // 2
         for p in ps:
-            sel = np.isclose(r["ps"], p)                           # pool the seeds of this p
+            sel = _rows_at(r, p, f"runs[{d}]")                     # pool the seeds of this p
             w = np.minimum(r["window"][sel, half:].ravel(), n)
             t = r["distance/expanding"][sel, half:].ravel()
             covered[d, p] = np.mean(w > t)
@@ -283,7 +233,7 @@ def window_coverage(runs: dict, dims: Sequence[int], ps: Sequence[float], first_
 def code_measure(ref_exp: list, code_run: dict, ps: Sequence[float]) -> list[tuple[float, float, float]]:
     """(p, stored run's code measure m(d + k)/(nd), ours) for each p: the public code's stored d = 50 run
     against our run in its setting."""
-    _check_reference("ref_exp", ref_exp)
+    _check_reference("ref_exp", ref_exp, "geo_p|window|iterations", standard=False)
     missing = [p for p in ps if float(p) not in {float(q) for q in code_run["ps"]}]
     if missing:
         raise ValueError(f"ps {missing} are not among code_run's recency biases {sorted(set(code_run['ps']))}")
@@ -309,6 +259,15 @@ def stored_code_measure(full_exp: dict) -> list[tuple[float, float, np.ndarray]]
     if missing:
         raise ValueError(f"full_exp['code_measure_per_seed'] holds no values for p = {missing}; it has "
                          f"{sorted(per_seed)}")
+    for p, s_ in zip(ps, stored):
+        check_rule(f"full_exp['stored_code_measure'] at p = {p:g}", s_, "real:>0")
+        seeds = per_seed[f"{p:g}"]
+        check_rule(f"full_exp['code_measure_per_seed'][{p:g}]", seeds, "mapping")
+        values = list(seeds.values())
+        if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+                                 for v in values):
+            raise ValueError(f"full_exp['code_measure_per_seed'][{p:g}] must map each seed to a positive finite "
+                             f"measure, at least one; got {values}")
     return [(p, s_, np.array(list(full_exp["code_measure_per_seed"][f"{p:g}"].values())))
             for p, s_ in zip(full_exp["ps"], full_exp["stored_code_measure"])]
 
@@ -321,6 +280,7 @@ def prior_options(variants: dict, ps: Sequence[float], d: int, tail: int) -> tup
              + "".join(f"{'MSE p=1/' + str(round(1 / p)):>12}" for p in ps)]
     ops = {}
     for name, r in variants.items():
+        _check_dim(d, r, f"variants[{name!r}]")
         _check_tail(tail, r, f"variants[{name!r}]")
         sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]  # every seed of each p
         ops[name] = [ex.relative_operations(r["window"][s], r["iterations"][s], 50, d, "paper").mean() for s in sels]
@@ -334,45 +294,21 @@ def inference_comparison(variants: dict, ps: Sequence[float], d: int, tail: int,
     """Per variant (name -> run of :func:`.expanding.train_expanding`) and p: the mean final window (capped
     at n), iterations per query, the paper's relative operations (md + k)/(nd), all over every training step
     and seed, and the training MSE over the last ``tail`` steps (at most the logged steps; each p one the variants
-    were trained at). Returns {name: {key: [value per p]}}."""
+    were trained at; ``d`` the dimension they were trained at, refused otherwise). Returns {name: {key: [value per
+    p]}}."""
     out = {}
     for name, r in variants.items():
+        _check_dim(d, r, f"variants[{name!r}]")
         _check_tail(tail, r, f"variants[{name!r}]")
+        if "distance/expanding" in r and np.size(r["distance/expanding"]) and np.max(r["distance/expanding"]) >= n:
+            raise ValueError(f"n must be the runs' sequence length: variants[{name!r}] holds parents at distance up "
+                             f"to {np.max(r['distance/expanding']):g} (< n); got n = {n}")
         sels = [_rows_at(r, p, f"variants[{name!r}]") for p in ps]
         out[name] = {"window": [float(np.minimum(r["window"][s], n).mean()) for s in sels],
                      "iterations": [float(r["iterations"][s].mean()) for s in sels],
                      "ops": [float(ex.relative_operations(r["window"][s], r["iterations"][s], n, d, "paper").mean())
                              for s in sels],
                      "mse": [float(r["loss/expanding"][s][:, -tail:].mean()) for s in sels]}
-    return out
-
-
-@contract(result="mapping:var_y|test_mse/one_layer|test_mse/multihop|test_mse/two_layer|mass/one_layer|mass/multihop"
-                 "|mass/two_layer")
-def multihop_numbers(result: dict) -> dict[str, float]:
-    """Held-out MSE / Var(y) per model (mean over seeds), the share of the one-to-two-layer gap that multi-hop
-    closes, and the mean attention mass on x0 and x1 per model, from one run of :func:`.multihop.train_multihop`."""
-    nmse = {m: float(np.mean(result[f"test_mse/{m}"] / result["var_y"])) for m in ("one_layer", "multihop", "two_layer")}
-    out = {"nmse_one": nmse["one_layer"], "nmse_multi": nmse["multihop"], "nmse_two": nmse["two_layer"],
-           "gap_closed": (nmse["one_layer"] - nmse["multihop"]) / (nmse["one_layer"] - nmse["two_layer"])}
-    for m, short in (("one_layer", "one"), ("multihop", "multi"), ("two_layer", "two")):
-        for role, name in ((1, "x0"), (2, "x1")):
-            out[f"mass_{name}_{short}"] = float(result[f"mass/{m}"][:, role].mean())
-    return out
-
-
-@contract(result="mapping:var_y", prefix="str")
-def per_seed_nmse(result: dict, prefix: str = "") -> dict[str, list[float]]:
-    """Held-out MSE / Var(y) per seed of every model in ``result`` (the pooled tests' input), keyed
-    ``<prefix>nmse_<short>_seeds`` (one, multi, two, one_x2, multi_norm)."""
-    short = {"one_layer": "one", "multihop": "multi", "two_layer": "two", "one_layer_x2": "one_x2",
-             "multihop_norm": "multi_norm"}
-    out = {}
-    for m, k in short.items():
-        if f"test_mse/{m}" in result:
-            v = result[f"test_mse/{m}"] / result["var_y"]
-            out[f"{prefix}nmse_{k}_seeds"] = [float(x) for x in v]
-            out[f"{prefix}nmse_{k}"] = float(np.mean(v))
     return out
 
 
@@ -411,6 +347,7 @@ def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict
                     out[f"{prefix}mass_{name}_{k}_seeds"] = [float(x) for x in result[f"mass/{m}"][:, role]]
     for prefix, runs in (("exp", exp_runs), ("code", code_runs)):
         for d, r in runs.items():
+            _check_dim(d, r, f"{prefix}_runs[{d}]", f"{prefix}_runs")
             steps = r["loss/expanding"].shape[1]
             n_tail, n_head = max(1, steps // 5), max(1, int(steps * head_fraction))
             for p in ps:
@@ -437,26 +374,6 @@ def per_unit_values(paper: dict, ablation: dict, exp_runs: dict, code_runs: dict
     for name, update, tol in (("paper", "plugin", None), ("cavi", "cavi", None), ("cavi_tol01", "cavi", 0.01)):
         out[f"{name}_elbo_grad_vectors"] = [float(x) for x in elbo_gradients(vi_scores, alpha0, beta0, update, tol)]
     return out
-
-
-@contract(scores="tensor:2")
-def cavi_residual(scores: torch.Tensor, alpha0: float, beta0: float, **kw) -> float:
-    """Largest violation of the CAVI fixed-point equations after :func:`.expanding.expanding_attention` with
-    ``update="cavi"``: |β − β₀ − Σ_t (t − 1) a_t| and |α − α₀ − 1| over the batch (scores (B, T)).
-    ``kw`` goes on to expanding_attention, except ``values``, ``update``, ``max_iter`` and ``tol``, which this
-    function sets (refused)."""
-    _forwarded("cavi_residual", kw, ("values", "update", "max_iter", "tol"))
-    B, T = scores.shape
-    res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update="cavi",
-                                 max_iter=1000, tol=1e-9, **kw)
-    dist = torch.arange(T - 1, -1, -1, dtype=scores.dtype)
-    # the attention of the last sweep, recomputed from the final prior: a fixed point changes nothing
-    q = ex.effective_q(res.alpha, res.beta, "cavi")
-    m = torch.clamp(torch.ceil(ex.geometric_horizon(q)), min=2)
-    inside = (dist >= 1) & (dist[None, :] < torch.clamp(m, max=T)[:, None])
-    a = torch.softmax((scores + dist * torch.log1p(-q)[:, None]).masked_fill(~inside, float("-inf")), -1)
-    beta_gap = (res.beta - beta0 - (a * (dist - 1).clamp(min=0)).sum(-1)).abs().max()
-    return float(max(beta_gap, (res.alpha - alpha0 - 1).abs().max()))
 
 
 def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
@@ -487,24 +404,6 @@ def windowed_benchmark(path) -> tuple[str, dict[str, Any]]:
                               "ops_ratio_max_n": last["ops_ratio"], "n_min": first["n"],
                               "time_ratio_min_n": first["lazy_ms"] / first["full_ms"], "ops_ratio_min_n": first["ops_ratio"],
                               **extra}
-
-
-@contract(steps="int:1")
-def replay_record(repro: dict, ref_multi: dict, seeds: Sequence[int], steps: int) -> dict[str, Any]:
-    """The content of ``data/full/designs/multihop_code_replay.json``, written by the full profile from its own
-    replay (shuffle per batch, the code's): losses at the logged steps and their deviation from the stored run."""
-    from ..companion.manifest import git_commit
-
-    dev = replay_deviations(repro, ref_multi, seeds)
-    variant = {m: {"loss": repro[f"loss/{m}"].tolist(), "relative_deviation": dev[m].tolist()}
-               for m in ("multihop", "one_layer")}
-    return {"description": "Replay of the public code's multi-hop run (run_multihop.py) in its RNG order with "
-                           "mfattn.structural.multihop.train_multihop(protocol='code'); losses at the code's logged "
-                           "steps (every 1000), and their relative deviation from multiple_training.json.",
-            "made_with": f"python -m mfattn reproduce --profile full --chapter designs (train_multihop(('multihop', "
-                         f"'one_layer'), {tuple(seeds)}, task=MultihopTask(mode='code'), steps={steps}, "
-                         "protocol='code', record_every=1000))",
-            "git_commit": git_commit(), "variants": {"batch": variant}}
 
 
 @contract(code_run="mapping:ps|seeds|window|iterations", ps="reals:(0,1]", steps="int:1")

@@ -52,6 +52,13 @@ def _check_runs(name: str, runs: Any, dims: Sequence[int] | None = None) -> None
     missing = [d for d in (dims or ()) if d not in runs]
     if missing:
         raise ValueError(f"{name} holds no run at d = {missing}; it has d = {sorted(runs)}")
+    if dims is not None and len(set(dims)) != len(dims):   # a run pooled twice
+        raise ValueError(f"dims must not repeat a value (it would be counted twice); got {list(dims)}")
+    for d in (dims if dims is not None else runs):   # a run keyed by d is a run at d: its W/expanding (R, 2d+1, d)
+        shape = np.shape(runs[d]["W/expanding"]) if "W/expanding" in runs[d] else ()
+        if shape and shape[-1] != d:
+            raise ValueError(f"{name} must give the dimension {name}[{d}] was trained at: its W/expanding {shape} "
+                             f"is of d = {shape[-1]}")
 
 
 @contract(seeds="ints:0")
@@ -63,6 +70,8 @@ def task_premise(task: MultihopTask, seeds: Sequence[int]) -> dict[str, list[flo
     An affine least-squares predictor depends on second moments only, so each share is exact: with c_F the
     covariance of y with the tokens F and C_FF theirs, 1 − c_Fᵀ C_FF⁻¹ c_F / Var(y). "Performance requires both
     x₁ and x₀" (the paper's Sec. 5) is a statement about these shares: reading both leaves 0."""
+    if len(set(seeds)) != len(seeds):   # a seed twice would count its task twice in the shares' spread
+        raise ValueError(f"seeds must not repeat a seed; got {list(seeds)}")
     if not isinstance(task, MultihopTask):
         raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
     d = task.d
@@ -110,6 +119,12 @@ def window_adaptation(runs: dict, dims: Sequence[int], ps: Sequence[float], firs
     - ``near_lift_runs``: the share of those parents the final window reaches minus the share the run's own
       windows would reach paired with them at random (W ⟂ T), as the far lift beyond the first window."""
     _check_runs("runs", runs, dims)
+    if len(set(ps)) != len(ps):
+        raise ValueError(f"ps must not repeat a value (its runs would be counted twice); got {list(ps)}")
+    absent = [(d, p) for d in dims for p in ps if not np.isclose(runs[d]["ps"], p).any()]
+    if absent:   # a p no run was trained at adds no run, silently
+        raise ValueError(f"ps: p = {absent[0][1]:g} is not among runs[{absent[0][0]}]'s recency biases "
+                         f"{sorted({float(q) for q in runs[absent[0][0]]['ps']})}")
     rho, lift = [], []
     for d in dims:
         r = runs[d]

@@ -1,10 +1,10 @@
 """Expanding attention (Singh & Buckley 2023, Sec. 5): one import for the chapter and the tests.
 
-The design lives in four modules, by job; every public name is importable from here as before:
+The design lives in five modules, by job; every public name is importable from here as before:
 
-* :mod:`.expanding_core`: the prior (horizon, estimates of q, slopes), the batched iteration
-  :func:`expanding_attention` (the paper's accumulating update, and coordinate-ascent VI) and the ELBO
-  :func:`expanding_elbo`;
+* :mod:`.expanding_prior`: the prior (horizon, estimates of q, slopes) and the ELBO :func:`expanding_elbo`;
+* :mod:`.expanding_core`: the batched iteration :func:`expanding_attention` (the paper's accumulating update,
+  and coordinate-ascent VI);
 * :mod:`.windowed`: the cost, :func:`lazy_expanding_attention` (scores only the window),
   :func:`relative_operations` (the paper's and the code's counts) and :func:`operations_as_run`;
 * :mod:`.expanding_task`: the toy task of the paper's Figure 3 and the expanding / standard models;

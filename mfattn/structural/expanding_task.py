@@ -57,6 +57,8 @@ def _check_shapes(W: torch.Tensor, X: torch.Tensor) -> None:
     d = X.shape[-1]
     if W.shape[0] != X.shape[0] or W.shape[-1] != d or W.shape[1] < 2 * d + 1:
         raise ValueError(f"W must be (R, 2d+1, d) for X (R, B, T, d); got W {tuple(W.shape)}, X {tuple(X.shape)}")
+    if W.dtype != X.dtype:   # torch's matmul refuses a mix in its own words
+        raise TypeError(f"W and X must have one dtype; got W {W.dtype} and X {X.dtype}")
 
 
 def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: int,
@@ -82,6 +84,8 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
         generator = list(generator)
         if len(generator) != len(tasks):
             raise ValueError(f"generator: one per task ({len(tasks)}); got {len(generator)}")
+        if len({id(g) for g in generator}) != len(generator):   # one stream per task, else draws interleave
+            raise ValueError("generator: one generator object of its own per task; got one object twice")
     R, B = len(tasks), _check_int("batch_size", batch_size, 1)
     d, n = tasks[0].d, tasks[0].n
     check_alloc("batch_size", 4 * R * B * n * (2 * d + 2), what="the batch")
@@ -92,6 +96,12 @@ def sample_expanding_batch(tasks: Sequence[ExpandingTask], weights, batch_size: 
     if bad is not None:   # make_expanding_weights' shapes; another would broadcast or fail inside torch
         raise ValueError(f"weights[{bad}] must be (W_y, W_r) of shapes (1, {d}) and ({d}, {d}); got "
                          f"{tuple(weights[bad][0].shape)} and {tuple(weights[bad][1].shape)}")
+    bad = next((i for i, w in enumerate(weights) if any(t.dtype != torch.float32 or not bool(torch.isfinite(t).all())
+                                                         for t in w)), None)
+    if bad is not None:   # the batch is drawn in float32: another dtype would be cast, NaN would spread silently
+        raise ValueError(f"weights[{bad}] must be finite float32 tensors (make_expanding_weights); got "
+                         f"{weights[bad][0].dtype} and {weights[bad][1].dtype}, finite: "
+                         f"{all(bool(torch.isfinite(t).all()) for t in weights[bad])}")
     std = torch.tensor([t.noise_std for t in tasks])[:, None, None, None]
     scale = torch.tensor([t.x0_scale for t in tasks])[:, None, None, None]
     p = torch.tensor([t.p for t in tasks], dtype=torch.float64)[:, None]
@@ -161,6 +171,9 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     """
     _check_shapes(W, X)
     R, B, T, _ = X.shape
+    for name, x in (("alpha0", alpha0), ("beta0", beta0)):   # a number or one per replica
+        if torch.is_tensor(x) and x.numel() not in (1, R):
+            raise ValueError(f"{name} must be a number or one per replica ({R}); got shape {tuple(x.shape)}")
     q, k, v = _qkv(X, W)
 
     def per_row(value):   # one per replica -> one per sequence

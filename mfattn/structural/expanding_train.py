@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_rule, contract
+from ..companion.checks import check_alloc, check_choice as _check_choice, check_int as _check_int, check_rule, contract
 from .expanding_core import SLOPES, UPDATES, _check_hyper_prior
 from .expanding_task import ExpandingTask, expanding_forward, make_expanding_weights, sample_expanding_batch, \
     standard_forward
@@ -113,8 +113,8 @@ def _train(specs: list[dict], ps, d, n, seeds, steps, batch_size, lr, weight_dec
 
 def _code_digest() -> str:
     """Digest of the modules that compute a training run (the mechanism, the task, this one, the optimiser)."""
-    from . import expanding_core, expanding_task, optim
-    return store.code_digest(expanding_core, expanding_task, __file__, optim)
+    from . import expanding_core, expanding_prior, expanding_task, optim
+    return store.code_digest(expanding_core, expanding_prior, expanding_task, __file__, optim)
 
 
 def _spec(kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,6 +128,9 @@ def _spec(kw: Mapping[str, Any]) -> dict[str, Any]:
     sp["models"] = tuple(sp["models"])
     for m in sp["models"]:
         _check_choice("model", m, ("expanding", "standard"))
+    if not sp["models"] or len(set(sp["models"])) != len(sp["models"]):
+        raise ValueError(f"models must name each of expanding, standard at most once, at least one; got "
+                         f"{list(sp['models'])}")
     if sp["first_window"] is not None:
         _check_int("first_window", sp["first_window"], 2)
     sp["learn_prior"] = bool(sp["learn_prior"])
@@ -169,6 +172,14 @@ def train_expanding_variants(variants: Mapping[str, Mapping[str, Any]],
     _check_int("batch_size", batch_size, 1)
     _check_int("record_every", record_every, 1)
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
+    for name, values in (("ps", ps), ("seeds", seeds)):   # a repeated (p, seed) replica would be pooled twice
+        if not values or len(set(values)) != len(values):
+            raise ValueError(f"{name} must be distinct values, at least one; got {list(values)}")
+    if not variants:
+        raise ValueError("variants must name at least one variant; got none")
+    # the per-step records: window (int32), reach, iterations, distance (int16) per query, a loss per replica
+    check_alloc("steps", (10 * batch_size + 8) * len(variants) * len(ps) * len(seeds) * steps,
+                what="the per-step records")
     _check_hyper_prior(alpha0, beta0)
     common = (ps, d, n, seeds, steps, batch_size, lr, weight_decay, alpha0, beta0, record_every)
     specs = {name: _spec(kw) for name, kw in variants.items()}

@@ -13,10 +13,10 @@ the expectation over paths of length 1..K is
                                                                       (public code, K = 2)
 
 The module also holds the two baselines of the paper's Figure 2 (one-layer self-attention and a
-two-layer self-attention that the public code never implements), the toy data generator in its
-paper and code variants, and the output-scale controls. The training routine, which trains several
-seeds and models at once (one tensor op per step for all seeds of a model) and caches its results
-keyed by the config, is :func:`~.multihop_train.train_multihop` (importable from here).
+two-layer self-attention that the public code never implements) and the output-scale controls; the toy
+data generator in its paper and code variants is :mod:`.multihop_task` (importable from here). The training
+routine, which trains several seeds and models at once (one tensor op per step for all seeds of a model) and
+caches its results keyed by the config, is :func:`~.multihop_train.train_multihop` (importable from here).
 The optimiser and the seed streams it shares with expanding attention are in :mod:`.optim`.
 
 Conventions: a model's parameters are stacked over a leading replica axis ``S`` (one replica per
@@ -26,7 +26,6 @@ seed); a batch of sequences is ``X`` of shape (S, B, T, d) whose last token is t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -34,7 +33,10 @@ import numpy as np
 import torch
 
 from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_probability
-from ..companion.checks import check_alloc, check_rule, check_work as _check_work, contract
+from ..companion.checks import check_work as _check_work, contract
+# the toy task lives in .multihop_task; its names are importable from here as before
+from .multihop_task import (ROLE_NAMES, ROOTS, SHUFFLES, TASK_MODES, MultihopTask, TaskWeights,  # noqa: F401
+                            make_task_weights, sample_multihop_batch, sample_multihop_batches)
 
 __all__ = [
     "TASK_MODES", "OPERATOR_MODES", "MODEL_NAMES", "CONTROL_NAMES", "ROLE_NAMES", "PROTOCOLS", "SHUFFLES", "ROOTS",
@@ -43,7 +45,6 @@ __all__ = [
     "train_multihop", "relative_error", "collapse_rate", "reference_path",
 ]
 
-TASK_MODES = ("paper", "code")
 OPERATOR_MODES = ("paper", "code")
 #: ``multihop`` is the new design; ``one_layer`` and ``two_layer`` are the self-attention baselines.
 MODEL_NAMES = ("one_layer", "multihop", "two_layer")
@@ -54,181 +55,10 @@ MODEL_NAMES = ("one_layer", "multihop", "two_layer")
 CONTROL_NAMES = ("one_layer_x2", "multihop_norm")
 _BASE = {"one_layer_x2": "one_layer", "multihop_norm": "multihop"}
 _ALL_MODELS = MODEL_NAMES + CONTROL_NAMES
-#: Token roles in a sequence; the query x2 is always the last token.
-ROLE_NAMES = ("noise", "x0", "x1", "x2")
 #: ``paired``: every model of a seed sees the same data stream (common random numbers).
 #: ``code``: the public code's order of draws from one generator per seed (task, then per model:
 #: initial weights and ``stream_steps`` batches), which reproduces its stored curves.
 PROTOCOLS = ("paired", "code")
-SHUFFLES = ("sample", "batch", "none")
-#: How the root x0 is drawn: ``uniform`` U[0, x0_scale)^d (paper and code: told apart from the noise
-#: by its keys alone) or ``noise`` N(0, noise_std²)^d like the noise tokens (the ablation).
-ROOTS = ("uniform", "noise")
-
-
-# ----------------------------------------------------------------------------- the toy task
-@dataclass(frozen=True)
-class MultihopTask:
-    """The toy regression of the paper's Figure 2.
-
-    A sequence of ``n`` tokens in R^d: ``n - 3`` noise tokens ~ N(0, noise_std²), a root
-    x0 ~ U[0, x0_scale)^d and a chain x1 = x0 W_r + ε, x2 = x1 W_r + ε (ε ~ N(0, noise_std²)).
-    The query is x2 (last token); with ``root="noise"`` x0 ~ N(0, noise_std²)^d is drawn like the
-    noise, so that its keys alone cannot single it out (the ablation of the chapter). The target is
-
-        paper: y = W_y (x0 + x1),           W_r of rank ``rank`` (x0 is only reachable via x1)
-        code : y = W_y (2·x0 + x1 + x2),    W_r ~ U[0, 1)^{d×d} (full rank)
-
-    W_y ~ N(1, 1)^{1×d} in both.
-    """
-
-    mode: str = "paper"
-    d: int = 3
-    n: int = 5
-    noise_std: float = 1.0
-    x0_scale: float = 10.0
-    rank: int = 1
-    root: str = "uniform"
-
-    def __post_init__(self) -> None:
-        _check_choice("task mode", self.mode, TASK_MODES)
-        _check_choice("root", self.root, ROOTS)
-        _check_int("d", self.d, 1)
-        _check_int("n", self.n, 3)
-        _check_int("rank", self.rank, 1)
-        if self.rank > self.d:
-            raise ValueError(f"rank must be ≤ d = {self.d}; got {self.rank}")
-        check_rule("noise_std", self.noise_std, "real:>=0"), check_rule("x0_scale", self.x0_scale, "real:>0")
-
-
-@dataclass(frozen=True)
-class TaskWeights:
-    """The fixed weights of one task draw: W_y (1, d) and W_r (d, d)."""
-
-    W_y: torch.Tensor
-    W_r: torch.Tensor
-
-    def __post_init__(self) -> None:
-        for name, w in (("W_y", self.W_y), ("W_r", self.W_r)):
-            if not isinstance(w, torch.Tensor):
-                raise TypeError(f"{name} must be a torch.Tensor; got {type(w).__name__}")
-        d = self.W_r.shape[0] if self.W_r.dim() else 0
-        if self.W_r.shape != (d, d) or self.W_y.shape != (1, d):
-            raise ValueError(f"W_y must have shape (1, d) and W_r (d, d) with one d; got W_y {tuple(self.W_y.shape)} "
-                             f"and W_r {tuple(self.W_r.shape)}")
-
-
-def make_task_weights(task: MultihopTask, generator: torch.Generator) -> TaskWeights:
-    """Draw W_y ~ N(1, 1) and W_r from ``generator`` (in the public code's order: W_y, then W_r).
-
-    code: W_r ~ U[0, 1)^{d×d}. paper: W_r = U Vᵀ / rank with U, V ~ U[0, 1)^{d×rank}, so that
-    W_r has rank ``rank`` and entries of the same scale as the code's.
-    """
-    if not isinstance(task, MultihopTask):
-        raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
-    if not isinstance(generator, torch.Generator):   # required: the global RNG would make the draw unrepeatable
-        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
-    d = task.d
-    W_y = torch.normal(mean=torch.ones(1, d), std=1.0, generator=generator)
-    if task.mode == "code":
-        W_r = torch.rand(d, d, generator=generator)
-    else:
-        U = torch.rand(d, task.rank, generator=generator)
-        V = torch.rand(d, task.rank, generator=generator)
-        W_r = U @ V.T / task.rank
-    return TaskWeights(W_y, W_r)
-
-
-def _draw_root(task: MultihopTask, B: int, generator: torch.Generator) -> torch.Tensor:
-    """x0 (B, 1, d): U[0, x0_scale) (the code's 10·U[0, 1)) or, for ``root="noise"``, N(0, noise_std²)."""
-    if task.root == "noise":
-        return torch.normal(mean=torch.zeros(B, 1, task.d), std=task.noise_std, generator=generator)
-    return torch.rand(B, 1, task.d, generator=generator) * task.x0_scale
-
-
-def _check_task_and_weights(task, weights, name: str = "weights") -> None:
-    if not isinstance(task, MultihopTask):
-        raise TypeError(f"task must be a MultihopTask; got {type(task).__name__}")
-    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) \
-            or not all(isinstance(w, TaskWeights) for w in weights):
-        raise TypeError(f"{name} must hold TaskWeights (make_task_weights); got {type(weights).__name__}")
-
-
-def _check_generators(name: str, gens) -> None:
-    if isinstance(gens, (str, bytes)) or not isinstance(gens, Sequence) \
-            or not all(isinstance(g, torch.Generator) for g in gens):
-        raise TypeError(f"{name} must be a list of torch.Generator; got {type(gens).__name__}")
-
-
-@contract(generator="generator", shuffle_generator="generator?")
-def sample_multihop_batch(task: MultihopTask, weights: TaskWeights, batch_size: int,
-                          generator: torch.Generator, *, shuffle: str = "sample",
-                          shuffle_generator: torch.Generator | None = None):
-    """One batch of the toy task.
-
-    Returns ``X`` (B, n, d), ``y`` (B, 1) and ``roles`` (B, n) (indices into :data:`ROLE_NAMES`).
-    Draws from ``generator`` in the public code's order: x0 = 10·U[0,1), the n-3 noise tokens,
-    then the two chain noises; the code's target is summed in its order ((x0 + x0) + x1) + x2.
-    The first n-1 tokens are then permuted (the query stays last) with ``shuffle_generator``:
-    ``sample`` draws one permutation per sequence, ``batch`` one per batch (the code's
-    ``random.shuffle``), ``none`` keeps [noise, x0, x1, x2]. Shuffling never touches ``generator``,
-    so the data stream is the same with or without it.
-    """
-    if shuffle != "none" and shuffle_generator is None:
-        raise ValueError("shuffle_generator must be a torch.Generator when shuffle != 'none'")
-    _check_task_and_weights(task, [weights], "weights")
-    X, y, roles = sample_multihop_batches(task, [weights], batch_size, [generator], shuffle=shuffle,
-                                          shuffle_generators=None if shuffle_generator is None else [shuffle_generator])
-    return X[0], y[0][:, None], roles[0]
-
-
-def sample_multihop_batches(task: MultihopTask, weights: Sequence[TaskWeights], batch_size: int,
-                            generators: Sequence[torch.Generator], *, shuffle: str = "sample",
-                            shuffle_generators: Sequence[torch.Generator] | None = None):
-    """:func:`sample_multihop_batch` for S streams at once: one batch from each ``generators[i]`` with
-    ``weights[i]`` (and ``shuffle_generators[i]``), stacked. Returns X (S, B, n, d), y (S, B), roles (S, B, n),
-    bit for bit the S single batches stacked: each stream's draws are made in the same order and shapes as
-    alone (so no stream depends on the others), and only the arithmetic after the draws is batched (one
-    batched matrix product of the (B, d) @ (d, d) and (1, d) @ (d, B) slices).
-    """
-    _check_int("batch_size", batch_size, 1)
-    _check_choice("shuffle", shuffle, SHUFFLES)
-    _check_task_and_weights(task, weights)
-    _check_generators("generators", generators)
-    if shuffle_generators is not None:
-        _check_generators("shuffle_generators", shuffle_generators)
-    S = len(generators)
-    check_alloc("batch_size", 4 * S * batch_size * task.n * (task.d + 2), what="the batches")
-    if S < 1 or len(weights) != S:
-        raise ValueError(f"weights: one per generator ({S}); got {len(weights)}")
-    if shuffle != "none" and (shuffle_generators is None or len(shuffle_generators) != S):
-        raise ValueError(f"shuffle_generators: one torch.Generator per generator ({S}) when shuffle != 'none'")
-    B, n, d, std = batch_size, task.n, task.d, task.noise_std
-    z_noise, z_one = torch.zeros(B, n - 3, d), torch.zeros(B, 1, d)
-    with torch.no_grad():
-        draws = [(_draw_root(task, B, g), torch.normal(mean=z_noise, std=std, generator=g),
-                  torch.normal(mean=z_one, std=std, generator=g), torch.normal(mean=z_one, std=std, generator=g))
-                 for g in generators]
-        x0, noise, e1, e2 = (torch.stack(z) for z in zip(*draws))           # (S, B, ·, d)
-        W_r = torch.stack([w.W_r for w in weights])                          # (S, d, d)
-        x1 = torch.bmm(x0.reshape(S, B, d), W_r).reshape(S, B, 1, d) + e1
-        x2 = torch.bmm(x1.reshape(S, B, d), W_r).reshape(S, B, 1, d) + e2
-        X = torch.cat([noise, x0, x1, x2], dim=2)
-        if task.mode == "code":
-            s = x0[:, :, 0] + x0[:, :, 0] + x1[:, :, 0] + x2[:, :, 0]
-        else:
-            s = x0[:, :, 0] + x1[:, :, 0]
-        W_y = torch.stack([w.W_y for w in weights])                          # (S, 1, d)
-        y = torch.bmm(W_y, s.transpose(1, 2))[:, 0]                          # (S, B)
-        roles = torch.tensor([0] * (n - 3) + [1, 2, 3]).expand(S, B, n)
-        if shuffle != "none":
-            rows = 1 if shuffle == "batch" else B
-            u = torch.stack([torch.rand(rows, n - 1, generator=g) for g in shuffle_generators])
-            perm = torch.argsort(u, dim=-1)
-            perm = torch.cat([perm, torch.full((S, rows, 1), n - 1)], dim=-1).expand(S, B, n)
-            X = torch.gather(X, 2, perm[..., None].expand(S, B, n, d))
-            roles = torch.gather(roles, 2, perm)
-    return X, y, roles.contiguous()
 
 
 # ----------------------------------------------------------------------------- the operators
@@ -259,8 +89,8 @@ def hop_operator(scores: torch.Tensor, hops: int = 2, mode: str = "paper", *, fa
         # matrix, and at least a Python-level step's overhead, counted as 10**5 multiply-adds (~10-100 µs)
         _check_work("hops (K)", (hops - 1) * max(scores.numel() * scores.shape[-1], 10**5), what="hop_operator()",
                     unit="multiply-adds")
-    if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2]:
-        raise ValueError(f"scores must have shape (..., T, T); got {tuple(scores.shape)}")
+    if scores.dim() < 2 or scores.shape[-1] != scores.shape[-2] or scores.shape[-1] < 1:
+        raise ValueError(f"scores must have shape (..., T, T) with T >= 1; got {tuple(scores.shape)}")
     if mode == "paper":
         P = _softmax(scores, -1, fast)
         M, Pk = P, P
@@ -411,8 +241,12 @@ def forward(model: str, params: Sequence[torch.Tensor], X: torch.Tensor, *, hops
     if isinstance(params, (str, bytes)) or not isinstance(params, Sequence) \
             or not all(isinstance(p, torch.Tensor) for p in params):
         raise TypeError(f"params must be the list of weight tensors init_params gives; got {type(params).__name__}")
-    if X.dim() != 4:
-        raise ValueError(f"X must have shape (S, B, T, d); got {tuple(X.shape)}")
+    if X.dim() != 4 or X.shape[2] < 1:
+        raise ValueError(f"X must have shape (S, B, T, d) with T >= 1 (the query is the last token); got "
+                         f"{tuple(X.shape)}")
+    if any(p.dtype != X.dtype for p in params):   # torch's matmul refuses a mix in its own words
+        raise TypeError(f"params and X must have one dtype; got params {[str(p.dtype) for p in params]} and X "
+                        f"{X.dtype}")
     d = X.shape[-1]
     _check_choice("operator", operator, OPERATOR_MODES)
     # the shapes init_params gives (a cheap look at two or three sizes: forward runs in the training loop)
@@ -476,8 +310,10 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
     """
     check_probability("threshold", threshold)
     mass = np.asarray(mass, dtype=float)
-    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES):
-        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}); got {mass.shape}")
+    if mass.ndim != 2 or mass.shape[1] != len(ROLE_NAMES) or mass.shape[0] < 1:
+        raise ValueError(f"mass must have shape (runs, {len(ROLE_NAMES)}) with at least one run; got {mass.shape}")
+    if not (np.all(np.isfinite(mass)) and np.all(mass >= 0)):   # attention masses: shares in [0, 1]
+        raise ValueError("mass must hold finite attention masses >= 0")
     return float(np.mean(mass[:, 0] > threshold))
 
 
@@ -485,6 +321,8 @@ def collapse_rate(mass: np.ndarray, threshold: float = 0.5) -> float:
 def relative_error(a, b) -> np.ndarray:
     """|a - b| / |b|, elementwise (``b`` the reference: nonzero and finite, as ``a``)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size == 0:   # numpy would broadcast a mismatch into a table of errors
+        raise ValueError(f"a and b must have one shape, with at least one number; got {a.shape} and {b.shape}")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("a and b must hold finite numbers")
     if np.any(b == 0):

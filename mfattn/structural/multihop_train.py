@@ -15,11 +15,11 @@ import numpy as np
 import torch
 
 from ..companion import caches, store
-from ..companion.checks import check_choice as _check_choice, check_int as _check_int, check_positive, contract
+from ..companion.checks import check_alloc, check_choice as _check_choice, check_int as _check_int, check_positive
+from ..companion.checks import contract
 from . import optim as _optim
-from .multihop import (_ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, ROLE_NAMES, SHUFFLES,
-                       MultihopTask, _draw_root, forward, init_params, make_task_weights,
-                       sample_multihop_batches)
+from .multihop import _ALL_MODELS, _BASE, MODEL_NAMES, OPERATOR_MODES, PROTOCOLS, forward, init_params
+from .multihop_task import ROLE_NAMES, SHUFFLES, MultihopTask, _draw_root, make_task_weights, sample_multihop_batches
 from .optim import AdamState, adam_update, derive_seed, generator as _generator
 
 __all__ = ["train_multihop"]
@@ -130,8 +130,8 @@ def _train(task, models, seeds, *, steps, batch_size, lr, weight_decay, hops, op
 
 def _code_digest() -> str:
     """Digest of the modules that compute a run: the models and task, this training loop, the optimiser."""
-    from . import multihop
-    return store.code_digest(multihop, __file__, _optim)
+    from . import multihop, multihop_task
+    return store.code_digest(multihop, multihop_task, __file__, _optim)
 
 
 def _model_names(models: Any) -> tuple:
@@ -177,6 +177,8 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
         raise ValueError("models must name at least one of " + ", ".join(_ALL_MODELS))
     for m in models:
         _check_choice("models", m, _ALL_MODELS)
+    if len(set(models)) != len(models):   # a repeated model would train twice and be stored once
+        raise ValueError(f"models must name each model once; got {list(models)}")
     check_positive("lr", lr)
     seeds = tuple(_check_int("seed", s, 0) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
@@ -184,6 +186,8 @@ def train_multihop(models: Sequence[str] = MODEL_NAMES, seeds: Sequence[int] = (
     _check_int("steps", steps, 1)
     _check_int("batch_size", batch_size, 1)
     _check_int("record_every", record_every, 1)
+    # the recorded losses, (seeds, steps / record_every) float64 per model, and the list of recorded steps
+    check_alloc("steps", 16 * (len(models) * len(seeds) + 4) * -(-steps // record_every), what="the recorded losses")
     _check_int("test_size", test_size, 2)
     _check_int("hops (K)", hops, 1)
     _check_choice("protocol", protocol, PROTOCOLS)

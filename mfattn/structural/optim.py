@@ -92,6 +92,11 @@ def adam_update(params: Sequence[torch.Tensor], grads: Sequence[torch.Tensor], s
     for i, (p, g) in enumerate(zip(params, grads)):
         if g.shape != p.shape:
             raise ValueError(f"grads[{i}] must have its parameter's shape {tuple(p.shape)}; got {tuple(g.shape)}")
+        if g.dtype != p.dtype:   # the in-place step would cast the gradient silently
+            raise TypeError(f"grads[{i}] and params[{i}] must have one dtype; got {g.dtype} and {p.dtype}")
+        if state.exp_avg[i].shape != p.shape:
+            raise ValueError(f"state must hold the moments of these params: exp_avg[{i}] has shape "
+                             f"{tuple(state.exp_avg[i].shape)}, params[{i}] {tuple(p.shape)}")
         if not bool(torch.isfinite(g).all()):
             raise ValueError(f"grads[{i}] holds NaN or inf: the step would make its parameter non-finite")
     b1, b2 = betas

@@ -54,6 +54,11 @@ def lazy_expanding_attention(query: torch.Tensor, keys: torch.Tensor, values: to
         raise ValueError(f"values must have one row per key, (B, T, dv) = ({keys.shape[0]}, {keys.shape[1]}, dv); "
                          f"got {tuple(values.shape)}")
     B, T, _ = keys.shape
+    if T < 2:
+        raise ValueError(f"keys must hold at least 2 tokens (the query's and one key); got T = {T}")
+    if not query.dtype == keys.dtype == values.dtype:
+        raise TypeError(f"query, keys and values must have one dtype; got query {query.dtype}, keys {keys.dtype} and "
+                        f"values {values.dtype}")
     scale = 1.0 / math.sqrt(query.shape[1]) if scale is None else scale
     dtype = keys.dtype
     dist = torch.arange(T - 1, -1, -1, dtype=dtype, device=keys.device)
@@ -122,6 +127,9 @@ def relative_operations(window, iterations, n: int, d: int, mode: str = "paper",
     n, d, floor = _check_int("n", n, 1), _check_int("d", d, 1), _check_int("floor", floor, 0)
     w = np.minimum(np.asarray(window, dtype=float), n)
     k = np.asarray(iterations, dtype=float)
+    if w.shape != k.shape:   # one count per window (numpy would broadcast a mismatch silently)
+        raise ValueError(f"window and iterations must have one shape (one count per query); got {w.shape} and "
+                         f"{k.shape}")
     if w.size and w.min() < 0:
         raise ValueError(f"window must be window sizes >= 0; got {w.min():g}")
     if k.size and k.min() < 0:
@@ -143,6 +151,8 @@ def operations_as_run(reach, iterations, n: int, d: int):
     _check_int("n", n, 2)
     _check_int("d", d, 1)
     r, k = np.asarray(reach, dtype=float), np.asarray(iterations, dtype=float)
+    if r.shape != k.shape:
+        raise ValueError(f"reach and iterations must have one shape (one count per query); got {r.shape} and {k.shape}")
     if r.size and r.min() < 0:
         raise ValueError(f"reach must be window sizes >= 0 (a window above n is clipped to n); got {r.min():g}")
     if k.size and k.min() < 0:
