@@ -54,7 +54,12 @@ def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
     :func:`bin_counts` refuses values beyond ``max_y``."""
     if not max_y > 0:
         raise ValueError(f"max_y must be positive; got {max_y!r}")
-    return (bins * (np.asarray(values) / max_y + 1) / 2).astype(np.int64)
+    index = bins * (np.asarray(values) / max_y + 1) / 2
+    if index.size and not np.abs(index).max() < 2.0 ** 63:   # an int64 cast would wrap around silently
+        raise ValueError(f"bins ({bins!r}) and values (up to {float(np.abs(np.asarray(values)).max())!r} against max_y = "
+                         f"{max_y!r}) must give bin indices that fit in int64 (below 2**63); got up to "
+                         f"{float(np.abs(index).max())!r}")
+    return index.astype(np.int64)
 
 
 @contract(m1="array", max_y="real:>0?", bins="int:1", alloc=lambda a: [("bins", 8 * a["bins"])])

@@ -1,0 +1,84 @@
+"""Issue 44, outside referee rows of mfattn.dynamics (and the work budgets of its slowest loops): each hostile call
+is refused by one ValueError/TypeError naming the parameter; each fix's valid neighbour still works."""
+
+import numpy as np
+import pytest
+
+from mfattn.dynamics.diagnostics import quantize
+from mfattn.dynamics.floquet import FloquetResult
+from mfattn.dynamics.perturbed import CensusAttractor, census_rows
+from mfattn.dynamics.verdict_numbers import plain
+
+
+def _floquet(residual, periodic=True):
+    return FloquetResult(np.array([1.0]), 1, np.ones((1, 2), complex), np.array([residual]), np.array([periodic]),
+                         np.ones((1, 3)))
+
+
+def _attractor(starts=(0,), islands=None, beta=1.0, extra=None):
+    starts = list(starts)
+    return CensusAttractor(beta, 2, starts, [0.0] * len(starts), islands or [1] * len(starts), None, extra or {})
+
+
+def test_quantize_refuses_bins_whose_indices_overflow_int64():
+    # quantize(values, max_y, bins=10**30): the int64 cast wrapped around (silent) -> refused naming bins
+    with pytest.raises(ValueError, match=r"bins .* int64"):
+        quantize([[0.1]], 1.0, 10**30)
+    assert quantize([0.1], 1.0).tolist() == [2750]
+
+
+def test_floquet_result_refuses_a_negative_residual():
+    # FloquetResult(residual=-1): a max of absolute values, accepted silently -> refused naming residual
+    with pytest.raises(ValueError, match="residual must be >= 0"):
+        _floquet(-1.0)
+    # FloquetResult(residual=NaN, periodic=True): periodic is residual <= tol -> refused naming residual
+    with pytest.raises(ValueError, match="residual must be a number where periodic"):
+        _floquet(float("nan"))
+    assert _floquet(float("nan"), periodic=False).residual.shape == (1,)
+    assert _floquet(0.0).periodic.all()
+
+
+def test_plain_refuses_a_container_that_holds_itself():
+    # plain(obj=L with L in L): RecursionError (deep) -> refused naming obj
+    looped = [1]
+    looped.append(looped)
+    with pytest.raises(ValueError, match="obj must not contain itself"):
+        plain(looped)
+    d = {}
+    d["a"] = d
+    with pytest.raises(ValueError, match="obj must not contain itself"):
+        plain(d)
+    shared = [1, 2]   # the same list twice (no cycle) is fine
+    assert plain({"a": [shared, shared, np.float32(3)]}) == {"a": [[1, 2], [1, 2], 3.0]}
+
+
+def test_census_rows_checks_each_betas_attractors():
+    # census_rows(census with islands=[10**12]): np.bincount allocated 7 TiB (deep MemoryError) -> counted exactly
+    assert census_rows([[_attractor(islands=[10**12])]])[0]["attractors"][0]["islands"] == 10**12
+    assert census_rows([[_attractor(starts=[0, 1, 2], islands=[3, 2, 2])]])[0]["attractors"][0]["islands"] == 2
+    assert census_rows([[_attractor(starts=[0, 1], islands=[3, 2])]])[0]["attractors"][0]["islands"] == 2
+    # census_rows(two betas in one row / a start under two attractors / a start beyond n_starts / n_starts that
+    # disagree): silent rows -> refused naming census[i]
+    bad = [[_attractor(), _attractor(starts=[1], beta=2.0)], [_attractor(), _attractor()], [_attractor(starts=[5])],
+           [_attractor(extra={"n_starts": 2}), _attractor(starts=[1], extra={"n_starts": 3})]]
+    for found in bad:
+        with pytest.raises(ValueError, match=r"census\[0\]"):
+            census_rows([found])
+    rows = census_rows([[_attractor(extra={"n_starts": 4}), _attractor(starts=[3], extra={"n_starts": 4})]])
+    assert rows[0]["n_starts"] == 4 and [a["share"] for a in rows[0]["attractors"]] == [0.25, 0.25]
+
+
+@pytest.mark.parametrize("key, arguments", [
+    ("finite_n:simulate_network", dict(betas=[1.0], N=1, steps=40_001)),
+    ("lyapunov:lyapunov_spectrum", dict(betas=[1.0], k=1, steps=40_001, model=None)),
+    ("finite_n:network_error_vs_n", dict(Ns=[1], reps=1, steps=40_001)),
+])
+def test_python_heavy_steps_count_their_overhead(monkeypatch, key, arguments):
+    # simulate_network / lyapunov_spectrum / network_error_vs_n(steps=200_000 on a tiny state): admitted by the
+    # 1e10 budget and ran 9-14 s (hang) -> each step counts PYTHON_STEP_UNITS, refused above 40,000 steps
+    from mfattn.companion import work
+
+    monkeypatch.delenv("MFATTN_MAX_WORK", raising=False)
+    with pytest.raises(ValueError, match=r"steps=40001 .*MFATTN_MAX_WORK"):
+        work.check_call_work("mfattn.dynamics." + key, arguments)
+    assert work.check_call_work("mfattn.dynamics." + key, {**arguments, "steps": 40_000}) <= 1e10
