@@ -1,5 +1,5 @@
 """Array backends of the batched mean-field map: the operations one step of
-:class:`mfattn.dynamics.engine._MeanFieldEngine` is written with, as a tiny table per backend.
+:class:`mfattn.dynamics.batched_map._MeanFieldEngine` is written with, as a tiny table per backend.
 
 Each operation takes its inputs and then ``out`` (written in place, nothing allocated per step):
 ``"numpy"`` binds numpy's ufuncs directly (float64, the CPU reference), ``"torch"`` wraps the torch

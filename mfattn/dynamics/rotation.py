@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..companion.checks import check_array, check_grid, check_int, check_real, contract
+from .diagnostics import _one_per_row
 from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
 
@@ -394,6 +395,11 @@ def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None
     if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2] or A.shape[2] != 3:
         raise ValueError(f"sections_a and sections_b must be (B, K, 3) with the same B; got {A.shape}, {Bs.shape}")
     n = A.shape[0]
+    if (lyapunov_a is None) != (lyapunov_b is None):
+        raise ValueError(f"lyapunov_a and lyapunov_b must be given together (the tori test needs both runs' λ_max); got "
+                         f"lyapunov_{'a' if lyapunov_b is None else 'b'} alone")
+    _one_per_row(n, {"period_a": period_a, "period_b": period_b, **(
+        {} if lyapunov_a is None else {"lyapunov_a": lyapunov_a, "lyapunov_b": lyapunov_b})})
     pa, pb = np.asarray(period_a), np.asarray(period_b)
     rho_a, _, rad_a = _rotation_of_points(A, cap)
     rho_b, _, rad_b = _rotation_of_points(Bs, cap)
