@@ -82,3 +82,69 @@ def test_python_heavy_steps_count_their_overhead(monkeypatch, key, arguments):
     with pytest.raises(ValueError, match=r"steps=40001 .*MFATTN_MAX_WORK"):
         work.check_call_work("mfattn.dynamics." + key, arguments)
     assert work.check_call_work("mfattn.dynamics." + key, {**arguments, "steps": 40_000}) <= 1e10
+
+
+def test_classify_refuses_negative_counts():
+    # classify(counts=[-1]): a bin count below 0 classed periodic (silent) -> refused naming counts
+    from mfattn.dynamics.diagnostics import classify
+
+    with pytest.raises(ValueError, match="counts must be bin counts"):
+        classify([-1])
+    assert classify([0, 5, 100, 3000]).tolist() == [0, 0, 1, 2]
+
+
+def test_envelope_decay_time_refuses_a_level_above_one():
+    # envelope_decay_time(level=2.0): |rho| <= 1 is below it at once, 0.0 returned (silent) -> refused naming level
+    from mfattn.dynamics.diagnostics import envelope_decay_time
+
+    x = np.random.default_rng(0).standard_normal(200)
+    with pytest.raises(ValueError, match="level must be"):
+        envelope_decay_time(x, 10, level=2.0)
+    assert envelope_decay_time(x, 10) >= 0.0
+
+
+def test_compare_attractors_and_sections_refuse_periods_not_one_per_beta():
+    # compare_attractors / compare_sections(period_a of 2 entries for 1 β): silent (B, 2) differ -> refused
+    from mfattn.dynamics.diagnostics import compare_attractors
+    from mfattn.dynamics.rotation import compare_sections
+
+    one = [np.ones((3, 3))]
+    with pytest.raises(ValueError, match=r"period_a must have shape \(1,\)"):
+        compare_attractors(one, one, [1, 2], [1])
+    with pytest.raises(ValueError, match=r"period_b must have shape \(1,\)"):
+        compare_sections(one, one, [1], [1, 2])
+    # compare_sections(lyapunov_a of 2 entries / lyapunov_a without lyapunov_b): silent -> refused
+    with pytest.raises(ValueError, match=r"lyapunov_a must have shape \(1,\)"):
+        compare_sections(one, one, [1], [1], [0.1, 0.2], [0.1])
+    with pytest.raises(ValueError, match="lyapunov_a and lyapunov_b must be given together"):
+        compare_sections(one, one, [1], [1], [0.1])
+    assert compare_attractors(one, one, [1], [1])["differ"].tolist() == [False]
+    assert compare_sections(one, one, [1], [1], [0.1], [0.2])["differ"].tolist() == [False]
+
+
+def test_ops_for_numpy_refuses_a_device_that_is_not_the_cpu():
+    # ops_for("numpy", device="" / "meta" / "cuda"): the device was ignored (silent) -> refused naming device
+    from mfattn.dynamics.backends import ops_for
+
+    for device in ("", "meta", "cpu\n"):
+        with pytest.raises(ValueError, match="device"):
+            ops_for("numpy", device)
+    assert ops_for("numpy", "cpu") is not None and ops_for("numpy") is not None
+
+
+def test_sweep_many_refuses_a_part_that_is_not_a_pair():
+    # sweep_many(parts={"a": [1.0]}): "not enough values to unpack" (deep) -> refused naming parts['a']
+    from mfattn.dynamics.sweep import sweep_many
+
+    for part in ([1.0], "ab", (1.0, 2.0, 3.0)):
+        with pytest.raises(ValueError, match=r"parts\['a'\] must be a pair"):
+            sweep_many({"a": part}, steps=10, transient=0)
+
+
+def test_engine_split_keeps_its_names():
+    # engine.py split: the map's state and step moved to batched_map.py, importable from engine as before
+    from mfattn.dynamics import batched_map, engine
+
+    assert engine._MeanFieldEngine is batched_map._MeanFieldEngine
+    assert engine._tangent_start is batched_map._tangent_start
+    assert set(engine.__all__) == {"BACKENDS", "SimulationResult", "simulate", "largest_lyapunov"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -372,7 +372,11 @@ def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw
     if not isinstance(parts, dict) or not parts:
         raise ValueError("parts must be a non-empty dict name -> (betas, context)")
     grids, inits = [], []
-    for name, (betas, init) in parts.items():
+    for name, part in parts.items():
+        if isinstance(part, (str, bytes, Mapping)) or not isinstance(part, (tuple, list)) or len(part) != 2:
+            raise ValueError(f"parts[{name!r}] must be a pair (betas, context); got {type(part).__name__}"
+                             + (f" of length {len(part)}" if isinstance(part, (tuple, list)) else ""))
+        betas, init = part
         b = _grid(betas, 0.0, 0.0)[0]
         if isinstance(init, (str, Path)):
             if str(init) == "token":

@@ -45,7 +45,8 @@ def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
 def window_decay_times(x, max_lag: int = WINDOW_LAG, period: int = 4) -> list[list[float | None]]:
     """:func:`decay_times` over consecutive windows of ``4 max_lag + 1`` steps of the series ``x``: one
     ``[to 1/e, to 0.1]`` pair per window (None where it never falls within ``max_lag``). Their spread is the
-    window-to-window fluctuation of the decay times of one orbit."""
+    window-to-window fluctuation of the decay times of one orbit. A series shorter than one window (a small
+    profile's run) gives an empty list."""
     x = np.asarray(x, dtype=np.float64)
     n = 4 * max_lag + 1
     return [decay_times(x[i:i + n], max_lag, period) for i in range(0, x.size - n + 1, n)]
