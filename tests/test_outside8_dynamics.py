@@ -148,3 +148,21 @@ def test_engine_split_keeps_its_names():
     assert engine._MeanFieldEngine is batched_map._MeanFieldEngine
     assert engine._tangent_start is batched_map._tangent_start
     assert set(engine.__all__) == {"BACKENDS", "SimulationResult", "simulate", "largest_lyapunov"}
+
+
+def test_result_records_refuse_impossible_fields():
+    # RotationResult(radius=-1): an RMS distance below 0 (silent) -> refused naming radius
+    from mfattn.dynamics.engine import SimulationResult
+    from mfattn.dynamics.rotation import RotationResult
+
+    one = lambda v: np.array([v])  # noqa: E731
+    with pytest.raises(ValueError, match="radius must hold RMS distances"):
+        RotationResult(one(1.0), one(220.0), one(0.02), one(0.3), one(5), one(-1.0), 200)
+    assert RotationResult(one(1.0), one(220.0), one(0.02), one(0.3), one(5), one(0.0), 200).locked.tolist() == [True]
+    # SimulationResult(lyapunov=[NaN]): λ_max is never NaN (silent) -> refused naming lyapunov
+    with pytest.raises(ValueError, match="lyapunov must hold"):
+        SimulationResult(np.zeros((1, 5, 3)), {}, one(1.0), one(220.0), one(0.02), 5, 0, one(float("nan")))
+    assert SimulationResult(np.zeros((1, 5, 3)), {}, one(1.0), one(220.0), one(0.02), 5, 0, one(-0.5)).steps == 5
+    # FloquetResult(periodic=[1.0]): not a bool flag (silent) -> refused naming periodic
+    with pytest.raises(TypeError, match="periodic must be a bool array"):
+        FloquetResult(one(1.0), 1, np.ones((1, 2), complex), one(0.0), one(1.0), np.ones((1, 3)))

@@ -118,6 +118,9 @@ class SimulationResult:
             value = getattr(self, name)
             if not (value is None and name == "lyapunov") and np.shape(value) != (B,):
                 raise ValueError(f"{name} must have shape ({B},), one value per β of betas; got {np.shape(value)}")
+        if self.lyapunov is not None and np.isnan(np.asarray(self.lyapunov, dtype=np.float64)).any():
+            raise ValueError("lyapunov must hold a λ_max per β (a collapsed tangent counts as log(1e-300), never NaN); "
+                             "got NaN")
         _steps(self.steps, self.transient)
         saved = (B, self.steps - self.transient)
         if self.m_o is not None and (np.ndim(self.m_o) != 3 or np.shape(self.m_o)[:2] != saved):

@@ -59,6 +59,9 @@ class FloquetResult:
             if len(got) != ndim or got[0] != B or 0 in got:
                 want = f"({B},)" if ndim == 1 else f"({B}, *)"
                 raise ValueError(f"{name} must have shape {want}, one row per β of betas; got {got}")
+        if np.asarray(self.periodic).dtype != bool:
+            raise TypeError(f"periodic must be a bool array (residual <= tol per β); got dtype "
+                            f"{np.asarray(self.periodic).dtype}")
         residual = np.asarray(self.residual)
         if residual.dtype.kind not in "fiu":
             raise TypeError(f"residual must hold real numbers (max |F^n(x) − x| per β); got dtype {residual.dtype}")

@@ -82,6 +82,10 @@ class RotationResult:
         if known.size and not (known.min() >= 0.0 and known.max() <= 0.5 + 1e-9):
             raise ValueError(f"rho must hold rotation numbers in [0, 1/2] (NaN where none); got "
                              f"{(known.min() if known.min() < 0 else known.max()).item()!r}")
+        radius = check_array("radius", self.radius, finite=False)
+        if radius.size and (radius < 0).any():   # an RMS distance: never negative
+            raise ValueError(f"radius must hold RMS distances (>= 0) of the stroboscopic points from their centroid; "
+                             f"got {radius[radius < 0].min().item()!r}")
         distinct = check_array("distinct", self.distinct, integer=True)
         if distinct.size and (distinct.min() < 1 or distinct.max() > self.cap):
             raise ValueError(f"distinct must hold counts of stroboscopic points in [1, cap] = [1, {self.cap}]; got "

@@ -359,9 +359,9 @@ def _chunk_folder(out_dir: str | Path | None, key: str) -> Path | None:
 def _chunk_code() -> str:
     """The digest of the code that computes a chunk (this module and the simulation, diagnostics and model
     it calls): each chunk records it, and a chunk made by other code is recomputed, never reused."""
-    from . import backends, diagnostics, engine, lyapunov, model, tangent_space
+    from . import backends, batched_map, diagnostics, engine, lyapunov, model, tangent_space
 
-    return store.code_digest(__file__, engine, backends, diagnostics, lyapunov, model, tangent_space)
+    return store.code_digest(__file__, engine, batched_map, backends, diagnostics, lyapunov, model, tangent_space)
 
 
 def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw) -> dict:
