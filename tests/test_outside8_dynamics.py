@@ -166,3 +166,20 @@ def test_result_records_refuse_impossible_fields():
     # FloquetResult(periodic=[1.0]): not a bool flag (silent) -> refused naming periodic
     with pytest.raises(TypeError, match="periodic must be a bool array"):
         FloquetResult(one(1.0), 1, np.ones((1, 2), complex), one(0.0), one(1.0), np.ones((1, 3)))
+
+
+def test_figures_refuse_empty_inputs_and_take_one_panel():
+    # figures.basins(found=[]): an empty figure (silent) -> refused naming found
+    # figures.finite_n_diagrams(panels={}): matplotlib's "Number of columns" (deep) -> refused naming panels;
+    # one panel or a list grid: "'Axes' object is not iterable" / "'list' has no attribute 'size'" (deep) -> drawn
+    import matplotlib.pyplot as plt
+
+    from mfattn.dynamics import figures
+
+    with pytest.raises(ValueError, match="found must hold"):
+        figures.basins([], 5)
+    with pytest.raises(ValueError, match="panels must hold at least one panel"):
+        figures.finite_n_diagrams({}, [1.0])
+    fig = figures.finite_n_diagrams({"a": [np.ones(3)]}, [1.0])
+    assert len(fig.axes) == 1
+    plt.close(fig)
