@@ -253,7 +253,9 @@ def power_spectrum(x: np.ndarray):
 
 @contract(x="array", max_lag="int:0")
 def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
-    """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count)."""
+    """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count). A constant
+    series (no fluctuation, e.g. a period-4 orbit once its phase means are removed) gives zeros: no memory, so
+    :func:`envelope_decay_time` reads a decay time of 0."""
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1:
         raise ValueError(f"x must be a 1-d series; got shape {x.shape}")
