@@ -16,8 +16,9 @@ by ``@contract`` is still declared (:data:`NOT_WRAPPED`) but not checked until i
 Units count the inner loop's elementary updates, one factor per loop: β-steps (grid points × time steps of the
 mean-field map) in chapter 6, iterations × entries of the state or score matrix elsewhere (chapter 1: iterations × n²
 coupling products, n³ where an iteration inverts a matrix, and 2^n n² per exact enumeration of n spins); one
-iteration counts for at least :data:`MIN_UNITS_PER_ITERATION` (its Python overhead), so a huge count on a tiny state
-is refused too. A
+iteration counts for at least :data:`MIN_UNITS_PER_ITERATION` (its Python overhead), a step of a loop with a heavy
+Python body (the 1-bit network, the Lyapunov spectrum's tangent flow) at least :data:`PYTHON_STEP_UNITS`, so a huge
+count on a tiny state is refused too. A
 function that calls another declared one declares at least the work of its inner calls (a budget that admits the
 outer call admits the inner ones).
 
@@ -46,7 +47,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
-__all__ = ["WORK", "NOT_WRAPPED", "MIN_UNITS_PER_ITERATION", "BETA_STEP_UNITS", "Entry", "work_of", "check_call_work"]
+__all__ = ["WORK", "NOT_WRAPPED", "MIN_UNITS_PER_ITERATION", "BETA_STEP_UNITS", "PYTHON_STEP_UNITS", "Entry", "work_of", "check_call_work"]
 
 class Entry(NamedTuple):
     """A registry entry: the ``parameter`` that sets the loop's count, and ``work(arguments) -> (name, units,
@@ -104,6 +105,15 @@ MIN_UNITS_PER_ITERATION = 50_000
 #: single-threaded (1000 β × 500 steps: 143 ns per β-step; 100 β × 2000 steps: 556 ns), counted as 100.
 BETA_STEP_UNITS = 100
 
+#: The least work one step of a loop with a heavy Python body counts for: :func:`mfattn.dynamics.finite_n.simulate_network`
+#: (per step: the explicit tokens' statistics, the attention over the context and the sampling of the next token) and
+#: :func:`mfattn.dynamics.lyapunov.lyapunov_spectrum` (per step: the map, its tangent flow and a QR). Measured
+#: single-threaded on tiny states (one β, N = 1 or 99 semantic units; k = 1 or 12 tangent vectors): 30-38 µs per
+#: network step, 50-70 µs per spectrum step, up to 75 µs on a loaded machine, so with
+#: :data:`MIN_UNITS_PER_ITERATION` (50,000) a call at the 1e10 budget ran 200,000 steps, 9-14 s. Counted as 250,000
+#: units: the budget admits at most 40,000 such steps, 1.2-3 s.
+PYTHON_STEP_UNITS = 250_000
+
 
 def _named(words: str, loop: int, per: int, counts: dict[str, int]) -> tuple[str, int, str]:
     """``(name, units, words)``: ``loop`` iterations of ``per`` units each (at least :data:`MIN_UNITS_PER_ITERATION`),
@@ -126,6 +136,26 @@ def _sum_of(a: Mapping[str, Any], loops: tuple[str, ...], words: str, per: int =
     for value in factors.values():
         per *= value
     return _named(words, sum(counts.values()), per, {**counts, **factors})
+
+
+def _python_steps(words: str, steps: int, per: int, counts: dict[str, int]) -> tuple[str, int, str]:
+    """``steps`` iterations of ``per`` units each, each at least :data:`PYTHON_STEP_UNITS` (a heavy Python body),
+    named by the largest of ``counts``."""
+    name, _, words = _named(words, 0, per, counts)
+    return name, steps * max(per, PYTHON_STEP_UNITS), words
+
+
+def _network_sizes(a: Mapping[str, Any]) -> tuple[str, int, str]:
+    """:func:`mfattn.dynamics.finite_n.network_error_vs_n`: one :func:`~mfattn.dynamics.finite_n.simulate_network` of
+    ``reps`` realisations and ``steps`` steps per size N of ``Ns`` (each step at least :data:`PYTHON_STEP_UNITS`)."""
+    steps, reps = _count(a["steps"]), _count(a["reps"])
+    Ns = a["Ns"]
+    if isinstance(Ns, (str, bytes, Mapping)) or not hasattr(Ns, "__iter__"):
+        raise _NotCountable
+    sizes = [_count(n) for n in Ns]
+    name, _, words = _named("unit-steps (steps × reps × the sum of Ns)", 0, 1,
+                            {"steps": steps, "reps": reps, "Ns": max(sizes, default=0)})
+    return name, sum(steps * max(reps * n, PYTHON_STEP_UNITS) for n in sizes), words
 
 
 def _tokens(x: Any) -> int:
@@ -315,17 +345,16 @@ WORK: dict[str, Entry] = {
     _D + "finite_n:simulate_finite": Entry("steps", lambda a: _work(
         _BS if a["sampler"] != "direct" else "unit-steps (grid points × steps × N, sampled one unit at a time)",
         per=_count(a["N"]) if a["sampler"] == "direct" else BETA_STEP_UNITS, steps=_count(a["steps"]), betas=_size(a["betas"]))),
-    _D + "finite_n:simulate_network": Entry("steps", lambda a: _work(
-        "unit-steps (grid points × steps × N)", steps=_count(a["steps"]), betas=_size(a["betas"]), N=_count(a["N"]))),
+    _D + "finite_n:simulate_network": Entry("steps", lambda a: _python_steps(
+        "unit-steps (grid points × steps × N)", _count(a["steps"]), _size(a["betas"]) * _count(a["N"]),
+        {"steps": _count(a["steps"]), "betas": _size(a["betas"]), "N": _count(a["N"])})),
     _D + "finite_n:error_vs_n": Entry("steps", lambda a: _work(
         _BS[:-1] + ", × reps × Ns)", per=BETA_STEP_UNITS * _size(a["betas"]) * _size(a["Ns"]), steps=_count(a["steps"]),
         reps=_count(a["reps"]))),
-    _D + "finite_n:network_error_vs_n": Entry("steps", lambda a: _work(
-        "unit-steps (steps × reps × the sum of Ns)", per=sum(_count(n) for n in a["Ns"]), steps=_count(a["steps"]),
-        reps=_count(a["reps"]))),
-    _D + "lyapunov:lyapunov_spectrum": Entry("steps", lambda a: _work(
-        "β-steps × tangent vectors (grid points × steps × k)", per=BETA_STEP_UNITS * _spectrum_k(a), steps=_count(a["steps"]),
-        betas=_size(a["betas"]))),
+    _D + "finite_n:network_error_vs_n": Entry("steps", _network_sizes),
+    _D + "lyapunov:lyapunov_spectrum": Entry("steps", lambda a: _python_steps(
+        "β-steps × tangent vectors (grid points × steps × k)", _count(a["steps"]),
+        BETA_STEP_UNITS * _spectrum_k(a) * _size(a["betas"]), {"steps": _count(a["steps"]), "betas": _size(a["betas"])})),
     _D + "rotation:stroboscopic_points": Entry("steps", lambda a: _work(_BS, per=BETA_STEP_UNITS, steps=_count(a["steps"]),
                                                                         betas=_size(a["betas"]))),
     _D + "rotation:rotation_number": Entry("steps", lambda a: _work(_BS, per=BETA_STEP_UNITS, steps=_count(a["steps"]),

@@ -1,5 +1,5 @@
 """Array backends of the batched mean-field map: the operations one step of
-:class:`mfattn.dynamics.engine._MeanFieldEngine` is written with, as a tiny table per backend.
+:class:`mfattn.dynamics.batched_map._MeanFieldEngine` is written with, as a tiny table per backend.
 
 Each operation takes its inputs and then ``out`` (written in place, nothing allocated per step):
 ``"numpy"`` binds numpy's ufuncs directly (float64, the CPU reference), ``"torch"`` wraps the torch
@@ -111,8 +111,12 @@ class _TorchOps:
 
 
 def ops_for(backend: str, device=None):
-    """The op table of ``backend`` ("numpy" or "torch"; ``device`` for torch)."""
+    """The op table of ``backend`` ("numpy" or "torch"; ``device`` for torch: with numpy only None or a CPU device,
+    numpy running on the CPU)."""
     if backend == "numpy":
+        if device is not None and check_device("device", device).type != "cpu":
+            raise ValueError(f"device must be None or the CPU with backend 'numpy' (numpy runs on the CPU; use "
+                             f"backend='torch' for {device!r}); got {device!r}")
         return _NumpyOps()
     if backend == "torch":
         return _TorchOps(device=device)

@@ -41,6 +41,13 @@ def _orbits(m_o, name: str = "m_o") -> np.ndarray:
     return x
 
 
+def _one_per_row(B: int, arrays: dict[str, object]) -> None:
+    """Each of ``arrays`` (name -> array) holds one entry per β, shape (B,); else one ValueError naming it."""
+    for name, value in arrays.items():
+        if np.shape(value) != (B,):
+            raise ValueError(f"{name} must have shape ({B},), one entry per β of the sections; got {np.shape(value)}")
+
+
 def _feature(name: str, value, M: int) -> int:
     return check_int(name, value, 0, M - 1)
 
@@ -54,7 +61,12 @@ def quantize(values: np.ndarray, max_y: float, bins: int = 5001) -> np.ndarray:
     :func:`bin_counts` refuses values beyond ``max_y``."""
     if not max_y > 0:
         raise ValueError(f"max_y must be positive; got {max_y!r}")
-    return (bins * (np.asarray(values) / max_y + 1) / 2).astype(np.int64)
+    index = bins * (np.asarray(values) / max_y + 1) / 2
+    if index.size and not np.abs(index).max() < 2.0 ** 63:   # an int64 cast would wrap around silently
+        raise ValueError(f"bins ({bins!r}) and values (up to {float(np.abs(np.asarray(values)).max())!r} against max_y = "
+                         f"{max_y!r}) must give bin indices that fit in int64 (below 2**63); got up to "
+                         f"{float(np.abs(index).max())!r}")
+    return index.astype(np.int64)
 
 
 @contract(m1="array", max_y="real:>0?", bins="int:1", alloc=lambda a: [("bins", 8 * a["bins"])])
@@ -156,6 +168,8 @@ def classify(counts, periodic_below: int = 80, chaotic_from: int = 2500) -> np.n
     if chaotic_from <= periodic_below:
         raise ValueError(f"chaotic_from ({chaotic_from}) must exceed periodic_below ({periodic_below})")
     c = np.asarray(counts)
+    if c.size and c.min() < 0:
+        raise ValueError(f"counts must be bin counts (>= 0); got the entry {c.min().item()!r}")
     return np.where(c < periodic_below, 0, np.where(c < chaotic_from, 1, 2))
 
 
@@ -239,7 +253,9 @@ def power_spectrum(x: np.ndarray):
 
 @contract(x="array", max_lag="int:0")
 def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
-    """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count)."""
+    """Normalised autocorrelation ρ(τ), τ = 0..max_lag, of a demeaned series (FFT, unbiased by count). A constant
+    series (no fluctuation, e.g. a period-4 orbit once its phase means are removed) gives zeros: no memory, so
+    :func:`envelope_decay_time` reads a decay time of 0."""
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1:
         raise ValueError(f"x must be a 1-d series; got shape {x.shape}")
@@ -266,7 +282,7 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
     which is not a memory of the past and would otherwise hold ρ at a plateau); at most half the series, so each
     phase holds two values or more.
     """
-    check_real("level", level, minimum=0.0, strict=True)
+    check_real("level", level, minimum=0.0, maximum=1.0, strict=True)   # |ρ| <= 1: a level above 1 is crossed at once
     x = np.asarray(x, dtype=np.float64)
     check_int("max_lag", max_lag, 0, max(0, (x.size - 1) // 4))
     if period is not None:   # each phase needs two values or more for its mean to be removed
@@ -284,7 +300,7 @@ def envelope_decay_time(x: np.ndarray, max_lag: int, level: float = float(np.exp
 def attractor_distance(a: np.ndarray, b: np.ndarray, q: float = 0.9) -> tuple[float, float]:
     """Distance between two attractors given as point sets (e.g. stroboscopic sections) and their scale.
 
-    a : (Ka, M), b : (Kb, M). Returns ``(d, s)``: d is the larger of the two directed ``q``-quantiles of
+    a : (Ka, M), b : (Kb, M), both read as float64 (a float32 section, as stored, is compared at float64). Returns ``(d, s)``: d is the larger of the two directed ``q``-quantiles of
     nearest-neighbour distances (a → b and b → a; a quantile rather than the maximum so that one stray
     point does not decide), s the same quantile of nearest-neighbour distances inside each set (how
     finely each set samples its attractor). Two samples of one attractor give d ≈ s; d ≫ s means
@@ -327,6 +343,7 @@ the rounding of the distances, ~1e-8, on periodic orbits whose sections repeat e
     A, Bs = np.asarray(sections_a, dtype=np.float64), np.asarray(sections_b, dtype=np.float64)
     if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2]:
         raise ValueError(f"sections_a and sections_b must be (B, K, M) with the same B and M; got {A.shape}, {Bs.shape}")
+    _one_per_row(A.shape[0], {"period_a": period_a, "period_b": period_b})
     pa, pb = np.asarray(period_a), np.asarray(period_b)
     dist, scale = np.empty(A.shape[0]), np.empty(A.shape[0])
     for i in range(A.shape[0]):

@@ -314,12 +314,17 @@ def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
 @contract(panels="mapping", grid="array:1")
 def finite_n_diagrams(panels, grid):
     """One stroboscopic-section diagram per panel (dict title -> list of per-β section arrays), side by side."""
+    if not panels:
+        raise ValueError("panels must hold at least one panel (title -> per-β sections); got none")
     for name, pts in panels.items():
         if isinstance(pts, (str, bytes)) or len(pts) != len(grid):
             raise ValueError(f"panels[{name!r}] must hold one section per β of grid ({len(grid)})")
         for p in pts:
             check_array(f"panels[{name!r}]", p)
+    grid = np.asarray(grid)   # a list of β as well as an array
+    panels = {name: [np.asarray(p) for p in pts] for name, pts in panels.items()}
     fig, axes = plt.subplots(1, len(panels), figsize=(13, 3.4), sharey=True, layout="constrained")
+    axes = np.atleast_1d(axes)   # one panel: a single Axes
     for ax, (name, pts) in zip(axes, panels.items()):
         x = np.concatenate([np.full(p.size, b) for b, p in zip(grid, pts)])
         ax.scatter(x, np.concatenate(pts), s=min(1.5, 100 / grid.size), lw=0, color="k", rasterized=True)
@@ -443,6 +448,8 @@ def basins(found, contexts):
             isinstance(atts, (list, tuple)) and atts and all(isinstance(a, Attractor) for a in atts) for atts in found):
         raise TypeError(f"found must be basin_fractions' result (a list, per β, of lists of Attractor); got "
                         f"{type(found).__name__}")
+    if not found:
+        raise ValueError("found must hold the attractors of at least one β (basin_fractions' result); got none")
     for atts in found:   # each β's basins share all the contexts out
         total = sum(a.fraction for a in atts)
         if abs(total - 1.0) > 1e-9:

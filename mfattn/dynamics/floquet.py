@@ -59,6 +59,18 @@ class FloquetResult:
             if len(got) != ndim or got[0] != B or 0 in got:
                 want = f"({B},)" if ndim == 1 else f"({B}, *)"
                 raise ValueError(f"{name} must have shape {want}, one row per β of betas; got {got}")
+        if np.asarray(self.periodic).dtype != bool:
+            raise TypeError(f"periodic must be a bool array (residual <= tol per β); got dtype "
+                            f"{np.asarray(self.periodic).dtype}")
+        residual = np.asarray(self.residual)
+        if residual.dtype.kind not in "fiu":
+            raise TypeError(f"residual must hold real numbers (max |F^n(x) − x| per β); got dtype {residual.dtype}")
+        if (residual < 0).any():   # a maximum of absolute values: never negative (NaN only where not periodic)
+            raise ValueError(f"residual must be >= 0 (max |F^n(x) − x| per β); got the negative entries "
+                             f"{residual[residual < 0][:4].tolist()}")
+        if (np.isnan(residual) & np.asarray(self.periodic, dtype=bool)).any():
+            raise ValueError("residual must be a number where periodic is True (periodic is residual <= tol); "
+                             "got NaN there")
 
     @property
     def modulus(self) -> np.ndarray:

@@ -37,7 +37,7 @@ def _start_basis(model: MeanFieldModel, B: int, k: int, tangent_seed: int) -> np
     random, then QR. Every grid point gets the same basis: a β's exponents do not depend on its batch (neither on
     the batch's size nor on the β's place in it)."""
     M, L, D = model.num_features, model.context_size, stored_dimension(model)
-    dA, dwin = _tangent_start(M, L, tangent_seed)  # what engine._MeanFieldEngine.set_tangent starts from
+    dA, dwin = _tangent_start(M, L, tangent_seed)  # what batched_map._MeanFieldEngine.set_tangent starts from
     first = np.concatenate([dA[:, 0], dwin.reshape(L * 2 * M)])
     rest = np.random.default_rng([tangent_seed, 1, 0]).standard_normal((D, k - 1))  # (a lone β's draw, as before)
     Q, R = np.linalg.qr(np.broadcast_to(np.concatenate([first[:, None], rest], axis=1), (B, D, k)))

@@ -17,6 +17,8 @@ paper's bin count of ``m^o_1``.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -169,6 +171,37 @@ def attractor_census(betas, context: Mapping[str, Any], n_starts: int = 32, step
     return out
 
 
+def _check_found(i: int, found) -> None:
+    """The attractors of one β of a census: one β, one ``n_starts``, each start reaching one attractor and every
+    start an index below ``n_starts`` (without it, below the number of starts listed); else a ValueError naming
+    ``census[i]``."""
+    if not found:
+        return
+    if len({float(a.beta) for a in found}) != 1:
+        raise ValueError(f"census[{i}] must hold the attractors of one β; got the betas "
+                         f"{sorted({float(a.beta) for a in found})[:6]}")
+    counts = {a.extra.get("n_starts") for a in found}
+    if len(counts) != 1:
+        raise ValueError(f"census[{i}]'s attractors must agree on extra['n_starts'] (the starts run at that β); got "
+                         f"{sorted(counts, key=repr)[:6]}")
+    starts = [int(s) for a in found for s in a.starts]
+    if len(set(starts)) != len(starts):
+        raise ValueError(f"census[{i}] must not list a start under two attractors (each start reaches one); got "
+                         f"the starts {sorted(starts)[:12]}")
+    n = counts.pop()
+    n = len(starts) if n is None else int(n)
+    if max(starts) >= n:
+        raise ValueError(f"census[{i}]'s starts must be indices below n_starts = {n} (extra['n_starts'], else the "
+                         f"number of starts listed); got the start {max(starts)}")
+
+
+def _most_common(values) -> int:
+    """The most common of the counts ``values`` (the smallest of those tied), as ``np.bincount(values).argmax()``
+    without an array as long as the largest count."""
+    tally = Counter(int(v) for v in values)
+    return min(tally, key=lambda v: (-tally[v], v))
+
+
 def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
     """The census as JSON rows, one per β: ``{"beta", "n_starts", "attractors": [{"period", "starts",
     "share", "start0", "lyapunov" [min, max], "islands" (the most common count), "bins" [min, max] or None}]}``
@@ -177,9 +210,10 @@ def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
             isinstance(found, (list, tuple)) and all(isinstance(a, CensusAttractor) for a in found) for found in census):
         raise TypeError(f"census must be attractor_census's result (a list, per β, of lists of CensusAttractor); "
                         f"got {type(census).__name__}")
-    for found in census:   # fields changed since construction are checked again
+    for i, found in enumerate(census):   # fields changed since construction are checked again
         for a in found:
             a._check()
+        _check_found(i, found)
     rows = []
     for found in census:
         if not found:
@@ -188,7 +222,7 @@ def census_rows(census: list[list[CensusAttractor]]) -> list[dict[str, Any]]:
         rows.append({"beta": found[0].beta, "n_starts": int(n), "attractors": [
             {"period": a.period, "starts": len(a.starts), "share": len(a.starts) / n, "start0": 0 in a.starts,
              "lyapunov": [min(a.lyapunov), max(a.lyapunov)],
-             "islands": int(np.bincount(np.asarray(a.islands)).argmax()),
+             "islands": _most_common(a.islands),
              "bins": [min(a.bins), max(a.bins)] if a.bins is not None else None} for a in found]})
     return rows
 

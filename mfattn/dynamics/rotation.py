@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..companion.checks import check_array, check_grid, check_int, check_real, contract
+from .diagnostics import _one_per_row
 from .engine import _grid, _steps, simulate
 from .model import MeanFieldModel, load_context, paper_model
 
@@ -81,6 +82,10 @@ class RotationResult:
         if known.size and not (known.min() >= 0.0 and known.max() <= 0.5 + 1e-9):
             raise ValueError(f"rho must hold rotation numbers in [0, 1/2] (NaN where none); got "
                              f"{(known.min() if known.min() < 0 else known.max()).item()!r}")
+        radius = check_array("radius", self.radius, finite=False)
+        if radius.size and (radius < 0).any():   # an RMS distance: never negative
+            raise ValueError(f"radius must hold RMS distances (>= 0) of the stroboscopic points from their centroid; "
+                             f"got {radius[radius < 0].min().item()!r}")
         distinct = check_array("distinct", self.distinct, integer=True)
         if distinct.size and (distinct.min() < 1 or distinct.max() > self.cap):
             raise ValueError(f"distinct must hold counts of stroboscopic points in [1, cap] = [1, {self.cap}]; got "
@@ -394,6 +399,11 @@ def compare_sections(sections_a, sections_b, period_a, period_b, lyapunov_a=None
     if A.ndim != 3 or A.shape[0] != Bs.shape[0] or A.shape[2] != Bs.shape[2] or A.shape[2] != 3:
         raise ValueError(f"sections_a and sections_b must be (B, K, 3) with the same B; got {A.shape}, {Bs.shape}")
     n = A.shape[0]
+    if (lyapunov_a is None) != (lyapunov_b is None):
+        raise ValueError(f"lyapunov_a and lyapunov_b must be given together (the tori test needs both runs' λ_max); got "
+                         f"lyapunov_{'a' if lyapunov_b is None else 'b'} alone")
+    _one_per_row(n, {"period_a": period_a, "period_b": period_b, **(
+        {} if lyapunov_a is None else {"lyapunov_a": lyapunov_a, "lyapunov_b": lyapunov_b})})
     pa, pb = np.asarray(period_a), np.asarray(period_b)
     rho_a, _, rad_a = _rotation_of_points(A, cap)
     rho_b, _, rad_b = _rotation_of_points(Bs, cap)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -359,9 +359,9 @@ def _chunk_folder(out_dir: str | Path | None, key: str) -> Path | None:
 def _chunk_code() -> str:
     """The digest of the code that computes a chunk (this module and the simulation, diagnostics and model
     it calls): each chunk records it, and a chunk made by other code is recomputed, never reused."""
-    from . import backends, diagnostics, engine, lyapunov, model, tangent_space
+    from . import backends, batched_map, diagnostics, engine, lyapunov, model, tangent_space
 
-    return store.code_digest(__file__, engine, backends, diagnostics, lyapunov, model, tangent_space)
+    return store.code_digest(__file__, engine, batched_map, backends, diagnostics, lyapunov, model, tangent_space)
 
 
 def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw) -> dict:
@@ -372,7 +372,11 @@ def sweep_many(parts: dict, steps: int = 120_000, transient: int = 100_000, **kw
     if not isinstance(parts, dict) or not parts:
         raise ValueError("parts must be a non-empty dict name -> (betas, context)")
     grids, inits = [], []
-    for name, (betas, init) in parts.items():
+    for name, part in parts.items():
+        if isinstance(part, (str, bytes, Mapping)) or not isinstance(part, (tuple, list)) or len(part) != 2:
+            raise ValueError(f"parts[{name!r}] must be a pair (betas, context); got {type(part).__name__}"
+                             + (f" of length {len(part)}" if isinstance(part, (tuple, list)) else ""))
+        betas, init = part
         b = _grid(betas, 0.0, 0.0)[0]
         if isinstance(init, (str, Path)):
             if str(init) == "token":

@@ -13,7 +13,7 @@ exponent −∞, Floquet multiplier 0). :func:`state_dimension` returns ``L M``;
 that many exponents or multipliers.
 
 :class:`TangentFlow` runs the engine's tangent map (the analytic Jacobian of
-:meth:`engine._MeanFieldEngine._tangent_step`, tested against the map) on ``k`` tangent vectors per β at
+:meth:`batched_map._MeanFieldEngine._tangent_step`, tested against the map) on ``k`` tangent vectors per β at
 once: the primal state of each β is replicated k times along the batch axis (a β's orbit does not
 depend on its batch, so the k copies are bit-for-bit the same orbit) and each copy carries one
 vector. One array operation per step advances the whole grid and all its vectors.

@@ -45,7 +45,8 @@ def decay_times(x, max_lag: int = 2000, period: int = 4) -> list[float | None]:
 def window_decay_times(x, max_lag: int = WINDOW_LAG, period: int = 4) -> list[list[float | None]]:
     """:func:`decay_times` over consecutive windows of ``4 max_lag + 1`` steps of the series ``x``: one
     ``[to 1/e, to 0.1]`` pair per window (None where it never falls within ``max_lag``). Their spread is the
-    window-to-window fluctuation of the decay times of one orbit."""
+    window-to-window fluctuation of the decay times of one orbit. A series shorter than one window (a small
+    profile's run) gives an empty list."""
     x = np.asarray(x, dtype=np.float64)
     n = 4 * max_lag + 1
     return [decay_times(x[i:i + n], max_lag, period) for i in range(0, x.size - n + 1, n)]
@@ -282,11 +283,22 @@ def _horizon_errors(Ns, reps: int, seed: int = 0) -> dict[str, Any]:
 
 
 def plain(obj):
-    """Arrays and numpy scalars as plain lists and numbers (the JSON the verdicts read back)."""
+    """Arrays and numpy scalars as plain lists and numbers (the JSON the verdicts read back). A list or dict that
+    contains itself (at any depth) has no JSON: refused."""
+    return _plain(obj, ())
+
+
+def _plain(obj, open_: tuple[int, ...]):
+    """:func:`plain` of ``obj`` inside the containers ``open_`` (their ids), which it must not be."""
+    if isinstance(obj, (dict, list, tuple)):
+        if id(obj) in open_:
+            raise ValueError(f"obj must not contain itself (JSON has no cycles); got a {type(obj).__name__} "
+                             f"that holds itself")
+        open_ = (*open_, id(obj))
     if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
+        return {k: _plain(v, open_) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, np.ndarray)):
-        return [plain(v) for v in obj]
+        return [_plain(v, open_) for v in obj]
     if isinstance(obj, (complex, np.complexfloating)):
         raise TypeError(f"obj must hold real numbers (JSON has no complex numbers); got {obj!r}")
     if hasattr(obj, "detach"):   # a torch tensor is no JSON (nor is its repr): convert it with .tolist() first
