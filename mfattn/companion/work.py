@@ -138,6 +138,23 @@ def _sum_of(a: Mapping[str, Any], loops: tuple[str, ...], words: str, per: int =
     return _named(words, sum(counts.values()), per, {**counts, **factors})
 
 
+def _floored(words: str, loop: int, per: int, floor: int, counts: dict[str, int]) -> tuple[str, int, str]:
+    """``loop`` iterations of ``per`` units each, each at least ``floor`` (its measured Python overhead), named by
+    the largest of ``counts``."""
+    name, _, words = _named(words, 0, per, counts)
+    return name, loop * max(per, floor), words
+
+
+def _hopfield_values(a: Mapping[str, Any]) -> tuple[str, int, str]:
+    """Per β (and the two round-off steps) one energy of every trial's patterns (140 µs at least, 9 ns an entry),
+    and once the long-double energies of two steps (~110 ns an entry): units of ~¼ ns, as :func:`_floored`."""
+    entries = _count(a["trials"]) * max(_count(c) for c in a["counts"]) * _count(a["dim"])
+    name, units, words = _floored("pattern-coordinate products (betas × trials × the largest count × dim)",
+                                  _size(a["betas"]) + 2, 35 * entries, 600_000,
+                                  {"betas": _size(a["betas"]), "trials": _count(a["trials"]), "dim": _count(a["dim"])})
+    return name, units + 450 * entries, words
+
+
 def _python_steps(words: str, steps: int, per: int, counts: dict[str, int]) -> tuple[str, int, str]:
     """``steps`` iterations of ``per`` units each, each at least :data:`PYTHON_STEP_UNITS` (a heavy Python body),
     named by the largest of ``counts``."""
@@ -401,6 +418,25 @@ WORK: dict[str, Entry] = {
         a, ("steps", "converged_steps"),
         "pattern-coordinate products ((steps + converged_steps) × trials × betas × n_patterns × dim)",
         per=_size(a["betas"]), trials=_count(a["trials"]), n_patterns=_count(a["n_patterns"]), dim=_count(a["dim"]))),
+    # chapter 4's unit-value studies: their Python overhead per iteration and their cost per entry measured
+    # single-threaded (units of ~¼ ns, as PYTHON_STEP_UNITS): a call at the 1e10 budget runs about 2-3 s
+    _S + "edges:mask_study": Entry("instances", lambda a: _floored(
+        "edge-set products (instances × n^n edge sets × n × d)", _count(a["instances"]),
+        4 * _count(a["n"]) ** min(_count(a["n"]), 8) * _count(a["n"]) * _count(a["d"]), 2_500_000,   # 500-960 µs each
+        {"instances": _count(a["instances"]), "n": _count(a["n"]), "d": _count(a["d"])})),
+    _S + "edge_priors:priors_study": Entry("instances", lambda a: _floored(
+        "edge-set products (instances × (temperatures + 2) × 4096 edge sets × 12 × d)", _count(a["instances"]),
+        (_size(a["temperatures"]) + 2) * max(2 * 4096 * 12 * _count(a["d"]), 5_000_000), 5_000_000,   # 1.2 ms a temperature
+        {"instances": _count(a["instances"]), "temperatures": _size(a["temperatures"]), "d": _count(a["d"])})),
+    _S + "slots:update_forms_study": Entry("steps", lambda a: _floored(
+        "point-slot updates (steps × entries of x × slots)", _count(a["steps"]) + 1,
+        70 * _size(a["x"]) * _shape(a["mu"], -2), 700_000,   # 150 µs a step, 17 ns an entry-slot pair
+        {"steps": _count(a["steps"]), "x": _size(a["x"])})),
+    _S + "unit_values:pc_restarts": Entry("starts", lambda a: _floored(
+        "parent-coordinate updates (starts × steps × entries of mu and C)", _count(a["starts"]),
+        _count(a["steps"]) * max(_size(a["problem"]["mu"]) + _size(a["problem"]["C"]), MIN_UNITS_PER_ITERATION),
+        MIN_UNITS_PER_ITERATION, {"starts": _count(a["starts"]), "steps": _count(a["steps"])})),   # each start: infer's
+    _S + "unit_values:hopfield_values": Entry("trials", lambda a: _hopfield_values(a)),
     _S + "cavi_starts:cavi_start_dependence": Entry("max_iter", lambda a: _work(
         "score updates (max_iter × starts × entries of scores)",
         per=_size(a["scores"]) * (1 + _size(a["first_windows"])), max_iter=_count(a["max_iter"]))),

@@ -43,6 +43,7 @@ from ..companion.checks import check_real, contract
 
 __all__ = [
     "enumeration_study",
+    "mask_study",
     "MODES",
     "PRIORS",
     "MAX_ENUM_TOKENS",

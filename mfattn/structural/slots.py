@@ -38,7 +38,7 @@ import torch
 from ..companion.checks import check_alloc as _check_alloc, check_positive, contract
 
 __all__ = ["PRIORS", "gaussian_mixture_2d", "slot_objective", "slot_update", "run_slots", "assign", "width_study",
-           "adjusted_rand_index"]
+           "adjusted_rand_index", "update_forms_study"]
 
 PRIORS = ("slots", "hopfield")
 
