@@ -155,6 +155,29 @@ def _hopfield_values(a: Mapping[str, Any]) -> tuple[str, int, str]:
     return name, units + 450 * entries, words
 
 
+def _train_multihop(a: Mapping[str, Any]) -> tuple[str, int, str]:
+    """Training steps (each at least 3 million units, 120 an entry of the batches: 0.6-1.4 ms a step), and under the
+    code's protocol the skipped data streams (``stream_steps`` batches per seed for each model a later model of
+    ``code_order`` follows, 100,000 units a batch at least: 25 µs). A default call (2000 steps) does 6.5e9 units; the code's protocol at its default 20,000-batch streams adds
+    6e9 (about 4 s in all) and is refused on its own, admitted in a chapter's run."""
+    task = a["task"]
+    n, d = (5, 3) if task is None else (_count(task.n), _count(task.d))
+    batch, seeds, steps = _count(a["batch_size"]), _size(a["seeds"]), _count(a["steps"])
+    names = [a["models"]] if isinstance(a["models"], str) else list(a["models"])
+    models = len(names)
+    name, units, words = _floored("training steps (steps × models × seeds × batch_size × n × d)", steps,
+                                  120 * models * seeds * batch * n * d, 3_000_000,
+                                  {"steps": steps, "batch_size": batch, "seeds": seeds})
+    if a["protocol"] == "code":   # a model's whole stream is drawn (unused) before a later model's weights
+        order = list(a["code_order"])
+        skipped = sum(any(later in names for later in order[j + 1:]) for j in range(len(order)))
+        stream = _count(a["stream_steps"])
+        units += skipped * stream * seeds * max(30 * batch * n * d, 100_000)   # 25 µs a skipped batch of 200
+        if stream > steps:
+            name = f"stream_steps={_show(stream)}"
+    return name, units, words
+
+
 def _python_steps(words: str, steps: int, per: int, counts: dict[str, int]) -> tuple[str, int, str]:
     """``steps`` iterations of ``per`` units each, each at least :data:`PYTHON_STEP_UNITS` (a heavy Python body),
     named by the largest of ``counts``."""
@@ -437,6 +460,14 @@ WORK: dict[str, Entry] = {
         _count(a["steps"]) * max(_size(a["problem"]["mu"]) + _size(a["problem"]["C"]), MIN_UNITS_PER_ITERATION),
         MIN_UNITS_PER_ITERATION, {"starts": _count(a["starts"]), "steps": _count(a["steps"])})),   # each start: infer's
     _S + "unit_values:hopfield_values": Entry("trials", lambda a: _hopfield_values(a)),
+    # chapter 5's training loops (a step's Python and autograd overhead measured single-threaded at 0.6-1.4 ms,
+    # counted as 3-4 million units, so a default call, 2000 steps, stays inside the 1e10 budget: 3-4 s)
+    _S + "expanding_train:train_expanding": Entry("steps", lambda a: _floored(
+        "training steps (steps × models × ps × seeds × batch_size × n × d)", _count(a["steps"]),
+        250 * _size(a["models"]) * _size(a["ps"]) * _size(a["seeds"]) * _count(a["batch_size"]) * _count(a["n"])
+        * _count(a["d"]), 4_000_000,
+        {"steps": _count(a["steps"]), "batch_size": _count(a["batch_size"]), "n": _count(a["n"]), "d": _count(a["d"])})),
+    _S + "multihop_train:train_multihop": Entry("steps", lambda a: _train_multihop(a)),
     _S + "cavi_starts:cavi_start_dependence": Entry("max_iter", lambda a: _work(
         "score updates (max_iter × starts × entries of scores)",
         per=_size(a["scores"]) * (1 + _size(a["first_windows"])), max_iter=_count(a["max_iter"]))),
