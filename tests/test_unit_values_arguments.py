@@ -47,7 +47,7 @@ def test_enumeration_hopfield_and_pc_values_name_their_arguments():
         uv.hopfield_values(4, [2, 3], [math.nan, 1.0], 2, _g())
     with pytest.raises(ValueError, match=r"^counts must name at least one integer"):
         uv.hopfield_values(4, [], [1.0], 2, _g())
-    with pytest.raises(ValueError, match=r"^trials makes its buffers need"):
+    with pytest.raises(ValueError, match=r"^trials[ =]"):   # its work (work.py) or its buffers
         uv.hopfield_values(4, [2], [1.0], 10**12, _g())
     problem = pc.make_problem(3, 3, 4, 2, generator=_g())
     pcs = pc.step_size_study(problem, steps=3, pi=1.0, pi_y=1.0, lr_fractions=[0.5])
