@@ -74,9 +74,10 @@ def units(*keys: str) -> Callable[[Numbers], dict[str, list[float]]]:
 
 
 def shown(*keys: str, digits: int = 3):
-    """The numbers a verdict quotes (``digits`` significant digits, a positive integer), those stored."""
+    """The numbers a verdict quotes (``digits`` significant digits, a positive integer), those stored (None or NaN:
+    not measured, left out)."""
     check_int("digits", digits, 1)
-    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if s.get(k) is not None}
+    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if s.get(k) is not None and s[k] == s[k]}
 
 
 def _listed(values, digits: int = 3) -> str:
