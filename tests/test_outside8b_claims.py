@@ -161,9 +161,9 @@ def test_rules_refuse_numbers_that_are_no_mapping():
     # two_part_range_at(2)(items list) (b0578)
     with pytest.raises(TypeError, match="s must be the stored numbers"):
         seeds.one_seed("acc_mean")([("acc_mean", 0.9)])
-    with pytest.raises(TypeError, match="numbers must be the stored numbers"):
+    with pytest.raises(TypeError, match=r"numbers \(s\) must be the stored numbers"):
         amortised.straddle_at("g")(0.2, 1.0)("numbers")
-    with pytest.raises(TypeError, match="numbers must be the stored numbers"):
+    with pytest.raises(TypeError, match=r"numbers \(s\) must be the stored numbers"):
         amortised.two_part_range_at(2)([("two_range_net_draws", [[0.1, 0.2]])])
     assert seeds.one_seed("acc_mean")({"acc_mean": 0.9}) == {"acc_mean": [0.9]}
     assert seeds.one_seed("acc_mean")({"acc_mean": math.nan}) == {}   # not measured: left out

@@ -124,7 +124,7 @@ def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[s
 
     def guarded(numbers):
         if not isinstance(numbers, Mapping):   # a str, a list of items: refused here, not deep inside the rule
-            raise TypeError(f"numbers must be the stored numbers (a mapping of names to numbers); got "
+            raise TypeError(f"the rule's numbers (s) must be the stored numbers (a mapping of names to numbers); got "
                             f"{type(numbers).__name__} {numbers!r:.60}")
         if not isinstance(numbers, FiniteNumbers):
             numbers = FiniteNumbers(numbers)

@@ -22,9 +22,11 @@ the module defines:
   number and silently leave it out, or fail deep inside a lookup; a parameter called ``rule`` or ``factory`` must
   get a callable.
 
-A value read that is an infinity (or holds one), an integer past float's range, or an empty list where the store
-holds entries under its key is :class:`~mfattn.companion.grades.Undecidable` naming the key (no stored number is
-either: a note would quote ``inf`` or ``nan``, arithmetic would overflow). A key ``s`` lacks is a
+A value read that is an infinity (or holds one), an integer past float's range, an empty per-unit list
+(``*_seeds``, ``*_draws``, ``*_runs``) where the store holds entries under its key, or None read by ``[]`` where the
+store holds a list, is :class:`~mfattn.companion.grades.Undecidable` naming the key, for the keys the store holds
+(a counterfactual example's own key is read as given, as :mod:`~mfattn.companion.stored_kinds` reads it; no stored
+number is either: a note would quote ``inf`` or ``nan``, arithmetic would overflow). A key ``s`` lacks is a
 :class:`MissingNumber` (a KeyError naming it: the claim is "not tested, the stored numbers lack it"). Values that are
 NaN are left to the rules (a note may quote a one-seed SD stored as NaN); ``None`` (not measured) is read as stored.
 The wrapped function keeps its name, docstring and signature (``__wrapped__``).
@@ -117,6 +119,10 @@ def _unreadable(value: Any, depth: int = 0) -> str | None:
     return None
 
 
+#: The stored lists of one value per unit (seed, draw, run): an empty one holds no unit to read.
+_PER_UNIT = ("_seeds", "_draws", "_runs")
+
+
 def _stored_kind(key: str) -> Any:
     from .stored_kinds import stored_kinds
 
@@ -129,12 +135,15 @@ def _check_readable(key: Any, value: Any) -> None:
     from .grades import Undecidable
     from .stored_kinds import stored_kinds
 
+    if not isinstance(key, str) or _stored_kind(key) is None:   # a key the store does not hold: nothing to go by
+        return
     bad = _unreadable(value)
     if bad is not None:
-        raise Undecidable(f"{key} is {bad} in the stored numbers: a non-finite number cannot decide the claim (a "
-                          "NaN compares False with every threshold)" if bad.startswith("inf") else
-                          f"{key} is {bad} in the stored numbers: no stored number is, none can decide the claim")
-    if isinstance(value, (list, tuple)) and not value and isinstance(key, str) \
+        what, _, where = bad.partition(" at ")
+        raise Undecidable(f"{key}{where} is {what} in the stored numbers: " + (
+            "a non-finite number cannot decide the claim, nor be quoted" if what == "inf" else
+            "no stored number is, none can decide the claim"))
+    if isinstance(value, (list, tuple)) and not value and key.endswith(_PER_UNIT) \
             and isinstance(stored_kinds().get(key), tuple):
         raise Undecidable(f"{key} is an empty list in the stored numbers (the store holds entries there): nothing to "
                           "read, quote or decide from")
