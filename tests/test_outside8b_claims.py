@@ -206,3 +206,41 @@ def test_analyse_refuses_images_that_are_no_normalised_digits():
     _check_pixels(ok)
     with pytest.raises(ValueError, match="images"):
         _check_pixels(ok * 1e30)
+
+
+# --- siblings found by probing the same kinds of input ---------------------------------------------------------
+
+def test_torus_betas_and_staircase_refuse_numbers_of_the_wrong_shape():
+    # claims_beyond_rules.torus_betas(s with a spectrum of one column); staircase's _branches (plateau_steps not of
+    # (β, fraction) pairs): Undecidable naming the key, not IndexError / 'too many values to unpack'
+    from mfattn.dynamics.claims_beyond_rules import _branches, torus_betas
+
+    with pytest.raises(Undecidable, match="spectrum"):
+        torus_betas({"spectrum_betas": [1.0, 1.1], "spectrum": [[0.0], [0.0]]})
+    got = torus_betas({"spectrum_betas": [1.0, 1.1], "spectrum": [[0.0, -1.0], [0.5, -1.0]]})
+    assert list(got) == [1.0]
+    with pytest.raises(Undecidable, match="plateau_steps"):
+        _branches({"plateau_steps": [[[1.0, 0.5, 2.0]]]}, 2.0)
+    assert _branches({"plateau_steps": [[[1.0, 0.5], [3.0, 0.25]]]}, 2.0) == [[0.5]]
+
+
+def test_missing_per_draw_lists_are_missing_numbers_or_named():
+    # amortised_at('m')(0.2, 1.0)(s without corr_mean_m_seeds): MissingNumber, was a plain KeyError;
+    # in_iteration('m')(s without merr_median_m_seeds): the Undecidable names the missing key
+    from mfattn.implicit.claims_transformer_rules import amortised_at
+
+    with pytest.raises(MissingNumber, match="corr_mean_m_seeds"):
+        amortised_at("m")(0.2, 1.0)({"other": 1.0})
+    with pytest.raises(Undecidable, match="merr_median_m_seeds"):
+        fixed.in_iteration("m")({"merr_median_mb2_seeds": DRAWS})
+    assert fixed.in_iteration("m")({"merr_median_m_seeds": DRAWS, "merr_median_mb2_seeds": DRAWS}) == "holds"
+
+
+def test_a_stored_list_read_as_none_is_undecidable():
+    # collapse_sharper('3')(s with sharp_res_3_seeds None): Undecidable naming it (was 'NoneType' object is not iterable)
+    from mfattn.companion.stored_kinds import stored_kinds
+
+    if not isinstance(stored_kinds().get("sharp_res_3_seeds"), tuple):
+        pytest.skip("no stored numbers to go by")
+    with pytest.raises(Undecidable, match="sharp_res_3_seeds"):
+        trules.collapse_sharper("3")({"sharp_nores_3_seeds": DRAWS, "sharp_res_3_seeds": None})
