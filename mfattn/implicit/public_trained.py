@@ -223,13 +223,13 @@ def analyse(result: TrainResult, images: torch.Tensor, labels: torch.Tensor, *, 
     if not isinstance(result, TrainResult):
         raise TypeError(f"result must be a TrainResult (a trained public-solver run); got {type(result).__name__}")
     check_tensor("images", images, shape=(None, 1, 28, 28), real=True)
-    _check_pixels(images)
     check_tensor("labels", labels, shape=(len(images),))
     if labels.is_floating_point() or labels.dtype == torch.bool:
         raise TypeError(f"labels must be an integer tensor of digit labels; got dtype {labels.dtype}")
     if not batch <= digits <= len(images):
         raise ValueError(f"digits must lie between batch ({batch}) and the number of images ({len(images)}): the "
                          f"book's protocol reads whole batches of the first digits; got digits={digits}")
+    _check_pixels(images)
     kept = result.weight_steps()
     steps = [s for s in kept if s % every == 0 or s == kept[-1]]
     one = reference_solver.reference_converged_over_training(result, images[:batch], steps, batch=batch,
