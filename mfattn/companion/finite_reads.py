@@ -114,7 +114,7 @@ def raw_numbers(numbers: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[str, Any]], str]:
     """``rule`` reading the numbers through :class:`FiniteNumbers`: a NaN or infinite number it reads makes the claim
-    "not tested" (:class:`Undecidable`), never a grade. Rule factories (``*_at``) apply it to the rule they return;
+    "not tested" (:class:`Undecidable`), never a grade; numbers that are no mapping are a TypeError naming them. Rule factories (``*_at``) apply it to the rule they return;
     :class:`Claim` applies it to its rule, to the rules ``rule_at`` makes and to its alternatives' rules. A note whose
     wording compares the numbers (not only quotes them) applies it too."""
     if not callable(rule):
@@ -123,7 +123,10 @@ def finite_rule(rule: Callable[[Mapping[str, Any]], str]) -> Callable[[Mapping[s
         return rule
 
     def guarded(numbers):
-        if isinstance(numbers, Mapping) and not isinstance(numbers, FiniteNumbers):
+        if not isinstance(numbers, Mapping):   # a str, a list of items: refused here, not deep inside the rule
+            raise TypeError(f"the rule's numbers (s) must be the stored numbers (a mapping of names to numbers); got "
+                            f"{type(numbers).__name__} {numbers!r:.60}")
+        if not isinstance(numbers, FiniteNumbers):
             numbers = FiniteNumbers(numbers)
         return rule(numbers)
 

@@ -75,6 +75,9 @@ def torus_betas(s, tol: float = TOL) -> np.ndarray:
     s = verdicts.finite_numbers(s)
     b = np.asarray(s["spectrum_betas"], dtype=np.float64)
     spec = np.asarray(s["spectrum"], dtype=np.float64)
+    if b.ndim != 1 or spec.ndim != 2 or spec.shape[0] != b.size or spec.shape[1] < 2:
+        raise verdicts.Undecidable(f"spectrum must hold one row of two exponents or more per β of spectrum_betas ({b.size}) in the "
+                                   f"stored numbers; got shape {spec.shape}")
     chaos = np.nonzero(spec[:, 0] > 1e-2)[0]
     before = np.arange(b.size) < (chaos[0] if chaos.size else b.size)
     ns = s.get("ns_beta")
@@ -101,7 +104,12 @@ def spectrum_at(tol: float, hyper: float):
 
 def _branches(s, before: float) -> list[list[Fraction]]:
     """Each stored branch's plateau fractions in β order, those starting before ``before`` (the torus breakup)."""
-    return [[Fraction(f) for b, f in branch if b < before] for branch in s["plateau_steps"]]
+    branches = s["plateau_steps"]
+    if not all(isinstance(branch, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in branch)
+               for branch in branches):
+        raise verdicts.Undecidable("plateau_steps must hold branches of (β, fraction) pairs in the stored numbers; got "
+                                   f"{branches!r:.80}")
+    return [[Fraction(f) for b, f in branch if b < before] for branch in branches]
 
 
 def _monotone(fr: list[Fraction]) -> bool:

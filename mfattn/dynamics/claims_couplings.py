@@ -16,6 +16,8 @@ seeds over every 8th of those β, each with its per-β periods and λ_max.
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import numpy as np
 
 from ..companion.checks import check_bool, check_edges, check_probability
@@ -196,7 +198,7 @@ def _chaos_units(s, pair: str = "qk") -> list[tuple[int, float, float]] | None:
             continue
         missing = [f"{k}_{x}" for k in (p, c) for x in ("betas", "period", "lyapunov") if f"{k}_{x}" not in s]
         if missing:
-            raise KeyError(missing[0])
+            raise MissingNumber(missing[0])
         for k in (p, c):
             same_units(s, f"{k}_betas", f"{k}_period", f"{k}_lyapunov", units="β")
         bp, bc = (np.round(np.asarray(s[f"{k}_betas"], dtype=np.float64), 9) for k in (p, c))

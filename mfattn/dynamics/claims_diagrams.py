@@ -5,6 +5,8 @@ Fig. 3a (dmft-route-to-chaos), the zoom of Fig. 3b (dmft-zoom) and the code's bi
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import numpy as np
 
 from ..companion import verdicts
@@ -195,7 +197,7 @@ def _chains(s, window=None):
     window's 1.24 (the ledger keeps three digits: 1.26256 and 1.266 would both read 1.27), and the onset's jump."""
     g = [_stages_of(s, p, window) for p in ("a", "z") if f"{p}_orbit_arrays" in s]
     if not g:
-        raise KeyError("a_orbit_arrays")
+        raise MissingNumber("a_orbit_arrays")
     return {"first torus beta - 1.24": [x["first_torus"] - ZOOM[0] for x in g],
             "first chaotic beta - 1.24": [x["first_chaos"] - ZOOM[0] for x in g],
             "grid steps from a quiet orbit to deep chaos": [x["jump"] for x in g]}

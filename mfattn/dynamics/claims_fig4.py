@@ -5,6 +5,8 @@ memory, from :mod:`.claims_memory`), the finite network, our λ classification a
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 from collections.abc import Mapping
 
 import numpy as np
@@ -159,7 +161,7 @@ FLAT = 0.03   # spectral flatness: a tenth of the chaotic orbits' (0.28-0.30), f
 def _flatness(s, beta):
     spec = s.get("f4_spectral")
     if not spec or "flatness" not in spec[0]:   # a run before 0.4: the numbers predate the rule
-        raise KeyError("f4_spectral flatness")
+        raise MissingNumber("f4_spectral flatness")
     v = spec[list(s["f4_betas"]).index(beta)]["flatness"]
     if v is None or not np.isfinite(v):
         raise Undecidable(f"the spectral flatness at β = {beta:g} is stored as null")
@@ -226,7 +228,7 @@ def _spectra_noise(s):
     """The range of the 1/e times over the windows at β = 1.28 (those that decay)."""
     w = [t for t in _tau(s, "f4_tau_e_windows", 1.28) if t is not None]
     if len(w) < 2:
-        raise KeyError("1/e times of two windows at β = 1.28")
+        raise MissingNumber("1/e times of two windows at β = 1.28")
     return max(w) - min(w)
 
 

@@ -22,6 +22,8 @@ are true of them; :func:`noise_lt` and :func:`noise_lc` read the window-to-windo
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import math
 from typing import Any, Mapping
 
@@ -79,9 +81,9 @@ def guarded(f):
         try:
             out = f(s)
         except (TypeError, ValueError, ZeroDivisionError, IndexError, Undecidable) as why:
-            raise KeyError(f"a number it reads ({why})") from None
+            raise MissingNumber(f"a number it reads ({why})") from None
         if isinstance(out, float) and not (math.isfinite(out) and out > 0):
-            raise KeyError(f"a positive noise (the stored numbers give {out!r})")
+            raise MissingNumber(f"a positive noise (the stored numbers give {out!r})")
         return out
     read.__doc__, read.__name__ = f.__doc__, getattr(f, "__name__", "read")
     return read
@@ -170,7 +172,7 @@ def torus_interval(s: Mapping[str, Any]) -> np.ndarray:
     crossing stored as null or NaN is not stored; one stored as an infinity is :class:`Undecidable` naming it)."""
     ns = s["ns_beta"]
     if ns is None or isinstance(ns, float) and math.isnan(ns):
-        raise KeyError(f"ns_beta (the Floquet crossing is stored as {ns!r}, not a β)")
+        raise MissingNumber(f"ns_beta (the Floquet crossing is stored as {ns!r}, not a β)")
     if isinstance(ns, (int, float)) and math.isinf(ns):
         raise Undecidable(f"ns_beta is {ns!r} in the stored numbers: an infinite Floquet crossing is not a β")
     zb, zl, zp = orbits(s, "z")
@@ -246,7 +248,7 @@ def noise_lt(s: Mapping[str, Any]) -> float:
     tori (the standard deviation over the windows / √(number of windows))."""
     w = _fig4_windows(s, "torus")
     if not w:
-        raise KeyError("f4 tori with λ over windows")
+        raise MissingNumber("f4 tori with λ over windows")
     return max(float(x.std(ddof=1) / math.sqrt(x.size)) for x in w)
 
 
@@ -255,7 +257,7 @@ def noise_lc(s: Mapping[str, Any]) -> float:
     chaotic orbits)."""
     w = _fig4_windows(s, "chaotic")
     if not w:
-        raise KeyError("f4 chaotic orbits with λ over windows")
+        raise MissingNumber("f4 chaotic orbits with λ over windows")
     return LC * max(float(x.std(ddof=1) / math.sqrt(x.size) / abs(x.mean())) for x in w)
 
 

@@ -4,6 +4,8 @@ rules and thresholds three claims share (dmft-path-probability, dmft-finite-n, d
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import math
 
 from ..companion import verdicts
@@ -135,7 +137,7 @@ def _inside(s, t: int, cut: float) -> list[int]:
     λ_max of the Fig. 4 orbit at that β)."""
     beta = s.get("horizon_beta", 1.28)
     if "f4_lyapunov" not in s or beta not in list(s.get("f4_betas", [])):
-        raise KeyError("f4_lyapunov at the horizon's β")
+        raise MissingNumber("f4_lyapunov at the horizon's β")
     i = list(s["f4_betas"]).index(beta)
     lam = s["f4_lyapunov"][i] if i < len(s["f4_lyapunov"]) else None
     if not _finite(lam):

@@ -7,6 +7,8 @@ Decided from the stored measurements (``summary.json``'s ``map``: the per-point 
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import numpy as np
 
 from ..companion import verdicts
@@ -26,7 +28,7 @@ ROUND_OFF = 1e-12   # float64 sums of O(1) terms over 99 units and 4 σ: ε·n �
 
 def _deviations(s) -> dict:
     if "map_deviations" not in s:   # a run before 0.4 kept only the tests' bounds: the numbers predate the rule
-        raise KeyError("map_deviations")
+        raise MissingNumber("map_deviations")
     d = s["map_deviations"]
     if not d:
         raise verdicts.Undecidable("the map's deviations are stored empty")

@@ -5,6 +5,8 @@ claims on single orbits, and uses the helpers here that read the stored per-β d
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 import math
 
 import numpy as np
@@ -142,7 +144,7 @@ QUASI4 = (1.255, 1.26405)   # the quasi-periodic β of Fig. 4
 def _spectral(s, beta) -> dict:
     """The stored spectral line of the Fig. 4 orbit at ``beta`` (KeyError for runs before 0.4, which lack it)."""
     if "f4_spectral" not in s:
-        raise KeyError("f4_spectral")
+        raise MissingNumber("f4_spectral")
     if beta not in s["f4_betas"]:
         raise Undecidable(f"the stored Fig. 4 runs have no β = {beta:g}")
     return s["f4_spectral"][list(s["f4_betas"]).index(beta)]

@@ -11,6 +11,8 @@ rotation numbers of the ε = 0 circle cannot open from it. This module decides t
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 from fractions import Fraction
 
 import numpy as np
@@ -33,7 +35,7 @@ def _grid(s):
     """The stored tongue grid as arrays (rows ε, columns β); Undecidable for runs before 0.4 (widths only)."""
     for k in ("tongue_rho", "tongue_lyapunov", "tongue_locked_grid", "tongue_betas"):
         if k not in s:   # a run before 0.4 stored the widths only: the numbers predate the rule
-            raise KeyError(k)
+            raise MissingNumber(k)
         if s[k] is None:
             raise verdicts.Undecidable(f"the stored tongue grid's {k} is null")
     rho = np.array([[np.nan if v is None else v for v in row] for row in s["tongue_rho"]], dtype=np.float64)

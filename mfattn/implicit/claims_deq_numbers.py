@@ -196,7 +196,7 @@ def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
 def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str]:
     """The numbers the rules of ``chapter`` ("deq" or "transformer") read ({} when not stored) and the commands
     that make them."""
-    if chapter not in REMEDY:
+    if not isinstance(chapter, str) or chapter not in REMEDY:
         raise ValueError(f"chapter must be 'deq' or 'transformer'; got {chapter!r}")
     return full_numbers(root, chapter), REMEDY[chapter]
 

@@ -46,8 +46,13 @@ def up(x: float, digits: int = 1) -> str:
 def measured(key: str, scale: float = 1.0):
     """A threshold's noise read from the stored numbers (``numbers[key] * scale``), None where it is not a positive
     finite number (e.g. seeds that agree exactly: nothing to move the threshold by)."""
+    check_real("scale", scale)
+
     def noise(s):
-        x = s[key] * scale
+        x = s[key]
+        if x is None:   # not measured: nothing to move the threshold by
+            return None
+        x = x * scale
         return float(x) if isinstance(x, (int, float)) and math.isfinite(x) and x > 0 else None
     return noise
 
@@ -55,8 +60,8 @@ def measured(key: str, scale: float = 1.0):
 def one_seed(*keys: str):
     """The spread of a number measured on seed 0 only (the stored run and its summary): one value per key, so the
     claim is graded at best "with differences" (:class:`~mfattn.companion.premises.Spread`). Each key must hold one
-    number (or None: left out)."""
-    return lambda s: {k: [float(_real(s, k))] for k in keys if s.get(k) is not None}
+    number (or None or NaN: not measured, left out)."""
+    return lambda s: {k: [float(_real(s, k))] for k in keys if s.get(k) is not None and not math.isnan(_real(s, k))}
 
 
 def over_seeds_text(s, key: str) -> str:

@@ -29,7 +29,8 @@ def in_iteration(tag: str, shared: str = "mb2"):
     def rule(s):
         key, ref = f"merr_median_{tag}_seeds", f"merr_median_{shared}_seeds"
         if key not in s or ref not in s:
-            raise verdicts.Undecidable("the magnetisation errors inside the iteration are not stored per draw")
+            raise verdicts.Undecidable("the magnetisation errors inside the iteration are not stored per draw ("
+                                       + " and ".join(k for k in (key, ref) if k not in s) + " missing)")
         e = float(np.mean(s[key]))
         return "holds" if e <= float(np.mean(s[ref])) else "partly" if e < 1 else "fails"
     return rule

@@ -8,6 +8,8 @@ differences" (one unit, :class:`~mfattn.companion.premises.Spread`).
 
 from __future__ import annotations
 
+from mfattn.companion.stored_views import MissingNumber  # a KeyError naming the stored number a rule lacks
+
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -74,9 +76,10 @@ def units(*keys: str) -> Callable[[Numbers], dict[str, list[float]]]:
 
 
 def shown(*keys: str, digits: int = 3):
-    """The numbers a verdict quotes (``digits`` significant digits, a positive integer), those stored."""
+    """The numbers a verdict quotes (``digits`` significant digits, a positive integer), those stored (None or NaN:
+    not measured, left out)."""
     check_int("digits", digits, 1)
-    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if s.get(k) is not None}
+    return lambda s: {k: float(f"{s[k]:.{digits}g}") for k in keys if s.get(k) is not None and s[k] == s[k]}
 
 
 def _listed(values, digits: int = 3) -> str:
@@ -181,7 +184,8 @@ def collapse_sharper(scale: str):
     def rule(s):
         key = f"sharp_nores_{scale}_seeds"
         if key not in s:
-            raise verdicts.Undecidable(f"the sharpened-attention control (scale {scale}) is not stored")
+            raise verdicts.Undecidable(f"the sharpened-attention control (scale {scale}) is not stored ({key} "
+                                       "missing)")
         return _collapse_grade(max(_draws(s, key)), min(_draws(s, f"sharp_res_{scale}_seeds")), **_COLLAPSE)
     return finite_rule(rule)   # a NaN draw would compare False with the edges: not tested, never a grade
 
@@ -272,7 +276,7 @@ def _amortised_grade(e: float, tap_level: float, none: float) -> str:
 def _mean_over_draws(s: Numbers, stat: str, tag: str) -> float:
     fallback = {"median": f"corr_in_{tag}", "above": f"corr_above_{tag}"}.get(stat)
     if f"corr_{stat}_{tag}_seeds" not in s and fallback is None:
-        raise KeyError(f"corr_{stat}_{tag}_seeds")
+        raise MissingNumber(f"corr_{stat}_{tag}_seeds")
     return float(np.mean(per_draw(s, f"corr_{stat}_{tag}", fallback)))
 
 

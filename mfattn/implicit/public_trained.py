@@ -178,9 +178,13 @@ def train_public(config: TrainConfig, *, data_root=None, device: str | torch.dev
     """Train (or resume, or load) ``config`` with the public solver in the loop, in :func:`public_run_dir` (or
     ``folder``, which must lie outside the book's run cache). The layer's forward and backward settings are the
     config's (the blog's 40 evaluations, tol 1e-4: :data:`PUBLIC_FORWARD`, :data:`PUBLIC_BACKWARD`)."""
+    from ..companion.checks import check_bool
     from .train import train_mnist
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig; got {type(config).__name__}")
+    if progress is not None:   # 'False' (a string) would read as True
+        check_bool("progress", progress)
+    check_bool("use_cache", use_cache)
     _run_device(device, present=True)
     folder = Path(folder) if folder is not None else public_run_dir(config, device)
     book = store.cache_dir("deq", "mnist").resolve()
@@ -191,6 +195,19 @@ def train_public(config: TrainConfig, *, data_root=None, device: str | torch.dev
                            progress=progress)
 
 
+def _check_pixels(images: torch.Tensor) -> None:
+    """``images`` normalised as :mod:`.mnist` normalises test digits: every entry within ``(p − MNIST_MEAN) /
+    MNIST_STD`` for a pixel p in [0, 1] (up to 1e-3); else a ValueError naming ``images`` (digits scaled by 1e30
+    overflow the layer and its solver's residuals come back NaN)."""
+    from .mnist import MNIST_MEAN, MNIST_STD
+
+    lo, hi = (0.0 - MNIST_MEAN) / MNIST_STD - 1e-3, (1.0 - MNIST_MEAN) / MNIST_STD + 1e-3
+    if images.numel() and not (float(images.min()) >= lo and float(images.max()) <= hi):
+        raise ValueError(f"images must be normalised MNIST digits (entries between {lo:.4f} and {hi:.4f}, pixels in "
+                         f"[0, 1] mapped by (p - {MNIST_MEAN}) / {MNIST_STD}); got entries from "
+                         f"{float(images.min()):.4g} to {float(images.max()):.4g}")
+
+
 @contract(every="int:1", batch="int:1", digits="int:1")
 def analyse(result: TrainResult, images: torch.Tensor, labels: torch.Tensor, *, every: int = 1000,
             batch: int = 60, digits: int = 1000) -> dict[str, Any]:
@@ -199,7 +216,8 @@ def analyse(result: TrainResult, images: torch.Tensor, labels: torch.Tensor, *, 
     reaches its tolerance (:func:`reference_converged_over_training`) on the first ``batch`` test images (B, 1, 28,
     28) and, the book's protocol, the share of the batches of ``batch`` among the first ``digits``; each summarised
     over the last quarter (steps >= 0.75 of the last) and over all. ``every``, ``batch`` and ``digits`` are positive
-    integers with ``batch <= digits <= len(images)``; ``labels`` (B,) integer labels of ``images``."""
+    integers with ``batch <= digits <= len(images)``; ``images`` normalised as :mod:`.mnist` normalises them (entries
+    from (0 − 0.1307) / 0.3081 to (1 − 0.1307) / 0.3081); ``labels`` (B,) integer labels of ``images``."""
     from ..companion.checks import check_tensor
     from .evaluation import evaluate
     if not isinstance(result, TrainResult):
@@ -211,6 +229,7 @@ def analyse(result: TrainResult, images: torch.Tensor, labels: torch.Tensor, *, 
     if not batch <= digits <= len(images):
         raise ValueError(f"digits must lie between batch ({batch}) and the number of images ({len(images)}): the "
                          f"book's protocol reads whole batches of the first digits; got digits={digits}")
+    _check_pixels(images)
     kept = result.weight_steps()
     steps = [s for s in kept if s % every == 0 or s == kept[-1]]
     one = reference_solver.reference_converged_over_training(result, images[:batch], steps, batch=batch,
