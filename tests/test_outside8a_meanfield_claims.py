@@ -200,3 +200,18 @@ def test_width_text_refuses_negative_or_nan_errors():   # a2076 a2080: width_tex
     with pytest.raises(ValueError, match="mean_abs_m"):
         W.width_text({"fw": {"0.1": {"atap_m": 0.05, "tap_m": 0.1, "mean_abs_m": -0.3}}}, "atap", "tap")
     assert "0.500" in W.width_text({"fw": {"0.1": {"atap_m": 0.05, "tap_m": 0.1, "mean_abs_m": 0.3}}}, "atap", "tap")
+
+
+def test_width_text_refuses_a_width_that_is_no_number():   # width_text(s, 'atap', 'tap') with s['fw'] keyed 'abc' / 'nan'
+    for key in ("abc", "nan", "-0.1"):
+        with pytest.raises(ValueError, match=r"s\['fw'\] must map widths"):
+            W.width_text({"fw": {key: {"atap_m": 0.05, "tap_m": 0.1, "mean_abs_m": 0.3}}}, "atap", "tap")
+    assert "σ_h = 1" in W.width_text({"fw": {"1": {"atap_m": 0.05, "tap_m": 0.1, "mean_abs_m": 0.3}}}, "atap", "tap")
+
+
+def test_paired_refuses_one_theory_twice_and_known_no_keys():   # paired(s, 'atap', 'atap'); known(s)
+    with pytest.raises(ValueError, match="better and worse must be two different theories"):
+        F.paired(PAIRS, "atap", "atap")
+    with pytest.raises(ValueError, match="keys must name at least one"):
+        F.known(PAIRS)
+    assert F.known(PAIRS, "tap_m") == [0.05]

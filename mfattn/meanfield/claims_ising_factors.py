@@ -34,6 +34,8 @@ def known(s, *keys: str) -> list[float]:
     verdicts read not tested). A value of another kind (a list, even an empty one, text, a flag) is a TypeError naming
     its key."""
     _key_names(keys)
+    if not keys:
+        raise ValueError("keys must name at least one stored mean error (e.g. 'atap_m'); got none")
     for k in keys:   # a key the store does not hold is not kind-checked by the view: one number or None here
         if s[k] is not None and (isinstance(s[k], (bool, np.bool_)) or not isinstance(s[k], numbers.Real)):
             raise TypeError(f"s[{k!r}] must be a number (a mean error) or None (not measured); got "
@@ -87,14 +89,17 @@ def _per_instance(s, key: str) -> list:
 def paired(s, better: str, worse: str, which: str = "m") -> tuple[np.ndarray, np.ndarray]:
     """The per-instance errors of two theories on the instances both solved (``{key}_{which}_inst``). ``which`` is
     "m" or "c" and ``better``, ``worse`` theories' names (:data:`THEORY_KEYS`, or a family's ``fam_<family>_<theory>``
-    / ``fam_<family>_sk_<theory>``), else a ValueError naming the argument and the allowed values; a theory the
-    summary does not hold is a KeyError (written before it: not tested). Lists of different lengths (they no longer
-    pair the instances), or an entry that is infinite or below 0, are
+    / ``fam_<family>_sk_<theory>``, two different ones), else a ValueError naming the argument and the allowed values;
+    a theory the summary does not hold is a KeyError (written before it: not tested). Lists of different lengths
+    (they no longer pair the instances), or an entry that is infinite or below 0, are
     :class:`~mfattn.companion.verdicts.Undecidable` naming the keys."""
     if which not in ("m", "c"):
         raise ValueError(f"which must be 'm' (magnetisations) or 'c' (correlations); got {which!r}"[:200])
     _theory(s, "better", better, which)
     _theory(s, "worse", worse, which)
+    if better == worse:
+        raise ValueError(f"better and worse must be two different theories (a ratio of a theory to itself is 1); got "
+                         f"{better!r} twice"[:200])
     bk, wk = f"{better}_{which}_inst", f"{worse}_{which}_inst"
     bs, ws = _per_instance(s, bk), _per_instance(s, wk)
     if len(bs) != len(ws):

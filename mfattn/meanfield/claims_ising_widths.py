@@ -59,6 +59,14 @@ def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") 
     if not isinstance(widths, Mapping) or not all(isinstance(row, Mapping) for row in widths.values()):
         raise TypeError(f"s['fw'] must be a mapping of width -> the numbers at that width (stored_numbers' 'fw'); got "
                         f"{widths!r}"[:200])
+    for w in widths:
+        try:
+            ok = isinstance(w, str) and math.isfinite(float(w)) and float(w) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"s['fw'] must map widths of the fields (σ_h as text, a finite number > 0, e.g. '0.1') "
+                             f"to their numbers; got the key {w!r}"[:200])
     parts = []
     for w in sorted(widths, key=float):
         row = widths[w]
