@@ -18,7 +18,8 @@ def _series(s, key: str, size: int | None = None, nan=ValueError) -> list:
     """``s[key]`` (a KeyError where it is missing: numbers written before it, which the verdicts read as not tested)
     as the stored numbers hold it: a list of numbers or None (no value), ``size`` long where given (one per stored
     β). Text is a TypeError and NaN a ``nan`` (ValueError; :class:`~mfattn.companion.verdicts.Undecidable` for a
-    rule: a NaN compared as a number would read as "fails"), each naming the key."""
+    rule: a NaN compared as a number would read as "fails"), each naming the key; so is an infinite or negative
+    entry (a mean error and a β are finite numbers >= 0)."""
     values = s[key]
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence):
         raise TypeError(f"s[{key!r}] must be a list of numbers (one per stored β); got {values!r}"[:200])
@@ -27,14 +28,18 @@ def _series(s, key: str, size: int | None = None, nan=ValueError) -> list:
             raise TypeError(f"s[{key!r}] must hold numbers or None; got {v!r}"[:200])
         if v is not None and math.isnan(v):
             raise nan(f"s[{key!r}] holds NaN: a missing number is stored as None, and a NaN cannot be compared")
+        if v is not None and (math.isinf(v) or v < 0):   # a mean error, or an inverse temperature: finite, >= 0
+            raise nan(f"s[{key!r}] holds {v!r}: {'a β' if key == 'betas' else 'a mean error'} is a finite number "
+                      ">= 0")
     if size is not None and len(values) != size:
         raise ValueError(f"s[{key!r}] must hold one entry per stored β ({size}); got {len(values)}")
     return list(values)
 
 
-def _betas(s) -> list:
-    """The stored β (``s["betas"]``): numbers, never None."""
-    betas = _series(s, "betas")
+def _betas(s, nan=ValueError) -> list:
+    """The stored β (``s["betas"]``): finite numbers >= 0, never None (NaN, an infinity or a negative β: a ``nan``
+    naming the key)."""
+    betas = _series(s, "betas", nan=nan)
     if None in betas:
         raise TypeError("s['betas'] must hold numbers (the stored β); got None")
     return betas
@@ -44,7 +49,7 @@ def _betas(s) -> list:
 def per_beta_note(s) -> str:
     """Where the factor 2 holds over the stored β of the high-temperature phase (β ≤ 1): the ratio of adaptive TAP's
     mean error to each TAP's at every β, and the β where it reaches 1/2. Each list it reads holds numbers or None, one
-    per stored β (text or NaN: a TypeError or ValueError naming the key)."""
+    per stored β (text, NaN, an infinity or a number below 0: a TypeError or ValueError naming the key)."""
     if not all(k in s for k in ("betas", "atap_by_beta", "tap_by_beta")):
         return ""
     betas = _betas(s)
@@ -81,11 +86,12 @@ def per_beta_note(s) -> str:
 def ordered_every_beta(s):
     """The order of the mean C errors (adaptive TAP < TAP < naive) at every stored β below 1: holds if at each, partly
     if both TAPs beat naive mean field at each but not in that order somewhere, fails otherwise. A list it reads
-    holding NaN cannot decide it (:class:`~mfattn.companion.verdicts.Undecidable`), text is a TypeError; a key it
+    holding NaN, an infinity or a number below 0 (a mean error, a β) cannot decide it
+    (:class:`~mfattn.companion.verdicts.Undecidable`), text is a TypeError; a key it
     reads that ``s`` lacks (``betas``) is a KeyError naming it (the verdicts: not tested)."""
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         raise verdicts.Undecidable("the correlations' errors at every β are not stored (written before that reading)")
-    betas = _betas(s)
+    betas = _betas(s, verdicts.Undecidable)
     a_, t_, n_ = (_series(s, f"{k}_c_by_beta", len(betas), verdicts.Undecidable) for k in ("atap", "tap", "naive"))
     rows = [(a, t, n) for b, a, t, n in zip(betas, a_, t_, n_)
             if b < 1.0 - 1e-9 and None not in (a, t, n)]
@@ -98,7 +104,8 @@ def ordered_every_beta(s):
 def ordering_beta_note(s) -> str:
     """Adaptive TAP's error of C over TAP's at the other temperatures, and where their order reverses: "" where the
     per-β errors of C (``atap_c_by_beta``, ``tap_c_by_beta``, ``naive_c_by_beta``) are not stored (a summary written
-    before them; other keys, such as ``atap_by_beta``, are not read)."""
+    before them; other keys, such as ``atap_by_beta``, are not read). A list it reads holding NaN, an infinity or a
+    number below 0, or of another length than ``betas``, is a ValueError naming the key."""
     if not all(f"{k}_c_by_beta" in s for k in ("atap", "tap", "naive")):
         return ""
     betas = _betas(s)

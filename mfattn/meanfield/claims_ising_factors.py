@@ -13,10 +13,29 @@ import numpy as np
 from ..companion import stats, verdicts
 
 
+#: The theories whose per-instance errors the stored numbers hold (``{theory}_{which}_inst``; "exact" is the error of
+#: C = 0, ``exact_c_inst``); a family's are ``fam_<family>_<theory>`` and ``fam_<family>_sk_<theory>``.
+THEORY_KEYS = ("naive", "tap", "atap", "tsite", "exact")
+
+
+def _key_names(keys) -> None:
+    """Each of ``keys`` is a stored number's name (a string): a TypeError naming ``keys`` otherwise."""
+    for k in keys:
+        if not isinstance(k, str):
+            raise TypeError(f"keys must be names of stored numbers (strings, e.g. 'atap_m'); got {type(k).__name__} "
+                            f"{k!r}"[:200])
+
+
 def known(s, *keys: str) -> list[float]:
-    """The numbers ``s[k]``, or :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null or
-    non-finite (the summary stores a NaN as null): a missing RMSE cannot decide a comparison. A value of another kind
-    (a list, even an empty one, text, a flag) is a TypeError naming its key."""
+    """The numbers ``s[k]`` (each a mean error: a finite number >= 0), or
+    :class:`~mfattn.companion.verdicts.Undecidable` naming those stored as null, non-finite (the summary stores a NaN
+    as null) or below 0 (no error is): a missing RMSE cannot decide a comparison. A key that is no string is a
+    TypeError naming ``keys``; a name ``s`` does not hold is a KeyError naming it (numbers written before it: the
+    verdicts read not tested). A value of another kind (a list, even an empty one, text, a flag) is a TypeError naming
+    its key."""
+    _key_names(keys)
+    if not keys:
+        raise ValueError("keys must name at least one stored mean error (e.g. 'atap_m'); got none")
     for k in keys:   # a key the store does not hold is not kind-checked by the view: one number or None here
         if s[k] is not None and (isinstance(s[k], (bool, np.bool_)) or not isinstance(s[k], numbers.Real)):
             raise TypeError(f"s[{k!r}] must be a number (a mean error) or None (not measured); got "
@@ -24,12 +43,69 @@ def known(s, *keys: str) -> list[float]:
     missing = [k for k in keys if s[k] is None or not math.isfinite(s[k])]
     if missing:
         raise verdicts.Undecidable(f"{', '.join(missing)} is not a finite number in the stored summary (null)")
+    below = [k for k in keys if s[k] < 0]
+    if below:
+        raise verdicts.Undecidable(", ".join(f"{k} is {s[k]!r}" for k in below) + " in the stored summary: a mean "
+                                   "error is >= 0")
     return [s[k] for k in keys]
 
 
+def _theory(s, name: str, value, which: str) -> str:
+    """``value`` checked as a theory's name in :func:`paired`: a string of the form ``<theory>``,
+    ``fam_<family>_<theory>`` or ``fam_<family>_sk_<theory>`` (``<theory>`` one of :data:`THEORY_KEYS`); else a
+    TypeError or ValueError naming ``name`` and the theories ``s`` holds errors of ``which`` for."""
+    from .families import FAMILIES
+
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a theory's name (a string, e.g. 'atap'); got {type(value).__name__} "
+                        f"{value!r}"[:200])
+    ok = value in THEORY_KEYS or any(value == f"fam_{f}_{sk}{t}" for f in FAMILIES for sk in ("", "sk_")
+                                     for t in THEORY_KEYS)
+    if not ok:
+        stored = sorted(k[:-len(f"_{which}_inst")] for k in s if isinstance(k, str) and k.endswith(f"_{which}_inst"))
+        raise ValueError(f"{name} must name a theory whose per-instance errors are stored ({', '.join(stored)}); got "
+                         f"{value!r}"[:400])
+    return value
+
+
+def _per_instance(s, key: str) -> list:
+    """``s[key]``, a theory's per-instance errors: each None (not solved) or a finite number >= 0; else
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key and the entry."""
+    runs = s[key]
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, (list, tuple)):
+        raise TypeError(f"s[{key!r}] must be a list of per-instance errors (numbers or None); got "
+                        f"{type(runs).__name__} {runs!r}"[:200])
+    for i, v in enumerate(runs):
+        if v is None:
+            continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"s[{key!r}][{i}] must be an error (a number) or None; got {v!r}"[:200])
+        if not math.isfinite(v) or v < 0:
+            raise verdicts.Undecidable(f"s[{key!r}][{i}] is {v!r}: a per-instance error is a finite number >= 0 "
+                                       "(None where not solved)")
+    return list(runs)
+
+
 def paired(s, better: str, worse: str, which: str = "m") -> tuple[np.ndarray, np.ndarray]:
-    """The per-instance errors of two theories on the instances both solved (``{key}_{which}_inst``)."""
-    pairs = [(b, w) for b, w in zip(s[f"{better}_{which}_inst"], s[f"{worse}_{which}_inst"])
+    """The per-instance errors of two theories on the instances both solved (``{key}_{which}_inst``). ``which`` is
+    "m" or "c" and ``better``, ``worse`` theories' names (:data:`THEORY_KEYS`, or a family's ``fam_<family>_<theory>``
+    / ``fam_<family>_sk_<theory>``, two different ones), else a ValueError naming the argument and the allowed values;
+    a theory the summary does not hold is a KeyError (written before it: not tested). Lists of different lengths
+    (they no longer pair the instances), or an entry that is infinite or below 0, are
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the keys."""
+    if which not in ("m", "c"):
+        raise ValueError(f"which must be 'm' (magnetisations) or 'c' (correlations); got {which!r}"[:200])
+    _theory(s, "better", better, which)
+    _theory(s, "worse", worse, which)
+    if better == worse:
+        raise ValueError(f"better and worse must be two different theories (a ratio of a theory to itself is 1); got "
+                         f"{better!r} twice"[:200])
+    bk, wk = f"{better}_{which}_inst", f"{worse}_{which}_inst"
+    bs, ws = _per_instance(s, bk), _per_instance(s, wk)
+    if len(bs) != len(ws):
+        raise verdicts.Undecidable(f"s[{bk!r}] ({len(bs)}) and s[{wk!r}] ({len(ws)}) have different lengths: they no "
+                                   "longer pair the instances")
+    pairs = [(b, w) for b, w in zip(bs, ws)
              if b is not None and w is not None and w > 0 and b > 0]
     if len(pairs) < 3:
         raise verdicts.Undecidable(f"{len(pairs)} instances with both {better} and {worse} solved: too few to read a "
@@ -76,14 +152,20 @@ def log_ratio_se(b: np.ndarray, w: np.ndarray) -> float:
 def bootstrap_sd(b: np.ndarray, w: np.ndarray, resamples: int = 4000) -> float:
     """Standard deviation of log(mean b / mean w) over a paired bootstrap of the units (fixed seed: a check, not a
     verdict, reads it). ``b`` and ``w`` as for :func:`log_ratio_se`; ``resamples`` an integer >= 2 whose index table
-    (``resamples`` × the instances) fits the memory budget, else a ValueError naming it."""
+    (``resamples`` × the instances) fits the memory budget, else a ValueError naming it. A resample whose mean is 0
+    (zero errors drawn only) has no finite log: a ValueError naming ``b`` and ``w``, never a NaN."""
     from ..companion.checks import check_alloc, check_int
 
     b, w = _errors(b, w, positive=False)
     resamples = check_int("resamples", resamples, 2)
     check_alloc(f"resamples={resamples}", resamples * b.size * 8, what="its bootstrap index table")
     idx = np.random.default_rng(0).integers(0, b.size, size=(resamples, b.size))
-    return float(np.std(np.log(b[idx].mean(1) / w[idx].mean(1))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = float(np.std(np.log(b[idx].mean(1) / w[idx].mean(1))))
+    if not math.isfinite(out):   # a resample of only the zero entries: its mean 0, its log not finite
+        raise ValueError(f"b and w must not hold so many zero errors that a bootstrap resample has mean 0 (its log is "
+                         f"taken); got {int((b == 0).sum())} zeros in b and {int((w == 0).sum())} in w of {b.size}")
+    return out
 
 
 def geometric_interval(b: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:

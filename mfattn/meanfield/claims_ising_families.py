@@ -21,6 +21,7 @@ from ..companion import stats, verdicts
 from ..companion.premises import Alternative, Quote, Spread, Threshold
 from ..companion.verdicts import Claim
 from .claims_ising_accuracy import ADAPTIVE_REASON, NAMES, SECTION_TAP, geometric_interval, log_ratio_se, paired
+from .claims_ising_factors import _per_instance
 from .families import FAMILIES
 
 __all__ = ["FAMILY_CLAIMS", "TF"]
@@ -47,7 +48,18 @@ def _pairs(s, family: str, worse: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def converged_share(s, family: str) -> float:
-    runs = s[f"fam_{family}_atap_m_inst"]
+    """The share of ``family``'s instances on which adaptive TAP converged (``fam_<family>_atap_m_inst``: an error,
+    None where it did not). ``family`` must be one of :data:`~.families.FAMILIES` (else a TypeError or ValueError
+    naming it and those); a family the summary does not hold is a KeyError (written before it: not tested). An empty
+    list, or an entry that is infinite, NaN or below 0, is :class:`~mfattn.companion.verdicts.Undecidable` naming the
+    key."""
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise (TypeError if not isinstance(family, str) else ValueError)(
+            f"family must be one of {', '.join(FAMILIES)}; got {family!r}"[:200])
+    key = f"fam_{family}_atap_m_inst"
+    runs = _per_instance(s, key)
+    if not runs:
+        raise verdicts.Undecidable(f"s[{key!r}] is empty: no instances to take a share of")
     return sum(x is not None for x in runs) / len(runs)
 
 

@@ -24,8 +24,9 @@ import numpy as np
 from ..companion import verdicts
 from ..companion.checks import check_positive
 from .claims_ising_accuracy import NAMES, log_ratio_se
+from .claims_ising_sweep import SWEPT, _crossing_tables, _sweep
 
-__all__ = ["THEORIES", "MIN_SHARE", "CROSS_Z"]
+__all__ = ["THEORIES", "MIN_SHARE", "CROSS_Z", "SWEPT"]
 
 #: The TAP theories whose line the claims are about (the key of the stored numbers, the name).
 THEORIES = (("tap", "TAP"), ("atap", "adaptive TAP"))
@@ -170,9 +171,12 @@ def _at_at(factor: float, line: float, share: float, theories=THEORIES, exact: b
 
 def baseline_note(s) -> str:
     """Where naive mean field, the reference of the line rules, stops beating the couplings-free estimates, and TAP's
-    ratio to tanh(h_i) at its own line ("" where the baselines are not stored)."""
+    ratio to tanh(h_i) at its own line ("" where the baselines are not stored). A sweep that does not hang together
+    (:func:`~.claims_ising_sweep._sweep`) is :class:`~mfattn.companion.verdicts.Undecidable` naming the key."""
     if "zero_strong_inst" not in s:
         return ""
+    _sweep(s, [f"{k}_strong_inst" for k in ("naive", "zero", "field", "tap")]
+           + [f"{k}_at_strong_inst" for k, _ in THEORIES], [f"{k}_at_strong" for k, _ in THEORIES])
     b = s["damping_betas"]
     worse = [x for i, x in enumerate(b) if _ratio(s, "naive", i, "zero")[0] > 1]
     text = (f" Naive mean field, the rules' reference, is worse than simply m = 0 from β = {worse[0]:g} of the sweep on "
@@ -254,8 +258,12 @@ def _knee(steps: int = 3, share: float = 0.9):
 def instance_crossings(s, k: str, factor: float = 2.0) -> dict[str, int]:
     """Per instance, theory ``k``'s own line: the first sweep β where that instance's own x (damping 0.05) reaches 1.
     Returns how many instances cross (``cross``) and, of those with both errors at that β, how many have lost the
-    ``factor`` over naive mean field there (``lost``) and how many keep it (``kept``)."""
+    ``factor`` over naive mean field there (``lost``) and how many keep it (``kept``). ``k`` is one of :data:`SWEPT`
+    (else a TypeError or ValueError naming it); the three tables it reads must have one shape (one row per sweep β,
+    one entry per instance), each entry None or a finite number >= 0, else
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key."""
     check_positive("factor", factor)   # a factor of 0 divides by zero below; a negative one means nothing
+    _crossing_tables(s, k)
     xs, errs, naive = s[f"{k}_at_strong_inst"], s[f"{k}_strong_inst"], s["naive_strong_inst"]
     out = {"cross": 0, "lost": 0, "kept": 0}
     for i in range(len(xs[0])):

@@ -12,6 +12,7 @@ from ..companion import verdicts
 from ..companion.checks import contract
 from .claims_ising_accuracy import NAMES
 from .claims_ising_plefka import THEORIES, _at_at, _first_beyond, _lines, _own_x, _ratio
+from .claims_ising_sweep import _sweep
 
 __all__ = ["at_every_size", "size_rows"]
 
@@ -35,16 +36,33 @@ def _scan(s) -> Mapping[str, Any]:
 
 def size_numbers(s, n: str) -> dict[str, Any]:
     """The numbers of size ``n`` in the form the n = 18 line rules read (``damping_betas``, ``instances``, per
-    theory ``<k>_strong_inst``, ``<k>_at_strong_inst``, ``<k>_at_strong`` and naive mean field's errors)."""
+    theory ``<k>_strong_inst``, ``<k>_at_strong_inst``, ``<k>_at_strong`` and naive mean field's errors). ``n`` is
+    a stored size (a key of ``s["size_scan"]["by_n"]``, text), else a TypeError or ValueError naming it and those. The
+    size's numbers must hang together (:func:`~.claims_ising_sweep._sweep`: each table one row per β of the scan and
+    one entry per instance, each entry None or a finite number >= 0), else
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key; a number the scan lacks is a KeyError naming it
+    (written before it: the verdicts read not tested)."""
     scan = _scan(s)
-    return {"damping_betas": scan["betas"], "instances": scan["instances"], **scan["by_n"][n]}
+    if not isinstance(n, str):
+        raise TypeError(f"n must be a stored size as text (a key of s['size_scan']['by_n'], e.g. '12'); got "
+                        f"{type(n).__name__} {n!r}"[:200])
+    if n not in scan["by_n"]:
+        raise ValueError(f"n must be one of the stored sizes {', '.join(map(repr, scan['by_n']))}; got {n!r}"[:200])
+    out = {"damping_betas": scan["betas"], "instances": scan["instances"], **scan["by_n"][n]}
+    try:
+        _sweep(out, [k for k in out if k.endswith("_strong_inst")], [k for k in out if k.endswith("_at_strong")])
+    except (verdicts.Undecidable, TypeError) as err:   # named as the scan stores it (its β are 'betas')
+        raise type(err)(f"s['size_scan'] at n = {n} (its 'betas' read as damping_betas): {err}") from None
+    return out
 
 
 def size_outcome(s, n: str) -> str:
     """The primary rule's outcome (factor 2, line x = 1, 90 % of instances) at size ``n``; 'undecidable: ...' when
-    no theory crosses its own line there."""
+    no theory crosses its own line there. ``n`` and the size's numbers are checked as :func:`size_numbers` checks
+    them (a number out of kind is refused, not an outcome)."""
+    numbers = size_numbers(s, n)   # numbers that do not hang together: refused here, not an outcome
     try:
-        return _at_at(2.0, 1.0, 0.9)(size_numbers(s, n))
+        return _at_at(2.0, 1.0, 0.9)(numbers)
     except verdicts.Undecidable as err:
         return f"undecidable: {err}"
 

@@ -10,6 +10,7 @@ so a verdict that holds only at the chapter's width is marked fragile, and its n
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Callable, Mapping
 
@@ -44,7 +45,8 @@ def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") 
     """One sentence: the ratio of the mean errors ``better``/``worse`` (of ``which``: "m" or "c"; ``worse`` may be
     ``"rms_c_exact"``, the error of C = 0) at each stored width, with the mean |m_i|; "" where the study is not
     stored. A width's ``mean_abs_m`` missing is a KeyError naming it (a study written before it: the verdicts read
-    not tested); an error stored as text, or ``s["fw"]`` of another kind, a TypeError."""
+    not tested); an error stored as text, or ``s["fw"]`` of another kind, a TypeError; an error that is NaN, infinite
+    or below 0, or a ``mean_abs_m`` outside [0, 1], a ValueError naming it."""
     if not isinstance(s, Mapping):
         raise TypeError(f"s must be a mapping (the claim's numbers); got {type(s).__name__}")
     if which not in ("m", "c"):
@@ -57,6 +59,14 @@ def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") 
     if not isinstance(widths, Mapping) or not all(isinstance(row, Mapping) for row in widths.values()):
         raise TypeError(f"s['fw'] must be a mapping of width -> the numbers at that width (stored_numbers' 'fw'); got "
                         f"{widths!r}"[:200])
+    for w in widths:
+        try:
+            ok = isinstance(w, str) and math.isfinite(float(w)) and float(w) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"s['fw'] must map widths of the fields (σ_h as text, a finite number > 0, e.g. '0.1') "
+                             f"to their numbers; got the key {w!r}"[:200])
     parts = []
     for w in sorted(widths, key=float):
         row = widths[w]
@@ -65,10 +75,17 @@ def width_text(s: Mapping[str, Any], better: str, worse: str, which: str = "m") 
         for key, value in ((f"{better}_{which}", b), (worse if worse == "rms_c_exact" else f"{worse}_{which}", d)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise TypeError(f"s['fw'][{w!r}][{key!r}] must be a mean error (a number) or None; got {value!r}"[:200])
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"s['fw'][{w!r}][{key!r}] must be a mean error (a finite number >= 0) or None; got "
+                                 f"{value!r}"[:200])
         if b is None or not d:
             parts.append(f"σ_h = {w}: not solved")
         else:
-            parts.append(f"σ_h = {w} (mean |m_i| {row['mean_abs_m']:.2f}): {b / d:.3f}")
+            mean_abs = row["mean_abs_m"]
+            if isinstance(mean_abs, bool) or not isinstance(mean_abs, numbers.Real) or not 0 <= mean_abs <= 1:
+                raise ValueError(f"s['fw'][{w!r}]['mean_abs_m'] must be a mean |m_i| (a number in [0, 1]); got "
+                                 f"{mean_abs!r}"[:200])
+            parts.append(f"σ_h = {w} (mean |m_i| {mean_abs:.2f}): {b / d:.3f}")
     return (" The same ratio at other widths of the fields (declared readings; the chapter's is 0.3): "
             + "; ".join(parts) + ".") if parts else ""
 
