@@ -228,8 +228,20 @@ def chapter_info(chapter: str) -> Chapter:
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("dmft", "protocol"): ("short", "paper-code", "seed-text")}
 #: Integer sizes that may be 0 (a transient of no steps, no Newton refinement); every other integer size is >= 1.
 _ZERO_OK = ("transient", "newton")
-#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more).
-_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2}
+#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more), and
+#: lists of integers whose entries' least value is (``size_ns``: each a number of spins,
+#: :func:`mfattn.meanfield.finite_size.line_by_size`).
+_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2, ("ising", "size_ns"): 2}
+#: Lists of integers whose entries have a largest value: chapter 5 replays the public code's own seeds (0 to 9, those
+#: its stored losses hold: :func:`mfattn.structural.analysis_multihop.replay_deviations`).
+_MAXIMA: dict[tuple[str, str], int] = {("designs", "repro_seeds"): 9}
+#: Lists of integers of one length: the chapter unpacks them (``n_tap, d_tap = sizes["explicit_size"]``).
+_LENGTHS: dict[tuple[str, str], int] = {("deq", "explicit_size"): 2}
+#: Lists of integers whose first entry is fixed (chapter 3 reads the chapter's own seed as offset 0 first).
+_FIRST: dict[tuple[str, str], int] = {("transformer", "seed_offsets"): 0}
+#: Lists of integers that are seeds (or offsets of seeds): their entries may be 0; every other list of integers holds
+#: sizes, counts or steps (>= 1). No list of integers names one entry twice (a seed run twice, a size twice).
+_SEED_LISTS = ("seeds", "seed_offsets")
 
 
 def _is_int(v: Any) -> bool:
@@ -265,9 +277,17 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
             isinstance(x, list) and len(x) == width and all(_is_int(y) and y >= 1 for y in x) for x in v))
     elif all(isinstance(v, list) and all(_is_int(x) for x in v) for v in values):
         empty_ok = any(v == [] for v in values)  # a profile that runs none of them (exp_code_extra_seeds)
-        phrase = f"a{'' if empty_ok else ' non-empty'} list of integers >= 0"
+        low = _MINIMA.get((chapter, key), 0 if key.endswith(_SEED_LISTS) else 1)
+        length, first, high = _LENGTHS.get((chapter, key)), _FIRST.get((chapter, key)), _MAXIMA.get((chapter, key))
+        within = f">= {low}" if high is None else f"from {low} to {high}"
+        phrase = (f"a list of {length} integers {within}" if length is not None else
+                  f"a{'' if empty_ok else ' non-empty'} list of distinct integers {within}")
+        if first is not None:
+            phrase += f", the first {first}"
         test = lambda v: (isinstance(v, list) and (empty_ok or len(v) > 0) and all(  # noqa: E731
-            _is_int(x) and x >= 0 for x in v))
+            _is_int(x) and x >= low and (high is None or x <= high) for x in v) and (len(v) == length if length is not None
+                                                     else len(set(v)) == len(v))
+                          and (first is None or v[0] == first))
     elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
         # every such list the profiles give (inverse temperatures, widths, scales) holds numbers >= 0
         phrase, test = "a non-empty list of finite numbers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
