@@ -42,11 +42,28 @@ def is_check_cell(cell) -> bool:
 
 @dataclass
 class ChapterOutcome:
+    """How one chapter's run ended: its name, whether it ran through, the seconds it took (>= 0), the notebook it
+    wrote and, when it did not run through, why. Each field is checked (a chapter the book lacks, ``ok='no'``, a
+    negative or NaN time, an error beside ``ok=True``: a TypeError or ValueError naming the field)."""
     chapter: str
     ok: bool
     seconds: float
     output: Path
     error: str = ""
+
+    def __post_init__(self):
+        from .checks import check_bool, check_path, check_real
+
+        if not isinstance(self.chapter, str):
+            raise TypeError(f"chapter must be a chapter's name (a string); got {type(self.chapter).__name__}")
+        chapter_info(self.chapter)
+        check_bool("ok", self.ok)
+        check_real("seconds", self.seconds, minimum=0.0)
+        check_path("output", self.output)
+        if not isinstance(self.error, str):
+            raise TypeError(f"error must be a string (why the run failed); got {type(self.error).__name__}")
+        if self.ok and self.error:
+            raise ValueError(f"error must be '' for a chapter that ran through (ok=True); got {self.error!r:.80}")
 
 
 def _root() -> Path:
