@@ -281,3 +281,19 @@ def test_times_have_no_digest_or_json(tmp_path):
     with pytest.raises(TypeError, match="timedelta64"):
         store.atomic_write_json(tmp_path / "t.json", {"a": np.timedelta64(3)})
     assert content_digest({"a": np.int64(3)}) == content_digest({"a": 3})
+
+
+# sibling of a1274: real sizes narrower than ">= 0" and sizes that bound each other, refused before the first cell
+def test_real_sizes_and_relations_declared():
+    with pytest.raises(ValueError, match="dampings"):      # a damping is a fraction in (0, 1]
+        profiles.check_override("ising", "dampings", [0.5, 2.0])
+    with pytest.raises(ValueError, match="mask_density"):  # a probability
+        profiles.check_override("structural", "mask_density", 5.0)
+    with pytest.raises(ValueError, match="exp_ps"):
+        profiles.check_override("designs", "exp_ps", [0.0])
+    with pytest.raises(ValueError, match="slot_sigma"):    # the chapter reads slot_sigmas.index(slot_sigma)
+        profiles.check_run_work("structural", "quick", {"slot_sigma": 0.7})
+    with pytest.raises(ValueError, match="rhos"):          # the chapter shows max(r for r in rhos if r < 1)
+        profiles.check_run_work("transformer", "quick", {"rhos": [1.1]})
+    assert profiles.check_override("ising", "dampings", [0.5, 0.2]) == [0.5, 0.2]
+    assert profiles.check_run_work("structural", "quick", {"slot_sigma": 1.0}) >= 0

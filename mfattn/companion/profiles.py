@@ -232,6 +232,14 @@ _ZERO_OK = ("transient", "newton")
 #: lists of integers whose entries' least value is (``size_ns``: each a number of spins,
 #: :func:`mfattn.meanfield.finite_size.line_by_size`).
 _MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2, ("ising", "size_ns"): 2}
+#: Real sizes (or each entry of a list of them) with a range narrower than ">= 0": ``(low, high, open at low)``.
+#: Dampings and the expanding prior's p are fractions in (0, 1] (:func:`mfattn.meanfield.accuracy.damping_sweep`, the
+#: geometric prior), a mask's density a probability, a solver's tolerance and predictive coding's step-size fractions
+#: are above 0.
+_RANGES: dict[tuple[str, str], tuple[float, float, bool]] = {
+    ("ising", "dampings"): (0.0, 1.0, True), ("structural", "mask_density"): (0.0, 1.0, False),
+    ("designs", "exp_ps"): (0.0, 1.0, True), ("designs", "exp_code_extra_p"): (0.0, 1.0, True),
+    ("deq", "solver_tol"): (0.0, math.inf, True), ("structural", "pc_lr_fractions"): (0.0, math.inf, True)}
 #: Lists of integers whose entries have a largest value: chapter 5 replays the public code's own seeds (0 to 9, those
 #: its stored losses hold: :func:`mfattn.structural.analysis_multihop.replay_deviations`).
 _MAXIMA: dict[tuple[str, str], int] = {("designs", "repro_seeds"): 9}
@@ -252,6 +260,15 @@ def _is_real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _real_range(chapter: str, key: str) -> tuple[str, Any]:
+    """What a real size ``key`` of ``chapter`` (or each entry of a list of them) takes: a phrase and a test
+    (:data:`_RANGES`, else ``>= 0``)."""
+    low, high, open_low = _RANGES.get((chapter, key), (0.0, math.inf, False))
+    lo = f"> {low:g}" if open_low else f">= {low:g}"
+    phrase = "a finite number " + (lo if math.isinf(high) else f"{lo} and <= {high:g}")
+    return phrase, lambda x: (x > low if open_low else x >= low) and x <= high
+
+
 def _expected(chapter: str, key: str) -> tuple[str, Any]:
     """What size ``key`` of ``chapter`` takes: a phrase for messages and a test of a value, read off the
     values the profiles give it (an int size takes ints, a list of reals lists of finite reals...)."""
@@ -265,7 +282,8 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
         low = _MINIMA.get((chapter, key), 0 if key.endswith(_ZERO_OK) else 1)
         phrase, test = f"an integer >= {low}", lambda v: _is_int(v) and v >= low
     elif all(_is_real(v) for v in values):
-        phrase, test = "a finite number >= 0", lambda v: _is_real(v) and v >= 0
+        phrase, inside = _real_range(chapter, key)
+        test = lambda v: _is_real(v) and inside(v)  # noqa: E731
     elif all(isinstance(v, list) and len(v) == 3 and _is_int(v[2]) and not _is_int(v[0]) for v in values):
         phrase = "a grid [start, stop, count] (two finite numbers and an integer count >= 1)"
         test = lambda v: (isinstance(v, list) and len(v) == 3 and _is_real(v[0]) and _is_real(v[1])  # noqa: E731
@@ -290,8 +308,10 @@ def _expected(chapter: str, key: str) -> tuple[str, Any]:
                           and (first is None or v[0] == first))
     elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
         # every such list the profiles give (inverse temperatures, widths, scales) holds numbers >= 0
-        phrase, test = "a non-empty list of finite numbers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
-            _is_real(x) and x >= 0 for x in v))
+        within, inside = _real_range(chapter, key)
+        phrase = f"a non-empty list of {within.replace('a finite number', 'finite numbers')}"
+        test = lambda v: (isinstance(v, list) and len(v) > 0 and all(  # noqa: E731
+            _is_real(x) and inside(x) for x in v))
     else:  # a size of a kind not described above: only its own kind
         kinds = {type(v) for v in values}
         phrase, test = " or ".join(sorted(k.__name__ for k in kinds)), lambda v: type(v) in kinds
@@ -414,7 +434,18 @@ def _run_work(chapter: str, sizes: dict[str, Any]) -> tuple[float, str | None]:
 
 def _check_together(chapter: str, sizes: dict[str, Any]) -> None:
     """Sizes that bound each other: a run's ``*transient`` (the steps it discards) below its ``*steps`` (dmft's own
-    ``transient`` and ``steps`` only with the "short" protocol, which keeps them; the others replace both)."""
+    ``transient`` and ``steps`` only with the "short" protocol, which keeps them; the others replace both); chapter 4's
+    ``slot_sigma`` one of its ``slot_sigmas`` (the example it shows is read off that study); chapter 3's ``rhos`` with
+    one below 1 (the contraction it shows)."""
+    name = chapter_info(chapter).name
+    if name == "structural" and isinstance(sizes.get("slot_sigmas"), list) and \
+            sizes.get("slot_sigma") not in sizes["slot_sigmas"]:
+        raise ValueError(f"size 'slot_sigma' = {_short(sizes.get('slot_sigma'))} of chapter 'structural' must be one "
+                         f"of its 'slot_sigmas' = {_short(sizes['slot_sigmas'])}")
+    if name == "transformer" and isinstance(sizes.get("rhos"), list) and not any(
+            _is_real(r) and r < 1 for r in sizes["rhos"]):
+        raise ValueError(f"size 'rhos' = {_short(sizes['rhos'])} of chapter 'transformer' must hold a value below 1 "
+                         "(the contraction the chapter shows)")
     for key, value in sizes.items():
         if not key.endswith("transient"):
             continue
