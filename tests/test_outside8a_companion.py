@@ -297,3 +297,23 @@ def test_real_sizes_and_relations_declared():
         profiles.check_run_work("transformer", "quick", {"rhos": [1.1]})
     assert profiles.check_override("ising", "dampings", [0.5, 0.2]) == [0.5, 0.2]
     assert profiles.check_run_work("structural", "quick", {"slot_sigma": 1.0}) >= 0
+
+
+# siblings: the public dataclasses DataSet and Chapter were built without checks; check_file_target's name;
+# a numpy time as a profile size (its .item() is its count)
+def test_dataclasses_and_names_checked(tmp_path):
+    with pytest.raises(ValueError, match="name"):
+        datasets.DataSet(5, "MFATTN_X", {})
+    with pytest.raises(ValueError, match="sizes"):
+        datasets.DataSet("x", "MFATTN_X", {"a.bin": "0" * 64}, sizes={"b.bin": 3})
+    with pytest.raises(TypeError, match="name"):
+        profiles.Chapter(5, "book/x.ipynb", "t")
+    with pytest.raises(ValueError, match="notebook"):
+        profiles.Chapter("x", "../x.ipynb", "t")
+    with pytest.raises(TypeError, match="name"):
+        store.check_file_target(tmp_path / "x", 5)
+    with pytest.raises(ValueError, match="size 'n'"):
+        profiles.check_override("ising", "n", np.timedelta64(3))
+    assert datasets.DataSet("x", "MFATTN_X", {"a.bin": "0" * 64}, sizes={"a.bin": 3}).sizes == {"a.bin": 3}
+    assert profiles.Chapter("x", "book/x.ipynb", "t").name == "x"
+    assert profiles.check_override("ising", "n", np.int64(3)) == 3

@@ -62,6 +62,29 @@ class DataSet:
     origin: str = ""
     sizes: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self):
+        import re
+
+        if not isinstance(self.name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", self.name):
+            raise ValueError(f"DataSet: name must be a data set's name (lowercase words joined by '-'); got "
+                             f"{self.name!r:.60}")
+        if not isinstance(self.env, str) or not re.fullmatch(r"MFATTN_[A-Z0-9_]+", self.env):
+            raise ValueError(f"DataSet: env must name an MFATTN_ variable; got {self.env!r:.60}")
+        if not isinstance(self.files, dict) or not all(
+                isinstance(f, str) and f and "/" not in f and f not in (".", "..") and isinstance(h, str)
+                and re.fullmatch(r"[0-9a-f]{64}", h) for f, h in self.files.items()):
+            raise ValueError("DataSet: files must map plain file names to SHA-256 digests (64 hex digits); got "
+                             f"{self.files!r:.100}")
+        if not isinstance(self.urls, dict) or set(self.urls) - set(self.files) or not all(
+                isinstance(u, tuple) and all(isinstance(x, str) and x for x in u) for u in self.urls.values()):
+            raise ValueError(f"DataSet: urls must map files of files to tuples of URLs; got {self.urls!r:.100}")
+        if not isinstance(self.origin, str):
+            raise TypeError(f"DataSet: origin must be a string; got {type(self.origin).__name__}")
+        if not isinstance(self.sizes, dict) or set(self.sizes) - set(self.files) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in self.sizes.values()):
+            raise ValueError(f"DataSet: sizes must map files of files to sizes in bytes (integers >= 0); got "
+                             f"{self.sizes!r:.100}")
+
 
 _MNIST_MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "https://storage.googleapis.com/cvdf-datasets/mnist/")
 _MNIST = {

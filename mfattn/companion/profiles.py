@@ -35,6 +35,16 @@ class Chapter:
     notebook: str
     title: str
 
+    def __post_init__(self):
+        for field_name in ("name", "notebook", "title"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(f"Chapter: {field_name} must be a non-empty string; got {type(value).__name__} "
+                                f"{value!r:.60}")
+        if not self.notebook.endswith(".ipynb") or ".." in self.notebook.split("/") or self.notebook.startswith("/"):
+            raise ValueError(f"Chapter: notebook must be a notebook's path inside the project (book/NN_name.ipynb); "
+                             f"got {self.notebook!r:.80}")
+
 
 #: The chapters in book order. ``python -m mfattn reproduce --chapter NAME`` takes these names.
 CHAPTERS: tuple[Chapter, ...] = (
@@ -335,6 +345,8 @@ def _checked_value(chapter: str, key: Any, value: Any) -> Any:
     if not isinstance(key, str) or key not in known:
         raise ValueError(f"unknown size {key!r} for chapter {chapter!r}; known: {sorted(known)}")
     phrase, test = _expected(chapter, key)
+    if getattr(getattr(value, "dtype", None), "kind", None) in ("m", "M"):   # a numpy time: .item() is its count
+        raise ValueError(f"size {key!r} of chapter {chapter!r} must be {phrase}; got a time {_short(value)}")
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalars
         value = value.item()
     try:

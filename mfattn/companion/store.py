@@ -232,7 +232,10 @@ def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
     line naming ``name`` (an option such as ``--out``) and the path. A file directly in the filesystem root,
     a home folder itself or a system folder is refused too (:func:`check_target_folder`), and so is a FIFO, a device
     or a socket standing at ``path`` (the atomic writers replace only regular files)."""
-    path = check_path("path", path).expanduser()
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be the option or parameter that gave the path (a non-empty string, e.g. '--out'); "
+                        f"got {type(name).__name__} {name!r:.60}")
+    path = check_path(name, path).expanduser()
     if path.is_dir():
         raise IsADirectoryError(f"{name}: {path} is a folder; give the path of a file to write")
     if path.exists() and not path.is_file():
