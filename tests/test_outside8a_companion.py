@@ -317,3 +317,18 @@ def test_dataclasses_and_names_checked(tmp_path):
     assert datasets.DataSet("x", "MFATTN_X", {"a.bin": "0" * 64}, sizes={"a.bin": 3}).sizes == {"a.bin": 3}
     assert profiles.Chapter("x", "book/x.ipynb", "t").name == "x"
     assert profiles.check_override("ising", "n", np.int64(3)) == 3
+
+
+# siblings: --set naming one size twice kept the last silently; dmft's steps/transient under a protocol that replaces
+# them were ignored silently
+def test_cli_set_twice_and_ignored_sizes(monkeypatch, capsys):
+    import papermill
+
+    from mfattn.__main__ import main
+
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: pytest.fail("a chapter run started"))
+    assert main(["reproduce", "--chapter", "ising", "--set", "n=2", "--set", "n=3"]) == 2
+    assert "'n' given more than once" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="'steps' of chapter 'dmft' has no effect"):
+        profiles.check_run_work("dmft", "full", {"steps": 30000})
+    assert profiles.check_run_work("dmft", "quick", {"steps": 30000}) >= 1

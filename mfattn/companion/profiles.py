@@ -488,6 +488,12 @@ def _check_run_work(chapter: str, profile: str, overrides: dict[str, Any], toget
     sizes = {**PROFILES[chapter_info(chapter).name][check_profile(profile)], **checked}
     if together:
         _check_together(chapter, sizes)
+        ignored = [k for k in ("steps", "transient") if k in checked]
+        if chapter_info(chapter).name == "dmft" and ignored and sizes.get("protocol") != "short":
+            # the chapter replaces both by its protocol's (PROTOCOLS): the override would be silently ignored
+            raise ValueError(f"size {ignored[0]!r} of chapter 'dmft' has no effect with protocol "
+                             f"{sizes.get('protocol')!r}, which sets steps and transient itself; set protocol='short' "
+                             f"with it (the profile's own steps and transient, or those given)")
     work, key = _run_work(chapter, sizes)
     if key is not None:
         name = f"size {key!r} = {_short(sizes[key])} of chapter {chapter!r}"
