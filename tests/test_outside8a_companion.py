@@ -305,7 +305,7 @@ def test_dataclasses_and_names_checked(tmp_path):
     with pytest.raises(ValueError, match="name"):
         datasets.DataSet(5, "MFATTN_X", {})
     with pytest.raises(ValueError, match="sizes"):
-        datasets.DataSet("x", "MFATTN_X", {"a.bin": "0" * 64}, sizes={"b.bin": 3})
+        datasets.DataSet("x", "MFATTN_X", {"a.bin": "0" * 64}, sizes={"a.bin": -3})
     with pytest.raises(TypeError, match="name"):
         profiles.Chapter(5, "book/x.ipynb", "t")
     with pytest.raises(ValueError, match="notebook"):
