@@ -84,6 +84,10 @@ def _reproduce(args) -> int:
     from .companion import reproduce as rep
     from .companion.manifest import figures_dir, read_manifest
 
+    keys = [key for key, _ in args.set]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:   # dict() would keep the last one silently
+        raise ValueError(f"--set names each size once; {', '.join(map(repr, twice))} given more than once")
     outcomes = rep.reproduce(profile=args.profile, device=args.device, chapters=args.chapter, seed=args.seed,
                              progress=not args.no_progress, overrides=dict(args.set) or None,
                              allow_dirty=args.allow_dirty)

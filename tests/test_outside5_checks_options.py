@@ -54,7 +54,7 @@ def test_check_strings_refuses_an_endless_iterator():   # a0282
 @pytest.mark.parametrize("call, name", [
     (lambda: checks.check_real("x", 1.0, strict=_Text("yes")), "strict"),                       # a0294
     (lambda: checks.check_positive("p", 1.0, allow_inf="no"), "allow_inf"),                     # a0295
-    (lambda: checks.check_probability("p", 0.5, open_low="yes"), "strict"),                     # a0297
+    (lambda: checks.check_probability("p", 0.5, open_low="yes"), "open_low"),                   # a0297 (named as itself now)
     (lambda: checks.check_generator("g", np.random.default_rng(0), kind="bogus"), "kind"),      # a0298
     (lambda: checks.check_grid("g", [0.1], minimum=float("nan")), "minimum"),                   # a0312
     (lambda: checks.check_grid("g", [0.1], minimum="0"), "minimum"),                            # a0313

@@ -489,8 +489,11 @@ def test_valid_urls_and_profiles(ctx):
     assert citation.figures_table(base="https://example.org/book").startswith(("<p>", "<p><em>"))
     assert citation.figures_table(base="..").startswith(("<p>", "<p><em>"))
     assert profiles.get_profile("ising", "quick", n=2)["n"] == 2
-    # with a protocol other than "short" the protocol's steps and transient replace the profile's
-    assert profiles.get_profile("dmft", "quick", protocol="paper-code", transient=30000)["transient"] == 30000
+    # with a protocol other than "short" the protocol's steps and transient replace the profile's: setting either is
+    # refused as having no effect (outside table 8a's sibling), the protocol alone is valid
+    with pytest.raises(ValueError, match="'transient' of chapter 'dmft' has no effect"):
+        profiles.get_profile("dmft", "quick", protocol="paper-code", transient=30000)
+    assert profiles.get_profile("dmft", "quick", protocol="paper-code")["protocol"] == "paper-code"
     assert profiles.get_profile("dmft", "quick", transient=19999)["transient"] == 19999
 
 

@@ -61,6 +61,8 @@ def _digest_into(h: Any, obj: Any) -> None:
         h.update(arr.tobytes())
     elif isinstance(obj, (bool, np.bool_)):
         h.update(b"b1" if obj else b"b0")
+    elif isinstance(obj, (np.timedelta64, np.datetime64)):   # a numpy integer type, but a time, not a count
+        raise TypeError(f"content_digest: {type(obj).__name__} values have no canonical content to hash")
     elif isinstance(obj, (int, np.integer)):
         h.update(b"i" + str(int(obj)).encode() + b";")
     elif isinstance(obj, (float, np.floating)):

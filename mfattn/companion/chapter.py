@@ -34,6 +34,7 @@ import numpy as np
 
 from . import manifest, store
 from .checks import check_device, check_int
+from .checks_scalars import is_integer
 from .manifest import figures_dir, git_commit, package_versions, read_manifest
 from .profiles import chapter_info, check_profile, get_profile, resolve_device
 
@@ -138,7 +139,7 @@ class ChapterRun:
                                  f"-p overrides '{{\"steps\": 100}}')")
         self.profile = check_profile(profile)
         self.device = resolve_device(device)
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        if not is_integer(seed) or not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed must be a non-negative integer (at most 2**62); got {seed!r}")
         self.seed = int(seed)
         if threads is not None:  # checked with the rest, before the sizes' work and any state is touched

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .checks_scalars import _no_meta, check_bool, check_choice, check_real
+from .checks_scalars import _no_meta, check_bool, check_choice, check_real, is_integer
 
 __all__ = ["check_generator", "check_tensor", "check_device", "check_grid", "check_array"]
 
@@ -28,12 +28,11 @@ def _strided(name: str, value: Any) -> Any:
 
 def _dims(name: str, ndim: Any) -> tuple[int, ...]:
     """The allowed numbers of dimensions ``ndim`` (an integer or a sequence of them) as a tuple of ints."""
-    items = [ndim] if isinstance(ndim, (int, np.integer)) else ndim
+    items = [ndim] if is_integer(ndim) else ndim
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise TypeError(f"the check of {name}: ndim must be an integer or a sequence of them; got {ndim!r:.60}")
     items = list(items)
-    if not items or any(isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 0
-                        for d in items):
+    if not items or any(not is_integer(d) or d < 0 for d in items):
         raise TypeError(f"the check of {name}: ndim must be an integer >= 0 or a sequence of them; got {ndim!r:.60}")
     return tuple(int(d) for d in items)
 
@@ -75,8 +74,7 @@ def check_tensor(name: str, value: Any, *, ndim: int | Sequence[int] | None = No
                              f"got shape {tuple(value.shape)}")
     if shape is not None:
         if (not isinstance(shape, (tuple, list))
-                or any(s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
-                                          or s < 0) for s in shape)):
+                or any(s is not None and (not is_integer(s) or s < 0) for s in shape)):
             raise TypeError(f"the check of {name}: shape must be a sequence of sizes (integers >= 0, None for any); "
                             f"got {shape!r:.60}")
         if value.dim() != len(shape) or any(s is not None and s != v for s, v in zip(shape, value.shape)):
@@ -129,9 +127,9 @@ def check_grid(name: str, values: Any, *, minimum: float | None = None, strict: 
         raise TypeError(f"{name} must hold real numbers; got complex values")
     # numpy would read '0.1' as 0.1 and True as 1.0: a grid is numbers, never text or truth values
     items = values if isinstance(values, (list, tuple)) else [values]
-    if (any(isinstance(v, (str, bytes, bool, np.bool_)) for v in items)
-            or (isinstance(values, np.ndarray) and values.dtype.kind in "USbO")):
-        raise TypeError(f"{name} must hold real numbers (not text or True/False); got {values!r}")
+    if (any(isinstance(v, (str, bytes, bool, np.bool_, np.timedelta64, np.datetime64)) for v in items)
+            or (isinstance(values, np.ndarray) and values.dtype.kind in "USbOmM")):
+        raise TypeError(f"{name} must hold real numbers (not text, times or True/False); got {values!r:.100}")
     try:
         arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks_scalars import check_real
+from .checks_scalars import check_real, is_integer
 
 __all__ = ["env_positive", "max_bytes", "check_alloc", "max_work", "check_work", "admit_chapter_work",
            "DEFAULT_MAX_WORK", "CHAPTER_MAX_WORK"]
@@ -90,7 +90,7 @@ def check_alloc(name: str, nbytes: Any, *, what: str = "its buffers") -> int:
     ``name`` is the parameter (or ``name=value``) that sets the size; the error says how many bytes the
     call would need and the budget, before numpy or torch tries (and fails, in their own words) to allocate
     them. Returns ``nbytes`` as an int."""
-    if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes >= 0:
+    if is_integer(nbytes) and nbytes >= 0:
         need = int(nbytes)  # exact, however large (a float would overflow past 1e308)
     else:
         need = math.ceil(check_real("nbytes", nbytes, minimum=0.0))   # a fraction of a byte still needs one
@@ -151,7 +151,7 @@ def check_work(name: str, units: Any, budget: Any = None, *, what: str = "the ca
     if not isinstance(env, str) or not _ENV_RE.match(env):
         raise ValueError(f"env must name the MFATTN_ variable that raises the budget (e.g. 'MFATTN_MAX_WORK'); got "
                          f"{env!r:.60}")
-    if isinstance(units, (int, np.integer)) and not isinstance(units, bool) and units >= 0:
+    if is_integer(units) and units >= 0:
         need = float(units) if units < 10**300 else math.inf  # exact enough; never an OverflowError
     else:
         need = check_real("units", units, minimum=0.0, allow_inf=True)

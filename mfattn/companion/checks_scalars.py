@@ -55,6 +55,8 @@ def _same_choice(value: Any, choice: Any) -> bool:
         return isinstance(value, str) and isinstance(choice, str) and value == choice
     if choice is None or value is None:
         return value is choice
+    if isinstance(value, (np.timedelta64, np.datetime64)) or isinstance(choice, (np.timedelta64, np.datetime64)):
+        return False   # a numpy time compares equal to the integer count of its units: no choice is a time
     flags = [(isinstance(x, (bool, np.bool_)), isinstance(x, numbers.Integral), isinstance(x, numbers.Number))
              for x in (value, choice)]
     if flags[0] != flags[1]:
@@ -68,12 +70,13 @@ def _same_choice(value: Any, choice: Any) -> bool:
 def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     """Return ``value`` if it is one of ``choices`` (equal and of the same kind: ``1.0`` is not the choice ``1``, an
     array is no choice), else raise ``ValueError`` listing them. ``choices`` is a sequence (not one string, whose
-    substrings would pass) of strings, integers, True/False or None: an integer among integer choices is a choice
+    substrings would pass, nor a set, which has no order) of strings, integers, True/False or None: an integer among integer choices is a choice
     (``check_choice("m", 3, (3, 4))`` is 3, as ``np.int64(3)`` is), a string among strings."""
-    if isinstance(choices, (str, bytes)) or not isinstance(choices, (tuple, list, frozenset, set)) and not (
+    if isinstance(choices, (str, bytes, set, frozenset)) or not isinstance(choices, (tuple, list)) and not (
             hasattr(choices, "__iter__") and hasattr(choices, "__len__")):
-        raise TypeError(f"check_choice({name!r}): choices must be a tuple or list of the allowed values, not "
-                        f"{type(choices).__name__} {choices!r:.60}")
+        # a set has no order: the choices a refusal lists (and a reader reads) would come in a random order
+        raise TypeError(f"check_choice({name!r}): choices must be a tuple or list of the allowed values (a sequence, "
+                        f"not a set), not {type(choices).__name__} {choices!r:.60}")
     if isinstance(value, (np.ndarray, bytes)) or hasattr(value, "detach"):   # arrays and tensors are no choice
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {type(value).__name__} "
                          f"{value!r:.60}")
@@ -121,13 +124,24 @@ def _no_meta(name: str, value: Any) -> Any:
     return value
 
 
+def is_integer(value: Any) -> bool:
+    """``value`` is an integer: a Python or numpy integer, not a bool and not a numpy time span
+    (``np.timedelta64`` is a numpy integer type, but a span of time is no count)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.timedelta64))
+
+
+def is_real(value: Any) -> bool:
+    """``value`` is a real number: a Python or numpy integer or float, not a bool and not a numpy time span."""
+    return is_integer(value) or isinstance(value, (float, np.floating))
+
+
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
-    """Return ``value`` as an int if it is an integer (not a bool) in ``[minimum, maximum]``, else raise."""
+    """Return ``value`` as an int if it is an integer (not a bool, not a ``np.timedelta64``) in
+    ``[minimum, maximum]``, else raise."""
     for bound, what in ((minimum, "minimum"), (maximum, "maximum")):
-        if (bound is not None or what == "minimum") and (isinstance(bound, bool)
-                                                         or not isinstance(bound, (int, np.integer))):
+        if (bound is not None or what == "minimum") and not is_integer(bound):
             raise TypeError(f"check_int({name!r}): {what} must be an integer; got {bound!r}")
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum or (
+    if not is_integer(value) or value < minimum or (
             maximum is not None and value > maximum):
         if maximum is not None:
             expected = f"an integer in [{minimum}, {maximum}]"
@@ -139,12 +153,15 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
 
 def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None,
                strict: bool = False, allow_inf: bool = False) -> float:
-    """Return ``value`` as a float if it is a real number (not a bool, not NaN, finite unless
+    """Return ``value`` as a float if it is a real number (not a bool, not a ``np.timedelta64``, not NaN, finite unless
     ``allow_inf``) within ``[minimum, maximum]`` (open at ``minimum`` when ``strict``), else raise."""
     if strict.__class__ is not bool or allow_inf.__class__ is not bool:   # "no" would read as True
         check_bool("strict", strict)
         check_bool("allow_inf", allow_inf)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_real(value):
+        if isinstance(value, (np.timedelta64, np.datetime64)) or getattr(getattr(value, "dtype", None), "kind",
+                                                                         None) in ("m", "M"):
+            raise TypeError(f"{name} must be a real number; got a time ({type(value).__name__} {value!r:.60})")
         if hasattr(value, "ndim") and getattr(value, "ndim") == 0 and hasattr(value, "item"):
             _no_meta(name, value)
             return check_real(name, value.item(), minimum=minimum, maximum=maximum, strict=strict,
@@ -156,8 +173,7 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
     for bound, given in (("minimum", minimum), ("maximum", maximum)):
-        if given is not None and (isinstance(given, bool) or not isinstance(given, (int, float, np.integer, np.floating))
-                                  or math.isnan(float(given))):
+        if given is not None and (not is_real(given) or math.isnan(float(given))):
             raise ValueError(f"check_real's {bound} (for {name}) must be None or a number, not NaN; got {given!r}")
     low_bad = minimum is not None and (value <= minimum if strict else value < minimum)
     if low_bad or (maximum is not None and value > maximum):
@@ -193,4 +209,5 @@ def check_positive(name: str, value: Any, allow_inf: bool = False) -> float:
 
 def check_probability(name: str, value: Any, *, open_low: bool = False) -> float:
     """A real number in ``[0, 1]`` (``(0, 1]`` when ``open_low``)."""
+    check_bool("open_low", open_low)   # named as itself ('no' would read as True), not as check_real's strict
     return check_real(name, value, minimum=0.0, maximum=1.0, strict=open_low)

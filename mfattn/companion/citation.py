@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from . import _archive
 from .ledger import FIGURE_RE
+from .ledger_entries import check_commit
 from .manifest import check, git_commit, read_manifest
 
 __all__ = ["build_statement", "figure_citation", "figures_table"]
@@ -56,7 +57,8 @@ def figure_citation(label: str, profile: str = "full") -> str:
     if not isinstance(entry["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
         raise ValueError(f"the {profile}-profile manifest's entry {label!r} has sha256 {entry['sha256']!r:.80}, not a "
                          "SHA-256 (64 hex digits): a citation must name the file's bytes; restore the manifest from git")
-    commit = str(entry.get("git_commit") or "unknown")
+    commit = check_commit(f"the {profile}-profile manifest's entry {label!r}: git_commit",
+                          entry.get("git_commit") or "unknown")
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
     versions = entry.get("versions")
     version = versions.get("mfattn", __version__) if isinstance(versions, dict) else __version__

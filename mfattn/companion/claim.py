@@ -34,6 +34,26 @@ class Decision:
     how: str
     premises: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self):
+        """The fields checked: ``verdict`` a verdict word (:data:`SCALES`, or "not tested"), ``grade`` one of
+        :data:`GRADES` that gives that word on some scale (None exactly when not tested), ``note`` and ``how``
+        strings, ``numbers`` and ``premises`` mappings; else a TypeError or ValueError naming the field."""
+        words = tuple(w for scale in SCALES.values() for w in scale) + (NOT_TESTED,)
+        if not isinstance(self.verdict, str) or self.verdict not in words:
+            raise ValueError(f"verdict must be one of {words}; got {self.verdict!r:.60}")
+        if self.grade is not None and (not isinstance(self.grade, str) or self.grade not in GRADES):
+            raise ValueError(f"grade must be one of {GRADES} or None (not tested); got {self.grade!r:.60}")
+        if (self.grade is None) != (self.verdict == NOT_TESTED) or self.grade is not None and not any(
+                scale[GRADES.index(self.grade)] == self.verdict for scale in SCALES.values()):
+            raise ValueError(f"verdict {self.verdict!r} does not go with grade {self.grade!r} (the grade's word on a "
+                             f"claim's scale, or 'not tested' with grade None)")
+        for name in ("note", "how"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string; got {type(getattr(self, name)).__name__}")
+        for name in ("numbers", "premises"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(f"{name} must be a mapping; got {type(getattr(self, name)).__name__}")
+
 
 @dataclass(frozen=True)
 class Claim:

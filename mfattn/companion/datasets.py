@@ -34,12 +34,13 @@ refused with the variable's name.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import store
-from .checks import check_choice
+from .checks import check_bool, check_choice
 
 __all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "env_folder", "folders", "check", "main",
            "mirror_env", "mirror_urls", "MIRROR_ENV"]
@@ -51,13 +52,41 @@ _MIRROR_SCHEMES = ("http", "https", "ftp", "file")
 
 @dataclass(frozen=True)
 class DataSet:
-    """Files of one data set: ``{file name: sha256}``, the URL(s) each is downloaded from, and where it is looked for."""
+    """Files of one data set: ``{file name: sha256}``, the URL(s) each is downloaded from, where it is looked for and
+    ``{file name: size in bytes}`` as published (a copy of another size is refused before it is read or hashed)."""
 
     name: str
     env: str
     files: dict[str, str]
     urls: dict[str, tuple[str, ...]] = field(default_factory=dict)
     origin: str = ""
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self):
+        import re
+
+        if not isinstance(self.name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", self.name):
+            raise ValueError(f"DataSet: name must be a data set's name (lowercase words joined by '-'); got "
+                             f"{self.name!r:.60}")
+        if not isinstance(self.env, str) or not re.fullmatch(r"MFATTN_[A-Z0-9_]+", self.env):
+            raise ValueError(f"DataSet: env must name an MFATTN_ variable; got {self.env!r:.60}")
+        if not isinstance(self.files, dict) or not all(
+                isinstance(f, str) and f and "/" not in f and f not in (".", "..") and isinstance(h, str)
+                and re.fullmatch(r"[0-9a-f]{64}", h) for f, h in self.files.items()):
+            raise ValueError("DataSet: files must map plain file names to SHA-256 digests (64 hex digits); got "
+                             f"{self.files!r:.100}")
+        if not isinstance(self.urls, dict) or set(self.urls) - set(self.files) or not all(
+                isinstance(u, tuple) and all(isinstance(x, str) and x for x in u) for u in self.urls.values()):
+            raise ValueError(f"DataSet: urls must map files of files to tuples of URLs; got {self.urls!r:.100}")
+        if not isinstance(self.origin, str):
+            raise TypeError(f"DataSet: origin must be a string; got {type(self.origin).__name__}")
+        # a size of a file the set no longer has is never read (dataclasses.replace keeps the sizes of the files
+        # it replaces): only the kinds are checked
+        if not isinstance(self.sizes, dict) or not all(
+                isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                for f, n in self.sizes.items()):
+            raise ValueError(f"DataSet: sizes must map file names to sizes in bytes (integers >= 0); got "
+                             f"{self.sizes!r:.100}")
 
 
 _MNIST_MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "https://storage.googleapis.com/cvdf-datasets/mnist/")
@@ -74,7 +103,9 @@ _DMFT = "https://raw.githubusercontent.com/muxitox/Dynamical-MF-Self-Attention/d
 DATASETS: dict[str, DataSet] = {
     "mnist": DataSet(
         "mnist", "MFATTN_DATA", _MNIST, {f: tuple(m + f for m in _MNIST_MIRRORS) for f in _MNIST},
-        "the canonical MNIST files (LeCun, Cortes & Burges), mirrored by PyTorch's S3 bucket and Google's CVDF"),
+        "the canonical MNIST files (LeCun, Cortes & Burges), mirrored by PyTorch's S3 bucket and Google's CVDF",
+        {"train-images-idx3-ubyte.gz": 9_912_422, "train-labels-idx1-ubyte.gz": 28_881,
+         "t10k-images-idx3-ubyte.gz": 1_648_877, "t10k-labels-idx1-ubyte.gz": 4_542}),
     "asi-reference": DataSet(
         "asi-reference", "MFATTN_ASI_REFERENCE",
         {"multiple_training.json": "0cc71e8af1acb2991421bb397836ad3a97cc738711b9d2682c94f419b9b65257",
@@ -83,14 +114,16 @@ DATASETS: dict[str, DataSet] = {
         {"multiple_training.json": (_ASI + "data/multiple_training.json",),
          "expanding_50.json": (_ASI + "data/expanding_50.json",),
          "expanding_10.json": (_ASI + "data/expanding_10.json",)},
-        "github.com/ryan-sussex/AttentionAsStructuralInference at 5b9eacb, data/"),
+        "github.com/ryan-sussex/AttentionAsStructuralInference at 5b9eacb, data/",
+        {"multiple_training.json": 7_837, "expanding_50.json": 2_162_935, "expanding_10.json": 2_190_558}),
     "dmft-reference": DataSet(
         "dmft-reference", "MFATTN_DMFT_REFERENCE",
         {"context_beta3.0.npz": "93f455abf93912e13524ce561ca74dc8eaefe025b35dd9405ab27d08f4b0dab5",
          "context_beta1.28_zoom.npz": "287f50b563ed06037b221ced695e29ba00de15fba5bbbfa7d497c5686aab96e5"},
         {"context_beta3.0.npz": (_DMFT + "chpt/beta_idx-4000_window_chpt.npz",),
          "context_beta1.28_zoom.npz": (_DMFT + "chpt/beta_idx-4000_window_chpt_zoom.npz",)},
-        "github.com/muxitox/Dynamical-MF-Self-Attention at de41c41, chpt/ (no licence: fetched, never copied)"),
+        "github.com/muxitox/Dynamical-MF-Self-Attention at de41c41, chpt/ (no licence: fetched, never copied)",
+        {"context_beta3.0.npz": 1_044, "context_beta1.28_zoom.npz": 1_044}),
 }
 
 
@@ -141,14 +174,28 @@ def folders(name: str) -> list[tuple[str, Path]]:
     return out
 
 
+def _wrong_size(ds: DataSet, file: str, path: Path) -> str | None:
+    """Why the local file ``path`` cannot be ``file`` of ``ds`` by its size alone (a phrase), or None: its size is
+    read before any byte is, so a huge file planted under the name is refused at once instead of hashed or copied."""
+    want = ds.sizes.get(file)
+    if want is None:
+        return None
+    got = path.stat().st_size
+    return None if got == want else f"has {got:,} bytes, not the published {want:,}"
+
+
 def locate(name: str, file: str) -> Path | None:
-    """The first local copy of ``file`` whose SHA-256 is right, or None. A copy with a wrong SHA-256
-    is an error (it is never used, and never silently replaced)."""
+    """The first local copy of ``file`` whose SHA-256 is right, or None. A copy with a wrong size (checked first,
+    before it is read) or a wrong SHA-256 is an error (it is never used, and never silently replaced)."""
     ds = _dataset(name)
     check_choice("file", file, tuple(ds.files))
     for how, folder in folders(name):
         path = folder / file
         if path.is_file():
+            why = _wrong_size(ds, file, path)
+            if why is not None:
+                raise MissingDataError(f"{path} ({how}) {why}: it is corrupt or another version; delete it (it is "
+                                       f"downloaded again)")
             got = store.sha256_file(path)
             if got != ds.files[file]:
                 raise MissingDataError(f"{path} ({how}) has SHA-256 {got}, not the published {ds.files[file]}: "
@@ -191,8 +238,10 @@ def mirror_urls(name: str, file: str) -> tuple[str, ...]:
     return tuple(urls)
 
 
-def _copy_local(url: str, output_file, pooch_obj) -> None:
-    """A pooch downloader for ``file://`` URLs (a mirror on a local or network drive)."""
+def _copy_local(url: str, output_file, pooch_obj, size: int | None = None) -> None:
+    """A pooch downloader for ``file://`` URLs (a mirror on a local or network drive). With ``size`` (the published
+    size in bytes), a mirrored file of another size is a ValueError before any byte is copied (a 60 GiB file under
+    a 10 MB file's name would otherwise be copied whole before pooch compares the SHA-256)."""
     import shutil
     from urllib.parse import unquote, urlsplit
     from urllib.request import url2pathname
@@ -202,6 +251,9 @@ def _copy_local(url: str, output_file, pooch_obj) -> None:
     if parts.netloc and parts.netloc != "localhost":
         source = f"//{parts.netloc}{source}"
     store.check_regular_file(source, "mirrored file")  # a FIFO or /dev/zero would block or never end
+    if size is not None and os.stat(source).st_size != size:
+        raise ValueError(f"the mirrored file {source} has {os.stat(source).st_size:,} bytes, not the published "
+                         f"{size:,}: another file or version; nothing copied")
     with open(source, "rb") as src:
         if isinstance(output_file, (str, os.PathLike)):
             with open(output_file, "wb") as dst:
@@ -233,10 +285,12 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
     message naming the file, the folders searched and how to get it."""
     ds = _dataset(name)
     check_choice("file", file, tuple(ds.files))
+    if download is not None:
+        check_bool("download", download)   # download='no' would read as True (and download)
     if folder is not None:
         target = store.make_folder(store._resolved(store.check_path("folder", folder), "folder"), "folder")
         path = target / file
-        if path.is_file() and store.sha256_file(path) == ds.files[file]:
+        if path.is_file() and _wrong_size(ds, file, path) is None and store.sha256_file(path) == ds.files[file]:
             return path
     else:
         path = locate(name, file)
@@ -254,7 +308,8 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
         try:
             got = Path(pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
                                       progressbar=False,
-                                      downloader=_copy_local if url.startswith("file:") else None))
+                                      downloader=functools.partial(_copy_local, size=ds.sizes.get(file))
+                                      if url.startswith("file:") else None))
             os.chmod(got, 0o666 & ~store._current_umask())  # pooch's temporary file is 0600
             return got
         except ValueError as err:  # pooch: SHA-256 mismatch (the download was deleted)

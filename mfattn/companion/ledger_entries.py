@@ -28,6 +28,21 @@ ORIGINS = {"paper": VERDICTS[:3], "ours": VERDICTS[3:6]}
 CLAIM_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
 TEST_ID_RE = re.compile(r"^(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?\Z")
 FIGURE_RE = re.compile(r"^fig-[a-z0-9][a-z0-9-]*\Z")
+#: A commit as the ledger and the manifests store it (:func:`mfattn.companion.manifest.git_commit`): 4 to 40 hex
+#: digits, ``+dirty`` when the tree was modified, or ``unknown`` outside git.
+COMMIT_RE = re.compile(r"(?:[0-9a-f]{4,40}(?:\+dirty)?|unknown)\Z")
+
+
+def check_commit(where: str, commit: Any) -> str:
+    """``commit`` if it is a commit as stored (:data:`COMMIT_RE`), else a TypeError (not a string) or a ValueError
+    naming ``where``."""
+    if not isinstance(commit, str):
+        raise TypeError(f"{where} must be a git commit (a string of hex digits, or 'unknown'); got "
+                        f"{type(commit).__name__} {commit!r:.60}")
+    if not COMMIT_RE.match(commit):
+        raise ValueError(f"{where} must be a git commit (4 to 40 hex digits, '+dirty' when the tree was modified) or "
+                         f"'unknown'; got {commit!r:.60}")
+    return commit
 
 
 class LedgerError(ValueError):

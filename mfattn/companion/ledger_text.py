@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
-from .checks import contract
-from .ledger_entries import BASES, CLAIM_ID_RE, VERDICTS
+from .checks import check_bool, contract
+from .ledger_entries import BASES, CLAIM_ID_RE, VERDICTS, check_commit
 
 __all__ = ["numbers_text", "key_number", "basis", "anchor", "citation", "quote_text", "robustness_text",
            "thresholds_text", "alternatives_text", "spread_text", "PREMISE_ROWS", "claim_block", "verdict_table"]
@@ -93,10 +93,27 @@ _BLOCK_TEXTS = ("source", "claim", "measured", "how", "note", "reading")
 
 @contract(numbers="mapping")
 def numbers_text(numbers: Mapping[str, Any]) -> str:
-    """``"name = value; ..."`` with floats to four significant digits."""
+    """``"name = value; ..."`` with floats to four significant digits. ``numbers`` holds a ledger entry's numbers:
+    each name a non-empty string, each value a finite number or a text (why a number is missing), as the ledger
+    stores them; anything else (NaN, None, True, a list, an object) is a TypeError or ValueError naming it."""
+    for k, v in numbers.items():
+        _number_of(k, v)
+
     def fmt(v):
         return f"{v:.4g}" if isinstance(v, float) else str(v)
     return "; ".join(f"{k} = {fmt(v)}" for k, v in numbers.items())
+
+
+def _number_of(name: Any, value: Any) -> Any:
+    """``value`` if it is a number of a ledger entry (a finite int or float, or a text) under a non-empty string
+    ``name``; else a TypeError or ValueError naming it."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"numbers: each name must be a non-empty string; got {type(name).__name__} {name!r:.60}")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _kind_error(f"numbers[{name!r}]", "a number or a text (the ledger's kinds)", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"numbers[{name!r}] must be finite (a ledger's numbers are); got {value!r}")
+    return value
 
 
 @contract(e="mapping")
@@ -109,10 +126,11 @@ def key_number(e: Mapping[str, Any]) -> tuple[str, Any] | None:
         raise _kind_error("e['numbers']", "a mapping of a number's name to its value", numbers)
     name = _text_of("e['key']", e.get("key"), optional=True)
     if name is None:   # an entry written before entries named their key
-        return next(iter(numbers.items()), None)
+        first = next(iter(numbers.items()), None)
+        return first if first is None else (first[0], _number_of(*first))
     if name not in numbers:   # never another number shown in its place
         raise ValueError(f"e['key'] must name one of the entry's stored numbers {sorted(numbers)[:8]}; got {name!r}")
-    return name, numbers[name]
+    return name, _number_of(name, numbers[name])
 
 
 def _evidence_text(evidence: Sequence[str], shown: Sequence[str], cross_refs: bool) -> str:
@@ -153,7 +171,7 @@ def citation(e: Mapping[str, Any]) -> str:
     _check_words(e)
     if e.get("profile", "full") not in ("full", "quick"):
         raise ValueError(f"e['profile'] must be 'full' or 'quick'; got {e.get('profile')!r:.60}")
-    commit = str(e.get("git_commit", "unknown"))
+    commit = check_commit("e['git_commit']", e.get("git_commit", "unknown"))   # 5 is no commit
     dirty = ", with uncommitted changes" if commit.endswith("+dirty") else ""
     return (f"mfattn {__version__}, claim `{e['claim_id']}`: {e['verdict']} ({e.get('profile', 'full')} profile, "
             f"decided at commit `{commit.split('+')[0][:12]}`{dirty})")
@@ -283,6 +301,7 @@ def claim_block(e: Mapping[str, Any], *, cross_refs: bool = True, label: bool = 
     rests on (:data:`BASES`) and its one-line citation. ``label`` puts the report's anchor before it (only
     the report does, so that each claim has one anchor); elsewhere the block links to it. A text holding a MyST
     fence (``:::``), which would close the dropdown, is a ValueError naming its field."""
+    check_bool("cross_refs", cross_refs), check_bool("label", label)   # 'no' would read as True
     _check_id("e['claim_id']", e["claim_id"])
     _check_words(e)
     _check_evidence_list(e)
@@ -326,6 +345,8 @@ def verdict_table(entries: Iterable[Mapping[str, Any]], *, cross_refs: bool = Tr
     links each claim to its anchor on the report; ``show_chapter`` adds the chapter column; ``anchors`` puts
     each claim's anchor before its block (the report does; a chapter links to it).
     """
+    for flag, value in (("cross_refs", cross_refs), ("show_chapter", show_chapter), ("anchors", anchors)):
+        check_bool(flag, value)   # 'no' would read as True
     if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
         raise TypeError(f"entries must be an iterable of ledger entries (mappings); got {type(entries).__name__}")
     entries = list(entries)

@@ -190,7 +190,13 @@ def _notebook_code(notebook: Path) -> bytes:
 def decides_only(name: str) -> bool:
     """True for the modules that only decide verdicts from stored numbers (``claims``, ``claims_*``):
     they compute no stored result, so they are left out of a result's code digest, and a changed rule
-    re-decides the ledger (``python -m mfattn verdicts --write``) without re-running a chapter."""
+    re-decides the ledger (``python -m mfattn verdicts --write``) without re-running a chapter. ``name`` is a dotted
+    module name (``'mfattn.ising.claims'``); anything else is a TypeError or ValueError naming ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a module's dotted name (a string such as 'mfattn.ising'); got "
+                        f"{type(name).__name__} {name!r:.60}")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+        raise ValueError(f"name must be a module's dotted name (such as 'mfattn.ising'); got {name!r:.80}")
     return name.rsplit(".", 1)[-1].startswith("claims")
 
 

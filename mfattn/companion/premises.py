@@ -31,6 +31,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .checks_scalars import is_integer, is_real
+
 __all__ = ["PAPERS", "CHAPTER_PAPER", "REASON_BASES", "ALTERNATIVE_KINDS", "ROBUSTNESS", "Quote", "Threshold",
            "Alternative", "Spread", "PremiseError", "papers_dir", "paper_text", "normalise", "quote_found",
            "sensitivity", "spread_of", "one_unit_cap", "over_units", "LEVEL"]
@@ -409,7 +411,7 @@ def spread_of(spread: Spread | None, numbers: Numbers) -> dict[str, Any] | None:
                            f"per-unit values; it returned {type(per_unit).__name__}")
     for name, vals in per_unit.items():
         if isinstance(vals, (str, bytes)) or not isinstance(vals, (Sequence, np.ndarray)) or not all(
-                not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) for v in vals):
+                is_real(v) for v in vals):
             raise PremiseError(f"spread over {spread.unit!r}: the per-unit values of {name!r} must be a sequence of "
                                f"real numbers (NaN where one is missing); got {vals!r:.80}")
     out["values"] = {name: [float(f"{v:.3g}") if math.isfinite(v) else None for v in map(float, vals)]
@@ -434,7 +436,7 @@ def one_unit_cap(spread: dict[str, Any] | None) -> Callable[[str], str]:
         raise ValueError(f"spread must be spread_of's dict (its keys among {sorted(_SPREAD_KEYS)}); got the keys "
                          f"{sorted(map(str, spread))}"[:200])
     n = 2 if spread is None else spread.get("n", 2)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+    if not is_integer(n) or n < 0:
         raise TypeError(f"spread['n'] must be the number of units (an integer >= 0); got {type(n).__name__} {n!r:.60}")
     if spread is None or spread.get("one_suffices") or spread.get("n", 2) > 1:
         return lambda g: g

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .premises import Alternative, PremiseError
+from .checks_scalars import is_real
 
 __all__ = ["LEVEL", "over_units"]
 
@@ -33,7 +33,7 @@ def _finite_values(s: Numbers, key: str, unit: str) -> list[float]:
         raise TypeError(f"numbers[{key!r}] must be a list of numbers, one per {unit}; got {type(values).__name__}")
     out = []
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        if not is_real(v):
             raise TypeError(f"numbers[{key!r}] must be a list of numbers, one per {unit}; it holds {v!r:.40}")
         if not math.isfinite(float(v)):
             raise Undecidable(f"numbers[{key!r}] holds {float(v)} for a {unit}: a statistic over the {unit}s needs "
@@ -107,3 +107,7 @@ def over_units(deltas: str, decide: Callable[[Numbers, float, float, float], str
         out.append(Alternative(f"exact paired test over the items, pooled over the {unit}s (the trained models as "
                                "fixed)", "statistic", test("paired")))
     return tuple(out)
+
+
+# last: premises imports this module at its end, so either may be imported first (this one alone used to fail)
+from .premises import Alternative, PremiseError  # noqa: E402

@@ -35,6 +35,16 @@ class Chapter:
     notebook: str
     title: str
 
+    def __post_init__(self):
+        for field_name in ("name", "notebook", "title"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(f"Chapter: {field_name} must be a non-empty string; got {type(value).__name__} "
+                                f"{value!r:.60}")
+        if not self.notebook.endswith(".ipynb") or ".." in self.notebook.split("/") or self.notebook.startswith("/"):
+            raise ValueError(f"Chapter: notebook must be a notebook's path inside the project (book/NN_name.ipynb); "
+                             f"got {self.notebook!r:.80}")
+
 
 #: The chapters in book order. ``python -m mfattn reproduce --chapter NAME`` takes these names.
 CHAPTERS: tuple[Chapter, ...] = (
@@ -223,61 +233,9 @@ def chapter_info(chapter: str) -> Chapter:
     raise ValueError(f"chapter must be one of {', '.join(repr(c.name) for c in CHAPTERS)}; got {chapter!r}")
 
 
-#: Sizes that take one of a few words (every other size's kind is read off its values in :data:`PROFILES`).
-#: ``protocol``: "short" keeps the profile's own steps; the others are :data:`mfattn.dynamics.model.PROTOCOLS`.
-CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("dmft", "protocol"): ("short", "paper-code", "seed-text")}
-#: Integer sizes that may be 0 (a transient of no steps, no Newton refinement); every other integer size is >= 1.
-_ZERO_OK = ("transient", "newton")
-#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more).
-_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2}
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _expected(chapter: str, key: str) -> tuple[str, Any]:
-    """What size ``key`` of ``chapter`` takes: a phrase for messages and a test of a value, read off the
-    values the profiles give it (an int size takes ints, a list of reals lists of finite reals...)."""
-    values = [PROFILES[chapter][p][key] for p in PROFILE_NAMES]
-    optional = any(v is None for v in values)
-    values = [v for v in values if v is not None]
-    if (chapter, key) in CHOICES:
-        words = CHOICES[(chapter, key)]
-        phrase, test = f"one of {', '.join(map(repr, words))}", lambda v: isinstance(v, str) and v in words
-    elif all(_is_int(v) for v in values):
-        low = _MINIMA.get((chapter, key), 0 if key.endswith(_ZERO_OK) else 1)
-        phrase, test = f"an integer >= {low}", lambda v: _is_int(v) and v >= low
-    elif all(_is_real(v) for v in values):
-        phrase, test = "a finite number >= 0", lambda v: _is_real(v) and v >= 0
-    elif all(isinstance(v, list) and len(v) == 3 and _is_int(v[2]) and not _is_int(v[0]) for v in values):
-        phrase = "a grid [start, stop, count] (two finite numbers and an integer count >= 1)"
-        test = lambda v: (isinstance(v, list) and len(v) == 3 and _is_real(v[0]) and _is_real(v[1])  # noqa: E731
-                          and _is_int(v[2]) and v[2] >= 1)
-    elif all(isinstance(v, list) and v and all(isinstance(x, list) for x in v) for v in values):
-        width = len(values[0][0])
-        phrase = f"a non-empty list of [{', '.join(['integer >= 1'] * width)}] pairs"
-        test = lambda v: (isinstance(v, list) and len(v) > 0 and all(  # noqa: E731
-            isinstance(x, list) and len(x) == width and all(_is_int(y) and y >= 1 for y in x) for x in v))
-    elif all(isinstance(v, list) and all(_is_int(x) for x in v) for v in values):
-        empty_ok = any(v == [] for v in values)  # a profile that runs none of them (exp_code_extra_seeds)
-        phrase = f"a{'' if empty_ok else ' non-empty'} list of integers >= 0"
-        test = lambda v: (isinstance(v, list) and (empty_ok or len(v) > 0) and all(  # noqa: E731
-            _is_int(x) and x >= 0 for x in v))
-    elif all(isinstance(v, list) and all(_is_real(x) for x in v) for v in values):
-        # every such list the profiles give (inverse temperatures, widths, scales) holds numbers >= 0
-        phrase, test = "a non-empty list of finite numbers >= 0", lambda v: (isinstance(v, list) and len(v) > 0 and all(
-            _is_real(x) and x >= 0 for x in v))
-    else:  # a size of a kind not described above: only its own kind
-        kinds = {type(v) for v in values}
-        phrase, test = " or ".join(sorted(k.__name__ for k in kinds)), lambda v: type(v) in kinds
-    if optional:
-        return f"{phrase}, or null (the profile's choice)", lambda v, t=test: v is None or t(v)
-    return phrase, test
+# the domain of each size (its kind, range, length, first entry): mfattn.companion.profiles_domains
+from .profiles_domains import (CHOICES, _FIRST, _LENGTHS, _MAXIMA, _MINIMA, _RANGES, _SEED_LISTS,  # noqa: E402,F401
+                               _ZERO_OK, _expected, _is_int, _is_real, _real_range)
 
 
 def check_override(chapter: str, key: str, value: Any) -> Any:
@@ -295,6 +253,8 @@ def _checked_value(chapter: str, key: Any, value: Any) -> Any:
     if not isinstance(key, str) or key not in known:
         raise ValueError(f"unknown size {key!r} for chapter {chapter!r}; known: {sorted(known)}")
     phrase, test = _expected(chapter, key)
+    if getattr(getattr(value, "dtype", None), "kind", None) in ("m", "M"):   # a numpy time: .item() is its count
+        raise ValueError(f"size {key!r} of chapter {chapter!r} must be {phrase}; got a time {_short(value)}")
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalars
         value = value.item()
     try:
@@ -394,7 +354,18 @@ def _run_work(chapter: str, sizes: dict[str, Any]) -> tuple[float, str | None]:
 
 def _check_together(chapter: str, sizes: dict[str, Any]) -> None:
     """Sizes that bound each other: a run's ``*transient`` (the steps it discards) below its ``*steps`` (dmft's own
-    ``transient`` and ``steps`` only with the "short" protocol, which keeps them; the others replace both)."""
+    ``transient`` and ``steps`` only with the "short" protocol, which keeps them; the others replace both); chapter 4's
+    ``slot_sigma`` one of its ``slot_sigmas`` (the example it shows is read off that study); chapter 3's ``rhos`` with
+    one below 1 (the contraction it shows)."""
+    name = chapter_info(chapter).name
+    if name == "structural" and isinstance(sizes.get("slot_sigmas"), list) and \
+            sizes.get("slot_sigma") not in sizes["slot_sigmas"]:
+        raise ValueError(f"size 'slot_sigma' = {_short(sizes.get('slot_sigma'))} of chapter 'structural' must be one "
+                         f"of its 'slot_sigmas' = {_short(sizes['slot_sigmas'])}")
+    if name == "transformer" and isinstance(sizes.get("rhos"), list) and not any(
+            _is_real(r) and r < 1 for r in sizes["rhos"]):
+        raise ValueError(f"size 'rhos' = {_short(sizes['rhos'])} of chapter 'transformer' must hold a value below 1 "
+                         "(the contraction the chapter shows)")
     for key, value in sizes.items():
         if not key.endswith("transient"):
             continue
@@ -425,6 +396,12 @@ def _check_run_work(chapter: str, profile: str, overrides: dict[str, Any], toget
     sizes = {**PROFILES[chapter_info(chapter).name][check_profile(profile)], **checked}
     if together:
         _check_together(chapter, sizes)
+        ignored = [k for k in ("steps", "transient") if k in checked]
+        if chapter_info(chapter).name == "dmft" and ignored and sizes.get("protocol") != "short":
+            # the chapter replaces both by its protocol's (PROTOCOLS): the override would be silently ignored
+            raise ValueError(f"size {ignored[0]!r} of chapter 'dmft' has no effect with protocol "
+                             f"{sizes.get('protocol')!r}, which sets steps and transient itself; set protocol='short' "
+                             f"with it (the profile's own steps and transient, or those given)")
     work, key = _run_work(chapter, sizes)
     if key is not None:
         name = f"size {key!r} = {_short(sizes[key])} of chapter {chapter!r}"

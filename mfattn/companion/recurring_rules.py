@@ -33,7 +33,7 @@ def _number(s: Mapping[str, Any], key: str) -> float:
     x = s[key]
     if x is None:
         raise Undecidable(f"{key} is not a number in the stored numbers ({x!r})")
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+    if isinstance(x, (bool, np.bool_, np.timedelta64)) or not isinstance(x, numbers.Real):
         raise TypeError(f"numbers[{key!r}] must be a real number; got {type(x).__name__} {x!r:.60}")
     value = float(x) if not isinstance(x, int) or abs(x) <= 1.7976931348623157e308 else (math.inf if x > 0 else -math.inf)
     if not math.isfinite(value):   # numpy's NaN (np.float32) too: a NaN compares False, an infinity passes a bound
@@ -108,7 +108,7 @@ def _deviations(s: Mapping[str, Any], keys: tuple) -> list[float]:
     xs = []
     for k in keys:
         x = s[k]
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        if isinstance(x, (bool, np.bool_, np.timedelta64)) or not isinstance(x, numbers.Real):
             raise TypeError(f"numbers[{k!r}] must be a deviation (a real number); got {type(x).__name__} {x!r:.60}")
         x = float(x) if not isinstance(x, int) or abs(x) <= 1.7976931348623157e308 else (math.inf if x > 0 else -math.inf)
         if x < 0:

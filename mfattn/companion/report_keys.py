@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 from .checks import contract
 
 __all__ = ["KEY_WORDS", "key_words", "key_text"]
@@ -118,7 +120,13 @@ def key_words(name: str) -> tuple[str, str]:
 @contract(name="str")
 def key_text(name: str, value: Any) -> str:
     """The key number as a reader reads it: ``"words: value unit"``, floats to four significant digits. A NaN or
-    infinity, a Python float or a numpy / torch number alike, is a ValueError naming ``value``."""
+    infinity, a Python float or a numpy / torch number alike, is a ValueError naming ``value``; anything but a text or
+    a real number (a ledger's numbers are one or the other: True/False, None, a list, an object) a TypeError."""
+    if isinstance(value, (bool, np.bool_)) or hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in ("b", "m", "M") \
+            or getattr(value, "dtype", None) is not None and str(value.dtype) == "torch.bool":
+        raise TypeError(f"value must be a real number or a text; got {type(value).__name__} {value!r:.60}")
+    if not isinstance(value, (str, int, float)) and not hasattr(value, "dtype"):
+        raise TypeError(f"value must be a real number or a text; got {type(value).__name__} {value!r:.60}")
     if isinstance(value, complex) or hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "c":
         raise TypeError(f"value must be a real number or a text; got the complex {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
@@ -133,6 +141,8 @@ def key_text(name: str, value: Any) -> str:
             raise TypeError(f"value must be a real number or a text; got {type(value).__name__} {value!r:.60}") from None
         if not finite:
             raise ValueError(f"value must be finite (a ledger's numbers are); got {value!r:.60}")
+        if not isinstance(value, (int, float)):   # a numpy or torch number as its value ('tensor(2.)' is no text)
+            value = value.item()
     words, unit = key_words(name)
     shown = f"{value:.4g}" if isinstance(value, float) else str(value)
     if unit == "%":

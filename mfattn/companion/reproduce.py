@@ -42,11 +42,28 @@ def is_check_cell(cell) -> bool:
 
 @dataclass
 class ChapterOutcome:
+    """How one chapter's run ended: its name, whether it ran through, the seconds it took (>= 0), the notebook it
+    wrote and, when it did not run through, why. Each field is checked (a chapter the book lacks, ``ok='no'``, a
+    negative or NaN time, an error beside ``ok=True``: a TypeError or ValueError naming the field)."""
     chapter: str
     ok: bool
     seconds: float
     output: Path
     error: str = ""
+
+    def __post_init__(self):
+        from .checks import check_bool, check_path, check_real
+
+        if not isinstance(self.chapter, str):
+            raise TypeError(f"chapter must be a chapter's name (a string); got {type(self.chapter).__name__}")
+        chapter_info(self.chapter)
+        check_bool("ok", self.ok)
+        check_real("seconds", self.seconds, minimum=0.0)
+        check_path("output", self.output)
+        if not isinstance(self.error, str):
+            raise TypeError(f"error must be a string (why the run failed); got {type(self.error).__name__}")
+        if self.ok and self.error:
+            raise ValueError(f"error must be '' for a chapter that ran through (ok=True); got {self.error!r:.80}")
 
 
 def _root() -> Path:
@@ -146,7 +163,9 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     cell's output (progress bars of long loops) is streamed to the terminal. Ctrl-C stops after the
     running chapter's cell, and the outcomes so far are returned with the interrupted one last.
     Temporary files left by an earlier killed run (in the output, figures and cache folders) are removed
-    first; those of a run still going are kept (their names carry its PID and host).
+    first; those of a run still going are kept (their names carry its PID and host). The budget variables every
+    chapter's cells read (``$MFATTN_MAX_WORK``, ``$MFATTN_MAX_BYTES``, ``$MFATTN_WORK_FACTOR``) are read here first:
+    a malformed one (``MFATTN_MAX_WORK=0``) is a ValueError naming it before any chapter starts.
     """
     import papermill as pm
 
@@ -161,6 +180,10 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
         raise ValueError(f"seed must be at most 2**62 (seeds and their offsets are 64-bit); got {seed}")
     if overrides is not None and not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of profile sizes; got {type(overrides).__name__}")
+    from .checks_budgets import max_bytes, max_work
+    from .profiles import work_factor
+
+    max_work(), max_bytes(), work_factor()   # a malformed budget fails here, not in a chapter's cell
     root = _root()
     if profile == "full" and not allow_dirty:
         _check_clean_tree(root)

@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from .checks import check_array, check_bool
+from .checks_scalars import is_integer
 
 __all__ = ["t_quantile_975", "paired_difference", "pooled_over_seeds", "t_interval", "sign_test", "exact_paired_test",
            "signed_rank_test", "SIGN_TEST_MIN_UNITS", "MAX_ITEMS", "MAX_RANK_UNITS"]
@@ -36,7 +37,7 @@ _T975 = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622
 def t_quantile_975(df: int) -> float:
     """Student's t 0.975 quantile with ``df`` degrees of freedom (a table to 30, then the Cornish-Fisher
     expansion around the normal quantile, accurate to 1e-3 there)."""
-    if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
+    if not is_integer(df) or df < 1:
         raise ValueError(f"df must be a positive integer; got {df!r}")
     if df > 10**300:   # the expansion divides by df as a float (the quantile is the normal one long before)
         raise ValueError(f"df must be a positive integer of at most 1e300; got one of {len(str(int(df)))} digits")
@@ -162,7 +163,7 @@ def exact_paired_test(only_a: int, only_b: int) -> dict[str, float]:
     only (pooled over seeds, it treats the trained models as fixed: it says whether *these* models differ, not
     how another seed would). Returns ``only_a``, ``only_b`` and the two-sided ``p``."""
     for name, n in (("only_a", only_a), ("only_b", only_b)):
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_ITEMS:
+        if not is_integer(n) or not 0 <= n <= MAX_ITEMS:
             raise ValueError(f"{name} must be a count of items (an integer from 0 to {MAX_ITEMS:.0e}); got {n!r}")
     return {"only_a": float(only_a), "only_b": float(only_b),
             "p": _binomial_two_sided(int(min(only_a, only_b)), int(only_a + only_b))}

@@ -35,7 +35,7 @@ import time
 from pathlib import Path, PurePath
 from typing import Any, Iterator
 
-from .checks import check_int, check_path, check_real, contract
+from .checks import check_bool, check_int, check_path, check_real, contract
 from .store_read import (DEFAULT_MAX_JSON_BYTES, DamagedFileError, RefusedFileError,  # noqa: F401  (re-exported)
                          check_regular_file, load_npz, max_json_bytes, read_entries, read_json,
                          read_text_file)
@@ -102,7 +102,12 @@ def project_root(start: Path | None = None) -> Path | None:
 def env_folder(variable: str, value: str) -> Path:
     """The folder an environment variable names; a file (or anything else) standing there or where one of
     its parents must be, a symlink loop, or a nearest existing folder that cannot be written, is a clear one-line
-    error."""
+    error. ``variable`` is the variable's name (a non-empty string); an empty ``value`` names no folder (``Path('')``
+    would be the working folder): a ValueError naming the variable."""
+    if not isinstance(variable, str) or not variable.strip():
+        raise TypeError(f"variable must be the environment variable's name (a non-empty string); got "
+                        f"{type(variable).__name__} {variable!r:.60}")
+    check_path(variable, value)   # '' (the working folder), NUL, bytes: refused naming the variable
     path = _resolved(value, variable)
     if path.exists() and not path.is_dir():
         raise NotADirectoryError(f"{variable}={value} is not a folder; point {variable} at a folder "
@@ -128,6 +133,9 @@ def inside(folder: str | os.PathLike, name: Any, what: str = "name", *, nested: 
     for a non-string) naming ``what``, the name and the folder.
     """
     check_path("folder", folder)
+    check_bool("nested", nested)   # nested='no' would read as True
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a string (the name's role in messages); got {type(what).__name__}")
     if isinstance(name, os.PathLike):
         name = os.fspath(name)
     if not isinstance(name, str):
@@ -222,10 +230,17 @@ def check_file_target(path: str | os.PathLike, name: str = "path") -> Path:
     """Check, before any work, that a file can be written at ``path``: it is not a folder, no file stands
     where one of its folders must be, and the nearest existing folder is writable; else an OSError of one
     line naming ``name`` (an option such as ``--out``) and the path. A file directly in the filesystem root,
-    a home folder itself or a system folder is refused too (:func:`check_target_folder`)."""
-    path = check_path("path", path).expanduser()
+    a home folder itself or a system folder is refused too (:func:`check_target_folder`), and so is a FIFO, a device
+    or a socket standing at ``path`` (the atomic writers replace only regular files)."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be the option or parameter that gave the path (a non-empty string, e.g. '--out'); "
+                        f"got {type(name).__name__} {name!r:.60}")
+    path = check_path(name, path).expanduser()
     if path.is_dir():
         raise IsADirectoryError(f"{name}: {path} is a folder; give the path of a file to write")
+    if path.exists() and not path.is_file():
+        raise PermissionError(f"{name}: {path} is not a regular file (a FIFO, a device or a socket stands there); "
+                              f"mfattn replaces only regular files: give the path of a file to write")
     check_target_folder(path.parent, name)
     for part in path.parents:
         if part.exists():

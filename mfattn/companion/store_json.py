@@ -74,6 +74,9 @@ def _jsonable(obj: Any, strict: bool = False, where: str = "", json_only: bool =
         return {"__ndarray__": _tolist(obj, where), "dtype": str(obj.dtype)}
     if json_only and isinstance(obj, np.bool_):
         return bool(obj)
+    if isinstance(obj, (np.timedelta64, np.datetime64)):   # np.timedelta64 is a numpy integer type: not a count
+        raise TypeError(f"{where or '(the value itself)'}: a time, {type(obj).__name__} {obj!r:.60}, has no JSON "
+                        f"form; store it as a number of seconds or as text")
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating,)):

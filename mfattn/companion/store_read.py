@@ -22,6 +22,7 @@ import json
 import math
 import os
 import stat
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -229,7 +230,7 @@ def _header_3_0(path: Path, member: str, fh: Any) -> tuple[tuple, np.dtype]:
     try:
         header = ast.literal_eval(fh.read(length).decode("utf-8"))
         return tuple(int(n) for n in header["shape"]), npformat.descr_to_dtype(header["descr"])
-    except (ValueError, SyntaxError, KeyError, TypeError, UnicodeDecodeError) as err:
+    except (ValueError, SyntaxError, KeyError, TypeError, UnicodeDecodeError, RecursionError, MemoryError) as err:
         raise DamagedFileError(path, f"member {member} has an unreadable header ({type(err).__name__})") from None
 
 
@@ -301,5 +302,6 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
             return {k: data[k] for k in data.files}
     except (FileNotFoundError, IsADirectoryError, PermissionError, RefusedFileError):
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, KeyError) as err:
-        raise DamagedFileError(path, f"{type(err).__name__}: {err}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, KeyError, SyntaxError, RecursionError,
+            tokenize.TokenError) as err:   # numpy tokenizes an .npy header: '[' * 5000 is a TokenError of its own
+        raise DamagedFileError(path, f"{type(err).__name__}: {err}"[:300]) from None

@@ -31,7 +31,7 @@ _KINDS: dict[str, Kind] | None = None
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
 def _merge(a: Kind, b: Kind) -> Kind:

@@ -281,7 +281,7 @@ def _methods(value: Any) -> list[str]:
 def _iterations(budget: int, damping: Any) -> int | float:
     """``ceil(budget / damping)``, the iterations :func:`mfattn.meanfield.accuracy.damping_sweep` gives a damping
     (inf when the quotient overflows: 5e-324); a damping outside (0, 1] is the body's to refuse."""
-    if isinstance(damping, bool) or not isinstance(damping, (int, float, np.integer, np.floating)):
+    if isinstance(damping, (bool, np.timedelta64)) or not isinstance(damping, (int, float, np.integer, np.floating)):
         raise _NotCountable
     damping = float(damping)
     if not 0.0 < damping <= 1.0:

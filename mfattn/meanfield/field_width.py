@@ -89,10 +89,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help=f"default: <project>/{OUT} (full) or a temporary file")
     args = parser.parse_args(argv)
     sizes = get_profile("ising", args.profile)
-    start = time.perf_counter()
-    result = field_width_study(sizes["n"], sizes["instances"], seed=0)
     root = store.project_root()
     out = args.out if args.out is not None else (root / OUT if root is not None else Path("field_width.json"))
+    store.check_file_target(out, "--out")   # a folder, a device, a FIFO: refused before the study (a minute a width)
+    start = time.perf_counter()
+    result = field_width_study(sizes["n"], sizes["instances"], seed=0)
     store.atomic_write_json(out, {"profile": args.profile, **result, "seconds": time.perf_counter() - start})
     print(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
     return 0
