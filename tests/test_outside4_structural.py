@@ -14,7 +14,7 @@ from mfattn.structural import edge_priors, hopfield, potentials
 
 @pytest.mark.parametrize("values", [["0.1"], [True, False], np.array([True]), "0.5", np.array(["1.0"]), [b"1"]])
 def test_a_grid_is_numbers_not_text_or_truth_values(values):
-    with pytest.raises(TypeError, match=r"^betas must hold real numbers \(not text or True/False\)"):
+    with pytest.raises(TypeError, match=r"^betas must hold real numbers \(not text(, times)? or True/False\)"):
         checks.check_grid("betas", values)
     with pytest.raises(TypeError, match=r"^betas must hold real numbers"):
         hopfield.retrieval_grid(8, [2], values, 2, steps=2, fraction=0.5, seed=0)
