@@ -117,6 +117,9 @@ def bin_count_bounds(levels: list, max_y: float, fine: int, bins: int = 5001) ->
             arr = np.asarray(lv)
         except (TypeError, ValueError):
             raise TypeError(f"levels[{i}] must be an array of integer levels; got {type(lv).__name__}") from None
+        if arr.ndim != 1:   # one level array (not a list of them) gave 0-d items that np.concatenate refused
+            raise ValueError(f"levels[{i}] must be a 1-d array of levels (levels: one such array per β); got "
+                             f"{arr.ndim}-d")
         if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
             raise TypeError(f"levels[{i}] must be an array of finite integer levels; got dtype {arr.dtype}")
         if arr.dtype.kind == "f" and not np.all(arr == np.floor(arr)):

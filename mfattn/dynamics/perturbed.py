@@ -122,7 +122,9 @@ class CensusAttractor:
 @contract(betas="reals", n_starts="int:1", steps="int:1", transient="int:0", seed="int:0", ulps="int:1",
           points="int:1", tol="real:>0", max_y="real:>0?", max_period="int:1",
           alloc=lambda a: [("n_starts", 8 * 16 * 64 * a["n_starts"] * np.size(a["betas"])),
-                           ("steps", 8 * 16 * (a["steps"] - a["transient"]) * a["n_starts"] * np.size(a["betas"]))])
+                           # a transient past steps is refused by name in the body, not as negative bytes here
+                           ("steps", 8 * 16 * max(a["steps"] - a["transient"], 0) * a["n_starts"]
+                            * np.size(a["betas"]))])
 def attractor_census(betas, context: Mapping[str, Any], n_starts: int = 32, steps: int = 120_000,
                      transient: int = 100_000, *, seed: int = 0, ulps: int = 4, points: int = 400, tol: float = 0.02,
                      max_y: float | None = None, max_period: int = 500, model: MeanFieldModel | None = None,

@@ -350,6 +350,8 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     strobe = stroboscopic_section(planes.m_o, 4, 0, planes.transient)
     islands = [island_count(x) if len(x) >= 64 else None for x in strobe]
     Ns, errs = np.asarray(Ns), np.asarray(errs, dtype=np.float64)
+    if errs.shape[0] < 2 or errs.shape[1] != Ns.size:   # row 1 is β = 3's errors, one per N
+        raise ValueError(f"errs must be (betas ≥ 2, len(Ns) = {Ns.size}) finite-N errors; got shape {errs.shape}")
     # β = 3 without the smallest N (off the orbit's phase there): the slope over the large-N range
     fit = np.polyfit(np.log(Ns[1:].astype(np.float64)), np.log(errs[1, 1:]), 1)[0] if len(Ns) > 2 else float("nan")
     return plain({

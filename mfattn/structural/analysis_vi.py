@@ -59,6 +59,9 @@ def elbo_gradients(scores: torch.Tensor, alpha0: float, beta0: float, update: st
     function sets itself (refused by name)."""
     _check_scores(scores, (torch.float64,))
     _forwarded("elbo_gradients", kw, ("values", "max_iter"))
+    if not isinstance(update, (str, list, tuple)):   # None fell through to a TypeError deep inside the run
+        raise TypeError(f"update must be one of {ex.UPDATES} or one per row of scores; got "
+                        f"{type(update).__name__}")
     B, T = scores.shape
     tol = (1e-9 if update == "cavi" else 0.01) if tol is None else tol
     res = ex.expanding_attention(scores, torch.zeros(B, T, 1, dtype=scores.dtype), alpha0, beta0, update=update,

@@ -112,4 +112,10 @@ def expanding_elbo(scores: torch.Tensor, attention: torch.Tensor, alpha, beta, a
     e_s = torch.where(on, attention * scores, 0.0).sum(-1)
     e_t1 = (attention * (dist - 1).clamp(min=0)).sum(-1)
     kl = ((alpha - alpha0) * e_log_q + (beta - beta0) * e_log_1mq - log_b(alpha, beta) + log_b(alpha0, beta0))
-    return e_s + e_log_q + e_t1 * e_log_1mq - kl - a_log_a.sum(-1)
+    elbo = e_s + e_log_q + e_t1 * e_log_1mq - kl - a_log_a.sum(-1)
+    if not bool(torch.isfinite(elbo).all()) and bool(torch.isfinite(scores).all()):
+        # finite inputs whose Beta terms overflow (lgamma(α₀ + β₀) at β₀ = 1e308 is inf, inf − inf NaN)
+        raise ValueError(f"alpha, beta, alpha0, beta0 overflow the ELBO's Beta terms (lgamma of their sum is inf); "
+                         f"take them below ~1e300; got alpha0 {float(alpha0.max()):g}, beta0 {float(beta0.max()):g}, "
+                         f"alpha {float(alpha.max()):g}, beta {float(beta.max()):g}")
+    return elbo
