@@ -148,7 +148,7 @@ def gaussian_vector_tap(J: Any, X: Any, prior_cov: Any, V: Any = None, *, adapt:
 
 def _gaussian_vector_model(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The random Gaussian vector-spin model of :func:`gaussian_vector_check` (J, X, Σ), drawn from ``rng``."""
-    check_int("n", n, 2), check_int("d", d, 1)
+    n, d = check_int("n", n, 2), check_int("d", d, 1)   # Python ints: a np.uint64 n broke the indexing below
     check_generator("rng", rng, kind="numpy")
     check_alloc("n", 4 * (n * d) ** 2 * 8)
     A = rng.standard_normal((n, n, d, d)) / np.sqrt(n * d)

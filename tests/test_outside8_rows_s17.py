@@ -17,7 +17,7 @@ from mfattn.structural.multihop import MultihopTask
 def test_task_premise_refuses_a_dict_of_seeds():
     # b0204: a dict's keys were read as the seeds (silent)
     task = MultihopTask(d=2)
-    with pytest.raises(TypeError, match="seeds must be a list"):
+    with pytest.raises(TypeError, match="seeds must be a (list|sequence)"):
         task_premise(task, {0: 5, 1: 6})
     out = task_premise(task, [0, 1])
     assert len(out["premise_nmse_single_seeds"]) == 2
@@ -69,3 +69,147 @@ def test_verdict_summary_refuses_errors_of_the_wrong_shape():
         VN.summary(**{**args, "errs": args["errs"][:0]})
     with pytest.raises(ValueError, match=r"errs must be \(betas"):
         VN.summary(**{**args, "errs": args["errs"][:, :2]})
+
+
+# --- chapters 1-3 and the training code ------------------------------------------------------------------------
+def test_gaussian_vector_bound_reads_a_numpy_unsigned_size():
+    # table 7: n as np.uint64 broke the model's indexing (IndexError, deep); now the same number as n = 3
+    from mfattn.ising_vector import gaussian_vector_bound
+    a = gaussian_vector_bound(np.uint64(3), 2, np.random.default_rng(0))
+    assert a == gaussian_vector_bound(3, 2, np.random.default_rng(0))
+
+
+def _ot(**kw):
+    ot = {"step": [0, 10, 20], "rho_q25": [0.4, 0.5, np.nan], "rho_median": [0.5, 0.6, np.nan],
+          "rho_q75": [0.6, 0.7, np.nan]}
+    return {**ot, **kw}
+
+
+@pytest.mark.parametrize("ot, h, match", [
+    (_ot(step=[20, 10, 0]), None, r"ot\['step'\] must increase"),
+    (_ot(step=[0, 0, 0]), None, r"ot\['step'\] must increase"),
+    (_ot(rho_q25=[0.9, 0.5, np.nan]), None, "quartiles must be ordered"),
+    (_ot(), {"forward_iterations": [-1, 3, 4], "backward_iterations": [1, 2, 3]}, r"values >= 0"),
+    (_ot(), {"forward_iterations": [1, np.nan, 4], "backward_iterations": [1, 2, 3]}, "at every step or at none"),
+])
+def test_stability_over_training_refuses_series_it_would_draw_wrong(ot, h, match):
+    # table 7: steps out of order, crossed quartiles and negative counts were drawn (silent)
+    import matplotlib.pyplot as plt
+
+    from mfattn.implicit.figures import stability_over_training
+    good_h = {"forward_iterations": [10, 12, 13], "backward_iterations": [np.nan] * 3}
+    with pytest.raises(ValueError, match=match):
+        stability_over_training(ot, h or good_h)
+    plt.close(stability_over_training(_ot(), good_h))
+
+
+def test_sum_over_couplings_refuses_a_state_that_gives_non_finite_sums():
+    # table 7: an inf in m gave inf/NaN sums (silent)
+    from mfattn.implicit.meanfield import MeanFieldAttention
+    layer = MeanFieldAttention(3, 2, interaction="linear")
+    m = torch.zeros(1, 3, 2)
+    cache = layer.prepare(m)
+    assert torch.isfinite(layer.sum_over_couplings(m, cache)).all()
+    with pytest.raises(ValueError, match="non-finite entries"):
+        layer.sum_over_couplings(torch.full((1, 3, 2), float("inf")), cache)
+
+
+def test_solver_stats_summary_refuses_a_converged_flag_the_residual_contradicts():
+    # a1657: residual NaN with converged=True gave a summary with converged_fraction 1 (silent)
+    from mfattn.deq import SolverStats
+    def stats(residual, converged):
+        return SolverStats(torch.tensor([3]), torch.tensor([residual]), torch.tensor([converged]), torch.zeros(1, 1),
+                           torch.tensor([False]))
+    for residual in (float("nan"), 1.0):
+        with pytest.raises(ValueError, match="residual < tol"):
+            stats(residual, True).summary()
+    assert stats(1e-5, True).summary()["converged_fraction"] == 1.0
+    assert stats(1.0, False).summary()["converged_fraction"] == 0.0
+    with pytest.raises(TypeError, match="bool tensor"):
+        SolverStats(torch.tensor([3]), torch.tensor([1e-5]), torch.tensor([1.0]), torch.zeros(1, 1),
+                    torch.tensor([False])).summary()
+
+
+def _onsager_data(I=2, n=4, dtype=torch.float64):
+    g = torch.Generator().manual_seed(0)
+    return {"J": torch.randn(I, n, n, dtype=dtype, generator=g) / n, "h": torch.randn(I, n, dtype=dtype, generator=g),
+            "m": torch.rand(I, n, dtype=dtype, generator=g), "c": torch.randn(I, n, dtype=dtype, generator=g)}
+
+
+def test_onsager_features_refuse_mixed_or_half_dtypes():
+    # b0090: J in float16 reached einsum's "expected scalar type Half" (deep)
+    from mfattn.implicit.onsager import onsager_features
+    d = _onsager_data()
+    with pytest.raises(TypeError, match="share one float dtype"):
+        onsager_features(d["J"].half(), d["h"], d["m"], "g")
+    assert onsager_features(d["J"], d["h"], d["m"], "m+s").shape == (2, 4, 2)
+
+
+def test_fit_onsager_net_counts_its_steps_against_the_work_budget():
+    # b0095: steps = 2**63 ran until killed (hang); each step counts at least its measured 250 µs
+    from mfattn.companion.work import work_of
+    from mfattn.implicit.onsager import fit_onsager_net
+    with pytest.raises(ValueError, match="MFATTN_MAX_WORK"):
+        fit_onsager_net(_onsager_data(), "g", steps=2 ** 63)
+    _, units, _ = work_of("mfattn.implicit.onsager:fit_onsager_net",
+                          {"data": _onsager_data(), "inputs": "g", "steps": 10, "hidden": 4})
+    assert units == 10 * 1_000_000   # the floor: 8 × 8 sites × (4 + 16 + 4) products is less
+    net, losses = fit_onsager_net(_onsager_data(), "g", hidden=4, steps=3)
+    assert len(losses) == 3
+
+
+def test_onsager_dataset_refuses_a_field_that_saturates_every_spin():
+    # b0103: field_std = 1e308 overflowed adaptive TAP ("produced NaN/inf at iteration 1", no name)
+    from mfattn.implicit.onsager import onsager_dataset
+    with pytest.raises(ValueError, match="field_std"):
+        onsager_dataset(4, [0.2], 1, field_std=1e308)
+    assert onsager_dataset(4, [0.2], 1, field_std=0.3)["m"].shape == (1, 4)
+
+
+@pytest.mark.parametrize("steps", [{0: 1, 1: 2}, {1, 2}, (k for k in (1, 2))])
+def test_integer_sequences_refuse_dicts_sets_and_iterators(steps):
+    # b0133 (and b0204): a dict's keys were read as the steps; an iterator was consumed by the check
+    from mfattn.companion.checks import check_rule
+    with pytest.raises(TypeError, match="sequence of integers"):
+        check_rule("steps", steps, "ints:0")
+    assert check_rule("steps", [1, 2], "ints:0") == [1, 2]
+    assert list(check_rule("steps", range(3), "ints:0")) == [0, 1, 2]
+
+
+def test_export_finished_refuses_folder_none(tmp_path):
+    # b0741: folder=None reached Path(None) (deep)
+    from mfattn.companion.profiles import get_profile
+    from mfattn.implicit.trained import export_finished
+    with pytest.raises(TypeError, match="folder must be a path"):
+        export_finished(get_profile("deq", "quick"), None)
+    with pytest.raises(PermissionError, match="folder"):
+        export_finished(get_profile("deq", "quick"), "/")
+
+
+def test_train_into_cache_refuses_progress_as_a_string():
+    # b0704: progress='False' (truthy) passed unread (silent)
+    from mfattn.implicit.ensemble_train import train_into_cache
+    from mfattn.implicit.runs import TrainConfig
+    with pytest.raises(TypeError, match="progress must be None, True or False"):
+        train_into_cache([TrainConfig(seed=0)], progress="False")
+
+
+def test_train_main_names_threads():
+    # b0736: --threads 0 gave torch's "set_num_threads expects a positive integer" (no option named)
+    from mfattn.implicit.train import main
+    with pytest.raises(SystemExit) as exc:
+        main(["--profile", "quick", "--threads", "0"])
+    assert exc.value.code == 2
+
+
+def test_offline_reads_false_as_online(monkeypatch):
+    # MFATTN_OFFLINE=false read as set, hence offline
+    from mfattn.companion.datasets import offline
+    for text, want in (("", False), ("0", False), ("false", False), (" Off ", False), ("1", True), ("yes", True)):
+        monkeypatch.setenv("MFATTN_OFFLINE", text)
+        assert offline() is want
+    monkeypatch.setenv("MFATTN_OFFLINE", "maybe")
+    with pytest.raises(ValueError, match="MFATTN_OFFLINE must be"):
+        offline()
+    monkeypatch.delenv("MFATTN_OFFLINE")
+    assert offline() is False

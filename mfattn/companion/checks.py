@@ -141,8 +141,14 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
             raise ValueError(f"{name} must contain only values <= 1")
         return value
     if kind == "ints":
+        from collections.abc import Mapping, Set
+
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
             raise TypeError(f"{name} must be a sequence of integers; got {type(value).__name__}")
+        # a dict would be read as its keys, a set in no fixed order, an iterator consumed here and empty in the body
+        if isinstance(value, (Mapping, Set)) or iter(value) is value:
+            raise TypeError(f"{name} must be a sequence of integers (a list, tuple or array); got "
+                            f"{type(value).__name__}")
         items = list(value)
         if not items:
             raise ValueError(f"{name} must name at least one integer")

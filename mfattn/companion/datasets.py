@@ -43,7 +43,20 @@ from . import store
 from .checks import check_bool, check_choice
 
 __all__ = ["DataSet", "DATASETS", "MissingDataError", "dataset_files", "fetch", "locate", "env_folder", "folders", "check", "main",
-           "mirror_env", "mirror_urls", "MIRROR_ENV"]
+           "mirror_env", "mirror_urls", "MIRROR_ENV", "offline"]
+
+def offline() -> bool:
+    """Whether ``$MFATTN_OFFLINE`` forbids downloads: unset, empty, 0, false, no or off allow them; 1, true, yes or
+    on forbid them (any case, spaces ignored); anything else is a ValueError naming the variable ("false" used to
+    read as set, hence offline)."""
+    text = os.environ.get("MFATTN_OFFLINE", "").strip().lower()
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    if text in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"MFATTN_OFFLINE must be 1/true/yes/on (no downloads) or 0/false/no/off (downloads allowed); "
+                     f"got {os.environ.get('MFATTN_OFFLINE')!r:.60}")
+
 
 #: One base URL for every data set's mirror (``<url>/<name>/<file>``).
 MIRROR_ENV = "MFATTN_MIRROR"
@@ -298,7 +311,7 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
             return path
         target = dict(folders(name))["download folder"]
     if download is None:
-        download = os.environ.get("MFATTN_OFFLINE", "") in ("", "0")
+        download = not offline()
     if not download:
         raise MissingDataError(_how_to_get(name, file))
     import pooch

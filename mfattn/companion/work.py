@@ -493,6 +493,14 @@ WORK: dict[str, Entry] = {
         2 * _count(a["steps"]) + 1000, _tokens(a["x"]) * _size(a["rhos"]), {"steps": _count(a["steps"])})),
     _I + "onsager:amortised_mean_field": Entry("max_iter", lambda a: _work(
         "coupling products (max_iter × entries of J)", per=_size(a["J"]), max_iter=_count(a["max_iter"]))),
+    # full-batch Adam on every site of every instance: measured 250 µs a step at least, 5-9 units (~¼ ns) per
+    # product of the net's layers (sites × (F h + h² + h)), single-threaded
+    _I + "onsager:fit_onsager_net": Entry("steps", lambda a: _floored(
+        "net products (steps × sites × (features × hidden + hidden² + hidden))", _count(a["steps"]),
+        8 * _shape(a["data"]["J"], 0) * _shape(a["data"]["J"], 1)
+        * ((1 if a["inputs"] in ("g", "m") else 2) * _count(a["hidden"]) + _count(a["hidden"]) ** 2
+           + _count(a["hidden"])), 1_000_000,
+        {"steps": _count(a["steps"]), "hidden": _count(a["hidden"])})),
     _I + "feature_floor:train_floor": Entry("epochs", lambda a: _work(
         "training digits (epochs × the training set, 60,000 without train_limit)",
         per=60_000 if a["train_limit"] is None else _count(a["train_limit"]), epochs=_count(a["epochs"]))),

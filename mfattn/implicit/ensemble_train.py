@@ -131,6 +131,7 @@ def train_ensemble(configs: Sequence[TrainConfig], *, data_root=None, device: st
     from tqdm import tqdm
 
     configs = _check_configs(configs)
+    _check_progress(progress)
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache must be True or False; got {use_cache!r}")
     if dtype is not None and dtype not in (torch.float32, torch.float64):
@@ -305,6 +306,12 @@ def train_ensemble(configs: Sequence[TrainConfig], *, data_root=None, device: st
     return results
 
 
+def _check_progress(progress: Any) -> None:
+    """``progress`` must be None (a bar only on a terminal), True or False: a string such as 'False' is truthy."""
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be None, True or False; got {type(progress).__name__} {progress!r:.40}")
+
+
 def train_into_cache(configs: Sequence[TrainConfig], *, data_root=None, device: str | torch.device = "cpu",
                      progress: bool | None = None) -> list[TrainResult]:
     """The runs ``configs`` trained as one ensemble (:func:`train_ensemble`), each member then stored where its
@@ -319,6 +326,7 @@ def train_into_cache(configs: Sequence[TrainConfig], *, data_root=None, device: 
     from .runs import _entry_key, finished_result, run_dir
 
     configs = _check_configs(configs)
+    _check_progress(progress)   # before the cache is read: a string 'False' would show a bar, or pass unread
     todo = [c for c in configs if finished_result(c, device) is None]
     if todo:
         for config, member in zip(todo, train_ensemble(todo, data_root=data_root, device=device, progress=progress)):

@@ -167,11 +167,21 @@ def stability_over_training(ot: dict, h: dict, window: int = 200) -> plt.Figure:
     :func:`mfattn.implicit.stability.spectral_radius_over_training`: median and interquartile band over the
     digits, dotted ρ = 1). Right: Anderson evaluations per forward and adjoint solve (running mean over
     ``window`` steps of the training history ``h``). ``ot``'s radii (>= 0; NaN: no value) have one entry per step."""
-    n = len(_series("ot['step']", ot["step"]))
-    for key in ("rho_median", "rho_q25", "rho_q75"):
-        _series(f"ot[{key!r}]", ot[key], length=n, other="ot['step']", finite=False, minimum=0.0)
+    step = _series("ot['step']", ot["step"], minimum=0.0)
+    if np.any(np.diff(step) <= 0):   # kept snapshots in training order: a line drawn back over itself otherwise
+        raise ValueError(f"ot['step'] must increase (the kept steps in training order); got {step[:8].tolist()}")
+    q = {key: _series(f"ot[{key!r}]", ot[key], length=len(step), other="ot['step']", finite=False, minimum=0.0)
+         for key in ("rho_q25", "rho_median", "rho_q75")}
+    with np.errstate(invalid="ignore"):   # NaN (no value) is not compared
+        order = (q["rho_q25"] <= q["rho_median"] * (1 + 1e-12)) & (q["rho_median"] <= q["rho_q75"] * (1 + 1e-12))
+    if np.any(~order & np.isfinite(q["rho_q25"] + q["rho_median"] + q["rho_q75"])):
+        raise ValueError("ot's quartiles must be ordered, rho_q25 <= rho_median <= rho_q75, at every step; got a "
+                         "step where they are not")
     for key in ("forward_iterations", "backward_iterations"):
-        _series(f"h[{key!r}]", h[key], finite=False)
+        it = _series(f"h[{key!r}]", h[key], finite=False, minimum=0.0)   # evaluation counts (all NaN: not logged)
+        if np.isnan(it).any() and not np.isnan(it).all():   # a running mean has no value across a gap
+            raise ValueError(f"h[{key!r}] must be logged at every step or at none (all NaN); got "
+                             f"{int(np.isnan(it).sum())} NaN of {it.size}")
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), layout="constrained")
     ax = axes[0]
     ax.fill_between(ot["step"], ot["rho_q25"], ot["rho_q75"], color="C1", alpha=0.3, lw=0, label="interquartile range")

@@ -338,7 +338,7 @@ def load_mnist(split: str = "train", root: str | os.PathLike | None = None, *, l
     folder, source = mnist_dir(root)
     missing = any(_locate(folder, FILES[split][kind]) is None for kind in ("images", "labels"))
     if download is None:
-        download = os.environ.get("MFATTN_OFFLINE", "") in ("", "0")
+        download = not datasets.offline()   # one reader of $MFATTN_OFFLINE ("false" is online)
     if missing and download:
         folder = download_mnist(root if root is not None else (folder if source == "MFATTN_DATA" else None))
     images = _read_checked(folder, FILES[split]["images"], source, verify)

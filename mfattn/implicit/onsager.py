@@ -50,7 +50,8 @@ def onsager_dataset(n: int, betas: Sequence[float], instances: int, *, field_std
 
     import numpy as np
 
-
+    # fields past ~1e6 saturate every spin (m = ±1, no correction to learn), and near 1e308 the iteration overflows
+    check_real("field_std", field_std, minimum=0.0, maximum=1e6)
     rng = np.random.default_rng(seed)
     Js, hs, ms, Vs, bs, dropped = [], [], [], [], [], 0
     for beta in betas:
@@ -82,6 +83,10 @@ def onsager_features(J: torch.Tensor, h: torch.Tensor, m: torch.Tensor, inputs: 
     site (on SK couplings β²(n − 1)/n in expectation: the temperature, as a global feature; it is the site
     average of ``s_i``, so ``"m+s"`` against ``"m+b2"`` separates what the site-to-site part of s adds)."""
     check_choice("inputs", inputs, ONSAGER_INPUTS)
+    dtypes = {"J": J.dtype, "h": h.dtype, "m": m.dtype}
+    if len(set(dtypes.values())) != 1 or J.dtype not in (torch.float32, torch.float64):   # einsum refused mixes deep
+        raise TypeError(f"J, h and m must share one float dtype (float32 or float64); got "
+                        f"{', '.join(f'{k} {v}' for k, v in dtypes.items())}")
     if J.dim() != 3 or J.shape[1] != J.shape[2] or h.shape != J.shape[:2] or m.shape != J.shape[:2]:
         raise ValueError(f"J must be (I, n, n) and h, m (I, n); got J {tuple(J.shape)}, h {tuple(h.shape)}, "
                          f"m {tuple(m.shape)}")

@@ -116,14 +116,14 @@ def code_version() -> str:
     """A digest of the code that determines a training result (solver, layer, model, loop): a change
     of solver or layer code (even one that only moves the last bits of a float) gives new cache keys
     instead of stale results."""
-    from .. import deq
-    from . import ensemble, evaluation, meanfield, mnist, models
+    from .. import deq, deq_steppers
+    from . import ensemble, evaluation, meanfield, meanfield_kernels, mnist, models
 
     # the loops' files by path, not by import: mfattn.implicit.train and .ensemble_train import this module. The
     # ensemble trainer trained most stored runs and mnist.py reads their data: a change there is a change of training
     here = Path(__file__)
-    return store.code_digest(deq, meanfield, models, here.with_name("train.py"), evaluation, __file__, ensemble,
-                             here.with_name("ensemble_train.py"), mnist)
+    return store.code_digest(deq, deq_steppers, meanfield, meanfield_kernels, models, here.with_name("train.py"),
+                             evaluation, __file__, ensemble, here.with_name("ensemble_train.py"), mnist)
 
 
 def _check_device(device: Any) -> None:

@@ -211,6 +211,9 @@ def analyse(result: Any, images: torch.Tensor, labels: torch.Tensor, sizes: Mapp
     check_tensor("labels", labels, shape=(len(images),))
     if labels.is_floating_point() or labels.dtype == torch.bool:
         raise TypeError(f"labels must be an integer tensor of digit labels; got dtype {labels.dtype}")
+    if labels.numel() and (int(labels.min()) < 0 or int(labels.max()) > 9):   # MNIST digits: an accuracy otherwise 0
+        raise ValueError(f"labels must be digit labels in 0..9; got values from {int(labels.min())} to "
+                         f"{int(labels.max())}")
     for key in ("stability_digits", "rho_training_digits", "rho_training_every", "correction_digits"):
         check_int(f"sizes[{key!r}]", sizes[key], 1)
     check_rule("sizes['budget_steps']", sizes["budget_steps"], "ints:1")

@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", default=None,
                         help="with one --seed: the run's folder (default: the cache folder of the current code)")
     args = parser.parse_args(argv)
+    if args.threads < 1:   # torch's own refusal names set_num_threads, not the option
+        parser.error(f"--threads must be a positive integer; got {args.threads}")
     try:  # a user error (a negative seed, no MNIST copy offline) is one line, no traceback
         torch.set_num_threads(args.threads)
         sizes, device = get_profile("deq", args.profile), resolve_device(args.device)

@@ -83,7 +83,7 @@ def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cp
 
     _check_sizes(sizes)
     _run_device(device)
-    folder = Path(folder)
+    folder = store.check_target_folder(folder, "folder")   # a path (not None), and never the root or a system folder
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {"runs": {}, "missing": []}
     old = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
