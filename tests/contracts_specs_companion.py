@@ -40,6 +40,7 @@ SPECS = {
     K + "citation:build_statement": Spec(lambda d: {}),   # no arguments: the valid call alone
     K + "datasets:dataset_files": Spec(lambda d: {"name": "mnist"}),
     K + "datasets:mirror_env": Spec(lambda d: {"name": "mnist"}),
+    K + "datasets:offline": Spec(lambda d: {}),   # no arguments (it reads $MFATTN_OFFLINE): the valid call alone
     K + "datasets:mirror_urls": Spec(lambda d: {"name": "mnist", "file": "train-labels-idx1-ubyte.gz"}),
     K + "datasets:folders": Spec(lambda d: {"name": "mnist"}),
     K + "datasets:DataSet": Exempt("a frozen description of a data set the package declares (DATASETS, package "

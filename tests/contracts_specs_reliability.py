@@ -62,7 +62,7 @@ SPECS = {
                                      skip=("what",)),
     # a record (a parameter's name and a function), no computation: every registry entry is checked by
     # tests/test_reliability.py (test_every_work_entry_names_a_function_with_its_loop_parameter)
-    K + "work:Entry": Spec(lambda d: {"parameter": d(st.sampled_from(["steps", "n", "trials", "instances"])),
+    K + "work_units:Entry": Spec(lambda d: {"parameter": d(st.sampled_from(["steps", "n", "trials", "instances"])),
                                       "work": lambda arguments: ("steps", 1, "one step")}),
 }
 
