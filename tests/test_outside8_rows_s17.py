@@ -213,3 +213,30 @@ def test_offline_reads_false_as_online(monkeypatch):
         offline()
     monkeypatch.delenv("MFATTN_OFFLINE")
     assert offline() is False
+
+
+def _serve(folder):
+    """A local HTTP server for ``folder`` in a thread: (server, base URL)."""
+    import functools
+    import http.server
+    import threading
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_http_download_stops_at_the_published_size(tmp_path):
+    # a huge file over http(s) was downloaded whole before its hash was compared (pooch has no size limit)
+    from mfattn.companion.datasets import _bounded_http
+    (tmp_path / "srv").mkdir()
+    (tmp_path / "srv" / "f.bin").write_bytes(b"x" * 5000)
+    server, base = _serve(tmp_path / "srv")
+    try:
+        with pytest.raises(ValueError, match="announces 5,000 bytes, not the published 100"):
+            _bounded_http(f"{base}/f.bin", str(tmp_path / "out"), None, size=100)
+        _bounded_http(f"{base}/f.bin", str(tmp_path / "ok"), None, size=5000)
+        assert (tmp_path / "ok").read_bytes() == b"x" * 5000
+    finally:
+        server.shutdown()

@@ -275,6 +275,33 @@ def _copy_local(url: str, output_file, pooch_obj, size: int | None = None) -> No
             shutil.copyfileobj(src, output_file)
 
 
+def _bounded_http(url: str, output_file, pooch_obj, size: int | None = None) -> None:
+    """A pooch downloader for ``http(s)://`` URLs that stops at the published size: with ``size`` (bytes), a
+    response announcing another length, or streaming past ``size``, is a ValueError naming the URL, before the rest
+    is read (pooch's own downloader reads a file of any size before it compares the SHA-256)."""
+    import requests
+
+    with requests.get(url, stream=True, timeout=60) as response:
+        response.raise_for_status()
+        announced = response.headers.get("Content-Length")
+        if size is not None and announced is not None and announced.isdigit() and int(announced) != size:
+            raise ValueError(f"{url} announces {int(announced):,} bytes, not the published {size:,}: another file "
+                             f"or version; nothing downloaded")
+        own = isinstance(output_file, (str, os.PathLike))
+        dst = open(output_file, "wb") if own else output_file
+        try:
+            got = 0
+            for chunk in response.iter_content(chunk_size=1 << 20):
+                got += len(chunk)
+                if size is not None and got > size:
+                    raise ValueError(f"{url} sent more than the published {size:,} bytes: another file or version; "
+                                     f"download stopped")
+                dst.write(chunk)
+        finally:
+            if own:
+                dst.close()
+
+
 def _how_to_fix(name: str) -> str:
     """How to get data set ``name`` when a file is missing: the command, or the variables."""
     ds = _dataset(name)
@@ -321,8 +348,10 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
         try:
             got = Path(pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
                                       progressbar=False,
-                                      downloader=functools.partial(_copy_local, size=ds.sizes.get(file))
-                                      if url.startswith("file:") else None))
+                                      downloader=functools.partial(
+                                          _copy_local if url.startswith("file:") else _bounded_http,
+                                          size=ds.sizes.get(file))
+                                      if url.startswith(("file:", "http:", "https:")) else None))
             os.chmod(got, 0o666 & ~store._current_umask())  # pooch's temporary file is 0600
             return got
         except ValueError as err:  # pooch: SHA-256 mismatch (the download was deleted)
