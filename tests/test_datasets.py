@@ -34,10 +34,16 @@ def test_download_into_an_empty_folder_is_verified(served_data, clone, name):
         assert datasets.locate(name, file) == path  # found locally the second time
 
 
-def test_a_corrupted_download_is_a_clear_error_and_leaves_nothing(served_data, clone):
-    (served_data.folder / "asi-reference" / "multiple_training.json").write_text('{"tampered": true}')
+@pytest.mark.parametrize("same_size", [True, False])
+def test_a_corrupted_download_is_a_clear_error_and_leaves_nothing(served_data, clone, same_size):
+    # a tampered file of the published size reaches the hash check; one of another size is stopped by its length
+    served = served_data.folder / "asi-reference" / "multiple_training.json"
+    size = served.stat().st_size
+    served.write_text('{"tampered": true}'.ljust(size) if same_size else '{"tampered": true}')
     served_data.point("asi-reference")
-    with pytest.raises(datasets.MissingDataError, match=r"SHA256 hash of downloaded file .* does not match"):
+    match = (r"SHA256 hash of downloaded file .* does not match" if same_size else
+             rf"announces 18 bytes, not the published {size:,}")
+    with pytest.raises(datasets.MissingDataError, match=match):
         datasets.fetch("asi-reference", "multiple_training.json")
     folder = clone / "data" / "asi-reference"
     assert not folder.exists() or not any(folder.iterdir())  # no partial or corrupt file kept
