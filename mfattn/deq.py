@@ -26,6 +26,7 @@ import torch
 
 from .companion.checks import (check_alloc, check_choice, check_generator, check_int, check_positive, check_real,
                                check_tensor, check_work, contract)
+from .companion.checks_scalars import _takes_one
 from .companion.work import MIN_UNITS_PER_ITERATION, check_call_work
 # the iteration's steppers live in a module of their own (one job each); the solver below drives them
 from .deq_steppers import _Anderson, _bdot, _Broyden, _Plain  # noqa: F401
@@ -97,6 +98,9 @@ class SolverStats:
                                 f"{type(value).__name__}")
             if value.numel() == 0:
                 raise ValueError(f"SolverStats.{name} is empty (a batch of no samples): a summary needs B >= 1")
+        if bool((self.iterations < 0).any()):   # evaluations of f: a count
+            raise ValueError(f"SolverStats.iterations must be counts of evaluations (>= 0); got "
+                             f"{int(self.iterations.min())}")
         if self.converged.dtype != torch.bool:
             raise TypeError(f"SolverStats.converged must be a bool tensor; got {self.converged.dtype}")
         if self.converged.shape != self.residual.shape or bool((self.converged & ~(self.residual < self.tol)).any()):
@@ -204,6 +208,7 @@ def solve(f: Callable[[torch.Tensor], torch.Tensor], z0: torch.Tensor, *, method
     """
     if not callable(f):
         raise TypeError(f"f must be a callable z -> f(z) (the map whose fixed point is sought); got {type(f).__name__}")
+    _takes_one("f", f)
     opts = _resolve_options(method, max_iter, tol, options)
     if not isinstance(z0, torch.Tensor):
         raise TypeError(f"z0 must be a torch.Tensor; got {type(z0).__name__}")

@@ -92,6 +92,11 @@ class MeanFieldResult:
         return self.chi
 
 
+class _Overflow(FloatingPointError, ValueError):
+    """The update left float64's range for finite J and h: a ValueError naming them (the studies catch it as the
+    FloatingPointError it also is)."""
+
+
 def _report(method: str, converged: bool, residual: float, iterations: int, positive: bool, on_fail: str) -> None:
     problems = []
     if not converged:
@@ -126,7 +131,8 @@ def _iterate(update, m0: np.ndarray, damping: float, tol: float, max_iter: int):
     for it in range(1, max_iter + 1):
         new = update(m)
         if not np.all(np.isfinite(new)):
-            raise FloatingPointError(f"mean-field update produced NaN/inf at iteration {it}")
+            raise _Overflow(f"J and h overflow the mean-field update (NaN/inf at iteration {it}): couplings or "
+                            f"fields too large for float64; scale them down")
         residual = float(np.abs(new - m).max())
         history.append(residual)
         m = (1.0 - damping) * m + damping * new
@@ -231,7 +237,8 @@ def adaptive_tap(J: Any, h: Any, *, damping: float = 0.5, tol: float = 1e-10, ma
                 raise FloatingPointError(f"adaptive TAP: Lambda - J became singular at iteration {it}") from err
             V_new = lam - 1.0 / chi_diag
         if not (np.all(np.isfinite(m_new)) and np.all(np.isfinite(V_new))):
-            raise FloatingPointError(f"adaptive TAP produced NaN/inf at iteration {it}")
+            raise _Overflow(f"J and h overflow adaptive TAP's update (NaN/inf at iteration {it}): couplings or "
+                            f"fields too large for float64; scale them down")
         residual = float(max(np.abs(m_new - m).max(), np.abs(V_new - V).max()))
         history.append(residual)
         m = (1.0 - damping) * m + damping * m_new

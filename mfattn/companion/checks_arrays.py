@@ -158,6 +158,8 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
         if value.is_floating_point() and value.itemsize < 4 and not value.is_complex():
             value = value.double()   # bfloat16 (no numpy twin) and float16: float64 holds them exactly
         value = value.resolve_conj().resolve_neg().numpy()
+    if isinstance(value, np.ma.MaskedArray):   # np.asarray reads the hidden values under the mask as numbers
+        raise TypeError(f"{name} must be a plain array of numbers; got a masked array (fill or compress it first)")
     declared = getattr(value, "dtype", None)
     try:
         arr = np.asarray(value)

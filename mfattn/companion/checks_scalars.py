@@ -109,6 +109,9 @@ def check_path(name: str, value: Any):
         raise ValueError(f"{name} must be a path the file system can encode; {text!r:.80} has "
                          f"{text[err.start:err.end]!r} at {err.start}") from None
     value = text
+    if len(os.fsencode(text)) >= 4096:   # Linux's PATH_MAX: the OS refuses it later ("File name too long", no name)
+        raise ValueError(f"{name} must be a path shorter than 4096 bytes; got {len(os.fsencode(text)):,} bytes "
+                         f"({text[:40]!r}...)")
     long = [p for p in Path(value).parts if len(os.fsencode(p)) > 255]
     if long:                   # no file system takes a longer name: it would fail later, deep in the OS
         raise ValueError(f"{name} has a part longer than 255 bytes ({len(os.fsencode(long[0]))}): {long[0][:40]}...")
@@ -211,3 +214,17 @@ def check_probability(name: str, value: Any, *, open_low: bool = False) -> float
     """A real number in ``[0, 1]`` (``(0, 1]`` when ``open_low``)."""
     check_bool("open_low", open_low)   # named as itself ('no' would read as True), not as check_real's strict
     return check_real(name, value, minimum=0.0, maximum=1.0, strict=open_low)
+
+
+def _takes_one(name: str, f: Any) -> None:
+    """A TypeError naming ``name`` unless ``f`` can be called with one positional argument (the state): a map of
+    no argument failed at the first evaluation, naming only the lambda."""
+    import inspect
+
+    try:
+        inspect.signature(f).bind(None)
+    except TypeError:
+        raise TypeError(f"{name} must take the state as its one positional argument (z -> f(z)); got a callable "
+                        f"with signature {inspect.signature(f)}") from None
+    except ValueError:   # no signature to read (a builtin): called as it is
+        pass

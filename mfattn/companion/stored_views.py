@@ -66,8 +66,10 @@ def check_key(name: str, key: Any, *, empty: bool = False) -> str:
     string: bytes, a list, None) or a ValueError naming ``name``."""
     if not isinstance(key, str):
         raise TypeError(f"{name} must name a stored number (a string); got {type(key).__name__} {key!r:.60}")
-    if (not key and not empty) or any(c.isspace() for c in key):
-        raise ValueError(f"{name} must name a stored number (a non-empty string without spaces); got {key!r:.60}")
+    if (not key and not empty) or any(c.isspace() for c in key) or not key.isprintable():
+        # no stored number's name holds white space or a control character (a NUL matched none, silently)
+        raise ValueError(f"{name} must name a stored number (a non-empty string without spaces or control "
+                         f"characters); got {key!r:.60}")
     return key
 
 
@@ -81,10 +83,18 @@ def check_keys(name: str, keys: Any, *, empty: bool = False) -> tuple[str, ...]:
     return tuple(check_key(name, k, empty=empty) for k in keys)
 
 
+#: The largest magnitude a stored number may have: its square is still a float64 (a variance, a t-interval), and no
+#: stored number comes near it (the largest in data/full is below 1e100). A finite 1e308 gave a "t-interval -inf to
+#: +inf" note.
+MAX_STORED = 1e150
+_HUGE = "a number past 1e150"
+
+
 def _unreadable(value: Any, depth: int = 0) -> str | None:
-    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity or an integer past
-    float's range: ``"inf"``, ``"inf at [2]"``, ``"an integer past float's range at [0]"``; None where it holds
-    neither (NaN is left to the rules)."""
+    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity, a number past
+    :data:`MAX_STORED` or an integer past float's range: ``"inf"``, ``"inf at [2]"``, ``"an integer past float's
+    range at [0]"``; None where it holds none (NaN is left to the rules, except in per-unit lists:
+    :func:`_check_readable`)."""
     import math
 
     import numpy as np
@@ -94,12 +104,15 @@ def _unreadable(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, int):
         return "an integer past float's range" if abs(value) > sys.float_info.max else None
     if isinstance(value, (float, np.floating)):
-        return "inf" if math.isinf(float(value)) else None
+        x = float(value)
+        return "inf" if math.isinf(x) else _HUGE if abs(x) > MAX_STORED else None
     if isinstance(value, (complex, np.complexfloating)):
         return "inf" if math.isinf(value.real) or math.isinf(value.imag) else None
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fc" and np.isinf(value).any():
             return f"inf at {[int(i) for i in np.argwhere(np.isinf(value))[0]]}"
+        if value.dtype.kind == "f" and (np.abs(np.nan_to_num(value)) > MAX_STORED).any():
+            return f"{_HUGE} at {[int(i) for i in np.argwhere(np.abs(np.nan_to_num(value)) > MAX_STORED)[0]]}"
         if value.dtype.kind != "O":
             return None
         value = value.tolist()
@@ -142,7 +155,17 @@ def _check_readable(key: Any, value: Any) -> None:
         what, _, where = bad.partition(" at ")
         raise Undecidable(f"{key}{where} is {what} in the stored numbers: " + (
             "a non-finite number cannot decide the claim, nor be quoted" if what == "inf" else
+            "its square overflows the statistics, and no stored number comes near it" if what == _HUGE else
             "no stored number is, none can decide the claim"))
+    if isinstance(value, (list, tuple)) and key.endswith(_PER_UNIT):
+        # one value per seed, draw or run: a NaN unit among measured ones would enter their mean, spread and interval
+        # as NaN (or be printed as "nan" in a note). Every unit NaN is a statistic the units do not define (an error
+        # above the training range of a net fitted at the training β only), read as stored.
+        nan = [i for i, v in enumerate(value)
+               if not isinstance(v, (bool, str, bytes)) and hasattr(v, "__float__") and v != v]
+        if nan and len(nan) < len(value):
+            raise Undecidable(f"{key}[{nan[0]}] is NaN in the stored numbers, where other units hold values: a unit "
+                              "without a value cannot enter the units' statistics, nor be quoted")
     if isinstance(value, (list, tuple)) and not value and key.endswith(_PER_UNIT) \
             and isinstance(stored_kinds().get(key), tuple):
         raise Undecidable(f"{key} is an empty list in the stored numbers (the store holds entries there): nothing to "
@@ -239,6 +262,15 @@ def _param_check(p: inspect.Parameter) -> Callable[[str, Any], Any] | None:
             if not (callable(value) or (none_ok and value is None)):
                 raise TypeError(f"{name} must be callable (a rule of the stored numbers, or its factory); got "
                                 f"{type(value).__name__} {value!r:.60}")
+            if name == "rule" and value is not None:   # a rule is called with the numbers alone: rule(s)
+                try:
+                    inspect.signature(value).bind(None)
+                except TypeError:
+                    raise TypeError(f"rule must take the stored numbers as its one positional argument (rule(s)); "
+                                    f"got {getattr(value, '__name__', type(value).__name__)}"
+                                    f"{inspect.signature(value)}") from None
+                except ValueError:   # no signature to read (a builtin): called as it is
+                    pass
         return callable_check
     if p.name in KEY_PARAMETERS and (ann in _NAMES or (ann is None and p.name in ("key", "keys", "prefix"))):
         many = ann not in _STR and ann is not None and p.kind is not inspect.Parameter.VAR_POSITIONAL

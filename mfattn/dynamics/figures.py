@@ -294,6 +294,7 @@ def finite_n(samples, N0, t0, errs, Ns, error_betas, error_t):
     if np.shape(errs) != (len(error_betas), Ns.size) or np.min(errs) <= 0:
         raise ValueError(f"errs must be positive, (len(error_betas), len(Ns)) = ({len(error_betas)}, {Ns.size}); "
                          f"got shape {np.shape(errs)}")
+    errs = np.asarray(errs, dtype=float)   # float64 (numpy's fit refuses float128)
     for name, x in samples.items():
         check_array(f"samples[{name!r}]", x, ndim=1)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
@@ -485,7 +486,7 @@ def network_oracle(samples, N0, t0, Ns, errs, beta):
         axes[0].step(vals / N0, counts, where="mid", lw=1.4, color=f"C{k}", label=f"{name}: mean {x.mean():+.3f}")
     axes[0].set(xlabel=rf"$m^o_1$ at t = {t0 - 1}, N = {N0}, $\beta$ = {beta:g}", ylabel="count")
     axes[0].legend(fontsize=8)
-    Ns = np.asarray(Ns, dtype=float)
+    Ns, errs = np.asarray(Ns, dtype=float), np.asarray(errs, dtype=float)   # float64 (numpy's fit refuses float128)
     slope = np.polyfit(np.log(Ns), np.log(errs), 1)[0]
     axes[1].loglog(Ns, errs, "o-", label=f"explicit network (slope {slope:.2f})")
     axes[1].loglog(Ns, errs[0] * (Ns / Ns[0]) ** -0.5, "k--", lw=0.8, label=r"$N^{-1/2}$")

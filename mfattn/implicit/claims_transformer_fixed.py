@@ -156,6 +156,7 @@ def fixed_alternatives() -> tuple[Alternative, ...]:
 
 
 def amortised_numbers(s: Numbers) -> dict[str, Any]:
+    _same_draws(s, "corr_", "merr_")   # the lists read together hold one value per draw each, as the note reads them
     keys = {"corr_in_m": _mean_over_draws(s, "median", "m"), "corr_in_g": _mean_over_draws(s, "median", "g"),
             "corr_above_m": _mean_over_draws(s, "above", "m"), "corr_above_g": _mean_over_draws(s, "above", "g"),
             "shared_floor": float(np.mean(per_draw(s, "corr_median_shared", "shared_floor")))

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from mfattn.companion import store
-from mfattn.companion.checks import check_path, contract
+from mfattn.companion.checks import check_grid, check_path, contract
 
 from .claims_deq_numbers import REMEDY, full_numbers
 
@@ -110,6 +110,8 @@ def onsager_statistics(study: Mapping[str, Any], train_betas: Sequence[float], t
     error ≥ 1), ``worse_betas`` (how many in-range β have a pooled error ≥ 1), ``mean_upper`` (the mean over the
     in-range β but the lowest) and ``above`` (the median over the
     test β above the training range; NaN for a correction fitted at the training β only)."""
+    # the β as Python floats (a torch tensor of them passed the contract, then failed a comparison with an array)
+    train_betas, test_betas = check_grid("train_betas", train_betas).tolist(), check_grid("test_betas", test_betas).tolist()
     missing = [k for k in (f"corr_err_{name}", f"corr_diff_{name}", "test_beta", "c_norm") if k not in study]
     if missing:
         raise ValueError(f"study lacks {missing}: name {name!r} names no stored correction of this draw")

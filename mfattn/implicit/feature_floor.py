@@ -108,6 +108,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     torch.set_num_threads(1)             # a tiny model: one thread is fastest, and two runs fit two cores
+    store.check_file_target(args.out, "--out")   # before any training: a folder there was found only at the write
     found = store.read_json(args.out) if args.out.is_file() else None
     rows = list((found or {}).get("rows", []))
     done = {(r["readout"], r["seed"], r["epochs"]) for r in rows}

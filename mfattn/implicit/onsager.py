@@ -391,7 +391,9 @@ def _fixed_coupling_predictions(train: dict[str, Any], test: dict[str, Any], fix
     preds = {f"{name}_fixed": torch.full_like(test["c"], math.nan) for name in fixed_inputs}
     preds["lin_fixed"] = torch.full_like(test["c"], math.nan)
     for beta in sorted(set(train["beta"].tolist())):
-        at_train, at_test = train["beta"] == beta, test["beta"] == beta
+        # the same β within float32's rounding: a β given as np.float32(0.3) is the training β 0.3, not another one
+        at_train = torch.isclose(train["beta"], torch.tensor(beta, dtype=train["beta"].dtype), rtol=1e-6, atol=0.0)
+        at_test = torch.isclose(test["beta"], torch.tensor(beta, dtype=test["beta"].dtype), rtol=1e-6, atol=0.0)
         if not bool(at_test.any()):
             continue
         sub = {k: train[k][at_train] for k in ("J", "h", "m", "c")}

@@ -74,6 +74,9 @@ def column_shares(frame) -> np.ndarray:
 
 
 def _one_frame(frame) -> np.ndarray:
+    shape = np.shape(frame)
+    if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 3:   # else check_frames speaks of its stacked copy
+        raise ValueError(f"frame must be one frame of coupling norms (N, N) with N ≥ 3 sites; got shape {shape}")
     a = check_frames(np.asarray(frame)[None].repeat(2, axis=0))[0]
     if a.sum() == 0:
         raise ValueError("frame: all coupling norms are zero, so no site carries a share")

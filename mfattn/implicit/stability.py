@@ -51,8 +51,14 @@ def _check_layer(layer: Any) -> MeanFieldAttention:
 
 def _fixed_point(layer: MeanFieldAttention, x: torch.Tensor, m_star: Optional[torch.Tensor]) -> torch.Tensor:
     if m_star is None:
-        with torch.no_grad():
-            return layer(x)
+        from ..deq import SolverDivergedError
+
+        try:
+            with torch.no_grad():
+                return layer(x)
+        except SolverDivergedError as err:   # the map is undefined at these sources: say which argument
+            raise ValueError(f"x: the layer has no fixed point for these sources (largest |x| "
+                             f"{float(x.abs().max()):.3g}): {err}"[:400]) from None
     if not isinstance(m_star, torch.Tensor) or m_star.shape != x.shape:
         raise ValueError(f"m_star must be a tensor of the shape of x {tuple(x.shape)}; got "
                          f"{tuple(m_star.shape) if isinstance(m_star, torch.Tensor) else type(m_star).__name__}")

@@ -56,6 +56,8 @@ def still_relaxing(history: Any, tol: float = TOL, patience: float = PATIENCE) -
         raise ValueError(f"history must be a 1-d sequence of residuals (numbers): {err}") from None
     if r.ndim != 1:
         raise ValueError(f"history must be a 1-d sequence of residuals; got shape {r.shape}")
+    if np.any(r < 0):   # a residual is a largest |F(m) - m|: a negative one is no run's
+        raise ValueError(f"history must hold residuals (>= 0); got {float(r.min())!r}")
     check_positive("tol", tol)
     check_positive("patience", patience)
     q = r.size // 4

@@ -48,7 +48,11 @@ def clearly_crosses(x: np.ndarray) -> bool:
     """Whether the median over the instances of ``x`` (β, instances; NaN where unsolved) exceeds 1 by more than
     CROSS_Z standard errors of the median at some β (the rule of :mod:`mfattn.meanfield.claims_ising_plefka`)."""
     from .claims_ising_plefka import CROSS_Z, _median_se
-    for row in np.asarray(x, float):
+    try:
+        x = np.asarray(x, float)
+    except (TypeError, ValueError):   # numpy's "could not convert string to float" named no argument
+        raise TypeError(f"x must be an array of Plefka parameters (β, instances); got {type(x).__name__}") from None
+    for row in x:
         row = row[np.isfinite(row)]
         if row.size >= 3 and np.median(row) - CROSS_Z * _median_se(row) > 1.0:
             return True

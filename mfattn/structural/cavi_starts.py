@@ -38,8 +38,12 @@ def cavi_start_dependence(scores: torch.Tensor, alpha0: float = 0.1, beta0: floa
     and ``cavi_start_share`` (the share of score vectors with more than one end point), ``cavi_start_names``.
     """
     B, T = scores.shape
-    check_real("tol", tol, minimum=0.0, strict=True)
-    check_int("max_iter", max_iter, 1)
+    # Python numbers from here on (a 0-d tensor for tol passed the contract, then failed a comparison deep inside)
+    tol = check_real("tol", tol, minimum=0.0, strict=True)
+    max_iter = check_int("max_iter", max_iter, 1)
+    alpha0, beta0 = check_real("alpha0", alpha0, minimum=0.0, strict=True), check_real("beta0", beta0, minimum=0.0,
+                                                                                         strict=True)
+    same = check_real("same", same, minimum=0.0, strict=True)
     values = torch.zeros(B, T, 1, dtype=scores.dtype)
     starts: list[tuple[str, int | None]] = [("hyper-prior", None)]
     starts += [(f"first window {min(w, T)}", min(int(w), T)) for w in first_windows]

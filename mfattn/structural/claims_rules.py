@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from mfattn.companion import verdicts
 from mfattn.companion.checks import contract
 from mfattn.companion.premises import Spread, Threshold
@@ -201,7 +203,13 @@ def identity_and(keys: tuple[str, ...], exact_in_general: Callable[[Numbers], bo
 
     def rule(s):
         g = ident(s)
-        return "fails" if g == "fails" else "holds" if g == "holds" and exact_in_general(s) else "partly"
+        if g != "holds":
+            return "fails" if g == "fails" else "partly"
+        general = exact_in_general(s)
+        if not isinstance(general, (bool, np.bool_)):   # a string or a number would read as True and grade "holds"
+            raise TypeError(f"exact_in_general must return True or False; got {type(general).__name__} "
+                            f"{general!r:.40}")
+        return "holds" if general else "partly"
     return rule
 
 

@@ -174,6 +174,10 @@ def expanding_forward(W: torch.Tensor, X: torch.Tensor, alpha0, beta0, *, slope=
     for name, x in (("alpha0", alpha0), ("beta0", beta0)):   # a number or one per replica
         if torch.is_tensor(x) and x.numel() not in (1, R):
             raise ValueError(f"{name} must be a number or one per replica ({R}); got shape {tuple(x.shape)}")
+    for name, value in (("slope", slope), ("update", update), ("score", score)):
+        if not isinstance(value, (str, list, tuple)):   # a Path or a number failed deep in the per-row expansion
+            raise TypeError(f"{name} must be a name or a list of one name per replica ({R}); got "
+                            f"{type(value).__name__} {value!r:.40}")
     q, k, v = _qkv(X, W)
 
     def per_row(value):   # one per replica -> one per sequence

@@ -74,6 +74,8 @@ class TaskWeights:
         for name, w in (("W_y", self.W_y), ("W_r", self.W_r)):
             if not isinstance(w, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor; got {type(w).__name__}")
+            if w.layout != torch.strided or w.device.type == "meta":   # sparse: no elementwise checks, meta: no values
+                raise TypeError(f"{name} must be a dense tensor with values; got layout {w.layout} on {w.device}")
         d = self.W_r.shape[0] if self.W_r.dim() else 0
         if self.W_r.shape != (d, d) or self.W_y.shape != (1, d):
             raise ValueError(f"W_y must have shape (1, d) and W_r (d, d) with one d; got W_y {tuple(self.W_y.shape)} "
