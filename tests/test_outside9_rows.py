@@ -169,3 +169,115 @@ def test_solver_refuses_a_map_of_no_argument_and_stats_negative_counts():
                     torch.tensor([False, False])).summary()
     z, stats = solve(lambda z: 0.5 * z, torch.ones(2, 3))
     assert stats.all_converged
+
+
+# --- part A's rows in the companion (no chapter keys them) --------------------------------------------------------
+def test_choices_refuse_a_dict():
+    # a0304: a dict's keys were read as the choices
+    from mfattn.companion.checks import check_choice
+    with pytest.raises(TypeError, match="choices must be a tuple or list"):
+        check_choice("mode", "a", {"a": 1})
+
+
+@pytest.mark.parametrize("loader", ["load_cached_json", "load_cached_npz"])
+def test_cache_loaders_warn_about_an_entry_that_is_no_regular_file(tmp_path, loader):
+    # a0362...a0417: a link to a device read as "no entry", without the CacheWarning the docstring promises
+    from mfattn.companion import caches
+    link = tmp_path / "entry"
+    link.symlink_to("/dev/zero")
+    with pytest.warns(caches.CacheWarning, match="not a regular file"):
+        assert getattr(caches, loader)(link) is None
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(caches, loader)(tmp_path / "absent") is None   # no entry: silent, as before
+
+
+def _npz(path, members):
+    import io
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        for name, array in members:
+            buf = io.BytesIO()
+            np.save(buf, array)
+            z.writestr(name, buf.getvalue())
+
+
+def test_load_npz_refuses_twin_members_and_a_header_of_bools(tmp_path):
+    # a0494 (two members named a.npy: the second read silently) and a0477 (shape (True,): numpy's TypeError)
+    from mfattn.companion.store_read import DamagedFileError, load_npz
+    _npz(tmp_path / "twin.npz", [("a.npy", np.zeros(1)), ("a.npy", np.zeros(2))])
+    with pytest.raises(DamagedFileError, match="two members are named 'a.npy'"):
+        load_npz(tmp_path / "twin.npz")
+    _npz(tmp_path / "ok.npz", [("a.npy", np.zeros(3))])
+    assert load_npz(tmp_path / "ok.npz")["a"].shape == (3,)
+
+
+def test_finite_numbers_read_a_decimal_nan_as_nan():
+    # a0682: Decimal('NaN') passed as a number
+    from decimal import Decimal
+
+    from mfattn.companion.finite_reads import FiniteNumbers
+    with pytest.raises(Undecidable, match="x is NaN"):
+        FiniteNumbers({"x": Decimal("NaN")})["x"]
+    assert FiniteNumbers({"x": Decimal("1.5")})["x"] == Decimal("1.5")
+
+
+def test_ledger_record_checks_the_commit_it_writes(tmp_path, monkeypatch):
+    # a0810: run_info={'git_commit': 5} was written, refused only when the report cited it
+    from mfattn.companion import ledger
+    monkeypatch.setenv("MFATTN_OUTPUT", str(tmp_path))
+    with pytest.raises(TypeError, match=r"run_info\['git_commit'\] must be a git commit"):
+        ledger.record("quick", {"claim_id": "a-b", "verdict": "reproduced", "evidence": ["fig-x"]}, chapter="ising",
+                      run_info={"git_commit": 5}, figure_labels=["fig-x"])
+
+
+def test_small_companion_checks():
+    # a0860 (check_run(None)), a0881/a0883 (a key with a space), a1107 (a format without a field)
+    from mfattn.companion import recurring_rules
+    from mfattn.companion.chapter import ChapterRun
+    from mfattn.companion.verdicts import check_run
+    with pytest.raises(TypeError, match="run must be a ChapterRun"):
+        check_run(None)
+    with pytest.raises(ValueError, match="key must name a stored number"):
+        recurring_rules.above("a b", 0.5)
+    with pytest.raises(ValueError, match="must name a stored number"):
+        recurring_rules.identity_examples("a b")
+    with pytest.raises(ValueError, match="fmt must be a format string with a field"):
+        ChapterRun("ising", instances=2).number("x", 1, fmt="no braces")
+
+
+@pytest.mark.parametrize("env, value", [("MFATTN_MIRROR_MNIST", "https://example.org/\nx"),
+                                        ("MFATTN_MIRROR", "file:relative")])
+def test_mirror_urls_refuse_control_characters_and_relative_file_urls(monkeypatch, env, value):
+    # a0984, a0986
+    from mfattn.companion import datasets
+    monkeypatch.setenv(env, value)
+    with pytest.raises(ValueError, match=rf"\${env} must be a base URL"):
+        datasets.mirror_urls("mnist", "train-images-idx3-ubyte.gz")
+
+
+def test_a_failed_fetch_leaves_no_empty_folder(tmp_path, monkeypatch):
+    # a0989: a refused download left an empty data/mnist folder (the download folder, in the checkout)
+    from mfattn.companion import datasets
+    target = tmp_path / "data" / "mnist"
+    monkeypatch.setattr(datasets, "folders", lambda name: [("download folder", target)])
+    monkeypatch.setattr(datasets, "locate", lambda name, file: None)
+    monkeypatch.setenv("MFATTN_MIRROR", f"file://{tmp_path}/nothing")
+    monkeypatch.setitem(datasets.DATASETS, "mnist", datasets.DATASETS["mnist"]._replace(
+        urls={f: () for f in datasets.DATASETS["mnist"].files}) if hasattr(datasets.DATASETS["mnist"], "_replace")
+        else __import__("dataclasses").replace(datasets.DATASETS["mnist"],
+                                               urls={f: () for f in datasets.DATASETS["mnist"].files}))
+    with pytest.raises(datasets.MissingDataError, match="Download failed"):
+        datasets.fetch("mnist", "t10k-labels-idx1-ubyte.gz", download=True)
+    assert not target.exists()
+
+
+def test_strip_refuses_a_notebook_that_is_a_device(tmp_path):
+    # a1136: a link to /dev/zero filled memory inside nbformat (huge)
+    from mfattn.companion.reproduce import strip
+    from mfattn.companion.store_read import RefusedFileError
+    link = tmp_path / "l.ipynb"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(RefusedFileError, match="regular notebook"):
+        strip([], [link])

@@ -149,6 +149,15 @@ def check_cache_record(record: Any, content: Any, key: str, code: str | None = N
     return None
 
 
+def _warn_not_a_file(path: Path) -> None:
+    """No entry at ``path`` is silent; something there that is no regular file (a device, a FIFO, a link to one, a
+    folder) is a CacheWarning naming it (read as no entry: recomputed, and the writer refuses to replace it)."""
+    if path.exists() or path.is_symlink():
+        kind = "a folder" if path.is_dir() else "a link that leads nowhere" if not path.exists() else \
+            "not a regular file (a device, a FIFO or a socket, or a link to one)"
+        _warn_recompute(path, f"is {kind}")
+
+
 def _warn_recompute(path: Path, why: str) -> None:
     warnings.warn(f"cache entry {path} {why}; recomputing it", CacheWarning, stacklevel=3)
 
@@ -181,6 +190,7 @@ def load_cached_npz(path: str | os.PathLike, *, key: str | None = None,
     :class:`CacheWarning` names the path and the reason, and the caller recomputes."""
     path = check_path("path", path)
     if not path.is_file():
+        _warn_not_a_file(path)
         return None
     try:
         arrays = load_npz(path)
@@ -249,6 +259,7 @@ def load_cached_json(path: str | os.PathLike, *, key: str | None = None,
     then a :class:`CacheWarning` names the path and the reason."""
     path = check_path("path", path)
     if not path.is_file():
+        _warn_not_a_file(path)
         return None
     try:
         data = read_json(path)

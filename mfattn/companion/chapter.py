@@ -305,6 +305,12 @@ class ChapterRun:
             raise TypeError(f"name must be a glue name (a non-empty string); got {type(name).__name__} {name!r:.60}")
         if not isinstance(fmt, str):
             raise TypeError(f"fmt must be a format string such as '{{:.3g}}'; got {type(fmt).__name__} {fmt!r:.60}")
+        import string
+
+        if not any(field is not None for _, field, _, _ in string.Formatter().parse(fmt)):
+            # 'no braces' glues its own words and drops the value
+            raise ValueError(f"fmt must be a format string with a field for the value, such as '{{:.3g}}'; got "
+                             f"{fmt!r:.60}")
         try:
             text = fmt.format(value)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:

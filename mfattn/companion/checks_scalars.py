@@ -72,7 +72,7 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     array is no choice), else raise ``ValueError`` listing them. ``choices`` is a sequence (not one string, whose
     substrings would pass, nor a set, which has no order) of strings, integers, True/False or None: an integer among integer choices is a choice
     (``check_choice("m", 3, (3, 4))`` is 3, as ``np.int64(3)`` is), a string among strings."""
-    if isinstance(choices, (str, bytes, set, frozenset)) or not isinstance(choices, (tuple, list)) and not (
+    if isinstance(choices, (str, bytes, set, frozenset, dict)) or not isinstance(choices, (tuple, list)) and not (
             hasattr(choices, "__iter__") and hasattr(choices, "__len__")):
         # a set has no order: the choices a refusal lists (and a reader reads) would come in a random order
         raise TypeError(f"check_choice({name!r}): choices must be a tuple or list of the allowed values (a sequence, "

@@ -229,7 +229,11 @@ def _mirror_base(var: str) -> str | None:
     from urllib.parse import urlsplit
 
     parts = urlsplit(value)
-    if parts.scheme not in _MIRROR_SCHEMES or not (parts.netloc or (parts.scheme == "file" and parts.path)):
+    # a file URL is file:///absolute (file:relative names no folder), and no URL holds white space or control
+    # characters (a newline inside would end up in the request line)
+    if parts.scheme not in _MIRROR_SCHEMES or not (parts.netloc or (parts.scheme == "file" and
+                                                                    parts.path.startswith("/"))) \
+            or any(c.isspace() or not c.isprintable() for c in value):
         raise ValueError(f"${var} must be a base URL ({', '.join(s + '://' for s in _MIRROR_SCHEMES)}) holding the "
                          f"data set's files; got {value!r}")
     return value.rstrip("/")
@@ -344,6 +348,7 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
     import pooch
 
     errors = []
+    created = not Path(target).exists()   # pooch makes the folder before it downloads: a failed fetch removes it
     for url in (*mirror_urls(name, file), *ds.urls[file]):
         try:
             got = Path(pooch.retrieve(url, known_hash=f"sha256:{ds.files[file]}", fname=file, path=target,
@@ -358,6 +363,8 @@ def fetch(name: str, file: str, *, download: bool | None = None, folder: str | o
             errors.append(f"{url}: {str(err).splitlines()[0]}")
         except Exception as err:  # network errors of every kind: try the next mirror
             errors.append(f"{url}: {type(err).__name__}: {err}")
+    if created and Path(target).is_dir() and not any(Path(target).iterdir()):
+        Path(target).rmdir()   # nothing was written: leave no empty folder behind (in the checkout, say)
     raise MissingDataError(_how_to_get(name, file) + " Download failed: " + " | ".join(errors))
 
 

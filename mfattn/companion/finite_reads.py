@@ -6,6 +6,7 @@ and never a grade; :func:`finite_rule` and :func:`finite_factory` put a rule and
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Callable, Mapping
 
 from .grades import Undecidable
@@ -32,6 +33,10 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, (complex, np.complexfloating)):   # a complex number is finite where both parts are
         parts = (value.real, value.imag)
         return None if all(math.isfinite(p) for p in parts) else "NaN" if any(math.isnan(p) for p in parts) else "inf"
+    if isinstance(value, numbers.Number) and not isinstance(value, (int, complex)) and hasattr(value, "__float__"):
+        # a Decimal, a Fraction: read as their float
+        x = float(value)
+        return None if math.isfinite(x) else "NaN" if math.isnan(x) else "inf"
     if depth > 8:   # stored numbers are JSON: nesting this deep is no table of numbers
         return None
     if hasattr(value, "detach") and hasattr(value, "is_floating_point"):   # a torch tensor: its values, as an array's

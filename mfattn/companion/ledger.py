@@ -110,6 +110,9 @@ def record(profile: str, entry: Mapping[str, Any], *, chapter: str, run_info: Ma
 
     chapter_info(chapter)   # a clear error for a chapter the book does not have
     check_choice("entry['verdict']", entry["verdict"], VERDICTS)   # make_entry's words: record writes no other
+    if "git_commit" in run_info:   # refused when the report cites it: refused here, where it is written
+        from .ledger_entries import check_commit
+        check_commit("run_info['git_commit']", run_info["git_commit"])
     overriding = sorted(str(k) for k in run_info if k in entry or k in _RECORDED)
     if overriding:   # run_info adds the run's facts (seed, commit, start); it never replaces what record sets
         raise ValueError(f"run_info must not set {overriding}: the entry's own fields and {list(_RECORDED)} are "

@@ -12,10 +12,11 @@ from typing import Any
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("dmft", "protocol"): ("short", "paper-code", "seed-text")}
 #: Integer sizes that may be 0 (a transient of no steps, no Newton refinement); every other integer size is >= 1.
 _ZERO_OK = ("transient", "newton")
-#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more), and
+#: Integer sizes whose least value is larger (the study of chapter 1 correlates pairs of spins: two or more; its
+#: Gaussian vector-spin check couples two or more sites, :func:`mfattn.ising.gaussian_vector_check`), and
 #: lists of integers whose entries' least value is (``size_ns``: each a number of spins,
 #: :func:`mfattn.meanfield.finite_size.line_by_size`).
-_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2, ("ising", "size_ns"): 2}
+_MINIMA: dict[tuple[str, str], int] = {("ising", "n"): 2, ("ising", "size_ns"): 2, ("ising", "vector_n"): 2}
 #: Real sizes (or each entry of a list of them) with a range narrower than ">= 0": ``(low, high, open at low)``.
 #: Dampings and the expanding prior's p are fractions in (0, 1] (:func:`mfattn.meanfield.accuracy.damping_sweep`, the
 #: geometric prior), a mask's density a probability, a solver's tolerance and predictive coding's step-size fractions

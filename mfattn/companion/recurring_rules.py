@@ -42,8 +42,9 @@ def _number(s: Mapping[str, Any], key: str) -> float:
 
 
 def _check_key(key: Any) -> None:
-    if not key:   # the contract checked it is a string: an empty one names no stored number
-        raise ValueError("key must name a stored number (a non-empty string); got ''")
+    from .stored_views import check_key
+
+    check_key("key", key)   # a non-empty string without spaces or control characters, as every stored name
 
 
 @contract(key="str", holds="real", partly="real?")
@@ -118,8 +119,12 @@ def _deviations(s: Mapping[str, Any], keys: tuple) -> list[float]:
 
 
 def _check_keys(what: str, keys: tuple) -> None:
+    from .stored_views import check_key
+
     if not keys or not all(isinstance(k, str) and k for k in keys):
         raise TypeError(f"{what} needs the names of the stored deviations (strings) it reads; got {keys!r:.80}")
+    for k in keys:
+        check_key(f"{what}'s keys", k)
 
 
 def identity_claim(*keys: str) -> dict[str, Any]:

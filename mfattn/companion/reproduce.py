@@ -184,6 +184,12 @@ def reproduce(profile: str = "quick", device: str = "auto", chapters: Sequence[s
     from .profiles import work_factor
 
     max_work(), max_bytes(), work_factor()   # a malformed budget fails here, not in a chapter's cell
+    from . import store
+    from .manifest import figures_dir
+
+    # where the figures go ($MFATTN_FIGURES/<profile>): a system folder is refused here, not at the first figure
+    store.check_target_folder(figures_dir(profile, seed), "MFATTN_FIGURES" if os.environ.get("MFATTN_FIGURES")
+                              else "the figures folder")
     root = _root()
     if profile == "full" and not allow_dirty:
         _check_clean_tree(root)
@@ -296,10 +302,13 @@ def strip(chapters: Sequence[str] | None = None, paths: Iterable[Path] = ()) -> 
     root = _root()
     targets = [root / c.notebook for c in _selected(chapters)] + [Path(p) for p in paths]
     changed = []
+    from .store_read import read_text_file
+
     for path in targets:
         if not path.exists():
             continue
-        nb = nbformat.read(path, as_version=4)
+        # a FIFO, a device (a link to /dev/zero filled memory inside nbformat) or an oversized file is refused first
+        nb = nbformat.reads(read_text_file(path, "notebook"), as_version=4)
         if strip_notebook(nb):
             _write_notebook(nb, path)
             changed.append(path)

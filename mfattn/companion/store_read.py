@@ -249,6 +249,10 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
     if len(members) > MAX_NPZ_MEMBERS:
         raise RefusedFileError(path, f"an .npz of at most {MAX_NPZ_MEMBERS:,} arrays", f"it has {len(members):,}",
                                "mfattn's own files hold a few dozen")
+    names = [info.filename for info in members]
+    if len(set(names)) != len(names):   # numpy would return the last of two same-named members, the other unread
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise DamagedFileError(path, f"two members are named {twice[0]!r}: no writer of an .npz makes that")
     inflated = sum(info.file_size for info in members)
     if budget is not None and inflated > budget:
         raise RefusedFileError(path, f"arrays that fit the memory budget ({budget:,} bytes)",
@@ -274,6 +278,9 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
         if dtype.hasobject:
             raise RefusedFileError(path, "arrays of numbers or strings", f"member {info.filename} holds Python "
                                    "objects (it would need pickle)")
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+            raise DamagedFileError(path, f"member {info.filename}'s header claims shape {tuple(shape)!r:.80}, not "
+                                   "sizes that are whole numbers")
         count = math.prod(int(n) for n in shape)
         nbytes = count * dtype.itemsize
         if nbytes > info.file_size:

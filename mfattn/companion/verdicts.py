@@ -57,6 +57,8 @@ __all__ = ["GRADES", "SCALES", "NOT_TESTED", "ORIGINS", "Claim", "Decision", "Cl
 def check_run(run: Any, *methods: str) -> Any:
     """``run`` if it is a chapter's run (:class:`mfattn.companion.chapter.ChapterRun`, or anything with its
     ``methods``), else a TypeError naming ``run``."""
+    if not methods and run is None:   # nothing to check it by: None is no run
+        raise TypeError("run must be a ChapterRun; got None")
     for method in methods:
         if not callable(getattr(run, method, None)):
             raise TypeError(f"run must be a ChapterRun (an object with .{method}()); got {type(run).__name__}")
