@@ -101,10 +101,11 @@ def test_the_solver_refuses_a_map_that_is_non_finite_not_one_that_is_large():
 def test_the_training_digest_covers_the_ensemble_trainer_and_the_data_reader():
     from pathlib import Path
 
-    from mfattn import deq as deq_module
-    from mfattn.implicit import ensemble, evaluation, meanfield, mnist, models, runs
+    from mfattn import deq as deq_module, deq_steppers
+    from mfattn.implicit import ensemble, evaluation, meanfield, meanfield_kernels, mnist, models, runs
 
     here = Path(runs.__file__)
+    # the steppers and the layer's kernels (split out of deq.py and meanfield.py) are training code too
     assert runs.code_version() == store.code_digest(
-        deq_module, meanfield, models, here.with_name("train.py"), evaluation, runs.__file__, ensemble,
-        here.with_name("ensemble_train.py"), mnist)
+        deq_module, deq_steppers, meanfield, meanfield_kernels, models, here.with_name("train.py"), evaluation,
+        runs.__file__, ensemble, here.with_name("ensemble_train.py"), mnist)

@@ -109,12 +109,12 @@ def check_path(name: str, value: Any):
         raise ValueError(f"{name} must be a path the file system can encode; {text!r:.80} has "
                          f"{text[err.start:err.end]!r} at {err.start}") from None
     value = text
-    if len(os.fsencode(text)) >= 4096:   # Linux's PATH_MAX: the OS refuses it later ("File name too long", no name)
-        raise ValueError(f"{name} must be a path shorter than 4096 bytes; got {len(os.fsencode(text)):,} bytes "
-                         f"({text[:40]!r}...)")
     long = [p for p in Path(value).parts if len(os.fsencode(p)) > 255]
     if long:                   # no file system takes a longer name: it would fail later, deep in the OS
         raise ValueError(f"{name} has a part longer than 255 bytes ({len(os.fsencode(long[0]))}): {long[0][:40]}...")
+    if len(os.fsencode(text)) >= 4096:   # Linux's PATH_MAX: the OS refuses it later ("File name too long", no name)
+        raise ValueError(f"{name} must be a path shorter than 4096 bytes; got {len(os.fsencode(text)):,} bytes "
+                         f"({text[:40]!r}...)")
     return Path(value)
 
 
