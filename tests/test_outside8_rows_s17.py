@@ -240,3 +240,34 @@ def test_http_download_stops_at_the_published_size(tmp_path):
         assert (tmp_path / "ok").read_bytes() == b"x" * 5000
     finally:
         server.shutdown()
+
+
+def test_http_download_stops_streaming_past_the_published_size(tmp_path):
+    # a server that announces no length: the download stops once it has sent more than the published size
+    import http.server
+    import threading
+
+    from mfattn.companion.datasets import _bounded_http
+
+    class Endless(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()   # no Content-Length: the body runs until the connection closes
+            try:
+                for _ in range(64):
+                    self.wfile.write(b"y" * 4096)
+            except OSError:
+                pass
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(ValueError, match="sent more than the published 1,000 bytes"):
+            _bounded_http(f"http://127.0.0.1:{server.server_address[1]}/f", str(tmp_path / "out"), None, size=1000)
+    finally:
+        server.shutdown()
