@@ -281,3 +281,10 @@ def test_strip_refuses_a_notebook_that_is_a_device(tmp_path):
     link.symlink_to("/dev/zero")
     with pytest.raises(RefusedFileError, match="regular notebook"):
         strip([], [link])
+
+
+def test_a_contract_naming_an_unknown_parameter_is_a_type_error_naming_it():
+    # a0115: an AssertionError (read as an internal failure) at decoration time
+    from mfattn.companion.checks import contract
+    with pytest.raises(TypeError, match=r"names unknown parameter\(s\) \['x'\]; its parameters are \['n'\]"):
+        contract(x="int:1")(lambda n: n)

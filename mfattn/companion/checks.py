@@ -218,7 +218,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
         sig = inspect.signature(fn)
         unknown = sorted(set(rules) - set(sig.parameters))
         if unknown:
-            raise AssertionError(f"contract of {fn.__qualname__} names unknown parameter(s) {unknown}")
+            raise TypeError(f"the contract of {fn.__qualname__} names unknown parameter(s) {unknown}; its parameters "
+                            f"are {list(sig.parameters)}")
         for name, rule in rules.items():  # parse once at import: a typo fails loudly here
             if not isinstance(rule, str):
                 raise TypeError(f"the contract of {fn.__qualname__}: the rule of {name!r} must be a string; got "
