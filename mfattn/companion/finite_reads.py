@@ -10,7 +10,7 @@ import numbers
 from typing import Any, Callable, Mapping
 
 from .grades import Undecidable
-from .stored_views import StoredNumbers
+from .stored_views import DESCEND, StoredNumbers, find_in
 
 __all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "finite_factory"]
 
@@ -18,11 +18,8 @@ __all__ = ["FiniteNumbers", "finite_numbers", "raw_numbers", "finite_rule", "fin
 # --- a rule reads finite numbers only --------------------------------------------------------------------------
 
 
-def _not_finite_at(value: Any, depth: int = 0) -> str | None:
-    """Where ``value`` (a number, or a list, tuple, array, torch tensor or mapping of them, nested) holds a NaN or an
-    infinity:
-    ``"NaN"`` / ``"inf"`` for the value itself, ``"NaN at [2]"`` for an entry; None where it holds none. None entries
-    (not measured), text and other objects are no numbers and are left alone."""
+def _not_finite_leaf(value: Any) -> Any:
+    """:func:`_not_finite_at`'s test of one value (see :func:`~mfattn.companion.stored_views.find_in`)."""
     import numpy as np
 
     if isinstance(value, bool):
@@ -37,8 +34,6 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
         # a Decimal, a Fraction: read as their float
         x = float(value)
         return None if math.isfinite(x) else "NaN" if math.isnan(x) else "inf"
-    if depth > 8:   # stored numbers are JSON: nesting this deep is no table of numbers
-        return None
     if hasattr(value, "detach") and hasattr(value, "is_floating_point"):   # a torch tensor: its values, as an array's
         if not (value.is_floating_point() or value.is_complex()):
             return None
@@ -57,21 +52,16 @@ def _not_finite_at(value: Any, depth: int = 0) -> str | None:
                 where = tuple(int(i) for i in np.argwhere(bad)[0])
                 return f"{'NaN' if np.isnan(value[where]) else 'inf'} at {list(where)}"
             return None
-        if value.dtype.kind != "O":
-            return None
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    elif isinstance(value, Mapping):
-        items = value.items()
-    else:
-        return None
-    for i, item in items:
-        got = _not_finite_at(item, depth + 1)
-        if got is not None:
-            what, _, rest = got.partition(" at ")
-            return f"{what} at [{i!r}]{rest}"
-    return None
+        return DESCEND if value.dtype.kind == "O" else None
+    return DESCEND if isinstance(value, (list, tuple, Mapping)) else None
+
+
+def _not_finite_at(value: Any) -> str | None:
+    """Where ``value`` (a number, or a list, tuple, array, torch tensor or mapping of them, nested) holds a NaN or an
+    infinity:
+    ``"NaN"`` / ``"inf"`` for the value itself, ``"NaN at [2]"`` for an entry; None where it holds none. None entries
+    (not measured), text and other objects are no numbers and are left alone."""
+    return find_in(value, _not_finite_leaf)
 
 
 class FiniteNumbers(StoredNumbers):

@@ -83,18 +83,34 @@ def check_keys(name: str, keys: Any, *, empty: bool = False) -> tuple[str, ...]:
     return tuple(check_key(name, k, empty=empty) for k in keys)
 
 
-#: The largest magnitude a stored number may have: its square is still a float64 (a variance, a t-interval), and no
-#: stored number comes near it (the largest in data/full is below 1e100). A finite 1e308 gave a "t-interval -inf to
-#: +inf" note.
-MAX_STORED = 1e150
-_HUGE = "a number past 1e150"
+#: What a leaf test of :func:`find_in` returns for a container it does not judge itself: walk into its entries.
+DESCEND = object()
 
 
-def _unreadable(value: Any, depth: int = 0) -> str | None:
-    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity, a number past
-    :data:`MAX_STORED` or an integer past float's range: ``"inf"``, ``"inf at [2]"``, ``"an integer past float's
-    range at [0]"``; None where it holds none (NaN is left to the rules, except in per-unit lists:
-    :func:`_check_readable`)."""
+def find_in(value: Any, leaf: Callable[[Any], Any], depth: int = 0) -> str | None:
+    """The first place in ``value`` (a number, an array, a tensor, or a list, tuple, mapping or object array of them,
+    nested up to 8 levels: stored numbers are JSON) where ``leaf`` finds something: its phrase, with ``" at [2]"``,
+    ``" at ['key'][0]"`` for an entry; None where it finds nothing. ``leaf(x)`` returns a phrase (found, perhaps with
+    its own ``" at [i, j]"`` inside an array), None (nothing there) or :data:`DESCEND` (a container: look inside).
+    One walker for the stored views' and the finite reads' searches."""
+    got = leaf(value)
+    if got is not DESCEND:
+        return got
+    if depth > 8:
+        return None
+    if hasattr(value, "dtype") and getattr(value.dtype, "kind", None) == "O":   # an object array: its entries
+        value = value.tolist()
+    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    for i, item in items:
+        got = find_in(item, leaf, depth + 1)
+        if got is not None:
+            what, _, rest = got.partition(" at ")
+            return f"{what} at [{i!r}]{rest}"
+    return None
+
+
+def _unreadable_leaf(value: Any) -> Any:
+    """:func:`_unreadable`'s test of one value (see :func:`find_in`)."""
     import math
 
     import numpy as np
@@ -113,23 +129,23 @@ def _unreadable(value: Any, depth: int = 0) -> str | None:
             return f"inf at {[int(i) for i in np.argwhere(np.isinf(value))[0]]}"
         if value.dtype.kind == "f" and (np.abs(np.nan_to_num(value)) > MAX_STORED).any():
             return f"{_HUGE} at {[int(i) for i in np.argwhere(np.abs(np.nan_to_num(value)) > MAX_STORED)[0]]}"
-        if value.dtype.kind != "O":
-            return None
-        value = value.tolist()
-    if depth > 8:
-        return None
-    if isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    elif isinstance(value, Mapping):
-        items = value.items()
-    else:
-        return None
-    for i, item in items:
-        got = _unreadable(item, depth + 1)
-        if got is not None:
-            what, _, rest = got.partition(" at ")
-            return f"{what} at [{i!r}]{rest}"
-    return None
+        return DESCEND if value.dtype.kind == "O" else None
+    return DESCEND if isinstance(value, (list, tuple, Mapping)) else None
+
+
+#: The largest magnitude a stored number may have: its square is still a float64 (a variance, a t-interval), and no
+#: stored number comes near it (the largest in data/full is below 1e100). A finite 1e308 gave a "t-interval -inf to
+#: +inf" note.
+MAX_STORED = 1e150
+_HUGE = "a number past 1e150"
+
+
+def _unreadable(value: Any) -> str | None:
+    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity, a number past
+    :data:`MAX_STORED` or an integer past float's range: ``"inf"``, ``"inf at [2]"``, ``"an integer past float's
+    range at [0]"``; None where it holds none (NaN is left to the rules, except in per-unit lists:
+    :func:`_check_readable`)."""
+    return find_in(value, _unreadable_leaf)
 
 
 #: The stored lists of one value per unit (seed, draw, run): an empty one holds no unit to read.
