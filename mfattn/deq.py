@@ -98,9 +98,10 @@ class SolverStats:
                                 f"{type(value).__name__}")
             if value.numel() == 0:
                 raise ValueError(f"SolverStats.{name} is empty (a batch of no samples): a summary needs B >= 1")
-        if bool((self.iterations < 0).any()):   # evaluations of f: a count
-            raise ValueError(f"SolverStats.iterations must be counts of evaluations (>= 0); got "
-                             f"{int(self.iterations.min())}")
+        if bool((self.iterations < 0).any()) or bool((self.iterations > self.max_iter).any()):
+            # evaluations of f: a count, at most max_iter (solve and the public code's solver stop there)
+            raise ValueError(f"SolverStats.iterations must be counts of evaluations in [0, max_iter = "
+                             f"{self.max_iter}]; got {int(self.iterations.min())} to {int(self.iterations.max())}")
         if self.converged.dtype != torch.bool:
             raise TypeError(f"SolverStats.converged must be a bool tensor; got {self.converged.dtype}")
         if self.converged.shape != self.residual.shape or bool((self.converged & ~(self.residual < self.tol)).any()):

@@ -164,9 +164,10 @@ def test_solver_refuses_a_map_of_no_argument_and_stats_negative_counts():
     from mfattn.deq import SolverStats, solve
     with pytest.raises(TypeError, match="f must take the state"):
         solve(lambda: 0, torch.zeros(2, 3))
-    with pytest.raises(ValueError, match="iterations must be counts"):
-        SolverStats(torch.tensor([-1, 2]), torch.tensor([1e-5, 1e-5]), torch.tensor([True, True]), torch.zeros(1, 2),
-                    torch.tensor([False, False])).summary()
+    for iterations in ([-1, 2], [50, 50]):   # a1200 (a negative count), a1205 (past max_iter = 10)
+        with pytest.raises(ValueError, match="iterations must be counts"):
+            SolverStats(torch.tensor(iterations), torch.tensor([1e-5, 1e-5]), torch.tensor([True, True]),
+                        torch.zeros(1, 2), torch.tensor([False, False]), max_iter=10).summary()
     z, stats = solve(lambda z: 0.5 * z, torch.ones(2, 3))
     assert stats.all_converged
 
