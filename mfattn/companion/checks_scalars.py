@@ -216,15 +216,14 @@ def check_probability(name: str, value: Any, *, open_low: bool = False) -> float
     return check_real(name, value, minimum=0.0, maximum=1.0, strict=open_low)
 
 
-def _takes_one(name: str, f: Any) -> None:
-    """A TypeError naming ``name`` unless ``f`` can be called with one positional argument (the state): a map of
-    no argument failed at the first evaluation, naming only the lambda."""
+def _takes_one(name: str, f: Any, what: str = "the state as its one positional argument (z -> f(z))") -> None:
+    """A TypeError naming ``name`` unless ``f`` can be called with one positional argument (``what``: the state of a
+    map, the numbers of a rule): a callable of no argument failed at its first call, naming only the lambda."""
     import inspect
 
     try:
         inspect.signature(f).bind(None)
     except TypeError:
-        raise TypeError(f"{name} must take the state as its one positional argument (z -> f(z)); got a callable "
-                        f"with signature {inspect.signature(f)}") from None
+        raise TypeError(f"{name} must take {what}; got a callable with signature {inspect.signature(f)}") from None
     except ValueError:   # no signature to read (a builtin): called as it is
         pass

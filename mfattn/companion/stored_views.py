@@ -279,14 +279,9 @@ def _param_check(p: inspect.Parameter) -> Callable[[str, Any], Any] | None:
                 raise TypeError(f"{name} must be callable (a rule of the stored numbers, or its factory); got "
                                 f"{type(value).__name__} {value!r:.60}")
             if name == "rule" and value is not None:   # a rule is called with the numbers alone: rule(s)
-                try:
-                    inspect.signature(value).bind(None)
-                except TypeError:
-                    raise TypeError(f"rule must take the stored numbers as its one positional argument (rule(s)); "
-                                    f"got {getattr(value, '__name__', type(value).__name__)}"
-                                    f"{inspect.signature(value)}") from None
-                except ValueError:   # no signature to read (a builtin): called as it is
-                    pass
+                from .checks_scalars import _takes_one
+
+                _takes_one("rule", value, "the stored numbers as its one positional argument (rule(s))")
         return callable_check
     if p.name in KEY_PARAMETERS and (ann in _NAMES or (ann is None and p.name in ("key", "keys", "prefix"))):
         many = ann not in _STR and ann is not None and p.kind is not inspect.Parameter.VAR_POSITIONAL

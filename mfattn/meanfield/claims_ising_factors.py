@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ..companion import stats, verdicts
+from .claims_ising_sweep import _entry
 
 
 #: The theories whose per-instance errors the stored numbers hold (``{theory}_{which}_inst``; "exact" is the error of
@@ -76,13 +77,7 @@ def _per_instance(s, key: str) -> list:
         raise TypeError(f"s[{key!r}] must be a list of per-instance errors (numbers or None); got "
                         f"{type(runs).__name__} {runs!r}"[:200])
     for i, v in enumerate(runs):
-        if v is None:
-            continue
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-            raise TypeError(f"s[{key!r}][{i}] must be an error (a number) or None; got {v!r}"[:200])
-        if not math.isfinite(v) or v < 0:
-            raise verdicts.Undecidable(f"s[{key!r}][{i}] is {v!r}: a per-instance error is a finite number >= 0 "
-                                       "(None where not solved)")
+        _entry(key, f"[{i}]", v, "a per-instance error is a finite number >= 0")
     return list(runs)
 
 

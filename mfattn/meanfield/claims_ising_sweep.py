@@ -19,16 +19,16 @@ __all__ = ["SWEPT"]
 SWEPT = ("naive", "tap", "atap", "tsite")
 
 
-def _entry(key: str, where: str, v) -> None:
+def _entry(key: str, where: str, v, holds: str = "the sweep stores errors and Plefka parameters, finite numbers "
+                                                   ">= 0") -> None:
     """One stored entry of the sweep (an error or an own x): None, or a finite number >= 0; else a TypeError or
-    :class:`~mfattn.companion.verdicts.Undecidable` naming the key and the entry."""
+    :class:`~mfattn.companion.verdicts.Undecidable` naming the key and the entry (``holds``: what the key stores)."""
     if v is None:
         return
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
         raise TypeError(f"s[{key!r}]{where} must be a number or None; got {v!r}"[:200])
     if not math.isfinite(v) or v < 0:
-        raise verdicts.Undecidable(f"s[{key!r}]{where} is {v!r}: the sweep stores errors and Plefka parameters, "
-                                   "finite numbers >= 0 (None where not solved)")
+        raise verdicts.Undecidable(f"s[{key!r}]{where} is {v!r}: {holds} (None where not solved)")
 
 
 def _table(s, keys, rows: int | None = None, width: int | None = None) -> tuple[int, int]:
