@@ -70,8 +70,6 @@ def task_premise(task: MultihopTask, seeds: Sequence[int]) -> dict[str, list[flo
     An affine least-squares predictor depends on second moments only, so each share is exact: with c_F the
     covariance of y with the tokens F and C_FF theirs, 1 − c_Fᵀ C_FF⁻¹ c_F / Var(y). "Performance requires both
     x₁ and x₀" (the paper's Sec. 5) is a statement about these shares: reading both leaves 0."""
-    if isinstance(seeds, Mapping):   # a dict's keys would be read as the seeds, its values dropped
-        raise TypeError(f"seeds must be a list of seeds; got a {type(seeds).__name__}")
     if len(set(seeds)) != len(seeds):   # a seed twice would count its task twice in the shares' spread
         raise ValueError(f"seeds must not repeat a seed; got {list(seeds)}")
     if not isinstance(task, MultihopTask):

@@ -81,6 +81,8 @@ DESIGNS_GLUE = {
                                                       ("ctrl_norm_nostuck_lo", "{:+.3f}"))},
     **{f"ref_code_ops_{d}_{p}": "{:.2f}" for d in (10, 50) for p in (2, 5, 10, 25)},
     **{f"code_loss_ratio_{d}_{p}": "{:.2f}" for d in (10, 50) for p in (2, 5, 10, 25)},
+    "code_kept_50_25": "{:.0f}", "code_worse_50_25": "{:.0f}",
+    **{f"code_tail_{m}_50_25_s1": "{:.3g}" for m in ("expanding", "standard")},
 }
 
 

@@ -146,6 +146,26 @@ def _ratio_seeds(s: dict, num: str, den: str) -> list[float] | None:
     return [x / y if y > 0 else float("nan") for x, y in zip(a, b)]
 
 
+def _worse_counts(s: dict, d: int, p: int, band: float = 1.5, stuck: float = 0.5) -> dict[str, Any]:
+    """In the code's setting (d, 1/p): the seeds whose standard attention trained (its last fifth's MSE below
+    ``stuck`` × its first 2 %'s, the accuracy rule's reading), how many of them leave expanding attention worse than
+    the accuracy band's factor ``band``, and at (50, 25) seed index 1's two final MSEs (the prose names that seed:
+    it is the one the machine's rounding moved)."""
+    keys = {f"{w}_{m}": s.get(f"code_{w}_mse_{m}_{d}_{p}_seeds") for w in ("head", "tail")
+            for m in ("expanding", "standard")}
+    if not all(isinstance(v, list) and v and all(isinstance(x, (int, float)) and x > 0 for x in v)
+               for v in keys.values()) or len({len(v) for v in keys.values()}) != 1:
+        return {}
+    a = {k: np.array(v, float) for k, v in keys.items()}
+    kept = a["tail_standard"] < stuck * a["head_standard"]
+    out = {f"code_kept_{d}_{p}": int(kept.sum()),
+           f"code_worse_{d}_{p}": int(np.sum(a["tail_expanding"][kept] / a["tail_standard"][kept] > band))}
+    if (d, p) == (50, 25) and a["tail_standard"].size > 1:
+        out.update({"code_tail_expanding_50_25_s1": float(a["tail_expanding"][1]),
+                    "code_tail_standard_50_25_s1": float(a["tail_standard"][1])})
+    return out
+
+
 def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
     """The per-unit numbers derived from the summary ``s`` and the chapter's other stored files under ``root`` (an
     existing folder, the checkout; None: the summary alone)."""
@@ -198,6 +218,8 @@ def designs_derived(s: dict[str, Any], root: Path | None) -> dict[str, Any]:
                                  f"{prefix}_tail_mse_standard_{d}_{p}_seeds")
                 if r is not None:
                     out[f"{key}_{d}_{p}_seeds"] = r
+                if prefix == "code":
+                    out.update(_worse_counts(s, d, p))
     for p in PS:   # the CAVI ladder per seed: the same seed's data and initial weights in every variant
         for a, b in (("paper", "digamma29"), ("digamma29", "digamma"), ("digamma", "cavi"), ("paper", "cavi")):
             r = _ratio_seeds(s, f"{b}_mse_{p}_seeds", f"{a}_mse_{p}_seeds")

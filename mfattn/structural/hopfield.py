@@ -142,12 +142,7 @@ def _check_states(xi, patterns, beta, active):
 def _scores(xi, patterns, beta, active):
     # xi: (..., d); patterns: (..., P, d) broadcastable; beta broadcastable to (...,)
     scores = torch.einsum("...d,...pd->...p", xi, patterns) * beta.unsqueeze(-1)
-    if active is not None:
-        if active.dtype != torch.bool:
-            raise TypeError(f"active must be a bool tensor (which patterns are stored); got dtype {active.dtype}")
-        if active.dim() == 0 or active.shape[-1] != patterns.shape[-2]:
-            raise ValueError(f"active must have one entry per pattern ({patterns.shape[-2]}) in its last "
-                             f"dimension; got shape {tuple(active.shape)}")
+    if active is not None:   # checked by _check_states, which both callers run first
         scores = scores.masked_fill(~active, -math.inf)
     return scores
 
