@@ -166,11 +166,26 @@ def check_rule(name: str, value: Any, rule: str) -> Any:
     raise AssertionError(f"unknown contract rule {rule!r} for {name}")  # a programming error, at import
 
 
-#: The rules whose numpy scalars (np.int64(5), np.float32(2.0); not np.bool_, which is refused) :func:`contract`
-#: hands on to the function as Python numbers.
+#: The rules whose numpy scalars (np.int64(5), np.float32(2.0); not np.bool_, which is refused), 0-d arrays and
+#: int/float subclasses :func:`contract` hands on to the function as Python numbers (:func:`_plain_number`).
 _NUMPY_SCALAR_RULE = {"real": True, "realt": True, "int": True}
 
 _WORK_MODULE = None
+
+
+def _plain_number(value: Any) -> Any:
+    """The Python int or float a checked number stands for: a numpy scalar or 0-d array by ``.item()``; a subclass
+    of int or float (an ``IntEnum`` member, or a class whose ``__index__``/``__float__``/arithmetic say something else
+    than the value the check read) by the built-in's own conversion, so the body computes with the value that was
+    checked. Anything else (a tensor, a plain int or float, None) unchanged."""
+    if isinstance(value, (np.integer, np.floating)) or (isinstance(value, np.ndarray) and value.ndim == 0
+                                                        and value.dtype.kind in "iuf"):
+        return value.item()   # np.int64(5) -> 5, np.float32(2.0) -> 2.0, np.array(1.5) -> 1.5
+    if isinstance(value, int) and type(value) not in (int, bool):
+        return int.__int__(value)
+    if isinstance(value, float) and type(value) is not float:
+        return float.__float__(value)
+    return value
 
 
 def _work_registry():
@@ -187,8 +202,8 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
     """Declare and check a public function's parameter contract at its boundary (one line above ``def``).
 
     Each keyword names a parameter and its rule (a trailing ``?`` also admits None); a numpy integer or float scalar
-    given for an ``"int"``, ``"real"`` or ``"realt"`` parameter is a valid number and reaches the function as the
-    Python int or float of the same value:
+    (or 0-d array), or an instance of a subclass of int or float, given for an ``"int"``, ``"real"`` or ``"realt"``
+    parameter is a valid number and reaches the function as the Python int or float of the same value:
 
     * ``"real"``, ``"real:>0"``, ``">=0"``, ``"[0,1]"``, ``"(0,1]"``, ``"(0,1)"``: a finite real number (not a bool)
       in range; ``"realt:..."``: the same, or a real tensor with every entry in range; ``"realarr:..."``: a number
@@ -243,9 +258,10 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             for name, rule in rules.items():
                 if name in given:
                     check_rule(name, given[name], rule)
-                    if _NUMPY_SCALAR_RULE.get(rule.rstrip("?").partition(":")[0]) and isinstance(
-                            given[name], (np.integer, np.floating)):
-                        plain[name] = given[name].item()   # np.int64(5) -> 5, np.float32(2.0) -> 2.0
+                    if _NUMPY_SCALAR_RULE.get(rule.rstrip("?").partition(":")[0]):
+                        value = _plain_number(given[name])
+                        if value is not given[name]:
+                            plain[name] = value
             given.update(plain)
             work = _work_registry()
             if key in work.WORK:  # its loops' budget (mfattn/companion/work.py), before buffers and body
