@@ -175,7 +175,16 @@ _FORWARDED = ("data", "train", "variants")
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv is not None:
+        if isinstance(argv, (str, bytes)) or not hasattr(argv, "__iter__"):
+            raise TypeError(f"argv must be a list of strings (the command line's words); got {type(argv).__name__}")
+        argv = list(argv)
+        bad = [a for a in argv if not isinstance(a, str)]
+        if bad:   # argparse would fail deep inside on a Path or a number
+            raise TypeError(f"argv must be a list of strings (the command line's words); got {type(bad[0]).__name__} "
+                            f"{bad[0]!r:.60}")
+        argv = [str.__str__(a) for a in argv]   # a str subclass as its plain text (argparse compares it)
+    argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in _FORWARDED:
         # their own parsers take every option: argparse's REMAINDER would drop a leading one (--progress)
         args = argparse.Namespace(command=argv[0], args=argv[1:])

@@ -29,7 +29,7 @@ from .companion.checks import (check_alloc, check_choice, check_generator, check
 from .companion.checks_scalars import _takes_one
 from .companion.work import MIN_UNITS_PER_ITERATION, check_call_work
 # the iteration's steppers live in a module of their own (one job each); the solver below drives them
-from .deq_steppers import _Anderson, _bdot, _Broyden, _Plain  # noqa: F401
+from .deq_steppers import _Anderson, _bdot, _Broyden, _check_stats_fields, _Plain  # noqa: F401
 
 __all__ = ["SolverStats", "ConvergenceWarning", "SolverDivergedError", "SOLVERS", "solve", "solver_defaults",
            "deq_fixed_point", "linear_contraction"]
@@ -91,13 +91,7 @@ class SolverStats:
     def summary(self) -> dict[str, float]:
         """Batch summary as plain floats: mean/max iterations, max residual, fractions. The statistics must be
         tensors of a non-empty batch (as :func:`solve` makes them): anything else is refused, naming the field."""
-        for name in ("iterations", "residual", "converged", "diverged"):
-            value = getattr(self, name)
-            if not isinstance(value, torch.Tensor):
-                raise TypeError(f"SolverStats.{name} must be a (B,) tensor (as solve makes it); got "
-                                f"{type(value).__name__}")
-            if value.numel() == 0:
-                raise ValueError(f"SolverStats.{name} is empty (a batch of no samples): a summary needs B >= 1")
+        _check_stats_fields(self)   # tensors of one kind each, dense, with values, one per sample
         if bool((self.iterations < 0).any()) or bool((self.iterations > self.max_iter).any()):
             # evaluations of f: a count, at most max_iter (solve and the public code's solver stop there)
             raise ValueError(f"SolverStats.iterations must be counts of evaluations in [0, max_iter = "

@@ -129,3 +129,31 @@ class _Plain:
 
     def step(self, x: torch.Tensor, fx: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
         return fx if self.beta == 1.0 else x + self.beta * g
+
+
+def _check_stats_fields(stats) -> None:
+    """:class:`~mfattn.deq.SolverStats`'s statistics as :func:`~mfattn.deq.solve` makes them, else an error naming
+    the field: iterations an integer tensor, residual and trace floating, converged and diverged bool; each dense and
+    with values (not sparse, not on the meta device), non-empty; (B,) each and trace (K, B)."""
+    kinds = {"iterations": "integer", "residual": "floating", "converged": "bool", "diverged": "bool",
+             "trace": "floating"}
+    for name, kind in kinds.items():
+        value = getattr(stats, name)
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"SolverStats.{name} must be a {'(K, B)' if name == 'trace' else '(B,)'} tensor (as "
+                            f"solve makes it); got {type(value).__name__}")
+        if value.layout != torch.strided or value.is_meta:   # a sparse or meta tensor holds no values to sum
+            raise TypeError(f"SolverStats.{name} must be a dense tensor with values (as solve makes it); got "
+                            f"layout {value.layout}{' on the meta device' if value.is_meta else ''}")
+        got = ("bool" if value.dtype == torch.bool else "floating" if value.is_floating_point() else
+               "complex" if value.is_complex() else "integer")
+        if got != kind:
+            raise TypeError(f"SolverStats.{name} must be a{'n' if kind == 'integer' else ''} {kind} tensor; got "
+                            f"dtype {value.dtype}")
+        if value.numel() == 0:
+            raise ValueError(f"SolverStats.{name} is empty (a batch of no samples): a summary needs B >= 1")
+    shapes = {name: tuple(getattr(stats, name).shape) for name in kinds}
+    if (len(shapes["residual"]) != 1 or any(shapes[n] != shapes["residual"] for n in ("iterations", "diverged"))
+            or shapes["trace"][1:] != shapes["residual"]):
+        raise ValueError(f"SolverStats's statistics must be one per sample, (B,), and trace (K, B); got shapes "
+                         f"{shapes}")

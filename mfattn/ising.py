@@ -59,12 +59,17 @@ def sk_couplings(n: int, beta: float, seed: int | np.random.Generator = 0) -> np
 
 
 # --- mean-field approximations -----------------------------------------------------------------------
+#: The ``method`` names the solvers below give their results.
+_METHODS = ("naive", "tap_sk", "tap_site", "adaptive_tap")
+
+
 @dataclass
 class MeanFieldResult:
     """Result of a mean-field approximation.
 
     Attributes
     ----------
+    method : the solver that made it: ``"naive"``, ``"tap_sk"``, ``"tap_site"`` or ``"adaptive_tap"``.
     m : (n,) magnetisations.
     chi : (n, n) linear-response susceptibility :math:`\\partial m_i / \\partial h_j`, the
         approximation's connected correlations.
@@ -85,6 +90,38 @@ class MeanFieldResult:
     chi_positive: bool = True
     lambda_min: float = float("nan")
     history: list[float] = field(default_factory=list, repr=False)
+
+    def __post_init__(self):
+        # a hand-made result is checked as the solvers make it: a wrong field would be read later as a number
+        if not isinstance(self.method, str) or str.__str__(self.method) not in _METHODS:
+            raise ValueError(f"MeanFieldResult.method must be one of {', '.join(_METHODS)}; got {self.method!r:.60}")
+        self.method = str.__str__(self.method)
+        for name, ndim in (("m", 1), ("chi", 2), ("V", 1)):
+            value = getattr(self, name)
+            if name == "V" and value is None:
+                continue
+            if not isinstance(value, np.ndarray) or value.dtype.kind != "f" or value.ndim != ndim:
+                raise TypeError(f"MeanFieldResult.{name} must be a {ndim}-d real floating numpy array; got "
+                                f"{type(value).__name__} {getattr(value, 'dtype', '')} shape {np.shape(value)}"[:200])
+        n = self.m.shape[0]
+        if self.chi.shape != (n, n) or (self.V is not None and self.V.shape != (n,)):
+            raise ValueError(f"MeanFieldResult: chi must be (n, n) and V (n,) for m of n = {n}; got chi "
+                             f"{self.chi.shape}, V {None if self.V is None else self.V.shape}")
+        for name in ("converged", "chi_positive"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"MeanFieldResult.{name} must be True or False; got {getattr(self, name)!r:.60}")
+        if isinstance(self.iterations, (bool, np.bool_)) or not isinstance(self.iterations, (int, np.integer)) \
+                or self.iterations < 0:
+            raise TypeError(f"MeanFieldResult.iterations must be a count (an integer >= 0); got {self.iterations!r:.60}")
+        for name in ("residual", "lambda_min"):   # inf or NaN where a run failed: the solvers store them so
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"MeanFieldResult.{name} must be a real number; got {type(value).__name__} "
+                                f"{value!r:.60}")
+        if not (self.residual >= 0 or np.isnan(self.residual)):
+            raise ValueError(f"MeanFieldResult.residual must be >= 0 (a largest change); got {self.residual!r}")
+        if self.converged and not np.isfinite(float(self.residual)):   # float: a longdouble 1e400 reads as inf
+            raise ValueError(f"MeanFieldResult: a converged result has a finite residual; got {self.residual!r}")
 
     @property
     def correlations(self) -> np.ndarray:

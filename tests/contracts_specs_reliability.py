@@ -198,6 +198,8 @@ SPECS.update({
                                             allow={"a": _ANY_ARRAY}),
     K + "store_read:read_json": Spec(lambda d: {"path": _json_file(d), "default": d(st.sampled_from([None, {}]))},
                                      call=_inside),
+    K + "store_read:read_object": Spec(lambda d: {"path": _json_file(d), "what": d(st.sampled_from(["summary", "index"]))},
+                                       call=_inside),
     K + "store_read:read_entries": Spec(lambda d: {"path": _json_file(d), "required": ("name",),
                                                    "what": d(st.sampled_from(["entry", "run"]))}, call=_inside),
     K + "store_read:load_npz": Spec(lambda d: {"path": _npz_file(d)}, call=_inside),

@@ -17,6 +17,7 @@ import torch
 
 from mfattn.companion import checks, verdicts
 from mfattn.companion.verdicts import Undecidable
+from mfattn.companion.store_read import RefusedFileError
 
 ROOT = Path(__file__).resolve().parents[1]
 NAN = float("nan")
@@ -295,7 +296,7 @@ ROWS = [
     ("b0942", lambda t: _lam().counts(np.array([0, 1, 7])), ValueError, r"\bc\b"),
     ("b0943", lambda t: _lam().first(np.array([1.0, 1.1]), np.array([True])), ValueError, r"mask"),
     ("b0944", lambda t: _lam().kind(0.1, 0, lt=0.5, lc=0.001), ValueError, r"\blt\b.*\blc\b"),
-    ("b0951", lambda t: _st().beyond_full_numbers(_beyond_root(t)), ValueError, r"beyond\.json"),
+    ("b0951", lambda t: _st().beyond_full_numbers(_beyond_root(t)), RefusedFileError, r"beyond\.json"),
     ("b0952", lambda t: _st().beyond_numbers({"ns_beta": "x"}, {}), TypeError, r"ns_beta"),
     ("b0954", lambda t: _st().full_numbers(_a_file(t)), ValueError, r"\broot\b"),
     ("b0955", lambda t: _st().glue_values({"summary": "x"}), TypeError, r"summary"),

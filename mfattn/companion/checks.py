@@ -173,6 +173,18 @@ _NUMPY_SCALAR_RULE = {"real": True, "realt": True, "int": True}
 _WORK_MODULE = None
 
 
+def _plain_sequence(value: Any, kind: str) -> Any:
+    """A list or tuple of checked numbers (rule ``"reals"`` or ``"ints"``) with each entry as the Python number it
+    stands for (:func:`_plain_number`; a Fraction or Decimal among reals as its float): a 0-d array or numpy scalar
+    among them would otherwise reach a body that hashes or sizes it. Arrays, ranges and plain entries unchanged."""
+    if type(value) not in (list, tuple) or all(type(x) in (int, float) for x in value):
+        return value
+    out = [_plain_number(x) for x in value]
+    if kind == "reals":
+        out = [x if type(x) in (int, float) else float(x) for x in out]
+    return type(value)(out)
+
+
 def _plain_number(value: Any) -> Any:
     """The Python int or float a checked number stands for: a numpy scalar or 0-d array by ``.item()``; a subclass
     of int or float (an ``IntEnum`` member, or a class whose ``__index__``/``__float__``/arithmetic say something else
@@ -254,12 +266,18 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             except TypeError as err:
                 raise TypeError(f"{fn.__name__}(): {err}") from None
             given = bound.arguments
-            plain = {}
+            # a str subclass reaches the body as the plain text it holds: one whose __eq__ or __hash__ says
+            # something else would pass every `x in choices` and `x == "..."` test of the body with another text
+            plain = {name: str.__str__(v) for name, v in given.items() if isinstance(v, str) and type(v) is not str}
             for name, rule in rules.items():
                 if name in given:
-                    check_rule(name, given[name], rule)
-                    if _NUMPY_SCALAR_RULE.get(rule.rstrip("?").partition(":")[0]):
-                        value = _plain_number(given[name])
+                    check_rule(name, plain.get(name, given[name]), rule)
+                    kind = rule.rstrip("?").partition(":")[0]
+                    if _NUMPY_SCALAR_RULE.get(kind) or kind in ("reals", "ints"):
+                        value = _plain_number(given[name]) if _NUMPY_SCALAR_RULE.get(kind) else _plain_sequence(
+                            given[name], kind)
+                        if kind == "real" and hasattr(value, "detach") and value.dim() == 0:
+                            value = float(value.detach().item())   # a 0-d tensor where a number is declared
                         if value is not given[name]:
                             plain[name] = value
             given.update(plain)

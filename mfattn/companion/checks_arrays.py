@@ -27,9 +27,9 @@ def _strided(name: str, value: Any) -> Any:
 
 
 def _dims(name: str, ndim: Any) -> tuple[int, ...]:
-    """The allowed numbers of dimensions ``ndim`` (an integer or a sequence of them) as a tuple of ints."""
+    """The allowed numbers of dimensions ``ndim`` (an integer, or a list or tuple of them) as a tuple of ints."""
     items = [ndim] if is_integer(ndim) else ndim
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+    if not isinstance(items, (list, tuple, range)):   # an array, a set, a dict or an iterator: no list of ndims
         raise TypeError(f"the check of {name}: ndim must be an integer or a sequence of them; got {ndim!r:.60}")
     items = list(items)
     if not items or any(not is_integer(d) or d < 0 for d in items):

@@ -51,8 +51,9 @@ def _same_choice(value: Any, choice: Any) -> bool:
     integer, True/False only True/False), so 1.0 does not pass for 1 nor a one-element array for its string."""
     import numbers
 
-    if isinstance(choice, str) or isinstance(value, str):
-        return isinstance(value, str) and isinstance(choice, str) and value == choice
+    if isinstance(choice, str) or isinstance(value, str):   # the texts compared as str does (a subclass's own
+        return isinstance(value, str) and isinstance(choice, str) and str.__eq__(   # __eq__ could say anything)
+            str.__str__(value), str.__str__(choice)) is True
     if choice is None or value is None:
         return value is choice
     if isinstance(value, (np.timedelta64, np.datetime64)) or isinstance(choice, (np.timedelta64, np.datetime64)):
@@ -82,7 +83,33 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
                          f"{value!r:.60}")
     if not any(_same_choice(value, c) for c in choices):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.200}")
+    return str.__str__(value) if isinstance(value, str) else value   # a str subclass as the plain text it holds
+
+
+def _seed_option(text: str) -> int:
+    """argparse's ``type`` for a ``--seed`` option: a whole number in [0, 2**62] (seeds and their offsets are
+    64-bit: torch.manual_seed and numpy refuse more, deep inside and naming no option)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed must be a whole number; got {text!r:.40}") from None
+    if not 0 <= value <= 2**62:
+        raise argparse.ArgumentTypeError(f"a seed must be in [0, 2**62]; got {text:.40}")
     return value
+
+
+def _plain_text_fields(obj: Any) -> None:
+    """Replace, in place, each field of the dataclass instance ``obj`` (frozen or not) that holds an instance of a
+    str subclass by the plain text it holds: a subclass whose ``__eq__`` says something else would pass the class's
+    own ``x in choices`` checks with another text. Call first in ``__post_init__``."""
+    import dataclasses
+
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, str) and type(value) is not str:
+            object.__setattr__(obj, f.name, str.__str__(value))
 
 
 def check_path(name: str, value: Any):
@@ -151,6 +178,14 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
         else:
             expected = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise ValueError(f"{name} must be {expected}; got {value!r}")
+    if isinstance(value, int) and type(value) is not int:   # a subclass: range(), numpy and torch read __index__
+        import operator
+
+        held = int.__int__(value)
+        if operator.index(value) != held or int(value) != held:
+            raise ValueError(f"{name} must be an integer that reads as one value; got a {type(value).__name__} "
+                             f"holding {held} whose __index__/__int__ give {operator.index(value)}/{int(value)}")
+        return held
     return int(value)
 
 

@@ -236,6 +236,12 @@ def _mirror_base(var: str) -> str | None:
             or any(c.isspace() or not c.isprintable() for c in value):
         raise ValueError(f"${var} must be a base URL ({', '.join(s + '://' for s in _MIRROR_SCHEMES)}) holding the "
                          f"data set's files; got {value!r}")
+    try:
+        parts.port   # a port past 65535 (or not a number) is read only here: the download would fail on it later
+    except ValueError as err:
+        raise ValueError(f"${var} must be a base URL with a valid port (0 to 65535); got {value!r}: {err}") from None
+    if parts.netloc and parts.scheme != "file" and not parts.hostname:   # 'https://:80/' names no host
+        raise ValueError(f"${var} must be a base URL naming a host; got {value!r}")
     return value.rstrip("/")
 
 

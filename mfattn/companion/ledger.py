@@ -85,6 +85,10 @@ def _check_mapping(name: str, value: Any, keys: Sequence[str] = ()) -> Mapping:
     missing = [k for k in keys if k not in value]
     if missing:
         raise ValueError(f"{name} lacks the key(s) {missing}")
+    bad = [k for k in value if not isinstance(k, str) or not k or not k.isprintable()]
+    if bad:   # a JSON file's keys are text: 1 would be written as "1" and read back as another key
+        raise TypeError(f"{name} must have non-empty printable string keys (they become a JSON file's field "
+                        f"names); got {bad[0]!r:.60}")
     return value
 
 

@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .checks_scalars import is_integer, is_real
+from .checks_scalars import _plain_text_fields, is_integer, is_real
 
 __all__ = ["PAPERS", "CHAPTER_PAPER", "REASON_BASES", "ALTERNATIVE_KINDS", "ROBUSTNESS", "Quote", "Threshold",
            "Alternative", "Spread", "PremiseError", "papers_dir", "paper_text", "normalise", "quote_found",
@@ -191,6 +191,7 @@ class Threshold:
     log: bool = False
 
     def __post_init__(self):
+        _plain_text_fields(self)
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise PremiseError(f"threshold name must be a keyword of the rule's factory; got {self.name!r}")
         if not _finite_real(self.value):

@@ -220,15 +220,16 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
 
 def check_profile(profile: str) -> str:
     """Return ``profile`` if it names a profile, else raise a ValueError naming the choices."""
-    if profile not in PROFILE_NAMES:
-        raise ValueError(f"profile must be one of {', '.join(map(repr, PROFILE_NAMES))}; got {profile!r}")
-    return profile
+    from .checks_scalars import check_choice
+
+    return check_choice("profile", profile, PROFILE_NAMES)   # the text as str compares it (a subclass's __eq__ aside)
 
 
 def chapter_info(chapter: str) -> Chapter:
     """The :class:`Chapter` called ``chapter``; a clear error for an unknown name."""
+    text = str.__str__(chapter) if isinstance(chapter, str) else None   # compared as str does, whatever the subclass
     for ch in CHAPTERS:
-        if ch.name == chapter:
+        if text is not None and str.__eq__(ch.name, text) is True:
             return ch
     raise ValueError(f"chapter must be one of {', '.join(repr(c.name) for c in CHAPTERS)}; got {chapter!r}")
 

@@ -308,7 +308,11 @@ def strip(chapters: Sequence[str] | None = None, paths: Iterable[Path] = ()) -> 
         if not path.exists():
             continue
         # a FIFO, a device (a link to /dev/zero filled memory inside nbformat) or an oversized file is refused first
-        nb = nbformat.reads(read_text_file(path, "notebook"), as_version=4)
+        text = read_text_file(path, "notebook")
+        try:
+            nb = nbformat.reads(text, as_version=4)
+        except (nbformat.reader.NotJSONError, nbformat.ValidationError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{path} is not a notebook nbformat can read: {err}"[:300]) from None
         if strip_notebook(nb):
             _write_notebook(nb, path)
             changed.append(path)

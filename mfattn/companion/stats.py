@@ -41,6 +41,7 @@ def t_quantile_975(df: int) -> float:
         raise ValueError(f"df must be a positive integer; got {df!r}")
     if df > 10**300:   # the expansion divides by df as a float (the quantile is the normal one long before)
         raise ValueError(f"df must be a positive integer of at most 1e300; got one of {len(str(int(df)))} digits")
+    df = int.__int__(df) if isinstance(df, int) else int(df)   # a numpy integer would overflow in df ** 2
     if df <= len(_T975):
         return _T975[df - 1]
     z = 1.959964

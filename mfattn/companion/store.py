@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 from .checks import check_bool, check_int, check_path, check_real, contract
 from .store_read import (DEFAULT_MAX_JSON_BYTES, DamagedFileError, RefusedFileError,  # noqa: F401  (re-exported)
-                         check_regular_file, load_npz, max_json_bytes, read_entries, read_json,
+                         check_regular_file, load_npz, max_json_bytes, read_entries, read_json, read_object,
                          read_text_file)
 from .store_write import (_FOREIGN_TEMP_AGE, _LEGACY_TEMP_AGE, _LEGACY_TEMP_RE, _TEMP_RE,  # noqa: F401
                           _UMASK, SYSTEM_FOLDERS, SYSTEM_TREES, _atomic_target, _current_umask, _host, _jsonable,
@@ -65,6 +65,7 @@ __all__ = [
     "read_text_file",
     "max_json_bytes",
     "read_json",
+    "read_object",
     "read_entries",
     "sha256_file",
     "code_digest",

@@ -33,7 +33,7 @@ import numpy as np
 from .checks import check_alloc, check_int, check_path, max_bytes
 
 __all__ = ["DamagedFileError", "RefusedFileError", "max_json_bytes", "check_regular_file", "read_text_file",
-           "read_json", "read_entries", "load_npz"]
+           "read_json", "read_object", "read_entries", "load_npz"]
 
 #: The largest JSON file read by default (bytes): the manifests, ledgers and summaries are kilobytes.
 DEFAULT_MAX_JSON_BYTES = 64 << 20
@@ -145,6 +145,12 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)  # NaN, Infinity, -Infinity: Python's json reads them, standard JSON has none
 
 
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 150:   # past 1e150 (stored_views.MAX_STORED): its square overflows a float
+        raise ValueError(f"the integer {text[:20]}... ({len(text)} digits) is past 1e150, no number mfattn stores")
+    return int(text)
+
+
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):   # 1e999 overflows to inf: a number the writer would have refused
@@ -175,7 +181,8 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
             data = _read_bounded(fh, limit)
         if len(data) > limit:  # it grew after the check
             raise RefusedFileError(path, f"a JSON file of at most {limit:,} bytes", "it grew past that while read")
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float,
+                          parse_int=_bounded_int)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is not valid JSON ({err}); restore it from git or delete it to start over") from None
     except RecursionError:
@@ -185,6 +192,19 @@ def read_json(path: str | os.PathLike, default: Any = None) -> Any:
             raise
         raise RefusedFileError(path, "standard JSON", f"it holds {err}",
                                "mfattn writes null where a number is missing") from None
+
+
+def read_object(path: str | os.PathLike, what: str = "summary") -> dict[str, Any]:
+    """The JSON object (a mapping with string keys) in ``path``, read by :func:`read_json`; {} when there is no
+    file. A file holding a list, a number or a string at its top is a :class:`RefusedFileError` naming the path:
+    every stored summary, table and index of mfattn is an object, and its readers look its keys up."""
+    data = read_json(path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise RefusedFileError(check_path("path", path), f"a JSON object (a {what} of named numbers)",
+                               f"it holds a {type(data).__name__} at its top", "restore it from git or re-run")
+    return data
 
 
 def read_entries(path: str | os.PathLike, required: tuple[str, ...] = (), what: str = "entry") -> dict[str, dict[str, Any]]:

@@ -54,7 +54,14 @@ def _symlink_loop(path: Path) -> bool:
 def _resolved(value: str | os.PathLike, name: str, expand: bool = True) -> Path:
     """``value`` expanded (``~``, when ``expand``) and resolved, or a ValueError naming ``name`` when it is a symlink
     loop (where ``Path.resolve`` raises a RuntimeError of its own, or an OSError, naming no parameter)."""
-    path = Path(value).expanduser() if expand else Path(value)
+    from .checks_scalars import check_path
+
+    path = check_path(name, value)   # a part past 255 bytes, a NUL ...: named here, not by the OS later
+    try:
+        path = path.expanduser() if expand else path
+    except RuntimeError as err:   # '~nosuchuser/x': pathlib's "Could not determine home directory"
+        raise ValueError(f"{name}: {os.fspath(value)} starts with a home folder that does not exist ({err})") from None
+    check_path(name, path)   # the expanded path may be longer
     try:
         resolved = path.resolve()
     except (RuntimeError, OSError) as err:

@@ -6,7 +6,6 @@ tested"."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from fractions import Fraction
@@ -44,11 +43,7 @@ def beyond_full_numbers(root: Path | None) -> dict:
     path = _root_folder(root) / "data" / "full" / "dmft" / "beyond.json"
     if not path.exists():
         return {}
-    got = json.loads(path.read_text())
-    if not isinstance(got, dict):
-        raise ValueError(f"{path} must hold a JSON object (the beyond section's numbers by name); got a "
-                         f"{type(got).__name__}")
-    return got
+    return store.read_object(path, "beyond section's numbers")   # a regular file, bounded, an object at its top
 
 
 def _root_folder(root: Any) -> Path:
@@ -351,13 +346,13 @@ def full_numbers(root: Path | None) -> dict:
         if path.exists():
             out[key] = _diagram(store.load_npz(path))  # a truncated file is an error naming its path
     if (folder / "summary.json").exists():
-        out["summary"] = json.loads((folder / "summary.json").read_text())
+        out["summary"] = store.read_object(folder / "summary.json")
     beyond = beyond_full_numbers(Path(root))
     if beyond:
         out["beyond"] = beyond
     manifest = Path(root) / "data" / "full" / "figures" / "manifest.json"
     if out and manifest.exists():
-        entries = json.loads(manifest.read_text())
+        entries = store.read_entries(manifest, (), "figure")   # a mapping of mappings, or an error naming the file
         params = [e.get("parameters") for k, e in entries.items() if k.startswith("fig-dmft-") and e.get("parameters")]
         if params:
             out["params"] = params[0]

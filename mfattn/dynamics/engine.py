@@ -126,6 +126,11 @@ class SimulationResult:
         if self.m_o is not None and (np.ndim(self.m_o) != 3 or np.shape(self.m_o)[:2] != saved):
             raise ValueError(f"m_o must have shape (B, steps - transient, M) = ({B}, {self.steps - self.transient}, M), "
                              f"one saved orbit per β; got {np.shape(self.m_o)}")
+        for name in ("betas", "gamma", "epsilon", "lyapunov", "m_o"):   # dtypes only: cheap, no pass over the orbit
+            value = getattr(self, name)
+            dtype = None if value is None else value.dtype if isinstance(value, np.ndarray) else np.asarray(value).dtype
+            if dtype is not None and dtype.kind not in "fiu":   # a complex order parameter is no point of the real map
+                raise TypeError(f"{name} must hold real numbers; got dtype {dtype}")
         if not isinstance(self.context, Mapping):
             raise TypeError(f"context must be a dict of batched arrays; got {type(self.context).__name__}")
         for key, value in self.context.items():

@@ -71,6 +71,13 @@ class FloquetResult:
         if (np.isnan(residual) & np.asarray(self.periodic, dtype=bool)).any():
             raise ValueError("residual must be a number where periodic is True (periodic is residual <= tol); "
                              "got NaN there")
+        state = np.asarray(self.state)
+        if state.dtype.kind != "f" or not np.isfinite(state).all():   # (B, D) only: the orbit points, a real state
+            raise ValueError(f"state must hold the finite real orbit point per β; got dtype {state.dtype}"
+                             + ("" if state.dtype.kind != "f" else " with a non-finite entry"))
+        if np.asarray(self.multipliers).dtype.kind not in "fc":
+            raise TypeError(f"multipliers must be numbers (complex, NaN where not periodic); got dtype "
+                            f"{np.asarray(self.multipliers).dtype}")
 
     @property
     def modulus(self) -> np.ndarray:

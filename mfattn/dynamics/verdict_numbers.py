@@ -344,6 +344,11 @@ def summary(sizes, diagrams, fig4_betas, planes, plane_periods, ours, ours_perio
     for name, flags in (("coexist", coexist), ("both_tori", both_tori)):
         if np.asarray(flags).dtype != bool:
             raise TypeError(f"{name} must be a bool array (one flag per β of the grid); got {np.asarray(flags).dtype}")
+    nb = np.size(fig4_betas)   # one period per Fig. 4 β, for each run (a (1, B) array would be stored nested)
+    for name, periods in (("plane_periods", plane_periods), ("ours_periods", ours_periods)):
+        if np.shape(periods) != (nb,):
+            raise ValueError(f"{name} must hold one period per β of fig4_betas, shape ({nb},); got shape "
+                             f"{np.shape(periods)}")
     taus = [decay_times(x) for x in planes.m_o[:, :, 0]]
     win_taus = [window_decay_times(x) for x in planes.m_o[:, :, 0]]
     long_taus = [window_decay_times(x, 2000) for x in planes.m_o[:, :, 0]]

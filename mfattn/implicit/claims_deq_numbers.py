@@ -105,6 +105,26 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
 
 # --- all of it ----------------------------------------------------------------------------------------------------
 
+def _stored_files(fn):
+    """``fn(root, ...)`` with an error from reading its stored files (a string where a number is stored, a list
+    where a mapping is, a key a file of another version lacks) raised as a ValueError naming ``root`` and the
+    folder: the files are not as the full profile writes them."""
+    import functools
+
+    @functools.wraps(fn)
+    def reading(root, *args, **kwargs):
+        try:
+            return fn(root, *args, **kwargs)
+        except (TypeError, KeyError, AttributeError, IndexError, ZeroDivisionError) as err:
+            if isinstance(root, (str, os.PathLike)) and not type(err).__module__.startswith("mfattn"):
+                raise ValueError(f"root: the stored files under {Path(root) / 'data' / 'full'} are not as the full "
+                                 f"profile writes them ({type(err).__name__}: {err}); restore them from git or "
+                                 f"re-run the full profile"[:400]) from None
+            raise
+    return reading
+
+
+@_stored_files
 def deq_numbers(root: Path | None) -> dict[str, Any]:
     """Numbers of Chapter 2's stored full-protocol results ({} when the MNIST runs, the variant table or the
     seed-0 run are not stored; the chapter's own summary adds its numbers where it is stored)."""
@@ -112,14 +132,14 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
     if root is None:
         return {}
     full = Path(root) / "data" / "full"
-    progress = store.read_json(full / "deq_mnist_progress.json") or {}
-    table = store.read_json(full / "deq_variants.json") or {}
+    progress = store.read_object(full / "deq_mnist_progress.json")
+    table = store.read_object(full / "deq_variants.json")
     npz = full / "deq_mnist_seed0_cpu.npz"
     runs = [r for r in progress.get("runs", {}).values() if r and r.get("finished")]
     if not runs or not table.get("rows") or not npz.is_file():
         return {}
     acc = 100 * np.array([r["evals"]["test_accuracy"][-1] for r in runs])
-    summary = store.read_json(full / "deq" / "summary.json") or {}      # this chapter's own full-profile numbers
+    summary = store.read_object(full / "deq" / "summary.json")      # this chapter's own full-profile numbers
     if "rho_train_cross" in summary and "rho_train_stays" in summary:
         from .stability import crossing_text
 
@@ -141,25 +161,25 @@ def deq_numbers(root: Path | None) -> dict[str, Any]:
         organisation.update(_organisation_seeds(full / "deq" / "runs"))
         organisation.update(_late_convergence(full / "deq" / "runs", "m"))
         organisation.update(_late_convergence(full / "deq" / "runs", "plain"))
-    init = store.read_json(full / "deq" / "init_scale.json") or {}
+    init = store.read_object(full / "deq" / "init_scale.json")
     out = {**summary, **_init_numbers(init.get("rows", [])), "seeds": len(acc), "acc_mean": acc.mean(),
             "acc_sd": acc.std(ddof=1) if len(acc) > 1 else float("nan"), "acc_min": acc.min(), "acc_max": acc.max(),
             "acc_median": float(np.median(acc)), "acc_list": [float(a) for a in acc],
             "accs": ", ".join(f"{a:.2f} %" for a in acc),
             **_variant_numbers(table["rows"]), **organisation}
     out.update(_did_not_learn(table["rows"], full / "deq" / "runs"))
-    on_m = (store.read_json(full / "deq" / "correction_on_m.json") or {}).get("rows", {}).get("m", [])
+    on_m = store.read_object(full / "deq" / "correction_on_m.json").get("rows", {}).get("m", [])
     if on_m:   # deq-correction-onsager-form on the models whose f_θ acts on the means (mfattn.implicit.correction_on_m)
         cos = [float(r["reaction_cosine"]) for r in sorted(on_m, key=lambda r: r["seed"])]
         out.update(corr_m_reaction_cosine=cos[0], corr_m_reaction_cosine_seeds=cos,
                    corr_m_chance_q95_seeds=[float(r["chance_q95"]) for r in sorted(on_m, key=lambda r: r["seed"])])
-    earlier = (store.read_json(full / "deq" / "earlier_runs.json") or {}).get("runs", [])
+    earlier = store.read_object(full / "deq" / "earlier_runs.json").get("runs", [])
     for key in ("softmax", "mixer"):   # runs on older code, since re-run: a declared reading of the reliability claims
         out[f"earlier_{key}_acc_list"] = [100 * float(r["test_accuracy"]) for r in earlier if r.get("key") == key]
-    floor_rows = (store.read_json(full / "deq" / "feature_floor.json") or {}).get("rows", [])
+    floor_rows = store.read_object(full / "deq" / "feature_floor.json").get("rows", [])
     out.update(_floor_numbers(floor_rows))
     out.update(_below_floor(table["rows"], floor_rows))
-    public = store.read_json(full / "deq" / "public_trained.json") or {}
+    public = store.read_object(full / "deq" / "public_trained.json")
     if public:   # the blog model trained with the public code's solver in the loop (mfattn.implicit.public_trained)
         out.update(pub_trained_seed=public["seed"], pub_trained_acc=100 * public["test_accuracy"],
                    pub_trained_conv_last=public["book_protocol"]["converged_last_quarter"],
@@ -190,7 +210,7 @@ def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
     if chapter == "deq":
         return deq_numbers(root)
     path = None if root is None else Path(root) / "data" / "full" / chapter / "summary.json"
-    return store.read_json(path) if path is not None and path.exists() else {}
+    return store.read_object(path) if path is not None and path.exists() else {}
 
 
 def stored_numbers(root: Path | None, chapter: str) -> tuple[dict[str, Any], str]:
@@ -207,8 +227,8 @@ def _check_chapter(chapter: Any) -> None:
 
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string such as 'deq'); got {type(chapter).__name__}")
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", chapter):
-        raise ValueError(f"chapter must be a chapter's name (letters, digits, '_', '-'); got {chapter!r}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", chapter):   # a folder name: no path, and no name past 64 letters
+        raise ValueError(f"chapter must be a chapter's name (1 to 64 letters, digits, '_', '-'); got {chapter!r:.80}")
 
 
 def _check_root(root: Any) -> None:
@@ -217,6 +237,7 @@ def _check_root(root: Any) -> None:
         raise TypeError(f"root must be the project folder (a path) or None; got {type(root).__name__}")
 
 
+@_stored_files
 def stored_cost_exponent(root: Path | None) -> str:
     """The explicit layer's cost exponent of the stored full profile of Chapter 3, as prose (both chapters
     quote this one measurement); says so when it is not stored."""
@@ -224,6 +245,9 @@ def stored_cost_exponent(root: Path | None) -> str:
     s = full_numbers(root, "transformer")
     if "tap_slope" not in s:
         return "not stored yet (run the full profile of Chapter 3)"
+    for k in ("tap_slope", "tap_fit_min_nd", "tap_fit_max_nd"):
+        if k in s and (isinstance(s[k], bool) or not isinstance(s[k], (int, float))):
+            raise ValueError(f"root: the stored {k} must be a number; got {s[k]!r:.60}")
     window = (f" over Nd = {s['tap_fit_min_nd']:.0f} to {s['tap_fit_max_nd']:.0f}" if "tap_fit_min_nd" in s
               else " over its three largest sizes")
     return f"exponent {s['tap_slope']:.2f}{window}"
@@ -236,10 +260,11 @@ def _share(x: float) -> str:
         f"{math.ceil(1000 * x) / 10:.1f}%" if text == "0%" and x > 0 else text
 
 
+@_stored_files
 def stability_prose(root: Path | None) -> str:
     """The stored full-profile stability numbers of Chapter 2 (``data/full/deq/summary.json``) as prose."""
     _check_root(root)
-    s = {} if root is None else store.read_json(Path(root) / "data" / "full" / "deq" / "summary.json") or {}
+    s = {} if root is None else store.read_object(Path(root) / "data" / "full" / "deq" / "summary.json")
     if "rho_blog_median" not in s:
         return "not stored yet (data/full/deq/summary.json is written by the full profile of this chapter)"
     needed = ("stability_digits", "rho_blog_median", "rho_blog_max", "rho_blog_unstable", "rho_plain_median",

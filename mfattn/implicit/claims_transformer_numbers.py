@@ -93,7 +93,7 @@ def save_per_unit(root: Path, *, seed: int, seed_offsets: Sequence[int], draws: 
 
 def _per_unit(root: Path | None) -> dict[str, Any]:
     path = None if root is None else Path(root) / "data" / "full" / "transformer" / PER_UNIT
-    return store.read_json(path) if path is not None and path.exists() else {}
+    return store.read_object(path) if path is not None and path.exists() else {}
 
 
 # --- the Onsager study, one draw ------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..companion.checks_scalars import _seed_option
 from ..companion import store
 from .train import TrainResult, finished_result, profile_config, run_dir
 
@@ -100,7 +101,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.export", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="full", choices=("quick", "full"))
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=_seed_option, default=0)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--out", required=True, help="the .npz file to write")
     args = parser.parse_args(argv)

@@ -27,6 +27,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
+from ..companion.checks_scalars import _seed_option
 from ..companion import store
 from ..companion.checks import check_choice, contract
 from ..companion.profiles import get_profile
@@ -208,7 +209,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     bound for g and m over every range, and write ``--out`` atomically."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default="full", choices=("quick", "full"))
-    ap.add_argument("--seed", type=int, default=0, help="the chapter run's seed")
+    ap.add_argument("--seed", type=_seed_option, default=0, help="the chapter run's seed")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     torch.set_num_threads(1)

@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from .. import deq
+from ..companion.checks_scalars import _seed_option
 from ..companion import store
 from ..companion.checks import contract
 from . import reference_solver
@@ -274,7 +275,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Train the public-solver run of ``--seed`` (resuming a killed one), analyse it, write ``--out`` atomically."""
     from .mnist import load_mnist
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=_seed_option, default=0)
     ap.add_argument("--profile", default="full", choices=("quick", "full"))
     ap.add_argument("--every", type=int, default=1000)
     ap.add_argument("--out", type=Path, required=True)

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..companion import store
-from ..companion.checks import check_strings
+from ..companion.checks import check_int, check_strings
 from ..companion.machine import cpu_model
 # the replay itself lives in a module of its own; re-exported here with its helpers
 from .replay_runner import (_RUNNER, LOG_KEYS, TRAINED_KEYS, _read_index, _replay, _runs_dir, _summary, compare_logs,
@@ -157,7 +157,6 @@ def certify(old_commit: str, change: str, *, steps: int = MIN_STEPS, n_eval: int
     why the stored runs cannot have met it, is the certifier's statement)."""
     import torch
 
-    from ..companion.checks import check_int
     from .runs import code_version
 
     if not isinstance(change, str) or len(change.strip()) < 20:
@@ -290,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-images", type=int, default=MIN_EVAL_IMAGES, help="test images of the initial evaluation")
     parser.add_argument("--runs", nargs="*", help="run names (default: every stored run)")
     args = parser.parse_args(argv)
+    check_int("--steps", args.steps, MIN_STEPS, 2000)   # named as given on the command line, before any work
+    check_int("--eval-images", args.eval_images, MIN_EVAL_IMAGES, 10_000)
     link = certify(args.certify, args.change, steps=args.steps, n_eval=args.eval_images, names=args.runs)
     differ = {n: r for n, r in link["runs"].items() if not r["identical"]}
     print(f"{link['from']} -> {link['to']}: {len(link['runs']) - len(differ)} of {len(link['runs'])} runs identical "

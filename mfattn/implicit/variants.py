@@ -24,6 +24,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..companion.checks_scalars import _seed_option
 from ..companion import store
 from .train import VARIANTS, TrainResult, finished_result, profile_config, train_mnist
 from ..companion.checks import check_bool, check_int, check_rule, contract
@@ -421,7 +422,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m mfattn.implicit.variants", description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="full", choices=("quick", "full"))
-    parser.add_argument("--seed", "--seeds", dest="seeds", type=int, nargs="+", default=[0],
+    parser.add_argument("--seed", "--seeds", dest="seeds", type=_seed_option, nargs="+", default=[0],
                         help="seeds of every variant (the book asks for at least three: 0 1 2)")
     parser.add_argument("--interactions", action="store_true", help="add the softmax and MLP-mixer couplings")
     parser.add_argument("--train", action="store_true", help="train the missing runs first (hours on a CPU)")

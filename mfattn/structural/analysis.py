@@ -442,6 +442,9 @@ def expanding_runs(sizes: dict) -> tuple[dict, dict, dict]:
     ``exp_code_extra_seeds`` of the code's setting at (``exp_code_extra_d``, ``exp_code_extra_p``) train on their own
     and are appended to that d's code-setting run. Returns ({d: run}, {variant name: run}, {d: code-setting run})."""
     check_rule("sizes['exp_dims']", sizes["exp_dims"], "ints:1")
+    check_rule("sizes['exp_batch']", sizes["exp_batch"], "int:1")
+    check_rule("sizes['exp_steps']", sizes["exp_steps"], "int:1")
+    check_rule("sizes['exp_code_steps']", sizes["exp_code_steps"], "int:1")
     common = dict(ps=sizes["exp_ps"], seeds=sizes["exp_seeds"], batch_size=sizes["exp_batch"])
     d0, same = sizes["exp_dims"][0], sizes["exp_code_steps"] == sizes["exp_steps"]
     exp_runs, variants, code_runs = {}, {}, {}

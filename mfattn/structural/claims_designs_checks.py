@@ -131,8 +131,14 @@ def accuracy_spread(key):
 
 def one_seed_cap(rule):
     """A reading resting on one seed per setting: graded at best with differences."""
+    if not callable(rule):
+        raise TypeError(f"rule must be a rule (a function of the stored numbers giving a grade); got "
+                        f"{type(rule).__name__}")
+
     def capped(s):
         g = rule(s)
+        if g not in ("holds", "partly", "fails"):   # a rule gives a grade: anything else is no reading
+            raise ValueError(f"rule must give 'holds', 'partly' or 'fails'; it gave {g!r:.60}")
         return "partly" if g == "holds" else g
     return capped
 

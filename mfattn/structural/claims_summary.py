@@ -73,7 +73,7 @@ def full_numbers(root: Path | None, chapter: str) -> dict[str, Any]:
     """The stored full-profile summary of ``chapter``, or {} when there is none."""
     check_choice("chapter", chapter, CHAPTERS)
     path = None if check_root(root) is None else summary_path(root, chapter)
-    return store.read_json(path) if path is not None and path.exists() else {}
+    return store.read_object(path) if path is not None and path.exists() else {}
 
 
 # --- the numbers the rules read ----------------------------------------------------------------------------
