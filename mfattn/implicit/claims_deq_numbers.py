@@ -117,9 +117,12 @@ def _stored_files(fn):
             return fn(root, *args, **kwargs)
         except (TypeError, KeyError, AttributeError, IndexError, ZeroDivisionError) as err:
             if isinstance(root, (str, os.PathLike)) and not type(err).__module__.startswith("mfattn"):
+                what = (f"the key {err.args[0]!r:.60} is missing" if isinstance(err, KeyError) and err.args else
+                        f"a value of the wrong kind where a number, a list or a mapping is stored "
+                        f"({type(err).__name__})")
                 raise ValueError(f"root: the stored files under {Path(root) / 'data' / 'full'} are not as the full "
-                                 f"profile writes them ({type(err).__name__}: {err}); restore them from git or "
-                                 f"re-run the full profile"[:400]) from None
+                                 f"profile writes them: {what}; restore them from git or re-run the full profile") \
+                    from None
             raise
     return reading
 

@@ -102,6 +102,12 @@ def _checked_result(cls, *args, **kwargs):
             got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
             raise ValueError(f"{name} must be a tensor of shape {want}, one row per row of attention "
                              f"{tuple(att.shape)}; got {got}")
+        counts = name in ("window", "iterations", "reach")   # whole numbers (long); the others real (a complex H or
+        if counts == value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:   # α is no prior)
+            raise TypeError(f"{name} must be a{'n integer' if counts else ' real floating-point'} tensor; got "
+                            f"dtype {value.dtype}")
+    if not att.is_floating_point():
+        raise TypeError(f"attention must be a real floating-point tensor; got dtype {att.dtype}")
     if result.history is not None and not isinstance(result.history, list):
         raise TypeError(f"history must be a list of per-sweep dicts or None; got {type(result.history).__name__}")
     return result
