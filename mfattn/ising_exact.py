@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from mfattn.companion.checks import check_int, contract
+from mfattn.companion.checks_arrays import _result_field
 from mfattn.ising_inputs import _as_float64, _check_model
 
 __all__ = ["MAX_EXACT_SPINS", "MAX_LOG_WEIGHT", "ExactResult", "exact_marginals", "exact_marginals_sweep"]
@@ -29,6 +30,17 @@ class ExactResult:
     m: np.ndarray
     C: np.ndarray
     log_z: float
+
+    def __post_init__(self):
+        # one model (m (n,), C (n, n), log_z a number) or a batch of β (m (B, n), C (B, n, n), log_z (B,))
+        _result_field("ExactResult", "m", self.m, "float")
+        if self.m.ndim not in (1, 2) or self.m.shape[-1] == 0:
+            raise ValueError(f"ExactResult.m must be (n,) or (B, n) magnetisations; got shape {self.m.shape}")
+        _result_field("ExactResult", "C", self.C, "float", shape=self.m.shape + self.m.shape[-1:])
+        log_z = np.asarray(self.log_z)
+        if log_z.dtype.kind not in "fiu" or log_z.shape != self.m.shape[:-1] or not np.isfinite(log_z).all():
+            raise ValueError(f"ExactResult.log_z must be a finite real number per model, shape {self.m.shape[:-1]}; "
+                             f"got {self.log_z!r:.60}")
 
 
 def _spin_states(start: int, stop: int, n: int) -> np.ndarray:

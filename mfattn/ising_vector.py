@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from mfattn.companion.checks import check_alloc, check_bool, check_generator, check_int, check_positive, contract
+from mfattn.companion.checks_arrays import _result_field
 from mfattn.ising_inputs import MeanFieldWarning, _as_float64, _check_solver
 
 __all__ = ["VectorTAPResult", "gaussian_vector_tap", "gaussian_closed_form", "gaussian_vector_check",
@@ -25,6 +26,21 @@ class VectorTAPResult:
     iterations: int
     converged: bool
     residual: float
+
+    def __post_init__(self):
+        _result_field("VectorTAPResult", "m", self.m, "float", ndim=2)
+        n, d = self.m.shape
+        _result_field("VectorTAPResult", "V", self.V, "float", shape=(n, d, d))
+        if isinstance(self.iterations, (bool, np.bool_)) or not isinstance(self.iterations, (int, np.integer)) \
+                or self.iterations < 0:
+            raise TypeError(f"VectorTAPResult.iterations must be a count (an integer >= 0); got {self.iterations!r:.60}")
+        if not isinstance(self.converged, (bool, np.bool_)):
+            raise TypeError(f"VectorTAPResult.converged must be True or False; got {self.converged!r:.60}")
+        r = self.residual
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, float, np.integer, np.floating)) or r < 0 or (
+                self.converged and not np.isfinite(float(r))):
+            raise ValueError(f"VectorTAPResult.residual must be a largest change >= 0, finite where converged; got "
+                             f"{r!r:.60}")
 
 
 def _check_vector_model(J: Any, X: Any, prior_cov: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

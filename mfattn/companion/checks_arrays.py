@@ -190,3 +190,18 @@ def check_array(name: str, value: Any, *, ndim: int | Sequence[int] | None = Non
         if arr.ndim not in allowed:
             raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimensions; got shape {arr.shape}")
     return arr
+
+
+def _result_field(owner: str, name: str, value: Any, kind: str, ndim: int | None = None,
+                  shape: tuple | None = None) -> None:
+    """A result container's field ``owner.name`` is a numpy array of ``kind`` ("float": real floating, NaN allowed,
+    "int": integer, "bool") with ``ndim`` dimensions and, where given, ``shape``; else a TypeError or ValueError
+    naming it. Cheap: dtype and shape only, never a pass over the values (the solvers' own results pass)."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{owner}.{name} must be a numpy array ({kind}); got {type(value).__name__}")
+    ok = {"float": value.dtype.kind == "f", "int": value.dtype.kind in "iu", "bool": value.dtype == bool}[kind]
+    if not ok:
+        raise TypeError(f"{owner}.{name} must be a {kind} array; got dtype {value.dtype}")
+    if (ndim is not None and value.ndim != ndim) or (shape is not None and value.shape != tuple(shape)):
+        want = shape if shape is not None else f"{ndim} dimensions"
+        raise ValueError(f"{owner}.{name} must have shape {want}; got {value.shape}")

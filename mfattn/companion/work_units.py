@@ -15,6 +15,21 @@ class Entry(NamedTuple):
     work: Callable[[Mapping[str, Any]], tuple[str, int, str]]
 
 
+_ENTRY_NEW = Entry.__new__
+
+
+def _checked_entry(cls, parameter: Any, work: Any) -> Entry:
+    """Entry(...) checks its fields: ``parameter`` a parameter's name (an identifier), ``work`` a function."""
+    if not isinstance(parameter, str) or not str.__str__(parameter).isidentifier():
+        raise ValueError(f"Entry.parameter must name a parameter (an identifier); got {parameter!r:.60}")
+    if not callable(work):
+        raise TypeError(f"Entry.work must be a function of the bound arguments; got {type(work).__name__}")
+    return _ENTRY_NEW(cls, str.__str__(parameter), work)
+
+
+Entry.__new__ = staticmethod(_checked_entry)
+
+
 class _NotCountable(Exception):
     """An argument the work cannot be read off (a wrong type): the body's own checks speak for it."""
 

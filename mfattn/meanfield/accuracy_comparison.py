@@ -12,6 +12,7 @@ import numpy as np
 
 from ..companion.checks import (check_alloc, check_array, check_bool, check_choice, check_int, check_positive,
                                 check_real, check_work)
+from ..companion.checks_arrays import _result_field
 from ..ising import adaptive_tap, naive_mean_field, sk_couplings, tap
 from ..ising_exact import MAX_EXACT_SPINS, exact_marginals_sweep
 
@@ -148,6 +149,24 @@ class Comparison:
     c_exact_rms: np.ndarray | None = None
     m_field: np.ndarray | None = None
 
+    def __post_init__(self):
+        self.methods = methods = _check_methods(self.methods)
+        _result_field("Comparison", "betas", self.betas, "float", ndim=1)
+        _result_field("Comparison", "m_exact", self.m_exact, "float", ndim=3)
+        B, I, n = self.m_exact.shape
+        per = (len(methods), B, I)
+        for name, kind in (("rmse_m", "float"), ("rmse_c", "float"), ("iterations", "int"), ("converged", "bool"),
+                           ("chi_positive", "bool"), ("lambda_min", "float"), ("relaxing", "bool")):
+            _result_field("Comparison", name, getattr(self, name), kind, shape=per)
+        _result_field("Comparison", "exact_lambda_min", self.exact_lambda_min, "float", shape=(B, I))
+        _result_field("Comparison", "m_approx", self.m_approx, "float", shape=per + (n,))
+        if self.betas.shape != (B,):
+            raise ValueError(f"Comparison.betas must hold one β per row of m_exact ({B}); got {self.betas.shape}")
+        if self.c_exact_rms is not None:
+            _result_field("Comparison", "c_exact_rms", self.c_exact_rms, "float", shape=(B, I))
+        if self.m_field is not None:
+            _result_field("Comparison", "m_field", self.m_field, "float", shape=(I, n))
+
     def select(self, methods: Any) -> "Comparison":
         """The same comparison restricted to ``methods`` (in that order): what a figure of some of the theories
         draws, while the summary keeps them all."""
@@ -241,7 +260,9 @@ def _check_fields(name: str, field_std: float, fields: list[np.ndarray]) -> None
 
 
 def _check_methods(methods: Any) -> tuple[str, ...]:
-    methods = tuple(methods)
+    if isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a tuple of method names; got {type(methods).__name__} {methods!r:.60}")
+    methods = tuple(str.__str__(m) if isinstance(m, str) else m for m in methods)   # the text, whatever its class
     unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]   # a list is not a name (unhashable)
     if unknown or not methods:
         raise ValueError(f"methods must name at least one of {sorted(METHODS)}; unknown method(s) {unknown}")

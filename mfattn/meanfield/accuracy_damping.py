@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..companion.checks import check_alloc, check_choice, check_int, check_real, contract
+from ..companion.checks_arrays import _result_field
 from .accuracy_comparison import (METHODS, TOL, _check_methods, _crossing, _disorder, plefka_parameter,
                                   still_relaxing)
 
@@ -35,6 +36,25 @@ class DampingSweep:
     relaxing: np.ndarray
     at_parameter: np.ndarray
     m: np.ndarray | None = None
+
+    def __post_init__(self):
+        self.methods = methods = _check_methods(self.methods)
+        _result_field("DampingSweep", "betas", self.betas, "float", ndim=1)
+        _result_field("DampingSweep", "dampings", self.dampings, "float", ndim=1)
+        if isinstance(self.budget, (bool, np.bool_)) or not isinstance(self.budget, (int, np.integer)) \
+                or self.budget < 1:
+            raise TypeError(f"DampingSweep.budget must be a positive integer; got {self.budget!r:.60}")
+        per = (len(methods), self.dampings.size, self.betas.size)
+        for name, kind in (("converged", "bool"), ("stable", "bool"), ("relaxing", "bool"), ("at_parameter", "float")):
+            value = getattr(self, name)
+            _result_field("DampingSweep", name, value, kind, ndim=4)
+            if value.shape[:3] != per:
+                raise ValueError(f"DampingSweep.{name} must be [method, damping, beta, instance] of {per} + (I,); got "
+                                 f"{value.shape}")
+        if self.m is not None:
+            _result_field("DampingSweep", "m", self.m, "float", ndim=5)
+            if self.m.shape[:4] != self.converged.shape:
+                raise ValueError(f"DampingSweep.m must be {self.converged.shape} + (n,); got {self.m.shape}")
 
     def select(self, methods: Any) -> "DampingSweep":
         """The same sweep restricted to ``methods`` (in that order)."""
