@@ -36,6 +36,9 @@ class ExactResult:
         _result_field("ExactResult", "m", self.m, "float")
         if self.m.ndim not in (1, 2) or self.m.shape[-1] == 0:
             raise ValueError(f"ExactResult.m must be (n,) or (B, n) magnetisations; got shape {self.m.shape}")
+        if not (np.abs(self.m) <= 1.0 + 1e-12).all():   # a magnetisation is a mean of ±1 spins (NaN fails too)
+            raise ValueError(f"ExactResult.m must hold magnetisations in [-1, 1]; got values up to "
+                             f"{float(np.nanmax(np.abs(self.m))) if not np.isnan(self.m).all() else 'NaN'}")
         _result_field("ExactResult", "C", self.C, "float", shape=self.m.shape + self.m.shape[-1:])
         log_z = np.asarray(self.log_z)
         if log_z.dtype.kind not in "fiu" or log_z.shape != self.m.shape[:-1] or not np.isfinite(log_z).all():

@@ -166,7 +166,7 @@ def _gaussian_vector_model(n: int, d: int, rng: np.random.Generator) -> tuple[np
     """The random Gaussian vector-spin model of :func:`gaussian_vector_check` (J, X, Σ), drawn from ``rng``."""
     n, d = check_int("n", n, 2), check_int("d", d, 1)   # Python ints: a np.uint64 n broke the indexing below
     check_generator("rng", rng, kind="numpy")
-    check_alloc("n", 4 * (n * d) ** 2 * 8)
+    check_alloc("n and d", 4 * (n * d) ** 2 * 8)   # (n d) x (n d) matrices: both sizes set it
     A = rng.standard_normal((n, n, d, d)) / np.sqrt(n * d)
     J = A + A.transpose(1, 0, 3, 2)                 # J_ij = J_ji^T
     J[np.arange(n), np.arange(n)] = 0.0

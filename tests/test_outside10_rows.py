@@ -310,3 +310,22 @@ def test_one_seed_cap_refuses_a_rule_that_gives_no_grade():
     with pytest.raises(ValueError, match="rule must give 'holds', 'partly' or 'fails'"):
         one_seed_cap(lambda s: None)({})
     assert one_seed_cap(lambda s: "holds")({}) == "partly"
+
+
+def test_small_new_checks(monkeypatch):
+    # a path that only the expansion of ~ takes past PATH_MAX; an integer past 1e150 among the stored numbers; a
+    # work-registry entry built by hand
+    from mfattn.companion import store
+    from mfattn.companion.grades import Undecidable
+    from mfattn.companion.stored_views import stored_view
+    from mfattn.companion.work_units import Entry
+    monkeypatch.setenv("MFATTN_CACHE", "~/" + "a/" * 2046)
+    with pytest.raises(ValueError, match="MFATTN_CACHE must be a path shorter than 4096 bytes"):
+        store.cache_dir("x")
+    with pytest.raises(Undecidable, match="tap_slope is a number past 1e150"):
+        stored_view({"tap_slope": 10**200})["tap_slope"]
+    assert stored_view({"tap_slope": 10**100})["tap_slope"] == 10**100
+    with pytest.raises(TypeError, match="Entry.work must be a function"):
+        Entry("n", 5)
+    with pytest.raises(ValueError, match="Entry.parameter must name a parameter"):
+        Entry("a b", len)

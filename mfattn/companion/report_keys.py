@@ -117,6 +117,13 @@ def key_words(name: str) -> tuple[str, str]:
     return " ".join(_PARTS.get(p.lower(), p) for p in parts), ""
 
 
+#: Key numbers whose words say they cannot be negative: an RMS or a largest deviation, a share, a ratio of MSEs or
+#: operations, an accuracy, a squared cosine, a time.
+_NON_NEGATIVE = re.compile(r"(RMSE|share of|largest (relative )?(deviation|gap)|relative error|(smallest )?MSE "
+                           r"ratio|held-out MSE|test accuracy|operations|the paper's relative operations|CPU time|"
+                           r"squared cosine|largest \|)")
+
+
 @contract(name="str")
 def key_text(name: str, value: Any) -> str:
     """The key number as a reader reads it: ``"words: value unit"``, floats to four significant digits. A NaN or
@@ -144,6 +151,9 @@ def key_text(name: str, value: Any) -> str:
         if not isinstance(value, (int, float)):   # a numpy or torch number as its value ('tensor(2.)' is no text)
             value = value.item()
     words, unit = key_words(name)
+    if not isinstance(value, str) and value < 0 and _NON_NEGATIVE.match(words):
+        raise ValueError(f"value must be >= 0 for {name!r} ({words}: an error, share, ratio, count or time); got "
+                         f"{value!r:.60}")
     shown = f"{value:.4g}" if isinstance(value, float) else str(value)
     if unit == "%":
         shown += " %"

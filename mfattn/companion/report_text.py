@@ -9,6 +9,8 @@ modules import the ledger, never the other way round (they used to import each o
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Mapping, Sequence
 
 from . import ledger
@@ -59,6 +61,8 @@ def paper_of(chapter: str, papers: Sequence[tuple[str, str, Sequence[str]]] = PA
     if not isinstance(chapter, str):
         raise TypeError(f"chapter must be a chapter's name (a string); got {type(chapter).__name__} {chapter!r:.60}")
     _check_papers(papers)
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", chapter):   # ' ising' named no paper's chapter and answered "" (none)
+        raise ValueError(f"chapter must be a chapter's name (letters, digits, '_', '-'); got {chapter!r:.60}")
     return next((short for short, _, chapters in papers if chapter in chapters), "")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import decimal
 import json
 import math
+from collections.abc import Mapping
 import re
 from pathlib import Path
 from typing import Any
@@ -143,10 +144,12 @@ def _finite_or_none(obj: Any) -> Any:
             raise TypeError(f"finite_or_none: obj is a {type(obj).__name__} of dtype {obj.dtype} that holds no "
                             f"values ({str(err).splitlines()[0][:80]})") from None
         return _finite_or_none(values)      # an array or tensor: its numbers, NaN as None
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):   # a dict, or any mapping (a MappingProxyType): stored as a JSON object
         return {k: _finite_or_none(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_finite_or_none(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):   # no order, and JSON has no sets: a list would store an arbitrary order
+        raise TypeError(f"finite_or_none: obj holds a {type(obj).__name__}, which JSON cannot store (give a sorted list)")
     if isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
         return None
     if isinstance(obj, decimal.Decimal) and not obj.is_finite():

@@ -198,9 +198,7 @@ def read_object(path: str | os.PathLike, what: str = "summary") -> dict[str, Any
     """The JSON object (a mapping with string keys) in ``path``, read by :func:`read_json`; {} when there is no
     file. A file holding a list, a number or a string at its top is a :class:`RefusedFileError` naming the path:
     every stored summary, table and index of mfattn is an object, and its readers look its keys up."""
-    data = read_json(path)
-    if data is None:
-        return {}
+    data = read_json(path, default={})   # {} where there is no file; a file holding null is no object
     if not isinstance(data, dict):
         raise RefusedFileError(check_path("path", path), f"a JSON object (a {what} of named numbers)",
                                f"it holds a {type(data).__name__} at its top", "restore it from git or re-run")
@@ -216,9 +214,7 @@ def read_entries(path: str | os.PathLike, required: tuple[str, ...] = (), what: 
     if isinstance(required, (str, bytes)) or not isinstance(required, (tuple, list)) or not all(
             isinstance(name, str) for name in required):
         raise TypeError(f"required must be a tuple of field names (strings); got {required!r}"[:200])
-    data = read_json(path, default={})
-    if data is None:
-        return {}
+    data = read_json(path, default={})   # {} where there is no file; a file holding null is no mapping
     if not isinstance(data, dict):
         raise ValueError(f"{path} must hold a JSON object of {what}s ({{key: {what}}}); it holds a "
                          f"{type(data).__name__}: restore it from git or delete it to start over")
@@ -279,12 +275,10 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> None:
                                f"its members inflate to {inflated:,} bytes", "set MFATTN_MAX_BYTES to raise it")
     claimed = 0
     for info in members:
-        if not info.filename.endswith(".npy"):
-            # numpy reads any member that starts with the .npy magic as an array, whatever its name: its header
-            # is checked as well; any other member is returned as its bytes (counted in `inflated` above)
-            with archive.open(info) as fh:
-                if fh.read(len(npformat.MAGIC_PREFIX)) != npformat.MAGIC_PREFIX:
-                    continue
+        with archive.open(info) as fh:
+            if fh.read(len(npformat.MAGIC_PREFIX)) != npformat.MAGIC_PREFIX:
+                # numpy returns such a member as its bytes: no writer of an .npz stores one, and no reader wants it
+                raise DamagedFileError(path, f"its member {info.filename!r:.60} is not an array (no .npy header)")
         with archive.open(info) as fh:
             version = npformat.read_magic(fh)
             if version == (1, 0):

@@ -144,10 +144,10 @@ _HUGE = "a number past 1e150"
 
 
 def _unreadable(value: Any) -> str | None:
-    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity, a number past
-    :data:`MAX_STORED` or an integer past float's range: ``"inf"``, ``"inf at [2]"``, ``"an integer past float's
-    range at [0]"``; None where it holds none (NaN is left to the rules, except in per-unit lists:
-    :func:`_check_readable`)."""
+    """Where ``value`` (a number or a list, tuple or mapping of them, nested) holds an infinity, a number (float or
+    integer) past :data:`MAX_STORED`, or a number of another kind (a Fraction, a Decimal): ``"inf"``, ``"inf at
+    [2]"``, ``"a number past 1e150 at [0]"``; None where it holds none (NaN is left to the rules, except in per-unit
+    lists: :func:`_check_readable`)."""
     return find_in(value, _unreadable_leaf)
 
 

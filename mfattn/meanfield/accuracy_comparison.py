@@ -160,8 +160,12 @@ class Comparison:
             _result_field("Comparison", name, getattr(self, name), kind, shape=per)
         _result_field("Comparison", "exact_lambda_min", self.exact_lambda_min, "float", shape=(B, I))
         _result_field("Comparison", "m_approx", self.m_approx, "float", shape=per + (n,))
-        if self.betas.shape != (B,):
-            raise ValueError(f"Comparison.betas must hold one β per row of m_exact ({B}); got {self.betas.shape}")
+        if self.betas.shape != (B,) or not (np.isfinite(self.betas).all() and (self.betas >= 0).all()):
+            raise ValueError(f"Comparison.betas must hold one finite β >= 0 per row of m_exact ({B}); got "
+                             f"{self.betas!r:.80}")
+        for name in ("rmse_m", "rmse_c"):   # root mean squares: never negative (NaN where a method broke down)
+            if (getattr(self, name) < 0).any():
+                raise ValueError(f"Comparison.{name} must hold RMS errors >= 0 (NaN where none); got a negative one")
         if self.c_exact_rms is not None:
             _result_field("Comparison", "c_exact_rms", self.c_exact_rms, "float", shape=(B, I))
         if self.m_field is not None:
@@ -293,9 +297,9 @@ def compare_mean_field(n: int, betas: Any, instances: int, field_std: float = 0.
         raise ValueError(f"betas must be inverse temperatures >= 0; got {betas[betas < 0][0]:g}")
     check_bool("progress", progress)
     check_int("instances", instances, 1), check_int("n", n, 2)
-    check_alloc("instances", len(methods) * betas.size * instances * (n + 8) * 8)
     if n > MAX_EXACT_SPINS:
         raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_EXACT_SPINS})")
+    check_alloc("instances and betas", len(methods) * betas.size * instances * (n + 8) * 8)
     check_int("max_iter", max_iter, 1)
     # per instance and β: the exact pass over 2^n states, then up to max_iter steps of each method, each at least a
     # Python-level step's overhead (counted as 10**4 units, ~10 µs); 10**6 β ran until killed

@@ -41,6 +41,10 @@ class DampingSweep:
         self.methods = methods = _check_methods(self.methods)
         _result_field("DampingSweep", "betas", self.betas, "float", ndim=1)
         _result_field("DampingSweep", "dampings", self.dampings, "float", ndim=1)
+        if not (np.isfinite(self.betas).all() and (self.betas >= 0).all()
+                and ((self.dampings > 0) & (self.dampings <= 1)).all()):
+            raise ValueError(f"DampingSweep: betas must be finite and >= 0 and dampings in (0, 1]; got betas "
+                             f"{self.betas!r:.60}, dampings {self.dampings!r:.60}")
         if isinstance(self.budget, (bool, np.bool_)) or not isinstance(self.budget, (int, np.integer)) \
                 or self.budget < 1:
             raise TypeError(f"DampingSweep.budget must be a positive integer; got {self.budget!r:.60}")

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..companion.checks import (check_alloc, check_choice, check_int, check_positive, check_real, check_rule,
+from ..companion.checks import (check_alloc, check_choice, check_int, check_real, check_rule,
                                 contract)
 from ..ising import MAX_EXACT_SPINS, MeanFieldWarning, exact_marginals
 
@@ -55,13 +55,18 @@ def _symmetric_gaussian(n: int, rng: np.random.Generator) -> np.ndarray:
     return g + g.T
 
 
+#: The largest β the families are drawn at: every spin is saturated long before (β ~ 10 already freezes them), and
+#: past ~1e150 the scaled couplings' squares overflow (β = 1.8e308 gave inf couplings and NaN on the diagonal).
+MAX_BETA = 1e6
+
+
 def family_couplings(family: str, n: int, beta: float, rng: np.random.Generator) -> np.ndarray:
     r"""(n, n) symmetric couplings with zero diagonal of ``family`` (:data:`FAMILIES`), scaled so that
     :math:`\frac1n\sum_{ij} J_{ij}^2 = \beta^2` (``hopfield``: so that the largest eigenvalue is ``EDGE * beta``). A
     diluted draw with no edge is redrawn (it has no couplings to scale)."""
     check_choice("family", family, FAMILIES)
     n = check_int("n", n, minimum=2)
-    beta = check_positive("beta", beta)
+    beta = check_real("beta", beta, minimum=0.0, strict=True, maximum=MAX_BETA)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator; got {type(rng).__name__}")
     check_alloc("n", 4 * n * n * 8)   # a draw, its symmetrisation and the scaled couplings: (n, n) float64 each
@@ -102,7 +107,8 @@ def compare_families(n: int, beta: float, instances: int, families: Sequence[str
 
     n = check_int("n", n, minimum=2, maximum=MAX_EXACT_SPINS)
     instances = check_int("instances", instances, minimum=1, maximum=10_000)
-    beta, field_std = check_positive("beta", beta), check_real("field_std", field_std, minimum=0.0)
+    beta = check_real("beta", beta, minimum=0.0, strict=True, maximum=MAX_BETA)
+    field_std = check_real("field_std", field_std, minimum=0.0)
     seed = check_int("seed", seed, minimum=0)
     max_iter = check_int("max_iter", max_iter, minimum=1, maximum=10**6)
     if isinstance(families, str) or not families:
