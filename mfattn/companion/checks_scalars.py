@@ -126,6 +126,7 @@ def check_path(name: str, value: Any):
         raise TypeError(f"{name} must be a path (a string or os.PathLike giving a string): {err}"[:200]) from None
     if not isinstance(text, str):   # bytes from __fspath__: every path of mfattn is text
         raise TypeError(f"{name} must be a path given as text; its __fspath__ returned {type(text).__name__}"[:200])
+    text = str.__str__(text)   # the text a str subclass holds (its own __str__ could name another file)
     if "\0" in text:
         raise ValueError(f"{name} must be a path without NUL characters; got {text!r}"[:200])
     if not text:   # Path("") is the working folder: an empty name is never meant as that
@@ -171,6 +172,15 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
     for bound, what in ((minimum, "minimum"), (maximum, "maximum")):
         if (bound is not None or what == "minimum") and not is_integer(bound):
             raise TypeError(f"check_int({name!r}): {what} must be an integer; got {bound!r}")
+    if isinstance(value, int) and type(value) not in (int, bool):
+        # a subclass: range(), numpy and torch read __index__, and its own comparisons may say anything
+        import operator
+
+        held = int.__int__(value)
+        if operator.index(value) != held or int(value) != held:
+            raise ValueError(f"{name} must be an integer that reads as one value; got a {type(value).__name__} "
+                             f"holding {held} whose __index__/__int__ give {operator.index(value)}/{int(value)}")
+        value = held   # compared, and returned, as the plain int it holds
     if not is_integer(value) or value < minimum or (
             maximum is not None and value > maximum):
         if maximum is not None:
@@ -178,14 +188,6 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
         else:
             expected = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise ValueError(f"{name} must be {expected}; got {value!r}")
-    if isinstance(value, int) and type(value) is not int:   # a subclass: range(), numpy and torch read __index__
-        import operator
-
-        held = int.__int__(value)
-        if operator.index(value) != held or int(value) != held:
-            raise ValueError(f"{name} must be an integer that reads as one value; got a {type(value).__name__} "
-                             f"holding {held} whose __index__/__int__ give {operator.index(value)}/{int(value)}")
-        return held
     return int(value)
 
 
@@ -207,7 +209,9 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
         raise TypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
     if isinstance(value, (int, np.integer)) and abs(int(value)) > 1.7976931348623157e308:
         raise ValueError(f"{name} must be a finite number; got an integer too large for a float (~1e{len(str(abs(int(value)))) - 1})")
-    value = float(value)
+    # the number the value holds (a subclass's own __float__ or comparisons may say anything else)
+    value = int.__int__(value) if isinstance(value, int) else value
+    value = float.__float__(value) if isinstance(value, float) else float(value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
     for bound, given in (("minimum", minimum), ("maximum", maximum)):

@@ -116,6 +116,8 @@ def _unreadable_leaf(value: Any) -> Any:
 
     if isinstance(value, (bool, np.bool_)):
         return None
+    if isinstance(value, (int, float)) and type(value) not in (int, float) and not isinstance(value, np.generic):
+        return f"a {type(value).__name__} (a stored number is an int or a float)"   # a subclass: its own comparisons
     if isinstance(value, int):   # (the square of a number past 1e150 overflows a float: a variance, an interval)
         return _HUGE if abs(value) > MAX_STORED else None
     if isinstance(value, (float, np.floating)):
@@ -131,7 +133,7 @@ def _unreadable_leaf(value: Any) -> Any:
         return DESCEND if value.dtype.kind == "O" else None
     import numbers
 
-    if isinstance(value, numbers.Number) or type(value).__name__ == "Decimal":   # a Fraction, a Decimal: JSON holds
+    if (isinstance(value, numbers.Number) or type(value).__name__ == "Decimal") and not isinstance(value, np.generic):   # a Fraction, a Decimal: JSON holds
         return f"a {type(value).__name__} (a stored number is an int or a float)"   # none, and formats refuse them
     return DESCEND if isinstance(value, (list, tuple, Mapping)) else None
 

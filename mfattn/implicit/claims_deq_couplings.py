@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from mfattn.companion import verdicts
-from mfattn.companion.checks import check_real
+from mfattn.companion.checks import check_int, check_real
 from mfattn.companion.premises import Alternative, Quote, Spread, Threshold
 from mfattn.companion.verdicts import Claim
 from mfattn.structural.claims_rules import same_units
@@ -286,11 +286,11 @@ def _coupling_claim(key: str, what: str, claim: str, quote: Quote) -> Claim:
 def breakdown_p(broke: int, runs: int, ref_broke: int, ref_runs: int) -> float:
     """One-sided Fisher exact test: the probability, with the margins fixed, of ``broke`` or more breakdowns among
     ``runs`` when ``broke + ref_broke`` fall at random among ``runs + ref_runs`` runs (hypergeometric tail)."""
-    for name, x in (("broke", broke), ("runs", runs), ("ref_broke", ref_broke), ("ref_runs", ref_runs)):
-        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0:
-            raise ValueError(f"{name} must be a non-negative integer; got {x!r}")
-    if broke > runs or ref_broke > ref_runs:
-        raise ValueError(f"broke must not exceed runs; got {broke}/{runs} and {ref_broke}/{ref_runs}")
+    broke, runs, ref_broke, ref_runs = (check_int(name, x, 0) for name, x in (
+        ("broke", broke), ("runs", runs), ("ref_broke", ref_broke), ("ref_runs", ref_runs)))   # plain ints
+    for a, x, b, n in (("broke", broke, "runs", runs), ("ref_broke", ref_broke, "ref_runs", ref_runs)):
+        if x > n:
+            raise ValueError(f"{a} must not exceed {b}; got {x} of {n}")
     if runs + ref_runs > 100_000:   # exact binomials of a table of training runs; 10⁹ runs would take hours
         raise ValueError(f"runs + ref_runs must be at most 100,000 (training runs); got {runs + ref_runs:,}")
     total, k = runs + ref_runs, broke + ref_broke

@@ -67,6 +67,8 @@ def affine_fit(inputs: Any, outputs: Any) -> dict[str, Any]:
     if u.ndim < 2 or y.ndim < 2 or u.shape[:-1] != y.shape[:-1]:
         raise ValueError(f"inputs and outputs must be (..., d_in) and (..., d_out) with one leading shape; "
                          f"got {u.shape} and {y.shape}")
+    if u.shape[-1] == 0 or y.shape[-1] == 0:   # no feature to fit from or to
+        raise ValueError(f"inputs and outputs must have at least one feature each; got {u.shape} and {y.shape}")
     u2, y2 = u.reshape(-1, u.shape[-1]), y.reshape(-1, y.shape[-1])
     if len(u2) <= u2.shape[1] + 1:
         raise ValueError(f"affine_fit needs more rows ({len(u2)}) than d_in + 1 = {u2.shape[1] + 1}")
@@ -103,7 +105,10 @@ def gaussian_fit(g: Any, f: Any, max_iter: int = 20000, tol: float = 1e-13) -> d
         raise ValueError(f"g and f must be finite with more rows than d = {u2.shape[1]}; got {len(u2)} rows")
     r = u2 - y2                                          # f = g − S g  ⇔  g − f = S g
     gram, cross = u2.T @ u2, u2.T @ r                    # objective ‖r − g Sᵀ‖² = tr(S gram S) − 2 tr(S cross) + const
-    step = 1.0 / (2.0 * np.linalg.eigvalsh(gram)[-1])
+    top = np.linalg.eigvalsh(gram)[-1]
+    if not top > 0:   # g all zeros: S is not determined (the step 1 / (2 λ_max) would be infinite)
+        raise ValueError("g must not be all zeros: the correction (I − P⁻¹) g is 0 whatever P, no prior is fitted")
+    step = 1.0 / (2.0 * top)
 
     def project(m):
         w, v = np.linalg.eigh(0.5 * (m + m.T))
@@ -243,6 +248,9 @@ def correction_report(model: Any, images: torch.Tensor) -> dict[str, Any]:
     gauss = gaussian_fit(g, f)
     per_site = [affine_fit(g[:, i], f[:, i])["r2"] for i in range(g.shape[1])]
     var_site = ((f - f.mean(dim=0)) ** 2).sum(dim=(0, 2))
+    if not float(var_site.sum()) > 0:   # every image gives one correction: no variance for any fit to explain
+        raise ValueError("images must differ: the correction f at the fixed point is the same for every image, so "
+                         "no share of its variance can be explained")
     r2_sites = float(1 - sum((1 - r) * v for r, v in zip(per_site, var_site.tolist())) / float(var_site.sum()))
     d = g.shape[-1]
     p_eff = np.linalg.eigvals(np.linalg.inv(np.eye(d) - fit["A"]))

@@ -89,11 +89,17 @@ def export_finished(sizes: dict[str, Any], folder: str | Path, device: str = "cp
     old = store.read_json(folder / "index.json") if (folder / "index.json").is_file() else None
     for name, config in run_names(sizes).items():
         result = finished_result(config, device)
-        if result is None:
-            index["missing"].append(name)
-            continue
-        previous = (old or {}).get("runs", {}).get(name)
+        previous = (old or {}).get("runs", {}).get(name) if isinstance(old, dict) else None
         target = folder / f"{name}.npz"
+        kept = isinstance(previous, dict) and target.is_file() and store.sha256_file(target) == previous.get("sha256")
+        if result is None:
+            # not trained on this machine: a run already exported there stays listed (an export never drops a stored
+            # run: `--export` on a fresh machine emptied the stored index of 36 runs)
+            if kept:
+                index["runs"][name] = previous
+            else:
+                index["missing"].append(name)
+            continue
         if previous and previous.get("code") == code_version() and target.is_file() \
                 and store.sha256_file(target) == previous["sha256"]:
             index["runs"][name] = previous          # already exported from the same code: kept as it is

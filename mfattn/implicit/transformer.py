@@ -198,6 +198,9 @@ def value_map_off_block(num_spins: int, dim: int, x: torch.Tensor, generator: to
 def token_spread(m: torch.Tensor) -> torch.Tensor:
     """Relative distance of the tokens from their mean, ``‖m − 1 m̄ᵀ‖_F / ‖m‖_F`` over the last
     two axes (N, d); 0 means every token carries the same vector (rank collapse)."""
+    if m.shape[-2] == 0 or m.shape[-1] == 0:   # no token, or tokens of no feature: 0/0, not a collapse
+        raise ValueError(f"m must hold at least one token of at least one feature, (..., N, d); got shape "
+                         f"{tuple(m.shape)}")
     centred = m - m.mean(dim=-2, keepdim=True)
     return centred.flatten(-2).norm(dim=-1) / m.flatten(-2).norm(dim=-1).clamp_min(torch.finfo(m.dtype).tiny)
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from mfattn.companion import verdicts
+from mfattn.companion.checks_scalars import _takes_one
 from mfattn.companion.checks import contract
 from mfattn.companion.premises import Spread, Threshold
 from mfattn.companion.verdicts import Undecidable
@@ -196,6 +197,7 @@ def identity_and(keys: tuple[str, ...], exact_in_general: Callable[[Numbers], bo
     if not callable(exact_in_general):
         raise TypeError(f"exact_in_general must be callable (stored numbers -> bool); got "
                         f"{type(exact_in_general).__name__}")
+    _takes_one("exact_in_general", exact_in_general, "the stored numbers as its one positional argument")
     if near < tol:
         raise ValueError(f"near must be >= tol (the single-precision level above the identity's); got tol={tol!r}, "
                          f"near={near!r}")

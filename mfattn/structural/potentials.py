@@ -171,8 +171,9 @@ def dot_potential_partition(k: torch.Tensor, beta: float = 1.0, half_width: floa
     quad = torch.trapezoid(torch.exp(beta * x * k[:, None] - 0.5 * beta * x ** 2), x, dim=-1)
     closed = math.sqrt(2 * math.pi / beta) * torch.exp(0.5 * beta * k.to(torch.float64) ** 2)
     if not (torch.isfinite(quad).all() and torch.isfinite(closed).all() and torch.all(quad > 0)):
-        raise ValueError(f"beta ({beta!r}) and k: the partition function leaves float64's range "
-                         f"(sqrt(2 pi / beta) exp(beta k^2 / 2) must be finite and positive)")
+        raise ValueError(f"beta ({beta!r}), half_width ({half_width!r}) and k: the partition function or its "
+                         f"quadrature leaves float64's range (sqrt(2 pi / beta) exp(beta k^2 / 2) and the trapezoidal "
+                         f"sum over |x - k| <= half_width / sqrt(beta) must be finite and positive)")
     return quad, closed
 
 

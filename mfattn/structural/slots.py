@@ -184,6 +184,8 @@ def run_slots(x: torch.Tensor, n_slots: int, *, prior: str = "slots", sigma: flo
     check_positive("sigma", sigma)
     _check_width(sigma)
     T, N, D = x.shape
+    if D == 0:   # points of no coordinate: every slot would be an empty vector
+        raise ValueError(f"x must have points of at least one coordinate; got shape {tuple(x.shape)}")
     if init is None:
         if not isinstance(generator, torch.Generator):
             raise TypeError("run_slots needs generator= (a torch.Generator) when init is not given")
