@@ -109,8 +109,9 @@ def test_foundation_rows():
     from mfattn.meanfield.families import family_couplings
     with pytest.raises(ValueError, match=r"magnetisations in \[-1, 1\]"):
         ExactResult(m=np.full(4, 1.5), C=np.eye(4), log_z=0.0)
-    with pytest.raises(ValueError, match="beta must be"):
-        family_couplings("ferro", 4, 1.7976931348623157e308, np.random.default_rng(0))
+    for beta in (1.7976931348623157e308, 1.0000001e6):   # past MAX_BETA = 1e6 (every spin long saturated)
+        with pytest.raises(ValueError, match="beta must be"):
+            family_couplings("ferro", 4, beta, np.random.default_rng(0))
     assert np.isfinite(family_couplings("ferro", 4, 1.0, np.random.default_rng(0))).all()
     with pytest.raises(ValueError, match="n and d"):
         gaussian_vector_bound(3, 10**12, np.random.default_rng(0))
