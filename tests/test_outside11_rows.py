@@ -152,3 +152,30 @@ def test_an_export_never_drops_a_stored_run(tmp_path, monkeypatch):
     (tmp_path / "index.json").write_text(json.dumps({"runs": {name: entry}, "missing": []}))
     index = export_finished(sizes, tmp_path)
     assert index["runs"][name] == entry and name not in index["missing"]
+
+
+def test_notes_and_prose_refuse_numbers_they_cannot_quote(tmp_path):
+    # b0542 ('nan, nan, nan' in multihead_note), b0553 (corr_worst_ms NaN), b0683 (a negative median spectral radius)
+    from mfattn.companion import store
+    from mfattn.companion.grades import Undecidable
+    from mfattn.implicit import claims_deq_numbers as D
+    from mfattn.implicit.claims_transformer_numbers import stored_numbers
+    from mfattn.implicit.claims_transformer_rules import multihead_note, site_numbers
+    root = store.project_root()
+    s = stored_numbers(root)[0] if root is not None else {}
+    if "corr_worst_ms_seeds" not in s:
+        pytest.skip("no stored full-profile numbers of chapter 3")
+    assert "0.87" in multihead_note(s) and site_numbers(s)["corr_worst_ms"] >= 0
+    with pytest.raises(Undecidable, match="off_block_dense_seeds"):
+        multihead_note({**s, "off_block_dense_seeds": [float("nan")] * len(s["off_block_dense_seeds"])})
+    with pytest.raises(Undecidable, match="corr_worst_ms_seeds"):
+        site_numbers({**s, "corr_worst_ms_seeds": [float("nan")] * len(s["corr_worst_ms_seeds"])})
+    deq = store.read_json(root / "data" / "full" / "deq" / "summary.json")
+    folder = tmp_path / "data" / "full" / "deq"
+    folder.mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps({**deq, "rho_blog_median": -2.17}))
+    with pytest.raises(ValueError, match="root: the stored rho_blog_median must be >= 0"):
+        D.stability_prose(tmp_path)
+    (folder / "summary.json").write_text(json.dumps({**deq, "acc_fixed": 99.14}))
+    with pytest.raises(ValueError, match=r"acc_fixed must be in \[0, 1\]"):
+        D.stability_prose(tmp_path)

@@ -280,6 +280,9 @@ def stability_prose(root: Path | None) -> str:
         x = s[k]
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
             raise ValueError(f"root: the stored {k} must be a finite number; got {x!r:.60}")
+        fraction = k.startswith(("acc_", "rho_blog_unstable", "rho_plain_unstable"))   # accuracies and shares
+        if x < 0 or (fraction and x > 1):   # spectral radii and counts are >= 0, fractions in [0, 1]
+            raise ValueError(f"root: the stored {k} must be {'in [0, 1]' if fraction else '>= 0'}; got {x!r:.60}")
     conv = (f"; Anderson reached the tolerance on {_share(s['blog_anderson_converged'])} of them with 100 evaluations"
             + (f" ({_share(s['blog_anderson_converged_40'])} within the blog's 40)" if "blog_anderson_converged_40" in s
                else "") + ", and over those "

@@ -76,6 +76,9 @@ def multihead_note(s: Numbers) -> str:
     :class:`~mfattn.companion.verdicts.Undecidable` naming it)."""
     finite_numbers(s)["off_block_split"]
     same_units(s, "off_block_value_seeds", "off_block_dense_seeds", units="draws")
+    for key in ("off_block_dense_seeds", "off_block_value_seeds"):   # printed draw by draw: 'nan' is no share
+        if key in s:
+            finite_numbers(s)[key]
     dense = per_draw(s, "off_block_dense")
     value = s.get("off_block_value_seeds")
     value_text = (f"{_listed(value, 2)} with the blog's §4.2 value map X W_V (a standard per-head W_V^h reading all d "
@@ -353,7 +356,7 @@ def site_numbers(s: Numbers) -> dict[str, Any]:
     if "corr_in_mb2" in s or "corr_median_mb2_seeds" in s:
         keys["corr_in_mb2"] = _mean_over_draws(s, "median", "mb2")
     if "corr_worst_ms_seeds" in s:
-        keys["corr_worst_ms"] = max(s["corr_worst_ms_seeds"])
+        keys["corr_worst_ms"] = max(finite_numbers(s)["corr_worst_ms_seeds"])   # the worst draw: NaN is none
     if "corr_median_sitetap_seeds" in s:
         keys["corr_in_sitetap"] = _mean_over_draws(s, "median", "sitetap")
     return {k: float(f"{v:.3g}") for k, v in keys.items()}
