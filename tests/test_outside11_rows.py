@@ -179,3 +179,25 @@ def test_notes_and_prose_refuse_numbers_they_cannot_quote(tmp_path):
     (folder / "summary.json").write_text(json.dumps({**deq, "acc_fixed": 99.14}))
     with pytest.raises(ValueError, match=r"acc_fixed must be in \[0, 1\]"):
         D.stability_prose(tmp_path)
+
+
+def test_sweep_results_keep_their_protocol_and_mnist_images_have_pixels():
+    # b0623 (a config whose items() give NaN, steps NaN kept), b0078 (images of no column normalised to nothing)
+    import dataclasses
+
+    from mfattn.dynamics.sweep import SweepResult, sweep
+    from mfattn.implicit.mnist import normalize
+    r = sweep([1.2, 1.26], steps=60, transient=20)
+    f = {k.name: getattr(r, k.name) for k in dataclasses.fields(r)}
+    with pytest.raises(ValueError, match="steps must be a positive integer"):
+        SweepResult(**{**f, "config": {**f["config"], "steps": float("nan")}})
+
+    class LieDict(dict):
+        def items(self):
+            return [(k, float("nan")) for k in dict.keys(self)]
+
+    kept = SweepResult(**{**f, "config": LieDict(f["config"])})
+    assert type(kept.config) is dict and kept.config["steps"] == 60 and dict(kept.config.items())["steps"] == 60
+    with pytest.raises(ValueError, match="images must have shape .* with pixels"):
+        normalize(torch.zeros(2, 28, 0, dtype=torch.uint8))
+    assert normalize(torch.zeros(2, 28, 28, dtype=torch.uint8)).shape == (2, 1, 28, 28)

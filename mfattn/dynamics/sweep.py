@@ -82,6 +82,10 @@ class SweepResult:
         for name in ("contexts", "config"):
             if not isinstance(getattr(self, name), dict):
                 raise TypeError(f"{name} must be a dict; got {type(getattr(self, name)).__name__}")
+            value = getattr(self, name)   # kept as a plain dict of what it holds (a subclass's items() may differ)
+            setattr(self, name, {k: dict.__getitem__(value, k) for k in dict.keys(value)})
+        if "steps" in self.config or "transient" in self.config:   # the run's protocol, read back by subset and
+            _steps(self.config.get("steps"), self.config.get("transient"))   # the figures: whole numbers, t < T
         for key, value in self.contexts.items():
             if np.ndim(value) < 1 or np.shape(value)[0] != B:
                 raise ValueError(f"contexts[{key!r}] must have a leading axis of the {B} β; got shape {np.shape(value)}")
