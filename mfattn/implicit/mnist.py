@@ -125,8 +125,8 @@ def normalize(images, dtype=None):
     from ..companion.checks import check_tensor
 
     check_tensor("images", images)
-    if images.dim() != 3 or 0 in images.shape[1:]:   # an image of no row or column has no pixel to normalise
-        raise ValueError(f"images must have shape (n, height, width) with pixels; got {tuple(images.shape)}")
+    if images.dim() != 3:
+        raise ValueError(f"images must have shape (n, height, width); got {tuple(images.shape)}")
     if images.dtype != torch.uint8:   # pixels 0-255; a float or wider integer image is not what the mean/std are of
         raise TypeError(f"images must be a uint8 tensor of pixels 0-255; got {images.dtype}")
     if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
