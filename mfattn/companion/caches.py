@@ -239,6 +239,9 @@ def save_cached_json(path: str | os.PathLike, obj: Mapping[str, Any], *, key: st
     path = check_path("path", path)
     if not isinstance(obj, Mapping):
         raise TypeError(f"obj must be a mapping (a JSON object); got {type(obj).__name__}")
+    keys = [k for k in obj if not isinstance(k, str)]
+    if keys:   # JSON's keys are text: {0: 1} would be written and read back as {'0': 1}, another mapping
+        raise TypeError(f"obj must have string keys (a JSON object's names); got {keys[0]!r:.60}")
     try:
         plain = _jsonable(dict(obj), repr_ok=False)
     except TypeError as err:

@@ -191,6 +191,14 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
     return int(value)
 
 
+def _as_float(bound: Any) -> float:
+    """A bound as a float: an integer past float's range as ±inf (a bound no float reaches), not an OverflowError."""
+    try:
+        return float(bound)
+    except OverflowError:
+        return math.inf if bound > 0 else -math.inf
+
+
 def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None,
                strict: bool = False, allow_inf: bool = False) -> float:
     """Return ``value`` as a float if it is a real number (not a bool, not a ``np.timedelta64``, not NaN, finite unless
@@ -215,8 +223,9 @@ def check_real(name: str, value: Any, *, minimum: float | None = None, maximum: 
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
     for bound, given in (("minimum", minimum), ("maximum", maximum)):
-        if given is not None and (not is_real(given) or math.isnan(float(given))):
-            raise ValueError(f"check_real's {bound} (for {name}) must be None or a number, not NaN; got {given!r}")
+        if given is not None and (not is_real(given) or math.isnan(_as_float(given))):
+            raise ValueError(f"check_real's {bound} (for {name}) must be None or a number, not NaN; got {given!r:.60}")
+    minimum, maximum = (None if b is None else _as_float(b) for b in (minimum, maximum))
     low_bad = minimum is not None and (value <= minimum if strict else value < minimum)
     if low_bad or (maximum is not None and value > maximum):
         lo = "" if minimum is None else (f"> {minimum:g}" if strict else f">= {minimum:g}")

@@ -301,7 +301,7 @@ def _log_size(chapter: str, key: str, value: Any) -> float | None:
     if value is None or isinstance(value, (str, bool)) or key.endswith(_NOT_WORK):
         return None
     if _is_int(value):
-        n = max(value, 1)
+        n = min(max(int(value), 1), 10**300)   # past 1e300 every size is refused alike (n·log 2 would overflow)
         growth = _GROWTH.get((chapter, key))
         if growth == "2^n":
             return n * math.log(2.0)

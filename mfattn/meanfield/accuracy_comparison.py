@@ -103,7 +103,8 @@ def plefka_parameter(beta: Any, m: Any) -> np.ndarray:
 
 
 def median_over_instances(x: np.ndarray) -> np.ndarray:
-    """Median over the last axis of the finite entries (NaN where a row has none), without warnings. ``x`` has 1 to
+    """Median over the last axis of the entries that are not NaN (NaN where a row has none; an infinite entry, a run
+    that diverged, counts as larger than every finite one), without warnings. ``x`` has 1 to
     32 axes (..., instances) and the result the shape ``x.shape[:-1]``: every leading axis is kept, one of length 1
     too (an (1, B, I) ``x`` gives (1, B))."""
     with warnings.catch_warnings():

@@ -111,7 +111,7 @@ def damping_sweep(n: int, betas: Any, instances: int, dampings: Any, field_std: 
     if betas.size == 0 or dampings.size == 0:
         raise ValueError("betas and dampings must each name at least one value")
     check_int("instances", instances, 1)
-    check_int("budget", budget, 1)
+    check_int("budget", budget, 1, 10**6)   # iterations per solve: budget / damping (as finite_size's budget)
     shape = (len(methods), dampings.size, betas.size, instances)
     check_alloc("instances", (4 + check_int("n", n, 2)) * int(np.prod(shape)) * 8)
     conv, stable, relax = (np.zeros(shape, dtype=bool) for _ in range(3))

@@ -48,6 +48,8 @@ def clearly_crosses(x: np.ndarray) -> bool:
     """Whether the median over the instances of ``x`` (β, instances; NaN where unsolved) exceeds 1 by more than
     CROSS_Z standard errors of the median at some β (the rule of :mod:`mfattn.meanfield.claims_ising_plefka`)."""
     from .claims_ising_plefka import CROSS_Z, _median_se
+    if getattr(np.asarray(x) if not hasattr(x, "dtype") else x, "dtype", None) == bool:   # flags are no parameters
+        raise TypeError("x must be an array of Plefka parameters (β, instances); got a bool array")
     try:
         x = np.asarray(x, float)
     except (TypeError, ValueError):   # numpy's "could not convert string to float" named no argument
