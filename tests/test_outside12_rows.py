@@ -41,3 +41,17 @@ def test_cached_json_keys_are_strings(tmp_path):
         save_cached_json(Path(tmp_path) / "c.json", {0: 1}, key="k")
     path = save_cached_json(Path(tmp_path) / "c.json", {"0": 1}, key="k")
     assert load_cached_json(path, key="k") == {"0": 1}
+
+
+def test_roots_are_folders_and_saved_numbers_are_finite(tmp_path):
+    # b0010, b0209 (root=/dev/null read as "nothing stored"), b0006 (an infinite number saved as null)
+    from mfattn.implicit import claims_deq_numbers as D
+    from mfattn.structural.claims_designs import stored_numbers
+    with pytest.raises(ValueError, match="root must be the project folder"):
+        D.stored_cost_exponent(Path("/dev/null"))
+    with pytest.raises(ValueError, match="root must be the project folder"):
+        stored_numbers(Path("/dev/null"), "designs")
+    assert D.stored_cost_exponent(tmp_path).startswith("not stored yet")
+    with pytest.raises(ValueError, match=r"summary\['acc'\] must be finite"):
+        D.save(tmp_path, "deq", {"acc": float("inf")})
+    assert D.save(tmp_path, "deq", {"acc": float("nan")}).is_file()   # NaN: a missing number, stored as null

@@ -94,6 +94,9 @@ def save(root: Path, chapter: str, summary: dict[str, Any]) -> Path:
                     or (hasattr(x, "shape") and tuple(x.shape) == () and getattr(x, "dtype", None) is not None)):
                 raise TypeError(f"summary[{k!r}] must be a number, a flag, None or a list of them; got "
                                 f"{type(x).__name__} {x!r}"[:200])
+            if isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isinf(float(x)):
+                # NaN is a missing number (stored as null); an infinity is no number the full profile measures
+                raise ValueError(f"summary[{k!r}] must be finite (NaN where missing); got {x!r}")
 
     def number(v):
         return bool(v) if isinstance(v, (bool, np.bool_)) else None if v is None else float(v)
@@ -238,6 +241,8 @@ def _check_root(root: Any) -> None:
     """A project folder (a path) or None (nothing stored)."""
     if root is not None and (isinstance(root, bool) or not isinstance(root, (str, os.PathLike))):
         raise TypeError(f"root must be the project folder (a path) or None; got {type(root).__name__}")
+    if root is not None and Path(root).exists() and not Path(root).is_dir():   # /dev/null: no folder, not "nothing"
+        raise ValueError(f"root must be the project folder (a folder); {root} is a file or a device")
 
 
 @_stored_files

@@ -25,7 +25,12 @@ CHAPTERS = ("structural", "designs")
 
 def check_root(root: Any, optional: bool = True) -> Path | None:
     """``root`` as a Path (None where ``optional``: nothing stored), else a TypeError naming it."""
-    return None if root is None and optional else check_path("root", root)
+    if root is None and optional:
+        return None
+    path = check_path("root", root)
+    if path.exists() and not path.is_dir():   # /dev/null or a file: no project folder, not "nothing stored"
+        raise ValueError(f"root must be the project folder (a folder); {path} is a file or a device")
+    return path
 
 
 def check_run(run: Any, *methods: str) -> None:
