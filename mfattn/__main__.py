@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 
+from .companion.checks_scalars import _plain_text
 from .companion.profiles import CHAPTERS, DEVICE_NAMES, PROFILE_NAMES
 
 
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         if bad:   # argparse would fail deep inside on a Path or a number
             raise TypeError(f"argv must be a list of strings (the command line's words); got {type(bad[0]).__name__} "
                             f"{bad[0]!r:.60}")
-        argv = [str.__str__(a) for a in argv]   # a str subclass as its plain text (argparse compares it)
+        argv = [_plain_text(a) for a in argv]   # a str subclass as its plain text (argparse compares it)
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in _FORWARDED:
         # their own parsers take every option: argparse's REMAINDER would drop a leading one (--progress)

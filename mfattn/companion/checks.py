@@ -21,7 +21,7 @@ from .checks_arrays import (_dims, _strided, check_array, check_device, check_ge
                             check_grid, check_tensor)
 from .checks_budgets import (CHAPTER_MAX_WORK, DEFAULT_MAX_WORK, _available_bytes, _human,  # noqa: F401
                              admit_chapter_work, check_alloc, check_work, env_positive, max_bytes, max_work)
-from .checks_scalars import (MAX_STRINGS, _no_meta, _same_choice, check_bool, check_choice,  # noqa: F401
+from .checks_scalars import (MAX_STRINGS, _no_meta, _plain_text, _same_choice, check_bool, check_choice,  # noqa: F401
                              check_edges, check_int, check_path, check_positive, check_probability, check_real,
                              check_strings)
 
@@ -268,7 +268,7 @@ def contract(alloc: Callable[[dict], Sequence[tuple[str, float]]] | None = None,
             given = bound.arguments
             # a str subclass reaches the body as the plain text it holds: one whose __eq__ or __hash__ says
             # something else would pass every `x in choices` and `x == "..."` test of the body with another text
-            plain = {name: str.__str__(v) for name, v in given.items() if isinstance(v, str) and type(v) is not str}
+            plain = {name: _plain_text(v) for name, v in given.items() if _plain_text(v) is not v}
             for name, rule in rules.items():
                 if name in given:
                     check_rule(name, plain.get(name, given[name]), rule)

@@ -52,8 +52,7 @@ def _same_choice(value: Any, choice: Any) -> bool:
     import numbers
 
     if isinstance(choice, str) or isinstance(value, str):   # the texts compared as str does (a subclass's own
-        return isinstance(value, str) and isinstance(choice, str) and str.__eq__(   # __eq__ could say anything)
-            str.__str__(value), str.__str__(choice)) is True
+        return isinstance(value, str) and isinstance(choice, str) and str.__eq__(value, choice) is True   # __eq__ lies)
     if choice is None or value is None:
         return value is choice
     if isinstance(value, (np.timedelta64, np.datetime64)) or isinstance(choice, (np.timedelta64, np.datetime64)):
@@ -83,7 +82,7 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
                          f"{value!r:.60}")
     if not any(_same_choice(value, c) for c in choices):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.200}")
-    return str.__str__(value) if isinstance(value, str) else value   # a str subclass as the plain text it holds
+    return _plain_text(value)   # a str subclass as the plain text it holds
 
 
 def _seed_option(text: str) -> int:
@@ -100,6 +99,12 @@ def _seed_option(text: str) -> int:
     return value
 
 
+def _plain_text(value: Any) -> Any:
+    """``value`` as the plain ``str`` it holds if it is an instance of a str subclass (whose ``__eq__``, ``__hash__``
+    or ``__str__`` may say something else than its text), else unchanged."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def _plain_text_fields(obj: Any) -> None:
     """Replace, in place, each field of the dataclass instance ``obj`` (frozen or not) that holds an instance of a
     str subclass by the plain text it holds: a subclass whose ``__eq__`` says something else would pass the class's
@@ -108,8 +113,8 @@ def _plain_text_fields(obj: Any) -> None:
 
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
-        if isinstance(value, str) and type(value) is not str:
-            object.__setattr__(obj, f.name, str.__str__(value))
+        if _plain_text(value) is not value:
+            object.__setattr__(obj, f.name, _plain_text(value))
 
 
 def check_path(name: str, value: Any):

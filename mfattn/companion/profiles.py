@@ -227,9 +227,8 @@ def check_profile(profile: str) -> str:
 
 def chapter_info(chapter: str) -> Chapter:
     """The :class:`Chapter` called ``chapter``; a clear error for an unknown name."""
-    text = str.__str__(chapter) if isinstance(chapter, str) else None   # compared as str does, whatever the subclass
-    for ch in CHAPTERS:
-        if text is not None and str.__eq__(ch.name, text) is True:
+    for ch in CHAPTERS:   # compared as str does, whatever the subclass's own __eq__ says
+        if isinstance(chapter, str) and str.__eq__(ch.name, chapter) is True:
             return ch
     raise ValueError(f"chapter must be one of {', '.join(repr(c.name) for c in CHAPTERS)}; got {chapter!r}")
 

@@ -39,6 +39,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from .checks_scalars import _plain_text
 from .stored_kinds import check_kind
 
 __all__ = ["StoredNumbers", "MissingNumber", "stored_view", "guard_claims", "check_key", "check_keys",
@@ -116,8 +117,11 @@ def _unreadable_leaf(value: Any) -> Any:
 
     if isinstance(value, (bool, np.bool_)):
         return None
-    if isinstance(value, (int, float)) and type(value) not in (int, float) and not isinstance(value, np.generic):
-        return f"a {type(value).__name__} (a stored number is an int or a float)"   # a subclass: its own comparisons
+    import numbers
+
+    if isinstance(value, numbers.Number) and type(value) not in (int, float, complex) \
+            and not isinstance(value, np.generic):   # a subclass (its own comparisons may lie), a Fraction, a Decimal
+        return f"a {type(value).__name__} (a stored number is an int or a float)"
     if isinstance(value, int):   # (the square of a number past 1e150 overflows a float: a variance, an interval)
         return _HUGE if abs(value) > MAX_STORED else None
     if isinstance(value, (float, np.floating)):
@@ -131,10 +135,6 @@ def _unreadable_leaf(value: Any) -> Any:
         if value.dtype.kind == "f" and (np.abs(np.nan_to_num(value)) > MAX_STORED).any():
             return f"{_HUGE} at {[int(i) for i in np.argwhere(np.abs(np.nan_to_num(value)) > MAX_STORED)[0]]}"
         return DESCEND if value.dtype.kind == "O" else None
-    import numbers
-
-    if (isinstance(value, numbers.Number) or type(value).__name__ == "Decimal") and not isinstance(value, np.generic):   # a Fraction, a Decimal: JSON holds
-        return f"a {type(value).__name__} (a stored number is an int or a float)"   # none, and formats refuse them
     return DESCEND if isinstance(value, (list, tuple, Mapping)) else None
 
 
@@ -358,8 +358,8 @@ def _guarded(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def guarded(*args, **kwargs):
         # a str subclass as the plain text it holds (one whose __eq__ lies would pass `x in FAMILIES` as another)
-        args = tuple(str.__str__(a) if isinstance(a, str) and type(a) is not str else a for a in args)
-        kwargs = {k: str.__str__(v) if isinstance(v, str) and type(v) is not str else v for k, v in kwargs.items()}
+        args = tuple(_plain_text(a) for a in args)
+        kwargs = {k: _plain_text(v) for k, v in kwargs.items()}
         if takes_s:
             if args:
                 args = (stored_view(args[0]),) + args[1:]

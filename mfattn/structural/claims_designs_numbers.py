@@ -156,8 +156,11 @@ def _worse_counts(s: dict, d: int, p: int, band: float = 1.5, stuck: float = 0.5
     if not all(isinstance(v, list) and v and all(isinstance(x, (int, float)) and x > 0 for x in v)
                for v in keys.values()) or len({len(v) for v in keys.values()}) != 1:
         return {}
+    from .claims_designs_expanding import stuck_seeds   # the accuracy rule's own reading (imported here: it imports us)
+
     a = {k: np.array(v, float) for k, v in keys.items()}
-    kept = a["tail_standard"] < stuck * a["head_standard"]
+    kept = np.ones(a["tail_standard"].size, dtype=bool)
+    kept[stuck_seeds(s, "code_loss_ratio", d, p, stuck)] = False
     out = {f"code_kept_{d}_{p}": int(kept.sum()),
            f"code_worse_{d}_{p}": int(np.sum(a["tail_expanding"][kept] / a["tail_standard"][kept] > band))}
     if (d, p) == (50, 25) and a["tail_standard"].size > 1:
